@@ -1,0 +1,47 @@
+"""The run configuration: every ``--vita-*`` option in one validated object, recorded in the report."""
+
+from __future__ import annotations
+
+import hashlib
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from . import __version__
+
+
+class RunConfig(BaseModel):
+    """Settings of one benchmark run (see DESIGN.md §2 for the options)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    model: str = "reference"
+    base_url: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    user_model: str = "scripted"
+    judge_model: str = "rules"
+    memory: list[str] = Field(default_factory=lambda: ["full_context"])
+    trials: int = Field(default=4, ge=1)
+    max_steps: int = Field(default=100, ge=2)
+    seed: int = 0
+    language: str = "en"
+    strict: bool = False
+    full_context_max_tokens: int = Field(default=102_400, ge=1)
+
+    @field_validator("language")
+    @classmethod
+    def _language(cls, value: str) -> str:
+        if value not in ("en", "zh"):
+            raise ValueError(f"--vita-language must be 'en' or 'zh', got {value!r}")
+        return value
+
+    def trial_seed(self, trial: int) -> int:
+        """A stable per-trial seed: the same for every user in a trial, as in the official harness,
+        derived with sha256 (Python's ``hash()`` differs between processes)."""
+        digest = hashlib.sha256(f"vitabench:{self.seed}:{trial}".encode()).hexdigest()
+        return int(digest[:8], 16)
+
+    def manifest(self) -> dict[str, object]:
+        """The report's ``config`` block (never the API key itself: only the variable's name)."""
+        data = self.model_dump()
+        data["plugin_version"] = __version__
+        return data

@@ -1,0 +1,73 @@
+"""The food-delivery database: stores and their products (REFERENCE.md §1.7)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import Field, field_validator, model_validator
+
+from ..shared import DomainDB, Entity, Location
+
+
+def _as_list(value: Any) -> Any:
+    # Official data stores attributes/tags as lists; tolerate a single comma-joined string.
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(",") if part.strip()]
+    return [] if value is None else value
+
+
+class StoreProduct(Entity):
+    """A dish in a store's catalogue. ``attributes`` are the selectable options (spice level, ...)."""
+
+    VISIBLE: ClassVar[tuple[str, ...]] = ("product_id", "name", "price", "store_id", "store_name", "tags",
+                                          "attributes", "quantity")
+
+    product_id: str
+    name: str = ""
+    price: float = 0.0
+    # None: the catalogue states no stock (VitaBench 1.0 data); the quantity is then unlimited.
+    quantity: int | None = None
+    store_id: str = ""
+    store_name: str = ""
+    attributes: list[str] = Field(default_factory=list)
+    tags: list[str] = Field(default_factory=list)
+
+    @field_validator("attributes", "tags", mode="before")
+    @classmethod
+    def _lists(cls, value: Any) -> Any:
+        return _as_list(value)
+
+
+class Store(Entity):
+    """A delivery store."""
+
+    VISIBLE: ClassVar[tuple[str, ...]] = ("store_id", "name", "score", "location", "tags", "products")
+    SUMMARY: ClassVar[tuple[str, ...]] = ("store_id", "name", "score", "location", "tags")
+
+    store_id: str = ""
+    name: str = ""
+    score: float | None = None
+    location: Location | None = None
+    tags: list[str] = Field(default_factory=list)
+    products: list[StoreProduct] = Field(default_factory=list)
+
+    @field_validator("tags", mode="before")
+    @classmethod
+    def _lists(cls, value: Any) -> Any:
+        return _as_list(value)
+
+
+class DeliveryDB(DomainDB):
+    """The delivery environment dict: ``stores`` plus the common fields."""
+
+    stores: dict[str, Store] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _fill_store_ids(self) -> DeliveryDB:
+        # The dict key is the entity id; products inherit their store's id and name when omitted.
+        for key, store in self.stores.items():
+            store.store_id = store.store_id or key
+            for product in store.products:
+                product.store_id = product.store_id or store.store_id
+                product.store_name = product.store_name or store.name
+        return self

@@ -1,0 +1,107 @@
+"""The in-store database: shops, their products, table reservations and paid bookings (REFERENCE §1.7)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import Field, field_validator, model_validator
+
+from ..shared import DomainDB, Entity, Location
+
+VisitStatus = str  # unpaid | paid | unconsumed | consumed | cancelled
+
+
+def _as_list(value: Any) -> Any:
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(",") if part.strip()]
+    return [] if value is None else value
+
+
+class ShopProduct(Entity):
+    """A product or set meal sold in a shop; ``quantity`` is the stock left."""
+
+    VISIBLE: ClassVar[tuple[str, ...]] = ("product_id", "name", "price", "quantity", "shop_id", "shop_name",
+                                          "tags")
+
+    product_id: str
+    name: str = ""
+    price: float = 0.0
+    # None: the catalogue states no stock; the quantity is then unlimited.
+    quantity: int | None = None
+    shop_id: str = ""
+    shop_name: str = ""
+    tags: list[str] = Field(default_factory=list)
+
+    @field_validator("tags", mode="before")
+    @classmethod
+    def _tags(cls, value: Any) -> Any:
+        return _as_list(value)
+
+
+class Shop(Entity):
+    """An in-store venue (restaurant, salon, ...)."""
+
+    VISIBLE: ClassVar[tuple[str, ...]] = ("shop_id", "shop_name", "score", "location", "tags", "enable_book",
+                                          "book_price", "enable_reservation", "products")
+    SUMMARY: ClassVar[tuple[str, ...]] = ("shop_id", "shop_name", "score", "location", "tags", "enable_book",
+                                          "book_price", "enable_reservation")
+
+    shop_id: str = ""
+    shop_name: str = ""
+    score: float | None = None
+    location: Location | None = None
+    tags: list[str] = Field(default_factory=list)
+    enable_book: bool = False
+    book_price: float = 0.0
+    enable_reservation: bool = False
+    products: list[ShopProduct] = Field(default_factory=list)
+
+    @field_validator("tags", mode="before")
+    @classmethod
+    def _tags(cls, value: Any) -> Any:
+        return _as_list(value)
+
+
+class ReservationInfo(Entity):
+    """A free table reservation (status ``unconsumed`` until used)."""
+
+    reservation_id: str
+    shop_id: str
+    reservation_time: str
+    create_time: str | None = None
+    update_time: str = ""
+    customer_id: str = ""
+    customer_count: int = 1
+    status: VisitStatus = "unconsumed"
+
+
+class BookInfo(Entity):
+    """A booking, paid when the shop charges ``book_price``."""
+
+    book_id: str
+    shop_id: str
+    book_time: str
+    create_time: str | None = None
+    update_time: str = ""
+    customer_id: str = ""
+    customer_count: int = 1
+    book_price: float = 0.0
+    status: VisitStatus = "unpaid"
+
+
+class InStoreDB(DomainDB):
+    """The instore environment dict: ``shops``, ``reservations``, ``books`` plus the common fields."""
+
+    shops: dict[str, Shop] = Field(default_factory=dict)
+    reservations: dict[str, ReservationInfo] = Field(default_factory=dict)
+    books: dict[str, BookInfo] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _fill_shop_ids(self) -> InStoreDB:
+        # The dict key is the entity id; products inherit their shop's id and name when omitted.
+        for key, shop in self.shops.items():
+            shop.shop_id = shop.shop_id or key
+            for product in shop.products:
+                product.shop_id = product.shop_id or shop.shop_id
+                product.shop_name = product.shop_name or shop.shop_name
+        return self

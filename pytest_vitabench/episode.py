@@ -1,0 +1,129 @@
+"""One subtask's conversation: agent <-> user <-> tools, until a stop token or the step budget.
+
+Semantics of REFERENCE.md §3.3, with its faults fixed: the trajectory opens with the agent's greeting
+and the user's verbatim instruction; every hop counts toward ``max_steps`` (a user turn, an agent turn,
+one batch of tool results); an assistant message with tool calls goes to the environment (its text never
+reaches the user); tool errors go back to the agent and are counted; an empty agent message is retried
+up to three times before the episode ends as ``invalid_agent_message``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from dataclasses import dataclass, field
+from typing import Any
+
+from .agents.base import Agent, AgentSetup
+from .domains.base import Environment
+from .messages import Message, Usage
+from .prompts import GREETING
+from .users.base import UserSetup, UserSimulator
+
+INVALID_AGENT_RETRIES = 3
+
+
+@dataclass
+class EpisodeResult:
+    messages: list[Message]
+    termination: str
+    steps: int
+    tool_errors: int
+    usage: dict[str, Usage] = field(default_factory=dict)
+
+
+class _Awaiter:
+    """Runs coroutine-returning roles on one event loop per episode, created only when needed."""
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def resolve(self, value: Any) -> Any:
+        if not inspect.isawaitable(value):
+            return value
+        if self._loop is None:
+            self._loop = asyncio.new_event_loop()
+        return self._loop.run_until_complete(value)
+
+    def close(self) -> None:
+        if self._loop is not None:
+            self._loop.close()
+
+
+def _valid(message: Any) -> bool:
+    return isinstance(message, Message) and message.role == "assistant" and bool(
+        (message.content and message.content.strip()) or message.tool_calls)
+
+
+def run_episode(
+    *,
+    agent: Agent,
+    agent_setup: AgentSetup,
+    user: UserSimulator,
+    user_setup: UserSetup,
+    environment: Environment,
+    max_steps: int = 100,
+) -> EpisodeResult:
+    """Run one subtask's conversation to its end.
+
+    Args:
+        agent: The agent under test.
+        agent_setup: Its system prompt, tools and memory for this subtask.
+        user: The user simulator.
+        user_setup: What the simulated user knows.
+        environment: A fresh environment for this subtask; mutated by write tools.
+        max_steps: The hop budget; the greeting is not a hop.
+
+    Raises:
+        Exception: Whatever the agent or the simulator raised: an infrastructure failure, reported by the
+            caller as an error outcome (never as a scored failure).
+    """
+    messages = [Message(role="assistant", content=GREETING.get(user_setup.language, GREETING["en"]))]
+    usage = {"agent": Usage(), "user": Usage()}
+    awaiter = _Awaiter()
+    steps = 0
+    termination = "max_steps"
+    try:
+        # The first user turn is the instruction verbatim, with no simulator call (REFERENCE.md §3.4).
+        messages.append(Message(role="user", content=user_setup.instruction))
+        steps += 1
+        while steps < max_steps:
+            reply = None
+            for _ in range(INVALID_AGENT_RETRIES + 1):
+                reply = awaiter.resolve(agent.respond(agent_setup, list(messages)))
+                if _valid(reply):
+                    break
+            if not _valid(reply):
+                termination = "invalid_agent_message"
+                break
+            assert isinstance(reply, Message)
+            if reply.usage:
+                usage["agent"] = usage["agent"] + reply.usage
+            messages.append(reply)
+            steps += 1
+            if reply.tool_calls:
+                for call in reply.tool_calls:
+                    result = environment.call(call.name, call.arguments)
+                    messages.append(Message(role="tool", tool_call_id=call.id, name=call.name,
+                                            content=result.content, error=result.error))
+                steps += 1
+                continue
+            if reply.has_stop():
+                termination = "agent_stop"
+                break
+            if steps >= max_steps:
+                break
+            answer = awaiter.resolve(user.respond(user_setup, list(messages)))
+            if not isinstance(answer, Message) or answer.role != "user":
+                raise TypeError(f"the user simulator returned {answer!r}, expected a user Message")
+            if answer.usage:
+                usage["user"] = usage["user"] + answer.usage
+            messages.append(answer)
+            steps += 1
+            if answer.has_stop():
+                termination = "user_stop"
+                break
+    finally:
+        awaiter.close()
+    return EpisodeResult(messages=messages, termination=termination, steps=steps,
+                         tool_errors=environment.tool_errors, usage=usage)

@@ -1,0 +1,31 @@
+"""The ``full_context`` backend: every history record as text, truncated from the front to a budget."""
+
+from __future__ import annotations
+
+from ..suite.schema import DailyRecord, EventRecord
+from .base import EMPTY_MEMORY, MemoryContext
+from .render import render_records
+from .tokens import keep_last_tokens
+
+#: The official budget (memory.yaml ``full_context.max_tokens``).
+DEFAULT_MAX_TOKENS = 102_400
+
+
+class FullContextMemory:
+    name = "full_context"
+
+    def __init__(self, max_tokens: int = DEFAULT_MAX_TOKENS) -> None:
+        if max_tokens <= 0:
+            raise ValueError(f"max_tokens must be positive, got {max_tokens}")
+        self.max_tokens = max_tokens
+        self._chunks: list[str] = []
+
+    def update(self, records: list[DailyRecord | EventRecord], context: MemoryContext) -> None:
+        text = render_records(records)
+        if text:
+            self._chunks.append(text)
+
+    def read(self, query: str | None = None) -> str:
+        if not self._chunks:
+            return EMPTY_MEMORY
+        return keep_last_tokens("\n".join(self._chunks), self.max_tokens)

@@ -1,0 +1,16 @@
+"""The ``none`` backend (official ``null``): the agent gets no memory, the floor of the comparison."""
+
+from __future__ import annotations
+
+from ..suite.schema import DailyRecord, EventRecord
+from .base import MemoryContext
+
+
+class NoMemory:
+    name = "none"
+
+    def update(self, records: list[DailyRecord | EventRecord], context: MemoryContext) -> None:
+        return None
+
+    def read(self, query: str | None = None) -> str:
+        return ""

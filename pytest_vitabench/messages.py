@@ -1,0 +1,86 @@
+"""The conversation data model shared by every role: agent, user simulator, tools and judges.
+
+A trajectory is a flat list of :class:`Message`. It is what the JSON report stores and what a judge
+reads, so it holds everything needed to re-judge a run later: text, tool calls with their arguments,
+tool results, and whether a tool call failed.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Role = Literal["assistant", "user", "tool"]
+
+#: Any of these anywhere in a message ends the conversation (REFERENCE.md §3.3).
+STOP_TOKEN = "###STOP###"
+USER_STOP_TOKENS = ("###STOP###", "###TRANSFER###", "###OUT-OF-SCOPE###")
+
+
+class ToolCall(BaseModel):
+    """One function call requested by the agent.
+
+    Attributes:
+        id: The call id; the matching tool message carries it as ``tool_call_id``.
+        name: The tool name.
+        arguments: Parsed JSON arguments, or the raw string when the model produced malformed JSON
+            (the episode returns that to the agent as a counted tool error instead of crashing).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    name: str
+    arguments: dict[str, Any] | str = Field(default_factory=dict)
+
+
+class Usage(BaseModel):
+    """Tokens and cost of one LLM call (zero for offline roles)."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    reasoning_tokens: int = 0
+    cost: float = 0.0
+    requests: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
+            cost=self.cost + other.cost,
+            requests=self.requests + other.requests,
+        )
+
+
+class Message(BaseModel):
+    """One hop of a conversation.
+
+    Attributes:
+        role: ``assistant`` (the agent), ``user`` (the simulator) or ``tool`` (an environment result).
+        content: The text; ``None`` for an assistant message that only calls tools.
+        tool_calls: The calls an assistant message makes.
+        tool_call_id: For a tool message, the id of the call it answers.
+        name: For a tool message, the tool's name.
+        error: For a tool message, whether the call failed (unknown tool, bad arguments, refused).
+        usage: What producing this message cost; not part of the conversation itself.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    role: Role
+    content: str | None = None
+    tool_calls: list[ToolCall] | None = None
+    tool_call_id: str | None = None
+    name: str | None = None
+    error: bool = False
+    usage: Usage | None = None
+
+    @property
+    def text(self) -> str:
+        return self.content or ""
+
+    def has_stop(self) -> bool:
+        tokens = USER_STOP_TOKENS if self.role == "user" else (STOP_TOKEN,)
+        return any(token in self.text for token in tokens)

@@ -1,0 +1,302 @@
+"""Avg@k, Pass@k and Pass^k at the subtask and user levels, with user-clustered bootstrap intervals.
+
+Pure functions over :class:`~pytest_vitabench.result.ItemResult` records; nothing here knows pytest.
+
+Semantics (REFERENCE.md §5.6-§5.8, with the official bugs of §7.1 fixed):
+
+* success means ``reward == 1.0``;
+* an ``error`` item counts as reward 0 (a failure) and is never dropped from a denominator, so a user
+  whose every trial crashed still contributes all of its units;
+* a ``skipped`` item (the judge could not judge anything) is left out and only counted;
+* the subtask level (the leaderboard's headline) has one unit per ``(suite, user_id, subtask_id)``, the
+  user level one unit per ``(suite, user_id)`` whose per-trial reward is the mean of that trial's subtask
+  rewards;
+* a unit observed in fewer than K trials cannot be evaluated at K: it stays in the denominator and
+  scores 0 on all three metrics, as the official ``average@k`` gate does (counted in ``n_short``).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .result import ItemResult
+
+#: The three metric families, in display order; a level's keys are ``f"{name}@{k}"``.
+METRIC_NAMES = ("avg", "pass", "pass^")
+LEVELS = ("subtask", "user")
+
+
+def metric_key(name: str, k: int) -> str:
+    """The report key of a metric family at ``k``: ``avg@4``, ``pass@4`` or ``pass^4``.
+
+    Args:
+        name: One of :data:`METRIC_NAMES`.
+        k: The number of trials the metric is taken at.
+    """
+    if name == "pass^":
+        return f"pass^{k}"
+    return f"{name}@{k}"
+
+
+def is_success(reward: float) -> bool:
+    """Whether a reward counts as a success: only a perfect 1.0 does (the official binary reward)."""
+    return reward == 1.0
+
+
+def _check_counts(n: int, c: int, k: int) -> None:
+    if n < 0 or c < 0:
+        raise ValueError(f"trial and success counts must be non-negative, got n={n}, c={c}")
+    if k < 1:
+        raise ValueError(f"k must be at least 1, got k={k}")
+
+
+def pass_hat_k(n: int, c: int, k: int) -> float:
+    """Pass^k: the probability that k trials drawn without replacement from n all succeed.
+
+    ``C(c, k) / C(n, k)``, computed from exact integers.
+
+    Args:
+        n: Trials observed.
+        c: Successful trials among them.
+        k: Trials drawn.
+
+    Raises:
+        ValueError: If ``n < k`` (as the official harness does), if ``c > n`` (the official formula would
+            return a "probability" above 1), or on negative counts or ``k < 1``.
+    """
+    _check_counts(n, c, k)
+    if n < k:
+        raise ValueError(f"pass^k needs at least k trials: n={n} < k={k}")
+    if c > n:
+        raise ValueError(f"more successes than trials: c={c} > n={n}")
+    return math.comb(c, k) / math.comb(n, k)
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Pass@k: the probability that at least one of k trials drawn from n succeeds.
+
+    ``1 - C(n - c, k) / C(n, k)``, with the official edge cases: 0 when ``n < k`` or ``c > n``, 1 when
+    ``n - c < k``.
+
+    Args:
+        n: Trials observed.
+        c: Successful trials among them.
+        k: Trials drawn.
+
+    Raises:
+        ValueError: On negative counts or ``k < 1``.
+    """
+    _check_counts(n, c, k)
+    if n < k or c > n:
+        return 0.0
+    if n - c < k:
+        return 1.0
+    total = math.comb(n, k)
+    # One division of exact integers instead of 1 - x, which loses digits when x is close to 1.
+    return (total - math.comb(n - c, k)) / total
+
+
+# --------------------------------------------------------------------------------------------------
+# Aggregation
+
+
+@dataclass(frozen=True)
+class _Trial:
+    """The slice of an item the metrics need, with errors already turned into reward 0."""
+
+    suite: str
+    user_id: str
+    subtask_id: str
+    domain: str
+    skills: tuple[str, ...]
+    trial: int
+    reward: float
+    error: bool
+
+
+@dataclass
+class _UserAggregate:
+    """One user's contribution to a level: sums of unit values and the number of units."""
+
+    sums: list[float]  # avg, pass@, pass^ (in METRIC_NAMES order)
+    units: int
+
+
+def _unit_values(rewards: Sequence[float], k: int) -> tuple[float, float, float] | None:
+    """(avg, pass@k, pass^k) of one unit, or None when it has fewer than k trials (it then scores 0)."""
+    n = len(rewards)
+    if n < k:
+        return None
+    c = sum(1 for r in rewards if is_success(r))
+    return sum(rewards) / n, pass_at_k(n, c, k), pass_hat_k(n, c, k)
+
+
+def _aggregates(trials: Sequence[_Trial], level: str, k: int) -> tuple[list[_UserAggregate], int]:
+    """Per-user aggregates of one level, sorted by user so results never depend on input order.
+
+    Returns:
+        The aggregates and the number of units with fewer than k trials.
+    """
+    by_user: dict[tuple[str, str], list[_Trial]] = defaultdict(list)
+    for t in trials:
+        by_user[(t.suite, t.user_id)].append(t)
+    out: list[_UserAggregate] = []
+    short = 0
+    for user in sorted(by_user):
+        units: dict[Any, list[float]] = defaultdict(list)
+        if level == "subtask":
+            for t in by_user[user]:
+                units[t.subtask_id].append(t.reward)
+            unit_rewards = [sorted(units[key]) for key in sorted(units)]
+        else:
+            for t in by_user[user]:
+                units[t.trial].append(t.reward)
+            # Sorting within a trial fixes the float summation order; the mean is the user's reward.
+            unit_rewards = [[math.fsum(rs) / len(rs) for _, rs in sorted(units.items())]]
+        sums = [0.0, 0.0, 0.0]
+        for rewards in unit_rewards:
+            values = _unit_values(rewards, k)
+            if values is None:
+                short += 1
+                continue
+            for i, v in enumerate(values):
+                sums[i] += v
+        out.append(_UserAggregate(sums=sums, units=len(unit_rewards)))
+    return out, short
+
+
+def _quantile(sorted_values: Sequence[float], q: float) -> float:
+    """Linear-interpolation quantile of already sorted values (numpy's default method)."""
+    pos = q * (len(sorted_values) - 1)
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(sorted_values) - 1)
+    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
+
+
+def _bootstrap_ci(users: list[_UserAggregate], bootstrap: int, seed: int) -> list[list[float] | None]:
+    """95% percentile intervals of the three metrics, resampling whole users with replacement.
+
+    Each call gets its own generator so that an interval never depends on what else was computed.
+    """
+    n_users = len(users)
+    if n_users == 1:
+        u = users[0]
+        return [[s / u.units] * 2 for s in u.sums]
+    if bootstrap <= 0 or n_users == 0:
+        return [None, None, None]
+    rng = random.Random(seed)
+    columns = [[u.sums[i] for u in users] for i in range(3)]
+    counts = [u.units for u in users]
+    draws: list[list[float]] = [[], [], []]
+    population = range(n_users)
+    for _ in range(bootstrap):
+        picks = rng.choices(population, k=n_users)
+        units = sum(counts[j] for j in picks)
+        for i in range(3):
+            col = columns[i]
+            draws[i].append(sum(col[j] for j in picks) / units)
+    out: list[list[float] | None] = []
+    for values in draws:
+        values.sort()
+        out.append([_quantile(values, 0.025), _quantile(values, 0.975)])
+    return out
+
+
+def _level(trials: Sequence[_Trial], level: str, k: int, bootstrap: int, seed: int) -> dict[str, Any]:
+    users, short = _aggregates(trials, level, k)
+    n_units = sum(u.units for u in users)
+    keys = [metric_key(name, k) for name in METRIC_NAMES]
+    if n_units:
+        values: list[float | None] = [math.fsum(u.sums[i] for u in users) / n_units for i in range(3)]
+    else:
+        values = [None, None, None]
+    cis = _bootstrap_ci(users, bootstrap, seed)
+    out: dict[str, Any] = dict(zip(keys, values, strict=True))
+    out["n_units"] = n_units
+    out["n_errors"] = sum(1 for t in trials if t.error)
+    out["n_short"] = short
+    out["ci95"] = dict(zip(keys, cis, strict=True))
+    return out
+
+
+def _level_with_breakdowns(trials: Sequence[_Trial], level: str, k: int, bootstrap: int,
+                           seed: int) -> dict[str, Any]:
+    out = _level(trials, level, k, bootstrap, seed)
+    by_domain: dict[str, list[_Trial]] = defaultdict(list)
+    by_skill: dict[str, list[_Trial]] = defaultdict(list)
+    for t in trials:
+        by_domain[t.domain].append(t)
+        for skill in t.skills:
+            by_skill[skill].append(t)
+    out["by_domain"] = {d: _level(by_domain[d], level, k, bootstrap, seed) for d in sorted(by_domain)}
+    out["by_skill"] = {s: _level(by_skill[s], level, k, bootstrap, seed) for s in sorted(by_skill)}
+    return out
+
+
+def _to_trial(r: ItemResult) -> _Trial:
+    error = r.outcome == "error"
+    return _Trial(suite=r.suite, user_id=r.user_id, subtask_id=r.subtask_id, domain=r.domain,
+                  skills=tuple(sorted(set(r.skills))), trial=r.trial,
+                  reward=0.0 if error else float(r.reward), error=error)
+
+
+def default_k(results: Iterable[ItemResult]) -> int | None:
+    """The smallest number of trials observed for any subtask unit of any backend (skipped items aside).
+
+    Returns:
+        That number, or ``None`` when there is nothing to measure.
+    """
+    counts: dict[tuple[str, str, str, str], int] = defaultdict(int)
+    for r in results:
+        if r.outcome != "skipped":
+            counts[(r.memory, r.suite, r.user_id, r.subtask_id)] += 1
+    return min(counts.values()) if counts else None
+
+
+def compute_metrics(results: Sequence[ItemResult], *, k: int | None = None, bootstrap: int = 1000,
+                    seed: int = 0) -> dict[str, Any]:
+    """Avg@K, Pass@K and Pass^K per memory backend at the subtask and user levels.
+
+    Args:
+        results: Every item's result, in any order (the output does not depend on it).
+        k: The K of the metrics; by default the smallest number of trials observed for any subtask unit
+            (of any backend, so every backend reports the same K). A unit with fewer than K trials
+            scores 0 and is counted in ``n_short``.
+        bootstrap: Resamples for the 95% intervals; 0 leaves them ``None`` (except for a single user,
+            whose interval is the point itself).
+        seed: Seed of the bootstrap generator.
+
+    Returns:
+        ``{memory: {"k": K, "subtask": LEVEL, "user": LEVEL, "n_skipped": int}}`` where LEVEL holds
+        ``avg@K``, ``pass@K``, ``pass^K`` (``None`` when there are no units), ``n_units``, ``n_errors``,
+        ``n_short``, ``ci95`` (``{metric: [lo, hi] | None}``) and ``by_domain`` / ``by_skill``
+        (``{name: LEVEL without breakdowns}``).
+
+    Raises:
+        ValueError: If ``k`` is given and below 1.
+    """
+    if k is not None and k < 1:
+        raise ValueError(f"k must be at least 1, got k={k}")
+    K = k if k is not None else (default_k(results) or 1)
+    by_memory: dict[str, list[_Trial]] = defaultdict(list)
+    skipped: dict[str, int] = defaultdict(int)
+    for r in results:
+        if r.outcome == "skipped":
+            skipped[r.memory] += 1
+        else:
+            by_memory[r.memory].append(_to_trial(r))
+    out: dict[str, Any] = {}
+    for memory in sorted(set(by_memory) | set(skipped)):
+        trials = by_memory.get(memory, [])
+        out[memory] = {
+            "k": K,
+            "subtask": _level_with_breakdowns(trials, "subtask", K, bootstrap, seed),
+            "user": _level_with_breakdowns(trials, "user", K, bootstrap, seed),
+            "n_skipped": skipped.get(memory, 0),
+        }
+    return out

@@ -1,0 +1,416 @@
+"""The pytest plugin: options, suite collection, items, fixtures and the controller-side report.
+
+Import-light by design: pytest loads this module in every session, so it imports only pytest and the
+standard library at module level and does nothing until a suite file is collected. Results travel from
+xdist workers to the controller as a JSON-ready dict on the test report (``report.vita_result``); only
+the controller aggregates, prints the table and writes the JSON report.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from .config import RunConfig
+    from .result import ItemResult
+    from .runner import ItemRunner
+    from .suite.loader import LoadedUser
+
+GROUP = "vitabench"
+DEFAULT_PATTERNS = ["tasks.json", "tasks_*.json", "*.vita.json", "*.vita.json.gz"]
+MARKERS = {
+    "delivery": "VitaBench subtask in the food-delivery domain",
+    "instore": "VitaBench subtask in the in-store consumption domain",
+    "ota": "VitaBench subtask in the travel (OTA) domain",
+    "proactive": "VitaBench subtask that tests proactive information gathering",
+    "personalize": "VitaBench subtask that tests preference-driven decisions",
+}
+#: (option, ini key, default, help). Every option can also be set as an ini key.
+OPTIONS: list[tuple[str, str, str | None, str]] = [
+    ("--vita-model", "vita_model", "reference",
+     "agent under test: reference, literal, oracle (offline built-ins) or a model name at an "
+     "OpenAI-compatible endpoint (default: reference)"),
+    ("--vita-base-url", "vita_base_url", None, "endpoint for LLM roles (default: $OPENAI_BASE_URL)"),
+    ("--vita-api-key-env", "vita_api_key_env", "OPENAI_API_KEY",
+     "environment variable that holds the API key (default: OPENAI_API_KEY); keys never reach reports"),
+    ("--vita-user-model", "vita_user_model", "scripted", "user simulator: scripted (offline) or an LLM name"),
+    ("--vita-judge-model", "vita_judge_model", "rules", "judge: rules (offline, deterministic) or an LLM name"),
+    ("--vita-memory", "vita_memory", "full_context",
+     "memory backend(s), comma-separated: none, groundtruth, full_context, agentic, rag, module:Class "
+     "(null and rewrite are accepted as official aliases); several make a parametrization axis"),
+    ("--vita-trials", "vita_trials", "4", "trials per subtask; metrics use k = trials (default: 4)"),
+    ("--vita-max-steps", "vita_max_steps", "100", "message hops per subtask, tool results included (default: 100)"),
+    ("--vita-seed", "vita_seed", "0", "base seed; trial seeds derive from it with a stable hash (default: 0)"),
+    ("--vita-language", "vita_language", "en", "prompt and simulator language: en or zh (default: en)"),
+    ("--vita-report", "vita_report", None, "write the JSON report (schema vitabench-report/1) to this path"),
+    ("--vita-fail-under", "vita_fail_under", None,
+     "thresholds such as 'avg@4=0.40,pass^4=0.20' (prefix 'user.' or 'BACKEND:' to scope); with it, the "
+     "exit status reflects only these thresholds and infrastructure errors"),
+    ("--vita-full-context-tokens", "vita_full_context_tokens", "102400",
+     "token budget of the full_context memory (default: 102400, the official value)"),
+]
+
+
+class VitaSuiteWarning(pytest.PytestWarning):
+    """Questionable but usable suite data (blank times with a fallback, out-of-order history, unknown keys)."""
+
+
+class VitaFailure(Exception):
+    """A subtask's reward was below 1.0; the message lists each unmet rubric."""
+
+
+class VitaInfrastructureError(Exception):
+    """The run itself failed (endpoint, timeout, a crashing backend): the item is an error, never a pass."""
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    from . import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup(GROUP, "VitaBench 2.0 benchmark")
+    for option, ini, default, help_text in OPTIONS:
+        group.addoption(option, dest=ini, default=None, help=help_text)
+        parser.addini(ini, help_text, default=default)
+    group.addoption("--vita-strict", dest="vita_strict", action="store_true", default=None,
+                    help="treat out-of-order interactions and subtasks as errors instead of warnings")
+    parser.addini("vita_strict", "treat chronology problems in suites as errors", type="bool", default=False)
+    parser.addini("vita_suite_patterns", "file name patterns collected as VitaBench suites in directory walks",
+                  type="args", default=DEFAULT_PATTERNS)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for name, description in MARKERS.items():
+        config.addinivalue_line("markers", f"{name}: {description}")
+    if any(config.getoption(ini) is not None for _, ini, _, _ in OPTIONS):
+        _state(config)  # explicit options are validated up front, so a typo fails before collection
+
+
+@dataclass
+class _ItemRef:
+    user: LoadedUser
+    index: int
+    memory: str
+    trial: int
+
+
+class _State:
+    """Per-process plugin state: the configuration, the runner and (on the controller) the results."""
+
+    def __init__(self, config: pytest.Config):
+        from pydantic import ValidationError
+
+        from .config import RunConfig
+        from .memory.registry import memory_factory, parse_memory_list
+        from .runner import ItemRunner
+
+        def get(ini: str) -> Any:
+            value = config.getoption(ini)
+            return config.getini(ini) if value is None else value
+
+        try:
+            memory = parse_memory_list(str(get("vita_memory")))
+            for name in memory:
+                memory_factory(name)
+            self.run_config: RunConfig = RunConfig(
+                model=get("vita_model"), base_url=get("vita_base_url") or os.environ.get("OPENAI_BASE_URL"),
+                api_key_env=get("vita_api_key_env"), user_model=get("vita_user_model"),
+                judge_model=get("vita_judge_model"), memory=memory, trials=int(get("vita_trials")),
+                max_steps=int(get("vita_max_steps")), seed=int(get("vita_seed")), language=get("vita_language"),
+                strict=bool(get("vita_strict")), full_context_max_tokens=int(get("vita_full_context_tokens")),
+            )
+            self.thresholds = None
+            if get("vita_fail_under"):
+                from .report.thresholds import parse_fail_under
+
+                self.thresholds = parse_fail_under(str(get("vita_fail_under")))
+        except (ValueError, ValidationError) as exc:
+            raise pytest.UsageError(f"pytest-vitabench: {exc}") from None
+        self.report_path = get("vita_report")
+        self.runner: ItemRunner = ItemRunner(self.run_config)
+        self.results: dict[str, dict[str, Any]] = {}
+        self.suites: dict[str, str] = {}
+        self.non_vita_failures = 0
+        self.metrics: dict[str, Any] | None = None
+        self.violations: list[str] = []
+        self.report_written: str | None = None
+
+
+_STATE_KEY = pytest.StashKey["_State"]()
+
+
+def _state(config: pytest.Config) -> _State:
+    state = config.stash.get(_STATE_KEY, None)
+    if state is None:
+        state = _State(config)
+        config.stash[_STATE_KEY] = state
+    return state
+
+
+def _has_state(config: pytest.Config) -> bool:
+    return config.stash.get(_STATE_KEY, None) is not None
+
+
+def _is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def pytest_collect_file(file_path: Any, parent: pytest.Collector) -> pytest.Collector | None:
+    name = file_path.name
+    if not (name.endswith(".json") or name.endswith(".json.gz")):
+        return None
+    patterns = parent.config.getini("vita_suite_patterns")
+    if parent.session.isinitpath(file_path) or any(fnmatch.fnmatch(name, p) for p in patterns):
+        return SuiteFile.from_parent(parent, path=file_path)
+    return None
+
+
+class SuiteFile(pytest.File):
+    """A suite file: one child collector per user."""
+
+    def collect(self) -> Iterator[pytest.Collector]:
+        state = _state(self.config)
+        suite = state.runner.suite(self.path)
+        state.suites[str(self.path)] = suite.sha256
+        # Under xdist every worker collects; one of them is enough to warn.
+        if os.environ.get("PYTEST_XDIST_WORKER") in (None, "gw0"):
+            for message in suite.warnings:
+                warnings.warn(VitaSuiteWarning(message), stacklevel=1)
+        for user in suite.users:
+            yield UserCollector.from_parent(self, name=user.key, user=user)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        from .suite.loader import SuiteError
+
+        if isinstance(excinfo.value, SuiteError):
+            return excinfo.value.render()
+        return super().repr_failure(excinfo)
+
+
+class UserCollector(pytest.Collector):
+    """One user: its subtasks x memory backends x trials. A bad user fails alone."""
+
+    def __init__(self, *, user: LoadedUser, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.user = user
+
+    def collect(self) -> Iterator[pytest.Item]:
+        if self.user.error is not None:
+            raise self.user.error
+        task = self.user.task
+        assert task is not None
+        config = _state(self.config).run_config
+        for index, sub in enumerate(task.subtasks):
+            for memory in config.memory:
+                for trial in range(config.trials):
+                    item = VitaItem.from_parent(self, name=f"{sub.subtask_id}[{memory}-t{trial}]",
+                                                callobj=_vita_subtask, originalname=sub.subtask_id)
+                    item.vita_ref = _ItemRef(user=self.user, index=index, memory=memory, trial=trial)
+                    for marker in [*sub.domains, *sub.skills]:
+                        if marker in MARKERS:
+                            item.add_marker(marker)
+                    yield item
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        from .suite.loader import SuiteError
+
+        if isinstance(excinfo.value, SuiteError):
+            return excinfo.value.render()
+        return super().repr_failure(excinfo)
+
+
+class VitaItem(pytest.Function):
+    """One subtask x memory backend x trial. Its body is :func:`_vita_subtask`; fixtures can be overridden."""
+
+    vita_ref: _ItemRef
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        return self.path, None, self.nodeid.split("::", 1)[-1]
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, (VitaFailure, VitaInfrastructureError)):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+
+def _vita_subtask(vita_result: ItemResult) -> None:
+    """Passes when the subtask's reward is 1.0 (every rubric met)."""
+    if vita_result.outcome == "skipped":
+        pytest.skip(f"not judged: {vita_result.error}")
+    if vita_result.outcome != "passed":
+        raise VitaFailure(vita_result.failure_text())
+
+
+@pytest.fixture(scope="session")
+def vita_config(request: pytest.FixtureRequest) -> RunConfig:
+    """The run configuration (all ``--vita-*`` options)."""
+    return _state(request.config).run_config
+
+
+@pytest.fixture(scope="session")
+def vita_agent(vita_config: RunConfig) -> Any:
+    """The agent under test. Override in your conftest.py to bring your own (see README)."""
+    from .agents import make_builtin_agent
+
+    try:
+        return make_builtin_agent(vita_config.model)
+    except (KeyError, ValueError):
+        raise pytest.UsageError(
+            f"--vita-model {vita_config.model!r}: not a built-in agent (reference, literal, oracle); agents at "
+            "OpenAI-compatible endpoints are not available in this version. Bring your own agent by "
+            "overriding the vita_agent fixture."
+        ) from None
+
+
+@pytest.fixture(scope="session")
+def vita_user_simulator(vita_config: RunConfig) -> Any:
+    """The user simulator (``--vita-user-model``)."""
+    from .users import make_user_simulator
+
+    try:
+        return make_user_simulator(vita_config.user_model)
+    except ValueError as exc:
+        raise pytest.UsageError(f"--vita-user-model: {exc}") from None
+
+
+@pytest.fixture(scope="session")
+def vita_judge(vita_config: RunConfig) -> Any:
+    """The judge (``--vita-judge-model``)."""
+    from .judges import make_judge
+
+    try:
+        return make_judge(vita_config.judge_model)
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
+@pytest.fixture
+def vita_result(request: pytest.FixtureRequest, vita_agent: Any, vita_user_simulator: Any, vita_judge: Any) -> ItemResult:
+    """Runs the item's subtask and returns its :class:`~pytest_vitabench.result.ItemResult`."""
+    item = request.node
+    ref: _ItemRef | None = getattr(item, "vita_ref", None)
+    if ref is None:
+        pytest.fail("the vita_result fixture is only available to VitaBench items", pytrace=False)
+    state = _state(request.config)
+    suite = state.runner.suite(item.path)
+    result = state.runner.run(
+        nodeid=item.nodeid, suite=suite, user=ref.user, index=ref.index, memory_name=ref.memory,
+        trial=ref.trial, agent=vita_agent, user_simulator=vita_user_simulator, judge=vita_judge,
+    )
+    item.config.hook.pytest_vitabench_result(result=result, item=item)
+    item._vita_result = result
+    item.user_properties.extend([("vita_reward", result.reward), ("vita_memory", result.memory),
+                                 ("vita_trial", result.trial), ("vita_domain", result.domain)])
+    if result.outcome == "error":
+        tail = state.runner.last_traceback.strip().splitlines()[-12:]
+        raise VitaInfrastructureError(f"infrastructure error: {result.error}\n" + "\n".join(tail))
+    return result
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    result = getattr(item, "_vita_result", None)
+    if result is not None and not getattr(item, "_vita_reported", False):
+        if report.when == "call" or report.outcome != "passed":
+            report.vita_result = result.model_dump(mode="json")
+            item._vita_reported = True
+    return report
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    config = _CONFIG.get("config")
+    if config is None or _is_worker(config):
+        return
+    payload = getattr(report, "vita_result", None)
+    if payload is not None:
+        _state(config).results[report.nodeid] = payload
+    elif report.failed and _has_state(config):
+        _state(config).non_vita_failures += 1
+
+
+_CONFIG: dict[str, pytest.Config] = {}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    _CONFIG["config"] = session.config
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    config = session.config
+    _CONFIG.pop("config", None)
+    if _is_worker(config) or not _has_state(config):
+        return
+    state = _state(config)
+    if not state.results:
+        return
+    from .metrics import compute_metrics
+    from .report.json_report import build_report, write_report
+    from .result import ItemResult
+
+    results = [ItemResult.model_validate(payload) for _, payload in sorted(state.results.items())]
+    state.metrics = compute_metrics(results, seed=state.run_config.seed)
+    if state.thresholds is not None:
+        from .report.thresholds import evaluate_thresholds
+
+        state.violations = evaluate_thresholds(state.thresholds, state.metrics)
+        errors = sum(1 for r in results if r.outcome == "error")
+        if state.violations or errors or state.non_vita_failures:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        elif session.exitstatus == pytest.ExitCode.TESTS_FAILED:
+            session.exitstatus = pytest.ExitCode.OK
+    if state.report_path:
+        manifest = {**state.run_config.manifest(), "suites": dict(sorted(state.suites.items()))}
+        report = build_report(manifest, state.metrics, results)
+        config.hook.pytest_vitabench_report(report=report, config=config)
+        write_report(state.report_path, report)
+        state.report_written = str(state.report_path)
+    _add_junit_properties(config, state)
+
+
+def _add_junit_properties(config: pytest.Config, state: _State) -> None:
+    try:
+        from _pytest.junitxml import xml_key
+    except ImportError:  # pragma: no cover - private API moved
+        return
+    xml = config.stash.get(xml_key, None)
+    if xml is None or state.metrics is None:
+        return
+    xml.add_global_property("vita_model", state.run_config.model)
+    for memory, levels in state.metrics.items():
+        for name, value in levels["subtask"].items():
+            if "@" in name or "^" in name:
+                xml.add_global_property(f"vita_{memory}_{name}", value)
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    if _is_worker(config) or not _has_state(config):
+        return
+    state = _state(config)
+    if state.metrics is None:
+        return
+    from .report.terminal import render_table
+    from .result import ItemResult
+
+    results = [ItemResult.model_validate(payload) for _, payload in sorted(state.results.items())]
+    terminalreporter.section("VitaBench results")
+    for line in render_table(state.metrics, results):
+        terminalreporter.write_line(line)
+    if state.report_written:
+        terminalreporter.write_line(f"JSON report: {state.report_written}")
+    if state.thresholds is not None:
+        if state.violations:
+            for message in state.violations:
+                terminalreporter.write_line(f"FAIL-UNDER: {message}", red=True)
+        else:
+            terminalreporter.write_line("fail-under thresholds met", green=True)

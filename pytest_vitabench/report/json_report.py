@@ -1,0 +1,110 @@
+"""The ``vitabench-report/1`` JSON report: build it, write it atomically, load it back."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import uuid
+from pathlib import Path
+from typing import Any
+
+from ..result import ItemResult
+
+SCHEMA = "vitabench-report/1"
+
+
+def build_report(config: dict[str, Any], metrics: dict[str, Any],
+                 results: list[ItemResult]) -> dict[str, Any]:
+    """The report document.
+
+    Args:
+        config: Run configuration (model, memory backends, judge, user, trials, seed, suite hashes,
+            plugin version); stored as given.
+        metrics: The output of :func:`pytest_vitabench.metrics.compute_metrics`.
+        results: Every item's result; stored in full (trajectories included), sorted by node id so that
+            the report does not depend on the order xdist delivered them in.
+
+    Returns:
+        ``{"schema": "vitabench-report/1", "config": ..., "metrics": ..., "results": [...]}``.
+    """
+    ordered = sorted(results, key=lambda r: (r.nodeid, r.memory, r.trial))
+    return {
+        "schema": SCHEMA,
+        "config": config,
+        "metrics": metrics,
+        "results": [r.model_dump(mode="json") for r in ordered],
+    }
+
+
+def _finite(value: Any) -> Any:
+    """A copy with NaN and infinities replaced by None, which strict JSON cannot hold."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
+def write_report(path: str | os.PathLike[str], report: dict[str, Any]) -> Path:
+    """Write a report atomically: readers see the old file or the complete new one, never a torn write.
+
+    The JSON is UTF-8 with ``indent=1``; parent directories are created. NaN or infinite numbers (a
+    provider reporting a bogus cost) are written as ``null`` rather than as invalid JSON.
+
+    Args:
+        path: Where to write.
+        report: The document from :func:`build_report`.
+
+    Returns:
+        The path written.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        text = json.dumps(report, indent=1, ensure_ascii=False, allow_nan=False)
+    except ValueError:
+        # Only walk the (large) document when it actually holds a non-finite number.
+        text = json.dumps(_finite(report), indent=1, ensure_ascii=False, allow_nan=False)
+    # Same directory, so os.replace is a rename within one filesystem; os.open honours the umask,
+    # unlike tempfile's private 0600 files.
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.write("\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return target
+
+
+def load_report(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Read a report written by :func:`write_report`.
+
+    Args:
+        path: The report file.
+
+    Returns:
+        The report document.
+
+    Raises:
+        FileNotFoundError: If the file does not exist.
+        ValueError: If the file is not JSON or is not a ``vitabench-report/1`` document.
+    """
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{p} is not a JSON file: {exc}") from exc
+    if not isinstance(data, dict) or "schema" not in data:
+        raise ValueError(f"{p} is not a VitaBench report: no 'schema' key (expected {SCHEMA!r})")
+    if data["schema"] != SCHEMA:
+        raise ValueError(f"{p} has schema {data['schema']!r}; this version reads {SCHEMA!r}")
+    return data

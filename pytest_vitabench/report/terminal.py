@@ -1,0 +1,129 @@
+"""The terminal summary: one compact table of the metrics and a few lines of run facts.
+
+Pure strings (no colour codes) so the plugin can hand them to pytest's terminal writer and tests can
+compare them.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from ..messages import Usage
+from ..metrics import METRIC_NAMES, metric_key
+from ..result import ROLES, ItemResult
+
+_HEADER_NAMES = {"avg": "Avg", "pass": "Pass", "pass^": "Pass"}
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _cell(level: dict[str, Any], key: str) -> str:
+    """A metric with its interval, e.g. ``0.312 [0.250, 0.380]``."""
+    value = level.get(key)
+    ci = (level.get("ci95") or {}).get(key)
+    if value is None:
+        return "-"
+    if not ci or ci[0] is None:
+        return _fmt(value)
+    return f"{_fmt(value)} [{_fmt(ci[0])}, {_fmt(ci[1])}]"
+
+
+def _header(k: int | None) -> list[str]:
+    label = "k" if k is None else str(k)
+    metrics = [f"{_HEADER_NAMES[n]}{'^' if n == 'pass^' else '@'}{label}" for n in METRIC_NAMES]
+    return ["memory", "level", *metrics, "units", "errors"]
+
+
+def _row(memory: str, label: str, level: dict[str, Any], k: int) -> list[str]:
+    cells = [_cell(level, metric_key(name, k)) for name in METRIC_NAMES]
+    return [memory, label, *cells, str(level.get("n_units", 0)), str(level.get("n_errors", 0))]
+
+
+def _align(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = []
+    for row in rows:
+        # Text columns (memory, level) read best left-aligned, numbers right-aligned.
+        cells = [c.ljust(w) if i < 2 else c.rjust(w)
+                 for i, (c, w) in enumerate(zip(row, widths, strict=True))]
+        lines.append("  ".join(cells).rstrip())
+    return lines
+
+
+def _usage_line(results: Sequence[ItemResult]) -> str | None:
+    totals: dict[str, Usage] = {}
+    for r in results:
+        for role, usage in r.usage.items():
+            totals[role] = totals[role] + usage if role in totals else usage
+    parts = []
+    for role in [*[r for r in ROLES if r in totals], *sorted(set(totals) - set(ROLES))]:
+        u = totals[role]
+        if not (u.prompt_tokens or u.completion_tokens or u.cost or u.requests):
+            continue
+        text = f"{role} {u.prompt_tokens:,} in + {u.completion_tokens:,} out tokens"
+        if u.reasoning_tokens:
+            text += f" ({u.reasoning_tokens:,} reasoning)"
+        text += f", ${u.cost:.4f}"
+        parts.append(text)
+    if not parts:
+        return None
+    total_cost = sum(u.cost for u in totals.values())
+    return f"usage: {'; '.join(parts)} (total ${total_cost:.4f})"
+
+
+def render_table(metrics: dict[str, Any], results: list[ItemResult]) -> list[str]:
+    """The terminal summary of a run.
+
+    One row per memory backend at the subtask level (the headline), then the user-level rows, then the
+    by-domain and by-skill rows; each metric shows its 95% interval. Then one line each for item
+    outcomes, rubrics not judged, and (when any is non-zero) token usage and cost per role.
+
+    Args:
+        metrics: The output of :func:`pytest_vitabench.metrics.compute_metrics`.
+        results: The items the metrics were computed from.
+
+    Returns:
+        The lines, without trailing newlines.
+    """
+    ks = {m["k"] for m in metrics.values()}
+    k_shared = next(iter(ks)) if len(ks) == 1 else None
+    lines: list[str] = []
+    if metrics:
+        title = "VitaBench metrics"
+        title += f" (k={k_shared}" if k_shared is not None else " (k per backend: " + ", ".join(
+            f"{name}={m['k']}" for name, m in sorted(metrics.items()))
+        title += "; 95% intervals: bootstrap over users)"
+        lines.append(title)
+        rows = [_header(k_shared)]
+        memories = sorted(metrics)
+        for level in ("subtask", "user"):
+            for memory in memories:
+                rows.append(_row(memory, level, metrics[memory][level], metrics[memory]["k"]))
+        for breakdown, prefix in (("by_domain", "domain"), ("by_skill", "skill")):
+            for memory in memories:
+                m = metrics[memory]
+                for name, sub in m["subtask"].get(breakdown, {}).items():
+                    rows.append(_row(memory, f"{prefix}={name}", sub, m["k"]))
+        lines.extend(_align(rows))
+        short = sum(m[level].get("n_short", 0) for m in metrics.values() for level in ("subtask", "user"))
+        if short:
+            lines.append(f"note: {short} unit(s) had fewer than k trials and score 0")
+    else:
+        lines.append("VitaBench metrics: no results")
+
+    outcomes = Counter(r.outcome for r in results)
+    lines.append("items: " + ", ".join(f"{outcomes.get(o, 0)} {o}" for o in ("passed", "failed", "error",
+                                                                            "skipped")))
+    not_judged = [(r, v) for r in results for v in r.rubrics if v.met is None]
+    n_items = len({r.nodeid for r, _ in not_judged})
+    total = sum(len(r.rubrics) for r in results)
+    lines.append(f"rubrics not judged: {len(not_judged)} of {total}"
+                 + (f" (in {n_items} item{'s' if n_items != 1 else ''})" if not_judged else ""))
+    usage = _usage_line(results)
+    if usage:
+        lines.append(usage)
+    return lines

@@ -1,0 +1,64 @@
+"""The record of one item (subtask x memory backend x trial): what the reporter aggregates and the JSON
+report stores. It travels from xdist workers to the controller as JSON on the test report."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from .judges.base import RubricVerdict
+from .messages import Message, Usage
+
+Outcome = Literal["passed", "failed", "error", "skipped"]
+ROLES = ("agent", "user", "judge", "memory")
+
+
+class ItemResult(BaseModel):
+    """One item's result (the ``results`` entries of the ``vitabench-report/1`` JSON report).
+
+    ``outcome`` is ``error`` when the infrastructure failed; such an item still counts as a failure
+    (reward 0) in every metric, never dropped from a denominator. ``skipped`` marks an item that the
+    configured judge could not judge at all; it is left out of the metrics and counted apart.
+    """
+
+    nodeid: str
+    suite: str = ""
+    user_id: str
+    subtask_id: str
+    subtask_index: int = 0
+    domain: str
+    skills: list[str] = Field(default_factory=list)
+    memory: str
+    trial: int
+    seed: int = 0
+    reward: float = 0.0
+    outcome: Outcome = "failed"
+    rubrics: list[RubricVerdict] = Field(default_factory=list)
+    termination: str = ""
+    steps: int = 0
+    tool_errors: int = 0
+    usage: dict[str, Usage] = Field(default_factory=dict)
+    duration_s: float = 0.0
+    memory_snapshot: str = ""
+    messages: list[Message] = Field(default_factory=list)
+    error: str | None = None
+
+    def failure_text(self) -> str:
+        """The assertion-style message of a failed or errored item: each unmet rubric and why."""
+        if self.outcome == "error":
+            return f"infrastructure error: {self.error}"
+        lines = [f"reward {self.reward:.1f}: {len([r for r in self.rubrics if r.met is False])} unmet of "
+                 f"{len(self.rubrics)} (termination: {self.termination}, steps: {self.steps})"]
+        for verdict in self.rubrics:
+            if verdict.met is False:
+                lines.append(f"  x {verdict.text}\n      because: {verdict.reason}")
+        for verdict in self.rubrics:
+            if verdict.met is None:
+                lines.append(f"  ? not judged: {verdict.text} ({verdict.reason})")
+        return "\n".join(lines)
+
+    def summary(self) -> dict[str, Any]:
+        """The compact fields the controller needs for metrics (no trajectory)."""
+        return self.model_dump(include={"nodeid", "user_id", "subtask_id", "domain", "skills", "memory",
+                                        "trial", "reward", "outcome"})

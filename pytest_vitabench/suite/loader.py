@@ -1,0 +1,322 @@
+"""Load a suite file into validated users, with errors that name the file, the JSON path and the problem.
+
+A suite file is either the official VitaBench 2.0 ``tasks.json`` (a list of users with subtasks) or a
+VitaBench 1.0 task list (each task becomes a user with one subtask). ``.json.gz`` is read too.
+
+Failure is graded so that nothing is lost: a file that is not JSON (or not a list) fails as a whole; a
+bad user fails alone (:class:`LoadedUser.error`) and the file's other users still load. Questionable but
+usable data (blank environment times with a ``current_time`` to fall back on, out-of-order histories,
+unknown keys) produces warnings; ``strict=True`` turns chronology warnings into errors.
+"""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import hashlib
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from .schema import DailyRecord, EventRecord, SubTask, UserTask
+
+DEFAULT_TIME_OF_DAY = "12:00:00"
+
+
+class SuiteError(Exception):
+    """A problem in a suite file, located by a JSON path such as ``[3].subtasks[7].environment.time``."""
+
+    def __init__(self, path: str | Path, problems: list[tuple[str, str]]):
+        self.path = str(path)
+        self.problems = problems
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        lines = [f"{self.path}: invalid VitaBench suite"]
+        lines += [f"  at {where or '<root>'}: {problem}" for where, problem in self.problems]
+        return "\n".join(lines)
+
+
+@dataclass
+class LoadedUser:
+    """One user of a suite, or the error that keeps it from running."""
+
+    index: int
+    key: str
+    task: UserTask | None = None
+    error: SuiteError | None = None
+    #: Effective environment time of each subtask (blank times resolved).
+    times: list[str] = field(default_factory=list)
+
+
+@dataclass
+class LoadedSuite:
+    path: Path
+    sha256: str
+    users: list[LoadedUser]
+    warnings: list[str] = field(default_factory=list)
+    format: str = "vitabench2"
+
+
+def json_path(loc: tuple[Any, ...] | list[Any], prefix: str = "") -> str:
+    """Render a pydantic error location as a JSON path: ``("subtasks", 7, "domain")`` -> ``.subtasks[7].domain``."""
+    out = prefix
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part in ("DailyRecord", "EventRecord", "function-after[_not_empty()]") or "[" in str(part):
+            continue  # union-branch tags in pydantic locations say nothing to a user
+        else:
+            out += f".{part}"
+    return out
+
+
+def _validation_problems(exc: ValidationError, prefix: str) -> list[tuple[str, str]]:
+    problems = []
+    seen = set()
+    for err in exc.errors(include_url=False):
+        where = json_path(err["loc"], prefix)
+        message = err["msg"]
+        if err["type"] == "missing":
+            message = "required field is missing"
+        key = (where, message)
+        if key not in seen:
+            seen.add(key)
+            problems.append(key)
+    return problems
+
+
+def read_suite_bytes(path: Path) -> bytes:
+    data = path.read_bytes()
+    if path.name.endswith(".gz"):
+        data = gzip.decompress(data)
+    return data
+
+
+def load_suite(path: str | Path, *, strict: bool = False) -> LoadedSuite:
+    """Read and validate a suite file.
+
+    Args:
+        path: A ``.json`` or ``.json.gz`` file.
+        strict: Make out-of-order interactions and subtasks errors instead of warnings.
+
+    Raises:
+        SuiteError: The file as a whole is unusable (unreadable, not JSON, not a list of tasks).
+    """
+    path = Path(path)
+    try:
+        raw = read_suite_bytes(path)
+    except (OSError, EOFError, gzip.BadGzipFile) as exc:
+        raise SuiteError(path, [("", f"cannot read file: {exc}")]) from exc
+    try:
+        data = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        where = f"line {exc.lineno} column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
+        raise SuiteError(path, [("", f"not valid JSON ({where}): {getattr(exc, 'msg', exc)}")]) from exc
+    if not isinstance(data, list):
+        raise SuiteError(path, [("", f"expected a JSON list of tasks, got {type(data).__name__}")])
+    if not data:
+        raise SuiteError(path, [("", "the suite holds no tasks")])
+
+    suite = LoadedSuite(path=path, sha256=hashlib.sha256(raw).hexdigest(), users=[])
+    unknown: Counter[str] = Counter()
+    formats = Counter()
+    seen_ids: dict[str, int] = {}
+    for index, entry in enumerate(data):
+        user = _load_user(path, index, entry, strict=strict, warnings=suite.warnings, unknown=unknown)
+        if user.task is not None:
+            formats[user.task.source_format] += 1
+            first = seen_ids.setdefault(user.key, index)
+            if first != index:
+                user.error = SuiteError(path, [(f"[{index}].id", f"duplicate user id {user.key!r} (first at [{first}])")])
+                user.task = None
+        suite.users.append(user)
+    if formats:
+        suite.format = formats.most_common(1)[0][0]
+    if unknown:
+        listed = ", ".join(f"{key} ({count}x)" for key, count in sorted(unknown.items()))
+        suite.warnings.append(f"{path}: unknown keys kept but not used by the harness: {listed}")
+    return suite
+
+
+def _load_user(
+    path: Path, index: int, entry: Any, *, strict: bool, warnings: list[str], unknown: Counter[str]
+) -> LoadedUser:
+    prefix = f"[{index}]"
+    key = str(entry.get("id", f"#{index}")) if isinstance(entry, dict) else f"#{index}"
+    user = LoadedUser(index=index, key=key)
+    if not isinstance(entry, dict):
+        user.error = SuiteError(path, [(prefix, f"expected an object, got {type(entry).__name__}")])
+        return user
+    try:
+        if "subtasks" in entry:
+            task = UserTask.model_validate(entry)
+        elif "instructions" in entry and "environment" in entry:
+            task = UserTask.model_validate(convert_vb1_task(entry))
+        else:
+            raise SuiteError(path, [(prefix, "neither a VitaBench 2.0 user (needs 'subtasks') nor a "
+                                             "VitaBench 1.0 task (needs 'instructions' and 'environment')")])
+    except ValidationError as exc:
+        problems = _validation_problems(exc, prefix)
+        if "subtasks" not in entry:
+            problems = [(_vb1_path(where, prefix), message) for where, message in problems]
+        user.error = SuiteError(path, problems)
+        return user
+    except SuiteError as exc:
+        user.error = exc
+        return user
+    user.key = task.id
+    problems: list[tuple[str, str]] = []
+    _check_ids(task, prefix, problems)
+    _check_environments(task, prefix, problems)
+    times = _resolve_times(task, prefix, problems, warnings, path)
+    _check_chronology(task, times, prefix, problems if strict else None, warnings, path)
+    if task.source_format == "vitabench1":
+        problems = [(_vb1_path(where, prefix), message) for where, message in problems]
+    if problems:
+        user.error = SuiteError(path, problems)
+        return user
+    _collect_unknown(task, "", unknown)
+    user.task = task
+    user.times = times
+    return user
+
+
+def _vb1_path(where: str, prefix: str) -> str:
+    """Map a path in a converted 1.0 task back to the 1.0 file's own layout."""
+    inner = f"{prefix}.subtasks[0]"
+    if where.startswith(inner + ".instruction") and not where.startswith(inner + ".instructions"):
+        return prefix + ".instructions" + where[len(inner + ".instruction"):]
+    if where.startswith(inner):
+        return prefix + where[len(inner):]
+    return where
+
+
+def _check_ids(task: UserTask, prefix: str, problems: list[tuple[str, str]]) -> None:
+    seen: dict[str, int] = {}
+    for j, sub in enumerate(task.subtasks):
+        if sub.subtask_id in seen:
+            problems.append((f"{prefix}.subtasks[{j}].subtask_id",
+                             f"duplicate subtask id {sub.subtask_id!r} (first at subtasks[{seen[sub.subtask_id]}])"))
+        seen.setdefault(sub.subtask_id, j)
+
+
+def _check_environments(task: UserTask, prefix: str, problems: list[tuple[str, str]]) -> None:
+    from ..domains import validate_environment  # domains pull in rapidfuzz; only when a suite is loaded
+
+    for j, sub in enumerate(task.subtasks):
+        try:
+            validate_environment(sub.domain, sub.environment)
+        except ValidationError as exc:
+            problems += _validation_problems(exc, f"{prefix}.subtasks[{j}].environment")
+
+
+def _resolve_times(
+    task: UserTask, prefix: str, problems: list[tuple[str, str]], warnings: list[str], path: Path
+) -> list[str]:
+    times = []
+    for j, sub in enumerate(task.subtasks):
+        time = sub.env_time.strip()
+        if not time:
+            where = f"{prefix}.subtasks[{j}].environment.time"
+            if sub.current_time:
+                time = f"{sub.current_time.strip()[:10]} {DEFAULT_TIME_OF_DAY}"
+                warnings.append(f"{path}: {where} is blank; using current_time {time!r}")
+            else:
+                problems.append((where, "blank environment time and no current_time to fall back on"))
+        elif len(time) == 10:
+            time = f"{time} {DEFAULT_TIME_OF_DAY}"
+        times.append(time)
+    return times
+
+
+def _check_chronology(
+    task: UserTask,
+    times: list[str],
+    prefix: str,
+    problems: list[tuple[str, str]] | None,
+    warnings: list[str],
+    path: Path,
+) -> None:
+    """Out-of-order data is a warning by default (the official data has a few), an error when strict."""
+
+    def report(where: str, message: str) -> None:
+        if problems is not None:
+            problems.append((where, message))
+        else:
+            warnings.append(f"{path}: {where}: {message}")
+
+    for j in range(1, len(times)):
+        if times[j] and times[j - 1] and times[j] < times[j - 1]:
+            report(f"{prefix}.subtasks[{j}].environment.time",
+                   f"subtask time {times[j]} is before the previous subtask's {times[j - 1]}")
+    for j, sub in enumerate(task.subtasks):
+        whens = [record.when for record in sub.interactions]
+        for i in range(1, len(whens)):
+            if whens[i] < whens[i - 1]:
+                report(f"{prefix}.subtasks[{j}].interactions[{i}]",
+                       f"interaction dated {whens[i]} comes after one dated {whens[i - 1]}")
+                break
+        if whens and times[j] and whens[-1][:10] > times[j][:10]:
+            report(f"{prefix}.subtasks[{j}].interactions[{len(whens) - 1}]",
+                   f"interaction dated {whens[-1]} is after the subtask's time {times[j]}")
+
+
+def _collect_unknown(model: BaseModel, where: str, unknown: Counter[str]) -> None:
+    for key in model.model_extra or {}:
+        unknown[f"{where}.{key}" if where else key] += 1
+    for name, value in model:
+        items = value if isinstance(value, list) else [value]
+        for item in items:
+            if isinstance(item, BaseModel) and not isinstance(item, (DailyRecord, EventRecord)):
+                _collect_unknown(item, f"{where}.{name}" if where else name, unknown)
+
+
+def convert_vb1_task(task: dict[str, Any]) -> dict[str, Any]:
+    """Turn one VitaBench 1.0 task into a one-subtask user.
+
+    The 1.0 ``instructions`` are the user's hidden scenario; offline, the scripted user states it as its
+    first turn. The 1.0 ``user_historical_behaviors`` (which 2.0 removed from the tools because it leaks
+    preferences) become one history record that feeds the memory backend, never a tool.
+    """
+    environment = copy.deepcopy(task.get("environment") or {})
+    behaviours = environment.pop("user_historical_behaviors", None)
+    profile = dict((task.get("user_scenario") or {}).get("user_profile") or {})
+    user_id = str(environment.get("user_id") or profile.get("user id") or profile.get("user_id") or task.get("id"))
+    time = str(environment.get("time") or "")
+    interactions = []
+    if behaviours:
+        interactions.append({"type": "behavior_summary", "timestamp": time or "0000-00-00 00:00:00",
+                             "content": behaviours})
+    subtask = {
+        "subtask_id": str(task.get("id")),
+        "domain": task.get("domain"),
+        "instruction": task.get("instructions"),
+        "environment": environment,
+        "user_scenario": {"user_profile": profile},
+        "evaluation_criteria": task.get("evaluation_criteria"),
+        "interactions": interactions,
+        "skill_tested": [],
+        "message_history": task.get("message_history") or None,
+        "current_time": time[:10] or None,
+    }
+    return {
+        "id": str(task.get("id")),
+        "user_id": user_id,
+        "user_profile": profile,
+        "subtasks": [subtask],
+        "source_format": "vitabench1",
+    }
+
+
+def subtask_of(suite: LoadedSuite, user_key: str, subtask_id: str) -> tuple[UserTask, int, SubTask]:
+    for user in suite.users:
+        if user.task is not None and user.key == user_key:
+            for j, sub in enumerate(user.task.subtasks):
+                if sub.subtask_id == subtask_id:
+                    return user.task, j, sub
+    raise KeyError(f"{user_key}::{subtask_id}")

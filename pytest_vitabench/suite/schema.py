@@ -1,0 +1,165 @@
+"""Pydantic models of a VitaBench suite file.
+
+Two source formats load into the same models:
+
+* the official VitaBench 2.0 ``tasks.json`` (REFERENCE.md §1): a list of users, each with ordered
+  subtasks. Unlike the official loader we keep every field, including those it drops
+  (``current_time``, ``start_date``, ``end_date``, ``task_turn_num``, ``historical_*``,
+  ``target_product_ids``, ``task``), and keep unknown keys (``extra="allow"``) so the loader can report
+  them once per file instead of dropping them silently;
+* a VitaBench 1.0 task list: each 1.0 task becomes a user with one subtask (see
+  :func:`pytest_vitabench.suite.loader.convert_vb1_task`).
+
+Environments stay plain dicts here; each domain validates its own (``domains``), so the loader can
+report the JSON path of a bad entity.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from .checks import RubricCheck
+
+DOMAINS = ("delivery", "instore", "ota")
+SKILLS = ("proactive", "personalize")
+
+
+class _Open(BaseModel):
+    """Keeps unknown keys so they are reported, never silently dropped."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class BehaviorEvent(_Open):
+    behavior_type: str
+    content: Any = None
+
+
+class DialogueTurn(_Open):
+    role: str
+    content: str
+
+
+class DailyRecord(_Open):
+    """Interaction shape (A), the one the released data uses: one day of behaviour and dialogue."""
+
+    date: str
+    behavior: list[BehaviorEvent] = Field(default_factory=list)
+    dialogue: list[DialogueTurn] = Field(default_factory=list)
+
+    @property
+    def when(self) -> str:
+        return self.date
+
+
+class EventRecord(_Open):
+    """Interaction shape (B), the official ``Interaction`` model: one typed, timestamped event."""
+
+    type: str
+    timestamp: str
+    content: Any = None
+
+    @property
+    def when(self) -> str:
+        return self.timestamp
+
+
+Interaction = DailyRecord | EventRecord
+
+
+class UserScenario(_Open):
+    user_profile: dict[str, Any] = Field(default_factory=dict)
+    personalized_preference_memory: dict[str, Any] | None = None
+
+
+class ExpectedState(_Open):
+    required_orders: list[Any] | None = None
+    optional_orders: list[Any] | None = None
+    state_rubrics: list[str] | None = None
+
+
+class EvaluationCriteria(_Open):
+    expected_states: list[ExpectedState] | None = None
+    overall_rubrics: list[str] | None = None
+
+    def rubrics(self) -> list[str]:
+        """The union the official trajectory judge uses: state rubrics then overall, exact-deduplicated."""
+        seen: dict[str, None] = {}
+        for state in self.expected_states or []:
+            for rubric in state.state_rubrics or []:
+                seen.setdefault(rubric, None)
+        for rubric in self.overall_rubrics or []:
+            seen.setdefault(rubric, None)
+        return list(seen)
+
+    def required_orders(self) -> list[Any]:
+        return [order for state in self.expected_states or [] for order in state.required_orders or []]
+
+
+class SubTask(_Open):
+    subtask_id: str
+    domain: str
+    instruction: str
+    environment: dict[str, Any]
+    user_scenario: UserScenario | None = None
+    evaluation_criteria: EvaluationCriteria | None = None
+    interactions: list[DailyRecord | EventRecord] = Field(default_factory=list)
+    skill_tested: list[str] = Field(default_factory=list)
+    user_intention: str | None = ""
+    message_history: list[Any] | None = None
+    # Kept although the official loader drops them (REFERENCE.md §1.2).
+    task_turn_num: str | None = None
+    current_time: str | None = None
+    start_date: str | None = None
+    end_date: str | None = None
+    historical_chat: Any = None
+    historical_behavior: Any = None
+    target_product_ids: list[str] | None = None
+    task: str | None = None
+    # Our extension: machine checks for the rules judge (see suite/checks.py).
+    rubric_checks: list[RubricCheck] | None = None
+
+    @field_validator("domain")
+    @classmethod
+    def _known_domain(cls, value: str) -> str:
+        parts = [part.strip() for part in value.split(",")]
+        unknown = [part for part in parts if part not in DOMAINS]
+        if unknown:
+            raise ValueError(f"unknown domain {', '.join(map(repr, unknown))}; expected one of {', '.join(DOMAINS)}")
+        return ",".join(parts)
+
+    @property
+    def domains(self) -> list[str]:
+        return self.domain.split(",")
+
+    @property
+    def env_time(self) -> str:
+        return str(self.environment.get("time") or "")
+
+    @property
+    def is_proactive(self) -> bool:
+        return "proactive" in self.skill_tested
+
+    @property
+    def skills(self) -> list[str]:
+        """The metric split of REFERENCE.md §5.7: ``proactive`` or else ``personalize``."""
+        return ["proactive"] if self.is_proactive else ["personalize"]
+
+    def rubrics(self) -> list[str]:
+        return self.evaluation_criteria.rubrics() if self.evaluation_criteria else []
+
+    def groundtruth_preferences(self) -> dict[str, Any] | None:
+        return self.user_scenario.personalized_preference_memory if self.user_scenario else None
+
+
+class UserTask(_Open):
+    """One user (``PersonalizationTask``): an ordered sequence of subtasks sharing one memory."""
+
+    id: str
+    user_id: str
+    user_profile: dict[str, Any] = Field(default_factory=dict)
+    subtasks: list[SubTask] = Field(min_length=1)
+    #: ``vitabench2`` for an official-format user, ``vitabench1`` for a converted 1.0 task.
+    source_format: Literal["vitabench2", "vitabench1"] = "vitabench2"

@@ -1,0 +1,41 @@
+"""The user-simulator protocol."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from ..messages import Message
+
+
+@dataclass(frozen=True)
+class UserSetup:
+    """What the simulated user knows for one subtask.
+
+    Attributes:
+        instruction: The verbatim first request (vague by design).
+        user_intention: Hidden facts revealed only when the agent asks about them (proactive subtasks).
+        user_id: Given when the agent asks for the user's identity.
+        persona: The user profile.
+        proactive: Whether this is a proactive subtask.
+        language: ``en`` or ``zh``.
+        seed: The trial's seed.
+    """
+
+    instruction: str
+    user_id: str
+    user_intention: str = ""
+    persona: dict[str, Any] = field(default_factory=dict)
+    proactive: bool = False
+    language: str = "en"
+    seed: int = 0
+
+
+@runtime_checkable
+class UserSimulator(Protocol):
+    """Plays the user. It sees the agent's text messages, never tool calls or tool results."""
+
+    def respond(self, setup: UserSetup, messages: list[Message]) -> Message | Awaitable[Message]:
+        """Return the next user message; ``###STOP###`` in it ends the conversation."""
+        ...

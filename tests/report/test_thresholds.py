@@ -1,0 +1,105 @@
+"""--vita-fail-under: parsing, clear errors, and violation messages."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_vitabench.report.thresholds import Threshold, evaluate_thresholds, parse_fail_under
+
+
+def test_parse_examples():
+    assert parse_fail_under("avg@4=0.40,pass^4=0.20") == [
+        Threshold(metric="avg", k=4, value=0.40), Threshold(metric="pass^", k=4, value=0.20)]
+    assert parse_fail_under("user.pass@4=0.1") == [Threshold(metric="pass", k=4, value=0.1, level="user")]
+    assert parse_fail_under("full_context:avg@4=0.5") == [
+        Threshold(metric="avg", k=4, value=0.5, memory="full_context")]
+    assert parse_fail_under(" rag : user.Pass^4 = 1 , ") == [
+        Threshold(metric="pass^", k=4, value=1.0, level="user", memory="rag")]
+    # A 'module:Class' backend keeps its own colon.
+    (t,) = parse_fail_under("my.mem:Store:subtask.avg@2=0")
+    assert (t.memory, t.level, t.key, t.value) == ("my.mem:Store", "subtask", "avg@2", 0.0)
+    assert parse_fail_under("") == [] and parse_fail_under("  ") == []
+
+
+def test_str_round_trips():
+    for spec in ("avg@4=0.4", "full_context:user.pass^4=0.2", "pass@1=1"):
+        (t,) = parse_fail_under(spec)
+        assert parse_fail_under(str(t)) == [t]
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("avg@4", "no '='"),
+    ("avg@4>0.4", "no '='"),
+    ("mean@4=0.4", "unknown metric 'mean@4'"),
+    ("avg=0.4", "unknown metric"),
+    ("pass@k=0.4", "unknown metric"),
+    ("avg@0=0.4", "at least 1"),
+    ("team.avg@4=0.4", "unknown level 'team'"),
+    (":avg@4=0.4", "empty memory backend"),
+    ("avg@4=forty", "'forty' is not a number"),
+    ("avg@4=", "is not a number"),
+    ("avg@4=40", "outside [0, 1]"),
+    ("avg@4=-0.1", "outside [0, 1]"),
+    ("avg@4=nan", "outside [0, 1]"),
+])
+def test_parse_errors(spec, message):
+    with pytest.raises(ValueError) as info:
+        parse_fail_under(spec)
+    assert message in str(info.value)
+    assert spec.split("=")[0] in str(info.value)  # the message quotes the offending entry
+
+
+def level(avg, pass_at, pass_hat, k=4, n_units=10):
+    return {f"avg@{k}": avg, f"pass@{k}": pass_at, f"pass^{k}": pass_hat, "n_units": n_units}
+
+
+METRICS = {
+    "full_context": {"k": 4, "subtask": level(0.312, 0.5, 0.2), "user": level(0.3, 0.1, 0.0)},
+    "rag": {"k": 4, "subtask": level(0.45, 0.6, 0.25), "user": level(0.4, 0.2, 0.0)},
+}
+
+
+def test_all_met():
+    assert evaluate_thresholds(parse_fail_under("avg@4=0.3,pass^4=0.2,user.pass@4=0.1"), METRICS) == []
+
+
+def test_violations_name_backend_level_and_values():
+    msgs = evaluate_thresholds(parse_fail_under("avg@4=0.40"), METRICS)
+    assert msgs == ["full_context subtask avg@4 = 0.312 < 0.400"]
+    msgs = evaluate_thresholds(parse_fail_under("user.pass@4=0.15,rag:pass^4=0.3"), METRICS)
+    assert msgs == ["full_context user pass@4 = 0.100 < 0.150", "rag subtask pass^4 = 0.250 < 0.300"]
+
+
+def test_close_values_show_the_difference():
+    metrics = {"m": {"k": 4, "subtask": level(0.3996, 0, 0), "user": level(0, 0, 0)}}
+    (msg,) = evaluate_thresholds(parse_fail_under("avg@4=0.4"), metrics)
+    assert msg == "m subtask avg@4 = 0.3996 < 0.400"
+    # Float noise in a mean must not fail a run that scored exactly the threshold.
+    metrics["m"]["subtask"]["avg@4"] = 0.1 + 0.2 - 0.3 + 0.4 - 1e-15
+    assert evaluate_thresholds(parse_fail_under("avg@4=0.4"), metrics) == []
+
+
+def test_unknown_backend_wrong_k_and_empty_runs_are_violations():
+    (msg,) = evaluate_thresholds(parse_fail_under("agentic:avg@4=0.1"), METRICS)
+    assert "'agentic' is not in this run" in msg and "full_context, rag" in msg
+    msgs = evaluate_thresholds(parse_fail_under("avg@3=0.1"), METRICS)
+    assert msgs == ["threshold avg@3=0.1: names k=3 but this run has k=4 (full_context)",
+                    "threshold avg@3=0.1: names k=3 but this run has k=4 (rag)"]
+    (msg,) = evaluate_thresholds(parse_fail_under("avg@4=0.1"), {})
+    assert "no results" in msg
+    empty = {"rag": {"k": 4, "subtask": level(None, None, None, n_units=0), "user": level(None, None, None)}}
+    (msg,) = evaluate_thresholds(parse_fail_under("avg@4=0.1"), empty)
+    assert msg.startswith("rag subtask avg@4 has no units")
+
+
+def test_with_computed_metrics():
+    from pytest_vitabench.metrics import compute_metrics
+    from pytest_vitabench.result import ItemResult
+
+    res = [ItemResult(nodeid=f"x::U::s[m-t{t}]", user_id="U", subtask_id="s", domain="delivery", memory="m",
+                      trial=t, reward=float(t == 0), outcome="passed" if t == 0 else "failed")
+           for t in range(4)]
+    metrics = compute_metrics(res, bootstrap=0)
+    assert evaluate_thresholds(parse_fail_under("avg@4=0.25,pass@4=1,m:user.avg@4=0.25"), metrics) == []
+    assert evaluate_thresholds(parse_fail_under("pass^4=0.01"), metrics) == [
+        "m subtask pass^4 = 0.000 < 0.010"]
