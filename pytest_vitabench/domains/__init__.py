@@ -10,7 +10,7 @@ domain such as ``"delivery,ota"``) it also exposes ``DB`` (its pydantic database
 from __future__ import annotations
 
 import importlib
-from functools import lru_cache
+from functools import cache
 from types import ModuleType
 from typing import Any
 
@@ -45,7 +45,7 @@ def _module(name: str) -> ModuleType:
     return importlib.import_module(f"{__name__}.{name}")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _merged_db(names: tuple[str, ...]) -> type:
     # Every domain DB subclasses shared.DomainDB, so the merged model has the common fields once.
     bases = tuple(_module(name).DB for name in names)
@@ -66,8 +66,9 @@ def validate_environment(domain: str, environment: dict[str, Any]) -> None:
         _merged_db(tuple(names)).model_validate(environment)
 
 
-def build_environment(domain: str, environment: dict[str, Any], *, user_id: str, time: str, seed: int,
-                      language: str = "en") -> Environment:
+def build_environment(
+    domain: str, environment: dict[str, Any], *, user_id: str, time: str, seed: int, language: str = "en"
+) -> Environment:
     """A fresh environment for one episode, over a deep copy of ``environment``.
 
     Args:
@@ -84,15 +85,16 @@ def build_environment(domain: str, environment: dict[str, Any], *, user_id: str,
     from .shared import DomainEnvironment, load_db, shared_tools
 
     db = load_db(_merged_db(tuple(names)), environment, user_id=user_id, time=time)
-    env = DomainEnvironment(domain=",".join(names), time=db.time, user_id=db.user_id, db=db, seed=seed,
-                            language=language)
+    env = DomainEnvironment(
+        domain=",".join(names), time=db.time, user_id=db.user_id, db=db, seed=seed, language=language
+    )
     env.add_tools(shared_tools(env))
     for name in names:
         env.add_tools(_module(name).domain_tools(env))
     return env
 
 
-@lru_cache(maxsize=None)
+@cache
 def _tool_names(names: tuple[str, ...]) -> tuple[str, ...]:
     env = build_environment(",".join(names), {}, user_id="U0", time="2025-01-01 00:00:00", seed=0)
     return tuple(env.tools)

@@ -162,8 +162,9 @@ class DomainDB(BaseModel):
 DB = TypeVar("DB", bound=DomainDB)
 
 
-def load_db(model: type[DB], environment: dict[str, Any], *, user_id: str | None = None,
-            time: str | None = None) -> DB:
+def load_db(
+    model: type[DB], environment: dict[str, Any], *, user_id: str | None = None, time: str | None = None
+) -> DB:
     """Validate a deep copy of ``environment`` as ``model``, overriding ``time`` / ``user_id`` when given."""
     data = copy.deepcopy(environment)
     if time is not None:
@@ -218,8 +219,9 @@ def distance_m(a: Location, b: Location) -> float:
 T = TypeVar("T")
 
 
-def fuzzy_rank(keywords: str | Sequence[str], candidates: Iterable[tuple[str, str, T]],
-               top_k: int = SEARCH_TOP_K) -> list[T]:
+def fuzzy_rank(
+    keywords: str | Sequence[str], candidates: Iterable[tuple[str, str, T]], top_k: int = SEARCH_TOP_K
+) -> list[T]:
     """Rank candidates by fuzzy similarity to the keywords.
 
     Args:
@@ -234,8 +236,10 @@ def fuzzy_rank(keywords: str | Sequence[str], candidates: Iterable[tuple[str, st
 
     query = keywords if isinstance(keywords, str) else " ".join(str(k) for k in keywords)
     query = query.lower().strip()
-    scored = [(fuzz.partial_ratio(query, text.lower()) if query else 0.0, cid, item)
-              for cid, text, item in candidates]
+    scored = [
+        (fuzz.partial_ratio(query, text.lower()) if query else 0.0, cid, item)
+        for cid, text, item in candidates
+    ]
     scored.sort(key=lambda row: (-row[0], row[1]))
     return [item for _, _, item in scored[:top_k]]
 
@@ -282,8 +286,9 @@ def order_record(order: Order, *, new: bool) -> dict[str, Any]:
 
 def reservation_record(reservation: Any, *, new: bool) -> dict[str, Any]:
     """The flat record view of an instore table reservation (``record_type="reservation"``)."""
-    return _visit_record("reservation", reservation.reservation_id, reservation, reservation.reservation_time,
-                         0.0, new)
+    return _visit_record(
+        "reservation", reservation.reservation_id, reservation, reservation.reservation_time, 0.0, new
+    )
 
 
 def book_record(book: Any, *, new: bool) -> dict[str, Any]:
@@ -373,9 +378,15 @@ class DomainEnvironment(Environment):
                     yield name, value
 
     def find_entity(self, entity_id: str) -> Entity | None:
-        for _, items in self.containers(NEARBY_CONTAINERS + ("taxis",)):
+        containers = list(self.containers(NEARBY_CONTAINERS + ("taxis",)))
+        for _, items in containers:
             if entity_id in items:
                 return items[entity_id]
+        # Official data occasionally keys an entity differently from its own id field.
+        for name, items in containers:
+            for entity in items.values():
+                if getattr(entity, f"{name[:-1]}_id", None) == entity_id:
+                    return entity
         return None
 
     def entity_name(self, entity_id: str) -> str | None:
@@ -429,7 +440,7 @@ class DomainEnvironment(Environment):
         for order in self.db.orders.values():
             yield order.order_id, {}
         for name in ("reservations", "books"):
-            for rid in (getattr(self.db, name, None) or {}):
+            for rid in getattr(self.db, name, None) or {}:
                 yield rid, {}
 
     def records(self) -> list[dict[str, Any]]:
@@ -544,10 +555,17 @@ _HOLIDAYS: tuple[tuple[str, str, str, str], ...] = (
     ("Mid-Autumn Festival", "中秋节", "2026-09-25", "2026-09-27"),
     ("National Day", "国庆节", "2026-10-01", "2026-10-07"),
 )
-_HOLIDAY_ALIASES = {"Chinese New Year": "Spring Festival", "Lunar New Year": "Spring Festival",
-                    "Tomb-Sweeping Day": "Qingming Festival", "Tomb Sweeping Day": "Qingming Festival",
-                    "Labor Day": "Labour Day", "May Day": "Labour Day", "Moon Festival": "Mid-Autumn Festival",
-                    "New Year": "New Year's Day", "Duanwu Festival": "Dragon Boat Festival"}
+_HOLIDAY_ALIASES = {
+    "Chinese New Year": "Spring Festival",
+    "Lunar New Year": "Spring Festival",
+    "Tomb-Sweeping Day": "Qingming Festival",
+    "Tomb Sweeping Day": "Qingming Festival",
+    "Labor Day": "Labour Day",
+    "May Day": "Labour Day",
+    "Moon Festival": "Mid-Autumn Festival",
+    "New Year": "New Year's Day",
+    "Duanwu Festival": "Dragon Boat Festival",
+}
 
 
 def holidays_on(day: date, language: str = "en") -> list[str]:
@@ -579,8 +597,9 @@ def holiday_dates(year: int, name: str) -> list[str] | None:
 def shared_tools(env: DomainEnvironment) -> list[Tool]:
     """The 7 tools every domain offers (REFERENCE §2.1), bound to ``env``."""
 
-    def longitude_latitude_to_distance(longitude1: float, latitude1: float, longitude2: float,
-                                       latitude2: float) -> float:
+    def longitude_latitude_to_distance(
+        longitude1: float, latitude1: float, longitude2: float, latitude2: float
+    ) -> float:
         return haversine_m(float(longitude1), float(latitude1), float(longitude2), float(latitude2))
 
     def weather(address: str, date_start: str, date_end: str) -> Any:
@@ -592,8 +611,11 @@ def shared_tools(env: DomainEnvironment) -> list[Tool]:
         if not scored or scored[0][0] < 50:
             return f"No weather information for {address!r}"
         city = scored[0][1]
-        rows = [w.view() for w in env.db.weather
-                if w.city == city and start <= parse_date(w.datetime, "weather date") <= end]
+        rows = [
+            w.view()
+            for w in env.db.weather
+            if w.city == city and start <= parse_date(w.datetime, "weather date") <= end
+        ]
         if not rows:
             return f"No weather information for {city} between {start} and {end}"
         return rows
@@ -616,7 +638,9 @@ def shared_tools(env: DomainEnvironment) -> list[Tool]:
             raise ToolError(f"Invalid year {year!r}") from None
         dates = holiday_dates(year_int, holiday_name)
         if dates is None:
-            raise ToolError(f"No holiday named {holiday_name!r} found for {year_int} (table covers 2023-2026)")
+            raise ToolError(
+                f"No holiday named {holiday_name!r} found for {year_int} (table covers 2023-2026)"
+            )
         return {"holiday": holiday_name, "year": year_int, "dates": dates}
 
     def get_user_all_orders() -> Any:
@@ -627,63 +651,105 @@ def shared_tools(env: DomainEnvironment) -> list[Tool]:
         here = Location(longitude=float(longitude), latitude=float(latitude))
         found: list[dict[str, Any]] = []
         for container, items in env.containers(NEARBY_CONTAINERS):
-            for entity_id, entity in items.items():
+            for _entity_id, entity in items.items():
                 points = [v for v in _model_values(entity) if isinstance(v, Location)]
                 dists = [distance_m(here, p) for p in points]
                 if dists and min(dists) <= float(range):
-                    found.append({"kind": container[:-1], "distance_m": min(dists),
-                                  **env.entity_summary(container, entity)})
+                    found.append(
+                        {
+                            "kind": container[:-1],
+                            "distance_m": min(dists),
+                            **env.entity_summary(container, entity),
+                        }
+                    )
         found.sort(key=lambda r: r["distance_m"])
         return found or f"Nothing found within {range} metres"
 
     return [
-        Tool("longitude_latitude_to_distance",
-             "Compute the straight-line (great-circle) distance in metres between two points.",
-             params(["longitude1", "latitude1", "longitude2", "latitude2"],
-                    longitude1=arg("number", "Longitude of the first point."),
-                    latitude1=arg("number", "Latitude of the first point."),
-                    longitude2=arg("number", "Longitude of the second point."),
-                    latitude2=arg("number", "Latitude of the second point.")),
-             longitude_latitude_to_distance, "generic"),
-        Tool("weather",
-             "Look up the weather forecast of the city containing an address for a date range. "
-             "Returns one entry per day (city, category, date, temperature range, humidity).",
-             params(["address", "date_start", "date_end"],
-                    address=arg("string", "An address or city name, e.g. 'Kunming'."),
-                    date_start=arg("string", "First date, YYYY-MM-DD."),
-                    date_end=arg("string", "Last date (inclusive), YYYY-MM-DD.")),
-             weather, "generic"),
-        Tool("address_to_longitude_latitude",
-             "Convert an address into its coordinates. Returns [longitude, latitude]. "
-             "Precondition: the address should be as complete as possible.",
-             params(["address"], address=arg("string", "The full address text.")),
-             address_to_longitude_latitude, "generic"),
-        Tool("get_date_holiday_info",
-             "Tell whether a date is a Chinese public holiday, and which one.",
-             params(["date"], date=arg("string", "The date, YYYY-MM-DD.")),
-             get_date_holiday_info, "generic"),
-        Tool("get_holiday_date",
-             "List the days off of a Chinese public holiday in a given year (e.g. Spring Festival, "
-             "Qingming Festival, Labour Day, Dragon Boat Festival, Mid-Autumn Festival, National Day).",
-             params(["year", "holiday_name"],
-                    year=arg("string", "The year, e.g. '2025'."),
-                    holiday_name=arg("string", "The holiday's name in English or Chinese.")),
-             get_holiday_date, "generic"),
-        Tool("get_user_all_orders",
-             "List every order of the current user (all types and statuses), with products and status.",
-             params(), get_user_all_orders, "read"),
-        Tool("get_nearby",
-             "List places (stores, shops, hotels, attractions, stations, airports) within a radius of a point, "
-             "nearest first, with their distance in metres.",
-             params(["longitude", "latitude", "range"],
-                    longitude=arg("number", "Longitude of the centre point."),
-                    latitude=arg("number", "Latitude of the centre point."),
-                    range=arg("number", "Search radius in metres.")),
-             get_nearby, "read"),
+        Tool(
+            "longitude_latitude_to_distance",
+            "Compute the straight-line (great-circle) distance in metres between two points.",
+            params(
+                ["longitude1", "latitude1", "longitude2", "latitude2"],
+                longitude1=arg("number", "Longitude of the first point."),
+                latitude1=arg("number", "Latitude of the first point."),
+                longitude2=arg("number", "Longitude of the second point."),
+                latitude2=arg("number", "Latitude of the second point."),
+            ),
+            longitude_latitude_to_distance,
+            "generic",
+        ),
+        Tool(
+            "weather",
+            "Look up the weather forecast of the city containing an address for a date range. "
+            "Returns one entry per day (city, category, date, temperature range, humidity).",
+            params(
+                ["address", "date_start", "date_end"],
+                address=arg("string", "An address or city name, e.g. 'Kunming'."),
+                date_start=arg("string", "First date, YYYY-MM-DD."),
+                date_end=arg("string", "Last date (inclusive), YYYY-MM-DD."),
+            ),
+            weather,
+            "generic",
+        ),
+        Tool(
+            "address_to_longitude_latitude",
+            "Convert an address into its coordinates. Returns [longitude, latitude]. "
+            "Precondition: the address should be as complete as possible.",
+            params(["address"], address=arg("string", "The full address text.")),
+            address_to_longitude_latitude,
+            "generic",
+        ),
+        Tool(
+            "get_date_holiday_info",
+            "Tell whether a date is a Chinese public holiday, and which one.",
+            params(["date"], date=arg("string", "The date, YYYY-MM-DD.")),
+            get_date_holiday_info,
+            "generic",
+        ),
+        Tool(
+            "get_holiday_date",
+            "List the days off of a Chinese public holiday in a given year (e.g. Spring Festival, "
+            "Qingming Festival, Labour Day, Dragon Boat Festival, Mid-Autumn Festival, National Day).",
+            params(
+                ["year", "holiday_name"],
+                year=arg("string", "The year, e.g. '2025'."),
+                holiday_name=arg("string", "The holiday's name in English or Chinese."),
+            ),
+            get_holiday_date,
+            "generic",
+        ),
+        Tool(
+            "get_user_all_orders",
+            "List every order of the current user (all types and statuses), with products and status.",
+            params(),
+            get_user_all_orders,
+            "read",
+        ),
+        Tool(
+            "get_nearby",
+            "List places (stores, shops, hotels, attractions, stations, airports) within a radius of a "
+            "point, nearest first, with their distance in metres.",
+            params(
+                ["longitude", "latitude", "range"],
+                longitude=arg("number", "Longitude of the centre point."),
+                latitude=arg("number", "Latitude of the centre point."),
+                range=arg("number", "Search radius in metres."),
+            ),
+            get_nearby,
+            "read",
+        ),
     ]
 
 
-SHARED_TOOL_NAMES = ("longitude_latitude_to_distance", "weather", "address_to_longitude_latitude",
-                     "get_date_holiday_info", "get_holiday_date", "get_user_all_orders", "get_nearby")
+SHARED_TOOL_NAMES = (
+    "longitude_latitude_to_distance",
+    "weather",
+    "address_to_longitude_latitude",
+    "get_date_holiday_info",
+    "get_holiday_date",
+    "get_user_all_orders",
+    "get_nearby",
+)
 
 ToolFactory = Callable[[DomainEnvironment], list[Tool]]

@@ -161,11 +161,17 @@ def outcome_verdicts(subtask: SubTask, records: list[dict[str, Any]]) -> list[Ru
     """Outcome checks from the suite's answer annotations, used where rubrics cannot be judged."""
     verdicts = []
     created = _created(records)
+    seen: set[tuple[str, str, tuple[str, ...]]] = set()
+    # 1.0 files repeat the same required orders in every expected state: judge each order once.
     for order in (subtask.evaluation_criteria.required_orders() if subtask.evaluation_criteria else []):
         if not isinstance(order, dict):
             continue
         kind = order.get("order_type", "delivery")
         wanted = [p.get("product_id") for p in order.get("products") or [] if isinstance(p, dict)]
+        key = (kind, str(order.get("store_id")), tuple(sorted(map(str, wanted))))
+        if key in seen:
+            continue
+        seen.add(key)
         text = f"[outcome] a {kind} order at {order.get('store_id')} with products {wanted}"
         match = [r for r in created if r["record_type"] == kind and r.get("entity_id") == order.get("store_id")
                  and set(wanted) <= set(r.get("product_ids") or [])]

@@ -8,7 +8,13 @@ import json
 import pydantic
 import pytest
 
-from pytest_vitabench.domains import DOMAINS, build_environment, split_domains, tool_names, validate_environment
+from pytest_vitabench.domains import (
+    DOMAINS,
+    build_environment,
+    split_domains,
+    tool_names,
+    validate_environment,
+)
 from pytest_vitabench.domains.shared import (
     SHARED_TOOL_NAMES,
     Entity,
@@ -29,21 +35,45 @@ def delivery_env(**extra):
         "time": NOW,
         "user_id": "U1",
         "weather": [
-            {"city": "Kunming City", "category": "rainy", "datetime": "2025-06-21", "temperature": [17, 25],
-             "humidity": 84},
-            {"city": "Kunming City", "category": "sunny", "datetime": "2025-06-22", "temperature": [18, 27],
-             "humidity": 60},
-            {"city": "Dalian City", "category": "cloudy", "datetime": "2025-06-21", "temperature": [20, 24],
-             "humidity": 70},
+            {
+                "city": "Kunming City",
+                "category": "rainy",
+                "datetime": "2025-06-21",
+                "temperature": [17, 25],
+                "humidity": 84,
+            },
+            {
+                "city": "Kunming City",
+                "category": "sunny",
+                "datetime": "2025-06-22",
+                "temperature": [18, 27],
+                "humidity": 60,
+            },
+            {
+                "city": "Dalian City",
+                "category": "cloudy",
+                "datetime": "2025-06-21",
+                "temperature": [20, 24],
+                "humidity": 70,
+            },
         ],
         "location": [HOME],
         "orders": {},
         "stores": {
-            "S1": {"store_id": "S1", "name": "Noodle House", "score": 4.6, "tags": ["noodles"],
-                   "location": {"address": "No. 46 Yuanxi Road, Wuhua District, Kunming", "longitude": 102.71,
-                                "latitude": 25.05},
-                   "products": [{"product_id": "P1", "name": "Beef noodles", "price": 20, "tags": [],
-                                 "attributes": []}]},
+            "S1": {
+                "store_id": "S1",
+                "name": "Noodle House",
+                "score": 4.6,
+                "tags": ["noodles"],
+                "location": {
+                    "address": "No. 46 Yuanxi Road, Wuhua District, Kunming",
+                    "longitude": 102.71,
+                    "latitude": 25.05,
+                },
+                "products": [
+                    {"product_id": "P1", "name": "Beef noodles", "price": 20, "tags": [], "attributes": []}
+                ],
+            },
         },
     }
     env.update(extra)
@@ -67,8 +97,14 @@ def test_entity_view_never_emits_extras_or_markers():
         seat_type: str = ""
         product_type: str = ""
 
-    thing = Thing(name="x", seat_type="economy", product_type="target", store_type="distraction",
-                  distraction_reason="why", category="c")
+    thing = Thing(
+        name="x",
+        seat_type="economy",
+        product_type="target",
+        store_type="distraction",
+        distraction_reason="why",
+        category="c",
+    )
     assert thing.view() == {"name": "x", "seat_type": "economy"}
     # A declared *_type field with a non-marker value stays visible.
     assert Thing(name="y", product_type="set meal").view()["product_type"] == "set meal"
@@ -83,7 +119,9 @@ def test_fuzzy_rank_is_ranked_and_ties_break_by_id():
 
 def test_new_ids_are_deterministic_per_seed():
     data = delivery_env()
-    ids = [build_environment("delivery", data, user_id="U1", time=NOW, seed=s).new_id("OT") for s in (7, 7, 8)]
+    ids = [
+        build_environment("delivery", data, user_id="U1", time=NOW, seed=s).new_id("OT") for s in (7, 7, 8)
+    ]
     assert ids[0] == ids[1] != ids[2]
     assert ids[0].startswith("OT") and len(ids[0]) == 12
 
@@ -92,8 +130,9 @@ def test_weather_matches_city_fuzzily_and_filters_dates():
     env = build_environment("delivery", delivery_env(), user_id="U1", time=NOW, seed=0)
     _, rows = call(env, "weather", address="Kunming", date_start="2025-06-21", date_end="2025-06-21")
     assert [r["category"] for r in rows] == ["rainy"]
-    _, rows = call(env, "weather", address="Wuhua District, Kunming City", date_start="2025-06-21",
-                   date_end="2025-06-22")
+    _, rows = call(
+        env, "weather", address="Wuhua District, Kunming City", date_start="2025-06-21", date_end="2025-06-22"
+    )
     assert len(rows) == 2
     result, text = call(env, "weather", address="Reykjavik", date_start="2025-06-21", date_end="2025-06-21")
     assert "No weather information" in text and not result.error
@@ -107,7 +146,9 @@ def test_geocoding_searches_only_this_environment():
     _, coords = call(env_b, "address_to_longitude_latitude", address="Dalian Software Park Building 3")
     assert coords == [121.5, 38.9]
     # Environment A never saw the Dalian address (no process-global registry).
-    _, coords_a = call(env_a, "address_to_longitude_latitude", address="5th Floor, Building 3, Dalian Software Park")
+    _, coords_a = call(
+        env_a, "address_to_longitude_latitude", address="5th Floor, Building 3, Dalian Software Park"
+    )
     assert coords_a != [121.5, 38.9]
     _, exact = call(env_a, "address_to_longitude_latitude", address=HOME["address"])
     assert exact == [HOME["longitude"], HOME["latitude"]]
@@ -139,9 +180,16 @@ def test_get_nearby_and_all_orders():
 
 
 def test_order_record_fields():
-    order = Order(order_id="O1", order_type="delivery", user_id="U1", store_id="S1", location=HOME,
-                  total_price=40, status="paid",
-                  products=[{"product_id": "P1", "price": 20, "quantity": 2, "attributes": ["hot", "large"]}])
+    order = Order(
+        order_id="O1",
+        order_type="delivery",
+        user_id="U1",
+        store_id="S1",
+        location=HOME,
+        total_price=40,
+        status="paid",
+        products=[{"product_id": "P1", "price": 20, "quantity": 2, "attributes": ["hot", "large"]}],
+    )
     record = order_record(order, new=False)
     assert set(record) == set(RECORD_FIELDS) | {"new"}
     assert record["record_type"] == "delivery" and record["entity_id"] == "S1"
@@ -160,12 +208,33 @@ def test_registry_domains_and_tool_union():
 
 
 def test_combined_environment_shares_orders():
-    data = delivery_env(shops={"H1": {"shop_name": "Tea Room", "enable_reservation": True,
-                                      "products": [{"product_id": "T1", "name": "Tea", "price": 5, "quantity": 3}]}})
+    data = delivery_env(
+        shops={
+            "H1": {
+                "shop_name": "Tea Room",
+                "enable_reservation": True,
+                "products": [{"product_id": "T1", "name": "Tea", "price": 5, "quantity": 3}],
+            }
+        }
+    )
     env = build_environment("delivery,instore", data, user_id="U1", time=NOW, seed=0)
-    assert call(env, "create_instore_product_order", user_id="U1", shop_id="H1", product_id="T1")[0].error is False
-    assert call(env, "create_delivery_order", user_id="U1", store_id="S1", product_ids=["P1"], product_cnts=[1],
-                address=HOME["address"], dispatch_time=NOW)[0].error is False
+    assert (
+        call(env, "create_instore_product_order", user_id="U1", shop_id="H1", product_id="T1")[0].error
+        is False
+    )
+    assert (
+        call(
+            env,
+            "create_delivery_order",
+            user_id="U1",
+            store_id="S1",
+            product_ids=["P1"],
+            product_cnts=[1],
+            address=HOME["address"],
+            dispatch_time=NOW,
+        )[0].error
+        is False
+    )
     _, orders = call(env, "get_user_all_orders")
     assert sorted(o["order_type"] for o in orders) == ["delivery", "instore"]
 
@@ -176,12 +245,28 @@ def test_build_deep_copies_and_overrides_time():
     env = build_environment("delivery", data, user_id="U1", time="2025-06-22 08:00:00", seed=0)
     assert env.time == "2025-06-22 08:00:00"
     # Dispatching at the dict's own (earlier) time is now in the past.
-    assert env.call("create_delivery_order", {"user_id": "U1", "store_id": "S1", "product_ids": ["P1"],
-                                              "product_cnts": [1], "address": HOME["address"],
-                                              "dispatch_time": NOW}).error
-    result = env.call("create_delivery_order", {"user_id": "U1", "store_id": "S1", "product_ids": ["P1"],
-                                                "product_cnts": [1], "address": HOME["address"],
-                                                "dispatch_time": "2025-06-22 08:00:00"})
+    assert env.call(
+        "create_delivery_order",
+        {
+            "user_id": "U1",
+            "store_id": "S1",
+            "product_ids": ["P1"],
+            "product_cnts": [1],
+            "address": HOME["address"],
+            "dispatch_time": NOW,
+        },
+    ).error
+    result = env.call(
+        "create_delivery_order",
+        {
+            "user_id": "U1",
+            "store_id": "S1",
+            "product_ids": ["P1"],
+            "product_cnts": [1],
+            "address": HOME["address"],
+            "dispatch_time": "2025-06-22 08:00:00",
+        },
+    )
     assert not result.error
     assert data == before
 

@@ -18,11 +18,13 @@ def validate(environment: dict[str, Any]) -> None:
     DeliveryDB.model_validate(environment)
 
 
-def build(environment: dict[str, Any], *, user_id: str, time: str, seed: int,
-          language: str = "en") -> DomainEnvironment:
-    """A fresh delivery environment over a deep copy of ``environment`` (see ``domains.build_environment``)."""
+def build(
+    environment: dict[str, Any], *, user_id: str, time: str, seed: int, language: str = "en"
+) -> DomainEnvironment:
+    """A fresh delivery environment over a deep copy of ``environment`` (see ``build_environment``)."""
     db = load_db(DeliveryDB, environment, user_id=user_id, time=time)
-    env = DomainEnvironment(domain="delivery", time=db.time, user_id=db.user_id, db=db, seed=seed,
-                            language=language)
+    env = DomainEnvironment(
+        domain="delivery", time=db.time, user_id=db.user_id, db=db, seed=seed, language=language
+    )
     env.add_tools(shared_tools(env) + domain_tools(env))
     return env

@@ -19,8 +19,16 @@ def _as_list(value: Any) -> Any:
 class StoreProduct(Entity):
     """A dish in a store's catalogue. ``attributes`` are the selectable options (spice level, ...)."""
 
-    VISIBLE: ClassVar[tuple[str, ...]] = ("product_id", "name", "price", "store_id", "store_name", "tags",
-                                          "attributes", "quantity")
+    VISIBLE: ClassVar[tuple[str, ...]] = (
+        "product_id",
+        "name",
+        "price",
+        "store_id",
+        "store_name",
+        "tags",
+        "attributes",
+        "quantity",
+    )
 
     product_id: str
     name: str = ""

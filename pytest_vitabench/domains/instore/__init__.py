@@ -10,8 +10,17 @@ from .tools import domain_tools
 
 DB = InStoreDB
 
-__all__ = ["DB", "BookInfo", "InStoreDB", "ReservationInfo", "Shop", "ShopProduct", "build", "domain_tools",
-           "validate"]
+__all__ = [
+    "DB",
+    "BookInfo",
+    "InStoreDB",
+    "ReservationInfo",
+    "Shop",
+    "ShopProduct",
+    "build",
+    "domain_tools",
+    "validate",
+]
 
 
 def validate(environment: dict[str, Any]) -> None:
@@ -19,11 +28,13 @@ def validate(environment: dict[str, Any]) -> None:
     InStoreDB.model_validate(environment)
 
 
-def build(environment: dict[str, Any], *, user_id: str, time: str, seed: int,
-          language: str = "en") -> DomainEnvironment:
-    """A fresh instore environment over a deep copy of ``environment`` (see ``domains.build_environment``)."""
+def build(
+    environment: dict[str, Any], *, user_id: str, time: str, seed: int, language: str = "en"
+) -> DomainEnvironment:
+    """A fresh instore environment over a deep copy of ``environment`` (see ``build_environment``)."""
     db = load_db(InStoreDB, environment, user_id=user_id, time=time)
-    env = DomainEnvironment(domain="instore", time=db.time, user_id=db.user_id, db=db, seed=seed,
-                            language=language)
+    env = DomainEnvironment(
+        domain="instore", time=db.time, user_id=db.user_id, db=db, seed=seed, language=language
+    )
     env.add_tools(shared_tools(env) + domain_tools(env))
     return env

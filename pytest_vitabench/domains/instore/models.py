@@ -20,8 +20,15 @@ def _as_list(value: Any) -> Any:
 class ShopProduct(Entity):
     """A product or set meal sold in a shop; ``quantity`` is the stock left."""
 
-    VISIBLE: ClassVar[tuple[str, ...]] = ("product_id", "name", "price", "quantity", "shop_id", "shop_name",
-                                          "tags")
+    VISIBLE: ClassVar[tuple[str, ...]] = (
+        "product_id",
+        "name",
+        "price",
+        "quantity",
+        "shop_id",
+        "shop_name",
+        "tags",
+    )
 
     product_id: str
     name: str = ""
@@ -41,10 +48,27 @@ class ShopProduct(Entity):
 class Shop(Entity):
     """An in-store venue (restaurant, salon, ...)."""
 
-    VISIBLE: ClassVar[tuple[str, ...]] = ("shop_id", "shop_name", "score", "location", "tags", "enable_book",
-                                          "book_price", "enable_reservation", "products")
-    SUMMARY: ClassVar[tuple[str, ...]] = ("shop_id", "shop_name", "score", "location", "tags", "enable_book",
-                                          "book_price", "enable_reservation")
+    VISIBLE: ClassVar[tuple[str, ...]] = (
+        "shop_id",
+        "shop_name",
+        "score",
+        "location",
+        "tags",
+        "enable_book",
+        "book_price",
+        "enable_reservation",
+        "products",
+    )
+    SUMMARY: ClassVar[tuple[str, ...]] = (
+        "shop_id",
+        "shop_name",
+        "score",
+        "location",
+        "tags",
+        "enable_book",
+        "book_price",
+        "enable_reservation",
+    )
 
     shop_id: str = ""
     shop_name: str = ""

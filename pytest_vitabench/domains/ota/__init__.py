@@ -19,13 +19,28 @@ from .models import (
     Train,
     TrainProduct,
 )
-from .tools import OtaEnvironment, domain_tools
+from .tools import OtaEnvironment, domain_tools, ota_order_view
 
 DB = OtaDB
 
 __all__ = [
-    "DB", "Attraction", "AttractionProduct", "Flight", "FlightProduct", "Hotel", "HotelProduct", "OtaDB",
-    "OtaEnvironment", "Taxi", "TaxiProduct", "Train", "TrainProduct", "build", "domain_tools", "validate",
+    "DB",
+    "Attraction",
+    "AttractionProduct",
+    "Flight",
+    "FlightProduct",
+    "Hotel",
+    "HotelProduct",
+    "OtaDB",
+    "OtaEnvironment",
+    "Taxi",
+    "TaxiProduct",
+    "Train",
+    "TrainProduct",
+    "build",
+    "domain_tools",
+    "ota_order_view",
+    "validate",
 ]
 
 
@@ -38,8 +53,9 @@ def validate(environment: dict[str, Any]) -> None:
     OtaDB.model_validate(environment)
 
 
-def build(environment: dict[str, Any], *, user_id: str, time: str, seed: int,
-          language: str = "en") -> OtaEnvironment:
+def build(
+    environment: dict[str, Any], *, user_id: str, time: str, seed: int, language: str = "en"
+) -> OtaEnvironment:
     """A fresh ota environment over a deep copy of ``environment``.
 
     Args:

@@ -67,9 +67,23 @@ class TaxiProduct(_Product):
 
 
 class Hotel(Entity):
-    VISIBLE: ClassVar[tuple[str, ...]] = ("hotel_id", "hotel_name", "score", "star_rating", "location", "tags",
-                                          "products")
-    SUMMARY: ClassVar[tuple[str, ...]] = ("hotel_id", "hotel_name", "score", "star_rating", "location", "tags")
+    VISIBLE: ClassVar[tuple[str, ...]] = (
+        "hotel_id",
+        "hotel_name",
+        "score",
+        "star_rating",
+        "location",
+        "tags",
+        "products",
+    )
+    SUMMARY: ClassVar[tuple[str, ...]] = (
+        "hotel_id",
+        "hotel_name",
+        "score",
+        "star_rating",
+        "location",
+        "tags",
+    )
 
     hotel_id: str = ""
     hotel_name: str = ""
@@ -86,10 +100,25 @@ class Hotel(Entity):
 
 
 class Attraction(Entity):
-    VISIBLE: ClassVar[tuple[str, ...]] = ("attraction_id", "attraction_name", "location", "description", "score",
-                                          "opening_hours", "ticket_price", "products")
-    SUMMARY: ClassVar[tuple[str, ...]] = ("attraction_id", "attraction_name", "location", "description", "score",
-                                          "opening_hours", "ticket_price")
+    VISIBLE: ClassVar[tuple[str, ...]] = (
+        "attraction_id",
+        "attraction_name",
+        "location",
+        "description",
+        "score",
+        "opening_hours",
+        "ticket_price",
+        "products",
+    )
+    SUMMARY: ClassVar[tuple[str, ...]] = (
+        "attraction_id",
+        "attraction_name",
+        "location",
+        "description",
+        "score",
+        "opening_hours",
+        "ticket_price",
+    )
 
     attraction_id: str = ""
     attraction_name: str = ""
@@ -102,9 +131,18 @@ class Attraction(Entity):
 
 
 class Flight(Entity):
-    VISIBLE: ClassVar[tuple[str, ...]] = ("flight_id", "flight_number", "departure_city", "arrival_city",
-                                          "departure_airport_location", "arrival_airport_location",
-                                          "departure_time", "arrival_time", "tags", "products")
+    VISIBLE: ClassVar[tuple[str, ...]] = (
+        "flight_id",
+        "flight_number",
+        "departure_city",
+        "arrival_city",
+        "departure_airport_location",
+        "arrival_airport_location",
+        "departure_time",
+        "arrival_time",
+        "tags",
+        "products",
+    )
     SUMMARY: ClassVar[tuple[str, ...]] = VISIBLE[:-1]
 
     flight_id: str = ""
@@ -125,9 +163,18 @@ class Flight(Entity):
 
 
 class Train(Entity):
-    VISIBLE: ClassVar[tuple[str, ...]] = ("train_id", "train_number", "departure_city", "arrival_city",
-                                          "departure_station_location", "arrival_station_location",
-                                          "departure_time", "arrival_time", "tags", "products")
+    VISIBLE: ClassVar[tuple[str, ...]] = (
+        "train_id",
+        "train_number",
+        "departure_city",
+        "arrival_city",
+        "departure_station_location",
+        "arrival_station_location",
+        "departure_time",
+        "arrival_time",
+        "tags",
+        "products",
+    )
     SUMMARY: ClassVar[tuple[str, ...]] = VISIBLE[:-1]
 
     train_id: str = ""
@@ -148,9 +195,17 @@ class Train(Entity):
 
 
 class Taxi(Entity):
-    VISIBLE: ClassVar[tuple[str, ...]] = ("taxi_id", "taxi_type", "platform", "departure_location",
-                                          "arrival_location", "estimated_duration", "estimated_price", "tags",
-                                          "products")
+    VISIBLE: ClassVar[tuple[str, ...]] = (
+        "taxi_id",
+        "taxi_type",
+        "platform",
+        "departure_location",
+        "arrival_location",
+        "estimated_duration",
+        "estimated_price",
+        "tags",
+        "products",
+    )
     SUMMARY: ClassVar[tuple[str, ...]] = VISIBLE[:-1]
 
     taxi_id: str = ""
@@ -187,10 +242,15 @@ class OtaDB(DomainDB):
     taxis: dict[str, Taxi] = Field(default_factory=dict)
 
     @model_validator(mode="after")
-    def _fill_ids(self) -> OtaDB:
+    def _fill_ota_ids(self) -> OtaDB:
         # The dict key is the entity id when the entity omits it.
-        for container, id_field in (("hotels", "hotel_id"), ("attractions", "attraction_id"),
-                                    ("flights", "flight_id"), ("trains", "train_id"), ("taxis", "taxi_id")):
+        for container, id_field in (
+            ("hotels", "hotel_id"),
+            ("attractions", "attraction_id"),
+            ("flights", "flight_id"),
+            ("trains", "train_id"),
+            ("taxis", "taxi_id"),
+        ):
             for key, entity in getattr(self, container).items():
                 if not getattr(entity, id_field):
                     setattr(entity, id_field, key)

@@ -1,0 +1,96 @@
+"""The ``vitabench`` command: check suite files and read reports outside pytest.
+
+    vitabench validate suites/demo/tasks.json     # load, report errors and warnings, print counts
+    vitabench show run.json                       # the metrics table of a saved report
+    vitabench build-demo [-o suites/demo/tasks.json]
+
+Run the benchmark itself with pytest (``pytest suites/demo``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from .suite.loader import SuiteError, load_suite
+
+    status = 0
+    for path in args.paths:
+        try:
+            suite = load_suite(path, strict=args.strict)
+        except SuiteError as exc:
+            print(exc.render())
+            status = 1
+            continue
+        for message in suite.warnings:
+            print(f"warning: {message}")
+        good = [u for u in suite.users if u.task is not None]
+        for user in suite.users:
+            if user.error is not None:
+                print(user.error.render())
+                status = 1
+        subtasks = [s for u in good for s in u.task.subtasks]  # type: ignore[union-attr]
+        domains = Counter(s.domain for s in subtasks)
+        skills = Counter(skill for s in subtasks for skill in s.skills)
+        rubrics = sum(len(s.rubrics()) for s in subtasks)
+        checked = sum(len(s.rubric_checks or []) for s in subtasks)
+        print(f"{path}: {suite.format}, {len(good)}/{len(suite.users)} users valid, {len(subtasks)} subtasks "
+              f"({', '.join(f'{d} {n}' for d, n in sorted(domains.items()))}; "
+              f"{', '.join(f'{k} {n}' for k, n in sorted(skills.items()))}), "
+              f"{rubrics} rubrics, {checked} with machine checks, sha256 {suite.sha256[:12]}")
+    return status
+
+
+def _show(args: argparse.Namespace) -> int:
+    from .report.json_report import load_report
+    from .report.terminal import render_table
+    from .result import ItemResult
+
+    try:
+        report = load_report(args.report)
+    except (OSError, ValueError) as exc:
+        print(f"vitabench show: {exc}", file=sys.stderr)
+        return 2
+    results = [ItemResult.model_validate(r) for r in report.get("results", [])]
+    for line in render_table(report["metrics"], results):
+        print(line)
+    return 0
+
+
+def _build_demo(args: argparse.Namespace) -> int:
+    from .synth.demo import write_demo_suite
+
+    path = write_demo_suite(Path(args.output))
+    print(f"wrote {path}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="vitabench", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    validate = commands.add_parser("validate", help="check suite files (official 2.0 or 1.0 format)")
+    validate.add_argument("paths", nargs="+", help="suite files (.json or .json.gz)")
+    validate.add_argument("--strict", action="store_true", help="treat chronology problems as errors")
+    validate.set_defaults(func=_validate)
+    show = commands.add_parser("show", help="print the metrics table of a --vita-report JSON file")
+    show.add_argument("report")
+    show.set_defaults(func=_show)
+    demo = commands.add_parser("build-demo", help="regenerate the demo suite deterministically")
+    demo.add_argument("-o", "--output", default="suites/demo/tasks.json")
+    demo.set_defaults(func=_build_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
