@@ -90,8 +90,23 @@ def build_environment(
     )
     env.add_tools(shared_tools(env))
     for name in names:
-        env.add_tools(_module(name).domain_tools(env))
+        module = _module(name)
+        env.add_tools(module.domain_tools(env))
+        _register_order_view(env, module, name)
     return env
+
+
+def _register_order_view(env: Any, module: ModuleType, name: str) -> None:
+    # A domain may show its orders its own way (ota adds flight times, hotel names ...). It opts in with
+    # ``order_view(db, order)`` (or ``<domain>_order_view``) and the order types it owns, ``ORDER_TYPES``
+    # (or ``models.ORDER_KINDS``).
+    view = getattr(module, "order_view", None) or getattr(module, f"{name}_order_view", None)
+    types = getattr(module, "ORDER_TYPES", None) or tuple(
+        getattr(getattr(module, "models", None), "ORDER_KINDS", ())
+    )
+    if callable(view):
+        for order_type in types:
+            env.order_views[order_type] = lambda order, _view=view: _view(env.db, order)
 
 
 @cache

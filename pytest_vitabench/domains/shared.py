@@ -165,13 +165,24 @@ DB = TypeVar("DB", bound=DomainDB)
 def load_db(
     model: type[DB], environment: dict[str, Any], *, user_id: str | None = None, time: str | None = None
 ) -> DB:
-    """Validate a deep copy of ``environment`` as ``model``, overriding ``time`` / ``user_id`` when given."""
+    """Validate a deep copy of ``environment`` as ``model``, overriding ``time`` / ``user_id`` when given.
+
+    Raises:
+        pydantic.ValidationError: Invalid environment.
+        ValueError: The effective time is blank or malformed.
+    """
     data = copy.deepcopy(environment)
-    if time is not None:
+    if time:
         data["time"] = time
     if user_id:
         data["user_id"] = user_id
-    return model.model_validate(data)
+    db = model.model_validate(data)
+    # The tools' clock is db.time; a blank one must be resolved by the caller, never the wall clock.
+    try:
+        parse_time(db.time, "environment time")
+    except ToolError as exc:
+        raise ValueError(str(exc)) from None
+    return db
 
 
 # --------------------------------------------------------------------------------------------- time
@@ -337,6 +348,8 @@ class DomainEnvironment(Environment):
     seed: int = 0
     language: str = "en"
     initial_ids: set[str] = field(default_factory=set)
+    #: Per order type, a domain-specific order view (used by merged multi-domain environments).
+    order_views: dict[str, Callable[[Order], dict[str, Any]]] = field(default_factory=dict)
     _counter: int = 0
 
     def __post_init__(self) -> None:
@@ -472,6 +485,9 @@ class DomainEnvironment(Environment):
 
     def order_view(self, order: Order) -> dict[str, Any]:
         """What the agent sees of an order: visible fields plus the store/shop/hotel name."""
+        special = self.order_views.get(order.order_type)
+        if special is not None:
+            return special(order)
         view = order.view()
         name = self.entity_name(order.store_id)
         if name:

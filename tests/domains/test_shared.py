@@ -289,3 +289,18 @@ def test_every_schema_property_is_described(domain):
         for name, prop in fn["parameters"]["properties"].items():
             assert prop.get("description"), f"{fn['name']}.{name}"
         assert set(fn["parameters"]["required"]) <= set(fn["parameters"]["properties"])
+
+
+def test_blank_time_is_refused_at_build():
+    with pytest.raises(ValueError, match="environment time"):
+        build_environment("delivery", delivery_env(time=""), user_id="U1", time="", seed=0)
+    # A blank override keeps the environment's own time.
+    assert build_environment("delivery", delivery_env(), user_id="U1", time="", seed=0).time == NOW
+
+
+def test_combined_with_ota_offers_the_union():
+    names = tool_names("delivery,ota")
+    assert len(names) == len(set(names)) == 19 + 37
+    assert {"create_delivery_order", "create_hotel_order", "get_nearby"} <= set(names)
+    env = build_environment("delivery,ota", delivery_env(), user_id="U1", time=NOW, seed=0)
+    assert "hotel" in env.order_views and "delivery" not in env.order_views

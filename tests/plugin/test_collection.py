@@ -1,0 +1,117 @@
+"""Collection: ids, markers, selection, parametrization over memory backends, collection errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from _suites import broken
+
+
+def test_item_ids_follow_the_design(project):
+    result = project.runpytest("--collect-only", "-q", "--vita-trials", "2")
+    result.stdout.fnmatch_lines([
+        "tasks.json::U1::s1[[]full_context-t0[]]",
+        "tasks.json::U1::s1[[]full_context-t1[]]",
+        "tasks.json::U1::s2[[]full_context-t0[]]",
+        "tasks.json::U1::s2[[]full_context-t1[]]",
+        "tasks.json::U2::s1[[]full_context-t0[]]",
+        "tasks.json::U2::s1[[]full_context-t1[]]",
+        "6 tests collected*",
+    ])
+
+
+def test_memory_list_is_a_parametrization_axis(project):
+    result = project.runpytest("--collect-only", "-q", "--vita-trials", "1", "--vita-memory", "null,groundtruth")
+    result.stdout.fnmatch_lines(["tasks.json::U1::s1[[]none-t0[]]", "tasks.json::U1::s1[[]groundtruth-t0[]]",
+                                 "6 tests collected*"])
+
+
+def test_markers_select_without_warnings(project):
+    result = project.runpytest("--collect-only", "-q", "--vita-trials", "1", "-m", "delivery and proactive",
+                               "-W", "error::pytest.PytestUnknownMarkWarning")
+    result.stdout.fnmatch_lines(["tasks.json::U1::s2[[]full_context-t0[]]", "1/3 tests collected*"])
+    result = project.runpytest("--collect-only", "-q", "--vita-trials", "1", "-m", "personalize")
+    result.stdout.fnmatch_lines(["2/3 tests collected*"])
+
+
+def test_keyword_selection_and_deselect(project):
+    result = project.runpytest("--collect-only", "-q", "--vita-trials", "2", "-k", "U2 and t1")
+    result.stdout.fnmatch_lines(["tasks.json::U2::s1[[]full_context-t1[]]", "1/6 tests collected*"])
+    result = project.runpytest("--collect-only", "-q", "--vita-trials", "1",
+                               "--deselect", "tasks.json::U1::s1[full_context-t0]")
+    result.stdout.fnmatch_lines(["2/3 tests collected*"])
+
+
+def test_markers_are_registered(project):
+    result = project.runpytest("--markers")
+    result.stdout.fnmatch_lines(["@pytest.mark.delivery:*", "@pytest.mark.ota:*", "@pytest.mark.proactive:*"])
+
+
+def test_only_matching_files_are_collected_in_walks(project):
+    (project.path / "sub").mkdir()
+    (project.path / "sub" / "notes.json").write_text("{not json")
+    (project.path / "sub" / "extra.vita.json").write_text((project.path / "tasks.json").read_text())
+    result = project.runpytest("--collect-only", "-q", "--vita-trials", "1")
+    result.stdout.fnmatch_lines(["*6 tests collected*"])
+    result.stdout.no_fnmatch_line("*notes.json*")
+
+
+def test_a_json_file_named_explicitly_is_always_tried(project):
+    (project.path / "mine.json").write_text((project.path / "tasks.json").read_text())
+    result = project.runpytest("--collect-only", "-q", "--vita-trials", "1", "mine.json")
+    result.stdout.fnmatch_lines(["mine.json::U1::s1[[]full_context-t0[]]", "3 tests collected*"])
+
+
+def test_bad_user_is_a_collection_error_with_its_json_path_and_others_still_run(project):
+    data = broken(lambda d: d[1]["subtasks"][0].update(domain="pharmacy"))
+    (project.path / "tasks.json").write_text(json.dumps(data))
+    result = project.runpytest("--vita-trials", "1", "--continue-on-collection-errors")
+    result.stdout.fnmatch_lines([
+        "*ERROR collecting tasks.json::U2*",
+        "*at [[]1[]].subtasks[[]0[]].domain: *unknown domain 'pharmacy'*",
+        "*2 passed*1 error*",
+    ])
+    result.stdout.no_fnmatch_line("*Traceback*")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+def test_unreadable_file_is_one_clear_collection_error(project):
+    (project.path / "tasks.json").write_text("[{broken")
+    result = project.runpytest("--vita-trials", "1")
+    result.stdout.fnmatch_lines(["*tasks.json: invalid VitaBench suite*", "*not valid JSON (line 1 column 3)*"])
+    result.stdout.no_fnmatch_line("*Traceback*")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+
+
+def test_suite_warnings_surface_once(project):
+    data = broken(lambda d: d[0]["subtasks"][0]["environment"].update(time=""))
+    (project.path / "tasks.json").write_text(json.dumps(data))
+    result = project.runpytest("--vita-trials", "1", "-q")
+    result.stdout.fnmatch_lines(["*VitaSuiteWarning*environment.time is blank*"])
+
+
+def test_strict_turns_chronology_warnings_into_errors(project):
+    data = broken(lambda d: d[0]["subtasks"][1]["environment"].update(time="2025-05-01 11:00:00"))
+    (project.path / "tasks.json").write_text(json.dumps(data))
+    assert project.runpytest("--vita-trials", "1").ret == pytest.ExitCode.OK
+    result = project.runpytest("--vita-trials", "1", "--vita-strict")
+    result.stdout.fnmatch_lines(["*before the previous subtask*"])
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--vita-memory", "vector"], "unknown memory backend 'vector'"),
+    (["--vita-trials", "0"], "greater than or equal to 1"),
+    (["--vita-language", "fr"], "must be 'en' or 'zh'"),
+    (["--vita-fail-under", "avg@4"], "fail-under"),
+])
+def test_bad_options_are_usage_errors(project, args, message):
+    result = project.runpytest(*args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*{message}*"])
+
+
+def test_help_lists_the_options(project):
+    result = project.runpytest("--help")
+    result.stdout.fnmatch_lines(["*VitaBench 2.0 benchmark*", "*--vita-model=VITA_MODEL*", "*--vita-fail-under*",
+                                 "*vita_suite_patterns*"])
