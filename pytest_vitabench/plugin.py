@@ -259,16 +259,16 @@ def vita_config(request: pytest.FixtureRequest) -> RunConfig:
 @pytest.fixture(scope="session")
 def vita_agent(vita_config: RunConfig) -> Any:
     """The agent under test. Override in your conftest.py to bring your own (see README)."""
-    from .agents import make_builtin_agent
+    from .agents import BUILTIN_AGENTS, make_builtin_agent
+
+    if vita_config.model in BUILTIN_AGENTS:
+        return make_builtin_agent(vita_config.model)
+    from .agents.openai_agent import MissingAPIKey, OpenAIAgent
 
     try:
-        return make_builtin_agent(vita_config.model)
-    except (KeyError, ValueError):
-        raise pytest.UsageError(
-            f"--vita-model {vita_config.model!r}: not a built-in agent (reference, literal, oracle); agents at "
-            "OpenAI-compatible endpoints are not available in this version. Bring your own agent by "
-            "overriding the vita_agent fixture."
-        ) from None
+        return OpenAIAgent(vita_config.model, base_url=vita_config.base_url, api_key_env=vita_config.api_key_env)
+    except MissingAPIKey as exc:
+        raise pytest.UsageError(f"--vita-model {vita_config.model!r}: {exc}") from None
 
 
 @pytest.fixture(scope="session")

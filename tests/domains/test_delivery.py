@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 import json
-import sys
 from datetime import datetime, timedelta
-from pathlib import Path
 
 import pytest
+from _paths import VB1_DIR, VB1_SKIP_REASON
 
 from pytest_vitabench.domains import build_environment
 from pytest_vitabench.domains.delivery.tools import shipping_minutes
 from pytest_vitabench.domains.shared import haversine_m
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from _paths import VB1_DIR, VB1_SKIP_REASON  # noqa: E402
 
 NOW = "2025-06-21 11:20:00"
 HOME = {"address": "No. 28 Fengning Road, Wuhua District, Kunming", "longitude": 102.70, "latitude": 25.05}

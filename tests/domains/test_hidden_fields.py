@@ -10,17 +10,14 @@ from __future__ import annotations
 import copy
 import json
 import re
-import sys
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
+from _paths import VB1_DIR, VB1_SKIP_REASON
 
 from pytest_vitabench.domains import build_environment
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from _paths import VB1_DIR, VB1_SKIP_REASON  # noqa: E402
 
 MARKERS = ("target", "distraction", "normal", "irrelevant")
 REASON = "LEAK-REASON-7f3a"

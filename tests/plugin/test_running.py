@@ -1,0 +1,135 @@
+"""Running items: outcomes, failure messages, the JSON report, JUnit, fail-under, xdist aggregation."""
+
+from __future__ import annotations
+
+import json
+import sys
+import xml.etree.ElementTree as ET
+
+import pytest
+
+SECRET = "sk-test-SECRET-0123456789abcdefghij"
+
+
+def _report(project, *args):
+    path = project.path / "run.json"
+    result = project.runpytest("--vita-report", str(path), *args)
+    return result, json.loads(path.read_text())
+
+
+def test_items_pass_and_fail_with_rubric_messages(project):
+    # trial seeds: t0 even -> right order (passes), t1 odd -> popular wrong store (fails)
+    result = project.runpytest("--vita-trials", "2", "-k", "U2")
+    result.stdout.fnmatch_lines([
+        "*U2::s1[[]full_context-t1[]]*",
+        "reward 0.0: 1 unmet of 2*",
+        "  x The order is for product P2",
+        "      because: delivery * at S1: product_ids is ['P1'], missing ['P2']",
+        "*1 failed, 1 passed*",
+    ])
+    result.stdout.no_fnmatch_line("*Traceback*")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+def test_terminal_table_is_printed_once(project):
+    result = project.runpytest("--vita-trials", "2")
+    assert result.stdout.str().count("VitaBench results") == 1
+    result.stdout.fnmatch_lines(["*full_context*subtask*0.500*", "*items: 3 passed, 3 failed, 0 error*"])
+
+
+def test_json_report_schema(project, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    result, report = _report(project, "--vita-trials", "2", "--vita-memory", "none,groundtruth")
+    assert report["schema"] == "vitabench-report/1"
+    config = report["config"]
+    assert config["memory"] == ["none", "groundtruth"] and config["trials"] == 2 and config["seed"] == 0
+    assert config["plugin_version"] and len(next(iter(config["suites"].values()))) == 64
+    metrics = report["metrics"]
+    assert set(metrics) == {"none", "groundtruth"}
+    level = metrics["groundtruth"]["subtask"]
+    assert {"avg@2", "pass@2", "pass^2", "n_units", "ci95", "by_domain", "by_skill"} <= set(level)
+    assert level["avg@2"] == 0.5 and level["pass@2"] == 1.0 and level["pass^2"] == 0.0 and level["n_units"] == 3
+    assert set(level["by_skill"]) == {"personalize", "proactive"}
+    assert len(report["results"]) == 12
+    record = next(r for r in report["results"] if r["nodeid"] == "tasks.json::U1::s1[groundtruth-t0]")
+    assert {"nodeid", "user_id", "subtask_id", "domain", "skills", "memory", "trial", "reward", "outcome",
+            "rubrics", "termination", "steps", "usage", "duration_s", "memory_snapshot", "messages"} <= set(record)
+    assert record["outcome"] == "passed" and record["reward"] == 1.0 and record["termination"] == "agent_stop"
+    assert "no cilantro" in record["memory_snapshot"]
+    assert record["messages"][0]["content"] == "Hello, how can I help you?"
+    assert any(m["tool_calls"] for m in record["messages"] if m["role"] == "assistant")
+    assert [r["met"] for r in record["rubrics"]] == [True, True]
+    none_record = next(r for r in report["results"] if r["nodeid"] == "tasks.json::U1::s1[none-t0]")
+    assert none_record["memory_snapshot"] == ""
+    assert SECRET not in (project.path / "run.json").read_text() and SECRET not in result.stdout.str()
+
+
+def test_junit_properties(project, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    path = project.path / "junit.xml"
+    project.runpytest("--vita-trials", "1", f"--junitxml={path}")
+    text = path.read_text()
+    assert SECRET not in text
+    root = ET.fromstring(text)
+    case = next(c for c in root.iter("testcase") if c.get("name") == "s1[full_context-t0]"
+                and "U2" in c.get("classname", ""))
+    props = {p.get("name"): p.get("value") for p in case.iter("property")}
+    assert props == {"vita_reward": "1.0", "vita_memory": "full_context", "vita_trial": "0", "vita_domain": "delivery"}
+    suite_props = {p.get("name"): p.get("value") for p in root.find("testsuite").find("properties")}
+    assert suite_props["vita_model"] == "reference" and suite_props["vita_full_context_avg@1"] == "1.0"
+
+
+def test_fail_under_decides_the_exit_status(project):
+    result = project.runpytest("--vita-trials", "2", "--vita-fail-under", "avg@2=0.5")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    result.stdout.fnmatch_lines(["*fail-under thresholds met*"])
+    result = project.runpytest("--vita-trials", "2", "--vita-fail-under", "avg@2=0.5,pass^2=0.1")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["FAIL-UNDER: full_context subtask pass^2 = 0.000 < 0.100*"])
+
+
+def test_infrastructure_errors_are_errors_and_count_as_failures(project):
+    project.makeconftest(
+        "import pytest\n"
+        "class Broken:\n"
+        "    def respond(self, setup, messages):\n"
+        "        raise ConnectionError('endpoint unreachable')\n"
+        "@pytest.fixture(scope='session')\n"
+        "def vita_agent():\n"
+        "    return Broken()\n")
+    result, report = _report(project, "--vita-trials", "1", "--vita-fail-under", "avg@1=0.0")
+    result.stdout.fnmatch_lines(["*infrastructure error: ConnectionError: endpoint unreachable*", "*3 error*"])
+    assert result.ret == pytest.ExitCode.TESTS_FAILED  # errors fail the run even when thresholds hold
+    assert {r["outcome"] for r in report["results"]} == {"error"}
+    level = report["metrics"]["full_context"]["subtask"]
+    assert level["n_units"] == 3 and level["avg@1"] == 0.0 and level["n_errors"] == 3
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="xdist subprocess test")
+def test_xdist_gives_the_same_metrics_as_a_serial_run(project):
+    pytest.importorskip("xdist")
+    serial = project.path / "serial.json"
+    parallel = project.path / "parallel.json"
+    project.runpytest_subprocess("--vita-trials", "2", "--vita-memory", "none,full_context",
+                                 "--vita-report", str(serial), "-p", "no:cacheprovider")
+    result = project.runpytest_subprocess("--vita-trials", "2", "--vita-memory", "none,full_context",
+                                          "--vita-report", str(parallel), "-n", "2", "-p", "no:cacheprovider")
+    assert result.stdout.str().count("VitaBench results") == 1
+    a, b = json.loads(serial.read_text()), json.loads(parallel.read_text())
+    assert a["metrics"] == b["metrics"]
+    assert [r["nodeid"] for r in a["results"]] == [r["nodeid"] for r in b["results"]]
+    assert len(b["results"]) == 12
+
+
+def test_a_session_without_suites_is_untouched(pytester):
+    pytester.makepyfile(test_plain="""
+        import sys
+        def test_plain():
+            loaded = sorted(m for m in sys.modules if m.startswith("pytest_vitabench."))
+            assert loaded == ["pytest_vitabench.hookspecs", "pytest_vitabench.plugin"], loaded
+            heavy = [m for m in ("pydantic", "openai", "rapidfuzz", "numpy") if m in sys.modules]
+            assert heavy == [], heavy
+    """)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    assert "VitaBench" not in result.stdout.str()
