@@ -294,7 +294,9 @@ def vita_judge(vita_config: RunConfig) -> Any:
 
 
 @pytest.fixture
-def vita_result(request: pytest.FixtureRequest, vita_agent: Any, vita_user_simulator: Any, vita_judge: Any) -> ItemResult:
+def vita_result(
+    request: pytest.FixtureRequest, vita_agent: Any, vita_user_simulator: Any, vita_judge: Any
+) -> ItemResult:
     """Runs the item's subtask and returns its :class:`~pytest_vitabench.result.ItemResult`."""
     item = request.node
     ref: _ItemRef | None = getattr(item, "vita_ref", None)

@@ -54,7 +54,8 @@ def delivery_subtask(subtask_id: str, time: str = "2025-06-01 11:00:00") -> dict
         "skill_tested": ["personalize"],
         "rubric_checks": [
             {"rubric": "The order is for product P2",
-             "check": {"kind": "record", "record_type": "delivery", "where": {"product_ids": {"includes_all": ["P2"]}}}},
+             "check": {"kind": "record", "record_type": "delivery",
+                       "where": {"product_ids": {"includes_all": ["P2"]}}}},
             {"rubric": "The order is paid",
              "check": {"kind": "record", "record_type": "delivery", "where": {"status": {"eq": "paid"}}}},
         ],
@@ -69,7 +70,8 @@ def tiny_suite() -> list[dict[str, Any]]:
     other = delivery_subtask("s1", "2025-07-01 18:00:00")
     other["environment"]["user_id"] = "U2"
     return [
-        {"id": "U1", "user_id": "U1", "user_profile": {"user_id": "U1", "city": "Beijing"}, "subtasks": [first, second]},
+        {"id": "U1", "user_id": "U1", "user_profile": {"user_id": "U1", "city": "Beijing"},
+         "subtasks": [first, second]},
         {"id": "U2", "user_id": "U2", "user_profile": {"user_id": "U2"}, "subtasks": [other]},
     ]
 

@@ -72,7 +72,8 @@ def run_check(check: Check, records: list[dict[str, Any]], messages: list[Messag
         verb = "asked a question matching" if check.kind == "asked" else "said anything matching"
         return False, f"the agent never {verb} /{check.pattern}/"
     if isinstance(check, ToolCalledCheck):
-        calls = [call for m in messages if m.role == "assistant" for call in m.tool_calls or [] if call.name == check.name]
+        calls = [call for m in messages if m.role == "assistant"
+                 for call in m.tool_calls or [] if call.name == check.name]
         for call in calls:
             args = call.arguments if isinstance(call.arguments, dict) else {}
             if not _failures(args, check.where):

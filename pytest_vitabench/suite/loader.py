@@ -132,7 +132,8 @@ def load_suite(path: str | Path, *, strict: bool = False) -> LoadedSuite:
             formats[user.task.source_format] += 1
             first = seen_ids.setdefault(user.key, index)
             if first != index:
-                user.error = SuiteError(path, [(f"[{index}].id", f"duplicate user id {user.key!r} (first at [{first}])")])
+                problem = f"duplicate user id {user.key!r} (first at [{first}])"
+                user.error = SuiteError(path, [(f"[{index}].id", problem)])
                 user.task = None
         suite.users.append(user)
     if formats:

@@ -18,7 +18,6 @@ from _paths import VB1_DIR, VB1_SKIP_REASON
 
 from pytest_vitabench.domains import build_environment
 
-
 MARKERS = ("target", "distraction", "normal", "irrelevant")
 REASON = "LEAK-REASON-7f3a"
 CATEGORY = "LEAK-CATEGORY-7f3a"

@@ -70,12 +70,15 @@ def test_unusable_file_is_one_clear_error(tmp_path, content, fragment):
 
 
 @pytest.mark.parametrize("mutate, key, where, fragment", [
-    (lambda d: d[0]["subtasks"][1].pop("instruction"), "U1", "[0].subtasks[1].instruction", "required field is missing"),
+    (lambda d: d[0]["subtasks"][1].pop("instruction"), "U1", "[0].subtasks[1].instruction",
+     "required field is missing"),
     (lambda d: d[0]["subtasks"][0].update(interactions="many"), "U1", "[0].subtasks[0].interactions",
      "valid list"),
-    (lambda d: d[1]["subtasks"][0].update(domain="pharmacy"), "U2", "[1].subtasks[0].domain", "unknown domain 'pharmacy'"),
+    (lambda d: d[1]["subtasks"][0].update(domain="pharmacy"), "U2", "[1].subtasks[0].domain",
+     "unknown domain 'pharmacy'"),
     (lambda d: d[0].update(subtasks=[]), "U1", "[0].subtasks", "at least 1 item"),
-    (lambda d: d[0]["subtasks"][1].update(subtask_id="s1"), "U1", "[0].subtasks[1].subtask_id", "duplicate subtask id 's1'"),
+    (lambda d: d[0]["subtasks"][1].update(subtask_id="s1"), "U1", "[0].subtasks[1].subtask_id",
+     "duplicate subtask id 's1'"),
     (lambda d: d[1].update(id="U1"), "U1", "[1].id", "duplicate user id 'U1'"),
     (lambda d: (d[0]["subtasks"][0]["environment"].update(time=""), d[0]["subtasks"][0].pop("current_time")),
      "U1", "[0].subtasks[0].environment.time", "blank environment time and no current_time"),
