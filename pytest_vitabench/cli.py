@@ -63,7 +63,7 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _build_demo(args: argparse.Namespace) -> int:
-    from .synth.demo import write_demo_suite
+    from .synth.demo import main as write_demo_suite
 
     path = write_demo_suite(Path(args.output))
     print(f"wrote {path}")

@@ -36,13 +36,18 @@ class ToolCall(BaseModel):
 
 
 class Usage(BaseModel):
-    """Tokens and cost of one LLM call (zero for offline roles)."""
+    """Tokens and cost of one LLM call or of many summed (zero for offline roles).
+
+    Tokens count every call, cache hits included (what the model consumed to produce the answers);
+    ``cost`` and ``requests`` count only calls paid for in this run, ``cached_requests`` the rest.
+    """
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
     reasoning_tokens: int = 0
     cost: float = 0.0
     requests: int = 0
+    cached_requests: int = 0
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -51,6 +56,7 @@ class Usage(BaseModel):
             reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
             cost=self.cost + other.cost,
             requests=self.requests + other.requests,
+            cached_requests=self.cached_requests + other.cached_requests,
         )
 
 

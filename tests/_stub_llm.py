@@ -1,22 +1,50 @@
 """A real OpenAI-compatible HTTP server on 127.0.0.1 for tests, scripted per test.
 
-Each queued reply is a chat-completion ``message`` dict (``{"content": ..., "tool_calls": [...]}``) or
-an ``(http_status, body)`` tuple. Every request body and its headers are recorded.
+Each queued reply is one of:
+
+- a chat-completion ``message`` dict (``{"content": ..., "tool_calls": [...]}``); the optional keys
+  ``finish_reason`` and ``usage`` override those of the completion;
+- an ``(http_status, body)`` or ``(http_status, body, headers)`` tuple, e.g. ``(429, {...}, {"Retry-After": "1"})``;
+- a :class:`Reply`, which can also hold the answer back for ``delay`` seconds (to provoke client timeouts).
+
+``stub.delay`` holds back every reply. Requests to ``.../embeddings`` answer with deterministic vectors
+unless ``embedding_replies`` holds a scripted reply. Every request body, its headers, path and arrival time
+(``time.time()``) are recorded.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
+import time
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
+@dataclass
+class Reply:
+    """A scripted answer: a chat ``message`` (status 200) or an HTTP ``status`` with ``body``."""
+
+    message: dict[str, Any] | None = None
+    status: int = 200
+    body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+
+
 class StubLLM:
-    def __init__(self) -> None:
+    def __init__(self, delay: float = 0.0) -> None:
         self.replies: list[Any] = []
+        self.embedding_replies: list[Any] = []
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        self.paths: list[str] = []
+        self.times: list[float] = []
+        self.spans: list[tuple[float, float]] = []
+        self.delay = delay
+        self._lock = threading.Lock()
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -24,40 +52,105 @@ class StubLLM:
                 pass
 
             def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+                arrived = time.time()
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
-                stub.requests.append(body)
-                stub.headers.append(dict(self.headers))
-                reply = stub.replies.pop(0) if stub.replies else {"content": "###STOP###"}
-                status, payload = reply if isinstance(reply, tuple) else (200, _completion(body, reply))
+                embeddings = self.path.rstrip("/").endswith("/embeddings")
+                with stub._lock:
+                    stub.requests.append(body)
+                    stub.headers.append(dict(self.headers))
+                    stub.paths.append(self.path)
+                    stub.times.append(arrived)
+                    queue = stub.embedding_replies if embeddings else stub.replies
+                    reply = queue.pop(0) if queue else None
+                if reply is None:
+                    reply = Reply(body=_embeddings(body)) if embeddings else {"content": "###STOP###"}
+                status, payload, headers, delay = _resolve(body, reply)
+                delay += stub.delay
+                if delay:
+                    time.sleep(delay)
                 data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    for name, value in headers.items():
+                        self.send_header(name, value)
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):  # the client gave up (a timeout test)
+                    pass
+                with stub._lock:
+                    stub.spans.append((arrived, time.time()))
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.02,), daemon=True)
         self.thread.start()
 
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
 
+    def window_max(self, window_s: float) -> int:
+        """The most requests that arrived within any ``window_s``-long span."""
+        times = sorted(self.times)
+        most, start = 0, 0
+        for end, t in enumerate(times):
+            while t - times[start] >= window_s:
+                start += 1
+            most = max(most, end - start + 1)
+        return most
+
+    def max_in_flight(self) -> int:
+        """The most requests the stub was serving at the same moment (from finished requests)."""
+        events = sorted([(start, 1) for start, _ in self.spans] + [(end, -1) for _, end in self.spans],
+                        key=lambda e: (e[0], e[1]))  # at a tie, count the end first
+        most = current = 0
+        for _, step in events:
+            current += step
+            most = max(most, current)
+        return most
+
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
 
 
+def _resolve(request: dict[str, Any], reply: Any) -> tuple[int, Any, dict[str, str], float]:
+    """``(status, payload, headers, delay)`` of a scripted reply in any of its accepted forms."""
+    if isinstance(reply, tuple):
+        status, body, *rest = reply
+        return status, body, dict(rest[0]) if rest else {}, 0.0
+    if isinstance(reply, Reply):
+        if reply.message is not None:
+            return reply.status, _completion(request, reply.message), reply.headers, reply.delay
+        return reply.status, reply.body, reply.headers, reply.delay
+    return 200, _completion(request, reply), {}, 0.0
+
+
 def _completion(request: dict[str, Any], message: dict[str, Any]) -> dict[str, Any]:
     message = {"role": "assistant", "content": None, **message}
+    finish_reason = message.pop("finish_reason", None) or ("tool_calls" if message.get("tool_calls") else "stop")
+    usage = message.pop("usage", None) or {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18,
+                                           "completion_tokens_details": {"reasoning_tokens": 2}}
     return {
         "id": "chatcmpl-stub", "object": "chat.completion", "created": 0, "model": request.get("model", "stub"),
-        "choices": [{"index": 0, "message": message,
-                     "finish_reason": "tool_calls" if message.get("tool_calls") else "stop"}],
-        "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18,
-                  "completion_tokens_details": {"reasoning_tokens": 2}},
+        "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
+        "usage": usage,
     }
+
+
+def embedding(text: str, dims: int = 4) -> list[float]:
+    """The stub's deterministic vector for ``text``."""
+    digest = hashlib.sha256(text.encode()).digest()
+    return [round(b / 255, 6) for b in digest[:dims]]
+
+
+def _embeddings(request: dict[str, Any]) -> dict[str, Any]:
+    texts = request.get("input") or []
+    texts = [texts] if isinstance(texts, str) else texts
+    return {"object": "list", "model": request.get("model", "stub"),
+            "data": [{"object": "embedding", "index": i, "embedding": embedding(str(t))} for i, t in enumerate(texts)],
+            "usage": {"prompt_tokens": 3 * len(texts), "total_tokens": 3 * len(texts)}}
 
 
 def tool_call(call_id: str, name: str, arguments: Any) -> dict[str, Any]:

@@ -8,30 +8,21 @@ environment returns it to the model as a counted tool error instead of crashing 
 from __future__ import annotations
 
 import json
-import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..messages import Message, ToolCall, Usage
+from ..llm.settings import LOCAL_KEY, LLMSettings, MissingAPIKey, resolve_api_key
+from ..messages import Message, ToolCall
 from .base import AgentSetup
 
-#: Placeholder key for local endpoints that need none (the client refuses an empty key).
-LOCAL_KEY = "not-needed"
+if TYPE_CHECKING:
+    from ..llm.client import LLMClient
 
-
-class MissingAPIKey(ValueError):
-    """No key in the configured environment variable for an endpoint that needs one."""
+__all__ = ["LOCAL_KEY", "MissingAPIKey", "OpenAIAgent", "api_key", "parse_tool_arguments", "to_openai_messages"]
 
 
 def api_key(api_key_env: str, base_url: str | None) -> str:
     """Read the key from the environment; never log or return it anywhere but the client."""
-    key = os.environ.get(api_key_env, "")
-    if key:
-        return key
-    if base_url:
-        return LOCAL_KEY
-    raise MissingAPIKey(
-        f"no API key: set ${api_key_env} (or --vita-api-key-env), or point --vita-base-url at a local endpoint"
-    )
+    return resolve_api_key(api_key_env, base_url)
 
 
 def to_openai_messages(system_prompt: str, messages: list[Message]) -> list[dict[str, Any]]:
@@ -66,49 +57,46 @@ def parse_tool_arguments(raw: str | None) -> dict[str, Any] | str:
 class OpenAIAgent:
     """The agent under test at an OpenAI-compatible endpoint.
 
+    Calls go through the shared :class:`~pytest_vitabench.llm.client.LLMClient` under the role ``agent``
+    (retries, run-wide limits, ledger; cached only in cache mode ``all``, keyed by the trial seed).
+
     Args:
         model: The model name sent to the endpoint.
-        base_url: The endpoint (``None``: the client's default, i.e. ``$OPENAI_BASE_URL`` or OpenAI).
+        base_url: The endpoint (``None``: ``$OPENAI_BASE_URL`` or OpenAI's default).
         api_key_env: The environment variable holding the key.
         temperature: Sampling temperature (the official default is 0.0).
         timeout: Seconds per request.
+        max_retries: Retries of a failed request (429, 5xx, timeouts) after the first attempt.
+        client: A configured client (the plugin's, with its limits, cache and ledger); when given,
+            ``base_url``, ``api_key_env``, ``timeout`` and ``max_retries`` are taken from it instead.
+        params: Further request parameters (``max_completion_tokens``, ``reasoning_effort``, ``top_p``,
+            ``extra_body``...), sent with every request.
     """
 
     def __init__(self, model: str, *, base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY",
-                 temperature: float = 0.0, timeout: float = 120.0, max_retries: int = 3):
-        from openai import OpenAI  # imported only when an LLM agent is configured
+                 temperature: float = 0.0, timeout: float = 120.0, max_retries: int = 3,
+                 client: LLMClient | None = None, params: dict[str, Any] | None = None):
+        if client is None:
+            from ..llm.client import LLMClient
 
+            client = LLMClient(LLMSettings(base_url=base_url, api_key_env=api_key_env, timeout_s=timeout,
+                                           max_retries=max_retries))
         self.model = model
         self.temperature = temperature
-        self._client = OpenAI(base_url=base_url, api_key=api_key(api_key_env, base_url), timeout=timeout,
-                              max_retries=max_retries)
+        self.params = dict(params or {})
+        self.client = client
+
+    def __repr__(self) -> str:
+        return f"OpenAIAgent(model={self.model!r}, client={self.client!r})"
 
     def respond(self, setup: AgentSetup, messages: list[Message]) -> Message:
-        request: dict[str, Any] = {
-            "model": self.model,
-            "messages": to_openai_messages(setup.system_prompt, messages),
-            "temperature": self.temperature,
-            "seed": setup.seed,
-        }
-        if setup.tools:
-            request["tools"] = setup.tools
-            request["tool_choice"] = "auto"
-        completion = self._client.chat.completions.create(**request)
-        choice = completion.choices[0].message
+        completion = self.client.complete(
+            "agent", model=self.model, messages=to_openai_messages(setup.system_prompt, messages),
+            tools=setup.tools or None, seed=setup.seed, **{"temperature": self.temperature, **self.params})
         calls = [
-            ToolCall(id=call.id or f"call_{i}", name=call.function.name,
-                     arguments=parse_tool_arguments(call.function.arguments))
-            for i, call in enumerate(choice.tool_calls or [])
-            if getattr(call, "function", None) is not None
+            ToolCall(id=call["id"], name=call["function"]["name"],
+                     arguments=parse_tool_arguments(call["function"]["arguments"]))
+            for call in completion.tool_calls
         ]
-        return Message(role="assistant", content=choice.content, tool_calls=calls or None,
-                       usage=_usage(completion))
-
-
-def _usage(completion: Any) -> Usage:
-    usage = getattr(completion, "usage", None)
-    if usage is None:
-        return Usage(requests=1)
-    details = getattr(usage, "completion_tokens_details", None)
-    return Usage(prompt_tokens=usage.prompt_tokens or 0, completion_tokens=usage.completion_tokens or 0,
-                 reasoning_tokens=getattr(details, "reasoning_tokens", 0) or 0, requests=1)
+        return Message(role="assistant", content=completion.message.get("content"), tool_calls=calls or None,
+                       usage=completion.usage)

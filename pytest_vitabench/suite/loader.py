@@ -83,6 +83,8 @@ def _validation_problems(exc: ValidationError, prefix: str) -> list[tuple[str, s
         message = err["msg"]
         if err["type"] == "missing":
             message = "required field is missing"
+        elif err["type"] == "value_error":
+            message = message.removeprefix("Value error, ")
         key = (where, message)
         if key not in seen:
             seen.add(key)

@@ -1,0 +1,568 @@
+"""The offline built-in agents: ``reference``, ``literal`` and ``oracle``.
+
+They are generic: they read the request, the tool results and (for ``reference`` and ``oracle``) the
+preference text with the lexical heuristics of :mod:`.heuristics`; nothing is keyed to a suite's ids. All
+three follow one script, derived afresh from the trajectory at every call (they keep no state):
+
+1. in a proactive subtask (``reference``, ``oracle``), ask once for the missing details: how many, when;
+2. search with the domain's search tools (and fetch details a search left out);
+3. rank the candidates and recommend the best one; on a rejection recommend the next;
+4. once the user accepts, create the order / reservation / booking, pay it when it is unpaid;
+5. confirm what was done and ask whether anything else is needed; end with ``###STOP###`` next turn.
+
+``literal`` ranks by relevance to the request and then rating: the popular-item failure mode.
+``reference`` ranks by preference evidence from its memory (and the profile's allergies), then rating.
+``oracle`` is ``reference`` reading the ground-truth preference tags instead of its memory.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from ..messages import STOP_TOKEN, Message, ToolCall
+from .base import AgentSetup
+from .heuristics import (
+    Candidate,
+    Catalogue,
+    Facts,
+    PreferenceMemory,
+    content_words,
+    entity_name,
+    extract_facts,
+    parse_now,
+    profile_statements,
+    relevance,
+    score_candidate,
+    tokenize,
+)
+
+ASK_PREFIX = "Before I go ahead"
+RECOMMEND_PREFIX = "I recommend"
+ID_QUESTION = "Could you tell me your user ID so I can complete this for you?"
+MAX_ATTEMPTS = 3
+
+#: Write tool, payment tool and the id field of the created record, per decision kind.
+_WRITE = {
+    "delivery": ("create_delivery_order", "pay_delivery_order", "order_id"),
+    "instore_product": ("create_instore_product_order", "pay_instore_order", "order_id"),
+    "reservation": ("instore_reservation", None, "reservation_id"),
+    "book": ("instore_book", "pay_instore_book", "book_id"),
+    "hotel": ("create_hotel_order", "pay_hotel_order", "order_id"),
+    "train": ("create_train_order", "pay_train_order", "order_id"),
+    "flight": ("create_flight_order", "pay_flight_order", "order_id"),
+    "attraction": ("create_attraction_order", "pay_attraction_order", "order_id"),
+}
+_KIND_NOUNS = {
+    "delivery": "food meal drink order delivery takeaway lunch dinner breakfast",
+    "instore_product": "shop store salon restaurant venue spa voucher",
+    "reservation": "shop store restaurant venue table",
+    "book": "shop store salon venue appointment",
+    "hotel": "hotel room night stay",
+    "train": "train ticket seat",
+    "flight": "flight ticket seat airline",
+    "attraction": "attraction ticket park museum",
+}
+_OFFICE = re.compile(r"\b(office|work|company|department|school|lab|campus|workplace|desk)\b", re.I)
+_HOME = re.compile(r"\b(home|house|apartment|flat|dorm)\b", re.I)
+_REJECT = re.compile(r"\b(no|not|n't|don't|dont|rather|else|another|different|hmm|wrong|instead)\b", re.I)
+_ACCEPT = re.compile(r"^\W*(yes|yeah|yep|sure|ok|okay|great|perfect|fine|go ahead|sounds good|please|do it|book it|"
+                     r"order it|that works|alright|all right)\b", re.I)
+
+
+# ------------------------------------------------------------------------------------------ trajectory
+
+
+@dataclass
+class _Result:
+    name: str
+    arguments: dict[str, Any]
+    content: str
+    error: bool
+    index: int
+
+    def data(self) -> Any:
+        try:
+            return json.loads(self.content)
+        except (TypeError, ValueError):
+            return None
+
+
+@dataclass
+class _Trajectory:
+    """What the conversation so far says, read from the messages alone."""
+
+    instruction: str = ""
+    results: list[_Result] = field(default_factory=list)
+    calls: set[str] = field(default_factory=set)
+    asked_details: int | None = None  # index of our clarification question
+    asked_id: bool = False
+    recommendations: list[int] = field(default_factory=list)  # indexes of our recommendation messages
+    finished: bool = False  # we already confirmed the completed request
+    messages: list[Message] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, messages: list[Message]) -> _Trajectory:
+        out = cls(messages=messages)
+        pending: dict[str, tuple[str, dict[str, Any]]] = {}
+        for index, message in enumerate(messages):
+            if message.role == "user" and not out.instruction:
+                out.instruction = message.text
+            elif message.role == "assistant" and message.tool_calls:
+                for call in message.tool_calls:
+                    args = call.arguments if isinstance(call.arguments, dict) else {}
+                    pending[call.id] = (call.name, args)
+                    out.calls.add(_call_key(call.name, args))
+            elif message.role == "assistant" and index > 0:
+                text = message.text
+                if text.startswith(ASK_PREFIX):
+                    out.asked_details = index
+                elif text.startswith(RECOMMEND_PREFIX):
+                    out.recommendations.append(index)
+                elif text == ID_QUESTION:
+                    out.asked_id = True
+                elif "Is there anything else" in text:
+                    out.finished = True
+            elif message.role == "tool":
+                name, args = pending.get(message.tool_call_id or "", (message.name or "", {}))
+                out.results.append(_Result(name=name or message.name or "", arguments=args, content=message.text,
+                                           error=message.error or message.text.startswith("Error"), index=index))
+        return out
+
+    def user_replies_after(self, index: int) -> list[str]:
+        return [m.text for m in self.messages[index + 1:] if m.role == "user"]
+
+    def reply_to(self, index: int) -> str | None:
+        for message in self.messages[index + 1:]:
+            if message.role == "user":
+                return message.text
+            if message.role == "assistant" and not message.tool_calls:
+                return None
+        return None
+
+    def rejections(self) -> int:
+        return sum(1 for i in self.recommendations if _rejects(self.reply_to(i)))
+
+    def results_named(self, *names: str) -> list[_Result]:
+        return [r for r in self.results if r.name in names]
+
+
+def _call_key(name: str, args: dict[str, Any]) -> str:
+    return name + json.dumps(args, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def _rejects(reply: str | None) -> bool:
+    if reply is None:
+        return False
+    if _ACCEPT.search(reply):
+        return False
+    return bool(_REJECT.search(reply))
+
+
+# ------------------------------------------------------------------------------------------ the agent
+
+
+class BuiltinAgent:
+    """The shared script; subclasses choose where preferences come from and whether to ask.
+
+    Attributes:
+        name: The ``--vita-model`` name.
+        uses_preferences: Rank by preference evidence (else by request relevance and rating only).
+        asks_when_proactive: Ask once for missing details in a proactive subtask.
+    """
+
+    name = "builtin"
+    uses_preferences = True
+    asks_when_proactive = True
+    reads_groundtruth = False
+
+    def respond(self, setup: AgentSetup, messages: list[Message]) -> Message:
+        """The next assistant message for this trajectory.
+
+        A bug here propagates: the harness reports it as an error outcome instead of scoring it silently.
+        """
+        return self._respond(setup, messages)
+
+    # -- where preferences come from
+    def preference_text(self, setup: AgentSetup) -> str:
+        return setup.memory
+
+    def memory(self, setup: AgentSetup) -> PreferenceMemory:
+        if not self.uses_preferences:
+            return PreferenceMemory("")
+        return PreferenceMemory(self.preference_text(setup), extra=profile_statements(setup.user_profile))
+
+    # -- the script
+    def _respond(self, setup: AgentSetup, messages: list[Message]) -> Message:
+        trail = _Trajectory.read(messages)
+        if trail.finished:
+            return _text(f"You're welcome, have a nice day! {STOP_TOKEN}")
+        plan = _Plan.make(setup, trail, self)
+        if plan is None:
+            return _text(f"Sorry, I can't help with that request here. {STOP_TOKEN}")
+        if self.asks_when_proactive and setup.proactive and trail.asked_details is None:
+            return _text(plan.question())
+        step = plan.next_lookup()
+        if step is not None:
+            return step
+        return plan.decide()
+
+
+class ReferenceAgent(BuiltinAgent):
+    """Preference-aware baseline: ranks candidates by the evidence in its memory text."""
+
+    name = "reference"
+
+
+class LiteralAgent(BuiltinAgent):
+    """Uses only the request: most relevant, then best rated. The "popular item" failure mode."""
+
+    name = "literal"
+    uses_preferences = False
+    asks_when_proactive = False
+
+
+class OracleAgent(BuiltinAgent):
+    """The ceiling: ranks by the ground-truth preference tags (``setup.groundtruth``) instead of memory."""
+
+    name = "oracle"
+    reads_groundtruth = True
+
+    def preference_text(self, setup: AgentSetup) -> str:
+        from ..memory.render import render_preferences
+
+        return render_preferences(setup.groundtruth) if setup.groundtruth else setup.memory
+
+
+# ------------------------------------------------------------------------------------------ the plan
+
+
+class _Plan:
+    """Everything derived for one call: the decision kind, the request facts, the candidates."""
+
+    def __init__(self, setup: AgentSetup, trail: _Trajectory, agent: BuiltinAgent, domain: str, kind: str):
+        self.setup, self.trail, self.agent = setup, trail, agent
+        self.domain, self.kind = domain, kind
+        self.tools = {t.get("function", {}).get("name"): t.get("function", {}) for t in setup.tools}
+        self.now = parse_now(setup.time)
+        self.words = content_words(trail.instruction)
+        facts = extract_facts(trail.instruction, self.now, set(self.words))
+        if trail.asked_details is not None:
+            for reply in trail.user_replies_after(trail.asked_details)[:1]:
+                facts = facts.merged(extract_facts(reply, self.now, set(self.words)))
+        self.facts: Facts = facts
+        self.destination = _destination(trail.instruction)
+        self.origin = _profile_value(setup.user_profile, r"^city$|residence|常住地|^location$|hometown") or ""
+        self.request_words = set(self.words) - set(tokenize(self.destination or ""))
+
+    @classmethod
+    def make(cls, setup: AgentSetup, trail: _Trajectory, agent: BuiltinAgent) -> _Plan | None:
+        names = {t.get("function", {}).get("name") for t in setup.tools}
+        low = trail.instruction.lower()
+        markers = (("delivery", "create_delivery_order"), ("instore", "instore_shop_search_recommend"),
+                   ("ota", "hotel_search_recommand"))
+        domains = [d for d, tool in markers if tool in names]
+        if not domains:
+            return None
+        domain = domains[0]
+        if len(domains) > 1:
+            if re.search(r"\b(hotel|flight|train|travel|trip|ticket)\b", low) and "ota" in domains:
+                domain = "ota"
+            elif re.search(r"\b(table|reserve|voucher|salon|massage)\b", low) and "instore" in domains:
+                domain = "instore"
+        if domain == "delivery":
+            kind = "delivery"
+        elif domain == "instore":
+            if re.search(r"\b(voucher|coupon|buy|purchase|package|set meal|deal|pass)\b", low):
+                kind = "instore_product"
+            elif re.search(r"\b(table|reserve|reservation|room|seat|booth)\b", low):
+                kind = "reservation"
+            elif re.search(r"\b(appointment|book)\b", low):
+                kind = "book"
+            else:
+                kind = "instore_product"
+        else:
+            if re.search(r"\b(train|rail|high-speed|bullet)\b", low):
+                kind = "train"
+            elif re.search(r"\b(flight|fly|plane|airport|airline)\b", low):
+                kind = "flight"
+            elif re.search(r"\b(attraction|museum|park|tour|scenic|zoo|exhibition)\b", low):
+                kind = "attraction"
+            else:
+                kind = "hotel"
+        return cls(setup, trail, agent, domain, kind)
+
+    # -- talking
+    def question(self) -> str:
+        if self.kind in ("reservation", "book"):
+            ask = "how many people will be coming, and which day and what time suit you?"
+        elif self.kind == "hotel":
+            ask = "which date you need the room for, and how many guests there will be?"
+        elif self.kind in ("train", "flight", "attraction"):
+            ask = "which date you want to go, and how many travellers there will be?"
+        else:
+            ask = "how many portions you need, and when it should arrive?"
+        return f"{ASK_PREFIX}, could you tell me {ask}"
+
+    # -- tools
+    def call(self, name: str, **values: Any) -> ToolCall | None:
+        """A call of ``name`` with the arguments its schema declares (None when the tool is not offered)."""
+        spec = self.tools.get(name)
+        if spec is None:
+            return None
+        props = (spec.get("parameters") or {}).get("properties") or {}
+        args = {k: v for k, v in values.items() if k in props and v is not None}
+        return ToolCall(id="", name=name, arguments=args)
+
+    def _emit(self, calls: list[ToolCall | None]) -> Message | None:
+        fresh = [c for c in calls if c is not None and _call_key(c.name, c.arguments) not in self.trail.calls]
+        if not fresh:
+            return None
+        turn = sum(1 for m in self.trail.messages if m.role == "assistant")
+        for k, call in enumerate(fresh):
+            call.id = f"call_{turn}_{k}"
+        return Message(role="assistant", tool_calls=fresh)
+
+    def keywords(self) -> list[str]:
+        words = [w for w in self.words if w not in tokenize(self.destination or "")]
+        return words[:6] or [self.trail.instruction[:40]]
+
+    def date(self) -> str:
+        return self.facts.date or self.now.date().isoformat()
+
+    def next_lookup(self) -> Message | None:
+        """Search calls first, then detail calls a search left out; None when the catalogue is complete."""
+        kw = self.keywords()
+        searches = {
+            "delivery": [self.call("delivery_store_search_recommand", keywords=kw),
+                         self.call("delivery_product_search_recommand", keywords=kw)],
+            "instore_product": [self.call("instore_shop_search_recommend", keywords=kw),
+                                self.call("instore_product_search_recommend", keywords=kw)],
+            "reservation": [self.call("instore_shop_search_recommend", keywords=kw)],
+            "book": [self.call("instore_shop_search_recommend", keywords=kw)],
+            "hotel": [self.call("hotel_search_recommand", city_name=self.destination or self.origin, key_words=kw)],
+            "train": [self.call("train_ticket_search", departure=self.origin, destination=self.destination or "",
+                                date=self.date())],
+            "flight": [self.call("flight_search_recommend", departure=self.origin,
+                                 destination=self.destination or "")],
+            "attraction": [self.call("attractions_search_recommend", city_name=self.destination or self.origin,
+                                     key_words=kw)],
+        }[self.kind]
+        if any(c is not None and _call_key(c.name, c.arguments) not in self.trail.calls for c in searches):
+            return self._emit(searches)
+        catalogue = self.catalogue()
+        details: list[ToolCall | None] = []
+        if self.kind == "delivery":
+            owners = {p.get("_owner") for p in catalogue.products.values()}
+            missing = [o for o in owners if o and "score" not in catalogue.entities.get(o, {})]
+            details = [self.call("get_delivery_store_info", store_id=o) for o in sorted(missing)[:20]]
+        elif self.kind in ("hotel", "attraction"):
+            info, key = (("get_ota_hotel_info", "hotel_id") if self.kind == "hotel"
+                         else ("get_ota_attraction_info", "attraction_id"))
+            bare = [eid for eid in catalogue.order if not catalogue.entities[eid].get("_has_products")]
+            details = [self.call(info, **{key: eid}) for eid in bare[:15]]
+        return self._emit(details)
+
+    def catalogue(self) -> Catalogue:
+        catalogue = Catalogue()
+        for result in self.trail.results:
+            if not result.error and not result.name.startswith(("create_", "pay_", "instore_reservation",
+                                                                "instore_book")):
+                catalogue.add(result.data())
+        return catalogue
+
+    # -- choosing
+    def candidates(self) -> list[Candidate]:
+        catalogue = self.catalogue()
+        out: list[Candidate] = []
+        if self.kind in ("reservation", "book"):
+            flag = "enable_reservation" if self.kind == "reservation" else "enable_book"
+            for eid in catalogue.order:
+                entity = catalogue.entities[eid]
+                if entity.get("_id_key") == "shop_id" and entity.get(flag, True) is not False:
+                    out.append(Candidate(eid, entity, None, len(out)))
+        else:
+            for product in catalogue.products.values():
+                owner = product.get("_owner")
+                if not owner or product.get("quantity") == 0:
+                    continue
+                out.append(Candidate(owner, catalogue.entities.get(owner, {}), product, len(out)))
+            if self.kind in ("hotel", "train", "flight", "attraction") and self.facts.date:
+                dated = [c for c in out if c.date == self.facts.date]
+                out = dated or out
+        if self.kind in ("delivery", "instore_product", "reservation", "book") and out:
+            scores = [relevance(c, self.request_words) for c in out]
+            best = max(scores)
+            if best > 0:
+                out = [c for c, s in zip(out, scores, strict=True) if s == best]
+        if self.facts.max_price is not None:
+            capped = [c for c in out if c.price is None or c.price <= self.facts.max_price]
+            out = capped or out
+        return out
+
+    def ranking(self) -> list[tuple[Candidate, list[str]]]:
+        candidates = self.candidates()
+        memory = self.agent.memory(self.setup)
+        context = self.request_words | set(tokenize(_KIND_NOUNS[self.kind]))
+        for c in candidates:
+            context |= set(tokenize(" ".join(c.phrases())))
+        rows = []
+        for c in candidates:
+            judged = score_candidate(c, memory, self.request_words, context) if memory else None
+            value = judged.value if judged else 0.0
+            rows.append(((-value, -(c.score or 0.0), c.position), c, judged.reasons if judged else []))
+        rows.sort(key=lambda row: row[0])
+        return [(c, reasons) for _, c, reasons in rows]
+
+    def decide(self) -> Message:
+        trail = self.trail
+        write, pay, record_key = _WRITE[self.kind]
+        created = [r for r in trail.results_named(write) if not r.error]
+        failed = [r for r in trail.results_named(write) if r.error]
+        if created:
+            record = created[-1].data() if isinstance(created[-1].data(), dict) else {}
+            record_id = str(record.get(record_key) or "")
+            paid = [r for r in trail.results_named(pay or "") if not r.error]
+            if pay and record.get("status") == "unpaid" and not paid:
+                message = self._emit([self.call(pay, **{record_key: record_id})])
+                if message is not None:
+                    return message
+                return _text(f"Sorry, I could not pay for {record_id}. {STOP_TOKEN}")
+            return _text(self.confirmation(record, record_id))
+        if any("user id" in r.content.lower() for r in failed) and not trail.asked_id:
+            return _text(ID_QUESTION)
+        ranking = self.ranking()
+        attempt = trail.rejections() + len(failed)
+        if not ranking or attempt >= min(MAX_ATTEMPTS, len(ranking)):
+            return _text(f"Sorry, I could not find a suitable option for your request. {STOP_TOKEN}")
+        choice, reasons = ranking[attempt]
+        user_id = self.user_id()
+        if len(trail.recommendations) <= attempt:
+            return _text(self.recommendation(choice, reasons))
+        if user_id is None:
+            if not trail.asked_id:
+                return _text(ID_QUESTION)
+            return _text(f"Sorry, I need your user ID to continue. {STOP_TOKEN}")
+        message = self._emit([self.write_call(choice, user_id)])
+        if message is None:
+            return _text(f"Sorry, I could not complete the booking. {STOP_TOKEN}")
+        return message
+
+    # -- the write
+    def quantity(self) -> int:
+        return self.facts.count or 1
+
+    def write_call(self, c: Candidate, user_id: str) -> ToolCall | None:
+        write = _WRITE[self.kind][0]
+        pid, qty = c.product_id, self.quantity()
+        if self.kind == "delivery":
+            return self.call(write, user_id=user_id, store_id=c.entity_id, product_ids=[pid], product_cnts=[qty],
+                             address=self.address(), dispatch_time=self.dispatch_time())
+        if self.kind == "instore_product":
+            return self.call(write, user_id=user_id, shop_id=c.entity_id, product_id=pid, quantity=qty)
+        if self.kind in ("reservation", "book"):
+            count = self.facts.count or 2
+            return self.call(write, user_id=user_id, shop_id=c.entity_id, time=self.visit_time(),
+                             customer_count=count)
+        if self.kind == "hotel":
+            return self.call(write, hotel_id=c.entity_id, room_id=pid, user_id=user_id)
+        id_key = {"train": "train_id", "flight": "flight_id", "attraction": "attraction_id"}[self.kind]
+        seat_key = "ticket_id" if self.kind == "attraction" else "seat_id"
+        return self.call(write, **{id_key: c.entity_id, seat_key: pid}, user_id=user_id,
+                         date=c.date or self.date(), quantity=qty)
+
+    def user_id(self) -> str | None:
+        found = _profile_value(self.setup.user_profile, r"^user[ _]?id$|^uid$|用户")
+        if found:
+            return found
+        if self.trail.asked_id:
+            for message in self.trail.messages:
+                if message.role == "user":
+                    match = re.search(r"\b([A-Z]{1,3}\d{3,})\b", message.text)
+                    if match:
+                        return match.group(1)
+        return None
+
+    def address(self) -> str:
+        profile = self.setup.user_profile
+        home = _profile_value(profile, r"home.?address|^address$|常住住址|家庭住址|residential")
+        work = _profile_value(profile, r"work.?address|office|company.?address|工作地址")
+        wants_work = bool(_OFFICE.search(self.trail.instruction)) and not _HOME.search(self.trail.instruction)
+        if wants_work and work:
+            return work
+        return home or work or _profile_value(profile, r"address") or ""
+
+    def dispatch_time(self) -> str:
+        now = self.now
+        if self.facts.time:
+            day = self.facts.date or now.date().isoformat()
+            try:
+                wanted = datetime.strptime(f"{day} {self.facts.time}", "%Y-%m-%d %H:%M") - timedelta(minutes=30)
+                if wanted > now:
+                    return wanted.strftime("%Y-%m-%d %H:%M:%S")
+            except ValueError:
+                pass
+        return now.strftime("%Y-%m-%d %H:%M:%S")
+
+    def visit_time(self) -> str:
+        low = self.trail.instruction.lower()
+        default = "12:00" if "lunch" in low else "18:00" if re.search(r"dinner|supper", low) else "19:00"
+        when = f"{self.date()} {self.facts.time or default}:00"
+        if when < self.now.strftime("%Y-%m-%d %H:%M:%S"):
+            when = (datetime.strptime(when, "%Y-%m-%d %H:%M:%S") + timedelta(days=1)).strftime("%Y-%m-%d %H:%M:%S")
+        return when
+
+    # -- texts
+    def recommendation(self, c: Candidate, reasons: list[str]) -> str:
+        rating = f", rated {c.score:g}" if c.score is not None else ""
+        why = f" It fits what you like: {', '.join(reasons[:4])}." if reasons else ""
+        if self.kind in ("reservation", "book"):
+            when = self.visit_time()[:16]
+            count = self.facts.count or 2
+            return (f"{RECOMMEND_PREFIX} {entity_name(c.entity) or c.entity_id}{rating}: a table for {count} people "
+                    f"on {when}.{why} Shall I make the reservation?")
+        qty = self.quantity()
+        price = f" for {c.price:g} yuan" if c.price is not None else ""
+        amount = f"{qty} x " if qty > 1 else ""
+        day = f" on {c.date}" if c.date and self.domain == "ota" else ""
+        return f"{RECOMMEND_PREFIX} {amount}{c.label}{rating}{price}{day}.{why} Shall I go ahead and book it?"
+
+    def confirmation(self, record: dict[str, Any], record_id: str) -> str:
+        if self.kind == "reservation":
+            return (f"Your reservation {record_id} is confirmed for {record.get('customer_count', '')} people at "
+                    f"{record.get('reservation_time', '')}. Is there anything else I can help you with?")
+        total = record.get("total_price", record.get("book_price"))
+        cost = f" (total {total} yuan)" if total is not None else ""
+        return f"Done: {record_id} has been placed and paid{cost}. Is there anything else I can help you with?"
+
+
+# ------------------------------------------------------------------------------------------ helpers
+
+
+def _text(content: str) -> Message:
+    return Message(role="assistant", content=content)
+
+
+def _profile_value(profile: dict[str, Any], key_pattern: str) -> str | None:
+    for key, value in profile.items():
+        if re.search(key_pattern, str(key).strip(), re.I) and value not in (None, "", []):
+            return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+    return None
+
+
+_NOT_PLACES = {"I", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "January",
+               "February", "March", "April", "May", "June", "July", "August", "September", "October", "November",
+               "December", "The", "A", "My", "Our"}
+
+
+def _destination(instruction: str) -> str | None:
+    """The capitalised place after ``to`` / ``in`` / ``for`` (``Book me a hotel in Hangzhou``)."""
+    for match in re.finditer(r"\b(?:to|in|at|for|visit|visiting)\s+([A-Z][a-zA-Z]+(?:\s[A-Z][a-zA-Z]+)?)",
+                             instruction):
+        words = [w for w in match.group(1).split() if w not in _NOT_PLACES]
+        if words:
+            return " ".join(words)
+    return None

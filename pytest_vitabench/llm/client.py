@@ -1,0 +1,335 @@
+"""One client for every LLM role (agent, user, judge, memory, embeddings) at any OpenAI-compatible endpoint.
+
+Every call takes the same path: disk cache lookup (for the roles the cache mode covers), a concurrency
+slot and a request-rate slot shared by all processes of the run, the HTTP request with a timeout, our
+own retry loop (the ``openai`` client's retries are off so that limits, ledger and logs see every
+attempt), then the ledger. The API key lives only inside the ``openai`` client: it is in no repr,
+message, log line or cache key.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from ..messages import Usage
+from .cache import DiskCache, cache_key
+from .errors import LLMError, endpoint_host, scrub
+from .ledger import Ledger
+from .prices import price_for
+from .ratelimit import Limiter, LimiterTimeout
+from .retry import Backoff, is_retryable_status, parse_retry_after
+from .settings import LLMSettings, resolve_api_key
+
+log = logging.getLogger("pytest_vitabench.llm")
+
+OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
+#: Inputs per embeddings request; providers cap it (OpenAI: 2048) and smaller batches cache better.
+EMBED_BATCH = 256
+
+
+class Completion(BaseModel):
+    """One chat-completion answer.
+
+    Attributes:
+        message: ``{"role": "assistant", "content": str | None, "tool_calls": [{id, type, function: {name,
+            arguments}}]}``, ``arguments`` being the model's raw string (possibly malformed JSON), plus
+            ``reasoning_content`` when the endpoint returns one.
+        usage: Tokens and cost of this call (cost 0 for a cache hit).
+        cached: Whether the answer came from the disk cache.
+        raw_finish_reason: The endpoint's ``finish_reason``: ``stop``, ``tool_calls``, ``length`` (the answer
+            was cut at the token limit), ``content_filter``...
+        model: The model name the endpoint reports having served.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    message: dict[str, Any]
+    usage: Usage
+    cached: bool = False
+    raw_finish_reason: str | None = None
+    model: str | None = None
+
+    @property
+    def text(self) -> str:
+        return self.message.get("content") or ""
+
+    @property
+    def tool_calls(self) -> list[dict[str, Any]]:
+        return self.message.get("tool_calls") or []
+
+    @property
+    def truncated(self) -> bool:
+        """The answer hit the token limit (``max_tokens`` / ``max_completion_tokens``)."""
+        return self.raw_finish_reason == "length"
+
+
+def _endpoint(base_url: str | None) -> str:
+    """The effective endpoint without credentials, for cache keys and messages."""
+    from urllib.parse import urlsplit
+
+    url = (base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_DEFAULT_BASE_URL).rstrip("/")
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{endpoint_host(url)}{parts.path}"
+
+
+class LLMClient:
+    """Chat completions and embeddings with retries, shared limits, a disk cache and a usage ledger.
+
+    Args:
+        settings: Endpoint, retry, limit, cache and price settings.
+        ledger: Where usage is recorded; a new one by default (shared ledgers make a per-process total).
+
+    Raises:
+        MissingAPIKey: The OpenAI default endpoint is used and the key variable is unset.
+    """
+
+    def __init__(self, settings: LLMSettings | None = None, ledger: Ledger | None = None):
+        self.settings = settings or LLMSettings()
+        self.ledger = ledger if ledger is not None else Ledger()
+        self.endpoint = _endpoint(self.settings.base_url)
+        self.host = endpoint_host(self.endpoint)
+        self._key = resolve_api_key(self.settings.api_key_env, self.settings.base_url)
+        s = self.settings
+        self.limiter = Limiter(s.state_dir, rpm=s.rpm, max_concurrency=s.max_concurrency,
+                               window_s=s.rpm_window_s, max_wait_s=s.max_wait_s)
+        self.cache = DiskCache(s.cache_dir) if s.cache_dir is not None else None
+        self.backoff = Backoff(base_s=s.backoff_base_s, max_s=s.backoff_max_s, retry_after_max_s=s.retry_after_max_s)
+        self._openai: Any = None
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        s = self.settings
+        return (f"LLMClient(endpoint={self.endpoint!r}, api_key_env={s.api_key_env!r}, cache={s.cache!r}, "
+                f"rpm={s.rpm}, max_concurrency={s.max_concurrency}, timeout_s={s.timeout_s:g})")
+
+    def close(self) -> None:
+        with self._lock:
+            if self._openai is not None:
+                self._openai.close()
+                self._openai = None
+
+    def __enter__(self) -> LLMClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- public calls -------------------------------------------------------------------------------
+
+    def complete(self, role: str, *, model: str, messages: list[dict[str, Any]],
+                 tools: list[dict[str, Any]] | None = None, seed: int | None = None, send_seed: bool = True,
+                 **params: Any) -> Completion:
+        """One chat completion.
+
+        Args:
+            role: ``agent``, ``user``, ``judge``, ``memory``... (ledger row and cache policy).
+            model: The model name at the endpoint.
+            messages: Chat-completions messages.
+            tools: Function schemas; when given, ``tool_choice`` defaults to ``auto`` (as officially).
+            seed: The trial seed: part of the cache key, and sent as the request's ``seed``.
+            send_seed: ``False`` keeps the seed out of the request (the official judge gets none) while
+                still keying the cache by it.
+            **params: Passed to the endpoint as given: ``temperature``, ``top_p``, ``max_tokens``,
+                ``max_completion_tokens``, ``reasoning_effort``, ``stop``, ``tool_choice``, ``extra_body``,
+                ``extra_headers``...; ``None`` values are left out.
+
+        Raises:
+            LLMError: The call failed after its retries, or was refused (a 4xx other than 408/409/429).
+        """
+        request: dict[str, Any] = {"model": model, "messages": messages}
+        if tools:
+            request["tools"] = tools
+            request["tool_choice"] = "auto"
+        if seed is not None and send_seed:
+            request["seed"] = seed
+        request.update({k: v for k, v in params.items() if v is not None})
+        payload, cached = self._call("chat", role, model, request, seed)
+        usage = self._usage(role, model, payload["usage"], cached)
+        return Completion(message=payload["message"], usage=usage, cached=cached,
+                          raw_finish_reason=payload.get("finish_reason"), model=payload.get("model"))
+
+    def embed(self, role: str = "embeddings", *, model: str, texts: Sequence[str]) -> list[list[float]]:
+        """Embedding vectors of ``texts``, in order, through the same limits, retries, cache and ledger.
+
+        Raises:
+            LLMError: A batch failed after its retries.
+        """
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), EMBED_BATCH):
+            batch = list(texts[start:start + EMBED_BATCH])
+            request = {"model": model, "input": batch, "encoding_format": "float"}
+            payload, cached = self._call("embeddings", role, model, request, None)
+            self._usage(role, model, payload["usage"], cached)
+            vectors.extend(payload["vectors"])
+        return vectors
+
+    # -- the shared path ----------------------------------------------------------------------------
+
+    def _call(self, kind: str, role: str, model: str, request: dict[str, Any],
+              trial_seed: int | None) -> tuple[dict[str, Any], bool]:
+        key = cache_key(kind=kind, role=role, endpoint=self.endpoint, model=model, request=request,
+                        trial_seed=trial_seed)
+        cache = self.cache if self.settings.caches(role) else None
+        if cache is not None:
+            payload = cache.get(key)
+            log.debug("LLM cache %s: role=%s model=%s seed=%s key=%s", "hit" if payload else "miss",
+                      role, model, trial_seed, key)
+            if payload is not None:
+                return payload, True
+        payload = self._send(kind, role, model, request, salt=key)
+        if cache is not None:
+            cache.put(key, payload, meta={"kind": kind, "role": role, "model": model, "trial_seed": trial_seed,
+                                          "endpoint": self.endpoint})
+        return payload, False
+
+    def _send(self, kind: str, role: str, model: str, request: dict[str, Any], *, salt: str) -> dict[str, Any]:
+        client = self._client()
+        create: Callable[..., Any] = (client.chat.completions.create if kind == "chat"
+                                      else client.embeddings.create)
+        attempts = self.settings.max_retries + 1
+        for attempt in range(attempts):
+            try:
+                with self.limiter.concurrency_slot():
+                    response = create(**request)
+                return _chat_payload(response) if kind == "chat" else _embeddings_payload(response)
+            except Exception as exc:  # classified below; anything unknown is re-raised as it is
+                failure = self._classify(exc)
+                if failure is None:
+                    raise
+                reason, status, retryable, retry_after, detail = failure
+                if not retryable or attempt + 1 >= attempts:
+                    self.ledger.note_error(role)
+                    raise self._error(role, model, reason, status, retryable, attempt + 1, detail) from None
+                wait = self.backoff.delay(attempt, retry_after=retry_after, salt=salt)
+                self.ledger.note_retry(role)
+                log.info("%s call to %s (model %s): %s; retry %d/%d in %.2f s%s", role, self.host, model,
+                         _what(reason, status, self.settings.timeout_s), attempt + 1, attempts - 1, wait,
+                         " (Retry-After)" if retry_after is not None else "")
+                time.sleep(wait)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _client(self) -> Any:
+        with self._lock:
+            if self._openai is None:
+                from openai import DefaultHttpxClient, OpenAI  # the openai package loads only when a call is made
+
+                # The rate slot is taken in the HTTP client's request hook, i.e. after the openai package
+                # has built the request and right before it goes on the wire, so the window we count is
+                # the one the server sees.
+                http_client = (DefaultHttpxClient(event_hooks={"request": [self._take_rate_slot]})
+                               if self.limiter.rpm else None)
+                self._openai = OpenAI(base_url=self.settings.base_url, api_key=self._key,
+                                      timeout=self.settings.timeout_s, max_retries=0, http_client=http_client)
+            return self._openai
+
+    def _take_rate_slot(self, _request: Any) -> None:
+        self.limiter.acquire_rate()
+
+    def _classify(self, exc: BaseException) -> tuple[str, int | None, bool, float | None, str] | None:
+        """``(reason, status, retryable, retry_after, detail)`` of an openai error; ``None`` if unknown."""
+        import openai
+
+        if isinstance(exc, LimiterTimeout) or isinstance(exc.__cause__, LimiterTimeout):
+            return "limiter", None, False, None, str(exc.__cause__ or exc)
+        if isinstance(exc, openai.APITimeoutError):
+            return "timeout", None, True, None, ""
+        if isinstance(exc, openai.APIConnectionError):
+            cause = exc.__cause__
+            return "connection", None, True, None, f"{type(cause).__name__}: {cause}" if cause else ""
+        if isinstance(exc, openai.APIStatusError):
+            status = exc.status_code
+            retryable = is_retryable_status(status)
+            retry_after = parse_retry_after(exc.response.headers) if retryable else None
+            return "http", status, retryable, retry_after, _error_detail(exc.body, exc.message)
+        return None
+
+    def _error(self, role: str, model: str, reason: str, status: int | None, retryable: bool, attempts: int,
+               detail: str) -> LLMError:
+        what = _what(reason, status, self.settings.timeout_s)
+        refused = "" if retryable else " (not retried)"
+        detail = scrub(detail, self._key)
+        message = (f"{role} LLM call to {self.host} (model {model}) failed after {attempts} attempt(s): "
+                   f"{what}{refused}{': ' + detail if detail else ''}")
+        if status in (401, 403):
+            message += f" - check the key in ${self.settings.api_key_env}"
+        return LLMError(message, role=role, model=model, host=self.host, status=status, reason=reason,
+                        attempts=attempts, retryable=retryable)
+
+    def _usage(self, role: str, model: str, tokens: dict[str, int], cached: bool) -> Usage:
+        price = price_for(self.settings.prices, model)
+        prompt, completion = tokens.get("prompt_tokens", 0), tokens.get("completion_tokens", 0)
+        usage = Usage(prompt_tokens=prompt, completion_tokens=completion,
+                      reasoning_tokens=tokens.get("reasoning_tokens", 0),
+                      cost=0.0 if cached or price is None else price.cost(prompt, completion),
+                      requests=0 if cached else 1, cached_requests=1 if cached else 0)
+        self.ledger.record(role, usage, model=model, priced=price is not None)
+        return usage
+
+
+def _what(reason: str, status: int | None, timeout_s: float) -> str:
+    if reason == "http":
+        return f"HTTP {status}"
+    if reason == "timeout":
+        return f"timed out (no answer within {timeout_s:g} s)"
+    if reason == "limiter":
+        return "no rate-limit/concurrency slot in time"
+    return "connection failed"
+
+
+def _error_detail(body: object, fallback: str) -> str:
+    if isinstance(body, dict):
+        error = body.get("error")
+        message = body.get("message") or (error.get("message") if isinstance(error, dict) else error)
+        return str(message) if message else json.dumps(body, ensure_ascii=False, default=str)
+    return str(body) if body else fallback
+
+
+def _tokens(usage: Any) -> dict[str, int]:
+    if usage is None:
+        return {"prompt_tokens": 0, "completion_tokens": 0, "reasoning_tokens": 0}
+    details = getattr(usage, "completion_tokens_details", None)
+    return {"prompt_tokens": getattr(usage, "prompt_tokens", 0) or 0,
+            "completion_tokens": getattr(usage, "completion_tokens", 0) or 0,
+            "reasoning_tokens": getattr(details, "reasoning_tokens", 0) or 0}
+
+
+def _chat_payload(response: Any) -> dict[str, Any]:
+    """The part of a chat completion we keep (and cache): the first choice's message, normalised."""
+    choices = getattr(response, "choices", None) or []
+    if not choices:
+        return {"message": {"role": "assistant", "content": None, "tool_calls": []}, "finish_reason": None,
+                "usage": _tokens(getattr(response, "usage", None)), "model": getattr(response, "model", None)}
+    choice = choices[0]
+    raw = choice.message
+    calls = []
+    for i, call in enumerate(getattr(raw, "tool_calls", None) or []):
+        function = getattr(call, "function", None)
+        if function is None:  # custom (non-function) tool calls are not part of this benchmark
+            continue
+        arguments = function.arguments
+        calls.append({"id": call.id or f"call_{i}", "type": "function",
+                      "function": {"name": function.name,
+                                   "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments)}})
+    message: dict[str, Any] = {"role": "assistant", "content": raw.content, "tool_calls": calls}
+    extra = getattr(raw, "model_extra", None) or {}
+    reasoning = extra.get("reasoning_content") or extra.get("reasoning")
+    if isinstance(reasoning, str) and reasoning:
+        message["reasoning_content"] = reasoning
+    return {"message": message, "finish_reason": choice.finish_reason, "usage": _tokens(response.usage),
+            "model": getattr(response, "model", None)}
+
+
+def _embeddings_payload(response: Any) -> dict[str, Any]:
+    data = sorted(response.data, key=lambda item: item.index)
+    usage = getattr(response, "usage", None)
+    return {"vectors": [list(item.embedding) for item in data],
+            "usage": {"prompt_tokens": getattr(usage, "prompt_tokens", 0) or 0, "completion_tokens": 0,
+                      "reasoning_tokens": 0}}

@@ -1,0 +1,53 @@
+"""The one error an LLM call raises when it fails for good, and the scrubbing that keeps keys out of it."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+#: The most of a server's error body quoted in a message.
+_EXCERPT_CHARS = 300
+
+
+class LLMError(RuntimeError):
+    """An LLM call failed: after its retries, or at once for a request the server refuses (a 4xx).
+
+    The message names the role, model, endpoint host, HTTP status (or timeout / connection failure) and
+    the number of attempts, and quotes the start of the server's error; never the API key.
+
+    Attributes:
+        role: The role that made the call.
+        model: The model requested.
+        host: The endpoint's host (and port), without credentials or path.
+        status: The last HTTP status, or ``None`` for a timeout or a connection failure.
+        reason: ``http``, ``timeout``, ``connection`` or ``limiter`` (no rate/concurrency slot in time).
+        attempts: The attempts made.
+        retryable: Whether the last failure was of a retryable kind (retries ran out, rather than refused).
+    """
+
+    def __init__(self, message: str, *, role: str, model: str, host: str, status: int | None, reason: str,
+                 attempts: int, retryable: bool):
+        super().__init__(message)
+        self.role = role
+        self.model = model
+        self.host = host
+        self.status = status
+        self.reason = reason
+        self.attempts = attempts
+        self.retryable = retryable
+
+
+def endpoint_host(url: str) -> str:
+    """``host[:port]`` of ``url``: never the user-info part, which may carry credentials."""
+    parts = urlsplit(url if "//" in url else f"//{url}")
+    host = parts.hostname or "?"
+    return f"{host}:{parts.port}" if parts.port else host
+
+
+def scrub(text: str, *secrets: str) -> str:
+    """``text`` with every secret replaced by ``***`` and cut to a short excerpt."""
+    for secret in secrets:
+        # Placeholder keys of local endpoints are not secrets, and very short strings would mangle text.
+        if secret and len(secret) >= 8:
+            text = text.replace(secret, "***")
+    text = " ".join(text.split())
+    return text if len(text) <= _EXCERPT_CHARS else text[:_EXCERPT_CHARS] + "..."

@@ -1,0 +1,131 @@
+"""The usage ledger: tokens, requests, cache hits, retries and cost per LLM role.
+
+One ledger per process collects every call an :class:`~pytest_vitabench.llm.client.LLMClient` makes; an
+xdist worker ships ``to_dict()`` to the controller, which ``merge``s them. A model without a price is
+recorded in ``unpriced`` so the report can say "cost unknown" instead of a silent $0.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+from ..messages import Usage
+
+#: Display order of the roles; other role names follow alphabetically.
+ROLES = ("agent", "user", "judge", "memory", "embeddings")
+
+
+class Ledger:
+    """Thread-safe accumulator of :class:`~pytest_vitabench.messages.Usage` per role."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._usage: dict[str, Usage] = {}
+        self._retries: dict[str, int] = {}
+        self._errors: dict[str, int] = {}
+        self.unpriced: set[str] = set()
+
+    def record(self, role: str, usage: Usage, *, model: str | None = None, priced: bool = True) -> None:
+        """Add one call's usage (``priced=False``: ``model`` had no price, so its cost is unknown)."""
+        with self._lock:
+            self._usage[role] = self._usage.get(role, Usage()) + usage
+            if not priced and model and usage.requests:
+                self.unpriced.add(model)
+
+    def note_retry(self, role: str) -> None:
+        with self._lock:
+            self._retries[role] = self._retries.get(role, 0) + 1
+
+    def note_error(self, role: str) -> None:
+        """A call that failed for good (after its retries)."""
+        with self._lock:
+            self._errors[role] = self._errors.get(role, 0) + 1
+
+    def by_role(self) -> dict[str, Usage]:
+        with self._lock:
+            return {role: self._usage[role] for role in _ordered(self._usage)}
+
+    def total(self) -> Usage:
+        return sum(self.by_role().values(), Usage())
+
+    def retries(self, role: str) -> int:
+        with self._lock:
+            return self._retries.get(role, 0)
+
+    def errors(self, role: str) -> int:
+        with self._lock:
+            return self._errors.get(role, 0)
+
+    def snapshot(self) -> dict[str, Usage]:
+        """The usage so far, to subtract later with :meth:`since` (per-item usage on a worker)."""
+        return self.by_role()
+
+    def since(self, snapshot: Mapping[str, Usage]) -> dict[str, Usage]:
+        """Usage per role added after ``snapshot`` was taken; roles with nothing new are left out."""
+        out: dict[str, Usage] = {}
+        for role, now in self.by_role().items():
+            before = snapshot.get(role, Usage())
+            delta = Usage(**{name: getattr(now, name) - getattr(before, name) for name in Usage.model_fields})
+            if delta != Usage():
+                out[role] = delta
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: ``{"roles": {role: usage + retries + errors}, "total": ..., "unpriced_models": [...]}``."""
+        with self._lock:
+            roles = sorted(set(self._usage) | set(self._retries) | set(self._errors), key=_role_order)
+            out = {
+                role: {**self._usage.get(role, Usage()).model_dump(), "retries": self._retries.get(role, 0),
+                       "errors": self._errors.get(role, 0)}
+                for role in roles
+            }
+            unpriced = sorted(self.unpriced)
+        return {"roles": out, "total": self.total().model_dump(), "unpriced_models": unpriced}
+
+    def merge(self, data: Mapping[str, Any] | Ledger) -> None:
+        """Add another ledger (or its ``to_dict()``, e.g. from an xdist worker) into this one."""
+        if isinstance(data, Ledger):
+            data = data.to_dict()
+        for role, entry in (data.get("roles") or {}).items():
+            fields = {name: entry[name] for name in Usage.model_fields if name in entry}
+            with self._lock:
+                self._usage[role] = self._usage.get(role, Usage()) + Usage(**fields)
+                self._retries[role] = self._retries.get(role, 0) + int(entry.get("retries", 0))
+                self._errors[role] = self._errors.get(role, 0) + int(entry.get("errors", 0))
+        with self._lock:
+            self.unpriced.update(data.get("unpriced_models") or [])
+
+    def table_lines(self) -> list[str]:
+        """A plain-text table for the terminal summary (no colours); empty when no call was made."""
+        data = self.to_dict()["roles"]
+        if not data:
+            return []
+        header = ["role", "requests", "cached", "retries", "errors", "prompt", "completion", "reasoning", "cost $"]
+        rows = [header]
+        for role, u in data.items():
+            rows.append([role, f"{u['requests']:,}", f"{u['cached_requests']:,}", f"{u['retries']:,}",
+                         f"{u['errors']:,}", f"{u['prompt_tokens']:,}", f"{u['completion_tokens']:,}",
+                         f"{u['reasoning_tokens']:,}", f"{u['cost']:.4f}"])
+        total = self.total()
+        rows.append(["total", f"{total.requests:,}", f"{total.cached_requests:,}",
+                     f"{sum(u['retries'] for u in data.values()):,}", f"{sum(u['errors'] for u in data.values()):,}",
+                     f"{total.prompt_tokens:,}", f"{total.completion_tokens:,}", f"{total.reasoning_tokens:,}",
+                     f"{total.cost:.4f}"])
+        widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+        # The role column reads best left-aligned, numbers right-aligned.
+        lines = ["  ".join(cell.ljust(width) if i == 0 else cell.rjust(width)
+                           for i, (cell, width) in enumerate(zip(row, widths, strict=True)))
+                 for row in rows]
+        if self.unpriced:
+            lines.append(f"cost unknown (no price) for: {', '.join(sorted(self.unpriced))}; set --vita-prices")
+        return lines
+
+
+def _role_order(role: str) -> tuple[int, str]:
+    return (ROLES.index(role), "") if role in ROLES else (len(ROLES), role)
+
+
+def _ordered(roles: Mapping[str, Any]) -> list[str]:
+    return sorted(roles, key=_role_order)

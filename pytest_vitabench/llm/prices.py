@@ -1,0 +1,125 @@
+"""Token prices per model, from a dict, an inline spec or a small TOML/JSON file.
+
+Accepted forms (``--vita-prices`` / ini ``vita_prices``):
+
+- inline: ``gpt-4.1=2/8,gpt-4.1-mini=0.4/1.6`` (USD per million prompt / completion tokens);
+- a ``.toml`` or ``.json`` file mapping model names to ``{prompt_per_1m, completion_per_1m}``, either at the
+  top level or under a ``models`` table. The official ``models.yaml`` field names ``prompt_price`` and
+  ``completion_price`` are accepted too, so its ``cost_1m_token_dollar`` blocks can be copied over.
+
+Reasoning tokens are billed as completion tokens (OpenAI counts them inside ``completion_tokens``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+
+#: A dated snapshot suffix such as ``-2025-04-14``, ``-0613`` or ``@20250514``: priced like its base name.
+_SNAPSHOT = re.compile(r"[-@](\d{4}-\d{2}-\d{2}|\d{8}|\d{4})$")
+
+
+class ModelPrice(BaseModel):
+    """USD per million tokens."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+    prompt_per_1m: float = Field(ge=0, validation_alias=AliasChoices("prompt_per_1m", "prompt_price", "prompt"))
+    completion_per_1m: float = Field(
+        ge=0, validation_alias=AliasChoices("completion_per_1m", "completion_price", "completion"))
+
+    def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
+        return (prompt_tokens * self.prompt_per_1m + completion_tokens * self.completion_per_1m) / 1_000_000
+
+
+def _price(name: str, value: Any) -> ModelPrice:
+    if isinstance(value, ModelPrice):
+        return value
+    if isinstance(value, (list, tuple)) and len(value) == 2:
+        return ModelPrice(prompt_per_1m=value[0], completion_per_1m=value[1])
+    if isinstance(value, Mapping):
+        # The official models.yaml nests the prices under ``cost_1m_token_dollar``.
+        return ModelPrice.model_validate(value.get("cost_1m_token_dollar", value))
+    raise ValueError(f"price of {name!r} must be {{prompt_per_1m, completion_per_1m}} or [prompt, completion]")
+
+
+def _from_mapping(data: Mapping[str, Any]) -> dict[str, ModelPrice]:
+    models = data.get("models", data) if isinstance(data.get("models"), Mapping) else data
+    return {str(name): _price(str(name), value) for name, value in models.items()}
+
+
+def _from_inline(spec: str) -> dict[str, ModelPrice]:
+    prices: dict[str, ModelPrice] = {}
+    for entry in filter(None, (part.strip() for part in spec.split(","))):
+        # Model names may contain '/' (``openai/gpt-4.1``), so split the name off at the last '='.
+        name, sep, value = entry.rpartition("=")
+        prompt, slash, completion = value.partition("/")
+        if not (sep and name.strip() and slash):
+            raise ValueError(f"bad price entry {entry!r}: expected MODEL=PROMPT/COMPLETION (USD per 1M tokens)")
+        try:
+            prices[name.strip()] = ModelPrice(prompt_per_1m=float(prompt), completion_per_1m=float(completion))
+        except ValueError:
+            raise ValueError(f"bad price entry {entry!r}: prices must be numbers") from None
+    return prices
+
+
+def load_prices(spec: str | Path | Mapping[str, Any] | None, *, base_dir: Path | None = None) -> dict[str, ModelPrice]:
+    """Prices from a mapping, a file path (``.toml``/``.json``) or an inline spec.
+
+    Args:
+        spec: What the user gave; ``None`` or empty means no prices (costs are then reported as unknown).
+        base_dir: Where a relative file path is resolved (the rootdir, for an ini value).
+
+    Raises:
+        ValueError: The spec or file is malformed (the message says which entry).
+    """
+    if spec is None or (isinstance(spec, str) and not spec.strip()):
+        return {}
+    if isinstance(spec, Mapping):
+        return _from_mapping(spec)
+    text = str(spec).strip()
+    path = Path(text)
+    if base_dir is not None and not path.is_absolute():
+        path = base_dir / path
+    if isinstance(spec, Path) or path.suffix.lower() in (".toml", ".json") or path.is_file():
+        if not path.is_file():
+            raise ValueError(f"prices file not found: {path}")
+        raw = path.read_bytes()
+        if path.suffix.lower() == ".toml":
+            try:
+                import tomllib
+            except ModuleNotFoundError:  # Python 3.10
+                try:
+                    import tomli as tomllib  # type: ignore[no-redef]
+                except ModuleNotFoundError:
+                    raise ValueError(f"reading {path} needs Python 3.11+ or 'pip install tomli'; "
+                                     "or use a .json prices file") from None
+            try:
+                data = tomllib.loads(raw.decode())
+            except tomllib.TOMLDecodeError as exc:
+                raise ValueError(f"prices file {path}: {exc}") from None
+        else:
+            try:
+                data = json.loads(raw)
+            except ValueError as exc:
+                raise ValueError(f"prices file {path}: {exc}") from None
+        if not isinstance(data, Mapping):
+            raise ValueError(f"prices file {path} must hold a table of models")
+        return _from_mapping(data)
+    return _from_inline(text)
+
+
+def price_for(prices: Mapping[str, ModelPrice], model: str) -> ModelPrice | None:
+    """The price of ``model``; a dated snapshot falls back to its base name. ``None`` when unknown.
+
+    Only date suffixes fall back: ``gpt-4.1-mini`` is never priced as ``gpt-4.1``.
+    """
+    if model in prices:
+        return prices[model]
+    base = _SNAPSHOT.sub("", model)
+    return prices.get(base) if base != model else None

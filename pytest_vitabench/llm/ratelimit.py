@@ -1,0 +1,155 @@
+"""Request-rate and concurrency limits shared by every process of a run (all xdist workers together).
+
+Coordination goes through ``fcntl.flock`` on small files in one shared directory, so it needs no server,
+survives a crashed worker (the kernel drops a dead process's locks) and works between threads too
+(each acquisition opens its own file description).
+
+- **Rate**: a sliding-window log kept as a ring of the last ``limit`` request times in one file. A new
+  request may go when the oldest of those is more than a window old, so no window ever holds more than
+  ``limit`` requests. A caller that must wait sleeps until that moment rather than polling.
+- **Concurrency**: ``limit`` slot files; holding an exclusive lock on one is holding a slot. Nothing
+  announces a slot's release across processes, so a waiter polls with a growing sleep (2 ms to 50 ms).
+
+Both waits are bounded by ``max_wait_s``: :class:`LimiterTimeout` then.
+"""
+
+from __future__ import annotations
+
+import atexit
+import fcntl
+import os
+import random
+import shutil
+import struct
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+_HEAD = struct.Struct("<Q")
+_STAMP = struct.Struct("<d")
+_POLL_MIN_S = 0.002
+_POLL_MAX_S = 0.05
+#: Providers count a request when it arrives, a moment after we stamp it; waiting a little longer than
+#: the window (1% of it, at least 50 ms, at most 250 ms) keeps that transit jitter from showing up as one
+#: request too many at their end.
+_GUARD_FRACTION = 0.01
+_GUARD_MIN_S = 0.05
+_GUARD_MAX_S = 0.25
+
+
+class LimiterTimeout(TimeoutError):
+    """No rate or concurrency slot became free within ``max_wait_s``."""
+
+
+_private_dir: Path | None = None
+_private_lock = threading.Lock()
+
+
+def private_state_dir() -> Path:
+    """A per-process directory for callers without a shared one (limits then hold within the process)."""
+    global _private_dir
+    with _private_lock:
+        if _private_dir is None:
+            _private_dir = Path(tempfile.mkdtemp(prefix="vitabench-llm-"))
+            atexit.register(shutil.rmtree, _private_dir, True)
+        return _private_dir
+
+
+class Limiter:
+    """A cross-process limit on requests per window and on requests in flight.
+
+    Args:
+        state_dir: The directory shared by every process that must respect the same limits; ``None``: a
+            private one, created only if a limit is set (the limits then hold within this process).
+        rpm: Requests allowed per ``window_s``; ``None``: unlimited.
+        max_concurrency: Requests in flight at once; ``None``: unlimited.
+        window_s: The sliding window of ``rpm`` (60 s for requests per minute).
+        max_wait_s: The longest wait for a slot.
+        scope: A name separating independent budgets in the same directory.
+    """
+
+    def __init__(self, state_dir: Path | str | None, *, rpm: int | None = None, max_concurrency: int | None = None,
+                 window_s: float = 60.0, max_wait_s: float = 3600.0, scope: str = "llm"):
+        if state_dir is None and (rpm or max_concurrency):
+            state_dir = private_state_dir()
+        self.state_dir = Path(state_dir) if state_dir is not None else None
+        self.rpm = rpm
+        self.max_concurrency = max_concurrency
+        self.window_s = window_s
+        self.max_wait_s = max_wait_s
+        self.guard_s = min(max(window_s * _GUARD_FRACTION, _GUARD_MIN_S), _GUARD_MAX_S)
+        root = self.state_dir or Path()
+        # The ring's size is the limit, so different limits must not share a file.
+        self._ring = root / f"{scope}.rate-{rpm}-per-{window_s:g}s"
+        self._slots = [root / f"{scope}.slot-{i}" for i in range(max_concurrency or 0)]
+        if self.state_dir is not None and (rpm or max_concurrency):
+            self.state_dir.mkdir(parents=True, exist_ok=True)
+
+    def __repr__(self) -> str:
+        return (f"Limiter(rpm={self.rpm}, window_s={self.window_s:g}, max_concurrency={self.max_concurrency}, "
+                f"state_dir={str(self.state_dir) if self.state_dir else None!r})")
+
+    @contextmanager
+    def concurrency_slot(self) -> Iterator[float]:
+        """Hold one of ``max_concurrency`` slots for the body; yields the seconds spent waiting."""
+        if not self.max_concurrency:
+            yield 0.0
+            return
+        start = time.monotonic()
+        fd = self._take_slot(start)
+        try:
+            yield time.monotonic() - start
+        finally:
+            os.close(fd)  # closing the descriptor releases its lock
+
+    def _take_slot(self, start: float) -> int:
+        poll = _POLL_MIN_S
+        # Start at a random slot so waiters do not all pile onto slot 0.
+        offset = random.randrange(len(self._slots))
+        while True:
+            for i in range(len(self._slots)):
+                fd = os.open(self._slots[(offset + i) % len(self._slots)], os.O_RDWR | os.O_CREAT, 0o600)
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    return fd
+                except BlockingIOError:
+                    os.close(fd)
+            waited = time.monotonic() - start
+            if waited + poll > self.max_wait_s:
+                raise LimiterTimeout(f"no free concurrency slot ({self.max_concurrency}) within {self.max_wait_s:g} s")
+            time.sleep(poll)
+            poll = min(poll * 1.5, _POLL_MAX_S)
+
+    def acquire_rate(self) -> float:
+        """Take a request slot in the current window, sleeping until one is free; returns the seconds waited."""
+        if not self.rpm:
+            return 0.0
+        start = time.monotonic()
+        record_size = _HEAD.size + self.rpm * _STAMP.size
+        while True:
+            fd = os.open(self._ring, os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                if os.fstat(fd).st_size < record_size:
+                    os.ftruncate(fd, record_size)  # zeros: every slot free since the epoch
+                (head,) = _HEAD.unpack(os.pread(fd, _HEAD.size, 0))
+                offset = _HEAD.size + (head % self.rpm) * _STAMP.size
+                (oldest,) = _STAMP.unpack(os.pread(fd, _STAMP.size, offset))
+                now = time.time()  # wall clock: the one clock every process on the host shares
+                free_at = oldest + self.window_s + self.guard_s
+                if now >= free_at:
+                    os.pwrite(fd, _STAMP.pack(now), offset)
+                    os.pwrite(fd, _HEAD.pack(head + 1), 0)
+                    return time.monotonic() - start
+            finally:
+                os.close(fd)
+            waited = time.monotonic() - start
+            if waited >= self.max_wait_s:
+                raise LimiterTimeout(
+                    f"no request slot ({self.rpm} per {self.window_s:g} s) within {self.max_wait_s:g} s")
+            # Sleep until the oldest request leaves the window (never longer than one window, in case the
+            # wall clock jumped); another process may still win the slot, and then we wait again.
+            time.sleep(max(0.0, min(free_at - now, self.window_s, self.max_wait_s - waited)))

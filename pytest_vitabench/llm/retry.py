@@ -1,0 +1,84 @@
+"""When to retry an LLM request and how long to wait first.
+
+Retried: HTTP 408, 409, 429 and 5xx, timeouts and connection errors. Any other 4xx is the request's
+fault (bad parameters, context too long, bad key) and fails at once. The wait is the server's
+``retry-after-ms`` / ``Retry-After`` (seconds or an HTTP date) when it sends one, capped at
+``retry_after_max_s``; otherwise an exponential backoff with jitter. The jitter is seeded from the
+request itself, so a run is reproducible while different requests still spread out instead of
+retrying in lockstep.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import hashlib
+import random
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+RETRYABLE_STATUS = frozenset({408, 409, 429})
+
+
+def is_retryable_status(status: int) -> bool:
+    return status in RETRYABLE_STATUS or status >= 500
+
+
+def parse_retry_after(headers: Mapping[str, str] | None, *, now: float | None = None) -> float | None:
+    """Seconds the server asked us to wait, or ``None`` if it did not say (or said nonsense)."""
+    if not headers:
+        return None
+    lowered = {k.lower(): v for k, v in headers.items()}
+    raw_ms = lowered.get("retry-after-ms")
+    if raw_ms is not None:
+        try:
+            value = float(raw_ms) / 1000
+            if value >= 0:
+                return value
+        except ValueError:
+            pass
+    raw = lowered.get("retry-after")
+    if raw is None:
+        return None
+    raw = raw.strip()
+    try:
+        value = float(raw)
+        return value if value >= 0 else None
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(raw)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when is None:
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+@dataclass(frozen=True)
+class Backoff:
+    """Exponential backoff with "equal jitter": half the delay fixed, half drawn at random.
+
+    Attributes:
+        base_s: The first delay (attempt 0).
+        max_s: The cap of the computed delay.
+        retry_after_max_s: The cap of a server-requested delay.
+    """
+
+    base_s: float = 1.0
+    max_s: float = 60.0
+    retry_after_max_s: float = 600.0
+
+    def delay(self, attempt: int, *, retry_after: float | None = None, salt: str = "") -> float:
+        """Seconds to wait before retry number ``attempt + 1``.
+
+        Args:
+            attempt: How many attempts have failed so far, minus one.
+            retry_after: The server's requested wait; honoured as given (up to the cap).
+            salt: Identifies the request, seeding the jitter.
+        """
+        if retry_after is not None:
+            return min(retry_after, self.retry_after_max_s)
+        ceiling = min(self.max_s, self.base_s * (2 ** attempt))
+        seed = int.from_bytes(hashlib.sha256(f"{salt}:{attempt}".encode()).digest()[:8], "big")
+        return ceiling / 2 + random.Random(seed).uniform(0, ceiling / 2)

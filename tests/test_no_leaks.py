@@ -1,0 +1,143 @@
+"""Acceptance: the agent never sees the answer, end to end, over the demo suite and the 1.0 data.
+
+For every subtask and every memory backend but ``groundtruth`` this builds exactly what the harness
+gives the agent (system prompt with memory, tool schemas) and probes every tool of the subtask's
+environment with arguments drawn from the environment's own ids and words, then scans every
+agent-visible string for: ``*_type`` answer markers, ``distraction_reason`` keys or texts,
+``target_product_ids``, and the ground-truth preference annotation.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _paths import REPO_ROOT, VB1_DIR
+
+from pytest_vitabench.config import RunConfig
+from pytest_vitabench.domains import build_environment
+from pytest_vitabench.memory.base import memory_tools
+from pytest_vitabench.memory.render import render_preferences
+from pytest_vitabench.prompts import agent_system_prompt
+from pytest_vitabench.runner import ItemRunner, agent_profile
+
+DEMO = REPO_ROOT / "suites" / "demo" / "tasks.json"
+MARKER_PAIR = re.compile(r'_type"?\s*[:=]\s*"?(?:target|distraction|irrelevant)\b', re.IGNORECASE)
+SUITES = [DEMO, VB1_DIR / "delivery_tasks_en.json", VB1_DIR / "delivery_tasks_zh.json"]
+
+
+def _hidden_texts(environment: dict[str, Any]) -> set[str]:
+    """The distraction reasons stated in this environment (each must stay invisible)."""
+    found: set[str] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "distraction_reason" and isinstance(value, str) and len(value) > 12:
+                    found.add(value)
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(environment)
+    return found
+
+
+def _ids_and_words(environment: dict[str, Any]) -> tuple[list[str], list[str]]:
+    ids: list[str] = []
+    words: list[str] = []
+    for container in ("stores", "shops", "hotels", "attractions", "flights", "trains", "taxis"):
+        for key, entity in (environment.get(container) or {}).items():
+            ids.append(str(key))
+            for name_key in ("name", "shop_name", "hotel_name", "attraction_name", "departure_city", "arrival_city"):
+                if isinstance(entity, dict) and entity.get(name_key):
+                    words.append(str(entity[name_key]))
+            for product in (entity.get("products") or []) if isinstance(entity, dict) else []:
+                if isinstance(product, dict) and product.get("product_id"):
+                    ids.append(str(product["product_id"]))
+    return ids, words
+
+
+def _probe_arguments(schema: dict[str, Any], ids: list[str], words: list[str], env: Any) -> list[dict[str, Any]]:
+    """A few argument sets per tool: every id-like parameter cycles through the environment's ids."""
+    properties = schema["function"]["parameters"].get("properties", {})
+    date = env.time[:10]
+    variants = []
+    for i in range(min(len(ids), 6) or 1):
+        args: dict[str, Any] = {}
+        for name, spec in properties.items():
+            kind = spec.get("type")
+            if name == "user_id":
+                args[name] = env.user_id
+            elif name.endswith("_ids"):
+                args[name] = [ids[i % len(ids)]] if ids else []
+            elif name.endswith("_id"):
+                args[name] = ids[i % len(ids)] if ids else "x"
+            elif kind == "array":
+                args[name] = [words[i % len(words)]] if words else ["food"]
+            elif kind in ("number", "integer"):
+                args[name] = 1
+            elif "date" in name:
+                args[name] = date
+            elif "time" in name:
+                args[name] = env.time
+            else:
+                args[name] = words[i % len(words)] if words else "city"
+        variants.append(args)
+    return variants
+
+
+def _leaks(text: str, hidden: set[str], groundtruth_text: str) -> list[str]:
+    found = [s for s in ("distraction_reason", "target_product_ids", "personalized_preference_memory") if s in text]
+    found += MARKER_PAIR.findall(text)
+    found += [h for h in hidden if h in text]
+    if groundtruth_text and groundtruth_text in text:
+        found.append("ground-truth preference block")
+    return found
+
+
+@pytest.mark.parametrize("path", SUITES, ids=lambda p: p.name)
+def test_no_answer_reaches_the_agent(path: Path):
+    if not path.exists():
+        pytest.skip(f"{path} not found (the 1.0 data needs ../shared beside the clone)")
+    runner = ItemRunner(RunConfig(memory=["none", "full_context"]))
+    suite = runner.suite(path)
+    probed = 0
+    for user in suite.users:
+        assert user.task is not None, user.error
+        for index, sub in enumerate(user.task.subtasks):
+            hidden = _hidden_texts(sub.environment)
+            groundtruth = render_preferences(sub.groundtruth_preferences())
+            for memory_name in ("none", "full_context"):
+                memory = runner.memory_for(suite, user, index, memory_name, trial=0)
+                env = build_environment(sub.domain, sub.environment, user_id=user.task.user_id,
+                                        time=user.times[index], seed=0)
+                env.add_tools(memory_tools(memory))
+                visible = [agent_system_prompt(time=user.times[index], profile=agent_profile(user.task),
+                                               memory=memory.read(sub.instruction), proactive=sub.is_proactive),
+                           json.dumps(env.tool_schemas(), ensure_ascii=False)]
+                if memory_name == "full_context":
+                    ids, words = _ids_and_words(sub.environment)
+                    for schema in env.tool_schemas():
+                        for args in _probe_arguments(schema, ids, words, env):
+                            visible.append(env.call(schema["function"]["name"], args).content)
+                            probed += 1
+                for text in visible:
+                    assert not _leaks(text, hidden, groundtruth), (user.key, sub.subtask_id, memory_name,
+                                                                   _leaks(text, hidden, groundtruth), text[:300])
+    assert probed > 100
+
+
+def test_the_scan_would_catch_a_leak():
+    environment = {"stores": {"S1": {"name": "A", "products": [
+        {"product_id": "P1", "product_type": "distraction", "distraction_reason": "contains cilantro, which she hates"}]}}}
+    hidden = _hidden_texts(environment)
+    raw = json.dumps(environment)
+    assert set(_leaks(raw, hidden, "")) >= {"distraction_reason", "contains cilantro, which she hates"}
+    assert _leaks('{"product_type": "target"}', set(), "")
+    block = render_preferences({"current": {"food": ["no cilantro"]}})
+    assert _leaks("memory:\n" + block, set(), block)
