@@ -134,7 +134,8 @@ def test_no_answer_reaches_the_agent(path: Path):
 
 def test_the_scan_would_catch_a_leak():
     environment = {"stores": {"S1": {"name": "A", "products": [
-        {"product_id": "P1", "product_type": "distraction", "distraction_reason": "contains cilantro, which she hates"}]}}}
+        {"product_id": "P1", "product_type": "distraction",
+         "distraction_reason": "contains cilantro, which she hates"}]}}}
     hidden = _hidden_texts(environment)
     raw = json.dumps(environment)
     assert set(_leaks(raw, hidden, "")) >= {"distraction_reason", "contains cilantro, which she hates"}

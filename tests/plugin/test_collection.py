@@ -116,3 +116,11 @@ def test_help_lists_the_options(project):
     result = project.runpytest("--help")
     result.stdout.fnmatch_lines(["*VitaBench 2.0 benchmark*", "*--vita-model=VITA_MODEL*", "*--vita-fail-under*",
                                  "*vita_suite_patterns*"])
+
+
+def test_last_failed_reruns_only_the_failed_items(project):
+    first = project.runpytest("-p", "cacheprovider", "--vita-trials", "2")
+    first.assert_outcomes(passed=3, failed=3)
+    again = project.runpytest("-p", "cacheprovider", "--vita-trials", "2", "--lf")
+    again.assert_outcomes(failed=3)
+    again.stdout.fnmatch_lines(["*run-last-failure: rerun previous 3 failures*"])
