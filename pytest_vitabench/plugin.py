@@ -213,7 +213,7 @@ class UserCollector(pytest.Collector):
             for memory in config.memory:
                 for trial in range(config.trials):
                     item = VitaItem.from_parent(self, name=f"{sub.subtask_id}[{memory}-t{trial}]",
-                                                callobj=_vita_subtask, originalname=sub.subtask_id)
+                                                callobj=_vita_subtask)
                     item.vita_ref = _ItemRef(user=self.user, index=index, memory=memory, trial=trial)
                     for marker in [*sub.domains, *sub.skills]:
                         if marker in MARKERS:
@@ -232,6 +232,15 @@ class VitaItem(pytest.Function):
     """One subtask x memory backend x trial. Its body is :func:`_vita_subtask`; fixtures can be overridden."""
 
     vita_ref: _ItemRef
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        # pytest >= 9.2 keeps structured node ids and compares them with ids parsed from report strings
+        # (--lf, --deselect); parse ours the same way so "s1[full_context-t0]" splits into name and params.
+        node_id = getattr(self, "_id", None)
+        parse = getattr(type(node_id), "parse", None)
+        if parse is not None:
+            self._id = parse(str(node_id))
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
         return self.path, None, self.nodeid.split("::", 1)[-1]
