@@ -55,6 +55,15 @@ OPTIONS: list[tuple[str, str, str | None, str]] = [
      "exit status reflects only these thresholds and infrastructure errors"),
     ("--vita-full-context-tokens", "vita_full_context_tokens", "102400",
      "token budget of the full_context memory (default: 102400, the official value)"),
+    ("--vita-rpm", "vita_rpm", "0",
+     "LLM requests per minute for the whole run, all xdist workers together (default 0: unlimited)"),
+    ("--vita-max-concurrency", "vita_max_concurrency", "0",
+     "LLM requests in flight for the whole run, all xdist workers together (default 0: unlimited)"),
+    ("--vita-timeout", "vita_timeout", "120", "seconds per LLM request (default: 120)"),
+    ("--vita-cache", "vita_cache", "judge",
+     "disk cache of LLM calls (.vitabench_cache/): judge (judge, memory and embedding calls; default), all, off"),
+    ("--vita-prices", "vita_prices", None,
+     "token prices 'model=prompt/completion,...' in USD per 1M tokens, or a .toml/.json file"),
 ]
 
 
@@ -84,6 +93,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--vita-strict", dest="vita_strict", action="store_true", default=None,
                     help="treat out-of-order interactions and subtasks as errors instead of warnings")
     parser.addini("vita_strict", "treat chronology problems in suites as errors", type="bool", default=False)
+    parser.addini("vita_rpm_window", "seconds of the --vita-rpm window (default 60: a per-minute limit; "
+                  "1 makes it a per-second limit)", default="60")
     parser.addini("vita_suite_patterns", "file name patterns collected as VitaBench suites in directory walks",
                   type="args", default=DEFAULT_PATTERNS)
 
@@ -133,8 +144,20 @@ class _State:
                 from .report.thresholds import parse_fail_under
 
                 self.thresholds = parse_fail_under(str(get("vita_fail_under")))
+            from .llm import Ledger, settings_from_options
+
+            self.llm_settings = settings_from_options(
+                base_url=self.run_config.base_url, api_key_env=self.run_config.api_key_env,
+                rootdir=config.rootpath, state_dir=_llm_state_dir(config), rpm=get("vita_rpm"),
+                max_concurrency=get("vita_max_concurrency"), timeout=get("vita_timeout"), cache=get("vita_cache"),
+                prices=get("vita_prices"))
+            window = float(config.getini("vita_rpm_window"))
+            if window != self.llm_settings.rpm_window_s:
+                self.llm_settings = self.llm_settings.model_copy(update={"rpm_window_s": window})
+            self.ledger = Ledger()
         except (ValueError, ValidationError) as exc:
             raise pytest.UsageError(f"pytest-vitabench: {exc}") from None
+        self._llm_client: Any = None
         self.report_path = get("vita_report")
         self.runner: ItemRunner = ItemRunner(self.run_config)
         self.results: dict[str, dict[str, Any]] = {}
@@ -143,9 +166,71 @@ class _State:
         self.metrics: dict[str, Any] | None = None
         self.violations: list[str] = []
         self.report_written: str | None = None
+        from .agents import BUILTIN_AGENTS
+
+        if self.run_config.model not in BUILTIN_AGENTS:
+            self.llm_client()  # a missing key is a usage error now, not an error in every item later
+
+    def llm_client(self) -> Any:
+        """The one client shared by every LLM role of this process (created on first use)."""
+        if self._llm_client is None:
+            from .llm import LLMClient, MissingAPIKey
+
+            try:
+                self._llm_client = LLMClient(self.llm_settings, self.ledger)
+            except MissingAPIKey as exc:
+                raise pytest.UsageError(f"pytest-vitabench: {exc}") from None
+        return self._llm_client
 
 
 _STATE_KEY = pytest.StashKey["_State"]()
+_LLM_DIR_KEY = pytest.StashKey[str]()
+_WORKER_LLM_DIR = "vita_llm_state_dir"
+_WORKER_LEDGER = "vita_llm_ledger"
+
+
+def _llm_state_dir(config: pytest.Config) -> str:
+    """The directory that coordinates LLM rate and concurrency limits across the run's processes.
+
+    The controller names it (nothing is created until a limiter needs it) and hands it to each xdist
+    worker through ``workerinput``, so the limits hold for the whole run, not per worker.
+    """
+    if _is_worker(config):
+        return str(config.workerinput.get(_WORKER_LLM_DIR) or _controller_llm_dir(config))
+    return _controller_llm_dir(config)
+
+
+def _controller_llm_dir(config: pytest.Config) -> str:
+    path = config.stash.get(_LLM_DIR_KEY, None)
+    if path is None:
+        import tempfile
+        import uuid
+
+        path = os.path.join(tempfile.gettempdir(), f"vitabench-run-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+        config.stash[_LLM_DIR_KEY] = path
+    return path
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist (controller side): give each worker the run's shared LLM coordination directory."""
+    node.workerinput[_WORKER_LLM_DIR] = _controller_llm_dir(node.config)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """xdist (controller side): add each worker's LLM usage to the run's ledger."""
+    data = getattr(node, "workeroutput", {}).get(_WORKER_LEDGER)
+    if data and _has_state(node.config):
+        _state(node.config).ledger.merge(data)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    path = config.stash.get(_LLM_DIR_KEY, None)
+    if path and not _is_worker(config) and os.path.isdir(path):
+        import shutil
+
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def _state(config: pytest.Config) -> _State:
@@ -266,18 +351,15 @@ def vita_config(request: pytest.FixtureRequest) -> RunConfig:
 
 
 @pytest.fixture(scope="session")
-def vita_agent(vita_config: RunConfig) -> Any:
+def vita_agent(request: pytest.FixtureRequest, vita_config: RunConfig) -> Any:
     """The agent under test. Override in your conftest.py to bring your own (see README)."""
     from .agents import BUILTIN_AGENTS, make_builtin_agent
 
     if vita_config.model in BUILTIN_AGENTS:
         return make_builtin_agent(vita_config.model)
-    from .agents.openai_agent import MissingAPIKey, OpenAIAgent
+    from .agents.openai_agent import OpenAIAgent
 
-    try:
-        return OpenAIAgent(vita_config.model, base_url=vita_config.base_url, api_key_env=vita_config.api_key_env)
-    except MissingAPIKey as exc:
-        raise pytest.UsageError(f"--vita-model {vita_config.model!r}: {exc}") from None
+    return OpenAIAgent(vita_config.model, client=_state(request.config).llm_client())
 
 
 @pytest.fixture(scope="session")
@@ -313,10 +395,15 @@ def vita_result(
         pytest.fail("the vita_result fixture is only available to VitaBench items", pytrace=False)
     state = _state(request.config)
     suite = state.runner.suite(item.path)
+    mark = state.ledger.snapshot()
     result = state.runner.run(
         nodeid=item.nodeid, suite=suite, user=ref.user, index=ref.index, memory_name=ref.memory,
         trial=ref.trial, agent=vita_agent, user_simulator=vita_user_simulator, judge=vita_judge,
     )
+    # A worker runs one item at a time, so the ledger's growth is exactly this item's LLM usage.
+    for role, usage in state.ledger.since(mark).items():
+        if usage.requests or usage.cached_requests:
+            result.usage[role] = usage
     item.config.hook.pytest_vitabench_result(result=result, item=item)
     item._vita_result = result
     item.user_properties.extend([("vita_reward", result.reward), ("vita_memory", result.memory),
@@ -361,7 +448,10 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     config = session.config
     _CONFIG.pop("config", None)
-    if _is_worker(config) or not _has_state(config):
+    if not _has_state(config):
+        return
+    if _is_worker(config):
+        config.workeroutput[_WORKER_LEDGER] = _state(config).ledger.to_dict()
         return
     state = _state(config)
     if not state.results:
@@ -384,6 +474,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if state.report_path:
         manifest = {**state.run_config.manifest(), "suites": dict(sorted(state.suites.items()))}
         report = build_report(manifest, state.metrics, results)
+        report["usage"] = state.ledger.to_dict()
         config.hook.pytest_vitabench_report(report=report, config=config)
         write_report(state.report_path, report)
         state.report_written = str(state.report_path)
@@ -418,6 +509,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     terminalreporter.section("VitaBench results")
     for line in render_table(state.metrics, results):
         terminalreporter.write_line(line)
+    if state.ledger.total().requests or state.ledger.total().cached_requests:
+        for line in state.ledger.table_lines():
+            terminalreporter.write_line(line)
     if state.report_written:
         terminalreporter.write_line(f"JSON report: {state.report_written}")
     if state.thresholds is not None:

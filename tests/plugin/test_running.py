@@ -133,3 +133,63 @@ def test_a_session_without_suites_is_untouched(pytester):
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
     assert "VitaBench" not in result.stdout.str()
+
+
+def test_an_llm_agent_runs_over_real_http_with_usage_and_no_key_in_outputs(project, monkeypatch):
+    from _stub_llm import StubLLM, tool_call
+
+    stub = StubLLM()
+    try:
+        monkeypatch.setenv("VITA_STUB_KEY", SECRET)
+        project.makeconftest("")  # the built-in fixtures: the agent is the LLM behind the stub
+        for _ in range(3):  # one subtask per user-subtask, trial 0
+            stub.replies += [
+                {"tool_calls": [tool_call("a", "create_delivery_order", {
+                    "user_id": "U1", "store_id": "S2", "product_ids": ["P2"], "product_cnts": [1],
+                    "address": "No. 1 Test Road, Home", "dispatch_time": "2030-01-01 00:00:00"})]},
+                {"content": "Ordered. ###STOP###"},
+            ]
+        result, report = _report(project, "--vita-trials", "1", "--vita-model", "stub-model", "--vita-base-url",
+                                 stub.base_url, "--vita-api-key-env", "VITA_STUB_KEY", "-k", "U1 and s1")
+        assert len(stub.requests) == 2 and stub.requests[0]["model"] == "stub-model"
+        assert stub.requests[0]["tools"] and stub.requests[0]["messages"][0]["role"] == "system"
+        record = report["results"][0]
+        assert record["usage"]["agent"]["requests"] == 2 and record["usage"]["agent"]["prompt_tokens"] == 22
+        assert report["usage"]["roles"]["agent"]["requests"] == 2
+        result.stdout.fnmatch_lines(["role * requests * cached*", "agent * 2 * 0*"])
+        assert record["outcome"] == "failed"  # ordered but never paid
+        assert SECRET not in (project.path / "run.json").read_text() and SECRET not in result.stdout.str()
+    finally:
+        stub.close()
+
+
+def test_a_missing_api_key_is_a_usage_error(project, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    result = project.runpytest("--vita-model", "gpt-4.1")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*no API key: set $OPENAI_API_KEY*"])
+
+
+def test_rate_and_concurrency_limits_hold_across_xdist_workers(project):
+    """Whole episodes under -n 2 against one stub: the run-wide limits hold at the server."""
+    pytest.importorskip("xdist")
+    from _stub_llm import StubLLM
+
+    project.makeconftest("")  # the built-in fixtures: the agent is the LLM behind the stub
+    stub = StubLLM(delay=0.05)
+    try:
+        stub.replies += [{"content": "Nothing for you today. ###STOP###"}] * 12
+        path = project.path / "run.json"
+        result = project.runpytest_subprocess(
+            "-n", "2", "-p", "no:cacheprovider", "--vita-trials", "4", "--vita-model", "stub-model",
+            "--vita-base-url", stub.base_url, "--vita-rpm", "4", "-o", "vita_rpm_window=1",
+            "--vita-max-concurrency", "1", "--vita-report", str(path))
+        report = json.loads(path.read_text())
+        assert len(stub.requests) == 12 and len(report["results"]) == 12
+        assert stub.window_max(1.0) <= 4, stub.window_max(1.0)
+        assert stub.max_in_flight() == 1
+        assert report["usage"]["roles"]["agent"]["requests"] == 12  # both workers' ledgers merged
+        assert result.stdout.str().count("VitaBench results") == 1
+    finally:
+        stub.close()
