@@ -2,6 +2,7 @@
 
     vitabench validate suites/demo/tasks.json     # load, report errors and warnings, print counts
     vitabench show run.json                       # the metrics table of a saved report
+    vitabench rejudge run.json --vita-judge-model gpt-4.1   # score saved trajectories again
     vitabench build-demo [-o suites/demo/tasks.json]
 
 Run the benchmark itself with pytest (``pytest suites/demo``).
@@ -81,6 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
     show = commands.add_parser("show", help="print the metrics table of a --vita-report JSON file")
     show.add_argument("report")
     show.set_defaults(func=_show)
+    from .rejudge import add_rejudge_parser
+
+    add_rejudge_parser(commands)
     demo = commands.add_parser("build-demo", help="regenerate the demo suite deterministically")
     demo.add_argument("-o", "--output", default="suites/demo/tasks.json")
     demo.set_defaults(func=_build_demo)

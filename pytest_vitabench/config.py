@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from . import __version__
@@ -26,6 +28,10 @@ class RunConfig(BaseModel):
     language: str = "en"
     strict: bool = False
     full_context_max_tokens: int = Field(default=102_400, ge=1)
+    judge_mode: Literal["window", "full"] = "window"
+    judge_votes: int = Field(default=1, ge=1)
+    outcome_reward: bool = False
+    user_wait_for_action: bool = False
 
     @field_validator("language")
     @classmethod

@@ -55,6 +55,17 @@ def _valid(message: Any) -> bool:
         (message.content and message.content.strip()) or message.tool_calls)
 
 
+def _user_turn(
+    awaiter: _Awaiter, user: UserSimulator, setup: UserSetup, messages: list[Message], usage: dict[str, Usage]
+) -> Message:
+    answer = awaiter.resolve(user.respond(setup, list(messages)))
+    if not isinstance(answer, Message) or answer.role != "user":
+        raise TypeError(f"the user simulator returned {answer!r}, expected a user Message")
+    if answer.usage:
+        usage["user"] = usage["user"] + answer.usage
+    return answer
+
+
 def run_episode(
     *,
     agent: Agent,
@@ -84,10 +95,17 @@ def run_episode(
     steps = 0
     termination = "max_steps"
     try:
-        # The first user turn is the instruction verbatim, with no simulator call (REFERENCE.md §3.4).
-        messages.append(Message(role="user", content=user_setup.instruction))
+        # The first user turn is the instruction verbatim, with no simulator call (REFERENCE.md §3.4), except
+        # for a hidden scenario (VitaBench 1.0 tasks), from which the simulator writes its own opening.
+        if user_setup.scenario_is_hidden:
+            first = _user_turn(awaiter, user, user_setup, messages, usage)
+        else:
+            first = Message(role="user", content=user_setup.instruction)
+        messages.append(first)
         steps += 1
-        while steps < max_steps:
+        if first.has_stop():
+            termination = "user_stop"
+        while steps < max_steps and termination != "user_stop":
             reply = None
             for _ in range(INVALID_AGENT_RETRIES + 1):
                 reply = awaiter.resolve(agent.respond(agent_setup, list(messages)))
@@ -113,11 +131,7 @@ def run_episode(
                 break
             if steps >= max_steps:
                 break
-            answer = awaiter.resolve(user.respond(user_setup, list(messages)))
-            if not isinstance(answer, Message) or answer.role != "user":
-                raise TypeError(f"the user simulator returned {answer!r}, expected a user Message")
-            if answer.usage:
-                usage["user"] = usage["user"] + answer.usage
+            answer = _user_turn(awaiter, user, user_setup, messages, usage)
             messages.append(answer)
             steps += 1
             if answer.has_stop():

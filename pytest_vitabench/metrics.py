@@ -13,6 +13,11 @@ Semantics (REFERENCE.md §5.6-§5.8, with the official bugs of §7.1 fixed):
   rewards;
 * a unit observed in fewer than K trials cannot be evaluated at K: it stays in the denominator and
   scores 0 on all three metrics, as the official ``average@k`` gate does (counted in ``n_short``).
+
+When the run holds the ``none`` or ``groundtruth`` backend, every other backend also gets a per-user
+paired difference of subtask-level Avg@K against it (:func:`paired_difference`): the same users answered
+the same subtasks under both, so the user-to-user spread cancels and the interval is much narrower than
+that of the difference of two means.
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ from .result import ItemResult
 #: The three metric families, in display order; a level's keys are ``f"{name}@{k}"``.
 METRIC_NAMES = ("avg", "pass", "pass^")
 LEVELS = ("subtask", "user")
+#: Backends every other backend is compared with, when they are in the run (floor and ceiling).
+PAIRED_REFERENCES = ("none", "groundtruth")
 
 
 def metric_key(name: str, k: int) -> str:
@@ -258,6 +265,56 @@ def default_k(results: Iterable[ItemResult]) -> int | None:
     return min(counts.values()) if counts else None
 
 
+def _user_means(trials: Sequence[_Trial], k: int) -> dict[tuple[str, str], dict[str, float]]:
+    """``{(suite, user): {subtask_id: unit Avg@k}}``; a unit with fewer than k trials scores 0."""
+    units: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for t in trials:
+        units[(t.suite, t.user_id)][t.subtask_id].append(t.reward)
+    out: dict[tuple[str, str], dict[str, float]] = {}
+    for user, by_unit in units.items():
+        out[user] = {}
+        for unit, rewards in by_unit.items():
+            values = _unit_values(sorted(rewards), k)
+            out[user][unit] = values[0] if values is not None else 0.0
+    return out
+
+
+def paired_difference(trials: Sequence[_Trial], reference: Sequence[_Trial], k: int, *, bootstrap: int = 1000,
+                      seed: int = 0) -> dict[str, Any] | None:
+    """Per-user paired difference of subtask-level Avg@k between two backends.
+
+    For each user present under both, the mean over the subtasks present under both of (unit Avg@k under
+    ``trials``) minus (unit Avg@k under ``reference``); the result is the mean over users, with a 95%
+    percentile interval from resampling users with replacement.
+
+    Returns:
+        ``{"metric": "avg@K", "mean": float, "ci95": [lo, hi] | None, "n_users": int, "n_units": int}``, or
+        ``None`` when no user has a subtask under both.
+    """
+    mine, theirs = _user_means(trials, k), _user_means(reference, k)
+    diffs: list[float] = []
+    n_units = 0
+    for user in sorted(set(mine) & set(theirs)):
+        common = sorted(set(mine[user]) & set(theirs[user]))
+        if not common:
+            continue
+        n_units += len(common)
+        diffs.append(math.fsum(mine[user][u] - theirs[user][u] for u in common) / len(common))
+    if not diffs:
+        return None
+    mean = math.fsum(diffs) / len(diffs)
+    ci: list[float] | None
+    if len(diffs) == 1:
+        ci = [mean, mean]
+    elif bootstrap <= 0:
+        ci = None
+    else:
+        rng = random.Random(seed)
+        draws = sorted(math.fsum(rng.choices(diffs, k=len(diffs))) / len(diffs) for _ in range(bootstrap))
+        ci = [_quantile(draws, 0.025), _quantile(draws, 0.975)]
+    return {"metric": metric_key("avg", k), "mean": mean, "ci95": ci, "n_users": len(diffs), "n_units": n_units}
+
+
 def compute_metrics(results: Sequence[ItemResult], *, k: int | None = None, bootstrap: int = 1000,
                     seed: int = 0) -> dict[str, Any]:
     """Avg@K, Pass@K and Pass^K per memory backend at the subtask and user levels.
@@ -275,7 +332,9 @@ def compute_metrics(results: Sequence[ItemResult], *, k: int | None = None, boot
         ``{memory: {"k": K, "subtask": LEVEL, "user": LEVEL, "n_skipped": int}}`` where LEVEL holds
         ``avg@K``, ``pass@K``, ``pass^K`` (``None`` when there are no units), ``n_units``, ``n_errors``,
         ``n_short``, ``ci95`` (``{metric: [lo, hi] | None}``) and ``by_domain`` / ``by_skill``
-        (``{name: LEVEL without breakdowns}``).
+        (``{name: LEVEL without breakdowns}``). Each backend also has ``paired``: ``{"vs_none": ...,
+        "vs_groundtruth": ...}`` with the :func:`paired_difference` against each of those backends that
+        is in the run (empty otherwise).
 
     Raises:
         ValueError: If ``k`` is given and below 1.
@@ -299,4 +358,13 @@ def compute_metrics(results: Sequence[ItemResult], *, k: int | None = None, boot
             "user": _level_with_breakdowns(trials, "user", K, bootstrap, seed),
             "n_skipped": skipped.get(memory, 0),
         }
+    for memory in out:
+        paired: dict[str, Any] = {}
+        for reference in PAIRED_REFERENCES:
+            if reference != memory and by_memory.get(reference):
+                diff = paired_difference(by_memory.get(memory, []), by_memory[reference], K,
+                                         bootstrap=bootstrap, seed=seed)
+                if diff is not None:
+                    paired[f"vs_{reference}"] = diff
+        out[memory]["paired"] = paired
     return out

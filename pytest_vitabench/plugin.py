@@ -55,6 +55,10 @@ OPTIONS: list[tuple[str, str, str | None, str]] = [
      "exit status reflects only these thresholds and infrastructure errors"),
     ("--vita-full-context-tokens", "vita_full_context_tokens", "102400",
      "token budget of the full_context memory (default: 102400, the official value)"),
+    ("--vita-judge-mode", "vita_judge_mode", "window",
+     "LLM judge: window (sliding windows of 10 messages, overlap 2, as the official judge) or full (one call)"),
+    ("--vita-judge-votes", "vita_judge_votes", "1",
+     "LLM judge runs per item; each rubric takes the majority verdict, ties count as unmet (default: 1)"),
     ("--vita-rpm", "vita_rpm", "0",
      "LLM requests per minute for the whole run, all xdist workers together (default 0: unlimited)"),
     ("--vita-max-concurrency", "vita_max_concurrency", "0",
@@ -64,6 +68,16 @@ OPTIONS: list[tuple[str, str, str | None, str]] = [
      "disk cache of LLM calls (.vitabench_cache/): judge (judge, memory and embedding calls; default), all, off"),
     ("--vita-prices", "vita_prices", None,
      "token prices 'model=prompt/completion,...' in USD per 1M tokens, or a .toml/.json file"),
+]
+
+
+#: (flag, ini key, help) of the on/off options.
+FLAGS: list[tuple[str, str, str]] = [
+    ("--vita-strict", "vita_strict", "treat out-of-order interactions and subtasks as errors instead of warnings"),
+    ("--vita-outcome-reward", "vita_outcome_reward",
+     "LLM judge: also judge the last write action against the rubrics; reward = min(trajectory, outcome)"),
+    ("--vita-user-wait-for-action", "vita_user_wait_for_action",
+     "LLM user: do not stop before the agent's write action has completed or been refused (fixes premature stops)"),
 ]
 
 
@@ -90,9 +104,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     for option, ini, default, help_text in OPTIONS:
         group.addoption(option, dest=ini, default=None, help=help_text)
         parser.addini(ini, help_text, default=default)
-    group.addoption("--vita-strict", dest="vita_strict", action="store_true", default=None,
-                    help="treat out-of-order interactions and subtasks as errors instead of warnings")
-    parser.addini("vita_strict", "treat chronology problems in suites as errors", type="bool", default=False)
+    for flag, ini, help_text in FLAGS:
+        group.addoption(flag, dest=ini, action="store_true", default=None, help=help_text)
+        parser.addini(ini, help_text, type="bool", default=False)
     parser.addini("vita_rpm_window", "seconds of the --vita-rpm window (default 60: a per-minute limit; "
                   "1 makes it a per-second limit)", default="60")
     parser.addini("vita_suite_patterns", "file name patterns collected as VitaBench suites in directory walks",
@@ -138,6 +152,9 @@ class _State:
                 judge_model=get("vita_judge_model"), memory=memory, trials=int(get("vita_trials")),
                 max_steps=int(get("vita_max_steps")), seed=int(get("vita_seed")), language=get("vita_language"),
                 strict=bool(get("vita_strict")), full_context_max_tokens=int(get("vita_full_context_tokens")),
+                judge_mode=get("vita_judge_mode"), judge_votes=int(get("vita_judge_votes")),
+                outcome_reward=bool(get("vita_outcome_reward")),
+                user_wait_for_action=bool(get("vita_user_wait_for_action")),
             )
             self.thresholds = None
             if get("vita_fail_under"):
@@ -168,8 +185,19 @@ class _State:
         self.report_written: str | None = None
         from .agents import BUILTIN_AGENTS
 
-        if self.run_config.model not in BUILTIN_AGENTS:
+        config_ = self.run_config
+        if config_.model not in BUILTIN_AGENTS or config_.user_model != "scripted" or config_.judge_model != "rules":
             self.llm_client()  # a missing key is a usage error now, not an error in every item later
+        try:  # judge and user settings are checked before any item runs
+            from .judges import make_judge
+            from .users import make_user_simulator
+
+            make_judge(config_.judge_model, client=self._llm_client, mode=config_.judge_mode,
+                       outcome=config_.outcome_reward, votes=config_.judge_votes, language=config_.language)
+            make_user_simulator(config_.user_model, client=self._llm_client, language=config_.language,
+                                wait_for_action=config_.user_wait_for_action)
+        except ValueError as exc:
+            raise pytest.UsageError(f"pytest-vitabench: {exc}") from None
 
     def llm_client(self) -> Any:
         """The one client shared by every LLM role of this process (created on first use)."""
@@ -363,25 +391,24 @@ def vita_agent(request: pytest.FixtureRequest, vita_config: RunConfig) -> Any:
 
 
 @pytest.fixture(scope="session")
-def vita_user_simulator(vita_config: RunConfig) -> Any:
+def vita_user_simulator(request: pytest.FixtureRequest, vita_config: RunConfig) -> Any:
     """The user simulator (``--vita-user-model``)."""
     from .users import make_user_simulator
 
-    try:
-        return make_user_simulator(vita_config.user_model)
-    except ValueError as exc:
-        raise pytest.UsageError(f"--vita-user-model: {exc}") from None
+    client = None if vita_config.user_model == "scripted" else _state(request.config).llm_client()
+    return make_user_simulator(vita_config.user_model, client=client, language=vita_config.language,
+                               wait_for_action=vita_config.user_wait_for_action)
 
 
 @pytest.fixture(scope="session")
-def vita_judge(vita_config: RunConfig) -> Any:
+def vita_judge(request: pytest.FixtureRequest, vita_config: RunConfig) -> Any:
     """The judge (``--vita-judge-model``)."""
     from .judges import make_judge
 
-    try:
-        return make_judge(vita_config.judge_model)
-    except ValueError as exc:
-        raise pytest.UsageError(str(exc)) from None
+    client = None if vita_config.judge_model == "rules" else _state(request.config).llm_client()
+    return make_judge(vita_config.judge_model, client=client, mode=vita_config.judge_mode,
+                      outcome=vita_config.outcome_reward, votes=vita_config.judge_votes,
+                      language=vita_config.language)
 
 
 @pytest.fixture

@@ -43,6 +43,8 @@ class ItemResult(BaseModel):
     memory_snapshot: str = ""
     messages: list[Message] = Field(default_factory=list)
     error: str | None = None
+    #: What an LLM judge did beyond the verdicts (windows, parse problems, trajectory/outcome rewards).
+    judge_details: dict[str, Any] = Field(default_factory=dict)
 
     def failure_text(self) -> str:
         """The assertion-style message of a failed or errored item: each unmet rubric and why."""

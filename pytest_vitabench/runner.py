@@ -146,6 +146,9 @@ class ItemRunner:
         user_setup = UserSetup(
             instruction=sub.instruction, user_id=task.user_id, user_intention=sub.user_intention or "",
             persona=task.user_profile, proactive=sub.is_proactive, language=config.language, seed=result.seed,
+            # a 1.0 task's text is the user's hidden scenario: an LLM user writes its own opening from it
+            scenario_is_hidden=task.source_format == "vitabench1",
+            write_tools=frozenset(name for name, tool in environment.tools.items() if tool.kind == "write"),
         )
         episode = run_episode(agent=agent, agent_setup=setup, user=user_simulator, user_setup=user_setup,
                               environment=environment, max_steps=config.max_steps)
@@ -155,9 +158,10 @@ class ItemRunner:
         result.tool_errors = episode.tool_errors
         result.usage = {**episode.usage, "judge": Usage(), "memory": Usage()}
         verdict = judge.judge(JudgeCase(subtask=sub, messages=episode.messages, environment=environment,
-                                        termination=episode.termination, time=env_time))
+                                        termination=episode.termination, time=env_time, seed=result.seed))
         result.rubrics = verdict.rubrics
         result.reward = verdict.reward
+        result.judge_details = verdict.details
         if verdict.not_judgeable:
             result.outcome = "skipped"
             result.error = verdict.not_judgeable

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from ..domains.base import Environment
 from ..messages import Message
@@ -34,6 +34,8 @@ class Verdict(BaseModel):
     reward: float
     #: Set when nothing could be judged at all; the item is then reported as not judged.
     not_judgeable: str | None = None
+    #: Judge-specific details (LLM judges: mode, votes, windows, trajectory and outcome rewards, problems).
+    details: dict[str, Any] = Field(default_factory=dict)
 
     @property
     def unmet(self) -> list[RubricVerdict]:
@@ -52,7 +54,11 @@ def reward_of(verdicts: list[RubricVerdict]) -> float:
 
 @dataclass(frozen=True)
 class JudgeCase:
-    """What a judge may look at after an episode."""
+    """What a judge may look at after an episode.
+
+    ``seed`` is the trial's seed: LLM judges key their cache by it (without sending it), so repeated
+    trials are judged independently and a re-run of the same trial is judged from the cache.
+    """
 
     subtask: SubTask
     messages: list[Message]
@@ -60,6 +66,7 @@ class JudgeCase:
     termination: str
     time: str
     extra: dict[str, Any] | None = None
+    seed: int = 0
 
 
 @runtime_checkable

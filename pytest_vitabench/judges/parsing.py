@@ -11,8 +11,9 @@ from __future__ import annotations
 import ast
 import json
 import re
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 _FENCE = re.compile(r"```[a-zA-Z0-9_-]*\s*\n?(.*?)```", re.S)
 _THINK = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.S | re.I)
@@ -21,6 +22,8 @@ _LINE_COMMENT = re.compile(r"(?m)^\s*//.*$")
 _SMART_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'"})
 _UNQUOTED_KEY = re.compile(r"([{,]\s*)([A-Za-z_][A-Za-z0-9_]*)(\s*:)")
 _PY_LITERALS = {"true": "True", "false": "False", "null": "None"}
+
+T = TypeVar("T")
 
 #: Keys under which a judge may return its list of rubric results.
 _LIST_KEYS = ("rubrics", "results", "rubric_results", "evaluations", "evaluation", "items", "verdicts", "checks")
@@ -58,6 +61,7 @@ def _balanced(text: str, start: int) -> tuple[str, bool]:
     stack: list[str] = []
     in_string: str | None = None
     escaped = False
+    last_cut: tuple[int, list[str]] | None = None  # after the last complete nested value, and what stays open
     for pos in range(start, len(text)):
         char = text[pos]
         if in_string:
@@ -78,26 +82,25 @@ def _balanced(text: str, start: int) -> tuple[str, bool]:
             stack.pop()
             if not stack:
                 return text[start:pos + 1], True
-    # Truncated: close what is open (dropping a dangling partial element) so the complete part survives.
-    fragment = text[start:]
-    if in_string:
-        fragment += in_string
-    fragment = re.sub(r",\s*$", "", fragment.rstrip())
-    return fragment + "".join(reversed(stack)), False
+            last_cut = (pos + 1, list(stack))
+    # Truncated: keep everything up to the last complete nested value and close what is open there, so a
+    # reply cut at the token limit still yields the verdicts it did finish.
+    if last_cut is not None:
+        return text[start:last_cut[0]] + "".join(reversed(last_cut[1])), False
+    fragment = text[start:] + (in_string or "")
+    return re.sub(r",\s*$", "", fragment.rstrip()) + "".join(reversed(stack)), False
 
 
 def _candidates(text: str) -> list[tuple[str, bool]]:
-    """JSON-looking substrings, outermost first, the earliest of each kind first."""
+    """JSON-looking substrings in order of where they start (an outer value before the values inside it)."""
     found = []
-    for opener in "[{":
-        pos = text.find(opener)
-        while pos != -1:
-            found.append((pos, *_balanced(text, pos)))
-            if found[-1][2]:
-                break
-            pos = text.find(opener, pos + 1)
-    found.sort(key=lambda item: (not item[2], item[0]))
-    return [(fragment, closed) for _, fragment, closed in found]
+    pos = min((p for p in (text.find("["), text.find("{")) if p != -1), default=-1)
+    while pos != -1:
+        fragment, closed = _balanced(text, pos)
+        found.append((fragment, closed))
+        nxt = [p for p in (text.find("[", pos + 1), text.find("{", pos + 1)) if p != -1]
+        pos = min(nxt) if nxt else -1
+    return found
 
 
 def _loads(fragment: str) -> Any:
@@ -119,18 +122,18 @@ def _loads(fragment: str) -> Any:
         raise ValueError("no JSON value could be read") from None
 
 
-def extract_json(text: str) -> tuple[Any, list[str]]:
-    """The JSON value in a model reply, and notes on the repairs it needed.
+def json_values(text: str) -> Iterator[tuple[Any, list[str]]]:
+    """Every JSON value that can be read from a model reply, most likely first, with repair notes.
 
-    Raises:
-        JudgeParseError: Nothing JSON-like could be read.
+    The whole reply (fences and reasoning removed) comes first, then each JSON-looking part in order of
+    position, so prose such as "see message [3]" before the answer does not hide it.
     """
     if not text or not text.strip():
-        raise JudgeParseError("the reply is empty")
+        return
     body = _strip_wrappers(text)
-    notes: list[str] = []
     try:
-        return json.loads(body), notes
+        yield json.loads(body), []
+        return
     except json.JSONDecodeError:
         pass
     for fragment, closed in _candidates(body):
@@ -138,10 +141,35 @@ def extract_json(text: str) -> tuple[Any, list[str]]:
             value = _loads(fragment)
         except ValueError:
             continue
-        if not closed:
-            notes.append("the JSON was cut off; only its complete part was read")
-        return value, notes
+        yield value, ([] if closed else ["the JSON was cut off; only its complete part was read"])
+
+
+def parse_reply(text: str, read: Callable[[Any], T]) -> tuple[T, list[str]]:
+    """The first JSON value in ``text`` that ``read`` accepts, and its repair notes.
+
+    Raises:
+        JudgeParseError: No value was accepted (the message says why, for the repair request).
+    """
+    problem: JudgeParseError | None = None
+    for value, notes in json_values(text):
+        try:
+            return read(value), notes
+        except JudgeParseError as exc:
+            problem = problem or exc
+    if problem is not None:
+        raise problem
+    if not text or not text.strip():
+        raise JudgeParseError("the reply is empty")
     raise JudgeParseError(f"no JSON found in the reply: {_excerpt(text)!r}")
+
+
+def extract_json(text: str) -> tuple[Any, list[str]]:
+    """The first JSON value in a model reply, and notes on the repairs it needed.
+
+    Raises:
+        JudgeParseError: Nothing JSON-like could be read.
+    """
+    return parse_reply(text, lambda value: value)
 
 
 def _excerpt(text: str, limit: int = 160) -> str:
@@ -196,12 +224,14 @@ class RubricItem:
         text: The rubric text the reply repeats, or ``""``.
         met: The verdict, or ``None`` when the item states none.
         reason: The judge's justification.
+        raw: The object as the reply gave it (for judge-specific fields such as ``applicable``).
     """
 
     index: int | None
     text: str
     met: bool | None
     reason: str
+    raw: dict[str, Any] = field(default_factory=dict)
 
 
 def rubric_items(value: Any) -> list[RubricItem]:
@@ -230,7 +260,8 @@ def rubric_items(value: Any) -> list[RubricItem]:
         reason = _first(entry, _REASON_KEYS)
         text = _first(entry, _TEXT_KEYS)
         items.append(RubricItem(index=_index(_first(entry, _INDEX_KEYS)), text=str(text or "").strip(),
-                                met=as_bool(_first(entry, _MET_KEYS)), reason=str(reason or "").strip()))
+                                met=as_bool(_first(entry, _MET_KEYS)), reason=str(reason or "").strip(),
+                                raw=entry))
     if not any(item.met is not None for item in items):
         raise JudgeParseError("the reply states no verdict (no 'met' field in any item)")
     return items

@@ -4,6 +4,19 @@ The harness calls :meth:`Memory.update` with a subtask's dataset ``interactions`
 subtask runs (never with the agent's own conversations, REFERENCE.md §3.1), then :meth:`Memory.read`
 with the subtask's instruction as the query; the text it returns is injected into the agent's system
 prompt and saved in the report as the memory snapshot.
+
+Required: ``update(records, context)`` and ``read(query=None)``. Optional, found by name:
+
+* ``tools() -> list[Tool]``: tools the agent may call (``read_preference_memory``,
+  ``query_preference_memory``...), added to the subtask's environment;
+* ``state() -> dict`` and ``load_state(state)``: a JSON-ready copy of everything ``update`` built, so the
+  harness can checkpoint the memory after each subtask (:mod:`.snapshots`) and rebuild a late subtask's
+  memory without replaying the updates; ``fingerprint() -> dict`` names the settings the state depends
+  on (models, budgets), which become part of the checkpoint key;
+* ``usage``: a :class:`~pytest_vitabench.messages.Usage` of the LLM calls made so far (the harness
+  reports the growth per item, see :func:`take_usage`);
+* class attribute ``deterministic = True`` when the state depends on the data only, not on a trial's
+  sampling (one memory then serves every trial).
 """
 
 from __future__ import annotations
@@ -12,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from ..domains.base import Tool
+from ..messages import Usage
 from ..suite.schema import DailyRecord, EventRecord
 
 #: What ``read`` returns when nothing is known yet.
@@ -29,6 +43,8 @@ class MemoryContext:
         language: ``en`` or ``zh``.
         groundtruth: The subtask's ``personalized_preference_memory``. Only the ``groundtruth``
             backend may read it; every other backend must ignore it.
+        trial: The trial whose memory chain this is (0 for deterministic backends).
+        seed: The trial's seed, for the LLM calls of an update (part of their cache key).
     """
 
     user_id: str
@@ -36,6 +52,8 @@ class MemoryContext:
     now: str
     language: str = "en"
     groundtruth: dict[str, Any] | None = None
+    trial: int = 0
+    seed: int | None = None
 
 
 @runtime_checkable
@@ -55,3 +73,31 @@ def memory_tools(memory: object) -> list[Tool]:
     """The tools a backend offers the agent (``read_preference_memory`` ...), if it has any."""
     provider = getattr(memory, "tools", None)
     return list(provider()) if callable(provider) else []
+
+
+def is_checkpointable(memory: object) -> bool:
+    """Whether the backend can export and restore its state (``state`` and ``load_state``)."""
+    return callable(getattr(memory, "state", None)) and callable(getattr(memory, "load_state", None))
+
+
+def memory_fingerprint(memory: object) -> dict[str, Any]:
+    """The settings the backend's state depends on (``fingerprint()``), or ``{}``."""
+    provider = getattr(memory, "fingerprint", None)
+    return dict(provider()) if callable(provider) else {}
+
+
+def take_usage(memory: object) -> Usage:
+    """The LLM usage the backend reported since the previous call (``Usage()`` if it reports none).
+
+    Backends keep a running ``usage`` total; the growth is remembered on the object, so a rebuilt chain
+    bills its whole rebuild to the item that needed it.
+    """
+    total = getattr(memory, "usage", None)
+    if not isinstance(total, Usage):
+        return Usage()
+    seen = getattr(memory, "_vita_usage_seen", Usage())
+    try:
+        memory._vita_usage_seen = total  # type: ignore[attr-defined]
+    except AttributeError:  # a slotted custom backend: report the running total each time
+        return total
+    return Usage(**{name: getattr(total, name) - getattr(seen, name) for name in Usage.model_fields})

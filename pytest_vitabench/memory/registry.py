@@ -1,9 +1,16 @@
-"""Resolve ``--vita-memory`` names to backend factories: built-ins, ``module:Class``, entry points."""
+"""Resolve ``--vita-memory`` names to backend factories: built-ins, ``module:Class``, entry points.
+
+Backends receive their dependencies as constructor keyword arguments taken from ``options`` (see
+:data:`OPTION_KEYS`), which the plugin fills from its command-line options. A custom backend receives the
+options its ``__init__`` names (all of them if it takes ``**kwargs``), so it can use the run's LLM client,
+memory model, language or cache directory.
+"""
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+import inspect
+from collections.abc import Callable, Mapping
 from importlib.metadata import entry_points
 from typing import Any
 
@@ -11,9 +18,23 @@ from .base import Memory
 
 #: Official names accepted as aliases (REFERENCE.md §4).
 ALIASES = {"null": "none", "rewrite": "agentic"}
-BUILTIN = ("none", "groundtruth", "full_context")
-PLANNED = ("agentic", "rag")
+BUILTIN = ("none", "groundtruth", "full_context", "agentic", "rag")
+#: Built-ins whose state depends on the data only: one memory serves every trial.
+DETERMINISTIC = ("none", "groundtruth", "full_context", "rag")
 ENTRY_POINT_GROUP = "vitabench.memory"
+#: What ``options`` may carry:
+#:
+#: - ``llm_client``: the run's :class:`~pytest_vitabench.llm.LLMClient` (memory and embedding calls);
+#: - ``memory_model``: the model of the ``agentic`` backend (``--vita-memory-model``, default: the agent's);
+#: - ``embedding_model``, ``embedding_base_url``: ``--vita-embedding-model`` / ``--vita-embedding-base-url``;
+#: - ``cache_dir``: the run's cache directory (embedding vectors under ``embeddings/``);
+#: - ``language``: ``en`` or ``zh``;
+#: - ``rag_top_k``, ``rag_threshold`` (``None``: the embedding model's calibrated value), ``chunk_tokens``,
+#:   ``rag_summary`` (bool: an LLM memory answers ``read_preference_memory`` for ``rag``);
+#: - ``agentic_max_tokens``, ``full_context_max_tokens``: token budgets.
+OPTION_KEYS = ("llm_client", "memory_model", "embedding_model", "embedding_base_url", "cache_dir", "language",
+               "rag_top_k", "rag_threshold", "chunk_tokens", "rag_summary", "agentic_max_tokens",
+               "full_context_max_tokens")
 
 
 def canonical_name(name: str) -> str:
@@ -34,13 +55,41 @@ def parse_memory_list(spec: str) -> list[str]:
     return names
 
 
-def memory_factory(name: str, options: dict[str, Any] | None = None) -> Callable[[], Memory]:
-    """Return a zero-argument factory for the backend ``name``.
+def is_deterministic(name: str, options: Mapping[str, Any] | None = None) -> bool:
+    """Whether one memory chain of ``name`` serves every trial (its state does not depend on sampling)."""
+    name = canonical_name(name)
+    if name == "rag":
+        return not (options or {}).get("rag_summary")
+    return name in DETERMINISTIC
+
+
+def parse_threshold(value: object) -> float | None:
+    """``--vita-rag-threshold``: a number, or ``auto``/empty for the embedding model's calibrated value.
 
     Raises:
-        ValueError: Unknown or not-yet-available backend, with the list of known names.
+        ValueError: Not a number in [-1, 1].
     """
-    options = options or {}
+    if value is None or str(value).strip().lower() in ("", "auto", "none"):
+        return None
+    try:
+        number = float(str(value))
+    except ValueError:
+        raise ValueError(f"--vita-rag-threshold must be a number or 'auto', got {value!r}") from None
+    if not -1.0 <= number <= 1.0:
+        raise ValueError(f"--vita-rag-threshold must lie in [-1, 1] (a cosine similarity), got {value!r}")
+    return number
+
+
+def memory_factory(name: str, options: Mapping[str, Any] | None = None) -> Callable[[], Memory]:
+    """Return a zero-argument factory for the backend ``name``.
+
+    Checks what the backend needs up front, so a misconfiguration is a usage error before any item runs.
+
+    Raises:
+        ValueError: Unknown backend (with the list of known names), a backend that cannot load, or a
+            backend missing a dependency (the message names the option to set or the package to install).
+    """
+    opts = dict(options or {})
     name = canonical_name(name)
     if name == "none":
         from .null import NoMemory
@@ -53,30 +102,97 @@ def memory_factory(name: str, options: dict[str, Any] | None = None) -> Callable
     if name == "full_context":
         from .full_context import DEFAULT_MAX_TOKENS, FullContextMemory
 
-        budget = int(options.get("full_context_max_tokens") or DEFAULT_MAX_TOKENS)
+        budget = int(opts.get("full_context_max_tokens") or DEFAULT_MAX_TOKENS)
         return lambda: FullContextMemory(max_tokens=budget)
+    if name == "agentic":
+        return _agentic_factory(opts, who="the agentic memory")
+    if name == "rag":
+        return _rag_factory(opts)
     if ":" in name:
         module_name, _, attr = name.partition(":")
         try:
             cls = getattr(importlib.import_module(module_name), attr)
         except (ImportError, AttributeError) as exc:
             raise ValueError(f"cannot load memory backend {name!r}: {exc}") from exc
-        return _checked(name, cls)
+        return _checked(name, cls, opts)
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         if ep.name == name:
-            return _checked(name, ep.load())
-    if name in PLANNED:
-        raise ValueError(f"memory backend {name!r} is not available yet (it needs the LLM roles); "
-                         f"available: {', '.join(BUILTIN)}, module:Class, or a '{ENTRY_POINT_GROUP}' entry point")
+            try:
+                loaded = ep.load()
+            except Exception as exc:  # a broken third-party package: say which entry point
+                raise ValueError(f"cannot load memory backend {name!r} (entry point {ep.value!r}): {exc}") from exc
+            return _checked(name, loaded, opts)
     raise ValueError(f"unknown memory backend {name!r}; available: {', '.join(BUILTIN)}, "
                      f"module:Class, or a '{ENTRY_POINT_GROUP}' entry point")
 
 
-def _checked(name: str, cls: Any) -> Callable[[], Memory]:
+def _agentic_factory(opts: dict[str, Any], *, who: str) -> Callable[[], Any]:
+    from .agentic import DEFAULT_MAX_TOKENS, AgenticMemory
+
+    model = opts.get("memory_model")
+    client = opts.get("llm_client")
+    if not model:
+        raise ValueError(f"{who} needs an LLM: set --vita-memory-model NAME (it defaults to the agent's "
+                         f"--vita-model only when that is an LLM, not an offline built-in such as 'reference') "
+                         f"and --vita-base-url for its endpoint")
+    if client is None:
+        raise ValueError(f"{who} needs an LLM client for the memory model {model!r}: set --vita-base-url "
+                         f"(or $OPENAI_BASE_URL) and the key variable named by --vita-api-key-env")
+    budget = int(opts.get("agentic_max_tokens") or DEFAULT_MAX_TOKENS)
+    language = str(opts.get("language") or "en")
+    return lambda: AgenticMemory(llm_client=client, memory_model=str(model), max_tokens=budget, language=language)
+
+
+def _rag_factory(opts: dict[str, Any]) -> Callable[[], Any]:
+    from ..embeddings import LocalModelUnavailable, check_available, get_embedder, local_spec
+    from .chunking import DEFAULT_CHUNK_TOKENS
+    from .rag import DEFAULT_TOP_K, RagMemory
+
+    model = opts.get("embedding_model") or None
+    spec = local_spec(model) if model else local_spec("use-multilingual-v3")
+    if spec is not None:
+        try:
+            check_available(spec)
+        except LocalModelUnavailable as exc:
+            raise ValueError(f"the rag memory: {exc}") from None
+    top_k = int(opts.get("rag_top_k") or DEFAULT_TOP_K)
+    threshold = parse_threshold(opts.get("rag_threshold"))
+    chunk_tokens = int(opts.get("chunk_tokens") or DEFAULT_CHUNK_TOKENS)
+    language = str(opts.get("language") or "en")
+    summary = _agentic_factory(opts, who="--vita-rag-summary") if opts.get("rag_summary") else None
+    if top_k < 1 or chunk_tokens < 1:
+        raise ValueError(f"--vita-rag-top-k and the chunk size must be positive, got {top_k} and {chunk_tokens}")
+
+    def make() -> RagMemory:
+        # The embedder (and its model) is created on first use and shared by every chain of the process.
+        embedder = get_embedder(model, base_url=opts.get("embedding_base_url"), llm_client=opts.get("llm_client"),
+                                cache_dir=opts.get("cache_dir"))
+        return RagMemory(embedder=embedder, top_k=top_k, threshold=threshold, chunk_tokens=chunk_tokens,
+                         language=language, summarizer=summary() if summary else None)
+
+    return make
+
+
+def _checked(name: str, cls: Any, opts: Mapping[str, Any]) -> Callable[[], Memory]:
+    kwargs = _accepted_options(cls, opts)
+
     def make() -> Memory:
-        memory = cls()
+        memory = cls(**kwargs)
         if not isinstance(memory, Memory):
             raise TypeError(f"memory backend {name!r} must define update(records, context) and read(query)")
         return memory
 
     return make
+
+
+def _accepted_options(cls: Any, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """The options a custom backend's constructor declares (every option for ``**kwargs``)."""
+    try:
+        params = inspect.signature(cls).parameters.values()
+    except (TypeError, ValueError):  # a builtin or C type without a signature: construct it bare
+        return {}
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+        return {k: v for k, v in opts.items() if k in OPTION_KEYS}
+    names = {p.name for p in params if p.kind in (inspect.Parameter.KEYWORD_ONLY,
+                                                  inspect.Parameter.POSITIONAL_OR_KEYWORD)}
+    return {k: v for k, v in opts.items() if k in names and k in OPTION_KEYS}

@@ -11,10 +11,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..messages import Usage
-from ..metrics import METRIC_NAMES, metric_key
+from ..metrics import METRIC_NAMES, PAIRED_REFERENCES, metric_key
 from ..result import ROLES, ItemResult
 
 _HEADER_NAMES = {"avg": "Avg", "pass": "Pass", "pass^": "Pass"}
+#: Pivot rows: from the floor to the ceiling, then any other backend alphabetically.
+_PIVOT_ORDER = ("none", "rag", "agentic", "full_context", "groundtruth")
 
 
 def _fmt(value: float | None) -> str:
@@ -75,12 +77,65 @@ def _usage_line(results: Sequence[ItemResult]) -> str | None:
     return f"usage: {'; '.join(parts)} (total ${total_cost:.4f})"
 
 
+def _signed(value: float) -> str:
+    return f"{value:+.3f}"
+
+
+def _paired_cell(entry: dict[str, Any] | None) -> str:
+    if not entry:
+        return "-"
+    ci = entry.get("ci95")
+    text = _signed(entry["mean"])
+    if ci and ci[0] is not None:
+        text += f" [{_signed(ci[0])}, {_signed(ci[1])}]"
+    return text
+
+
+def render_pivot(metrics: dict[str, Any]) -> list[str]:
+    """The backend comparison: one row per memory backend at the subtask level, Avg@k / Pass@k / Pass^k,
+    and the per-user paired difference of Avg@k against ``none`` and ``groundtruth`` when they ran.
+
+    Args:
+        metrics: The output of :func:`pytest_vitabench.metrics.compute_metrics`.
+
+    Returns:
+        The lines (empty when fewer than two backends ran).
+    """
+    if len(metrics) < 2:
+        return []
+    memories = sorted(metrics, key=lambda m: (_PIVOT_ORDER.index(m) if m in _PIVOT_ORDER else len(_PIVOT_ORDER), m))
+    references = [r for r in PAIRED_REFERENCES if r in metrics]
+    ks = {metrics[m]["k"] for m in memories}
+    k_label = str(next(iter(ks))) if len(ks) == 1 else "k"
+    header = ["memory", *(f"{_HEADER_NAMES[n]}{'^' if n == 'pass^' else '@'}{k_label}" for n in METRIC_NAMES),
+              *(["users"] if references else []), *(f"vs {r}" for r in references)]
+    rows = [header]
+    for memory in memories:
+        m = metrics[memory]
+        level = m["subtask"]
+        cells = [_fmt(level.get(metric_key(n, m["k"]))) for n in METRIC_NAMES]
+        paired = m.get("paired") or {}
+        n_users = max((e.get("n_users", 0) for e in paired.values()), default=None)
+        users = [] if not references else ["-" if n_users is None else str(n_users)]
+        rows.append([memory, *cells, *users, *(_paired_cell(paired.get(f"vs_{r}")) for r in references)])
+    title = f"Memory backends (subtask level, k={k_label})"
+    if references:
+        title = (f"Memory backends (subtask level, k={k_label}; vs: paired per-user difference of Avg@{k_label}, "
+                 "95% bootstrap interval over users)")
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    lines = [title]
+    for row in rows:
+        lines.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                               for i, (c, w) in enumerate(zip(row, widths, strict=True))).rstrip())
+    return lines
+
+
 def render_table(metrics: dict[str, Any], results: list[ItemResult]) -> list[str]:
     """The terminal summary of a run.
 
     One row per memory backend at the subtask level (the headline), then the user-level rows, then the
-    by-domain and by-skill rows; each metric shows its 95% interval. Then one line each for item
-    outcomes, rubrics not judged, and (when any is non-zero) token usage and cost per role.
+    by-domain and by-skill rows; each metric shows its 95% interval. When several backends ran, the
+    comparison pivot of :func:`render_pivot` follows. Then one line each for item outcomes, rubrics not judged, and (when any is non-zero) token usage and cost per role.
 
     Args:
         metrics: The output of :func:`pytest_vitabench.metrics.compute_metrics`.
@@ -112,6 +167,10 @@ def render_table(metrics: dict[str, Any], results: list[ItemResult]) -> list[str
         short = sum(m[level].get("n_short", 0) for m in metrics.values() for level in ("subtask", "user"))
         if short:
             lines.append(f"note: {short} unit(s) had fewer than k trials and score 0")
+        pivot = render_pivot(metrics)
+        if pivot:
+            lines.append("")
+            lines.extend(pivot)
     else:
         lines.append("VitaBench metrics: no results")
 

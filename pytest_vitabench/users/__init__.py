@@ -1,21 +1,40 @@
-"""User simulators: the protocol (:mod:`.base`) and the offline ``scripted`` user (:mod:`.scripted`)."""
+"""User simulators: the protocol (:mod:`.base`), the offline ``scripted`` user (:mod:`.scripted`) and the
+LLM user (:mod:`.llm_user`)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from .base import UserSetup, UserSimulator
+
+if TYPE_CHECKING:
+    from ..llm.client import LLMClient
 
 __all__ = ["UserSetup", "UserSimulator", "make_user_simulator"]
 
 
-def make_user_simulator(name: str) -> UserSimulator:
+def make_user_simulator(name: str, *, client: LLMClient | None = None, language: str = "en",
+                        wait_for_action: bool = False, params: dict[str, Any] | None = None) -> UserSimulator:
     """A user simulator by ``--vita-user-model`` name.
 
+    Args:
+        name: ``scripted`` (offline, deterministic) or a model name at the client's endpoint.
+        client: The shared LLM client (required for an LLM user).
+        language: Prompt language fallback (each item's ``UserSetup.language`` is used first).
+        wait_for_action: ``--vita-user-wait-for-action``: no stop before a write has completed or been refused.
+        params: Extra request parameters of the LLM user.
+
     Raises:
-        ValueError: Any name but ``scripted`` (LLM users are not available yet).
+        ValueError: An LLM user without a client.
     """
     if name == "scripted":
         from .scripted import ScriptedUser
 
+        # The scripted user already waits for a completed action before it stops ("Booked; shall I pay?").
         return ScriptedUser()
-    raise ValueError(f"unknown user simulator {name!r}: only 'scripted' is available; "
-                     "LLM user simulators arrive with the LLM roles issue")
+    if client is None:
+        raise ValueError(f"--vita-user-model {name!r} is an LLM user and needs an LLM client "
+                         "(an endpoint: --vita-base-url / $OPENAI_BASE_URL and a key in --vita-api-key-env)")
+    from .llm_user import LLMUser
+
+    return LLMUser(name, client=client, language=language, wait_for_action=wait_for_action, params=params)

@@ -21,6 +21,11 @@ class UserSetup:
         proactive: Whether this is a proactive subtask.
         language: ``en`` or ``zh``.
         seed: The trial's seed.
+        scenario_is_hidden: ``instruction`` is the user's hidden scenario rather than a message to send
+            (converted VitaBench 1.0 tasks): an LLM user writes its own first message from it.
+        write_tools: Names of the environment's state-changing tools (``Tool.kind == "write"``), so a
+            simulator can tell whether the agent's action has completed or been refused; empty means
+            "guess from the tool name".
     """
 
     instruction: str
@@ -30,6 +35,8 @@ class UserSetup:
     proactive: bool = False
     language: str = "en"
     seed: int = 0
+    scenario_is_hidden: bool = False
+    write_tools: frozenset[str] = frozenset()
 
 
 @runtime_checkable

@@ -90,11 +90,12 @@ def test_500_then_success(stub):
 
 
 def test_slow_reply_past_the_timeout_is_retried(stub):
-    stub.replies += [Reply(message={"content": "late"}, delay=0.3), {"content": "on time"}]
+    stub.replies += [Reply(message={"content": "late"}, delay=1.0), {"content": "on time"}]
     client = make(stub, timeout_s=0.1)
     start = time.monotonic()
     assert client.complete("agent", model="m", messages=MSGS).text == "on time"
-    assert time.monotonic() - start < 0.3 and len(stub.requests) == 2
+    # gave up on the slow reply instead of waiting the full second for it
+    assert time.monotonic() - start < 0.9 and len(stub.requests) == 2
 
 
 def test_timeouts_until_the_last_attempt_raise_llm_error(stub):

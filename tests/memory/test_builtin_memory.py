@@ -58,7 +58,7 @@ def test_token_estimate_handles_chinese_and_english():
 def test_registry_names_aliases_and_errors():
     assert parse_memory_list("null, full_context,none") == ["none", "full_context"]
     assert memory_factory("null")().read() == ""
-    with pytest.raises(ValueError, match="not available yet"):
+    with pytest.raises(ValueError, match="needs an LLM: set --vita-memory-model"):
         memory_factory("rewrite")
     with pytest.raises(ValueError, match="unknown memory backend 'vector'"):
         memory_factory("vector")

@@ -193,3 +193,57 @@ def test_rate_and_concurrency_limits_hold_across_xdist_workers(project):
         assert result.stdout.str().count("VitaBench results") == 1
     finally:
         stub.close()
+
+
+def test_all_three_roles_over_http_with_a_cached_rerun(project, monkeypatch):
+    """Agent, user simulator and judge are LLMs behind one stub; a second run takes the judge from the cache."""
+    from _stub_llm import StubLLM, tool_call
+
+    project.makeconftest("")
+    monkeypatch.chdir(project.path)
+    stub = StubLLM()
+    verdicts = json.dumps([{"rubric_idx": i, "met": True, "justification": "order [3] is right"} for i in (1, 2)])
+    try:
+        stub.replies += [
+            {"tool_calls": [tool_call("a", "create_delivery_order", {
+                "user_id": "U2", "store_id": "S2", "product_ids": ["P2"], "product_cnts": [1],
+                "address": "No. 1 Test Road, Home", "dispatch_time": "2030-01-01 00:00:00"})]},
+            {"content": "Your noodles are ordered. Anything else?"},
+            {"content": "No, thanks. ###STOP###"},
+            {"content": verdicts},
+        ]
+        args = ["--vita-trials", "1", "--vita-model", "m-agent", "--vita-user-model", "m-user",
+                "--vita-judge-model", "m-judge", "--vita-base-url", stub.base_url, "-k", "U2"]
+        result, report = _report(project, *args)
+        assert [r["model"] for r in stub.requests] == ["m-agent", "m-agent", "m-user", "m-judge"]
+        record = report["results"][0]
+        assert record["outcome"] == "passed" and record["termination"] == "user_stop"
+        assert [r["met"] for r in record["rubrics"]] == [True, True]
+        assert {role: record["usage"][role]["requests"] for role in ("agent", "user", "judge")} == {
+            "agent": 2, "user": 1, "judge": 1}
+        # the same run again: the agent and user are asked again (not cached by default), the judge is not
+        stub.replies += stub_replies_again()
+        project.runpytest(*args)
+        assert [r["model"] for r in stub.requests[4:]] == ["m-agent", "m-agent", "m-user"]
+        # with --vita-cache all, a repeated run makes no request at all
+        stub.replies += stub_replies_again()
+        project.runpytest(*args, "--vita-cache", "all")
+        before = len(stub.requests)
+        rerun, again = _report(project, *args, "--vita-cache", "all")
+        assert len(stub.requests) == before
+        assert again["results"][0]["outcome"] == "passed"
+        assert again["results"][0]["usage"]["agent"]["cached_requests"] == 2
+    finally:
+        stub.close()
+
+
+def stub_replies_again():
+    from _stub_llm import tool_call
+
+    return [
+        {"tool_calls": [tool_call("a", "create_delivery_order", {
+            "user_id": "U2", "store_id": "S2", "product_ids": ["P2"], "product_cnts": [1],
+            "address": "No. 1 Test Road, Home", "dispatch_time": "2030-01-01 00:00:00"})]},
+        {"content": "Your noodles are ordered. Anything else?"},
+        {"content": "No, thanks. ###STOP###"},
+    ]

@@ -28,7 +28,7 @@ def _reply(setup: UserSetup, *agent_texts: str) -> str:
 def test_factory_and_protocol():
     user = make_user_simulator("scripted")
     assert isinstance(user, ScriptedUser) and isinstance(user, UserSimulator)
-    with pytest.raises(ValueError, match="LLM user simulators arrive with the LLM roles issue"):
+    with pytest.raises(ValueError, match="needs an LLM client"):
         make_user_simulator("gpt-4.1")
 
 

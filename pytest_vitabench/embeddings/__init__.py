@@ -1,0 +1,156 @@
+"""Sentence embeddings for the RAG memory: a local model (default) or an OpenAI-compatible endpoint,
+behind a per-text disk cache.
+
+    embedder = get_embedder()                                   # local use-multilingual-v3
+    embedder = get_embedder("text-embedding-3-large", base_url="http://127.0.0.1:8000/v1", cache_dir=...)
+    vectors = embedder.embed_documents(["..."])                 # (n, d) float32, L2-normalised
+
+Import-light: numpy and the model packages load on the first embedding.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .cache import EmbeddingCache, vector_key
+from .local import (
+    DEFAULT_LOCAL_MODEL,
+    INSTALL_HINT,
+    LOCAL_MODELS,
+    LocalEmbedder,
+    LocalModelSpec,
+    LocalModelUnavailable,
+    check_available,
+    local_spec,
+)
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ..llm.client import LLMClient
+
+__all__ = [
+    "DEFAULT_LOCAL_MODEL", "INSTALL_HINT", "LOCAL_MODELS", "PAPER_THRESHOLD", "CachedEmbedder", "EmbeddingCache",
+    "Encoder", "LocalEmbedder", "LocalModelSpec", "LocalModelUnavailable", "check_available", "default_threshold",
+    "get_embedder", "local_spec", "vector_key",
+]
+
+#: The paper's cosine threshold, calibrated for ``text-embedding-3-large``; used for endpoint models.
+PAPER_THRESHOLD = 0.3
+
+
+class Encoder(Protocol):
+    """What computes vectors: a local model or an endpoint (no cache, no normalisation)."""
+
+    model_id: str
+
+    def embed(self, texts: Sequence[str], kind: str) -> np.ndarray:
+        """``(n, d)`` float32 vectors; ``kind`` is ``query`` or ``document``."""
+        ...
+
+
+class CachedEmbedder:
+    """An :class:`Encoder` behind the per-text cache; every vector it returns is L2-normalised float32.
+
+    Attributes:
+        encoder: What computes missing vectors.
+        cache: Where vectors are kept.
+        computed: Vectors computed by the encoder so far (a warm cache keeps this at 0).
+        reused: Vectors served from the cache so far.
+    """
+
+    def __init__(self, encoder: Encoder, cache: EmbeddingCache | None = None):
+        self.encoder = encoder
+        self.cache = cache if cache is not None else EmbeddingCache()
+        self.model_id = encoder.model_id
+        self.computed = 0
+        self.reused = 0
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"CachedEmbedder({self.encoder!r}, {self.cache!r})"
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        return self._embed(texts, "document")
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self._embed(texts, "query")
+
+    def _embed(self, texts: Sequence[str], kind: str) -> np.ndarray:
+        import numpy as np
+
+        keys = [vector_key(self.model_id, kind, text) for text in texts]
+        found = self.cache.get_many(keys)
+        missing: dict[str, str] = {}  # key -> text, de-duplicated and in first-seen order
+        for key, text, vector in zip(keys, texts, found, strict=True):
+            if vector is None:
+                missing.setdefault(key, text)
+        if missing:
+            computed = self.encoder.embed(list(missing.values()), kind)
+            for key, vector in zip(missing, computed, strict=True):
+                # Normalise once, before storing: the array used now is the array a later run reads back.
+                self.cache.put(key, _normalised(vector))
+        with self._lock:
+            self.computed += len(missing)
+            self.reused += len(keys) - len(missing)
+        vectors = [self.cache.get(key) for key in keys]
+        if not vectors:
+            return np.zeros((0, 0), dtype=np.float32)
+        return np.stack(vectors).astype(np.float32, copy=False)
+
+
+def _normalised(vector: np.ndarray) -> np.ndarray:
+    import numpy as np
+
+    vector = np.asarray(vector, dtype=np.float32)
+    norm = float(np.linalg.norm(vector))
+    return vector / norm if norm > 0 else vector
+
+
+def default_threshold(model: str | None) -> float:
+    """The cosine threshold that stands for the paper's 0.3 under ``model`` (``None``: the default)."""
+    spec = local_spec(model or DEFAULT_LOCAL_MODEL)
+    return spec.threshold if spec is not None else PAPER_THRESHOLD
+
+
+_EMBEDDERS: dict[tuple[Any, ...], CachedEmbedder] = {}
+_EMBEDDERS_LOCK = threading.Lock()
+_LOCAL: dict[str, LocalEmbedder] = {}
+
+
+def get_embedder(model: str | None = None, *, base_url: str | None = None, llm_client: LLMClient | None = None,
+                 cache_dir: Path | str | None = None) -> CachedEmbedder:
+    """The process-wide embedder for these settings (the model loads once per process).
+
+    Args:
+        model: A local model name (see :data:`LOCAL_MODELS`; ``None``: :data:`DEFAULT_LOCAL_MODEL`) or a
+            model name at an OpenAI-compatible endpoint.
+        base_url: The endpoint of a remote model (default: ``llm_client``'s, else ``$OPENAI_BASE_URL``).
+        llm_client: The run's LLM client, whose limits, retries and ledger remote requests share.
+        cache_dir: The vector cache directory (vectors live under ``cache_dir/embeddings``); ``None`` keeps
+            them in memory only.
+
+    Raises:
+        LocalModelUnavailable: A local model whose package is not installed.
+        MissingAPIKey: A remote model at OpenAI's default endpoint without a key.
+    """
+    name = model or DEFAULT_LOCAL_MODEL
+    spec = local_spec(name)
+    root = Path(cache_dir) / "embeddings" if cache_dir is not None else None
+    key = (spec.name if spec else name, None if spec else base_url, None if spec else id(llm_client), root)
+    with _EMBEDDERS_LOCK:
+        embedder = _EMBEDDERS.get(key)
+        if embedder is None:
+            if spec is not None:
+                # One model per process, whatever the cache directory.
+                encoder: Encoder = _LOCAL.get(spec.name) or _LOCAL.setdefault(spec.name, LocalEmbedder(spec))
+            else:
+                from .remote import EndpointEmbedder, embeddings_client
+
+                encoder = EndpointEmbedder(name, embeddings_client(llm_client, base_url))
+            embedder = CachedEmbedder(encoder, EmbeddingCache(root))
+            _EMBEDDERS[key] = embedder
+    return embedder

@@ -1,0 +1,227 @@
+"""The LLM rubric judge: the paper's sliding-window judge, its full-trajectory variant, votes and outcome.
+
+Dispatch follows REFERENCE.md §5.1 with its faults fixed: a subtask without evaluation criteria or without
+rubrics is *not judged* (never a free 1.0); an episode that ended by ``max_steps`` or an invalid agent
+message scores 0 without a judge call. Otherwise:
+
+* ``mode="window"`` (default, §5.2): windows of 10 messages overlapping by 2, the rubric state carried
+  from window to window; one call per window.
+* ``mode="full"`` (§5.3): one call over the whole trajectory.
+
+Every reply is read by the tolerant parser, with one repair retry; a reply still unreadable keeps the
+state and the problem is written into the verdicts' reasons (and ``Verdict.details``). Per-rubric verdicts
+and justifications are kept (§7.1.6). With ``votes=N`` the rubric judge runs N times with distinct cache
+seeds and each rubric takes the majority (ties unmet). With ``outcome`` the outcome judge's verdicts are
+added, which makes the reward ``min(trajectory, outcome)`` whenever the agent attempted a creating write.
+An LLM endpoint that keeps failing raises :class:`~pytest_vitabench.llm.errors.LLMError`: the runner
+reports the item as an infrastructure error, never as a judged failure.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from ..prompts import time_with_weekday
+from .asking import ask
+from .base import JudgeCase, RubricVerdict, Verdict
+from .parsing import JudgeParseError, RubricItem, match_items, rubric_items
+from .prompts import HEADINGS, full_system, lang, window_system
+from .render import record_facts, render_facts, render_messages, windows
+from .votes import majority, vote_seeds
+
+if TYPE_CHECKING:
+    from ..llm.client import LLMClient
+    from .outcome import OutcomeJudge
+
+Mode = Literal["window", "full"]
+MODES = ("window", "full")
+#: Terminations that score 0 without a judge call (REFERENCE.md §5.1).
+FAILING_TERMINATIONS = ("max_steps", "invalid_agent_message", "too_many_errors")
+NOT_YET = {"en": "Not evaluated yet.", "zh": "尚未评估。"}
+#: Sampling temperature of the votes when several are asked for (one vote keeps the official 0.0).
+VOTE_TEMPERATURE = 0.7
+
+
+def rubric_texts(case: JudgeCase) -> list[str]:
+    """The rubrics judged: the official union of state and overall rubrics, then any machine-checked
+    rubric text the suite adds (as the rules judge does), exact-deduplicated."""
+    texts = case.subtask.rubrics()
+    extra = [item.rubric for item in case.subtask.rubric_checks or []]
+    return list(dict.fromkeys([*texts, *extra]))
+
+
+@dataclass
+class _State:
+    """One rubric's carried state."""
+
+    text: str
+    met: bool = False
+    justification: str = ""
+    judged: bool = False
+
+
+@dataclass
+class _Run:
+    """One vote: the final state of each rubric and what went wrong."""
+
+    states: list[_State]
+    #: Unreadable replies: written into every verdict's reason.
+    problems: list[str] = field(default_factory=list)
+    #: Repairs that worked (a retry, a cut-off reply read in part): kept in the details only.
+    notes: list[str] = field(default_factory=list)
+    calls: int = 0
+    windows: int = 0
+
+    def verdicts(self) -> list[RubricVerdict]:
+        out = []
+        suffix = f" [judge problems: {'; '.join(self.problems)}]" if self.problems else ""
+        for state in self.states:
+            if not state.judged:
+                why = "; ".join(self.problems) if self.problems else "the judge gave no verdict for this rubric"
+                out.append(RubricVerdict(text=state.text, met=None, reason=f"not judged: {why}"))
+            else:
+                out.append(RubricVerdict(text=state.text, met=state.met, reason=state.justification + suffix))
+        return out
+
+
+class LLMRubricJudge:
+    """The rubric judge at an OpenAI-compatible endpoint (``--vita-judge-model NAME``).
+
+    Args:
+        model: The judge model name.
+        client: The shared LLM client; every call goes through it under the role ``judge``.
+        mode: ``window`` (sliding window, the official default) or ``full`` (one call).
+        votes: Judge runs per item; each rubric takes the majority (ties unmet).
+        language: ``en`` or ``zh`` prompts (the rubrics themselves are shown as the suite states them).
+        outcome: The outcome judge of ``--vita-outcome-reward``, or ``None``.
+        temperature: Sampling temperature; default 0.0 for one vote, :data:`VOTE_TEMPERATURE` for several.
+        params: Further request parameters (``max_tokens``, ``reasoning_effort``, ``extra_body`` ...).
+
+    Raises:
+        ValueError: An unknown mode or fewer than one vote.
+    """
+
+    def __init__(self, model: str, *, client: LLMClient, mode: Mode = "window", votes: int = 1,
+                 language: str = "en", outcome: OutcomeJudge | None = None, temperature: float | None = None,
+                 params: dict[str, Any] | None = None):
+        if mode not in MODES:
+            raise ValueError(f"--vita-judge-mode must be one of {', '.join(MODES)}, got {mode!r}")
+        if votes < 1:
+            raise ValueError(f"--vita-judge-votes must be at least 1, got {votes}")
+        self.model = model
+        self.client = client
+        self.mode = mode
+        self.votes = votes
+        self.language = lang(language)
+        self.outcome = outcome
+        default = 0.0 if votes == 1 else VOTE_TEMPERATURE
+        self.params = {"temperature": default if temperature is None else temperature, **(params or {})}
+        self.name = model
+
+    def __repr__(self) -> str:
+        return (f"LLMRubricJudge(model={self.model!r}, mode={self.mode!r}, votes={self.votes}, "
+                f"outcome={self.outcome is not None}, language={self.language!r})")
+
+    # -- the protocol -----------------------------------------------------------------------------
+
+    def judge(self, case: JudgeCase) -> Verdict:
+        subtask = case.subtask
+        if subtask.evaluation_criteria is None and not subtask.rubric_checks:
+            return Verdict(rubrics=[], reward=0.0, not_judgeable="the subtask has no evaluation criteria")
+        rubrics = rubric_texts(case)
+        if not rubrics:
+            return Verdict(rubrics=[], reward=0.0, not_judgeable="the subtask's evaluation criteria hold no rubric")
+        details: dict[str, Any] = {"judge": self.model, "mode": self.mode, "votes": self.votes}
+        if case.termination in FAILING_TERMINATIONS:
+            why = f"not judged: the episode ended by {case.termination}, which scores 0 without judging"
+            details["skipped_reason"] = case.termination
+            return Verdict(rubrics=[RubricVerdict(text=t, met=None, reason=why) for t in rubrics], reward=0.0,
+                           details=details)
+        facts = record_facts(case.environment, subtask, case.time)
+        runs = [self._run(case, rubrics, facts, seed) for seed in vote_seeds(case.seed, self.votes)]
+        verdicts = majority([run.verdicts() for run in runs])
+        trajectory_reward = _all_met(verdicts)
+        details.update(trajectory_reward=trajectory_reward, windows=runs[0].windows,
+                       calls=sum(run.calls for run in runs))
+        problems = [_voted(i, p, self.votes) for i, run in enumerate(runs) for p in run.problems]
+        notes = [_voted(i, n, self.votes) for i, run in enumerate(runs) for n in run.notes]
+        if self.outcome is not None:
+            result = self.outcome.judge(case, seed=case.seed)
+            details["outcome"] = {"has_action": result.has_action, "reward": result.reward, **result.detail}
+            verdicts = verdicts + result.verdicts
+            problems += result.problems
+            notes += result.notes
+        if problems:
+            details["problems"] = problems
+        if notes:
+            details["notes"] = notes
+        return Verdict(rubrics=verdicts, reward=_all_met(verdicts), details=details)
+
+    # -- one vote ---------------------------------------------------------------------------------
+
+    def _run(self, case: JudgeCase, rubrics: list[str], facts: list[dict[str, Any]], seed: int) -> _Run:
+        run = _Run(states=[_State(text=t, justification=NOT_YET[self.language]) for t in rubrics])
+        spans = windows(len(case.messages)) if self.mode == "window" else [(0, len(case.messages))]
+        for number, (start, end) in enumerate(spans, 1):
+            transcript = render_messages(case.messages, start, end, self.language)
+            if not transcript.strip():
+                continue  # nothing to show in this window: no call, state unchanged
+            run.windows += 1
+            messages = self._messages(case, run.states, facts, transcript, number, len(spans), start, end)
+            answer = ask(self.client, model=self.model, messages=messages, seed=seed, language=self.language,
+                         read=lambda value: _matched(value, rubrics), params=self.params)
+            run.calls += answer.calls
+            where = f"window {number}/{len(spans)}" if self.mode == "window" else "full trajectory"
+            run.notes += [f"{where}: {note}" for note in answer.notes]
+            if answer.value is None:
+                run.problems.append(f"{where}: judge reply {answer.problem}; rubric states kept")
+                continue
+            for pos, item in answer.value.items():
+                state = run.states[pos]
+                state.met = bool(item.met)
+                state.judged = True
+                if item.reason:
+                    state.justification = item.reason
+        return run
+
+    def _messages(self, case: JudgeCase, states: list[_State], facts: list[dict[str, Any]], transcript: str,
+                  number: int, total_windows: int, start: int, end: int) -> list[dict[str, Any]]:
+        h = HEADINGS[self.language]
+        clock = time_with_weekday(case.time, self.language) if case.time else h["no_time"]
+        parts = [
+            f"{h['time']}\n{clock}",
+            f"{h['request']}\n{case.subtask.instruction}",
+            f"{h['records']}\n{h['records_note']}\n{render_facts(facts) if facts else h['no_records']}",
+        ]
+        if self.mode == "window":
+            state = [{"rubric_idx": i, "rubric": s.text, "justification": s.justification, "met": s.met}
+                     for i, s in enumerate(states, 1)]
+            parts.append(f"{h['state']}\n<rubrics>\n{json.dumps(state, ensure_ascii=False, indent=1)}\n</rubrics>")
+            heading = h["window"].format(i=number, n=total_windows, a=start + 1, b=end, total=len(case.messages))
+            system = window_system(self.language)
+        else:
+            numbered = "\n".join(f"{i}. {s.text}" for i, s in enumerate(states, 1))
+            parts.append(f"{h['rubrics']}\n{numbered}")
+            heading = h["conversation"].format(total=len(case.messages))
+            system = full_system(self.language)
+        parts.append(f"{heading}\n{transcript}")
+        return [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(parts)}]
+
+
+def _voted(index: int, text: str, votes: int) -> str:
+    return f"vote {index + 1}: {text}" if votes > 1 else text
+
+
+def _matched(value: Any, rubrics: list[str]) -> dict[int, RubricItem]:
+    matched = match_items(rubric_items(value), rubrics)
+    if not matched:
+        raise JudgeParseError("no item of the reply matches a rubric (wrong rubric_idx values?)")
+    return matched
+
+
+def _all_met(verdicts: list[RubricVerdict]) -> float:
+    """The binary reward: every verdict met; a verdict the judge could not give counts as unmet here
+    (unlike ``reward_of``, which the rules judge uses to set aside rubrics it has no check for)."""
+    return 1.0 if verdicts and all(v.met is True for v in verdicts) else 0.0

@@ -1,0 +1,211 @@
+"""The outcome (action-level) judge of ``--vita-outcome-reward`` (REFERENCE.md §5.5), with its faults fixed.
+
+It finds the agent's last *successful* creating write (an order, booking or reservation; taxi orders
+included), resolves it against the environment's final state (so a later payment, modification or
+cancellation shows), and asks the judge model whether that outcome satisfies each overall rubric. The
+subtask reward becomes ``min(trajectory, outcome)`` when there is an action; with none, the trajectory
+reward stands. Unlike the official evaluator, a rubric about the conversation itself may be declared not
+applicable to an outcome instead of failing by default, and the entity shown is the agent-visible view
+(no hidden ``*_type`` markers, no ``distraction_reason``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..messages import Message, ToolCall
+from .asking import ask
+from .base import JudgeCase, RubricVerdict
+from .parsing import JudgeParseError, as_bool, match_items, rubric_items
+from .prompts import HEADINGS, lang, outcome_system
+from .render import record_facts, render_call
+
+if TYPE_CHECKING:
+    from ..llm.client import LLMClient
+
+#: Official creating writes (REFERENCE.md §5.5) plus taxi orders, which work here.
+CREATING_WRITES = frozenset({
+    "create_delivery_order", "create_instore_product_order", "instore_reservation", "instore_book",
+    "create_hotel_order", "create_flight_order", "create_train_order", "create_attraction_order",
+    "create_taxi_order",
+})
+OUTCOME_PREFIX = "[outcome] "
+
+
+def is_creating_write(name: str, environment: Any = None) -> bool:
+    """Whether a tool call creates an order, booking or reservation."""
+    if name in CREATING_WRITES:
+        return True
+    kind = environment.tool_kind(name) if environment is not None and hasattr(environment, "tool_kind") else None
+    return kind == "write" and name.startswith("create_")
+
+
+@dataclass
+class Action:
+    """A creating write call and its tool result."""
+
+    index: int
+    call: ToolCall
+    result: Message | None
+
+    @property
+    def succeeded(self) -> bool:
+        return self.result is not None and not self.result.error
+
+
+def write_actions(messages: list[Message], environment: Any = None) -> list[Action]:
+    """Every creating write call of the trajectory, in order, with its result message."""
+    results = {m.tool_call_id: m for m in messages if m.role == "tool" and m.tool_call_id}
+    return [Action(index=i, call=call, result=results.get(call.id))
+            for i, message in enumerate(messages) if message.role == "assistant"
+            for call in message.tool_calls or [] if is_creating_write(call.name, environment)]
+
+
+def _record_for(action: Action, facts: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The final-state record this action created: the one whose id its result names, else the last new one."""
+    text = action.result.text if action.result else ""
+    for fact in facts:
+        rid = str(fact.get("record_id") or "")
+        if rid and re.search(rf"(?<![A-Za-z0-9_]){re.escape(rid)}(?![A-Za-z0-9_])", text):
+            return fact
+    created = [fact for fact in facts if fact.get("created_in_conversation")]
+    return created[-1] if created else None
+
+
+def _entity_view(environment: Any, record: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The agent-visible view of the chosen store / shop / hotel ..., with only the ordered products for an
+    order and the whole catalogue for a reservation or booking (whose products are what the place offers)."""
+    if record is None or not record.get("entity_id"):
+        return None
+    find = getattr(environment, "find_entity", None)
+    entity = find(str(record["entity_id"])) if callable(find) else None
+    if entity is None or not hasattr(entity, "view"):
+        return None
+    view = entity.view()
+    products = view.pop("products", None)
+    if isinstance(products, list):
+        if record.get("record_type") in ("reservation", "book"):
+            view["products"] = products
+        else:
+            wanted = {str(pid) for pid in record.get("product_ids") or []}
+            view["ordered_products"] = [p for p in products if str(p.get("product_id")) in wanted]
+    return view
+
+
+@dataclass
+class OutcomeResult:
+    """The outcome check of one episode.
+
+    Attributes:
+        has_action: Whether the agent attempted any creating write (without one the trajectory reward stands).
+        verdicts: ``kind="outcome"`` verdicts (one per rubric; one summary verdict when nothing was judged).
+        reward: 1.0 when every verdict is met, else 0.0; ``None`` without an action.
+        detail: The resolved action and record, for the report.
+        problems: Why the outcome could not be judged, if it could not.
+        notes: Repairs the judge's reply needed.
+    """
+
+    has_action: bool
+    verdicts: list[RubricVerdict] = field(default_factory=list)
+    reward: float | None = None
+    detail: dict[str, Any] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def outcome_rubrics(case: JudgeCase) -> list[str]:
+    """The overall rubrics (as officially); all rubrics when the subtask has no overall ones."""
+    criteria = case.subtask.evaluation_criteria
+    overall = [r for r in (criteria.overall_rubrics or [])] if criteria else []
+    return list(dict.fromkeys(overall)) or case.subtask.rubrics()
+
+
+class OutcomeJudge:
+    """Judges the last successful creating write against the overall rubrics.
+
+    Args:
+        model: The judge model.
+        client: The shared LLM client.
+        language: ``en`` or ``zh`` prompts.
+        params: Sampling parameters (default ``temperature=0.0``).
+    """
+
+    def __init__(self, model: str, *, client: LLMClient, language: str = "en", params: dict[str, Any] | None = None):
+        self.model = model
+        self.client = client
+        self.language = lang(language)
+        self.params = {"temperature": 0.0, **(params or {})}
+
+    def judge(self, case: JudgeCase, *, seed: int) -> OutcomeResult:
+        actions = write_actions(case.messages, case.environment)
+        if not actions:
+            return OutcomeResult(has_action=False, detail={"action": None})
+        succeeded = [a for a in actions if a.succeeded]
+        if not succeeded:
+            last = actions[-1]
+            said = last.result.text if last.result else "no result"
+            reason = (f"{len(actions)} write call(s), none succeeded; the last, "
+                      f"{render_call(last.call.name, last.call.arguments)}, returned: {said[:200]}")
+            verdict = RubricVerdict(text=OUTCOME_PREFIX + "the agent's order or booking was created", met=False,
+                                    reason=reason, kind="outcome")
+            return OutcomeResult(has_action=True, verdicts=[verdict], reward=0.0,
+                                 detail={"action": last.call.name, "succeeded": False})
+        action = succeeded[-1]
+        facts = record_facts(case.environment, case.subtask, case.time)
+        record = _record_for(action, facts)
+        entity = _entity_view(case.environment, record)
+        rubrics = outcome_rubrics(case)
+        detail = {"action": action.call.name, "message_index": action.index + 1, "record": record,
+                  "succeeded": True}
+        if not rubrics:
+            return OutcomeResult(has_action=True, verdicts=[], reward=1.0, detail=detail)
+        answer = ask(self.client, model=self.model, messages=self._messages(case, action, record, entity, rubrics),
+                     seed=seed, language=self.language, read=lambda value: _read(value, rubrics),
+                     params=self.params)
+        if answer.value is None:
+            problem = f"outcome judge: {answer.problem}"
+            verdicts = [RubricVerdict(text=OUTCOME_PREFIX + text, met=None, kind="outcome",
+                                      reason=f"not judged: {problem}") for text in rubrics]
+            return OutcomeResult(has_action=True, verdicts=verdicts, reward=0.0, detail=detail, problems=[problem],
+                                 notes=[f"outcome judge: {n}" for n in answer.notes])
+        verdicts = answer.value
+        reward = 1.0 if all(v.met is True for v in verdicts) else 0.0
+        return OutcomeResult(has_action=True, verdicts=verdicts, reward=reward, detail=detail,
+                             notes=[f"outcome judge: {n}" for n in answer.notes])
+
+    def _messages(self, case: JudgeCase, action: Action, record: dict[str, Any] | None,
+                  entity: dict[str, Any] | None, rubrics: list[str]) -> list[dict[str, Any]]:
+        h = HEADINGS[self.language]
+        outcome = {
+            "tool_call": render_call(action.call.name, action.call.arguments),
+            "final_record": record,
+            "chosen": entity,
+        }
+        numbered = "\n".join(f"{i}. {text}" for i, text in enumerate(rubrics, 1))
+        user = "\n\n".join([
+            f"{h['request']}\n{case.subtask.instruction}",
+            f"{h['action']}\n{json.dumps(outcome, ensure_ascii=False, indent=1, default=str)}",
+            f"{h['rubrics']}\n{numbered}",
+        ])
+        return [{"role": "system", "content": outcome_system(self.language)}, {"role": "user", "content": user}]
+
+
+def _read(value: Any, rubrics: list[str]) -> list[RubricVerdict]:
+    matched = match_items(rubric_items(value), rubrics)
+    if not matched:
+        raise JudgeParseError("no item of the reply matches a rubric")
+    verdicts = []
+    for pos, text in enumerate(rubrics):
+        item = matched.get(pos)
+        if item is None:
+            verdicts.append(RubricVerdict(text=OUTCOME_PREFIX + text, met=None, kind="outcome",
+                                          reason="not judged: the outcome judge gave no verdict for this rubric"))
+        elif as_bool(item.raw.get("applicable")) is False:
+            verdicts.append(RubricVerdict(text=OUTCOME_PREFIX + text, met=True, kind="outcome",
+                                          reason=f"not about the outcome (judged on the trajectory): {item.reason}"))
+        else:
+            verdicts.append(RubricVerdict(text=OUTCOME_PREFIX + text, met=item.met, kind="outcome", reason=item.reason))
+    return verdicts

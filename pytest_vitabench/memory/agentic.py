@@ -1,0 +1,194 @@
+"""The ``agentic`` backend (official ``rewrite``): an LLM keeps one consolidated preference memory.
+
+Before each subtask with new interactions, the memory model receives the current memory and the new
+records and writes the whole memory anew: still-valid preferences kept, contradicted ones revised, new
+ones added, organised by food, spending, time, location, service and other, within a token budget
+(4,096 officially). The answer replaces the memory. ``read`` ignores the query (the memory is one text),
+and the agent gets ``read_preference_memory`` and ``query_preference_memory`` tools, both returning it.
+
+Differences from the official harness, on purpose:
+
+* the memory model is a separate setting (``--vita-memory-model``; by default the agent's model, which
+  is what the official harness always uses);
+* without a configured LLM the backend refuses to start (the official one silently appends raw history);
+* a failed call is an infrastructure error of the item, not a silent fallback; only an empty answer
+  falls back to appending the new records (as officially), and is counted in :attr:`fallbacks`;
+* the call carries the trial seed and goes through the run's LLM client (rate limits, retries, disk
+  cache, usage ledger), so a repeated run pays nothing.
+
+The prompts are this project's own wording.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ..domains.base import Tool
+from ..messages import Usage
+from ..suite.schema import DailyRecord, EventRecord
+from .base import EMPTY_MEMORY, MemoryContext
+from .render import render_records
+from .tokens import keep_last_tokens
+
+if TYPE_CHECKING:
+    from ..llm.client import LLMClient
+
+log = logging.getLogger("pytest_vitabench.memory")
+
+#: The official budget (memory.yaml ``rewrite.max_tokens``).
+DEFAULT_MAX_TOKENS = 4096
+#: Bump when the prompts change: it is part of the snapshot key, so old checkpoints are not reused.
+PROMPT_VERSION = 1
+_THINK = re.compile(r"<think>.*?</think>\s*", re.S)
+
+_PROMPTS = {
+    "en": {
+        "system": ("You keep the long-term preference memory of one user for a personal service assistant "
+                   "that orders food, books in-store services and arranges travel. You answer with the "
+                   "updated memory only."),
+        "empty": "(empty: nothing is recorded yet)",
+        "user": """Current memory:
+{memory}
+
+New records since the last update (dated behaviour logs and conversations; some are noise, some concern \
+other people):
+{records}
+
+Write the complete updated memory.
+- Keep every preference that is still valid.
+- When a new record contradicts a stored preference, replace it with the newer one.
+- Add new lasting preferences: likes, dislikes, restrictions, brands, dishes, price ranges, rating floors, \
+times, places, service habits. Skip one-off noise and browsing; an order for someone else is not the \
+user's own taste (note it under Other only if it is a standing habit, saying for whom).
+- Use these headings, each with short bullet points: Food, Spending, Time, Location, Service, Other.
+- Stay within about {budget} tokens. Give the memory only, no commentary.""",
+    },
+    "zh": {
+        "system": "你负责为一位用户维护长期偏好记忆，供点外卖、预订到店服务和安排出行的个人服务助手使用。只输出更新后的记忆。",
+        "empty": "（空：尚无记录）",
+        "user": """当前记忆：
+{memory}
+
+上次更新以来的新记录（带日期的行为日志和对话；其中有噪声，也有与他人相关的内容）：
+{records}
+
+请写出完整的更新后记忆。
+- 保留所有仍然有效的偏好。
+- 新记录与已有偏好矛盾时，用较新的偏好替换。
+- 补充新的稳定偏好：喜欢、不喜欢、忌口、品牌、菜品、价格区间、评分下限、时间、地点、服务习惯。忽略偶发噪声和浏览记录；\
+替他人下的单不代表用户本人口味（若是固定习惯，可写在“其他”下并注明对象）。
+- 按以下标题组织，每项用简短要点：饮食、消费、时间、地点、服务、其他。
+- 控制在约 {budget} 个 token 以内。只输出记忆本身，不要解释。""",
+    },
+}
+
+
+class AgenticMemory:
+    """One LLM-maintained preference memory per user (and trial).
+
+    Args:
+        llm_client: The run's LLM client (role ``memory``).
+        memory_model: The model that rewrites the memory.
+        max_tokens: The memory's token budget, also the call's ``max_tokens``.
+        language: ``en`` or ``zh``: the prompt language.
+        temperature: Sampling temperature of the rewrite (0, as in the official configuration).
+
+    Attributes:
+        text: The current memory ("" before the first update).
+        usage: Tokens and cost of the rewrites so far.
+        fallbacks: Updates whose answer was empty, so the new records were appended as they are.
+    """
+
+    name = "agentic"
+    deterministic = False
+
+    def __init__(self, *, llm_client: LLMClient, memory_model: str, max_tokens: int = DEFAULT_MAX_TOKENS,
+                 language: str = "en", temperature: float | None = 0.0):
+        if max_tokens <= 0:
+            raise ValueError(f"agentic max_tokens must be positive, got {max_tokens}")
+        self.client = llm_client
+        self.model = memory_model
+        self.max_tokens = max_tokens
+        self.language = language if language in _PROMPTS else "en"
+        self.temperature = temperature
+        self.text = ""
+        self.usage = Usage()
+        self.fallbacks = 0
+
+    def __repr__(self) -> str:
+        return f"AgenticMemory(model={self.model!r}, max_tokens={self.max_tokens})"
+
+    def messages(self, records_text: str) -> list[dict[str, str]]:
+        """The chat messages of one rewrite."""
+        prompts = _PROMPTS[self.language]
+        user = prompts["user"].format(memory=self.text or prompts["empty"], records=records_text,
+                                      budget=self.max_tokens)
+        return [{"role": "system", "content": prompts["system"]}, {"role": "user", "content": user}]
+
+    def update(self, records: list[DailyRecord | EventRecord], context: MemoryContext) -> None:
+        records_text = render_records(records)
+        if not records_text:
+            return
+        completion = self.client.complete("memory", model=self.model, messages=self.messages(records_text),
+                                          seed=context.seed, max_tokens=self.max_tokens,
+                                          temperature=self.temperature)
+        self.usage = self.usage + completion.usage
+        text = _THINK.sub("", completion.text).strip()
+        if text:
+            self.text = text
+            return
+        # An empty answer loses nothing only if the records are kept: append them (the official fallback).
+        self.fallbacks += 1
+        log.warning("memory model %s returned an empty memory for %s/%s; appending the new records instead",
+                    self.model, context.user_id, context.subtask_id)
+        merged = f"{self.text}\n{records_text}" if self.text else records_text
+        self.text = keep_last_tokens(merged, self.max_tokens)
+
+    def read(self, query: str | None = None) -> str:
+        return self.text or EMPTY_MEMORY
+
+    def tools(self) -> list[Tool]:
+        return preference_tools(read_fn=lambda: self.read(), query_fn=self.read)
+
+    def state(self) -> dict[str, Any]:
+        return {"text": self.text, "fallbacks": self.fallbacks}
+
+    def load_state(self, state: dict[str, Any]) -> None:
+        self.text = str(state.get("text", ""))
+        self.fallbacks = int(state.get("fallbacks", 0))
+
+    def fingerprint(self) -> dict[str, Any]:
+        return {"model": self.model, "endpoint": getattr(self.client, "endpoint", None),
+                "max_tokens": self.max_tokens, "language": self.language, "temperature": self.temperature,
+                "prompt": PROMPT_VERSION}
+
+
+def preference_tools(*, read_fn: Callable[[], str], query_fn: Callable[[str], str] | None) -> list[Tool]:
+    """The memory tools of the official harness, with English descriptions.
+
+    Args:
+        read_fn: Called without arguments for ``read_preference_memory``.
+        query_fn: Called with the query for ``query_preference_memory``; ``None`` leaves that tool out.
+    """
+    tools = [Tool(
+        name="read_preference_memory",
+        description=("Read the user's long-term preference memory (what is known about their tastes, "
+                     "restrictions, budgets, times, places and service habits from earlier interactions)."),
+        parameters={"type": "object", "properties": {}, "required": []},
+        fn=read_fn,
+    )]
+    if query_fn is not None:
+        tools.append(Tool(
+            name="query_preference_memory",
+            description=("Search the user's preference memory for what is relevant to a question, e.g. "
+                         "'coffee preferences' or 'hotel room requirements'."),
+            parameters={"type": "object",
+                        "properties": {"query": {"type": "string",
+                                                 "description": "What to look up in the user's memory."}},
+                        "required": ["query"]},
+            fn=lambda query: query_fn(str(query)),
+        ))
+    return tools

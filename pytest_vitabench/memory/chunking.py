@@ -1,0 +1,68 @@
+"""Cut interaction records into the fixed-size chunks that the RAG memory embeds.
+
+As in the official harness, every interaction record is one chunk, split into pieces of at most
+``chunk_tokens`` tokens (512 by default, no overlap) when it is longer; tokens are counted with
+:func:`~pytest_vitabench.memory.tokens.count_tokens` (a word or a CJK character is one token). A chunk's
+text is the record rendered as the agent would read it in ``full_context``, so the text the agent is
+shown is exactly the text that was embedded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from ..suite.schema import DailyRecord, EventRecord
+from .render import render_record
+from .tokens import split_tokens
+
+#: The official chunk size and overlap (memory.yaml ``rag``).
+DEFAULT_CHUNK_TOKENS = 512
+DEFAULT_CHUNK_OVERLAP = 0
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One retrievable piece of history.
+
+    Attributes:
+        text: What is embedded and shown (rendered record lines, or a piece of them).
+        timestamp: The record's date or timestamp (for ordering and display).
+        kind: ``daily_record`` or the event record's type.
+        part: 1-based index of this piece within its record, and ``parts`` how many pieces it has.
+    """
+
+    text: str
+    timestamp: str
+    kind: str
+    part: int = 1
+    parts: int = 1
+
+    def shown(self) -> str:
+        """The text as the agent reads it: a continuation piece says which record it belongs to."""
+        if self.part == 1:
+            return self.text
+        return f"- [{self.timestamp}] [{self.kind}, part {self.part}/{self.parts}] ...{self.text}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Chunk:
+        return cls(**data)
+
+
+def record_chunks(record: DailyRecord | EventRecord, chunk_tokens: int = DEFAULT_CHUNK_TOKENS,
+                  overlap: int = DEFAULT_CHUNK_OVERLAP) -> list[Chunk]:
+    """The chunks of one interaction record (none for an empty record)."""
+    text = "\n".join(render_record(record))
+    kind = record.type if isinstance(record, EventRecord) else "daily_record"
+    pieces = split_tokens(text, chunk_tokens, overlap)
+    return [Chunk(text=piece, timestamp=record.when, kind=kind, part=i + 1, parts=len(pieces))
+            for i, piece in enumerate(pieces)]
+
+
+def chunk_records(records: list[DailyRecord | EventRecord], chunk_tokens: int = DEFAULT_CHUNK_TOKENS,
+                  overlap: int = DEFAULT_CHUNK_OVERLAP) -> list[Chunk]:
+    """The chunks of ``records``, in record order."""
+    return [chunk for record in records for chunk in record_chunks(record, chunk_tokens, overlap)]

@@ -1,0 +1,306 @@
+"""``vitabench rejudge REPORT.json --vita-judge-model X``: score saved trajectories again.
+
+Neither the agent nor the user is called. Each saved result gets its :class:`~pytest_vitabench.judges.base.JudgeCase`
+back from the report and the suite:
+
+* the messages from the record;
+* the subtask from the suite file named in the record's ``suite`` field, refused when the file's sha256
+  differs from the one the report's ``config.suites`` recorded (the rubrics or data may have changed);
+* the final environment by replaying every saved assistant tool call, in order, against a fresh
+  environment built with the record's seed. Record ids derive from the seed, so the replay is exact; any
+  replayed tool result that differs from the saved one is reported.
+
+The official re-evaluation gives every personalization user 1.0 (REFERENCE.md §6.4, §7.1.1) because it
+judges placeholder tasks without criteria; here each subtask is judged against its own rubrics, and the
+metrics are recomputed from the new rewards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .domains import build_environment
+from .judges.base import Judge, JudgeCase
+from .messages import Usage
+from .metrics import compute_metrics
+from .report.json_report import build_report, load_report
+from .result import ItemResult
+from .suite.loader import LoadedSuite, load_suite, read_suite_bytes
+
+if TYPE_CHECKING:
+    from .llm.ledger import Ledger
+
+SuitePaths = Sequence[str | Path] | Mapping[str, str | Path] | None
+
+
+class RejudgeError(Exception):
+    """The report cannot be re-judged as asked (a suite is missing or changed, the report is unreadable)."""
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(read_suite_bytes(path)).hexdigest()
+
+
+def _recorded_sha(recorded: Mapping[str, str], suite: str) -> str | None:
+    if suite in recorded:
+        return recorded[suite]
+    try:
+        wanted = Path(suite).resolve()
+        return next((sha for key, sha in recorded.items() if Path(key).resolve() == wanted), None)
+    except OSError:
+        return None
+
+
+def resolve_suites(report: Mapping[str, Any], suite_paths: SuitePaths = None) -> dict[str, LoadedSuite]:
+    """The suite file of every result, checked against the sha256 the report recorded.
+
+    Args:
+        report: The report document.
+        suite_paths: Where the suites are now, if not at their recorded paths: a list of files (matched by
+            content, so moved or renamed files are found), or a mapping from the recorded path to the file.
+
+    Raises:
+        RejudgeError: A suite is not found, or its content differs from the run's.
+    """
+    recorded: Mapping[str, str] = (report.get("config") or {}).get("suites") or {}
+    names = sorted({str(r.get("suite") or "") for r in report.get("results") or [] if r.get("outcome") != "error"})
+    if "" in names:
+        raise RejudgeError("some results name no suite file; this report predates re-judging support")
+    mapping = dict(suite_paths) if isinstance(suite_paths, Mapping) else {}
+    candidates = [Path(p) for p in suite_paths] if suite_paths is not None and not isinstance(suite_paths, Mapping) \
+        else []
+    by_sha: dict[str, Path] = {}
+    for candidate in candidates:
+        try:
+            by_sha.setdefault(_sha256(candidate), candidate)
+        except OSError as exc:
+            raise RejudgeError(f"cannot read suite {candidate}: {exc}") from exc
+    out: dict[str, LoadedSuite] = {}
+    for name in names:
+        expected = _recorded_sha(recorded, name)
+        if expected is None:
+            raise RejudgeError(f"the report records no sha256 for suite {name} (config.suites), so it cannot be "
+                               "checked that the suite is unchanged")
+        path = Path(mapping[name]) if name in mapping else by_sha.get(expected, Path(name))
+        if not path.exists():
+            raise RejudgeError(f"suite {name} not found; pass its current location with --suite PATH")
+        actual = _sha256(path)
+        if actual != expected:
+            raise RejudgeError(f"suite {path} changed since the run (sha256 {actual[:12]}, the report recorded "
+                               f"{expected[:12]}); re-judging it would score the trajectories against different "
+                               "rubrics or data. Restore the original file or pass it with --suite PATH")
+        out[name] = load_suite(path)
+    return out
+
+
+def replay(result: ItemResult, suite: LoadedSuite, language: str) -> tuple[JudgeCase, list[str]]:
+    """The judge case of a saved result: its subtask, messages and replayed final environment.
+
+    Returns:
+        The case, and one line per replayed tool call whose result differs from the saved one.
+
+    Raises:
+        RejudgeError: The user or subtask is not in the suite.
+    """
+    user = next((u for u in suite.users if u.key == result.user_id and u.task is not None), None)
+    if user is None or user.task is None:
+        raise RejudgeError(f"{result.nodeid}: user {result.user_id!r} is not in {suite.path}")
+    index = next((i for i, s in enumerate(user.task.subtasks) if s.subtask_id == result.subtask_id), None)
+    if index is None:
+        raise RejudgeError(f"{result.nodeid}: subtask {result.subtask_id!r} is not in {suite.path}")
+    sub = user.task.subtasks[index]
+    time = user.times[index]
+    environment = build_environment(sub.domain, sub.environment,
+                                    user_id=str(sub.environment.get("user_id") or user.task.user_id),
+                                    time=time, seed=result.seed, language=language)
+    saved = {m.tool_call_id: m for m in result.messages if m.role == "tool" and m.tool_call_id}
+    mismatches: list[str] = []
+    for message in result.messages:
+        if message.role != "assistant":
+            continue
+        for call in message.tool_calls or []:
+            before = saved.get(call.id)
+            if call.name not in environment.tools and before is not None and not before.error:
+                continue  # a memory tool: it reads the memory, never the environment
+            got = environment.call(call.name, call.arguments)
+            if before is None:
+                mismatches.append(f"{call.name} (call {call.id}): no saved result")
+            elif got.content != before.text or got.error != before.error:
+                mismatches.append(f"{call.name} (call {call.id}): saved {before.text[:80]!r}, replayed "
+                                  f"{got.content[:80]!r}")
+    case = JudgeCase(subtask=sub, messages=list(result.messages), environment=environment,
+                     termination=result.termination, time=time, seed=result.seed)
+    return case, mismatches
+
+
+def rejudge_report(path: str | Path, judge: Judge, *, suite_paths: SuitePaths = None,
+                   ledger: Ledger | None = None, judge_config: Mapping[str, Any] | None = None,
+                   progress: Callable[[ItemResult], None] | None = None) -> dict[str, Any]:
+    """Score a saved report's trajectories again with ``judge`` and return a new report (same schema).
+
+    Args:
+        path: The ``vitabench-report/1`` JSON file.
+        judge: The judge (``make_judge(...)``).
+        suite_paths: Where the suites are now (see :func:`resolve_suites`).
+        ledger: The LLM client's ledger, to record each item's judge usage in its ``usage["judge"]``.
+        judge_config: Config keys describing the new judge (``judge_model``, ``judge_mode`` ...).
+        progress: Called with each re-judged result.
+
+    Returns:
+        The new report: ``config`` updated with ``judge_config``, ``metrics`` recomputed, ``results``
+        re-judged, and ``rejudged_from``: the source report, its judge, the replay mismatches, and the
+        items kept as they were (infrastructure errors, whose trajectories are incomplete) or that failed
+        to be judged.
+
+    Raises:
+        RejudgeError: The report or a suite is unusable (see :func:`resolve_suites`).
+    """
+    try:
+        report = load_report(path)
+    except (OSError, ValueError) as exc:
+        raise RejudgeError(str(exc)) from exc
+    config = dict(report.get("config") or {})
+    language = str(config.get("language") or "en")
+    suites = resolve_suites(report, suite_paths)
+    results = [ItemResult.model_validate(record) for record in report.get("results") or []]
+    mismatches: dict[str, list[str]] = {}
+    kept: list[str] = []
+    failed: dict[str, str] = {}
+    for result in results:
+        if result.outcome == "error":
+            kept.append(result.nodeid)  # the episode never finished: nothing complete to judge
+            continue
+        case, problems = replay(result, suites[result.suite], language)
+        if problems:
+            mismatches[result.nodeid] = problems
+        mark = ledger.snapshot() if ledger is not None else None
+        try:
+            verdict = judge.judge(case)
+        except Exception as exc:  # an infrastructure failure of the judge: reported, never scored as judged
+            result.outcome, result.reward, result.rubrics = "error", 0.0, []
+            result.error = f"re-judging failed: {type(exc).__name__}: {exc}"
+            failed[result.nodeid] = result.error
+        else:
+            result.rubrics = verdict.rubrics
+            result.reward = verdict.reward
+            if verdict.not_judgeable:
+                result.outcome, result.error = "skipped", verdict.not_judgeable
+            else:
+                result.outcome, result.error = ("passed" if verdict.reward == 1.0 else "failed"), None
+        if mark is not None and ledger is not None:
+            result.usage["judge"] = ledger.since(mark).get("judge", Usage())
+        if progress is not None:
+            progress(result)
+    new_config = {**config, **dict(judge_config or {})}
+    metrics = compute_metrics(results, seed=int(config.get("seed") or 0))
+    out = build_report(new_config, metrics, results)
+    out["rejudged_from"] = {
+        "report": str(path),
+        "judge_model": config.get("judge_model"),
+        **{key: config[key] for key in ("judge_mode", "judge_votes", "outcome_reward") if key in config},
+        "items": len(results),
+        "kept_errors": kept,
+        "judge_failures": failed,
+        "replay_mismatches": mismatches,
+    }
+    return out
+
+
+# -- the command line ----------------------------------------------------------------------------------
+
+
+def add_rejudge_parser(commands: Any) -> argparse.ArgumentParser:
+    """Register ``vitabench rejudge`` on the ``add_subparsers()`` object of the ``vitabench`` parser."""
+    parser = commands.add_parser(
+        "rejudge", help="score a --vita-report JSON file again with another judge (no agent or user calls)",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("report", help="the vitabench-report/1 JSON file of a run")
+    parser.add_argument("--vita-judge-model", default="rules", help="rules, or an LLM judge model name")
+    parser.add_argument("--vita-judge-mode", choices=("window", "full"), default="window",
+                        help="LLM judge: sliding window (official default) or one call over the whole trajectory")
+    parser.add_argument("--vita-judge-votes", type=int, default=1, help="LLM judge runs per item, per-rubric majority")
+    parser.add_argument("--vita-outcome-reward", action="store_true",
+                        help="also judge the last order/booking; reward = min(trajectory, outcome)")
+    parser.add_argument("--vita-language", choices=("en", "zh"), default=None,
+                        help="judge prompt language (default: the run's)")
+    parser.add_argument("--vita-base-url", default=None, help="OpenAI-compatible endpoint (default $OPENAI_BASE_URL)")
+    parser.add_argument("--vita-api-key-env", default="OPENAI_API_KEY", help="variable holding the API key")
+    parser.add_argument("--vita-timeout", default=None, help="seconds per request (default 120)")
+    parser.add_argument("--vita-rpm", default=None, help="requests per minute (default unlimited)")
+    parser.add_argument("--vita-max-concurrency", default=None, help="requests in flight (default unlimited)")
+    parser.add_argument("--vita-cache", default="judge", choices=("judge", "all", "off"), help="LLM disk cache")
+    parser.add_argument("--vita-prices", default=None, help="model prices: inline spec or .toml/.json file")
+    parser.add_argument("--suite", action="append", default=None, metavar="PATH",
+                        help="a suite file's current location, if it moved (matched by content; repeatable)")
+    parser.add_argument("-o", "--output", default=None,
+                        help="where to write the new report (default: REPORT.rejudged.json beside it)")
+    parser.set_defaults(func=run_rejudge_cli)
+    return parser
+
+
+def run_rejudge_cli(args: argparse.Namespace) -> int:
+    """The ``vitabench rejudge`` command. Exit status 0, 1 when some item could not be judged, 2 on usage errors."""
+    from .judges import make_judge
+    from .report.json_report import write_report
+    from .report.terminal import render_table
+
+    source = Path(args.report)
+    try:
+        config = load_report(source).get("config") or {}
+    except (OSError, ValueError) as exc:
+        print(f"vitabench rejudge: {exc}", file=sys.stderr)
+        return 2
+    language = args.vita_language or str(config.get("language") or "en")
+    client = None
+    ledger = None
+    try:
+        if args.vita_judge_model != "rules":
+            from .llm import Ledger, LLMClient, settings_from_options
+
+            settings = settings_from_options(
+                base_url=args.vita_base_url, api_key_env=args.vita_api_key_env, rootdir=Path.cwd(),
+                rpm=args.vita_rpm, max_concurrency=args.vita_max_concurrency, timeout=args.vita_timeout,
+                cache=args.vita_cache, prices=args.vita_prices)
+            ledger = Ledger()
+            client = LLMClient(settings, ledger)
+        judge = make_judge(args.vita_judge_model, client=client, mode=args.vita_judge_mode,
+                           outcome=args.vita_outcome_reward, votes=args.vita_judge_votes, language=language)
+    except ValueError as exc:  # MissingAPIKey is a ValueError too
+        print(f"vitabench rejudge: {exc}", file=sys.stderr)
+        return 2
+    judge_config = {"judge_model": args.vita_judge_model}
+    if args.vita_judge_model != "rules":
+        judge_config.update(judge_mode=args.vita_judge_mode, judge_votes=args.vita_judge_votes,
+                            outcome_reward=args.vita_outcome_reward)
+    try:
+        report = rejudge_report(source, judge, suite_paths=args.suite, ledger=ledger, judge_config=judge_config)
+    except RejudgeError as exc:
+        print(f"vitabench rejudge: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        if client is not None:
+            client.close()
+    output = Path(args.output) if args.output else source.with_name(f"{source.stem}.rejudged.json")
+    write_report(output, report)
+    results = [ItemResult.model_validate(r) for r in report["results"]]
+    for line in render_table(report["metrics"], results):
+        print(line)
+    note = report["rejudged_from"]
+    if ledger is not None:
+        for line in ledger.table_lines():
+            print(line)
+    for nodeid, lines in note["replay_mismatches"].items():
+        print(f"warning: replaying {nodeid} gave different tool results than the run: {lines[0]}"
+              + (f" (+{len(lines) - 1} more)" if len(lines) > 1 else ""))
+    if note["kept_errors"]:
+        print(f"{len(note['kept_errors'])} item(s) kept as infrastructure errors (their episodes never finished)")
+    for nodeid, error in note["judge_failures"].items():
+        print(f"error: {nodeid}: {error}")
+    print(f"wrote {output} (re-judged with {args.vita_judge_model})")
+    return 1 if note["judge_failures"] else 0
+

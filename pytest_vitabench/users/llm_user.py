@@ -1,0 +1,237 @@
+"""The LLM user simulator (``--vita-user-model NAME``), with the official semantics (REFERENCE.md §3.4, §3.6).
+
+* First turn: the instruction verbatim, with no LLM call (the episode sends it itself; this simulator
+  does the same if asked), except for a hidden scenario (converted VitaBench 1.0 tasks,
+  ``UserSetup.scenario_is_hidden``): then the model writes the opening request from it.
+* Later turns: one call under the role ``user`` with our own system prompt (persona, the request,
+  vague answers, accept/reject only on the request's explicit conditions, the user id on request, the
+  proactive section that reveals ``user_intention`` only when asked about it, ``###STOP###`` when
+  satisfied) and the role-flipped conversation: the agent's text messages become ``user`` turns, the
+  simulator's own become ``assistant`` turns. The model never sees tool calls or tool results, and the text
+  of an agent message that calls tools never reaches it (it went to the environment, §3.3).
+* ``wait_for_action`` (``--vita-user-wait-for-action``), an opt-in fix of the premature-stop fault
+  (§7.2; tau2-bench #182, PR #297): when the model stops before any of the agent's write tools has
+  completed or been refused, the stop token is removed and a short nudge is sent instead, at most
+  :data:`MAX_NUDGES` times per subtask. The harness (not the persona) looks at which tool messages exist
+  for this; their content still never reaches the model.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING, Any
+
+from ..messages import USER_STOP_TOKENS, Message, Usage
+from .base import UserSetup
+
+if TYPE_CHECKING:
+    from ..llm.client import LLMClient
+
+MAX_NUDGES = 2
+#: Fallback classification of write tools when ``UserSetup.write_tools`` is empty.
+_WRITE_NAME = re.compile(r"^(create|pay|cancel|modify)_|^instore_(book|reservation|cancel|modify)|"
+                         r"^pay_instore_|_(cancel|modify)_", re.I)
+_THINK = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.S | re.I)
+
+NUDGE = {"en": "Please go ahead and take care of it for me.", "zh": "好的，请直接帮我办好吧。"}
+FALLBACK_REPLY = {"en": "Okay.", "zh": "好的。"}
+
+_PROMPT = {
+    "en": """You are role-playing a customer who is chatting with the AI assistant of a life-service app (food delivery,
+in-store services, travel). Stay in character as the person described below. You are the customer, never the
+assistant: do not offer help, search, or explain how services work.
+
+## Who you are
+{persona}
+
+## What you want
+{request}
+
+## How to talk
+- Write one short line per turn, the way a real person types in a chat.
+- Keep your request as vague as it is above; do not add details it does not contain.
+- When the assistant asks about your preferences or tastes, answer vaguely ("anything is fine", "you decide",
+  "I'm not sure"). Never volunteer preferences.
+- When the assistant asks who you are (user ID, account, phone number), give your user ID: {user_id}.
+- Accept or reject only after the assistant proposes something concrete, and judge it only against the explicit
+  conditions of your request (such as size, quantity, date, time, price limit). If they are met, accept; do not
+  judge choices that depend on taste. If one is not met, show brief dissatisfaction without saying why.
+{proactive}{wait}- When your request has been taken care of (or the assistant makes clear it cannot be done), thank the
+  assistant briefly and end that message with ###STOP###.""",
+    "zh": """你在扮演一位顾客，正在和一款生活服务 App（外卖、到店服务、出行）的 AI 助手聊天。
+请始终扮演下面描述的这个人。你是顾客，不是助手：不要主动提供帮助、搜索或解释服务如何运作。
+
+## 你是谁
+{persona}
+
+## 你想要什么
+{request}
+
+## 说话方式
+- 每轮只写简短的一句话，像真人在聊天软件里打字一样。
+- 需求保持和上面一样模糊，不要补充里面没有的细节。
+- 助手问你的偏好或口味时，含糊地回答（"都行"、"你看着办"、"不太确定"）。不要主动透露偏好。
+- 助手问你的身份（用户 ID、账号、手机号）时，告诉它你的用户 ID：{user_id}。
+- 只有在助手给出具体方案后才表示接受或拒绝，并且只依据你需求中的明确条件（如规格、数量、日期、时间、价格上限）来判断。
+  条件都满足就接受，不要评判与口味相关的选择；有条件不满足时，简短地表示不满意，但不要说明原因。
+{proactive}{wait}- 当你的需求已经办好（或助手明确表示无法办理）时，简短道谢，并在这条消息末尾加上 ###STOP###。""",
+}
+
+_REQUEST = {
+    "en": "<instruction>\n{instruction}\n</instruction>",
+    "zh": "<instruction>\n{instruction}\n</instruction>",
+}
+_HIDDEN = {
+    "en": ("<instruction>\n{instruction}\n</instruction>\nThis is your situation and goal; the assistant knows none "
+           "of it. You speak first: open with a short, natural request in your own words, and give further "
+           "details only when the assistant asks for them."),
+    "zh": ("<instruction>\n{instruction}\n</instruction>\n这是你的处境和目标，助手对此一无所知。"
+           "由你先开口：用自己的话简短自然地提出请求，其他细节等助手问到时再说。"),
+}
+_PROACTIVE = {
+    "en": """- Your situation includes information you have not told the assistant yet:
+  <proactive_info>{intention}</proactive_info>
+  Tell it truthfully only when the assistant asks a question directly related to it; otherwise never mention it.
+""",
+    "zh": """- 你的情况中还有一些尚未告诉助手的信息：
+  <proactive_info>{intention}</proactive_info>
+  只有当助手问到与之直接相关的问题时才如实告诉它，否则绝不提起。
+""",
+}
+_WAIT = {
+    "en": ("- Do not end the conversation while the assistant is only proposing: wait until it confirms that what "
+           "you asked for has been placed or booked, or tells you it cannot be done.\n"),
+    "zh": "- 助手只是在提议时不要结束对话：要等它确认你要的已经下单或预订成功，或告诉你无法办理。\n",
+}
+
+
+def _lang(language: str) -> str:
+    return language if language in _PROMPT else "en"
+
+
+def render_persona(persona: dict[str, Any], language: str = "en") -> str:
+    """``- key: value`` lines (lists joined, nested values as JSON)."""
+    if not persona:
+        return "-"
+    joiner = "、" if language == "zh" else ", "
+    lines = []
+    for key, value in persona.items():
+        if isinstance(value, list) and all(isinstance(v, (str, int, float)) for v in value):
+            text = joiner.join(map(str, value))
+        elif isinstance(value, (dict, list)):
+            text = json.dumps(value, ensure_ascii=False)
+        else:
+            text = str(value)
+        lines.append(f"- {key}: {text}")
+    return "\n".join(lines)
+
+
+def user_system_prompt(setup: UserSetup, *, wait_for_action: bool = False) -> str:
+    """The simulator's system prompt for one subtask."""
+    language = _lang(setup.language)
+    request = (_HIDDEN if setup.scenario_is_hidden else _REQUEST)[language].format(instruction=setup.instruction)
+    intention = (setup.user_intention or "").strip()
+    # As officially, the proactive section exists only when there is a hidden intention to reveal.
+    proactive = _PROACTIVE[language].format(intention=intention) if intention else ""
+    return _PROMPT[language].format(persona=render_persona(setup.persona, language), request=request,
+                                    user_id=setup.user_id, proactive=proactive,
+                                    wait=_WAIT[language] if wait_for_action else "")
+
+
+def flip_roles(messages: list[Message]) -> list[dict[str, str]]:
+    """The conversation from the simulator's side: agent text -> ``user``, own turns -> ``assistant``.
+
+    Tool results and any agent message that calls tools are left out (its text went to the environment).
+    """
+    out = []
+    for message in messages:
+        if message.role == "assistant" and not message.tool_calls and message.text.strip():
+            out.append({"role": "user", "content": message.text})
+        elif message.role == "user":
+            out.append({"role": "assistant", "content": message.text})
+    return out
+
+
+def is_write_tool(name: str | None, setup: UserSetup) -> bool:
+    if not name:
+        return False
+    if setup.write_tools:
+        return name in setup.write_tools
+    return bool(_WRITE_NAME.search(name))
+
+
+def write_resolved(setup: UserSetup, messages: list[Message]) -> bool:
+    """Whether some write tool call of the agent has a result yet: completed, or refused with an error."""
+    names = {call.id: call.name for m in messages if m.role == "assistant" for call in m.tool_calls or []}
+    return any(m.role == "tool" and is_write_tool(m.name or names.get(m.tool_call_id or ""), setup)
+               for m in messages)
+
+
+def strip_stop(text: str) -> str:
+    for token in USER_STOP_TOKENS:
+        text = text.replace(token, "")
+    return " ".join(text.split())
+
+
+class LLMUser:
+    """A user simulator backed by a chat model at an OpenAI-compatible endpoint.
+
+    Args:
+        model: The model name at the endpoint.
+        client: The shared LLM client (role ``user``: ledger, limits; cached only in cache mode ``all``).
+        language: Prompt language when the setup names none we know (the setup's language wins).
+        wait_for_action: Enable the premature-stop guard (see the module docstring).
+        temperature: Sampling temperature (the official default is 0.0).
+        params: Further request parameters (``max_tokens``, ``extra_body`` ...).
+    """
+
+    name = "llm"
+
+    def __init__(self, model: str, *, client: LLMClient, language: str = "en", wait_for_action: bool = False,
+                 temperature: float = 0.0, params: dict[str, Any] | None = None):
+        self.model = model
+        self.client = client
+        self.language = _lang(language)
+        self.wait_for_action = wait_for_action
+        self.params = {"temperature": temperature, **(params or {})}
+
+    def __repr__(self) -> str:
+        return f"LLMUser(model={self.model!r}, wait_for_action={self.wait_for_action})"
+
+    def respond(self, setup: UserSetup, messages: list[Message]) -> Message:
+        """The next user message (see the module docstring).
+
+        Raises:
+            LLMError: The endpoint failed after its retries (an infrastructure error for the item).
+        """
+        if not setup.scenario_is_hidden and not any(m.role == "user" for m in messages):
+            return Message(role="user", content=setup.instruction)
+        if setup.language not in _PROMPT:
+            setup = _with_language(setup, self.language)
+        chat = [{"role": "system", "content": user_system_prompt(setup, wait_for_action=self.wait_for_action)},
+                *flip_roles(messages)]
+        usage = Usage()
+        text = ""
+        # An empty reply (a filtered or reasoning-only answer) is asked again once before a neutral reply.
+        for _ in range(2):
+            completion = self.client.complete("user", model=self.model, messages=chat, seed=setup.seed,
+                                              **self.params)
+            usage = usage + completion.usage
+            text = _THINK.sub("", completion.text).strip()
+            if text:
+                break
+        language = _lang(setup.language)
+        if not text:
+            text = FALLBACK_REPLY[language]
+        if self.wait_for_action and any(t in text for t in USER_STOP_TOKENS) and not write_resolved(setup, messages):
+            nudges = sum(1 for m in messages if m.role == "user" and m.text.endswith(NUDGE[language]))
+            if nudges < MAX_NUDGES:
+                text = f"{strip_stop(text)} {NUDGE[language]}".strip()
+        return Message(role="user", content=text, usage=usage)
+
+
+def _with_language(setup: UserSetup, language: str) -> UserSetup:
+    from dataclasses import replace
+
+    return replace(setup, language=language)
