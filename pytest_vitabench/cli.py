@@ -3,6 +3,7 @@
     vitabench validate suites/demo/tasks.json     # load, report errors and warnings, print counts
     vitabench show run.json                       # the metrics table of a saved report
     vitabench rejudge run.json --vita-judge-model gpt-4.1   # score saved trajectories again
+    vitabench estimate suites/demo/tasks.json     # tokens and cost of the paper's LLM configuration
     vitabench build-demo [-o suites/demo/tasks.json]
 
 Run the benchmark itself with pytest (``pytest suites/demo``).
@@ -63,6 +64,22 @@ def _show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _estimate(args: argparse.Namespace) -> int:
+    from .estimate import estimate_cost, prices_from_option
+    from .memory.registry import parse_memory_list
+
+    try:
+        estimate = estimate_cost(
+            args.suite, memory=parse_memory_list(args.memory), trials=args.trials, agent_model=args.model,
+            user_model=args.user_model, judge_model=args.judge_model, prices=prices_from_option(args.prices))
+    except ValueError as exc:
+        print(f"vitabench estimate: {exc}", file=sys.stderr)
+        return 2
+    for line in estimate.lines():
+        print(line)
+    return 0
+
+
 def _build_demo(args: argparse.Namespace) -> int:
     from .synth.demo import main as write_demo_suite
 
@@ -82,6 +99,16 @@ def build_parser() -> argparse.ArgumentParser:
     show = commands.add_parser("show", help="print the metrics table of a --vita-report JSON file")
     show.add_argument("report")
     show.set_defaults(func=_show)
+    estimate = commands.add_parser("estimate", help="estimate the tokens and cost of a run with LLM roles")
+    estimate.add_argument("suite")
+    estimate.add_argument("--vita-model", dest="model", default="gpt-4.1")
+    estimate.add_argument("--vita-user-model", dest="user_model", default="gpt-4.1")
+    estimate.add_argument("--vita-judge-model", dest="judge_model", default="gpt-4.1")
+    estimate.add_argument("--vita-memory", dest="memory", default="full_context,agentic,rag")
+    estimate.add_argument("--vita-trials", dest="trials", type=int, default=4)
+    estimate.add_argument("--vita-prices", dest="prices", default=None,
+                          help="'model=prompt/completion,...' USD per 1M tokens (gpt-4.1 list prices built in)")
+    estimate.set_defaults(func=_estimate)
     from .rejudge import add_rejudge_parser
 
     add_rejudge_parser(commands)
