@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -32,6 +31,11 @@ class RunConfig(BaseModel):
     judge_votes: int = Field(default=1, ge=1)
     outcome_reward: bool = False
     user_wait_for_action: bool = False
+    memory_model: str | None = None
+    embedding_model: str | None = None
+    embedding_base_url: str | None = None
+    rag_top_k: int = Field(default=8, ge=1)
+    rag_threshold: float | None = None
 
     @field_validator("language")
     @classmethod

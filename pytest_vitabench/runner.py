@@ -20,8 +20,9 @@ from .config import RunConfig
 from .domains import build_environment
 from .episode import run_episode
 from .judges.base import Judge, JudgeCase
-from .memory.base import Memory, MemoryContext, memory_tools
-from .memory.registry import memory_factory
+from .memory.base import Memory, MemoryContext, memory_tools, take_usage
+from .memory.registry import is_deterministic, memory_factory
+from .memory.snapshots import SnapshotStore, advance, settings_of, snapshot_key
 from .messages import Usage
 from .prompts import agent_system_prompt, time_with_weekday
 from .result import ItemResult
@@ -29,8 +30,6 @@ from .suite.loader import LoadedSuite, LoadedUser, load_suite
 from .suite.schema import SubTask, UserTask
 from .users.base import UserSetup, UserSimulator
 
-#: Backends whose state depends only on the data, so one chain serves every trial.
-DETERMINISTIC_MEMORY = ("none", "groundtruth", "full_context")
 #: 1.0 profiles mix identity with the user's hidden constraints; the agent sees only identity fields.
 _VB1_HIDDEN_PROFILE_KEYS = re.compile(r"diet|restriction|personality|preference|饮食|忌口|性格|偏好", re.I)
 
@@ -44,8 +43,11 @@ class _Chain:
 class ItemRunner:
     """Runs items for one configuration; caches loaded suites and memory chains per process."""
 
-    def __init__(self, config: RunConfig):
+    def __init__(self, config: RunConfig, *, memory_options: dict[str, Any] | None = None,
+                 snapshots: SnapshotStore | None = None):
         self.config = config
+        self.memory_options = dict(memory_options or {})
+        self.snapshots = snapshots
         self._suites: dict[Path, LoadedSuite] = {}
         self._chains: dict[tuple[str, str, str, int], _Chain] = {}
         self.last_traceback = ""
@@ -57,27 +59,40 @@ class ItemRunner:
         return self._suites[key]
 
     def memory_for(self, suite: LoadedSuite, user: LoadedUser, index: int, memory_name: str, trial: int) -> Memory:
-        """The user's memory as it stands right before subtask ``index`` (updated with its interactions)."""
+        """The user's memory as it stands right before subtask ``index`` (updated with its interactions).
+
+        Built from the dataset interactions of subtasks ``0..index`` only; backends that can checkpoint
+        (agentic, rag) resume from a saved state, so selecting a late subtask alone costs one file read.
+        """
         task = user.task
         assert task is not None
-        trial_key = 0 if memory_name in DETERMINISTIC_MEMORY else trial
+        options = self._memory_options()
+        trial_key = 0 if is_deterministic(memory_name, options) else trial
         key = (str(suite.path), user.key, memory_name, trial_key)
         chain = self._chains.get(key)
         if chain is None or chain.next_index > index + 1:
-            chain = _Chain(memory=memory_factory(memory_name, self._memory_options())(), next_index=0)
-        # One chain per process is enough: items of one user arrive together.
-        self._chains = {key: chain}
-        while chain.next_index <= index:
-            j = chain.next_index
+            chain = _Chain(memory=memory_factory(memory_name, options)(), next_index=0)
+        # Keep this user's chains only: items of one user arrive together, across backends and trials.
+        self._chains = {k: c for k, c in self._chains.items() if k[:2] == key[:2]}
+        self._chains[key] = chain
+        seed = self.config.trial_seed(trial_key)
+
+        def update(j: int) -> None:
             sub = task.subtasks[j]
-            context = MemoryContext(user_id=task.user_id, subtask_id=sub.subtask_id, now=user.times[j],
-                                    language=self.config.language, groundtruth=sub.groundtruth_preferences())
-            chain.memory.update(list(sub.interactions), context)
-            chain.next_index += 1
+            chain.memory.update(list(sub.interactions), MemoryContext(
+                user_id=task.user_id, subtask_id=sub.subtask_id, now=user.times[j], language=self.config.language,
+                groundtruth=sub.groundtruth_preferences(), trial=trial_key, seed=seed))
+
+        def key_for(j: int) -> str:
+            return snapshot_key(suite_sha256=suite.sha256, user_id=user.key, index=j, backend=memory_name,
+                                trial=trial_key, settings=settings_of(chain.memory))
+
+        chain.next_index = advance(chain.memory, next_index=chain.next_index, index=index, update=update,
+                                   store=self.snapshots, key_for=key_for)
         return chain.memory
 
     def _memory_options(self) -> dict[str, Any]:
-        return {"full_context_max_tokens": self.config.full_context_max_tokens}
+        return {"full_context_max_tokens": self.config.full_context_max_tokens, **self.memory_options}
 
     def run(
         self,
@@ -126,6 +141,7 @@ class ItemRunner:
     ) -> None:
         config = self.config
         memory = self.memory_for(suite, user, index, result.memory, result.trial)
+        memory_usage = take_usage(memory)
         snapshot = memory.read(query=sub.instruction)
         result.memory_snapshot = snapshot
         env_time = user.times[index]
@@ -156,7 +172,7 @@ class ItemRunner:
         result.termination = episode.termination
         result.steps = episode.steps
         result.tool_errors = episode.tool_errors
-        result.usage = {**episode.usage, "judge": Usage(), "memory": Usage()}
+        result.usage = {**episode.usage, "judge": Usage(), "memory": memory_usage}
         verdict = judge.judge(JudgeCase(subtask=sub, messages=episode.messages, environment=environment,
                                         termination=episode.termination, time=env_time, seed=result.seed))
         result.rubrics = verdict.rubrics

@@ -67,7 +67,8 @@ user's own taste (note it under Other only if it is a standing habit, saying for
 - Stay within about {budget} tokens. Give the memory only, no commentary.""",
     },
     "zh": {
-        "system": "你负责为一位用户维护长期偏好记忆，供点外卖、预订到店服务和安排出行的个人服务助手使用。只输出更新后的记忆。",
+        "system": ("你负责为一位用户维护长期偏好记忆，供点外卖、预订到店服务和安排出行的个人服务助手使用。"
+                   "只输出更新后的记忆。"),
         "empty": "（空：尚无记录）",
         "user": """当前记忆：
 {memory}

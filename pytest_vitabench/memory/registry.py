@@ -163,10 +163,17 @@ def _rag_factory(opts: dict[str, Any]) -> Callable[[], Any]:
     if top_k < 1 or chunk_tokens < 1:
         raise ValueError(f"--vita-rag-top-k and the chunk size must be positive, got {top_k} and {chunk_tokens}")
 
-    def make() -> RagMemory:
-        # The embedder (and its model) is created on first use and shared by every chain of the process.
+    from ..llm.settings import MissingAPIKey
+
+    try:
+        # Shared by every chain of the process; a local model loads on the first embedding, not here.
         embedder = get_embedder(model, base_url=opts.get("embedding_base_url"), llm_client=opts.get("llm_client"),
                                 cache_dir=opts.get("cache_dir"))
+    except MissingAPIKey as exc:
+        raise ValueError(f"the rag memory's embedding model {model!r}: {exc}; or set --vita-embedding-base-url, "
+                         f"or leave --vita-embedding-model unset for the local model") from None
+
+    def make() -> RagMemory:
         return RagMemory(embedder=embedder, top_k=top_k, threshold=threshold, chunk_tokens=chunk_tokens,
                          language=language, summarizer=summary() if summary else None)
 

@@ -78,7 +78,9 @@ class SnapshotStore:
         except (OSError, ValueError) as exc:
             log.warning("ignoring unreadable memory checkpoint %s: %s", key, type(exc).__name__)
             return None
-        if not isinstance(entry, dict) or entry.get("v") != SNAPSHOT_VERSION or not isinstance(entry.get("state"), dict):
+        if not isinstance(entry, dict) or entry.get("v") != SNAPSHOT_VERSION:
+            return None
+        if not isinstance(entry.get("state"), dict):
             return None
         return entry["state"]
 

@@ -135,7 +135,8 @@ def render_table(metrics: dict[str, Any], results: list[ItemResult]) -> list[str
 
     One row per memory backend at the subtask level (the headline), then the user-level rows, then the
     by-domain and by-skill rows; each metric shows its 95% interval. When several backends ran, the
-    comparison pivot of :func:`render_pivot` follows. Then one line each for item outcomes, rubrics not judged, and (when any is non-zero) token usage and cost per role.
+    comparison pivot of :func:`render_pivot` follows. Then one line each for item outcomes, rubrics not
+    judged, and (when any is non-zero) token usage and cost per role.
 
     Args:
         metrics: The output of :func:`pytest_vitabench.metrics.compute_metrics`.

@@ -58,7 +58,7 @@ def test_a_run_with_an_installed_backend(pytester, tmp_path):
     report = pytester.path / "run.json"
     result = pytester.runpytest("--vita-memory", "none,keywords", "--vita-trials", "1", "--vita-model", "reference",
                                 "--vita-report", str(report), "-p", "no:cacheprovider")
-    result.stdout.fnmatch_lines(["*Memory backends (subtask level, k=1)*", "none *", "keywords *"])
+    result.stdout.fnmatch_lines(["*Memory backends (subtask level, k=1*", "none *", "keywords *"])
     records = json.loads(report.read_text())["results"]
     snapshots = {r["memory"]: r["memory_snapshot"] for r in records if r["subtask_id"] == "s1"}
     assert snapshots["none"] == "" and "cilantro" in snapshots["keywords"]

@@ -126,6 +126,10 @@ def test_registry_options_and_errors(monkeypatch):
         parse_threshold("2")
     with pytest.raises(ValueError, match="--vita-rag-summary needs an LLM"):
         memory_factory("rag", {"rag_summary": True, "embedding_model": "text-embedding-3-large"})
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    with pytest.raises(ValueError, match=r"embedding model 'text-embedding-3-large': no API key: set \$OPENAI_API_KEY"):
+        memory_factory("rag", {"embedding_model": "text-embedding-3-large"})
     import pytest_vitabench.embeddings.local as local
 
     real = importlib.util.find_spec
@@ -142,3 +146,26 @@ def test_default_backend_with_the_local_model(tmp_path):
     memory.update(HISTORY, CTX)
     assert "Paws Mart" in memory.read("We're running low on food for Mimi.").splitlines()[1]
     assert list((tmp_path / "embeddings").rglob("*.f32"))
+
+
+def test_optional_llm_summary_answers_read_without_query():
+    from _stub_llm import StubLLM
+
+    from pytest_vitabench.llm import LLMClient, LLMSettings
+    from pytest_vitabench.memory.agentic import AgenticMemory
+
+    stub = StubLLM()
+    try:
+        stub.replies.append({"content": "Food:\n- oat milk latte"})
+        summary = AgenticMemory(llm_client=LLMClient(LLMSettings(base_url=stub.base_url)), memory_model="m")
+        memory, _ = rag(summarizer=summary)
+        memory.update(HISTORY, CTX)
+        assert not memory.deterministic and memory.usage.requests == 1
+        assert memory.read() == "Food:\n- oat milk latte"  # the read_preference_memory tool
+        assert "Brew Lab" in memory.read("oat milk latte")  # retrieval is unchanged
+        restored, _ = rag(summarizer=AgenticMemory(llm_client=summary.client, memory_model="m"))
+        restored.load_state(memory.state())
+        assert restored.read() == memory.read() and len(stub.requests) == 1
+        assert memory.fingerprint()["summary"]["model"] == "m"
+    finally:
+        stub.close()
