@@ -53,5 +53,12 @@ class RunConfig(BaseModel):
     def manifest(self) -> dict[str, object]:
         """The report's ``config`` block (never the API key itself: only the variable's name)."""
         data = self.model_dump()
+        if self.base_url:  # a URL may carry credentials (https://user:key@host/v1): keep only where it points
+            from urllib.parse import urlsplit, urlunsplit
+
+            parts = urlsplit(self.base_url)
+            host = parts.hostname or ""
+            netloc = f"{host}:{parts.port}" if parts.port else host
+            data["base_url"] = urlunsplit(parts._replace(netloc=netloc, query=""))
         data["plugin_version"] = __version__
         return data

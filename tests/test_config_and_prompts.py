@@ -26,6 +26,11 @@ def test_manifest_names_the_key_variable_not_the_key(monkeypatch):
     assert manifest["plugin_version"]
 
 
+def test_manifest_strips_credentials_from_the_endpoint():
+    manifest = RunConfig(base_url="https://bob:sk-in-url-123@proxy.example:8443/v1?key=abc").manifest()
+    assert manifest["base_url"] == "https://proxy.example:8443/v1"
+
+
 @pytest.mark.parametrize("field, value", [("trials", 0), ("max_steps", 1), ("language", "de")])
 def test_invalid_settings_are_rejected(field, value):
     with pytest.raises(ValidationError):
