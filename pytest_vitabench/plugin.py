@@ -20,7 +20,6 @@ import pytest
 if TYPE_CHECKING:
     from .config import RunConfig
     from .result import ItemResult
-    from .runner import ItemRunner
     from .suite.loader import LoadedUser
 
 GROUP = "vitabench"
@@ -140,107 +139,40 @@ class _ItemRef:
 
 
 class _State:
-    """Per-process plugin state: the configuration, the runner and (on the controller) the results."""
+    """Per-process plugin state: the run's wiring (:class:`~pytest_vitabench.benchmark.Benchmark`) and, on
+    the controller, the results gathered from every worker."""
 
     def __init__(self, config: pytest.Config):
-        from pydantic import ValidationError
+        from .benchmark import Benchmark
 
-        from .config import RunConfig
-        from .memory.registry import memory_factory, parse_memory_list, parse_threshold
-        from .runner import ItemRunner
-
-        def get(ini: str) -> Any:
-            value = config.getoption(ini)
-            return config.getini(ini) if value is None else value
-
-        from .agents import BUILTIN_AGENTS
-
+        options = {ini: _option(config, ini) for _, ini, _, _ in OPTIONS}
+        options.update({ini: _option(config, ini) for _, ini, _ in FLAGS})
+        options["vita_rpm_window"] = config.getini("vita_rpm_window")
         try:
-            memory = parse_memory_list(str(get("vita_memory")))
-            model = get("vita_model")
-            self.run_config: RunConfig = RunConfig(
-                model=model, base_url=get("vita_base_url") or os.environ.get("OPENAI_BASE_URL"),
-                api_key_env=get("vita_api_key_env"), user_model=get("vita_user_model"),
-                judge_model=get("vita_judge_model"), memory=memory, trials=int(get("vita_trials")),
-                max_steps=int(get("vita_max_steps")), seed=int(get("vita_seed")), language=get("vita_language"),
-                strict=bool(get("vita_strict")), full_context_max_tokens=int(get("vita_full_context_tokens")),
-                judge_mode=get("vita_judge_mode"), judge_votes=int(get("vita_judge_votes")),
-                outcome_reward=bool(get("vita_outcome_reward")),
-                user_wait_for_action=bool(get("vita_user_wait_for_action")),
-                memory_model=get("vita_memory_model") or (model if model not in BUILTIN_AGENTS else None),
-                embedding_model=get("vita_embedding_model"), embedding_base_url=get("vita_embedding_base_url"),
-                rag_top_k=int(get("vita_rag_top_k")), rag_threshold=parse_threshold(get("vita_rag_threshold")),
-            )
+            self.bench = Benchmark(options, rootdir=config.rootpath, state_dir=_llm_state_dir(config))
             self.thresholds = None
-            if get("vita_fail_under"):
+            if options.get("vita_fail_under"):
                 from .report.thresholds import parse_fail_under
 
-                self.thresholds = parse_fail_under(str(get("vita_fail_under")))
-            from .llm import Ledger, settings_from_options
-
-            self.llm_settings = settings_from_options(
-                base_url=self.run_config.base_url, api_key_env=self.run_config.api_key_env,
-                rootdir=config.rootpath, state_dir=_llm_state_dir(config), rpm=get("vita_rpm"),
-                max_concurrency=get("vita_max_concurrency"), timeout=get("vita_timeout"), cache=get("vita_cache"),
-                prices=get("vita_prices"))
-            window = float(config.getini("vita_rpm_window"))
-            if window != self.llm_settings.rpm_window_s:
-                self.llm_settings = self.llm_settings.model_copy(update={"rpm_window_s": window})
-            self.ledger = Ledger()
-        except (ValueError, ValidationError) as exc:
+                self.thresholds = parse_fail_under(str(options["vita_fail_under"]))
+        except ValueError as exc:  # pydantic's ValidationError and MissingAPIKey are ValueErrors too
             raise pytest.UsageError(f"pytest-vitabench: {exc}") from None
-        self._llm_client: Any = None
-        self.report_path = get("vita_report")
+        self.run_config = self.bench.config
+        self.runner = self.bench.runner
+        self.ledger = self.bench.ledger
+        self.report_path = options.get("vita_report")
         self.results: dict[str, dict[str, Any]] = {}
         self.suites: dict[str, str] = {}
         self.non_vita_failures = 0
         self.metrics: dict[str, Any] | None = None
         self.violations: list[str] = []
         self.report_written: str | None = None
-        config_ = self.run_config
-        needs_llm = (config_.model not in BUILTIN_AGENTS or config_.user_model != "scripted"
-                     or config_.judge_model != "rules" or ("agentic" in memory and config_.memory_model))
-        if needs_llm:
-            self.llm_client()  # a missing key is a usage error now, not an error in every item later
-        cache_dir = self.llm_settings.cache_dir if self.llm_settings.cache != "off" else None
-        memory_options = {
-            "llm_client": self._llm_client, "memory_model": config_.memory_model,
-            "embedding_model": config_.embedding_model, "embedding_base_url": config_.embedding_base_url,
-            "language": config_.language, "rag_top_k": config_.rag_top_k, "rag_threshold": config_.rag_threshold,
-            "full_context_max_tokens": config_.full_context_max_tokens, "cache_dir": cache_dir,
-        }
-        try:
-            for name in memory:  # every backend is built once now, so a missing model or package fails early
-                memory_factory(name, memory_options)
-        except ValueError as exc:
-            raise pytest.UsageError(f"pytest-vitabench: {exc}") from None
-        from pathlib import Path
 
-        from .memory.snapshots import SnapshotStore
 
-        store = SnapshotStore(Path(cache_dir) / "memory") if cache_dir else None
-        self.runner: ItemRunner = ItemRunner(self.run_config, memory_options=memory_options, snapshots=store)
-        try:  # judge and user settings are checked before any item runs
-            from .judges import make_judge
-            from .users import make_user_simulator
-
-            make_judge(config_.judge_model, client=self._llm_client, mode=config_.judge_mode,
-                       outcome=config_.outcome_reward, votes=config_.judge_votes, language=config_.language)
-            make_user_simulator(config_.user_model, client=self._llm_client, language=config_.language,
-                                wait_for_action=config_.user_wait_for_action)
-        except ValueError as exc:
-            raise pytest.UsageError(f"pytest-vitabench: {exc}") from None
-
-    def llm_client(self) -> Any:
-        """The one client shared by every LLM role of this process (created on first use)."""
-        if self._llm_client is None:
-            from .llm import LLMClient, MissingAPIKey
-
-            try:
-                self._llm_client = LLMClient(self.llm_settings, self.ledger)
-            except MissingAPIKey as exc:
-                raise pytest.UsageError(f"pytest-vitabench: {exc}") from None
-        return self._llm_client
+def _option(config: pytest.Config, ini: str) -> Any:
+    """A command-line value, else the ini value."""
+    value = config.getoption(ini)
+    return config.getini(ini) if value is None else value
 
 
 _STATE_KEY = pytest.StashKey["_State"]()
@@ -411,36 +343,21 @@ def vita_config(request: pytest.FixtureRequest) -> RunConfig:
 
 
 @pytest.fixture(scope="session")
-def vita_agent(request: pytest.FixtureRequest, vita_config: RunConfig) -> Any:
+def vita_agent(request: pytest.FixtureRequest) -> Any:
     """The agent under test. Override in your conftest.py to bring your own (see README)."""
-    from .agents import BUILTIN_AGENTS, make_builtin_agent
-
-    if vita_config.model in BUILTIN_AGENTS:
-        return make_builtin_agent(vita_config.model)
-    from .agents.openai_agent import OpenAIAgent
-
-    return OpenAIAgent(vita_config.model, client=_state(request.config).llm_client())
+    return _state(request.config).bench.agent()
 
 
 @pytest.fixture(scope="session")
-def vita_user_simulator(request: pytest.FixtureRequest, vita_config: RunConfig) -> Any:
+def vita_user_simulator(request: pytest.FixtureRequest) -> Any:
     """The user simulator (``--vita-user-model``)."""
-    from .users import make_user_simulator
-
-    client = None if vita_config.user_model == "scripted" else _state(request.config).llm_client()
-    return make_user_simulator(vita_config.user_model, client=client, language=vita_config.language,
-                               wait_for_action=vita_config.user_wait_for_action)
+    return _state(request.config).bench.user_simulator()
 
 
 @pytest.fixture(scope="session")
-def vita_judge(request: pytest.FixtureRequest, vita_config: RunConfig) -> Any:
+def vita_judge(request: pytest.FixtureRequest) -> Any:
     """The judge (``--vita-judge-model``)."""
-    from .judges import make_judge
-
-    client = None if vita_config.judge_model == "rules" else _state(request.config).llm_client()
-    return make_judge(vita_config.judge_model, client=client, mode=vita_config.judge_mode,
-                      outcome=vita_config.outcome_reward, votes=vita_config.judge_votes,
-                      language=vita_config.language)
+    return _state(request.config).bench.judge()
 
 
 @pytest.fixture
