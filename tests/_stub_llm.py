@@ -117,6 +117,8 @@ class StubLLM:
 
 def _resolve(request: dict[str, Any], reply: Any) -> tuple[int, Any, dict[str, str], float]:
     """``(status, payload, headers, delay)`` of a scripted reply in any of its accepted forms."""
+    if callable(reply):  # a function of the request body, for replies that depend on the role asking
+        reply = reply(request)
     if isinstance(reply, tuple):
         status, body, *rest = reply
         return status, body, dict(rest[0]) if rest else {}, 0.0
