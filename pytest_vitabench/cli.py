@@ -1,6 +1,7 @@
 """The ``vitabench`` command: check suite files and read reports outside pytest.
 
-    vitabench validate suites/demo/tasks.json     # load, report errors and warnings, print counts
+    vitabench validate suites/demo/tasks.json     # load, check the fairness rules, compare with the paper
+    vitabench synth --preset paper --seed 0 -o suites/paper/tasks.vita.json.gz   # generate a suite
     vitabench show run.json                       # the metrics table of a saved report
     vitabench rejudge run.json --vita-judge-model gpt-4.1   # score saved trajectories again
     vitabench estimate suites/demo/tasks.json     # tokens and cost of the paper's LLM configuration
@@ -45,6 +46,10 @@ def _validate(args: argparse.Namespace) -> int:
               f"({', '.join(f'{d} {n}' for d, n in sorted(domains.items()))}; "
               f"{', '.join(f'{k} {n}' for k, n in sorted(skills.items()))}), "
               f"{rubrics} rubrics, {checked} with machine checks, sha256 {suite.sha256[:12]}")
+        if args.rules and good:
+            from .synth.commands import report_rules
+
+            status |= report_rules(suite, strict=args.strict, stats=args.stats, json_path=args.json_path)
     return status
 
 
@@ -94,7 +99,12 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     validate = commands.add_parser("validate", help="check suite files (official 2.0 or 1.0 format)")
     validate.add_argument("paths", nargs="+", help="suite files (.json or .json.gz)")
-    validate.add_argument("--strict", action="store_true", help="treat chronology problems as errors")
+    validate.add_argument("--strict", action="store_true",
+                          help="treat chronology problems and the paper's complexity controls (merchant, product "
+                               "and distractor counts, target position) as errors")
+    from .synth.commands import add_synth_parser, add_validate_options
+
+    add_validate_options(validate)
     validate.set_defaults(func=_validate)
     show = commands.add_parser("show", help="print the metrics table of a --vita-report JSON file")
     show.add_argument("report")
@@ -112,6 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .rejudge import add_rejudge_parser
 
     add_rejudge_parser(commands)
+    add_synth_parser(commands)
     demo = commands.add_parser("build-demo", help="regenerate the demo suite deterministically")
     demo.add_argument("-o", "--output", default="suites/demo/tasks.json")
     demo.set_defaults(func=_build_demo)

@@ -21,6 +21,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import lru_cache
 from typing import Any
 
 from ..messages import STOP_TOKEN, Message, ToolCall
@@ -37,6 +38,7 @@ from .heuristics import (
     profile_statements,
     relevance,
     score_candidate,
+    situation_of,
     tokenize,
 )
 
@@ -85,10 +87,7 @@ class _Result:
     index: int
 
     def data(self) -> Any:
-        try:
-            return json.loads(self.content)
-        except (TypeError, ValueError):
-            return None
+        return _parsed(self.content)
 
 
 @dataclass
@@ -150,6 +149,27 @@ class _Trajectory:
         return [r for r in self.results if r.name in names]
 
 
+#: Recent rankings (insertion-ordered, oldest dropped first); see :meth:`_Plan.ranking`.
+_RANKINGS: dict[tuple[Any, ...], list[tuple[Candidate, list[str]]]] = {}
+_RANKINGS_SIZE = 64
+
+
+@lru_cache(maxsize=256)
+def _parsed_json(content: str) -> Any:
+    try:
+        return json.loads(content)
+    except (TypeError, ValueError):
+        return None
+
+
+def _parsed(content: str) -> Any:
+    """A tool result's JSON, decoded once per distinct text (the trajectory is re-read on every turn).
+
+    The value is shared between calls: treat it as read-only (the catalogue copies what it keeps).
+    """
+    return _parsed_json(content) if isinstance(content, str) else None
+
+
 def _call_key(name: str, args: dict[str, Any]) -> str:
     return name + json.dumps(args, sort_keys=True, ensure_ascii=False, default=str)
 
@@ -192,8 +212,8 @@ class BuiltinAgent:
 
     def memory(self, setup: AgentSetup) -> PreferenceMemory:
         if not self.uses_preferences:
-            return PreferenceMemory("")
-        return PreferenceMemory(self.preference_text(setup), extra=profile_statements(setup.user_profile))
+            return PreferenceMemory.cached("")
+        return PreferenceMemory.cached(self.preference_text(setup), tuple(profile_statements(setup.user_profile)))
 
     # -- the script
     def _respond(self, setup: AgentSetup, messages: list[Message]) -> Message:
@@ -269,7 +289,7 @@ class _Plan:
             return None
         domain = domains[0]
         if len(domains) > 1:
-            if re.search(r"\b(hotel|flight|train|travel|trip|ticket)\b", low) and "ota" in domains:
+            if re.search(r"\b(hotels?|flights?|trains?|travel|trips?|tickets?)\b", low) and "ota" in domains:
                 domain = "ota"
             elif re.search(r"\b(table|reserve|voucher|salon|massage)\b", low) and "instore" in domains:
                 domain = "instore"
@@ -285,11 +305,11 @@ class _Plan:
             else:
                 kind = "instore_product"
         else:
-            if re.search(r"\b(train|rail|high-speed|bullet)\b", low):
+            if re.search(r"\b(trains?|rail|high-speed|bullet)\b", low):
                 kind = "train"
-            elif re.search(r"\b(flight|fly|plane|airport|airline)\b", low):
+            elif re.search(r"\b(flights?|fly|planes?|airports?|airlines?)\b", low):
                 kind = "flight"
-            elif re.search(r"\b(attraction|museum|park|tour|scenic|zoo|exhibition)\b", low):
+            elif re.search(r"\b(attractions?|museums?|parks?|tours?|scenic|zoos?|exhibitions?)\b", low):
                 kind = "attraction"
             else:
                 kind = "hotel"
@@ -404,14 +424,36 @@ class _Plan:
         return out
 
     def ranking(self) -> list[tuple[Candidate, list[str]]]:
+        """Candidates, best first, with the liked phrases that speak for each.
+
+        Memoised on everything it depends on (the agent's preference text, the request, the user's
+        answers and the read tools' results), because it is asked again at each later turn and in every
+        trial of the same subtask.
+        """
+        agent = self.agent
+        key = (type(agent).__name__, agent.uses_preferences,
+               agent.preference_text(self.setup) if agent.uses_preferences else "",
+               tuple(profile_statements(self.setup.user_profile)), self.kind, self.setup.time,
+               tuple(m.text for m in self.trail.messages if m.role == "user"),
+               tuple((r.name, r.content) for r in self.trail.results if not r.error))
+        cached = _RANKINGS.get(key)
+        if cached is None:
+            cached = self._ranking()
+            _RANKINGS[key] = cached
+            while len(_RANKINGS) > _RANKINGS_SIZE:
+                _RANKINGS.pop(next(iter(_RANKINGS)))
+        return cached
+
+    def _ranking(self) -> list[tuple[Candidate, list[str]]]:
         candidates = self.candidates()
         memory = self.agent.memory(self.setup)
         context = self.request_words | set(tokenize(_KIND_NOUNS[self.kind]))
         for c in candidates:
             context |= set(tokenize(" ".join(c.phrases())))
+        situation = situation_of([m.text for m in self.trail.messages if m.role == "user"])
         rows = []
         for c in candidates:
-            judged = score_candidate(c, memory, self.request_words, context) if memory else None
+            judged = score_candidate(c, memory, self.request_words, context, situation) if memory else None
             value = judged.value if judged else 0.0
             rows.append(((-value, -(c.score or 0.0), c.position), c, judged.reasons if judged else []))
         rows.sort(key=lambda row: row[0])

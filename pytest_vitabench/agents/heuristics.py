@@ -6,7 +6,9 @@ Three pieces, each usable alone:
   free text) into evidence clauses and answers "what does the user currently think of <phrase>?": the
   latest clause that mentions the phrase decides, so a preference that drifted is read at its newest
   value. A clause is negative when a negation cue ("no", "avoid", "can't stand", "quit", "switched
-  from", "allergic", ...) precedes the phrase, or an aversion cue follows it. Search and browse records,
+  from", "allergic", ...) precedes the phrase, or an aversion cue follows it. A clause limited to a
+  situation ("decaf before afternoon meetings") counts only when the conversation names no other
+  situation of the same kind (a morning meeting). Search and browse records,
   assistant turns and records about someone else ("for my husband") are not evidence. It also reads
   thresholds: price caps ("under 40 yuan") and rating floors ("rated at least 4.5").
 * :func:`extract_facts` reads a request or an answer: how many, which date, what time, a price cap.
@@ -20,6 +22,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
+from functools import lru_cache
 from typing import Any
 
 # ------------------------------------------------------------------------------------------ words
@@ -97,9 +100,18 @@ def stem(word: str) -> str:
     return word
 
 
+_WORD = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?")
+
+
 def tokenize(text: str) -> list[str]:
     """Normalised, stemmed word tokens (letters and digits; ``non-smoking`` -> ``non``, ``smoking``)."""
-    return [stem(w) for w in re.findall(r"[a-z0-9]+(?:\.[0-9]+)?", normalize(text))]
+    return list(_tokens(str(text)))
+
+
+@lru_cache(maxsize=131_072)
+def _tokens(text: str) -> tuple[str, ...]:
+    # Memoised: candidates, tags and requests are tokenised again on every turn of every trial.
+    return tuple(stem(w) for w in _WORD.findall(normalize(text)))
 
 
 def content_words(text: str) -> list[str]:
@@ -128,12 +140,14 @@ def _find(tokens: list[str], phrase: list[str]) -> list[int]:
 
 @dataclass
 class Clause:
-    """One piece of evidence: tokens, the polarity it has without a cue, and its position in time."""
+    """One piece of evidence: tokens, the polarity it has without a cue, its position in time, and the
+    situations it is limited to (``{"time": {"afternoon"}}`` for "decaf before afternoon meetings")."""
 
     tokens: list[str]
     default: int
     order: int
     text: str
+    conditions: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -144,109 +158,129 @@ class Threshold:
     order: int
 
 
+#: Situations a preference can be limited to, by group (stemmed words). A clause is conditional when a
+#: situation word follows a cue ("before", "when", "with", "on", ...) closely.
+CONDITION_GROUPS: dict[str, frozenset[str]] = {
+    "time": frozenset({"morning", "afternoon", "evening"}),
+    "company": frozenset({"client", "friend", "family", "colleague", "kid", "partner"}),
+    "purpose": frozenset({"conference", "holiday", "vacation"}),
+}
+_CONDITION_TERMS = {term: group for group, terms in CONDITION_GROUPS.items() for term in terms}
+_CONDITION_CUES = frozenset("before after when if on during with for in at".split())
+
+Situation = frozenset  # of (group, term) pairs
+
+
+def situation_of(texts: list[str]) -> frozenset[tuple[str, str]]:
+    """The situation words stated in a conversation's user turns (request and answers)."""
+    found = set()
+    for text in texts:
+        for token in tokenize(text):
+            group = _CONDITION_TERMS.get(token)
+            if group:
+                found.add((group, token))
+    return frozenset(found)
+
+
+def _conditions(tokens: list[str]) -> dict[str, frozenset[str]]:
+    found: dict[str, set[str]] = {}
+    for i, token in enumerate(tokens):
+        group = _CONDITION_TERMS.get(token)
+        if group and any(t in _CONDITION_CUES for t in tokens[max(0, i - 3):i]):
+            found.setdefault(group, set()).add(token)
+    return {group: frozenset(terms) for group, terms in found.items()}
+
+
+def _applies(clause: Clause, situation: frozenset[tuple[str, str]]) -> bool:
+    """A conditional clause is set aside when the situation names another term of the same group."""
+    if not clause.conditions or not situation:
+        return True
+    for group, terms in clause.conditions.items():
+        stated = {term for g, term in situation if g == group}
+        if stated and not stated & terms:
+            return False
+    return True
+
+
+# One parsed line: (tokens, default polarity, text) per clause, and the thresholds it states.
+_ParsedLine = tuple[tuple[tuple[tuple[str, ...], int, str], ...], tuple[tuple[str, float, frozenset[str]], ...]]
+
+
 class PreferenceMemory:
     """Evidence about the user's preferences, read from memory text.
 
     Args:
         text: The memory text: ground-truth tag lines, ``full_context`` history lines, or free text.
         extra: Further statements to read first (older than the memory), e.g. the profile's allergies.
+
+    Parsing is memoised per line (histories grow by appending, so each subtask re-reads only its new
+    lines) and queries are answered from a token index with a per-memory cache: the built-in agents ask
+    the same questions on every turn of every trial.
     """
 
     def __init__(self, text: str = "", extra: list[str] | None = None):
         self.clauses: list[Clause] = []
         self.thresholds: list[Threshold] = []
+        self._index: dict[str, list[int]] = {}
+        self._cache: dict[tuple[tuple[str, ...], frozenset[tuple[str, str]]], tuple[int, str] | None] = {}
         for line in extra or []:
-            self._add_text(line, default=1)
+            self._extend(_parse_free(line))
         for line in (text or "").splitlines():
-            self._add_line(line)
+            self._extend(_parse_line(line))
+
+    @classmethod
+    def cached(cls, text: str, extra: tuple[str, ...] = ()) -> PreferenceMemory:
+        """A shared, read-only memory for this text (the agents re-read the same memory on every turn)."""
+        return _cached_memory(text, extra)
 
     def __bool__(self) -> bool:
         return bool(self.clauses)
 
     # -- parsing
-    def _add_line(self, line: str) -> None:
-        line = line.strip()
-        if not line or line.startswith("#") or re.fullmatch(r"[\[【].*[\]】]", line):
-            return
-        typed = re.match(r"^-\s*\[([^\]]*)\]\s*\[([^\]]*)\]\s*(.*)$", line)
-        if not typed:
-            self._add_text(line.lstrip("-* ").strip(), default=1)
-            return
-        kind, body = typed.group(2).strip().lower(), typed.group(3)
-        if kind in _SKIP_TYPES:
-            return
-        if kind in _DIALOGUE_TYPES:
-            for utterance in _user_utterances(body):
-                if not _PROXY.search(utterance):
-                    self._add_text(utterance, default=1)
-            return
-        content = _loads(body)
-        if kind in _REVIEW_TYPES and isinstance(content, dict):
-            rating = _number(content.get("rating"))
-            review = str(content.get("text") or content.get("content") or "")
-            default = 0 if rating is None else (1 if rating >= 4 else -1 if rating <= 2 else 0)
-            self._add_text(review, default=default if default else 1, neutral=default == 0 and rating is not None)
-            return
-        flat = _flatten(content) if content is not None else body
-        if _PROXY.search(flat):
-            return
-        # A structured record splits at its commas too, so a negation in one tag ("non-smoking") never
-        # reaches the next field.
-        self._add_text(flat, default=-1 if kind in _NEGATIVE_TYPES else 1)
-
-    def _add_text(self, text: str, default: int, neutral: bool = False) -> None:
-        # A full stop inside a number ("4.5") is not a sentence end.
-        for piece in re.split(r"(?<!\d)\.|\.(?!\d)|[;!?\n,]|\bbut\b|\bhowever\b|\bthough\b|\balthough\b", text):
-            if piece and piece.strip():
-                self._push(piece, 0 if neutral else default)
-
-    def _push(self, text: str, default: int) -> None:
-        tokens = tokenize(text)
-        if not tokens:
-            return
-        order = len(self.clauses)
-        self.clauses.append(Clause(tokens=tokens, default=default, order=order, text=text.strip()))
-        self._read_thresholds(text, tokens, order)
-
-    def _read_thresholds(self, text: str, tokens: list[str], order: int) -> None:
-        low = normalize(text)
-        scope = set(tokens)
-        price = re.search(
-            r"(?:under|below|less than|no more than|not more than|at most|max(?:imum)?|within|up to|cheaper than|"
-            r"budget(?: of| is)?)\s*(?:¥|rmb|cny)?\s*(\d+(?:\.\d+)?)\s*(?:yuan|rmb|cny|¥|元|kuai)", low)
-        if price is None:
-            price = re.search(r"(\d+(?:\.\d+)?)\s*(?:yuan|rmb|cny|元)\s*(?:or less|or below|max|at most)", low)
-        if price:
-            self.thresholds.append(Threshold("max_price", float(price.group(1)), scope, order))
-        if re.search(r"rat|star|score|review", low):
-            floor = re.search(r"(?:at least|above|over|minimum(?: of)?|no lower than|not below|>=?)\s*(\d(?:\.\d+)?)",
-                              low)
-            if floor is None:
-                floor = re.search(r"(\d\.\d+|\d)\s*(?:stars?\s*)?(?:\+|or (?:above|higher|more|better))", low)
-            if floor and 0 < float(floor.group(1)) <= 5:
-                self.thresholds.append(Threshold("min_score", float(floor.group(1)), scope, order))
+    def _extend(self, parsed: _ParsedLine) -> None:
+        clauses, thresholds = parsed
+        for tokens, default, text in clauses:
+            order = len(self.clauses)
+            token_list = list(tokens)
+            self.clauses.append(Clause(tokens=token_list, default=default, order=order, text=text,
+                                       conditions=_conditions(token_list)))
+            for token in set(tokens):
+                self._index.setdefault(token, []).append(order)
+        base = len(self.clauses) - 1
+        for kind, value, scope in thresholds:
+            self.thresholds.append(Threshold(kind, value, set(scope), base))
 
     # -- queries
-    def polarity(self, phrase: str | list[str]) -> tuple[int, str] | None:
+    def polarity(self, phrase: str | list[str],
+                 situation: frozenset[tuple[str, str]] = frozenset()) -> tuple[int, str] | None:
         """The current polarity of a phrase (+1 liked, -1 disliked) and the clause that decided it.
 
         The latest clause that mentions the phrase with a non-neutral reading decides (preferences drift).
-        Multi-word phrases with no evidence fall back to their longest sub-phrases of two or more words.
+        Clauses limited to another situation than ``situation`` are set aside. Multi-word phrases with no
+        evidence fall back to their longest sub-phrases of two or more words.
         """
-        words = tokenize(phrase) if isinstance(phrase, str) else list(phrase)
+        words = tuple(tokenize(phrase) if isinstance(phrase, str) else phrase)
         if not words:
             return None
-        spans = [words]
+        key = (words, situation)
+        if key in self._cache:
+            return self._cache[key]
+        spans = [list(words)]
         for size in range(len(words) - 1, 1, -1):
-            spans += [words[i:i + size] for i in range(len(words) - size + 1)]
+            spans += [list(words[i:i + size]) for i in range(len(words) - size + 1)]
+        found = None
         for span in spans:
-            found = self._latest(span)
+            found = self._latest(span, situation)
             if found is not None:
-                return found
-        return None
+                break
+        self._cache[key] = found
+        return found
 
-    def _latest(self, span: list[str]) -> tuple[int, str] | None:
-        for clause in reversed(self.clauses):
+    def _latest(self, span: list[str], situation: frozenset[tuple[str, str]]) -> tuple[int, str] | None:
+        for order in reversed(self._index.get(span[0], ())):
+            clause = self.clauses[order]
+            if not _applies(clause, situation):
+                continue
             for start in _find(clause.tokens, span):
                 value = _reading(clause, start, len(span))
                 if value:
@@ -259,6 +293,100 @@ class PreferenceMemory:
             if item.kind == kind and (item.scope & context or item.scope & _GENERIC_SCOPE):
                 return item.value
         return None
+
+
+@lru_cache(maxsize=8)
+def _cached_memory(text: str, extra: tuple[str, ...]) -> PreferenceMemory:
+    return PreferenceMemory(text, extra=list(extra))
+
+
+@lru_cache(maxsize=65_536)
+def _parse_line(line: str) -> _ParsedLine:
+    """Clauses and thresholds of one memory line (memoised: the same history lines recur)."""
+    out = _LineParser()
+    out.line(line)
+    return out.result()
+
+
+def _parse_free(text: str) -> _ParsedLine:
+    out = _LineParser()
+    out.text(text, default=1)
+    return out.result()
+
+
+class _LineParser:
+    """Reads one memory line into clauses (tag lines, typed history lines, or free text)."""
+
+    def __init__(self) -> None:
+        self.clauses: list[tuple[tuple[str, ...], int, str]] = []
+        self.thresholds: list[tuple[str, float, frozenset[str]]] = []
+
+    def result(self) -> _ParsedLine:
+        return tuple(self.clauses), tuple(self.thresholds)
+
+    def line(self, line: str) -> None:
+        line = line.strip()
+        if not line or line.startswith("#") or re.fullmatch(r"[\[【].*[\]】]", line):
+            return
+        typed = re.match(r"^-\s*\[([^\]]*)\]\s*\[([^\]]*)\]\s*(.*)$", line)
+        if not typed:
+            self.text(line.lstrip("-* ").strip(), default=1)
+            return
+        kind, body = typed.group(2).strip().lower(), typed.group(3)
+        if kind in _SKIP_TYPES:
+            return
+        if kind in _DIALOGUE_TYPES:
+            for utterance in _user_utterances(body):
+                if not _PROXY.search(utterance):
+                    self.text(utterance, default=1)
+            return
+        content = _loads(body)
+        if kind in _REVIEW_TYPES and isinstance(content, dict):
+            rating = _number(content.get("rating"))
+            review = str(content.get("text") or content.get("content") or "")
+            default = 0 if rating is None else (1 if rating >= 4 else -1 if rating <= 2 else 0)
+            self.text(review, default=default if default else 1, neutral=default == 0 and rating is not None)
+            return
+        flat = _flatten(content) if content is not None else body
+        if _PROXY.search(flat):
+            return
+        # A structured record splits at its commas too, so a negation in one tag ("non-smoking") never
+        # reaches the next field.
+        self.text(flat, default=-1 if kind in _NEGATIVE_TYPES else 1)
+
+    def text(self, text: str, default: int, neutral: bool = False) -> None:
+        # A full stop inside a number ("4.5") is not a sentence end.
+        for piece in re.split(r"(?<!\d)\.|\.(?!\d)|[;!?\n,]|\bbut\b|\bhowever\b|\bthough\b|\balthough\b", text):
+            if piece and piece.strip():
+                self.push(piece, 0 if neutral else default)
+
+    def push(self, text: str, default: int) -> None:
+        tokens = tokenize(text)
+        if not tokens:
+            return
+        self.clauses.append((tuple(tokens), default, text.strip()))
+        self.thresholds += _thresholds(text, tokens)
+
+
+def _thresholds(text: str, tokens: list[str]) -> list[tuple[str, float, frozenset[str]]]:
+    low = normalize(text)
+    scope = frozenset(tokens)
+    out = []
+    price = re.search(
+        r"(?:under|below|less than|no more than|not more than|at most|max(?:imum)?|within|up to|cheaper than|"
+        r"budget(?: of| is)?)\s*(?:¥|rmb|cny)?\s*(\d+(?:\.\d+)?)\s*(?:yuan|rmb|cny|¥|元|kuai)", low)
+    if price is None:
+        price = re.search(r"(\d+(?:\.\d+)?)\s*(?:yuan|rmb|cny|元)\s*(?:or less|or below|max|at most)", low)
+    if price:
+        out.append(("max_price", float(price.group(1)), scope))
+    if re.search(r"rat|star|score|review", low):
+        floor = re.search(r"(?:at least|above|over|minimum(?: of)?|no lower than|not below|>=?)\s*(\d(?:\.\d+)?)",
+                          low)
+        if floor is None:
+            floor = re.search(r"(\d\.\d+|\d)\s*(?:stars?\s*)?(?:\+|or (?:above|higher|more|better))", low)
+        if floor and 0 < float(floor.group(1)) <= 5:
+            out.append(("min_score", float(floor.group(1)), scope))
+    return out
 
 
 def _reading(clause: Clause, start: int, length: int) -> int:
@@ -442,6 +570,8 @@ def _extract_count(low: str, spans: list[tuple[int, int]], item_words: set[str])
         if any(a <= match.start() < b for a, b in spans):
             continue
         word = match.group(1)
+        if re.search(r"\d\.$", low[:match.start()]) or re.match(r"\.\d", low[match.end():]):
+            continue  # a part of a decimal ("rated 4.6"), not a count
         value = int(word) if word.isdigit() else _NUMBER_WORDS[word]
         if value <= 0 or value > 200:
             continue
@@ -550,6 +680,12 @@ class Candidate:
 
     def phrases(self) -> list[str]:
         """Descriptive phrases: entity and product tags, attributes, room/seat/ticket types."""
+        cached = self.__dict__.get("_phrases")
+        if cached is None:
+            cached = self.__dict__["_phrases"] = self._phrases()
+        return list(cached)
+
+    def _phrases(self) -> list[str]:
         out = _as_list(self.entity.get("tags"))
         if self.product:
             out += _as_list(self.product.get("tags")) + _as_list(self.product.get("attributes"))
@@ -586,9 +722,10 @@ class Judgement:
 
 
 def score_candidate(candidate: Candidate, memory: PreferenceMemory, request_words: set[str],
-                    context: set[str]) -> Judgement:
+                    context: set[str], situation: frozenset[tuple[str, str]] = frozenset()) -> Judgement:
     """How well a candidate fits the remembered preferences: +1 per liked phrase, -2 per disliked one, -2
-    per violated threshold. Phrases that merely repeat the request (``coffee``) are not evidence."""
+    per violated threshold. Phrases that merely repeat the request (``coffee``) are not evidence; evidence
+    limited to another situation than the conversation's (see :func:`situation_of`) is set aside."""
     value = 0.0
     reasons: list[str] = []
     seen: set[str] = set()
@@ -597,7 +734,7 @@ def score_candidate(candidate: Candidate, memory: PreferenceMemory, request_word
         words = tokenize(core)
         if not words or set(words) <= request_words:
             continue
-        found = memory.polarity(words)
+        found = memory.polarity(words, situation)
         if found is None:
             continue
         polarity, clause = found
@@ -618,7 +755,7 @@ def score_candidate(candidate: Candidate, memory: PreferenceMemory, request_word
             key = " ".join(gram)
             if key in seen:
                 continue
-            found = memory.polarity(gram)
+            found = memory.polarity(gram, situation)
             if found is not None and found[0] < 0:
                 seen.add(key)
                 value -= 2

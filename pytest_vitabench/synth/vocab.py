@@ -106,3 +106,7 @@ RELATIONS_ELDER = ("mother", "father")
 
 PETS = ("a cat named Mochi", "a cat named Tofu", "a dog named Lucky", "a dog named Doudou", "a cat named Orange")
 ALLERGIES = ("peanuts", "shrimp", "sesame")
+NAME_PARTS = (
+    "Sunrise", "Evergreen", "Golden", "Silver", "Jade", "Pearl", "Oriental", "Century", "Harmony", "Prosperity",
+    "Spring", "Autumn", "Lotus", "Peony", "Phoenix", "Unity",
+)

@@ -1,0 +1,159 @@
+"""The generator's size knobs and the presets that set them (``vitabench synth --preset ...``).
+
+The ``paper`` preset follows the statistics of the VitaBench 2.0 paper (section C.2 and A.2.3); the
+``small`` preset keeps every ratio at a size that generates in well under a second, for tests and quick
+looks. ``demo`` is not a generator preset: it is the hand-curated suite of :mod:`.demo`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any
+
+#: Figures of the paper the presets aim at (also printed by ``vitabench validate`` for comparison).
+PAPER = {
+    "users": 56,
+    "subtasks": 819,
+    "subtasks_per_user": 14.6,
+    "domain_mix": {"delivery": 404, "instore": 223, "ota": 144},
+    "entities": 41_414,
+    "entities_per_user": 739.5,
+    "preferences": 2_286,
+    "preferences_per_user": 40.8,
+    "changes_per_user": 48.38,
+    "additions_per_user": 36.07,
+    "deletions_per_user": 7.52,
+    "modifications_per_user": 4.79,
+    "history_days_per_user": 1_580,
+    "events_per_user": 2_093,
+    "orders_per_user": 221,
+    "noise_share": 0.20,
+    "user_specific_share": 0.924,
+    "category_share": {"Food": 0.35, "Shopping": 0.181, "Travel": 0.202, "Entertainment": 0.21, "Special": 0.05},
+    "female_share": 0.625,
+    "age_20_29_share": 0.625,
+    "age_30_39_share": 0.268,
+    "born_after_1990_share": 0.875,
+    "gen_z_share": 0.714,
+    "mean_age": 31,
+    "tier_share": {"emerging first-tier": 0.50, "first-tier": 0.286, "lower-tier": 0.214},
+    "moved_share": 0.59,
+    "collar_share": {"white-collar": 0.607, "blue-collar": 0.161, "gray-collar": 0.232},
+    "consumption_share": {"high": 0.196, "medium": 0.625, "low": 0.179},
+}
+
+
+@dataclass(frozen=True)
+class SynthConfig:
+    """Every knob of the generator. Field docs are the ``--help`` text of ``vitabench synth``.
+
+    Attributes:
+        seed: Base seed; the same seed and knobs give a byte-identical suite.
+        users: Number of users.
+        subtasks_mean: Mean subtasks per user (the total is ``round(users * subtasks_mean)``).
+        subtasks_min: Fewest subtasks of a user.
+        subtasks_max: Most subtasks of a user.
+        delivery_share: Share of delivery subtasks (paper: 404 of 771).
+        instore_share: Share of in-store subtasks (paper: 223 of 771).
+        ota_share: Share of travel subtasks (paper: 144 of 771).
+        proactive_share: Share of proactive subtasks.
+        merchants_min: Fewest merchants per subtask environment.
+        merchants_max: Most merchants per subtask environment.
+        products_min: Fewest products per subtask environment.
+        one_off_min: Fewest distractors that break exactly one rubric, per rubric dimension.
+        multi_min: Fewest distractors that break several rubrics.
+        multi_max: Most distractors that break several rubrics.
+        history_days: Mean days of history per user.
+        events_per_user: Mean history events (behaviours and conversations) per user.
+        orders_per_user: Mean orders in the history per user.
+        noise_share: Share of noise events (exploratory, for someone else, impulsive, corrective).
+        misleading_rate: Chance that noise right before a subtask touches one of its decisive preferences.
+        preferences_per_user: Mean preferences per user.
+        additions_per_user: Mean preference additions per user.
+        deletions_per_user: Mean preference deletions per user.
+        modifications_per_user: Mean preference modifications per user.
+        event_shape_share: Share of users whose history uses the event shape ``{type, timestamp, content}``
+            instead of daily records ``{date, behavior, dialogue}``.
+        id_prefix: First letter of user ids.
+    """
+
+    seed: int = 0
+    users: int = 56
+    subtasks_mean: float = 14.0
+    subtasks_min: int = 10
+    subtasks_max: int = 20
+    delivery_share: float = 404 / 771
+    instore_share: float = 223 / 771
+    ota_share: float = 144 / 771
+    proactive_share: float = 0.18
+    merchants_min: int = 10
+    merchants_max: int = 15
+    products_min: int = 40
+    one_off_min: int = 5
+    multi_min: int = 3
+    multi_max: int = 5
+    history_days: int = 1_580
+    events_per_user: int = 2_093
+    orders_per_user: int = 221
+    noise_share: float = 0.20
+    misleading_rate: float = 0.12
+    preferences_per_user: float = 40.8
+    additions_per_user: float = 36.07
+    deletions_per_user: float = 7.52
+    modifications_per_user: float = 4.79
+    event_shape_share: float = 0.25
+    id_prefix: str = "U"
+
+    def with_overrides(self, **overrides: Any) -> SynthConfig:
+        """A copy with the given knobs changed (``None`` values are ignored)."""
+        known = {f.name for f in fields(self)}
+        unknown = sorted(set(overrides) - known)
+        if unknown:
+            raise ValueError(f"unknown synth knob(s): {', '.join(unknown)}")
+        return replace(self, **{k: v for k, v in overrides.items() if v is not None})
+
+    def validated(self) -> SynthConfig:
+        """This configuration, or ValueError naming the knob that cannot work."""
+        problems = []
+        if self.users < 1:
+            problems.append("users must be at least 1")
+        if not 1 <= self.subtasks_min <= self.subtasks_max:
+            problems.append("need 1 <= subtasks_min <= subtasks_max")
+        if not 10 <= self.merchants_min <= self.merchants_max <= 30:
+            problems.append("need 10 <= merchants_min <= merchants_max <= 30")
+        if self.one_off_min < 1 or not 0 <= self.multi_min <= self.multi_max:
+            problems.append("need one_off_min >= 1 and 0 <= multi_min <= multi_max")
+        if not 0 <= self.noise_share < 0.6 or not 0 <= self.misleading_rate <= 1:
+            problems.append("need 0 <= noise_share < 0.6 and 0 <= misleading_rate <= 1")
+        if not 0 <= self.proactive_share <= 0.5:
+            problems.append("need 0 <= proactive_share <= 0.5")
+        if self.history_days < 60 or self.events_per_user < 20:
+            problems.append("need history_days >= 60 and events_per_user >= 20")
+        if min(self.delivery_share, self.instore_share, self.ota_share) < 0:
+            problems.append("domain shares must not be negative")
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
+
+    def manifest(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+PRESETS: dict[str, SynthConfig] = {
+    "paper": SynthConfig(),
+    "small": SynthConfig(users=4, subtasks_mean=5, subtasks_min=5, subtasks_max=5, history_days=240,
+                         events_per_user=320, orders_per_user=34, preferences_per_user=24,
+                         additions_per_user=19, deletions_per_user=3, modifications_per_user=2,
+                         proactive_share=0.2),
+}
+
+
+def preset(name: str, **overrides: Any) -> SynthConfig:
+    """The named preset with knob overrides applied.
+
+    Raises:
+        ValueError: Unknown preset or knob, or knobs that cannot work together.
+    """
+    if name not in PRESETS:
+        raise ValueError(f"unknown preset {name!r}; generator presets: {', '.join(PRESETS)} (and 'demo')")
+    return PRESETS[name].with_overrides(**overrides).validated()

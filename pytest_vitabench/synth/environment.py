@@ -1,0 +1,535 @@
+"""Build one subtask's environment: merchants, products, one target and its distractors (paper A.2.2-A.2.3).
+
+A subtask decides on a few *dimensions*: the user's preferences it tests (a liked value, an avoided
+ingredient, a rating floor, a price cap, a situational preference) and, for travel, the requested date.
+Every candidate option (a product of a merchant, or a merchant for table reservations) is described by the
+dimensions it breaks, and the layout follows the paper's complexity controls:
+
+* 10-15 merchants, at least 40 products, at least 30 distractors;
+* at least five options that break exactly one dimension, per dimension ("one-constraint-off");
+* three to five options that break several dimensions;
+* exactly one option (the target) breaks none; its merchant comes after the first five and is not the
+  best rated;
+* a "popular" merchant, the best rated of all, sells options that match the literal request and break
+  exactly one remembered preference.
+
+Options only differ on the subtask's dimensions (and on names, prices and ratings), so "satisfies every
+rubric" and "is the target" are the same thing by construction; the validator checks it independently.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from typing import Any
+
+from .catalog import AXIS, NAME_PREFIXES, POPULAR_TAGS, Family
+from .config import SynthConfig
+from .plan import Pref, SubPlan, UserPlan, allowed_values
+from .rng import stream
+
+_DEPARTURES = {"morning departure": (7, 11), "afternoon departure": (12, 16), "evening departure": (18, 21)}
+_AIRLINES = {"full-service airline": ("CA", "MU", "CZ"), "budget airline": ("9C", "HO", "G5")}
+_SEAT_PRICE = {"first class": 1.6, "business class": 3.0, "extra legroom": 1.3, "business cabin": 2.8}
+_WEATHER = ("sunny", "cloudy", "light rain", "overcast")
+
+
+@dataclass
+class Dim:
+    """One dimension of a subtask's decision."""
+
+    key: str
+    level: str  # "product" | "merchant"
+    kind: str  # value | aversion | floor | cap | conditional | date
+    good: str | None
+    bad: tuple[str, ...]
+    pref: Pref | None = None
+    threshold: float | None = None
+    cursor: int = 0
+
+    def next_bad(self) -> str:
+        """The bad phrases in turn, so distractors cover every alternative."""
+        value = self.bad[self.cursor % len(self.bad)] if self.bad else "off"
+        self.cursor += 1
+        return value
+
+
+@dataclass
+class Slot:
+    """A merchant being laid out: its merchant-level breaks and its products' breaks."""
+
+    role: str  # target | popular | off | compliant
+    breaks: dict[int, str] = field(default_factory=dict)
+    products: list[dict[int, str]] = field(default_factory=list)
+
+
+@dataclass
+class Built:
+    """A subtask's environment and what the rubrics need to know about it."""
+
+    environment: dict[str, Any]
+    dims: list[Dim]
+    satisfying: dict[int, list[str]]
+    target_entity: str
+    target_product: str | None
+    record_type: str
+    decision_day: str
+    entity_container: str
+
+
+RECORD_TYPES = {"delivery": "delivery", "instore_product": "instore", "reservation": "reservation",
+                "hotel": "hotel", "train": "train", "flight": "flight", "attraction": "attraction"}
+CONTAINERS = {"delivery": "stores", "instore_product": "shops", "reservation": "shops", "hotel": "hotels",
+              "train": "trains", "flight": "flights", "attraction": "attractions"}
+
+
+def make_dims(plan: UserPlan, sub: SubPlan, decision_day: date) -> list[Dim]:
+    """The subtask's dimensions: its preferences at the subtask's day, plus the date for travel."""
+    dims = []
+    family = sub.family
+    for pref in sub.prefs:
+        axis = AXIS[pref.axis]
+        value = pref.value_at(sub.day)
+        if pref.kind in ("value", "conditional"):
+            allowed = allowed_values(axis, family, plan.person)
+            dims.append(Dim(axis.key, axis.level, pref.kind, value, tuple(v for v in allowed if v != value), pref))
+        elif pref.kind == "aversion":
+            dims.append(Dim(axis.key, axis.level, "aversion", None, (value,), pref))
+        elif pref.kind in ("floor", "cap"):
+            dims.append(Dim(axis.key, axis.level, pref.kind, value, ("off",), pref, float(value)))
+    if family.kind in ("hotel", "train", "flight", "attraction"):
+        wrong = tuple((decision_day + timedelta(days=k)).isoformat() for k in range(1, 6))
+        dims.append(Dim("date", "product", "date", decision_day.isoformat(), wrong))
+    return dims
+
+
+def build(config: SynthConfig, plan: UserPlan, sub: SubPlan, decision_day: date) -> Built:
+    """Lay out and materialise one subtask's environment."""
+    rng = stream(config.seed, "env", plan.person.user_id, sub.n)
+    dims = make_dims(plan, sub, decision_day)
+    popular = next((i for i, d in enumerate(dims) if d.pref is not None and d.pref.pid == sub.popular), None)
+    if sub.kind == "reservation":
+        slots = _reservation_layout(config, rng, dims, popular)
+    else:
+        slots = _product_layout(config, rng, dims, popular)
+    return _materialise(config, rng, plan, sub, dims, slots, decision_day)
+
+
+# ------------------------------------------------------------------------------------------ layout
+
+
+def _product_layout(config: SynthConfig, rng: random.Random, dims: list[Dim], popular: int | None) -> list[Slot]:
+    product = [i for i, d in enumerate(dims) if d.level == "product" and d.kind != "date"]
+    merchant = [i for i, d in enumerate(dims) if d.level == "merchant"]
+    dated = next((i for i, d in enumerate(dims) if d.kind == "date"), None)
+    size = rng.randint(config.merchants_min, config.merchants_max)
+    per = 3
+    need = config.one_off_min
+    offs_per_dim = {d: math.ceil(need / per) for d in merchant}
+    while 2 + sum(offs_per_dim.values()) > size and per < need:
+        per += 1
+        offs_per_dim = {d: math.ceil(need / per) for d in merchant}
+    size = max(size, min(config.merchants_max, 2 + sum(offs_per_dim.values())))
+    cycle = _Cycle(product, dims)
+
+    target = Slot("target", products=[{}])
+    if product:
+        target.products += [cycle.one_off() for _ in range(2)]
+    slots = [target]
+    pop = Slot("popular")
+    if popular is not None and popular in merchant:
+        pop.breaks = {popular: dims[popular].next_bad()}
+        pop.products = [{} for _ in range(per)]
+        offs_per_dim[popular] = max(0, offs_per_dim[popular] - 1)
+    elif popular is not None:
+        pop.products = [{popular: dims[popular].next_bad()}] + [cycle.one_off(exclude=popular) for _ in range(per - 1)]
+    else:
+        pop.products = [cycle.one_off() for _ in range(per)] if product else [{}]
+    slots.append(pop)
+    for d in merchant:
+        for _ in range(offs_per_dim[d]):
+            slots.append(Slot("off", breaks={d: dims[d].next_bad()}, products=[{} for _ in range(per)]))
+    while len(slots) < size:
+        slots.append(Slot("compliant", products=[cycle.one_off() for _ in range(per)] if product else []))
+    # Every product dimension gets its quota of one-off distractors.
+    hosts = [s for s in slots if s.role == "compliant"] or [s for s in slots if s.role == "target"]
+    k = 0
+    while product and min(cycle.count[d] for d in product) < need:
+        hosts[k % len(hosts)].products.append(cycle.one_off(prefer_short=True))
+        k += 1
+    # Distractors that break several dimensions.
+    multis = rng.randint(config.multi_min, config.multi_max)
+    for j in range(multis):
+        if len(product) >= 2:
+            a, b = rng.sample(product, 2)
+            host = rng.choice([s for s in slots if s.role == "compliant"] or [slots[0]])
+            host.products.append({a: dims[a].next_bad(), b: dims[b].next_bad()})
+        elif merchant and product:
+            host = rng.choice([s for s in slots if s.role == "off"])
+            p = product[j % len(product)]
+            host.products.append({p: dims[p].next_bad()})
+        elif product and dated is not None:
+            p = product[0]
+            target.products.append({p: dims[p].next_bad(), dated: dims[dated].next_bad()})
+        elif len(merchant) >= 2:
+            a, b = rng.sample(merchant, 2)
+            slots.append(Slot("off", breaks={a: dims[a].next_bad(), b: dims[b].next_bad()}, products=[{}]))
+    if dated is not None:
+        target.products += [{dated: dims[dated].next_bad()} for _ in range(need)]
+    for slot in slots:
+        if not slot.products:
+            slot.products = [cycle.one_off()] if product else [{}]
+    # Enough products in all.
+    k = 0
+    fillers = [s for s in slots if s.role in ("compliant", "off")]
+    while sum(len(s.products) for s in slots) < config.products_min and fillers:
+        host = fillers[k % len(fillers)]
+        host.products.append(cycle.one_off() if host.role == "compliant" and product else {})
+        k += 1
+    _trim(slots, config, product, merchant, dims)
+    return _order(rng, slots)
+
+
+def _trim(slots: list[Slot], config: SynthConfig, product: list[int], merchant: list[int], dims: list[Dim]) -> None:
+    """Drop surplus one-off products (the paper asks for at least 40, about 50 entities in all), keeping
+    every dimension's quota of one-off distractors and at least two products per merchant."""
+    def one_offs(d: int) -> int:
+        return sum(1 for s in slots for b in s.products if len({**s.breaks, **b}) == 1 and d in {**s.breaks, **b})
+
+    total = sum(len(s.products) for s in slots)
+    for slot in [s for s in slots if s.role in ("compliant", "off")]:
+        for breaks in list(reversed(slot.products)):
+            if total <= config.products_min or len(slot.products) <= 2:
+                break
+            merged = {**slot.breaks, **breaks}
+            if len(merged) != 1:
+                continue
+            (d,) = merged
+            if one_offs(d) > config.one_off_min:
+                slot.products.remove(breaks)
+                total -= 1
+
+
+class _Cycle:
+    """Hands out one-off breaks over the product dimensions in turn and counts them."""
+
+    def __init__(self, product: list[int], dims: list[Dim]):
+        self.product, self.dims = product, dims
+        self.count = {d: 0 for d in product}
+        self.turn = 0
+
+    def one_off(self, exclude: int | None = None, prefer_short: bool = False) -> dict[int, str]:
+        options = [d for d in self.product if d != exclude] or self.product
+        if prefer_short:
+            d = min(options, key=lambda x: (self.count[x], options.index(x)))
+        else:
+            d = options[self.turn % len(options)]
+            self.turn += 1
+        self.count[d] += 1
+        return {d: self.dims[d].next_bad()}
+
+
+def _reservation_layout(config: SynthConfig, rng: random.Random, dims: list[Dim], popular: int | None) -> list[Slot]:
+    merchant = [i for i, d in enumerate(dims) if d.level == "merchant"]
+    slots = [Slot("target")]
+    need = config.one_off_min
+    for d in merchant:
+        for k in range(need):
+            role = "popular" if (d == popular and k == 0) else "off"
+            slots.append(Slot(role, breaks={d: dims[d].next_bad()}))
+    room = max(config.multi_min, min(config.multi_max, config.merchants_max - len(slots)))
+    for _ in range(rng.randint(config.multi_min, room) if room >= config.multi_min else config.multi_min):
+        if len(merchant) >= 2:
+            a, b = rng.sample(merchant, 2)
+            slots.append(Slot("off", breaks={a: dims[a].next_bad(), b: dims[b].next_bad()}))
+    if popular is None:
+        slots[1].role = "popular"
+    for slot in slots:
+        slot.products = [{} for _ in range(3)]
+    k = 0
+    while sum(len(s.products) for s in slots) < config.products_min:
+        slots[1 + k % (len(slots) - 1)].products.append({})
+        k += 1
+    return _order(rng, slots)
+
+
+def _order(rng: random.Random, slots: list[Slot]) -> list[Slot]:
+    """The target after the first five merchants, the popular one among them, the rest shuffled."""
+    target = next(s for s in slots if s.role == "target")
+    popular = next(s for s in slots if s.role == "popular")
+    rest = [s for s in slots if s is not target and s is not popular]
+    rng.shuffle(rest)
+    size = len(slots)
+    target_at = rng.randint(5, size - 1)
+    popular_at = rng.randint(0, 4)
+    out: list[Slot | None] = [None] * size
+    out[target_at], out[popular_at] = target, popular
+    it = iter(rest)
+    for i in range(size):
+        if out[i] is None:
+            out[i] = next(it)
+    for slot in out:
+        assert slot is not None
+        rng.shuffle(slot.products)
+        if slot.role == "target":  # the target first among its own (dated twins follow it)
+            slot.products.sort(key=lambda b: len(b))
+    return [s for s in out if s is not None]
+
+
+# ------------------------------------------------------------------------------------------ materialise
+
+
+def _materialise(config: SynthConfig, rng: random.Random, plan: UserPlan, sub: SubPlan, dims: list[Dim],
+                 slots: list[Slot], decision_day: date) -> Built:
+    family = sub.family
+    person = plan.person
+    digits = person.user_id[1:]
+    prefix = {"hotel": "H", "train": "T", "flight": "F", "attraction": "A"}.get(family.kind, "S")
+    user_floor = max((float(v.value) for p in plan.prefs if p.kind == "floor" for v in p.versions), default=0.0)
+    user_caps = [float(v.value) for p in plan.prefs if p.kind == "cap" and p.axis in family.axes for v in p.versions]
+    names = _names(rng, family, len(slots))
+    where = sub.dest or person.city
+    centre = _centre(where) if sub.dest else person.home
+    satisfying: dict[int, list[str]] = {i: [] for i in range(len(dims))}
+    entities: dict[str, dict[str, Any]] = {}
+    target_entity, target_product = "", None
+    day_text = decision_day.isoformat()
+    for k, slot in enumerate(slots):
+        eid = f"{prefix}{digits}{sub.n:02d}{k + 1:02d}"
+        score = _score(rng, slot, dims, user_floor)
+        merchant_phrases = [_phrase(dims[i], slot.breaks.get(i)) for i, d in enumerate(dims) if d.level == "merchant"]
+        tags = list(family.tags) + [p for p in merchant_phrases if p]
+        if slot.role == "popular":
+            tags += list(POPULAR_TAGS)
+        for i, d in enumerate(dims):
+            if d.level == "merchant" and i not in slot.breaks:
+                satisfying[i].append(eid)
+        products = []
+        for j, breaks in enumerate(slot.products):
+            pid = f"P{digits}{sub.n:02d}{k + 1:02d}{j + 1:02d}"
+            if family.kind in ("train", "flight", "attraction") and any(d.kind == "date" for d in dims) \
+                    and set(breaks) == {_date_index(dims)}:
+                # A dated twin keeps its product id (the same seat class / ticket on another day).
+                twin_of = next(p for p in products if not p["_breaks"])
+                pid = twin_of["product_id"]
+            all_breaks = {**slot.breaks, **breaks}
+            product = _product(rng, family, dims, breaks, pid, j, user_caps, slot, day_text)
+            product["_breaks"] = all_breaks
+            is_target = slot.role == "target" and not all_breaks
+            if is_target:
+                target_product, target_entity = product.get("product_id"), eid
+            for i, d in enumerate(dims):
+                if d.level == "product" and d.kind != "date" and i not in breaks and pid not in satisfying[i]:
+                    satisfying[i].append(pid)
+            products.append(product)
+        if slot.role == "target" and sub.kind == "reservation":
+            target_entity = eid
+        entities[eid] = _entity(rng, family, sub, eid, names[k], score, tags, products, slot, dims, where, centre,
+                                person)
+    container = CONTAINERS[family.kind]
+    environment = _environment(rng, plan, sub, container, entities, where, day_text)
+    return Built(environment=environment, dims=dims, satisfying={i: sorted(v) for i, v in satisfying.items()},
+                 target_entity=target_entity, target_product=target_product, record_type=RECORD_TYPES[family.kind],
+                 decision_day=day_text, entity_container=container)
+
+
+def _date_index(dims: list[Dim]) -> int:
+    return next(i for i, d in enumerate(dims) if d.kind == "date")
+
+
+def _phrase(dim: Dim, broken: str | None) -> str | None:
+    """The phrase a candidate carries for a dimension (``None``: nothing to show)."""
+    if dim.kind in ("floor", "cap", "date"):
+        return None
+    if broken is not None:
+        return broken
+    return dim.good  # None for an aversion: the right option simply lacks the avoided ingredient
+
+
+def _names(rng: random.Random, family: Family, count: int) -> list[str]:
+    if family.kind == "train":
+        numbers = rng.sample(range(100, 9900), count)
+        return [f"{rng.choice('GD')}{n}" for n in numbers]
+    if family.kind == "flight":
+        return [""] * count  # flight numbers come from the airline
+    prefixes = rng.sample(NAME_PREFIXES, count)
+    return [f"{p} {rng.choice(family.suffixes)}" for p in prefixes]
+
+
+def _score(rng: random.Random, slot: Slot, dims: list[Dim], user_floor: float) -> float:
+    """Ratings: the popular merchant is the best rated; the target clears every floor the user ever had."""
+    floor_at = next((i for i, d in enumerate(dims) if d.kind == "floor"), None)
+    floor = dims[floor_at].threshold or 0.0 if floor_at is not None else 0.0
+    if slot.role == "popular":
+        return 4.9
+    if floor_at is not None and floor_at in slot.breaks:
+        return round(rng.randint(max(36, round(floor * 10) - 6), round(floor * 10) - 1) / 10, 1)
+    lowest = max(4.0, floor)
+    if slot.role == "target":
+        lowest = max(4.3, lowest, user_floor)
+    return round(rng.randint(round(lowest * 10), 48) / 10, 1)
+
+
+def _product(rng: random.Random, family: Family, dims: list[Dim], breaks: dict[int, str], pid: str, j: int,
+             caps: list[float], slot: Slot, day_text: str) -> dict[str, Any]:
+    phrases = [_phrase(d, breaks.get(i)) for i, d in enumerate(dims) if d.level == "product"]
+    phrases = [p for p in phrases if p]
+    lo, hi = family.price
+    cap_dim = next((i for i, d in enumerate(dims) if d.kind == "cap"), None)
+    ceiling = min([hi] + [int(c) for c in caps]) if (slot.role == "target" and not breaks) else hi
+    if cap_dim is not None:
+        cap = int(dims[cap_dim].threshold or hi)
+        if cap_dim in breaks:
+            price = float(rng.randint(cap + 12, max(cap + 13, hi + 40)))
+        else:
+            price = float(rng.randint(lo, min(cap, ceiling)))
+    else:
+        price = float(rng.randint(lo, max(lo, ceiling)))
+    stock = rng.randint(20, 99)
+    date_dim = next((i for i, d in enumerate(dims) if d.kind == "date"), None)
+    day = breaks.get(date_dim, day_text) if date_dim is not None else day_text
+    if family.kind == "hotel":
+        room = ", ".join(["Room"] + [_title(p) for p in phrases])
+        return {"product_id": pid, "room_type": room, "date": day, "price": price, "quantity": rng.randint(2, 8)}
+    if family.kind in ("train", "flight"):
+        seat = phrases[0] if phrases else ("second class" if family.kind == "train" else "economy")
+        factor = _SEAT_PRICE.get(seat, 1.0)
+        return {"product_id": pid, "seat_type": ", ".join(phrases) or seat, "date": day,
+                "price": float(round(price * factor)), "quantity": stock}
+    if family.kind == "attraction":
+        ticket = ", ".join(["Ticket"] + [_title(p) for p in phrases])
+        return {"product_id": pid, "ticket_type": ticket, "date": day, "price": price, "quantity": stock}
+    base = family.items[j % len(family.items)] if family.items else _title(family.noun)
+    lead = [p for p in phrases[:1]]
+    rest = phrases[1:]
+    name = f"{_title(lead[0])} {base}" if lead else base
+    if rest:
+        name += f" ({', '.join(rest)})"
+    product: dict[str, Any] = {"product_id": pid, "name": name, "price": price, "quantity": stock,
+                               "tags": list(family.tags) + phrases}
+    if family.kind == "delivery":
+        product["attributes"] = []
+    return product
+
+
+def _title(text: str) -> str:
+    return " ".join(w if w.isupper() or any(c.isdigit() for c in w) else w[:1].upper() + w[1:] for w in text.split())
+
+
+def _reason(dims: list[Dim], breaks: dict[int, str], score: float | None, price: float | None) -> str:
+    parts = []
+    for i, bad in sorted(breaks.items()):
+        d = dims[i]
+        if d.kind == "value":
+            parts.append(f"{bad} instead of {d.good}, which the user prefers")
+        elif d.kind == "conditional":
+            cond = d.pref.cond if d.pref else ""
+            parts.append(f"{bad}, but with {cond} the user wants {d.good}")
+        elif d.kind == "aversion":
+            parts.append(f"contains {bad}, which the user avoids")
+        elif d.kind == "floor":
+            parts.append(f"rated {score}, below the user's {d.good} floor")
+        elif d.kind == "cap":
+            parts.append(f"costs {price} yuan, above the user's {d.good} yuan cap")
+        else:
+            parts.append(f"for {bad}, not the requested {d.good}")
+    return "; ".join(parts)
+
+
+def _entity(rng: random.Random, family: Family, sub: SubPlan, eid: str, name: str, score: float, tags: list[str],
+            products: list[dict[str, Any]], slot: Slot, dims: list[Dim], where: str, centre: tuple[float, float],
+            person: Any) -> dict[str, Any]:
+    marker = "target" if slot.role == "target" else "distraction"
+    for product in products:
+        breaks = product.pop("_breaks")
+        if sub.kind == "reservation":
+            product["product_type"] = "irrelevant" if slot.role == "target" else "distraction"
+        else:
+            product["product_type"] = "distraction" if breaks or slot.role != "target" else "target"
+        if product["product_type"] == "distraction":
+            product["distraction_reason"] = _reason(dims, breaks, score, product.get("price")) or \
+                _reason(dims, slot.breaks, score, None) or "not the target"
+    location = _location(rng, where, centre)
+    if family.kind == "delivery":
+        for p in products:
+            p["store_id"], p["store_name"] = eid, name
+        body: dict[str, Any] = {"store_id": eid, "name": name, "score": score, "location": location, "tags": tags,
+                                "products": products, "store_type": marker}
+    elif family.kind in ("instore_product", "reservation"):
+        for p in products:
+            p["shop_id"], p["shop_name"] = eid, name
+        body = {"shop_id": eid, "shop_name": name, "score": score, "location": location, "tags": tags,
+                "enable_book": False, "book_price": 0.0, "enable_reservation": family.kind == "reservation",
+                "products": products, "shop_type": marker}
+    elif family.kind == "hotel":
+        body = {"hotel_id": eid, "hotel_name": name, "score": score, "star_rating": 5 if score >= 4.7 else 4,
+                "location": location, "tags": tags, "products": products, "hotel_type": marker}
+    elif family.kind == "attraction":
+        body = {"attraction_id": eid, "attraction_name": f"{where} {name}", "location": location,
+                "description": f"A {family.noun} in {where}.", "score": score, "opening_hours": "09:00-17:30",
+                "ticket_price": min(p["price"] for p in products), "products": products, "attraction_type": marker}
+    else:
+        body = _transport(rng, family, eid, name, tags, products, person.city, where, marker)
+    if marker == "distraction":
+        body["distraction_reason"] = _reason(dims, slot.breaks, score, None) or "none of its options fits the user"
+    return body
+
+
+def _transport(rng: random.Random, family: Family, eid: str, name: str, tags: list[str],
+               products: list[dict[str, Any]], origin: str, dest: str, marker: str) -> dict[str, Any]:
+    window = next((t for t in tags if t in _DEPARTURES), "")
+    lo, hi = _DEPARTURES.get(window, (9, 17))
+    hour = rng.randint(lo, hi)
+    minute = rng.choice((5, 20, 35, 50))
+    hours = rng.randint(1, 4) if family.kind == "train" else rng.randint(2, 3)
+    dep, arr = f"{hour:02d}:{minute:02d}", f"{(hour + hours) % 24:02d}:{minute:02d}"
+    o_loc, d_loc = _location(rng, origin, _centre(origin)), _location(rng, dest, _centre(dest))
+    if family.kind == "train":
+        o_loc["address"] = f"{origin} Railway Station, {origin}"
+        d_loc["address"] = f"{dest} Railway Station, {dest}"
+        return {"train_id": eid, "train_number": name, "departure_city": origin, "arrival_city": dest,
+                "departure_station_location": o_loc, "arrival_station_location": d_loc, "departure_time": dep,
+                "arrival_time": arr, "tags": tags, "products": products, "train_type": marker}
+    airline = next((t for t in tags if t in _AIRLINES), "")
+    code = rng.choice(_AIRLINES.get(airline, ("CA", "MU", "CZ", "HU")))
+    o_loc["address"] = f"{origin} International Airport, {origin}"
+    d_loc["address"] = f"{dest} International Airport, {dest}"
+    return {"flight_id": eid, "flight_number": f"{code}{rng.randint(1000, 8999)}", "departure_city": origin,
+            "arrival_city": dest, "departure_airport_location": o_loc, "arrival_airport_location": d_loc,
+            "departure_time": dep, "arrival_time": arr, "tags": tags, "products": products, "flight_type": marker}
+
+
+def _centre(city: str) -> tuple[float, float]:
+    from .vocab import CITIES
+
+    return next(((lon, lat) for name, _, lon, lat in CITIES if name == city), (116.4, 39.9))
+
+
+def _location(rng: random.Random, city: str, centre: tuple[float, float]) -> dict[str, Any]:
+    from .vocab import STREETS
+
+    lon = round(centre[0] + rng.uniform(-3, 3) / 96.0, 6)
+    lat = round(centre[1] + rng.uniform(-3, 3) / 111.0, 6)
+    return {"address": f"No. {rng.randint(1, 699)} {rng.choice(STREETS)}, {city}", "longitude": lon, "latitude": lat}
+
+
+def _environment(rng: random.Random, plan: UserPlan, sub: SubPlan, container: str, entities: dict[str, Any],
+                 where: str, day_text: str) -> dict[str, Any]:
+    person = plan.person
+    env: dict[str, Any] = {
+        "time": f"{sub.day.isoformat()} {sub.clock}",
+        "user_id": person.user_id,
+        "weather": [{"city": where, "category": rng.choice(_WEATHER), "datetime": day_text,
+                     "temperature": [rng.randint(2, 18), rng.randint(19, 33)], "humidity": rng.randint(35, 90)}],
+        "location": [
+            {"address": person.home_address, "longitude": person.home[0], "latitude": person.home[1]},
+            {"address": person.work_address, "longitude": person.work[0], "latitude": person.work[1]},
+        ],
+        "orders": {},
+        container: entities,
+    }
+    if container == "shops":
+        env["reservations"], env["books"] = {}, {}
+    return env

@@ -1,0 +1,211 @@
+"""Statistics of a suite, side by side with the VitaBench 2.0 paper's (section C.2).
+
+Everything is computed from the suite file alone. Figures that need our extension fields (preference ids,
+noise labels) fall back to what the official shape allows, and say so.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from .config import PAPER
+
+REFERENCE_DAY = date(2025, 12, 31)
+#: Figures that must come within 10% of the paper's for a suite to "match the paper".
+CORE = ("users", "subtasks", "entities", "preferences_per_user", "additions_per_user", "deletions_per_user",
+        "modifications_per_user", "changes_per_user", "history_days_per_user", "events_per_user", "noise_share")
+_SKIP_TYPES = ("search", "browse", "high_freq_browse")
+
+
+@dataclass
+class Row:
+    name: str
+    ours: float | None
+    paper: float | None
+    note: str = ""
+
+    @property
+    def ratio(self) -> float | None:
+        if self.ours is None or not self.paper:
+            return None
+        return self.ours / self.paper
+
+    @property
+    def within(self) -> bool | None:
+        ratio = self.ratio
+        return None if ratio is None else abs(ratio - 1) <= 0.10
+
+
+def suite_stats(data: list[dict[str, Any]]) -> dict[str, Any]:
+    """The figures of a suite given as the raw list of users."""
+    users = [u for u in data if isinstance(u, dict) and isinstance(u.get("subtasks"), list)]
+    subtasks = [s for u in users for s in u["subtasks"]]
+    out: dict[str, Any] = {"users": len(users), "subtasks": len(subtasks)}
+    out["subtasks_per_user"] = len(subtasks) / max(1, len(users))
+    out["domain_mix"] = dict(Counter(str(s.get("domain")) for s in subtasks))
+    out["proactive_share"] = sum("proactive" in (s.get("skill_tested") or []) for s in subtasks) / max(1, len(subtasks))
+    entities = [_entities(s.get("environment") or {}) for s in subtasks]
+    out["entities"] = sum(a + b for a, b in entities)
+    out["entities_per_user"] = out["entities"] / max(1, len(users))
+    out["merchants_per_subtask"] = statistics.mean(a for a, _ in entities) if entities else 0
+    out["products_per_subtask"] = statistics.mean(b for _, b in entities) if entities else 0
+    prefs, adds, dels, mods, tags_by_user, categories = [], [], [], [], [], Counter()
+    labelled = True
+    for user in users:
+        ids: dict[str, str] = {}
+        changes = Counter()
+        tags: set[str] = set()
+        memories = [((sub.get("user_scenario") or {}).get("personalized_preference_memory") or {})
+                    for sub in user["subtasks"]]
+        # Our extension maps each tag to a preference id once; without it every distinct tag counts.
+        tag_ids: dict[str, str] = {}
+        for memory in memories:
+            if "tag_ids" in memory:
+                tag_ids.update(memory.get("tag_ids") or {})
+            else:
+                labelled = False
+        for memory in memories:
+            current = memory.get("current") or {}
+            for category, items in (current.items() if isinstance(current, dict) else []):
+                for tag in items if isinstance(items, list) else [items]:
+                    tags.add(str(tag))
+                    ids.setdefault(tag_ids.get(tag, str(tag)), category)
+        for memory in memories:
+            for change in memory.get("preference_tag_change_history") or []:
+                if isinstance(change, dict):
+                    changes[str(change.get("type"))] += 1
+                    if change.get("id"):
+                        ids.setdefault(str(change["id"]), str(change.get("category")))
+        prefs.append(len(ids))
+        categories.update(ids.values())
+        adds.append(changes["add"])
+        dels.append(changes["delete"])
+        mods.append(changes["modify"])
+        tags_by_user.append(tags)
+    n = max(1, len(users))
+    out["preferences"] = sum(prefs)
+    out["preferences_per_user"] = sum(prefs) / n
+    out["additions_per_user"] = sum(adds) / n
+    out["deletions_per_user"] = sum(dels) / n
+    out["modifications_per_user"] = sum(mods) / n
+    out["changes_per_user"] = (sum(adds) + sum(dels) + sum(mods)) / n
+    total = sum(categories.values()) or 1
+    out["category_share"] = {c: categories[c] / total for c in sorted(categories)}
+    holders = Counter(tag for tags in tags_by_user for tag in tags)
+    out["user_specific_share"] = sum(1 for c in holders.values() if c == 1) / max(1, len(holders))
+    out["preference_ids_labelled"] = labelled
+    days, events, orders, noise = [], [], [], 0
+    for user in users:
+        dates, count, order_count = [], 0, 0
+        for sub in user["subtasks"]:
+            for record in sub.get("interactions") or []:
+                if not isinstance(record, dict):
+                    continue
+                when = str(record.get("date") or record.get("timestamp") or "")[:10]
+                if when:
+                    dates.append(when)
+                if "behavior" in record or "dialogue" in record:
+                    behaviour = record.get("behavior") or []
+                    count += len(behaviour) + (1 if record.get("dialogue") else 0)
+                    order_count += sum(1 for b in behaviour
+                                       if isinstance(b, dict) and b.get("behavior_type") == "order")
+                else:
+                    count += 1
+                    order_count += record.get("type") == "order"
+            memory = ((sub.get("user_scenario") or {}).get("personalized_preference_memory") or {})
+            noise += len(memory.get("history_noise") or [])
+        if dates:
+            days.append((date.fromisoformat(max(dates)) - date.fromisoformat(min(dates))).days)
+        events.append(count)
+        orders.append(order_count)
+    out["history_days_per_user"] = statistics.mean(days) if days else 0
+    out["events_per_user"] = sum(events) / n
+    out["orders_per_user"] = sum(orders) / n
+    out["noise_share"] = noise / max(1, sum(events))
+    out.update(_profiles([u.get("user_profile") or {} for u in users]))
+    return out
+
+
+def _entities(environment: dict[str, Any]) -> tuple[int, int]:
+    merchants = products = 0
+    for key in ("stores", "shops", "hotels", "attractions", "flights", "trains", "taxis"):
+        for entity in (environment.get(key) or {}).values():
+            merchants += 1
+            products += len(entity.get("products") or []) if isinstance(entity, dict) else 0
+    return merchants, products
+
+
+def _profiles(profiles: list[dict[str, Any]]) -> dict[str, Any]:
+    n = max(1, len(profiles))
+    ages = []
+    born = []
+    for profile in profiles:
+        try:
+            birth = date.fromisoformat(str(profile.get("birth_date"))[:10])
+        except ValueError:
+            continue
+        born.append(birth.year)
+        before_birthday = (REFERENCE_DAY.month, REFERENCE_DAY.day) < (birth.month, birth.day)
+        ages.append(REFERENCE_DAY.year - birth.year - before_birthday)
+
+    def share(key: str, value: Any) -> float:
+        return sum(1 for p in profiles if p.get(key) == value) / n
+
+    return {
+        "female_share": share("gender", "female"),
+        "age_20_29_share": sum(20 <= a <= 29 for a in ages) / n,
+        "age_30_39_share": sum(30 <= a <= 39 for a in ages) / n,
+        "born_after_1990_share": sum(y >= 1990 for y in born) / n,
+        "gen_z_share": sum(y >= 1995 for y in born) / n,
+        "mean_age": statistics.mean(ages) if ages else 0,
+        "tier_share": {t: share("city_tier", t) for t in ("emerging first-tier", "first-tier", "lower-tier")},
+        "moved_share": sum(1 for p in profiles if p.get("moved_from")) / n,
+        "collar_share": {c: share("occupation_type", c) for c in ("white-collar", "blue-collar", "gray-collar")},
+        "consumption_share": {c: share("consumption_level", c) for c in ("high", "medium", "low")},
+    }
+
+
+def comparison(stats: dict[str, Any]) -> list[Row]:
+    """Our figures next to the paper's, flat (nested shares become one row each)."""
+    rows = []
+    mix = stats.get("domain_mix", {})
+    total_mix = sum(PAPER["domain_mix"].values())
+    for key in ("users", "subtasks", "subtasks_per_user", "entities", "entities_per_user", "preferences",
+                "preferences_per_user", "additions_per_user", "deletions_per_user", "modifications_per_user",
+                "changes_per_user", "history_days_per_user", "events_per_user", "orders_per_user", "noise_share",
+                "user_specific_share", "female_share", "age_20_29_share", "age_30_39_share",
+                "born_after_1990_share", "gen_z_share", "mean_age", "moved_share"):
+        note = ""
+        if key == "subtasks":
+            note = "paper 819 with follow-ups; 771 in the released data"
+        rows.append(Row(key, stats.get(key), PAPER.get(key), note))
+    for domain, count in PAPER["domain_mix"].items():
+        ours = mix.get(domain, 0) / max(1, stats.get("subtasks", 0))
+        rows.append(Row(f"share {domain}", ours, count / total_mix))
+    for group in ("category_share", "tier_share", "collar_share", "consumption_share"):
+        for key, value in PAPER[group].items():
+            rows.append(Row(f"{group.removesuffix('_share')} {key}", (stats.get(group) or {}).get(key), value))
+    rows.append(Row("proactive_share", stats.get("proactive_share"), None, "paper: not stated; >= 15% asked"))
+    return rows
+
+
+def render_comparison(rows: list[Row]) -> list[str]:
+    lines = [f"  {'statistic':32s} {'ours':>10s} {'paper':>10s}  ratio"]
+    for row in rows:
+        ours = "-" if row.ours is None else _fmt(row.ours)
+        paper = "-" if row.paper is None else _fmt(row.paper)
+        ratio = "" if row.ratio is None else f"{row.ratio:5.2f}" + ("" if row.within else "  (outside 10%)")
+        if row.name not in CORE and row.ratio is not None:
+            ratio = f"{row.ratio:5.2f}"
+        lines.append(f"  {row.name:32s} {ours:>10s} {paper:>10s}  {ratio}{'  ' + row.note if row.note else ''}")
+    return lines
+
+
+def _fmt(value: float) -> str:
+    if isinstance(value, int) or float(value).is_integer() and abs(value) >= 10:
+        return f"{int(value)}"
+    return f"{value:.3f}" if abs(value) < 10 else f"{value:.1f}"

@@ -1,0 +1,581 @@
+"""Prove a suite is fair: every subtask solvable, its answer unique, its evidence in place, nothing leaked.
+
+``vitabench validate`` runs these rules over every subtask:
+
+``schema``
+    the file loads with the official-shape schema (plus our extensions), every rubric has exactly one
+    machine check with the same text;
+``chronology``
+    subtasks in time order; each subtask's interactions sorted, inside ``[start_date, end_date]`` and
+    before the subtask; windows do not overlap; the environment's day is ``current_time``;
+``target``
+    of all options (a product of a merchant, or a merchant for a table reservation), booked exactly as
+    the rubrics ask, exactly one meets every record check, it is the marked target, its merchant comes
+    after the first five and is not the best rated;
+``distractors``
+    10-15 merchants, at least 40 products and 30 distractors, at least five options breaking only one
+    check per check that any option breaks, three to five breaking several, and a best-rated merchant
+    whose option breaks exactly one remembered preference;
+``evidence``
+    every preference a rubric relies on (``rubric_sources``) is in the subtask's ground truth and is
+    stated or shown by a user-voiced, non-noise interaction dated after its current value began and before
+    the subtask;
+``leaks``
+    no distraction reason, answer marker, hidden key, target id, rubric text or ground-truth block
+    reaches agent-visible text (instruction, profile, rendered history, tool views), and a proactive
+    subtask's hidden ``user_intention`` is in none of them;
+``profile``
+    the history never shows the user ordering their own allergen, and the ground truth never likes it.
+
+A suite in the official shape has no ``rubric_checks`` or ``rubric_sources``: the rules that need them
+are reported as not checkable, never as passed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..suite.checks import RECORD_FIELDS, RecordCheck, RubricCheck
+from ..suite.loader import LoadedSuite, SuiteError, load_suite, read_suite_bytes
+from ..suite.schema import DailyRecord, EventRecord, SubTask, UserTask
+
+RULES = ("schema", "chronology", "target", "distractors", "evidence", "leaks", "profile")
+CONTAINERS = ("stores", "shops", "hotels", "attractions", "flights", "trains", "taxis")
+HIDDEN_KEYS = ("distraction_reason", "target_product_ids", "personalized_preference_memory", "user_intention",
+               "rubric_checks", "rubric_sources", "history_noise")
+MARKER = re.compile(r'_type"?\s*[:=]\s*"?(?:target|distraction|irrelevant)\b', re.IGNORECASE)
+_SKIP_TYPES = frozenset({"search", "browse", "high_freq_browse"})
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The complexity controls the ``distractors`` rule enforces (paper A.2.3)."""
+
+    merchants_min: int = 10
+    merchants_max: int = 15
+    products_min: int = 40
+    distractors_min: int = 30
+    one_off_min: int = 5
+    multi_min: int = 3
+    multi_max: int = 5
+    target_after: int = 5
+
+
+@dataclass
+class Finding:
+    rule: str
+    where: str
+    message: str
+
+
+@dataclass
+class Report:
+    """What a validation found, per rule."""
+
+    path: str
+    findings: list[Finding] = field(default_factory=list)
+    checked: Counter[str] = field(default_factory=Counter)
+    unchecked: dict[str, str] = field(default_factory=dict)
+    subtasks: int = 0
+    users: int = 0
+    load_error: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings and not self.load_error
+
+    def failed(self, strict: bool = False) -> bool:
+        """Whether the suite fails validation (complexity controls count only when ``strict``)."""
+        if self.load_error:
+            return True
+        return any(f.rule not in CONTROL_RULES or strict for f in self.findings)
+
+    def errors(self, rule: str) -> list[Finding]:
+        return [f for f in self.findings if f.rule == rule]
+
+    def summary(self, limit: int = 5) -> list[str]:
+        """Human-readable lines: one per rule, then the first few findings of each failing rule."""
+        lines = [f"{self.path}: {self.users} users, {self.subtasks} subtasks"]
+        if self.load_error:
+            return lines + [self.load_error]
+        for rule in RULES:
+            found = self.errors(rule)
+            if rule in self.unchecked and not self.checked[rule]:
+                status = f"not checked: {self.unchecked[rule]}"
+            elif found:
+                status = f"FAIL ({len(found)} problem{'s' if len(found) > 1 else ''} in {self.checked[rule]} checked)"
+            else:
+                status = f"ok ({self.checked[rule]} checked)"
+                if rule in self.unchecked:
+                    status += f"; partly not checked: {self.unchecked[rule]}"
+            lines.append(f"  {rule:12s} {status}")
+        for rule in RULES:
+            for finding in self.errors(rule)[:limit]:
+                lines.append(f"    {rule}: {finding.where}: {finding.message}")
+            extra = len(self.errors(rule)) - limit
+            if extra > 0:
+                lines.append(f"    {rule}: ... and {extra} more")
+        return lines
+
+
+#: Rules whose failures make ``vitabench validate`` fail only with ``--strict`` (the paper's complexity
+#: controls, which a small hand-made suite need not follow).
+CONTROL_RULES = ("distractors",)
+
+
+def validate_path(path: str | Path, limits: Limits | None = None, strict: bool = True) -> tuple[Report, list[Any]]:
+    """Load and validate a suite file; returns the report and the raw data (for statistics)."""
+    report = Report(path=str(path))
+    try:
+        suite = load_suite(path, strict=strict)
+    except SuiteError as exc:
+        report.load_error = exc.render()
+        return report, []
+    return validate_loaded(suite, limits), json.loads(read_suite_bytes(Path(path)))
+
+
+def validate_loaded(suite: LoadedSuite, limits: Limits | None = None) -> Report:
+    """Run every rule over the valid users of a loaded suite (load errors are reported as ``schema``)."""
+    report = Report(path=str(suite.path))
+    raw = json.loads(read_suite_bytes(Path(suite.path)))
+    for user in suite.users:
+        if user.error is not None:
+            for where, problem in user.error.problems:
+                rule = "chronology" if re.search(r"before|after|comes", problem) else "schema"
+                report.findings.append(Finding(rule, where, problem))
+    validate_users([u.task for u in suite.users if u.task is not None], raw if isinstance(raw, list) else [],
+                   report, limits or Limits())
+    return report
+
+
+@dataclass
+class _History:
+    """A user's history so far, pre-digested once: user-voiced text per record, rendered text per subtask."""
+
+    voiced: list[tuple[int, str, str]] = field(default_factory=list)  # (subtask index, day, lower-case text)
+    rendered: list[str] = field(default_factory=list)
+
+
+def validate_users(users: list[UserTask], raw: list[dict[str, Any]], report: Report, limits: Limits) -> None:
+    from ..memory.render import render_records
+
+    raw_by_id = {str(u.get("id")): u for u in raw if isinstance(u, dict)}
+    report.users = len(users)
+    for user in users:
+        report.subtasks += len(user.subtasks)
+        _chronology(user, report)
+        raw_user = raw_by_id.get(user.id, {})
+        history = _History()
+        for index, sub in enumerate(user.subtasks):
+            where = f"{user.id}::{sub.subtask_id}"
+            noise = _noise(sub)
+            for position, record in enumerate(sub.interactions):
+                text = " ".join(_voiced(record, noise, position)).lower()
+                if text:
+                    history.voiced.append((index, record.when[:10], text))
+            history.rendered.append(render_records(list(sub.interactions)))
+            checks = _checks(sub, where, report)
+            subtasks = raw_user.get("subtasks") if isinstance(raw_user.get("subtasks"), list) else []
+            raw_sub = subtasks[index] if index < len(subtasks) else {}
+            if checks is None:
+                report.unchecked.setdefault("target", "no rubric_checks (official shape): only the marked target "
+                                                      "can be located")
+                report.unchecked.setdefault("distractors", "no rubric_checks: distractors cannot be told apart")
+                _marked_target_only(sub, where, report)
+            else:
+                options = _options(sub, checks)
+                _target(sub, where, options, checks, report, limits)
+                _distractors(sub, where, options, checks, report, limits)
+            _evidence(user, index, sub, where, history, report)
+            _leaks(user, sub, raw_sub, where, history, report)
+            _profile(user, sub, where, noise, report)
+
+
+# ------------------------------------------------------------------------------------------ schema
+
+
+def _checks(sub: SubTask, where: str, report: Report) -> list[RubricCheck] | None:
+    if not sub.rubric_checks:
+        report.unchecked.setdefault("schema", "rubrics without machine checks (official shape)")
+        return None
+    report.checked["schema"] += 1
+    rubrics = sub.rubrics()
+    texts = [c.rubric for c in sub.rubric_checks]
+    missing = [r for r in rubrics if r not in texts]
+    orphans = [t for t in texts if t not in rubrics]
+    doubled = [t for t, n in Counter(texts).items() if n > 1]
+    for text in missing:
+        report.findings.append(Finding("schema", where, f"rubric without a machine check: {text!r}"))
+    for text in orphans:
+        report.findings.append(Finding("schema", where, f"check for a rubric the subtask does not state: {text!r}"))
+    for text in doubled:
+        report.findings.append(Finding("schema", where, f"rubric with several checks: {text!r}"))
+    return list(sub.rubric_checks)
+
+
+# ------------------------------------------------------------------------------------------ chronology
+
+
+def _chronology(user: UserTask, report: Report) -> None:
+    previous_time = ""
+    previous_day = ""
+    for sub in user.subtasks:
+        where = f"{user.id}::{sub.subtask_id}"
+        report.checked["chronology"] += 1
+        time = sub.env_time
+        day = sub.current_time or time[:10]
+        if previous_time and time and time < previous_time:
+            report.findings.append(Finding("chronology", where, f"subtask at {time} comes before the previous one "
+                                                                f"({previous_time})"))
+        if sub.current_time and time and not time.startswith(sub.current_time):
+            report.findings.append(Finding("chronology", where, f"environment time {time} is not on current_time "
+                                                                f"{sub.current_time}"))
+        if sub.start_date and previous_day and sub.start_date < previous_day:
+            report.findings.append(Finding("chronology", where, f"history window starts {sub.start_date}, before "
+                                                                f"the previous subtask ({previous_day})"))
+        whens = [r.when for r in sub.interactions]
+        if whens != sorted(whens):
+            report.findings.append(Finding("chronology", where, "interactions are not in time order"))
+        for record in sub.interactions:
+            day_of = record.when[:10]
+            # A timestamp may share the subtask's day if it is not later; a day's record must come before it.
+            late = record.when > time if len(record.when) > 10 and time else bool(day and day_of >= day)
+            if late:
+                report.findings.append(Finding("chronology", where, f"interaction dated {record.when} is not before "
+                                                                    f"the subtask ({day})"))
+                break
+            if (sub.start_date and day_of < sub.start_date) or (sub.end_date and day_of > sub.end_date):
+                report.findings.append(Finding("chronology", where, f"interaction dated {record.when} is outside the "
+                                                                    f"window {sub.start_date}..{sub.end_date}"))
+                break
+        previous_time, previous_day = time or previous_time, day or previous_day
+
+
+# ------------------------------------------------------------------------------------------ options
+
+
+@dataclass
+class Option:
+    """One thing an agent could book: a product row of an entity, or an entity (table reservations)."""
+
+    position: int
+    entity_id: str
+    entity: dict[str, Any]
+    product: dict[str, Any] | None
+    failed: list[int]
+
+    @property
+    def key(self) -> str:
+        if self.product is None:
+            return self.entity_id
+        return f"{self.entity_id}/{self.product.get('product_id')}@{self.product.get('date', '')}"
+
+
+def _entities(environment: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    out = []
+    for container in CONTAINERS:
+        for key, entity in (environment.get(container) or {}).items():
+            if isinstance(entity, dict):
+                out.append((str(key), entity))
+    return out
+
+
+def _record_type(checks: list[RubricCheck]) -> str | None:
+    return next((c.check.record_type for c in checks if isinstance(c.check, RecordCheck)), None)
+
+
+def _options(sub: SubTask, checks: list[RubricCheck]) -> list[Option]:
+    """Every option, with the record checks it fails when booked exactly as the rubrics ask."""
+    from ..judges.rules import run_check
+
+    kind = _record_type(checks)
+    wanted: dict[str, Any] = {}
+    for item in checks:
+        check = item.check
+        if not isinstance(check, RecordCheck):
+            continue
+        for name, cond in check.where.items():
+            if name in ("address", "time", "note") and cond.contains is not None:
+                wanted[name] = cond.contains
+            elif "eq" in cond.model_fields_set and name not in ("entity_id", "product_ids"):
+                wanted[name] = cond.eq
+            elif name == "dates" and cond.includes_all:
+                wanted[name] = list(cond.includes_all)
+    record_checks = [(i, c.check) for i, c in enumerate(checks) if isinstance(c.check, RecordCheck)]
+    options = []
+    for position, (eid, entity) in enumerate(_entities(sub.environment)):
+        products = [p for p in entity.get("products") or [] if isinstance(p, dict)]
+        rows: list[dict[str, Any] | None] = [None] if kind in ("reservation", "book") else list(products)
+        for product in rows:
+            record = {name: None for name in RECORD_FIELDS}
+            quantity = wanted.get("total_quantity", 1)
+            record.update(record_type=kind, record_id="R", entity_id=eid, status=wanted.get("status", "paid"),
+                          new=True, product_ids=[str(product.get("product_id"))] if product else [],
+                          quantities=[quantity], total_quantity=quantity, address=wanted.get("address", ""),
+                          dates=[str(product["date"])[:10]] if product and product.get("date") else
+                          wanted.get("dates", []), time=wanted.get("time"),
+                          customer_count=wanted.get("customer_count"), note=wanted.get("note", ""))
+            failed = [i for i, check in record_checks if not run_check(check, [record], [])[0]]
+            options.append(Option(position, eid, entity, product, failed))
+    return options
+
+
+def _marked_target_only(sub: SubTask, where: str, report: Report) -> None:
+    marked = set(sub.target_product_ids or [])
+    if not marked:
+        marked = {str(p.get("product_id")) for _, e in _entities(sub.environment) for p in e.get("products") or []
+                  if isinstance(p, dict) and p.get("product_type") == "target"}
+    if not marked:
+        report.unchecked["target"] = "no rubric_checks and no target annotation"
+
+
+def _target(sub: SubTask, where: str, options: list[Option], checks: list[RubricCheck], report: Report,
+            limits: Limits) -> None:
+    report.checked["target"] += 1
+    winners = [o for o in options if not o.failed]
+    if len(winners) != 1:
+        keys = ", ".join(o.key for o in winners[:5])
+        report.findings.append(Finding("target", where, f"{len(winners)} options meet every record check"
+                                                        + (f" ({keys})" if keys else "")))
+        return
+    winner = winners[0]
+    marked = set(sub.target_product_ids or [])
+    ident = {winner.entity_id} if winner.product is None else {str(winner.product.get("product_id"))}
+    if marked and not (ident & marked):
+        report.findings.append(Finding("target", where, f"the only option meeting every check is {winner.key}, not "
+                                                        f"the marked target {sorted(marked)}"))
+    if winner.position < limits.target_after:
+        report.findings.append(Finding("distractors", where, f"the target's merchant is number "
+                                                             f"{winner.position + 1}, not after the first "
+                                                             f"{limits.target_after}"))
+    scores = [e.get("score") for _, e in _entities(sub.environment) if isinstance(e.get("score"), (int, float))]
+    score = winner.entity.get("score")
+    if scores and isinstance(score, (int, float)) and score >= max(scores):
+        report.findings.append(Finding("distractors", where, f"the target's merchant is the best rated ({score})"))
+
+
+def _distractors(sub: SubTask, where: str, options: list[Option], checks: list[RubricCheck], report: Report,
+                 limits: Limits) -> None:
+    report.checked["distractors"] += 1
+    entities = _entities(sub.environment)
+    products = sum(len(e.get("products") or []) for _, e in entities)
+    problems = []
+    if not limits.merchants_min <= len(entities) <= limits.merchants_max:
+        problems.append(f"{len(entities)} merchants, expected {limits.merchants_min}-{limits.merchants_max}")
+    if products < limits.products_min:
+        problems.append(f"{products} products, expected at least {limits.products_min}")
+    if options and options[0].product is None:  # reservations: every product of a wrong venue is a distractor
+        distractors = sum(len(o.entity.get("products") or []) for o in options if o.failed)
+    else:
+        distractors = sum(1 for o in options if o.failed)
+    if distractors < limits.distractors_min:
+        problems.append(f"{distractors} distractors, expected at least {limits.distractors_min}")
+    failing = Counter(i for o in options if len(o.failed) == 1 for i in o.failed)
+    for i in sorted({i for o in options for i in o.failed}):
+        if failing[i] < limits.one_off_min:
+            problems.append(f"only {failing[i]} options break just {checks[i].rubric!r} "
+                            f"(expected at least {limits.one_off_min})")
+    multi = sum(1 for o in options if len(o.failed) > 1)
+    if not limits.multi_min <= multi <= limits.multi_max:
+        problems.append(f"{multi} options break several rubrics, expected {limits.multi_min}-{limits.multi_max}")
+    problems += _popular(sub, options, checks)
+    for problem in problems:
+        report.findings.append(Finding("distractors", where, problem))
+
+
+def _popular(sub: SubTask, options: list[Option], checks: list[RubricCheck]) -> list[str]:
+    """The best-rated merchant sells something that matches the request and breaks only a remembered preference."""
+    scores = [o.entity.get("score") for o in options if isinstance(o.entity.get("score"), (int, float))]
+    if not scores:
+        return []  # trains and flights carry no rating
+    sources = _sources(sub)
+    if not sources:
+        return []
+    best = max(scores)
+    remembered = {i for i, c in enumerate(checks) if c.rubric in sources}
+    for option in options:
+        if option.entity.get("score") == best and len(option.failed) == 1 and option.failed[0] in remembered:
+            return []
+    return [f"no option of the best-rated merchant ({best}) breaks just one remembered preference"]
+
+
+# ------------------------------------------------------------------------------------------ evidence
+
+
+def _sources(sub: SubTask) -> dict[str, dict[str, Any]]:
+    memory = sub.groundtruth_preferences() or {}
+    return {str(s.get("rubric")): s for s in memory.get("rubric_sources") or [] if isinstance(s, dict)}
+
+
+def _noise(sub: SubTask) -> set[tuple[int, int]]:
+    memory = sub.groundtruth_preferences() or {}
+    out = set()
+    for item in memory.get("history_noise") or []:
+        if isinstance(item, list) and len(item) >= 2:
+            out.add((int(item[0]), int(item[1])))
+    return out
+
+
+def _voiced(record: DailyRecord | EventRecord, noise: set[tuple[int, int]], position: int) -> list[str]:
+    """Texts of a record that speak for the user: no searches or browsing, no noise, nothing for others."""
+    out = []
+    if isinstance(record, EventRecord):
+        if record.type in _SKIP_TYPES or (position, 0) in noise:
+            return []
+        content = record.content
+        if record.type == "conversation" and isinstance(content, list):
+            return [str(t.get("content", "")) for t in content if isinstance(t, dict) and t.get("role") == "user"]
+        if isinstance(content, dict) and content.get("note"):
+            return []
+        return [json.dumps(content, ensure_ascii=False)]
+    for item, event in enumerate(record.behavior):
+        if event.behavior_type in _SKIP_TYPES or (position, item) in noise:
+            continue
+        if isinstance(event.content, dict) and event.content.get("note"):
+            continue
+        out.append(json.dumps(event.content, ensure_ascii=False))
+    if record.dialogue and (position, -1) not in noise:
+        out += [turn.content for turn in record.dialogue if turn.role == "user"]
+    return out
+
+
+def _evidence(user: UserTask, index: int, sub: SubTask, where: str, history: _History, report: Report) -> None:
+    sources = _sources(sub)
+    if not sources:
+        if sub.rubrics():
+            report.unchecked.setdefault("evidence", "no rubric_sources: which preference a rubric needs is unknown")
+        return
+    memory = sub.groundtruth_preferences() or {}
+    current = {str(t) for tags in (memory.get("current") or {}).values()
+               for t in (tags if isinstance(tags, list) else [tags])}
+    day = sub.current_time or sub.env_time[:10]
+    for rubric, source in sources.items():
+        report.checked["evidence"] += 1
+        tag, pid = str(source.get("tag", "")), str(source.get("preference_id", ""))
+        if tag not in current:
+            report.findings.append(Finding("evidence", where, f"{rubric!r} relies on {tag!r}, which is not in the "
+                                                              "subtask's ground truth"))
+            continue
+        since = _since(user, index, pid)
+        phrases = [str(p).lower() for p in source.get("phrases") or []]
+        found = False
+        for owner, when, text in reversed(history.voiced):  # latest first: evidence is usually recent
+            if owner > index or when >= day:
+                continue
+            if when < since:
+                break
+            if any(phrase in text for phrase in phrases):
+                found = True
+                break
+        if not found:
+            report.findings.append(Finding("evidence", where, f"no user-voiced evidence of {tag!r} ({phrases}) between "
+                                                              f"{since or 'the start'} and {day}"))
+
+
+def _since(user: UserTask, index: int, pid: str) -> str:
+    """When the current value of a preference began (its last addition or modification so far)."""
+    since = ""
+    for sub in user.subtasks[: index + 1]:
+        memory = sub.groundtruth_preferences() or {}
+        for change in memory.get("preference_tag_change_history") or []:
+            if isinstance(change, dict) and str(change.get("id")) == pid and change.get("type") in ("add", "modify"):
+                since = max(since, str(change.get("date", "")))
+    return since
+
+
+# ------------------------------------------------------------------------------------------ leaks
+
+
+def _visible_tools(sub: SubTask) -> str:
+    """Every entity as the tools show it (the domains' allow-listed views)."""
+    from ..domains import build_environment
+
+    env = build_environment(sub.domain, sub.environment, user_id=str(sub.environment.get("user_id") or "u"),
+                            time=sub.env_time or f"{sub.current_time} 12:00:00", seed=0)
+    parts = []
+    for _, items in env.containers():
+        for entity in items.values():
+            view = entity.view() if hasattr(entity, "view") else {}
+            parts.append(json.dumps(view, ensure_ascii=False))
+    return "\n".join(parts)
+
+
+def _hidden_texts(node: Any, found: set[str]) -> set[str]:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "distraction_reason" and isinstance(value, str) and len(value) > 12:
+                found.add(value)
+            _hidden_texts(value, found)
+    elif isinstance(node, list):
+        for value in node:
+            _hidden_texts(value, found)
+    return found
+
+
+def _leaks(user: UserTask, sub: SubTask, raw_sub: dict[str, Any], where: str, history: _History,
+           report: Report) -> None:
+    from ..memory.render import render_preferences
+
+    report.checked["leaks"] += 1
+    visible = {
+        "instruction": sub.instruction,
+        "profile": json.dumps(user.user_profile, ensure_ascii=False),
+        "history": history.rendered[-1],
+        "tools": _visible_tools(sub),
+    }
+    hidden = _hidden_texts(sub.environment, set())
+    truth = render_preferences(sub.groundtruth_preferences())
+    targets = [t for t in sub.target_product_ids or [] if len(t) > 3]
+    for name, text in visible.items():
+        problems = [key for key in HIDDEN_KEYS if key in text]
+        problems += [f"marker {m!r}" for m in MARKER.findall(text)]
+        problems += [f"distraction reason {h!r}" for h in hidden if h in text]
+        if name != "tools":
+            problems += [f"target id {t}" for t in targets if t in text]
+            problems += [f"rubric {r!r}" for r in sub.rubrics() if len(r) > 25 and r in text]
+        if truth and truth.count("\n") > 1 and truth in text:
+            problems.append("the ground-truth preference block")
+        for problem in problems:
+            report.findings.append(Finding("leaks", where, f"{problem} in agent-visible {name}"))
+    intention = (sub.user_intention or "").strip()
+    if sub.is_proactive and intention:
+        if intention in sub.instruction or intention in visible["profile"]:
+            report.findings.append(Finding("leaks", where,
+                                           "the hidden user_intention is in the instruction or profile"))
+        if any(intention in chunk for chunk in history.rendered):
+            report.findings.append(Finding("leaks", where, "the hidden user_intention is in the history so far"))
+
+
+# ------------------------------------------------------------------------------------------ profile
+
+
+def _profile(user: UserTask, sub: SubTask, where: str, noise: set[tuple[int, int]], report: Report) -> None:
+    allergy = str(user.user_profile.get("allergies") or user.user_profile.get("allergy") or "").strip().lower()
+    if not allergy or allergy in ("none", "no", "n/a"):
+        return
+    report.checked["profile"] += 1
+    word = allergy.rstrip("s")
+    for position, record in enumerate(sub.interactions):
+        events = [(0, record.type, record.content)] if isinstance(record, EventRecord) else \
+            [(i, b.behavior_type, b.content) for i, b in enumerate(record.behavior)]
+        for item, kind, content in events:
+            if kind != "order" or (position, item) in noise:
+                continue
+            if isinstance(content, dict) and content.get("note"):
+                continue
+            if word in json.dumps(content).lower():
+                report.findings.append(Finding("profile", where, f"the user orders {allergy!r} for themself "
+                                                                 f"({record.when}) although the profile lists it"))
+    memory = sub.groundtruth_preferences() or {}
+    for tags in (memory.get("current") or {}).values():
+        for tag in tags if isinstance(tags, list) else [tags]:
+            low = str(tag).lower()
+            if word in low and not re.search(rf"\b(no|avoid\w*|allerg\w*)\b[^,]*{re.escape(word)}|{re.escape(word)}"
+                                             r"\w*\s*\(allerg", low):
+                report.findings.append(Finding("profile", where, f"ground truth {tag!r} contradicts the "
+                                                                 f"{allergy!r} allergy"))
