@@ -122,18 +122,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=1, help="runs per configuration (the median is reported)")
     parser.add_argument("--collect-repeat", type=int, default=3)
     parser.add_argument("--json", type=Path, default=None, help="write every measurement here")
-    parser.add_argument("--what-if", action="store_true",
-                        help="load benchmarks/whatif_fast_full_context.py: full_context counting tokens once per "
-                             "update instead of once per read (shows the cost of today's read)")
     parser.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
     args = parser.parse_args(argv)
     if not args.suite.exists():
         print(f"{args.suite} not found; generate it: vitabench synth --preset paper -o {args.suite}", file=sys.stderr)
         return 2
-    if args.what_if:
-        os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "benchmarks"),
-                                                                os.environ.get("PYTHONPATH")]))
-        args.pytest_args = ["-p", "whatif_fast_full_context", *args.pytest_args]
     collections = [collect_once(args.suite, args.memory, args.trials) for _ in range(args.collect_repeat)]
     runs: list[Run] = []
     rows = []
@@ -145,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(median)
     print(f"suite {args.suite.relative_to(REPO) if args.suite.is_relative_to(REPO) else args.suite}, "
           f"-n {args.workers}, {args.trials} trials, memory {args.memory}, median of {args.repeat} run(s)"
-          f"{', what-if full_context' if args.what_if else ''}; "
+          "; "
           f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
     walls = [c[0] for c in collections]
     inner = [c[1] for c in collections]

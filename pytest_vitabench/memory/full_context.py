@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..suite.schema import DailyRecord, EventRecord
 from .base import EMPTY_MEMORY, MemoryContext
 from .render import render_records
-from .tokens import keep_last_tokens
+from .tokens import count_tokens, keep_last_tokens
 
 #: The official budget (memory.yaml ``full_context.max_tokens``).
 DEFAULT_MAX_TOKENS = 102_400
@@ -19,13 +19,21 @@ class FullContextMemory:
             raise ValueError(f"max_tokens must be positive, got {max_tokens}")
         self.max_tokens = max_tokens
         self._chunks: list[str] = []
+        # Counted once per update: re-tokenising the whole history on every read dominated paper-scale runs.
+        self._tokens = 0
+        self._text: str | None = None
 
     def update(self, records: list[DailyRecord | EventRecord], context: MemoryContext) -> None:
         text = render_records(records)
         if text:
             self._chunks.append(text)
+            self._tokens += count_tokens(text)
+            self._text = None
 
     def read(self, query: str | None = None) -> str:
         if not self._chunks:
             return EMPTY_MEMORY
-        return keep_last_tokens("\n".join(self._chunks), self.max_tokens)
+        if self._text is None:
+            joined = "\n".join(self._chunks)
+            self._text = joined if self._tokens <= self.max_tokens else keep_last_tokens(joined, self.max_tokens)
+        return self._text
