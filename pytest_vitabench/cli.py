@@ -5,7 +5,6 @@
     vitabench show run.json                       # the metrics table of a saved report
     vitabench rejudge run.json --vita-judge-model gpt-4.1   # score saved trajectories again
     vitabench estimate suites/demo/tasks.json     # tokens and cost of the paper's LLM configuration
-    vitabench build-demo [-o suites/demo/tasks.json]
 
 Run the benchmark itself with pytest (``pytest suites/demo``).
 """
@@ -16,7 +15,6 @@ import argparse
 import sys
 from collections import Counter
 from collections.abc import Sequence
-from pathlib import Path
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -85,14 +83,6 @@ def _estimate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _build_demo(args: argparse.Namespace) -> int:
-    from .synth.demo import main as write_demo_suite
-
-    path = write_demo_suite(Path(args.output))
-    print(f"wrote {path}")
-    return 0
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="vitabench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -123,9 +113,6 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_rejudge_parser(commands)
     add_synth_parser(commands)
-    demo = commands.add_parser("build-demo", help="regenerate the demo suite deterministically")
-    demo.add_argument("-o", "--output", default="suites/demo/tasks.json")
-    demo.set_defaults(func=_build_demo)
     return parser
 
 
