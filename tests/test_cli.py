@@ -29,3 +29,28 @@ def test_show_rejects_a_file_that_is_not_a_report(tmp_path, capsys):
     (tmp_path / "r.json").write_text(json.dumps({"schema": "other"}))
     assert main(["show", str(tmp_path / "r.json")]) == 2
     assert "vitabench show:" in capsys.readouterr().err
+
+
+def test_show_prints_the_table_of_a_saved_report(tmp_path, capsys):
+    from pytest_vitabench.config import RunConfig
+    from pytest_vitabench.judges.rules import RulesJudge
+    from pytest_vitabench.metrics import compute_metrics
+    from pytest_vitabench.report.json_report import build_report, write_report
+    from pytest_vitabench.runner import ItemRunner
+    from pytest_vitabench.users import make_user_simulator
+
+    class Quitter:
+        def respond(self, setup, messages):
+            from pytest_vitabench.messages import Message
+
+            return Message(role="assistant", content="Sorry. ###STOP###")
+
+    runner = ItemRunner(RunConfig(trials=1))
+    suite = runner.suite(write_suite(tmp_path / "tasks.json", tiny_suite()))
+    results = [runner.run(nodeid=f"n{i}", suite=suite, user=user, index=0, memory_name="full_context", trial=0,
+                          agent=Quitter(), user_simulator=make_user_simulator("scripted"), judge=RulesJudge())
+               for i, user in enumerate(suite.users)]
+    path = write_report(tmp_path / "run.json", build_report({}, compute_metrics(results), results))
+    assert main(["show", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "full_context  subtask" in out and "0 passed, 2 failed" in out
