@@ -32,7 +32,9 @@ def to_openai_messages(system_prompt: str, messages: list[Message]) -> list[dict
         if message.role == "tool":
             out.append({"role": "tool", "tool_call_id": message.tool_call_id, "content": message.text})
         elif message.role == "assistant":
-            entry: dict[str, Any] = {"role": "assistant", "content": message.content}
+            # An empty string, not null: llama.cpp's server rejects "content": null and its chat templates
+            # read the field of every message; OpenAI accepts either next to tool calls.
+            entry: dict[str, Any] = {"role": "assistant", "content": message.content or ""}
             if message.tool_calls:
                 entry["tool_calls"] = [
                     {"id": call.id, "type": "function",

@@ -41,6 +41,7 @@ def test_sends_the_conversation_and_parses_tool_calls(stub, monkeypatch):
     assert body["model"] == "my-model" and body["seed"] == 42 and body["tool_choice"] == "auto"
     assert [m["role"] for m in body["messages"]] == ["system", "assistant", "user", "assistant", "tool"]
     assert body["messages"][3]["tool_calls"][0]["function"]["arguments"] == '{"a": 1}'
+    assert body["messages"][3]["content"] == ""  # llama.cpp's server rejects "content": null
     assert body["messages"][4] == {"role": "tool", "tool_call_id": "old", "content": "sunny"}
     assert {k.lower(): v for k, v in stub.headers[0].items()}["authorization"] == f"Bearer {KEY}"
 
