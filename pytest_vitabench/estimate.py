@@ -21,7 +21,7 @@ from typing import Any
 
 from .config import RunConfig
 from .llm import Ledger, ModelPrice, load_prices, price_for
-from .memory.render import render_records
+from .memory.render import render_preferences, render_records
 from .memory.tokens import count_tokens
 from .messages import Message, Usage
 from .prompts import agent_system_prompt
@@ -100,6 +100,7 @@ def estimate_cost(
     agent, user, judge = make_builtin_agent("reference"), make_user_simulator("scripted"), RulesJudge()
     memory_model = memory_model or agent_model
     items = subtasks = 0
+    tool_tokens: dict[str, int] = {}
 
     def charge(role: str, model: str, prompt: int, completion: int, calls: int) -> None:
         price = price_for(prices, model)
@@ -118,7 +119,10 @@ def estimate_cost(
             messages = result.messages
             full_memory = count_tokens(result.memory_snapshot)
             new_history = count_tokens(render_records(list(sub.interactions)))
-            tools = count_tokens(json.dumps(_tool_schemas(sub, user_entry), ensure_ascii=False))
+            if sub.domain not in tool_tokens:  # the schemas depend on the domain only: count them once
+                schemas = _tool_schemas(sub, user_entry)
+                tool_tokens[sub.domain] = count_tokens(json.dumps(schemas, ensure_ascii=False))
+            tools = tool_tokens[sub.domain]
             base = count_tokens(agent_system_prompt(
                 time=user_entry.times[index], profile=agent_profile(user_entry.task), memory="",
                 proactive=sub.is_proactive)) + tools
@@ -127,8 +131,6 @@ def estimate_cost(
                 memory_tokens = {"none": 0, "full_context": full_memory}.get(
                     backend, min(full_memory, BOUNDED_MEMORY.get(backend, full_memory)))
                 if backend == "groundtruth":
-                    from .memory.render import render_preferences
-
                     memory_tokens = count_tokens(render_preferences(sub.groundtruth_preferences()))
                 prompt = completion = calls = history = 0
                 # messages[0] is the fixed greeting and messages[1] the verbatim instruction: no LLM calls
