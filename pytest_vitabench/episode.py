@@ -50,15 +50,49 @@ class _Awaiter:
             self._loop.close()
 
 
+class _SyncCaller:
+    """Calls roles in the caller's thread; an awaitable answer runs on a private loop (:class:`_Awaiter`).
+
+    Its ``__call__`` is a coroutine that never suspends, so :func:`run_episode` drives the shared episode
+    coroutine to its end with a single ``send`` and no event loop of its own.
+    """
+
+    def __init__(self) -> None:
+        self.awaiter = _Awaiter()
+
+    async def __call__(self, function: Any, *args: Any) -> Any:
+        return self.awaiter.resolve(function(*args))
+
+    def close(self) -> None:
+        self.awaiter.close()
+
+
+class ThreadedCaller:
+    """Calls roles from a running event loop: ``async def`` roles are awaited, sync ones run in a thread.
+
+    ``asyncio.to_thread`` copies the context, so per-item usage accounting (a context variable) follows
+    the call into the worker thread.
+    """
+
+    async def __call__(self, function: Any, *args: Any) -> Any:
+        if inspect.iscoroutinefunction(function):
+            return await function(*args)
+        value = await asyncio.to_thread(function, *args)
+        return await value if inspect.isawaitable(value) else value
+
+    def close(self) -> None:
+        pass
+
+
 def _valid(message: Any) -> bool:
     return isinstance(message, Message) and message.role == "assistant" and bool(
         (message.content and message.content.strip()) or message.tool_calls)
 
 
-def _user_turn(
-    awaiter: _Awaiter, user: UserSimulator, setup: UserSetup, messages: list[Message], usage: dict[str, Usage]
+async def _user_turn(
+    call: Any, user: UserSimulator, setup: UserSetup, messages: list[Message], usage: dict[str, Usage]
 ) -> Message:
-    answer = awaiter.resolve(user.respond(setup, list(messages)))
+    answer = await call(user.respond, setup, list(messages))
     if not isinstance(answer, Message) or answer.role != "user":
         raise TypeError(f"the user simulator returned {answer!r}, expected a user Message")
     if answer.usage:
@@ -75,7 +109,7 @@ def run_episode(
     environment: Environment,
     max_steps: int = 100,
 ) -> EpisodeResult:
-    """Run one subtask's conversation to its end.
+    """Run one subtask's conversation to its end, every role called in this thread.
 
     Args:
         agent: The agent under test.
@@ -89,55 +123,82 @@ def run_episode(
         Exception: Whatever the agent or the simulator raised: an infrastructure failure, reported by the
             caller as an error outcome (never as a scored failure).
     """
+    caller = _SyncCaller()
+    coroutine = play_episode(agent=agent, agent_setup=agent_setup, user=user, user_setup=user_setup,
+                             environment=environment, max_steps=max_steps, call=caller)
+    try:
+        coroutine.send(None)
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
+    finally:
+        caller.close()
+    coroutine.close()
+    raise RuntimeError("a synchronous episode suspended; use play_episode on an event loop")
+
+
+async def play_episode(
+    *,
+    agent: Agent,
+    agent_setup: AgentSetup,
+    user: UserSimulator,
+    user_setup: UserSetup,
+    environment: Environment,
+    max_steps: int = 100,
+    call: Any = None,
+) -> EpisodeResult:
+    """The episode as a coroutine, shared by :func:`run_episode` and the concurrent scheduler.
+
+    Args:
+        agent, agent_setup, user, user_setup, environment, max_steps: As for :func:`run_episode`.
+        call: ``await call(function, *args)`` invokes a role or a tool; :class:`ThreadedCaller` (the
+            default) runs sync roles in threads so that many episodes share one event loop.
+    """
+    call = call or ThreadedCaller()
     messages = [Message(role="assistant", content=GREETING.get(user_setup.language, GREETING["en"]))]
     usage = {"agent": Usage(), "user": Usage()}
-    awaiter = _Awaiter()
     steps = 0
     termination = "max_steps"
-    try:
-        # The first user turn is the instruction verbatim, with no simulator call (REFERENCE.md §3.4), except
-        # for a hidden scenario (VitaBench 1.0 tasks), from which the simulator writes its own opening.
-        if user_setup.scenario_is_hidden:
-            first = _user_turn(awaiter, user, user_setup, messages, usage)
-        else:
-            first = Message(role="user", content=user_setup.instruction)
-        messages.append(first)
+    # The first user turn is the instruction verbatim, with no simulator call (REFERENCE.md §3.4), except
+    # for a hidden scenario (VitaBench 1.0 tasks), from which the simulator writes its own opening.
+    if user_setup.scenario_is_hidden:
+        first = await _user_turn(call, user, user_setup, messages, usage)
+    else:
+        first = Message(role="user", content=user_setup.instruction)
+    messages.append(first)
+    steps += 1
+    if first.has_stop():
+        termination = "user_stop"
+    while steps < max_steps and termination != "user_stop":
+        reply = None
+        for _ in range(INVALID_AGENT_RETRIES + 1):
+            reply = await call(agent.respond, agent_setup, list(messages))
+            if _valid(reply):
+                break
+        if not _valid(reply):
+            termination = "invalid_agent_message"
+            break
+        assert isinstance(reply, Message)
+        if reply.usage:
+            usage["agent"] = usage["agent"] + reply.usage
+        messages.append(reply)
         steps += 1
-        if first.has_stop():
+        if reply.tool_calls:
+            for tool_call in reply.tool_calls:
+                result = await call(environment.call, tool_call.name, tool_call.arguments)
+                messages.append(Message(role="tool", tool_call_id=tool_call.id, name=tool_call.name,
+                                        content=result.content, error=result.error))
+            steps += 1
+            continue
+        if reply.has_stop():
+            termination = "agent_stop"
+            break
+        if steps >= max_steps:
+            break
+        answer = await _user_turn(call, user, user_setup, messages, usage)
+        messages.append(answer)
+        steps += 1
+        if answer.has_stop():
             termination = "user_stop"
-        while steps < max_steps and termination != "user_stop":
-            reply = None
-            for _ in range(INVALID_AGENT_RETRIES + 1):
-                reply = awaiter.resolve(agent.respond(agent_setup, list(messages)))
-                if _valid(reply):
-                    break
-            if not _valid(reply):
-                termination = "invalid_agent_message"
-                break
-            assert isinstance(reply, Message)
-            if reply.usage:
-                usage["agent"] = usage["agent"] + reply.usage
-            messages.append(reply)
-            steps += 1
-            if reply.tool_calls:
-                for call in reply.tool_calls:
-                    result = environment.call(call.name, call.arguments)
-                    messages.append(Message(role="tool", tool_call_id=call.id, name=call.name,
-                                            content=result.content, error=result.error))
-                steps += 1
-                continue
-            if reply.has_stop():
-                termination = "agent_stop"
-                break
-            if steps >= max_steps:
-                break
-            answer = _user_turn(awaiter, user, user_setup, messages, usage)
-            messages.append(answer)
-            steps += 1
-            if answer.has_stop():
-                termination = "user_stop"
-                break
-    finally:
-        awaiter.close()
+            break
     return EpisodeResult(messages=messages, termination=termination, steps=steps,
                          tool_errors=environment.tool_errors, usage=usage)

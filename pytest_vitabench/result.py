@@ -43,6 +43,8 @@ class ItemResult(BaseModel):
     memory_snapshot: str = ""
     messages: list[Message] = Field(default_factory=list)
     error: str | None = None
+    #: The Python traceback of an ``error`` outcome (shown with ``-v`` and kept in the report).
+    traceback: str | None = None
     #: What an LLM judge did beyond the verdicts (windows, parse problems, trajectory/outcome rewards).
     judge_details: dict[str, Any] = Field(default_factory=dict)
 

@@ -9,8 +9,11 @@ served, so running a user's subtasks in order updates the memory once per subtas
 from __future__ import annotations
 
 import re
+import threading
 import time
 import traceback
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,8 +21,9 @@ from typing import Any
 from .agents.base import Agent, AgentSetup
 from .config import RunConfig
 from .domains import build_environment
-from .episode import run_episode
-from .judges.base import Judge, JudgeCase
+from .domains.base import Environment
+from .episode import EpisodeResult, play_episode, run_episode
+from .judges.base import Judge, JudgeCase, Verdict
 from .memory.base import Memory, MemoryContext, memory_tools, take_usage
 from .memory.registry import is_deterministic, memory_factory
 from .memory.snapshots import SnapshotStore, advance, settings_of, snapshot_key
@@ -29,6 +33,8 @@ from .result import ItemResult
 from .suite.loader import LoadedSuite, LoadedUser, load_suite
 from .suite.schema import SubTask, UserTask
 from .users.base import UserSetup, UserSimulator
+
+ChainKey = tuple[str, str, str, int]
 
 #: 1.0 profiles mix identity with the user's hidden constraints; the agent sees only identity fields.
 _VB1_HIDDEN_PROFILE_KEYS = re.compile(r"diet|restriction|personality|preference|饮食|忌口|性格|偏好", re.I)
@@ -40,6 +46,18 @@ class _Chain:
     next_index: int
 
 
+@dataclass
+class _Prepared:
+    """Everything an item's conversation needs, built from its memory and environment."""
+
+    environment: Environment
+    agent_setup: AgentSetup
+    user_setup: UserSetup
+    env_time: str
+    #: The agent has tools that read the memory object itself, so the chain must wait for this item.
+    live_memory: bool
+
+
 class ItemRunner:
     """Runs items for one configuration; caches loaded suites and memory chains per process."""
 
@@ -49,7 +67,11 @@ class ItemRunner:
         self.memory_options = dict(memory_options or {})
         self.snapshots = snapshots
         self._suites: dict[Path, LoadedSuite] = {}
-        self._chains: dict[tuple[str, str, str, int], _Chain] = {}
+        self._chains: OrderedDict[ChainKey, _Chain] = OrderedDict()
+        self._chains_lock = threading.Lock()
+        #: Memory chains kept per process (least recently used dropped first); the scheduler raises it to
+        #: cover the chains of the episodes it keeps in flight.
+        self.max_chains = 16
         self.last_traceback = ""
 
     def suite(self, path: str | Path) -> LoadedSuite:
@@ -67,14 +89,16 @@ class ItemRunner:
         task = user.task
         assert task is not None
         options = self._memory_options()
-        trial_key = 0 if is_deterministic(memory_name, options) else trial
-        key = (str(suite.path), user.key, memory_name, trial_key)
-        chain = self._chains.get(key)
-        if chain is None or chain.next_index > index + 1:
-            chain = _Chain(memory=memory_factory(memory_name, options)(), next_index=0)
-        # Keep this user's chains only: items of one user arrive together, across backends and trials.
-        self._chains = {k: c for k, c in self._chains.items() if k[:2] == key[:2]}
-        self._chains[key] = chain
+        key = self.chain_key(suite, user, memory_name, trial)
+        trial_key = key[3]
+        with self._chains_lock:
+            chain = self._chains.get(key)
+            if chain is None or chain.next_index > index + 1:
+                chain = _Chain(memory=memory_factory(memory_name, options)(), next_index=0)
+            self._chains[key] = chain
+            self._chains.move_to_end(key)
+            while len(self._chains) > self.max_chains:
+                self._chains.popitem(last=False)
         seed = self.config.trial_seed(trial_key)
 
         def update(j: int) -> None:
@@ -91,8 +115,25 @@ class ItemRunner:
                                    store=self.snapshots, key_for=key_for)
         return chain.memory
 
+    def chain_key(self, suite: LoadedSuite, user: LoadedUser, memory_name: str, trial: int) -> ChainKey:
+        """The memory chain an item belongs to: one per user, backend and trial (one for all trials of a
+        deterministic backend). Items of one chain must build their memory one at a time, in order."""
+        trial_key = 0 if is_deterministic(memory_name, self._memory_options()) else trial
+        return (str(suite.path), user.key, memory_name, trial_key)
+
     def _memory_options(self) -> dict[str, Any]:
         return {"full_context_max_tokens": self.config.full_context_max_tokens, **self.memory_options}
+
+    def new_result(self, *, nodeid: str, suite: LoadedSuite, user: LoadedUser, index: int, memory_name: str,
+                   trial: int) -> ItemResult:
+        """The item's result before it runs (identity, seed); filled in by :meth:`run` or :meth:`run_async`."""
+        task = user.task
+        assert task is not None
+        sub = task.subtasks[index]
+        return ItemResult(
+            nodeid=nodeid, suite=str(suite.path), user_id=task.id, subtask_id=sub.subtask_id, subtask_index=index,
+            domain=sub.domain, skills=sub.skills, memory=memory_name, trial=trial, seed=self.config.trial_seed(trial),
+        )
 
     def run(
         self,
@@ -107,38 +148,85 @@ class ItemRunner:
         user_simulator: UserSimulator,
         judge: Judge,
     ) -> ItemResult:
-        task = user.task
-        assert task is not None
-        sub = task.subtasks[index]
-        seed = self.config.trial_seed(trial)
-        result = ItemResult(
-            nodeid=nodeid, suite=str(suite.path), user_id=task.id, subtask_id=sub.subtask_id, subtask_index=index,
-            domain=sub.domain, skills=sub.skills, memory=memory_name, trial=trial, seed=seed,
-        )
+        """Run one item in this thread."""
+        result = self.new_result(nodeid=nodeid, suite=suite, user=user, index=index, memory_name=memory_name,
+                                 trial=trial)
         started = time.perf_counter()
         try:
-            self._run(result, task, user, sub, index, agent, user_simulator, judge, suite)
+            prepared, memory_usage = self._prepare(result, suite, user, index, agent)
+            episode = run_episode(agent=agent, agent_setup=prepared.agent_setup, user=user_simulator,
+                                  user_setup=prepared.user_setup, environment=prepared.environment,
+                                  max_steps=self.config.max_steps)
+            self._record_episode(result, episode, memory_usage)
+            self._record_verdict(result, judge.judge(self._judge_case(result, user, index, prepared, episode)))
         except Exception as exc:  # an infrastructure failure: reported as an error, scored as a failure
-            result.outcome = "error"
-            result.reward = 0.0
-            result.error = f"{type(exc).__name__}: {exc}"
-            result.termination = result.termination or "error"
-            self.last_traceback = traceback.format_exc()
+            self._record_error(result, exc)
         result.duration_s = round(time.perf_counter() - started, 4)
         return result
 
-    def _run(
+    async def run_async(
         self,
-        result: ItemResult,
-        task: UserTask,
+        *,
+        nodeid: str,
+        suite: LoadedSuite,
         user: LoadedUser,
-        sub: SubTask,
         index: int,
+        memory_name: str,
+        trial: int,
         agent: Agent,
         user_simulator: UserSimulator,
         judge: Judge,
-        suite: LoadedSuite,
-    ) -> None:
+        call: Callable[..., Awaitable[Any]],
+        chain_lock: Any,
+    ) -> ItemResult:
+        """Run one item on an event loop, next to others.
+
+        Args:
+            call: Invokes a sync or async role (:class:`~pytest_vitabench.episode.ThreadedCaller`).
+            chain_lock: An ``asyncio.Lock`` per :meth:`chain_key`: the item's memory is built and read under
+                it, and for a backend that gives the agent tools (which read the live memory object) the
+                whole item runs under it, so a later subtask never updates a memory still in use.
+        """
+        result = self.new_result(nodeid=nodeid, suite=suite, user=user, index=index, memory_name=memory_name,
+                                 trial=trial)
+        started = time.perf_counter()
+        try:
+            await chain_lock.acquire()
+            held = True
+            try:
+                prepared, memory_usage = await call(self._prepare, result, suite, user, index, agent)
+                if not prepared.live_memory:
+                    chain_lock.release()
+                    held = False
+                episode = await play_episode(
+                    agent=agent, agent_setup=prepared.agent_setup, user=user_simulator,
+                    user_setup=prepared.user_setup, environment=prepared.environment,
+                    max_steps=self.config.max_steps, call=call)
+            finally:
+                if held:
+                    chain_lock.release()
+            self._record_episode(result, episode, memory_usage)
+            case = self._judge_case(result, user, index, prepared, episode)
+            self._record_verdict(result, await call(judge.judge, case))
+        except Exception as exc:  # an infrastructure failure: reported as an error, scored as a failure
+            self._record_error(result, exc)
+        result.duration_s = round(time.perf_counter() - started, 4)
+        return result
+
+    def _record_error(self, result: ItemResult, exc: BaseException) -> None:
+        result.outcome = "error"
+        result.reward = 0.0
+        result.error = f"{type(exc).__name__}: {exc}"
+        result.termination = result.termination or "error"
+        result.traceback = traceback.format_exc()
+        self.last_traceback = result.traceback
+
+    def _prepare(self, result: ItemResult, suite: LoadedSuite, user: LoadedUser, index: int,
+                 agent: Agent) -> tuple[_Prepared, Usage]:
+        """The item's memory snapshot, environment and both setups (the memory chain advanced to ``index``)."""
+        task = user.task
+        assert task is not None
+        sub = task.subtasks[index]
         config = self.config
         memory = self.memory_for(suite, user, index, result.memory, result.trial)
         memory_usage = take_usage(memory)
@@ -149,7 +237,8 @@ class ItemRunner:
             sub.domain, sub.environment, user_id=str(sub.environment.get("user_id") or task.user_id),
             time=env_time, seed=result.seed, language=config.language,
         )
-        environment.add_tools(memory_tools(memory))
+        tools = memory_tools(memory)
+        environment.add_tools(tools)
         profile = agent_profile(task)
         clock = time_with_weekday(env_time, config.language)
         setup = AgentSetup(
@@ -166,15 +255,27 @@ class ItemRunner:
             scenario_is_hidden=task.source_format == "vitabench1",
             write_tools=frozenset(name for name, tool in environment.tools.items() if tool.kind == "write"),
         )
-        episode = run_episode(agent=agent, agent_setup=setup, user=user_simulator, user_setup=user_setup,
-                              environment=environment, max_steps=config.max_steps)
+        return _Prepared(environment=environment, agent_setup=setup, user_setup=user_setup, env_time=env_time,
+                         live_memory=bool(tools)), memory_usage
+
+    @staticmethod
+    def _record_episode(result: ItemResult, episode: EpisodeResult, memory_usage: Usage) -> None:
         result.messages = episode.messages
         result.termination = episode.termination
         result.steps = episode.steps
         result.tool_errors = episode.tool_errors
         result.usage = {**episode.usage, "judge": Usage(), "memory": memory_usage}
-        verdict = judge.judge(JudgeCase(subtask=sub, messages=episode.messages, environment=environment,
-                                        termination=episode.termination, time=env_time, seed=result.seed))
+
+    @staticmethod
+    def _judge_case(result: ItemResult, user: LoadedUser, index: int, prepared: _Prepared,
+                    episode: EpisodeResult) -> JudgeCase:
+        task = user.task
+        assert task is not None
+        return JudgeCase(subtask=task.subtasks[index], messages=episode.messages, environment=prepared.environment,
+                         termination=episode.termination, time=prepared.env_time, seed=result.seed)
+
+    @staticmethod
+    def _record_verdict(result: ItemResult, verdict: Verdict) -> None:
         result.rubrics = verdict.rubrics
         result.reward = verdict.reward
         result.judge_details = verdict.details

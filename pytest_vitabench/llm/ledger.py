@@ -7,14 +7,33 @@ recorded in ``unpriced`` so the report can say "cost unknown" instead of a silen
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextvars import ContextVar
 from typing import Any
 
 from ..messages import Usage
 
 #: Display order of the roles; other role names follow alphabetically.
 ROLES = ("agent", "user", "judge", "memory", "embeddings")
+
+
+#: The ledger of the item being run in this context. Items run concurrently on one event loop (and in
+#: its threads), so "the process ledger's growth during the item" is no longer one item's usage; a
+#: context variable follows each item's calls into the threads that ``asyncio.to_thread`` starts.
+_ITEM_LEDGER: ContextVar[Ledger | None] = ContextVar("vita_item_ledger", default=None)
+
+
+@contextlib.contextmanager
+def item_ledger() -> Iterator[Ledger]:
+    """Also record every call made in this context (and threads started from it) in a fresh ledger."""
+    ledger = Ledger()
+    token = _ITEM_LEDGER.set(ledger)
+    try:
+        yield ledger
+    finally:
+        _ITEM_LEDGER.reset(token)
 
 
 class Ledger:
@@ -33,6 +52,9 @@ class Ledger:
             self._usage[role] = self._usage.get(role, Usage()) + usage
             if not priced and model and usage.requests:
                 self.unpriced.add(model)
+        item = _ITEM_LEDGER.get()
+        if item is not None and item is not self:
+            item.record(role, usage, model=model, priced=priced)
 
     def note_retry(self, role: str) -> None:
         with self._lock:
