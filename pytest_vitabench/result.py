@@ -47,6 +47,12 @@ class ItemResult(BaseModel):
     traceback: str | None = None
     #: What an LLM judge did beyond the verdicts (windows, parse problems, trajectory/outcome rewards).
     judge_details: dict[str, Any] = Field(default_factory=dict)
+    #: Where ``messages`` and ``memory_snapshot`` are stored in the run directory (report schema /2 keeps
+    #: them out of the report; :func:`pytest_vitabench.runs.open_run` reads them back).
+    messages_sha256: str | None = None
+    snapshot_sha256: str | None = None
+    #: The result was taken from an earlier run's journal by ``--vita-resume``.
+    resumed: bool = False
 
     def failure_text(self) -> str:
         """The assertion-style message of a failed or errored item: each unmet rubric and why."""
@@ -61,6 +67,12 @@ class ItemResult(BaseModel):
             if verdict.met is None:
                 lines.append(f"  ? not judged: {verdict.text} ({verdict.reason})")
         return "\n".join(lines)
+
+    def light(self) -> dict[str, Any]:
+        """JSON-ready, without the trajectory and the memory snapshot when they are stored apart
+        (what travels from a worker to the controller and goes into the report)."""
+        exclude = {"messages", "memory_snapshot"} if self.messages_sha256 is not None else set()
+        return self.model_dump(mode="json", exclude=exclude)
 
     def summary(self) -> dict[str, Any]:
         """The compact fields the controller needs for metrics (no trajectory)."""

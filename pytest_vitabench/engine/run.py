@@ -1,0 +1,139 @@
+"""One process's side of a run: each item runs inline or on the scheduler, is journaled as it lands, or is
+taken from the journal of the run being resumed.
+
+Plain Python: the plugin hands in what only pytest knows (which items come next, whether to stop) as
+functions, and asks for results by node id.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ..episode import ThreadedCaller
+from ..llm.ledger import item_ledger
+from ..result import ItemResult
+from ..runner import ItemRunner
+from ..runs.records import journal_item, result_from_record
+from ..runs.store import RunStore
+from ..suite.loader import LoadedSuite, LoadedUser
+from .scheduler import EpisodeScheduler
+
+
+@dataclass
+class ItemJob:
+    """Everything needed to run one item."""
+
+    nodeid: str
+    suite: LoadedSuite
+    user: LoadedUser
+    index: int
+    memory: str
+    trial: int
+    agent: Any
+    user_simulator: Any
+    judge: Any
+
+
+class RunEngine:
+    """Runs, journals and resumes the items of one process.
+
+    Args:
+        runner: The configured item runner.
+        store: The run directory, or ``None`` to journal nothing.
+        config_sha256: The run's scoring configuration hash, written into each journal record.
+        saved: Journal records of the run being resumed, by node id.
+        concurrency: Episodes in flight in this process; 1 runs each item inline in pytest's thread.
+        on_first_journal: Called once before the first record is written (writes the manifest).
+    """
+
+    def __init__(self, *, runner: ItemRunner, store: RunStore | None, config_sha256: str,
+                 saved: dict[str, dict[str, Any]] | None = None, concurrency: int = 1,
+                 on_first_journal: Callable[[], None] | None = None):
+        self.runner = runner
+        self.store = store
+        self.config_sha256 = config_sha256
+        self.saved = saved or {}
+        self.concurrency = max(1, concurrency)
+        self._on_first_journal = on_first_journal
+        self._journal_started = False
+        self._chain_locks: dict[Any, asyncio.Lock] = {}
+        self._scheduler: EpisodeScheduler | None = None
+        self._caller = ThreadedCaller()
+        if self.concurrency > 1:
+            runner.max_chains = max(runner.max_chains, 2 * self.concurrency + 8)
+
+    def saved_result(self, nodeid: str, suite_sha256: str) -> ItemResult | None:
+        """The item's result from the resumed run, if it finished there with the same suite file."""
+        record = self.saved.get(nodeid)
+        if record is None or record.get("suite_sha256") != suite_sha256:
+            return None
+        if record.get("config_sha256") not in (None, self.config_sha256):
+            return None
+        return result_from_record(record)
+
+    def is_saved(self, nodeid: str) -> bool:
+        return nodeid in self.saved
+
+    # -- running ------------------------------------------------------------------------------------
+
+    def run(self, job: ItemJob) -> ItemResult:
+        """Run one item inline, in this thread."""
+        with item_ledger() as usage:
+            result = self.runner.run(nodeid=job.nodeid, suite=job.suite, user=job.user, index=job.index,
+                                     memory_name=job.memory, trial=job.trial, agent=job.agent,
+                                     user_simulator=job.user_simulator, judge=job.judge)
+        self._add_usage(result, usage.by_role())
+        self._journal(result, job.suite.sha256)
+        return result
+
+    async def run_async(self, job: ItemJob) -> ItemResult:
+        """Run one item on the scheduler's loop and journal it the moment it finishes."""
+        key = self.runner.chain_key(job.suite, job.user, job.memory, job.trial)
+        lock = self._chain_locks.setdefault(key, asyncio.Lock())
+        with item_ledger() as usage:
+            result = await self.runner.run_async(
+                nodeid=job.nodeid, suite=job.suite, user=job.user, index=job.index, memory_name=job.memory,
+                trial=job.trial, agent=job.agent, user_simulator=job.user_simulator, judge=job.judge,
+                call=self._caller, chain_lock=lock)
+        self._add_usage(result, usage.by_role())
+        await asyncio.to_thread(self._journal, result, job.suite.sha256)
+        return result
+
+    def scheduler(self, *, job_for: Callable[[str], ItemJob], upcoming: Callable[[str], Iterable[str]],
+                  should_stop: Callable[[], bool]) -> EpisodeScheduler:
+        """The process's scheduler (created on first use with these callbacks)."""
+        if self._scheduler is None:
+            self._scheduler = EpisodeScheduler(
+                concurrency=self.concurrency, make=lambda nodeid: self.run_async(job_for(nodeid)),
+                upcoming=lambda nodeid: (n for n in upcoming(nodeid) if n not in self.saved),
+                should_stop=should_stop)
+        return self._scheduler
+
+    @property
+    def peak_in_flight(self) -> int:
+        return self._scheduler.peak_in_flight if self._scheduler is not None else 1
+
+    def close(self) -> None:
+        """Cancel what is still in flight and flush the journal."""
+        if self._scheduler is not None:
+            self._scheduler.close()
+        if self.store is not None:
+            self.store.close()
+
+    @staticmethod
+    def _add_usage(result: ItemResult, by_role: dict[str, Any]) -> None:
+        for role, usage in by_role.items():
+            if usage.requests or usage.cached_requests:
+                result.usage[role] = usage
+
+    def _journal(self, result: ItemResult, suite_sha256: str) -> None:
+        if self.store is None:
+            return
+        if not self._journal_started:
+            self._journal_started = True
+            if self._on_first_journal is not None:
+                self._on_first_journal()
+        journal_item(self.store, result, suite_sha256=suite_sha256, config_sha256=self.config_sha256)

@@ -1,0 +1,158 @@
+"""Read a run back: :func:`open_run` takes a JSON report (schema ``vitabench-report/1`` or ``/2``) or a run
+directory (``.vitabench/runs/<run-id>/``, finished or not) and gives one :class:`Run`.
+
+Usage::
+
+    from pytest_vitabench.runs import open_run
+
+    run = open_run("report.json")            # or open_run(".vitabench/runs/20261130-125959-3f9a1c")
+    run.report["metrics"]["full_context"]["subtask"]["avg@4"]
+    for row in run.results:                   # summaries: no trajectories, no snapshots
+        messages = run.messages(row["nodeid"])          # list of message dicts, read on demand
+        snapshot = run.memory_snapshot(row["nodeid"])   # the memory text the agent was given
+
+``Run.report`` is a report dict of schema /2 in every case: ``config``, ``run`` (metadata), ``metrics``,
+``results`` (each result without ``messages`` / ``memory_snapshot``), plus ``usage`` when the source has it.
+For a run directory, ``metrics`` are computed from the journal; a run killed halfway reads as a partial run.
+Trajectories and snapshots are loaded lazily from the run directory's blobs (or, for a /1 report, from the
+report itself), so opening a 10,000-item run does not hold 10,000 trajectories in memory.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from .store import RunStore
+
+SCHEMA_V1 = "vitabench-report/1"
+SCHEMA_V2 = "vitabench-report/2"
+_HEAVY = ("messages", "memory_snapshot")
+
+
+class Run:
+    """A run opened by :func:`open_run`.
+
+    Attributes:
+        report: The summary document (schema /2 shape, see the module docstring).
+        source: The path it was opened from.
+        store: The run directory holding trajectories and snapshots, when it is known and present.
+    """
+
+    def __init__(self, report: dict[str, Any], *, source: Path, store: RunStore | None,
+                 inline: dict[str, dict[str, Any]] | None = None):
+        self.report = report
+        self.source = source
+        self.store = store
+        self._inline = inline or {}
+        self._by_id = {row["nodeid"]: row for row in report.get("results", [])}
+
+    @property
+    def results(self) -> list[dict[str, Any]]:
+        return list(self.report.get("results", []))
+
+    def result(self, nodeid: str) -> dict[str, Any]:
+        """The summary of one item.
+
+        Raises:
+            KeyError: No such item in this run.
+        """
+        return self._by_id[nodeid]
+
+    def messages(self, nodeid: str) -> list[dict[str, Any]]:
+        """The item's trajectory (message dicts as in a /1 report); ``[]`` if it was not stored."""
+        value = self._heavy(nodeid, "messages", "messages_sha256")
+        return list(value) if isinstance(value, list) else []
+
+    def memory_snapshot(self, nodeid: str) -> str:
+        """The memory text the agent was given for the item; ``""`` if it was not stored."""
+        value = self._heavy(nodeid, "memory_snapshot", "snapshot_sha256")
+        return value if isinstance(value, str) else ""
+
+    def full_result(self, nodeid: str) -> dict[str, Any]:
+        """The item's summary with its trajectory and snapshot attached (a /1 report's result record)."""
+        return {**self.result(nodeid), "messages": self.messages(nodeid),
+                "memory_snapshot": self.memory_snapshot(nodeid)}
+
+    def _heavy(self, nodeid: str, field: str, ref: str) -> Any:
+        row = self.result(nodeid)
+        inline = self._inline.get(nodeid, {})
+        if field in inline:
+            return inline[field]
+        digest = row.get(ref)
+        if digest and self.store is not None:
+            try:
+                return self.store.get_blob(digest)
+            except (OSError, ValueError):
+                return None
+        return None
+
+
+def open_run(path: str | os.PathLike[str]) -> Run:
+    """Open a JSON report (schema /1 or /2) or a run directory.
+
+    Raises:
+        FileNotFoundError: Nothing at ``path``.
+        ValueError: Not a VitaBench report or run directory (the message says what was expected).
+    """
+    source = Path(path)
+    if source.is_dir():
+        return _open_run_dir(source)
+    if not source.exists():
+        raise FileNotFoundError(f"{source}: no such report or run directory")
+    try:
+        data = json.loads(source.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{source} is not a JSON file: {exc}") from exc
+    if not isinstance(data, dict) or data.get("schema") not in (SCHEMA_V1, SCHEMA_V2):
+        found = data.get("schema") if isinstance(data, dict) else type(data).__name__
+        raise ValueError(f"{source} is not a VitaBench report (schema {found!r}; expected {SCHEMA_V1!r} or "
+                         f"{SCHEMA_V2!r})")
+    inline: dict[str, dict[str, Any]] = {}
+    rows = []
+    for row in data.get("results") or []:
+        heavy = {key: row[key] for key in _HEAVY if key in row}
+        if heavy:
+            inline[row["nodeid"]] = heavy
+        rows.append({key: value for key, value in row.items() if key not in _HEAVY})
+    report = {**data, "schema": SCHEMA_V2, "results": rows}
+    report.setdefault("run", {})
+    return Run(report, source=source, store=_store_of(report, source), inline=inline)
+
+
+def _store_of(report: dict[str, Any], source: Path) -> RunStore | None:
+    """The run directory a /2 report points to: as recorded, else a sibling path relative to the report."""
+    directory = (report.get("run") or {}).get("dir")
+    if not directory:
+        return None
+    for candidate in (Path(directory), source.parent / directory):
+        if candidate.is_dir():
+            return RunStore(candidate)
+    return None
+
+
+def _open_run_dir(path: Path) -> Run:
+    store = RunStore(path)
+    manifest = store.manifest()
+    if manifest is None:
+        raise ValueError(f"{path} is not a VitaBench run directory (no readable manifest.json)")
+    from ..metrics import compute_metrics
+    from ..result import ItemResult
+
+    records = store.finished()
+    rows = [{k: v for k, v in records[nodeid].items() if k not in ("suite_sha256", "config_sha256")}
+            for nodeid in sorted(records)]
+    config = manifest.get("config") or {}
+    results = [ItemResult.model_validate({k: v for k, v in row.items() if k in ItemResult.model_fields})
+               for row in rows]
+    metrics = compute_metrics(results, seed=int(config.get("seed", 0))) if results else {}
+    planned = (manifest.get("selection") or {}).get("planned")
+    run_meta = {"id": store.run_id, "dir": str(path.resolve()), "started": manifest.get("created"),
+                "plugin_version": manifest.get("plugin_version"), "python": manifest.get("python"),
+                "command": manifest.get("command"), "completed": len(rows), "planned": planned,
+                "partial": planned is None or len(rows) < planned}
+    report = {"schema": SCHEMA_V2, "config": {**config, "suites": manifest.get("suites", {})}, "run": run_meta,
+              "metrics": metrics, "results": rows}
+    return Run(report, source=path, store=store)

@@ -1,0 +1,176 @@
+"""A run directory: manifest, journal of finished items, and content-addressed blobs.
+
+Layout (``<rootdir>/.vitabench/runs/<run-id>/``)::
+
+    manifest.json                  plugin version, config and its hash, suite sha256s, selection, times
+    journal/<process>.jsonl        one line per finished item (its summary and blob references)
+    blobs/<ab>/<sha256>.json.gz    a trajectory or a memory snapshot, gzip-compressed JSON, stored once
+
+Why JSONL files and not SQLite in WAL mode: every process of a run (the controller, each xdist worker)
+appends to its own file, so writers never contend for a lock and a process killed with ``kill -9`` can
+leave at most one torn last line, which the reader skips. A line goes to the kernel in one ``write`` on an
+``O_APPEND`` descriptor the moment the item finishes, which is all a killed process needs (the page cache
+outlives it); ``fsync`` (4-5 ms each on this machine's disk, more than an offline item's whole run) is
+batched by a background thread to at most every :data:`FSYNC_INTERVAL_S`, which bounds what a power loss
+or kernel crash can take. The files are plain text that ``jq`` and ``grep`` read, and the reader needs no
+schema migration. SQLite would give the same durability with one fsync per commit or a shared WAL, and a
+binary file to inspect.
+
+Trajectories and memory snapshots are stored apart from the journal lines, named by the sha256 of their
+JSON, so the journal (and the controller, and the JSON report) stays small, and a snapshot shared by all
+trials of a deterministic backend is stored once.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+#: Seconds between the batched fsyncs of a journal that has new lines.
+FSYNC_INTERVAL_S = 0.5
+RUNS_DIR = Path(".vitabench") / "runs"
+MANIFEST = "manifest.json"
+
+
+def new_run_id() -> str:
+    """A sortable, unique run id: UTC time, then random hex (``20261130-125959-3f9a1c``)."""
+    return time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + uuid.uuid4().hex[:6]
+
+
+def canonical_json(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode()
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that readers see the whole file or none (no fsync)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+class RunStore:
+    """One run directory, safe to share between the threads of a process and between processes.
+
+    Args:
+        path: The run directory (created on the first write).
+        writer: This process's journal name (``main``, ``gw0``...).
+    """
+
+    def __init__(self, path: str | os.PathLike[str], writer: str = "main"):
+        self.path = Path(path)
+        self.writer = writer
+        self._lock = threading.Lock()
+        self._fd: int | None = None
+        self._dirty = False
+        self._flusher: threading.Thread | None = None
+        self._closed = threading.Event()
+        self._known_blobs: set[str] = set()
+
+    @property
+    def run_id(self) -> str:
+        return self.path.name
+
+    # -- manifest -----------------------------------------------------------------------------------
+
+    def manifest(self) -> dict[str, Any] | None:
+        """The manifest, or ``None`` if the run never wrote one (or it is unreadable)."""
+        try:
+            data = json.loads((self.path / MANIFEST).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return data if isinstance(data, dict) else None
+
+    def write_manifest(self, manifest: dict[str, Any]) -> None:
+        write_atomic(self.path / MANIFEST, json.dumps(manifest, indent=1, ensure_ascii=False).encode())
+
+    # -- blobs ----------------------------------------------------------------------------------------
+
+    def put_blob(self, value: Any) -> str:
+        """Store a JSON value once, named by the sha256 of its canonical JSON; returns that hash."""
+        data = canonical_json(value)
+        digest = hashlib.sha256(data).hexdigest()
+        if digest in self._known_blobs:
+            return digest
+        target = self.blob_path(digest)
+        if not target.exists():
+            write_atomic(target, gzip.compress(data, compresslevel=5, mtime=0))
+        self._known_blobs.add(digest)
+        return digest
+
+    def blob_path(self, digest: str) -> Path:
+        return self.path / "blobs" / digest[:2] / f"{digest}.json.gz"
+
+    def get_blob(self, digest: str) -> Any:
+        """The stored value.
+
+        Raises:
+            FileNotFoundError: No such blob (a run copied without its ``blobs/``).
+        """
+        return json.loads(gzip.decompress(self.blob_path(digest).read_bytes()))
+
+    # -- journal --------------------------------------------------------------------------------------
+
+    def append(self, record: dict[str, Any]) -> None:
+        """Journal one finished item: one ``write`` of one line, fsynced within :data:`FSYNC_INTERVAL_S`."""
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+        with self._lock:
+            if self._fd is None:
+                journal = self.path / "journal"
+                journal.mkdir(parents=True, exist_ok=True)
+                self._fd = os.open(journal / f"{self.writer}.jsonl", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o666)
+                self._flusher = threading.Thread(target=self._flush_loop, name="vita-journal-fsync", daemon=True)
+                self._flusher.start()
+            os.write(self._fd, line)
+            self._dirty = True
+
+    def _flush_loop(self) -> None:
+        while not self._closed.wait(FSYNC_INTERVAL_S):
+            self.flush()
+
+    def flush(self) -> None:
+        with self._lock:
+            if self._fd is not None and self._dirty:
+                os.fsync(self._fd)
+                self._dirty = False
+
+    def close(self) -> None:
+        self._closed.set()
+        self.flush()
+        with self._lock:
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
+
+    def records(self) -> Iterator[dict[str, Any]]:
+        """Every journaled record of every process, in file order; torn or unreadable lines are skipped."""
+        journal = self.path / "journal"
+        if not journal.is_dir():
+            return
+        for file in sorted(journal.glob("*.jsonl")):
+            with open(file, "rb") as handle:
+                for raw in handle:
+                    if not raw.endswith(b"\n"):
+                        continue  # a line torn by a kill in the middle of its write
+                    try:
+                        record = json.loads(raw)
+                    except ValueError:
+                        continue
+                    if isinstance(record, dict) and "nodeid" in record:
+                        yield record
+
+    def finished(self) -> dict[str, dict[str, Any]]:
+        """The last journaled record of each node id."""
+        return {record["nodeid"]: record for record in self.records()}
+
+
+def runs_root(rootdir: str | os.PathLike[str]) -> Path:
+    return Path(rootdir) / RUNS_DIR
