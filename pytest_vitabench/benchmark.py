@@ -57,6 +57,7 @@ class Benchmark:
         window = float(get("vita_rpm_window", 60))
         if window != self.llm_settings.rpm_window_s:
             self.llm_settings = self.llm_settings.model_copy(update={"rpm_window_s": window})
+        self.concurrency = _concurrency(get("vita_concurrency", "auto"), self.needs_llm)
         self.ledger = Ledger()
         self._llm_client: LLMClient | None = None
         if self.needs_llm:
@@ -78,6 +79,7 @@ class Benchmark:
 
     @property
     def needs_llm(self) -> bool:
+        """Whether any role (agent, user, judge, agentic memory) calls an LLM."""
         c = self.config
         return (c.model not in BUILTIN_AGENTS or c.user_model != "scripted" or c.judge_model != "rules"
                 or ("agentic" in c.memory and bool(c.memory_model)))
@@ -113,3 +115,22 @@ class Benchmark:
         client = None if c.judge_model == "rules" else self.llm_client()
         return make_judge(c.judge_model, client=client, mode=c.judge_mode, outcome=c.outcome_reward,
                           votes=c.judge_votes, language=c.language)
+
+
+#: --vita-concurrency auto with an LLM role: enough to hide an endpoint's latency, well under common limits.
+AUTO_LLM_CONCURRENCY = 16
+
+
+def _concurrency(value: Any, needs_llm: bool) -> int:
+    """``--vita-concurrency``: ``auto`` is 1 for offline built-ins (their items are CPU-bound and a thread
+    pool would only add overhead) and :data:`AUTO_LLM_CONCURRENCY` when a role waits on an endpoint."""
+    text = str(value).strip().lower()
+    if text == "auto":
+        return AUTO_LLM_CONCURRENCY if needs_llm else 1
+    try:
+        number = int(text)
+    except ValueError:
+        raise ValueError(f"--vita-concurrency must be a positive integer or 'auto', got {value!r}") from None
+    if number < 1:
+        raise ValueError(f"--vita-concurrency must be at least 1, got {number}")
+    return number

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import time
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -78,6 +79,9 @@ OPTIONS: list[tuple[str, str, str | None, str]] = [
      "disk cache of LLM calls (.vitabench_cache/): judge (judge, memory and embedding calls; default), all, off"),
     ("--vita-prices", "vita_prices", None,
      "token prices 'model=prompt/completion,...' in USD per 1M tokens, or a .toml/.json file"),
+    ("--vita-concurrency", "vita_concurrency", "auto",
+     "episodes in flight per process, on asyncio (with -n 2, twice as many in all); auto = 1 when every "
+     "role is an offline built-in, 16 when any role is an LLM (default: auto)"),
 ]
 
 
@@ -117,6 +121,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     for flag, ini, help_text in FLAGS:
         group.addoption(flag, dest=ini, action="store_true", default=None, help=help_text)
         parser.addini(ini, help_text, type="bool", default=False)
+    group.addoption("--vita-resume", dest="vita_resume", nargs="?", const="latest", default=None, metavar="RUN",
+                    help="reuse the finished items of the latest run with the same settings (or of RUN, a run "
+                         "directory or id under .vitabench/runs) and run only the rest")
+    parser.addini("vita_resume", "resume the latest compatible run (true/latest) or the given run", default="")
     parser.addini("vita_rpm_window", "seconds of the --vita-rpm window (default 60: a per-minute limit; "
                   "1 makes it a per-second limit)", default="60")
     parser.addini("vita_suite_patterns", "file name patterns collected as VitaBench suites in directory walks",
@@ -163,6 +171,22 @@ class _State:
         self.report_path = options.get("vita_report")
         self.results: dict[str, dict[str, Any]] = {}
         self.suites: dict[str, str] = {}
+        #: Items each collected suite file holds in all (subtasks x backends x trials), whatever is selected.
+        self.planned: dict[str, int] = {}
+        from .runs.session import open_run_store
+
+        try:
+            self.store, self.saved = open_run_store(
+                rootdir=config.rootpath, config=self.run_config.manifest(), resume=_resume_option(config),
+                run_dir=_worker_input(config, _WORKER_RUN_DIR),
+                writer=os.environ.get("PYTEST_XDIST_WORKER") or "main")
+        except ValueError as exc:  # ResumeError: the message lists the settings that differ
+            raise pytest.UsageError(f"pytest-vitabench: {exc}") from None
+        self.engine: Any = None
+        self.started = time.time()
+        self.items_by_id: dict[str, Any] = {}
+        self.positions: dict[str, int] = {}
+        self.interactor: Any = None
         self.non_vita_failures = 0
         self.metrics: dict[str, Any] | None = None
         self.violations: list[str] = []
@@ -179,6 +203,19 @@ _STATE_KEY = pytest.StashKey["_State"]()
 _LLM_DIR_KEY = pytest.StashKey[str]()
 _WORKER_LLM_DIR = "vita_llm_state_dir"
 _WORKER_LEDGER = "vita_llm_ledger"
+_WORKER_RUN_DIR = "vita_run_dir"
+_WORKER_PLANNED = "vita_planned"
+
+
+def _resume_option(config: pytest.Config) -> str | None:
+    value = config.getoption("vita_resume") or str(config.getini("vita_resume") or "").strip()
+    if not value or value.lower() in ("false", "no", "0", "off"):
+        return None
+    return "latest" if value.lower() in ("true", "yes", "1", "on") else value
+
+
+def _worker_input(config: pytest.Config, key: str) -> Any:
+    return getattr(config, "workerinput", {}).get(key)
 
 
 def _llm_state_dir(config: pytest.Config) -> str:
@@ -207,14 +244,41 @@ def _controller_llm_dir(config: pytest.Config) -> str:
 def pytest_configure_node(node: Any) -> None:
     """xdist (controller side): give each worker the run's shared LLM coordination directory."""
     node.workerinput[_WORKER_LLM_DIR] = _controller_llm_dir(node.config)
+    node.workerinput[_WORKER_RUN_DIR] = str(_state(node.config).store.path)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """xdist (controller side): keep 2 x --vita-concurrency items queued on each worker (engine/xdist_queue.py)."""
+    if getattr(config.option, "dist", "load") != "load" or _state(config).bench.concurrency <= 1:
+        return None
+    from .engine.xdist_queue import make_deep_load_scheduler
+
+    return make_deep_load_scheduler(config, log, min_queued=2 * _state(config).bench.concurrency)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_handlecrashitem(crashitem: str, report: Any, sched: Any) -> None:
+    """xdist (controller side): a worker died while running ``crashitem``: record it as an error, once."""
+    config = _CONFIG.get("config")
+    if config is None or not _has_state(config) or "[" not in crashitem:
+        return
+    from .runs.session import crashed_item_result
+
+    state = _state(config)
+    result = crashed_item_result(state.runner, state.store, crashitem, str(report.longrepr))
+    report.vita_result = result.light()
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node: Any, error: Any) -> None:
     """xdist (controller side): add each worker's LLM usage to the run's ledger."""
-    data = getattr(node, "workeroutput", {}).get(_WORKER_LEDGER)
+    output = getattr(node, "workeroutput", {})
+    data = output.get(_WORKER_LEDGER)
     if data and _has_state(node.config):
         _state(node.config).ledger.merge(data)
+    if output.get(_WORKER_PLANNED) and _has_state(node.config):
+        _state(node.config).planned.update(output[_WORKER_PLANNED])
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -258,6 +322,9 @@ class SuiteFile(pytest.File):
         state = _state(self.config)
         suite = state.runner.suite(self.path)
         state.suites[str(self.path)] = suite.sha256
+        config = state.run_config
+        state.planned[str(self.path)] = sum(len(user.task.subtasks) for user in suite.users if user.task) \
+            * len(config.memory) * config.trials
         # Under xdist every worker collects; one of them is enough to warn.
         if os.environ.get("PYTEST_XDIST_WORKER") in (None, "gw0"):
             for message in suite.warnings:
@@ -327,6 +394,13 @@ class VitaItem(pytest.Function):
             return str(excinfo.value)
         return super().repr_failure(excinfo)
 
+    def _repr_failure_py(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        # An infrastructure error is raised in the vita_result fixture, i.e. at setup, where pytest would
+        # print the fixture's source; the message (and with -v the traceback) says all there is.
+        if isinstance(excinfo.value, VitaInfrastructureError):
+            return str(excinfo.value)
+        return super()._repr_failure_py(excinfo, style)
+
 
 def _vita_subtask(vita_result: ItemResult) -> None:
     """Passes when the subtask's reward is 1.0 (every rubric met)."""
@@ -369,25 +443,105 @@ def vita_result(
     ref: _ItemRef | None = getattr(item, "vita_ref", None)
     if ref is None:
         pytest.fail("the vita_result fixture is only available to VitaBench items", pytrace=False)
-    state = _state(request.config)
-    suite = state.runner.suite(item.path)
-    mark = state.ledger.snapshot()
-    result = state.runner.run(
-        nodeid=item.nodeid, suite=suite, user=ref.user, index=ref.index, memory_name=ref.memory,
-        trial=ref.trial, agent=vita_agent, user_simulator=vita_user_simulator, judge=vita_judge,
-    )
-    # A worker runs one item at a time, so the ledger's growth is exactly this item's LLM usage.
-    for role, usage in state.ledger.since(mark).items():
-        if usage.requests or usage.cached_requests:
-            result.usage[role] = usage
+    result = _item_result(_state(request.config), request, ref, (vita_agent, vita_user_simulator, vita_judge))
     item.config.hook.pytest_vitabench_result(result=result, item=item)
     item._vita_result = result
     item.user_properties.extend([("vita_reward", result.reward), ("vita_memory", result.memory),
                                  ("vita_trial", result.trial), ("vita_domain", result.domain)])
     if result.outcome == "error":
-        tail = state.runner.last_traceback.strip().splitlines()[-12:]
-        raise VitaInfrastructureError(f"infrastructure error: {result.error}\n" + "\n".join(tail))
+        message = f"infrastructure error: {result.error}"
+        if result.traceback and request.config.get_verbosity() > 0:
+            message += "\n" + result.traceback.rstrip()
+        raise VitaInfrastructureError(message)
     return result
+
+
+def _item_result(state: _State, request: pytest.FixtureRequest, ref: _ItemRef, roles: tuple[Any, Any, Any]) -> Any:
+    """The item's result: saved by the resumed run, or run inline, or awaited from the scheduler, which runs
+    the upcoming items of this process ahead of pytest (see engine/scheduler.py)."""
+    from .engine.run import ItemJob
+
+    item = request.node
+    suite = state.runner.suite(item.path)
+    engine = _engine(state, request)
+    saved = engine.saved_result(item.nodeid, suite.sha256)
+    if saved is not None:
+        return saved
+    if engine.concurrency <= 1 or not _session_scoped_roles(item):
+        return engine.run(ItemJob(item.nodeid, suite, ref.user, ref.index, ref.memory, ref.trial, *roles))
+    session = request.session
+    items: dict[str, Any] = state.items_by_id
+
+    def job_for(nodeid: str) -> ItemJob:
+        other = items[nodeid]
+        other_ref: _ItemRef = other.vita_ref
+        return ItemJob(nodeid, state.runner.suite(other.path), other_ref.user, other_ref.index, other_ref.memory,
+                       other_ref.trial, *roles)
+
+    scheduler = engine.scheduler(job_for=job_for, upcoming=lambda nodeid: _upcoming(state, session, nodeid),
+                                 should_stop=lambda: bool(session.shouldfail or session.shouldstop))
+    return scheduler.result(item.nodeid)
+
+
+def _engine(state: _State, request: pytest.FixtureRequest) -> Any:
+    if state.engine is None:
+        from .engine.run import RunEngine
+        from .runs.manifest import config_sha256
+        from .runs.session import write_manifest_once
+
+        config = request.config
+        session = request.session
+        state.items_by_id = {i.nodeid: i for i in session.items if isinstance(i, VitaItem)}
+        state.positions = {nodeid: n for n, nodeid in enumerate(state.items_by_id)}
+        block = state.run_config.manifest()
+
+        def manifest() -> None:
+            selection = {"planned": sum(state.planned.values()), "selected": len(state.items_by_id),
+                         "args": list(config.args), "keyword": config.getoption("keyword", "") or "",
+                         "markexpr": config.getoption("markexpr", "") or "",
+                         "deselect": list(config.getoption("deselect", None) or [])}
+            write_manifest_once(state.store, config=block, suites=dict(state.suites), selection=selection,
+                                command=_command(config))
+
+        state.engine = RunEngine(runner=state.runner, store=state.store, config_sha256=config_sha256(block),
+                                 saved=state.saved, concurrency=state.bench.concurrency, on_first_journal=manifest)
+    return state.engine
+
+
+def _upcoming(state: _State, session: pytest.Session, nodeid: str) -> Iterator[str]:
+    """The node ids this process will run from ``nodeid`` on: the rest of the session's items, or on an xdist
+    worker the ones the controller has queued for it (engine/xdist_queue.py)."""
+    if not _is_worker(session.config):
+        ordered = list(state.items_by_id)
+        yield from ordered[state.positions.get(nodeid, len(ordered)):]
+        return
+    from .engine.xdist_queue import find_worker_interactor, worker_queue
+
+    if state.interactor is None:
+        state.interactor = find_worker_interactor(session.config)
+    yield nodeid
+    for index in worker_queue(state.interactor):
+        if 0 <= index < len(session.items) and isinstance(session.items[index], VitaItem):
+            yield session.items[index].nodeid
+
+
+def _session_scoped_roles(item: pytest.Item) -> bool:
+    """Running ahead reuses the first item's agent, user simulator and judge for the items that follow, which
+    is only right when those fixtures are session-scoped (the plugin's are; a conftest may narrow them)."""
+    definitions = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+    for name in ("vita_agent", "vita_user_simulator", "vita_judge"):
+        chain = definitions.get(name)
+        if chain and chain[-1].scope != "session":
+            if not getattr(item.config, "_vita_scope_warned", False):
+                item.config._vita_scope_warned = True  # type: ignore[attr-defined]
+                warnings.warn(VitaSuiteWarning(f"{name} is {chain[-1].scope}-scoped: items run one at a time "
+                                               "(--vita-concurrency needs session-scoped roles)"), stacklevel=1)
+            return False
+    return True
+
+
+def _command(config: pytest.Config) -> list[str]:
+    return ["pytest", *config.invocation_params.args]
 
 
 @pytest.hookimpl(wrapper=True)
@@ -396,7 +550,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     result = getattr(item, "_vita_result", None)
     if result is not None and not getattr(item, "_vita_reported", False):
         if report.when == "call" or report.outcome != "passed":
-            report.vita_result = result.model_dump(mode="json")
+            report.vita_result = result.light()
             item._vita_reported = True
     return report
 
@@ -426,10 +580,13 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     _CONFIG.pop("config", None)
     if not _has_state(config):
         return
-    if _is_worker(config):
-        config.workeroutput[_WORKER_LEDGER] = _state(config).ledger.to_dict()
-        return
     state = _state(config)
+    if state.engine is not None:
+        state.engine.close()
+    if _is_worker(config):
+        config.workeroutput[_WORKER_LEDGER] = state.ledger.to_dict()
+        config.workeroutput[_WORKER_PLANNED] = dict(state.planned)
+        return
     if not state.results:
         return
     from .metrics import compute_metrics
@@ -437,7 +594,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     from .result import ItemResult
 
     results = [ItemResult.model_validate(payload) for _, payload in sorted(state.results.items())]
-    state.metrics = compute_metrics(results, seed=state.run_config.seed)
+    # K is --vita-trials whatever was selected or finished: a partial run does not shrink K.
+    state.metrics = compute_metrics(results, k=state.run_config.trials, seed=state.run_config.seed)
     if state.thresholds is not None:
         from .report.thresholds import evaluate_thresholds
 
@@ -448,8 +606,13 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         elif session.exitstatus == pytest.ExitCode.TESTS_FAILED:
             session.exitstatus = pytest.ExitCode.OK
     if state.report_path:
+        from .runs.session import run_metadata
+
         manifest = {**state.run_config.manifest(), "suites": dict(sorted(state.suites.items()))}
-        report = build_report(manifest, state.metrics, results)
+        run = run_metadata(store=state.store, started=state.started, command=_command(config),
+                           rootdir=config.rootpath, planned=sum(state.planned.values()), completed=len(results),
+                           resumed=sum(1 for r in results if r.resumed))
+        report = build_report(manifest, state.metrics, results, run=run)
         report["usage"] = state.ledger.to_dict()
         config.hook.pytest_vitabench_report(report=report, config=config)
         write_report(state.report_path, report)
@@ -483,6 +646,10 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
 
     results = [ItemResult.model_validate(payload) for _, payload in sorted(state.results.items())]
     terminalreporter.section("VitaBench results")
+    planned, completed = sum(state.planned.values()), len(results)
+    if planned and completed < planned:
+        terminalreporter.write_line(f"partial: {completed} of {planned} planned items (run {state.store.run_id}; "
+                                    f"--vita-resume completes it)", yellow=True)
     for line in render_table(state.metrics, results):
         terminalreporter.write_line(line)
     if state.ledger.total().requests or state.ledger.total().cached_requests:

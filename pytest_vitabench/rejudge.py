@@ -167,7 +167,11 @@ def rejudge_report(path: str | Path, judge: Judge, *, suite_paths: SuitePaths = 
     config = dict(report.get("config") or {})
     language = str(config.get("language") or "en")
     suites = resolve_suites(report, suite_paths)
-    results = [ItemResult.model_validate(record) for record in report.get("results") or []]
+    # Schema /2 keeps trajectories in the run directory: read them back through the one run reader.
+    from .runs.reader import open_run
+
+    saved = open_run(path)
+    results = [ItemResult.model_validate(saved.full_result(row["nodeid"])) for row in saved.results]
     mismatches: dict[str, list[str]] = {}
     kept: list[str] = []
     failed: dict[str, str] = {}
@@ -198,7 +202,7 @@ def rejudge_report(path: str | Path, judge: Judge, *, suite_paths: SuitePaths = 
             progress(result)
     new_config = {**config, **dict(judge_config or {})}
     metrics = compute_metrics(results, seed=int(config.get("seed") or 0))
-    out = build_report(new_config, metrics, results)
+    out = build_report(new_config, metrics, results, run=report.get("run"))
     out["rejudged_from"] = {
         "report": str(path),
         "judge_model": config.get("judge_model"),

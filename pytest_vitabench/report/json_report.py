@@ -1,4 +1,12 @@
-"""The ``vitabench-report/1`` JSON report: build it, write it atomically, load it back."""
+"""The JSON report: build it (schema ``vitabench-report/2``), write it atomically, load it back (/1 or /2).
+
+Schema /2 differs from /1 in two ways: a ``run`` block (id and directory of the run, start and end time,
+command line, plugin and Python versions, git commit of the rootdir, planned / completed / resumed item
+counts, ``partial``), and results that leave their trajectory (``messages``) and ``memory_snapshot`` in
+the run directory, compressed and stored once per distinct content, referenced by ``messages_sha256`` and
+``snapshot_sha256``. A result without those references keeps them inline, as in /1 (e.g. a rejudged
+report). :func:`pytest_vitabench.runs.open_run` reads either schema and fetches trajectories lazily.
+"""
 
 from __future__ import annotations
 
@@ -11,29 +19,33 @@ from typing import Any
 
 from ..result import ItemResult
 
-SCHEMA = "vitabench-report/1"
+SCHEMA = "vitabench-report/2"
+#: Every schema this version reads.
+READABLE_SCHEMAS = ("vitabench-report/1", SCHEMA)
 
 
-def build_report(config: dict[str, Any], metrics: dict[str, Any],
-                 results: list[ItemResult]) -> dict[str, Any]:
+def build_report(config: dict[str, Any], metrics: dict[str, Any], results: list[ItemResult],
+                 run: dict[str, Any] | None = None) -> dict[str, Any]:
     """The report document.
 
     Args:
         config: Run configuration (model, memory backends, judge, user, trials, seed, suite hashes,
             plugin version); stored as given.
         metrics: The output of :func:`pytest_vitabench.metrics.compute_metrics`.
-        results: Every item's result; stored in full (trajectories included), sorted by node id so that
-            the report does not depend on the order xdist delivered them in.
+        results: Every item's result, sorted by node id so that the report does not depend on the order
+            xdist delivered them in; trajectories stay out when the run directory holds them.
+        run: The run metadata block (:func:`pytest_vitabench.runs.session.run_metadata`).
 
     Returns:
-        ``{"schema": "vitabench-report/1", "config": ..., "metrics": ..., "results": [...]}``.
+        ``{"schema": "vitabench-report/2", "config": ..., "run": ..., "metrics": ..., "results": [...]}``.
     """
     ordered = sorted(results, key=lambda r: (r.nodeid, r.memory, r.trial))
     return {
         "schema": SCHEMA,
         "config": config,
+        "run": run or {},
         "metrics": metrics,
-        "results": [r.model_dump(mode="json") for r in ordered],
+        "results": [r.light() for r in ordered],
     }
 
 
@@ -96,7 +108,7 @@ def load_report(path: str | os.PathLike[str]) -> dict[str, Any]:
 
     Raises:
         FileNotFoundError: If the file does not exist.
-        ValueError: If the file is not JSON or is not a ``vitabench-report/1`` document.
+        ValueError: If the file is not JSON or is not a ``vitabench-report/1`` or ``/2`` document.
     """
     p = Path(path)
     try:
@@ -105,6 +117,6 @@ def load_report(path: str | os.PathLike[str]) -> dict[str, Any]:
         raise ValueError(f"{p} is not a JSON file: {exc}") from exc
     if not isinstance(data, dict) or "schema" not in data:
         raise ValueError(f"{p} is not a VitaBench report: no 'schema' key (expected {SCHEMA!r})")
-    if data["schema"] != SCHEMA:
-        raise ValueError(f"{p} has schema {data['schema']!r}; this version reads {SCHEMA!r}")
+    if data["schema"] not in READABLE_SCHEMAS:
+        raise ValueError(f"{p} has schema {data['schema']!r}; this version reads {' and '.join(READABLE_SCHEMAS)}")
     return data

@@ -40,7 +40,11 @@ def test_terminal_table_is_printed_once(project):
 def test_json_report_schema(project, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     result, report = _report(project, "--vita-trials", "2", "--vita-memory", "none,groundtruth")
-    assert report["schema"] == "vitabench-report/1"
+    assert report["schema"] == "vitabench-report/2"
+    run_block = report["run"]
+    assert run_block["planned"] == 12 and run_block["completed"] == 12 and run_block["partial"] is False
+    assert run_block["python"] and run_block["plugin_version"] and run_block["command"][0] == "pytest"
+    assert run_block["started"] <= run_block["finished"] and "git_commit" in run_block
     config = report["config"]
     assert config["memory"] == ["none", "groundtruth"] and config["trials"] == 2 and config["seed"] == 0
     assert config["plugin_version"] and len(next(iter(config["suites"].values()))) == 64
@@ -53,14 +57,19 @@ def test_json_report_schema(project, monkeypatch):
     assert len(report["results"]) == 12
     record = next(r for r in report["results"] if r["nodeid"] == "tasks.json::U1::s1[groundtruth-t0]")
     assert {"nodeid", "user_id", "subtask_id", "domain", "skills", "memory", "trial", "reward", "outcome",
-            "rubrics", "termination", "steps", "usage", "duration_s", "memory_snapshot", "messages"} <= set(record)
+            "rubrics", "termination", "steps", "usage", "duration_s", "messages_sha256", "snapshot_sha256"} <= set(record)
+    # Schema /2: trajectories and snapshots live in the run directory, read back through open_run.
+    assert "messages" not in record and "memory_snapshot" not in record
     assert record["outcome"] == "passed" and record["reward"] == 1.0 and record["termination"] == "agent_stop"
-    assert "no cilantro" in record["memory_snapshot"]
-    assert record["messages"][0]["content"] == "Hello, how can I help you?"
-    assert any(m["tool_calls"] for m in record["messages"] if m["role"] == "assistant")
+    from pytest_vitabench.runs import open_run
+
+    run = open_run(project.path / "run.json")
+    assert "no cilantro" in run.memory_snapshot(record["nodeid"])
+    messages = run.messages(record["nodeid"])
+    assert messages[0]["content"] == "Hello, how can I help you?"
+    assert any(m["tool_calls"] for m in messages if m["role"] == "assistant")
     assert [r["met"] for r in record["rubrics"]] == [True, True]
-    none_record = next(r for r in report["results"] if r["nodeid"] == "tasks.json::U1::s1[none-t0]")
-    assert none_record["memory_snapshot"] == ""
+    assert run.memory_snapshot("tasks.json::U1::s1[none-t0]") == ""
     assert SECRET not in (project.path / "run.json").read_text() and SECRET not in result.stdout.str()
 
 

@@ -1,0 +1,103 @@
+"""The run directory of one pytest session: which one (new or resumed), its manifest, crashed items and
+the report's run metadata. Plain values in, plain values out; the plugin supplies what pytest knows."""
+
+from __future__ import annotations
+
+import platform
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from ..result import ItemResult
+from ..runner import ItemRunner
+from .manifest import build_manifest, config_sha256, find_resumable, git_commit, now_iso
+from .store import RunStore, new_run_id, runs_root
+
+#: ``path::user::subtask[memory-tN]``
+_NODEID = re.compile(r"^(?P<path>[^:]+)::(?P<user>.+)::(?P<subtask>[^:\[]+)\[(?P<memory>.+)-t(?P<trial>\d+)\]$")
+
+
+def open_run_store(*, rootdir: Path, config: dict[str, Any], resume: str | None, run_dir: str | None,
+                   writer: str) -> tuple[RunStore, dict[str, dict[str, Any]]]:
+    """The session's run directory and the records it resumes from.
+
+    Args:
+        rootdir: pytest's rootdir; runs live in ``<rootdir>/.vitabench/runs/``.
+        config: The run's config block (:meth:`RunConfig.manifest`).
+        resume: ``None``, ``latest`` or a run directory / id (``--vita-resume``).
+        run_dir: The directory the xdist controller chose (on a worker), else ``None``.
+        writer: This process's journal name.
+
+    Returns:
+        ``(store, saved)``: ``saved`` maps node ids to the journal records an item may reuse (finished
+        items only: an ``error`` outcome runs again).
+
+    Raises:
+        ResumeError: ``--vita-resume`` names a run that does not exist or has other settings.
+    """
+    store: RunStore | None = None
+    if run_dir:
+        store = RunStore(run_dir, writer=writer)
+    elif resume:
+        store = find_resumable(rootdir, resume, config)
+        if store is not None:
+            store = RunStore(store.path, writer=writer)
+    if store is None:
+        store = RunStore(runs_root(rootdir) / new_run_id(), writer=writer)
+    saved: dict[str, dict[str, Any]] = {}
+    if resume:
+        wanted = config_sha256(config)
+        saved = {nodeid: record for nodeid, record in store.finished().items()
+                 if record.get("outcome") != "error" and record.get("config_sha256") == wanted}
+    return store, saved
+
+
+def write_manifest_once(store: RunStore, *, config: dict[str, Any], suites: dict[str, str],
+                        selection: dict[str, Any], command: list[str]) -> None:
+    """Write the manifest unless the run (a resumed one, or another xdist worker) already has one."""
+    if store.manifest() is None:
+        store.write_manifest(build_manifest(run_id=store.run_id, config=config, suites=suites,
+                                            selection=selection, command=command))
+
+
+def crashed_item_result(runner: ItemRunner, store: RunStore, nodeid: str, message: str) -> ItemResult:
+    """The ``error`` result of an item whose xdist worker died, journaled by the controller."""
+    match = _NODEID.match(nodeid)
+    parts = match.groupdict() if match else {"path": nodeid.split("::")[0], "user": "?", "subtask": nodeid,
+                                             "memory": "?", "trial": "0"}
+    domain, index, sha = "unknown", 0, ""
+    try:  # the domain keeps the crashed item in the right by-domain row
+        suite = runner.suite(parts["path"])
+        sha = suite.sha256
+        user = next(u for u in suite.users if u.key == parts["user"] and u.task)
+        assert user.task is not None
+        index = next(i for i, sub in enumerate(user.task.subtasks) if sub.subtask_id == parts["subtask"])
+        domain = user.task.subtasks[index].domain
+    except Exception:  # a crash report must never fail itself
+        pass
+    result = ItemResult(nodeid=nodeid, suite=parts["path"], user_id=parts["user"], subtask_id=parts["subtask"],
+                        subtask_index=index, domain=domain, memory=parts["memory"], trial=int(parts["trial"]),
+                        outcome="error", reward=0.0, termination="error", error=f"worker crashed: {message}")
+    from .records import journal_item
+
+    try:
+        journal_item(RunStore(store.path, writer="controller"), result, suite_sha256=sha,
+                     config_sha256=config_sha256(runner.config.manifest()))
+    except OSError:
+        pass
+    return result
+
+
+def run_metadata(*, store: RunStore, started: float, command: list[str], rootdir: Path, planned: int,
+                 completed: int, resumed: int) -> dict[str, Any]:
+    """The report's ``run`` block."""
+    from .. import __version__
+
+    return {
+        "id": store.run_id, "dir": str(store.path.resolve()),
+        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)), "finished": now_iso(),
+        "command": command, "plugin_version": __version__, "python": platform.python_version(),
+        "git_commit": git_commit(rootdir), "planned": planned, "completed": completed, "resumed": resumed,
+        "partial": completed < planned,
+    }
