@@ -32,6 +32,8 @@ class Reply:
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
+    #: Sent as the body verbatim instead of ``message``/``body`` (a body that is not JSON at all).
+    raw: bytes | None = None
 
 
 class StubLLM:
@@ -68,7 +70,7 @@ class StubLLM:
                 delay += stub.delay
                 if delay:
                     time.sleep(delay)
-                data = json.dumps(payload).encode()
+                data = reply.raw if isinstance(reply, Reply) and reply.raw is not None else json.dumps(payload).encode()
                 try:
                     self.send_response(status)
                     self.send_header("Content-Type", "application/json")

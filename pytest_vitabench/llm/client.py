@@ -239,6 +239,10 @@ class LLMClient:
 
         if isinstance(exc, LimiterTimeout) or isinstance(exc.__cause__, LimiterTimeout):
             return "limiter", None, False, None, str(exc.__cause__ or exc)
+        # A 200 whose body is not JSON, or has no choices, is a server fault like a 5xx (an overloaded
+        # gateway answering with an HTML page, a proxy cutting the body): retried, and counted if it persists.
+        if isinstance(exc, (BadResponse, json.JSONDecodeError, openai.APIResponseValidationError)):
+            return "bad_response", None, True, None, str(exc)
         if isinstance(exc, openai.APITimeoutError):
             return "timeout", None, True, None, ""
         if isinstance(exc, openai.APIConnectionError):
@@ -281,6 +285,8 @@ def _what(reason: str, status: int | None, timeout_s: float) -> str:
         return f"timed out (no answer within {timeout_s:g} s)"
     if reason == "limiter":
         return "no rate-limit/concurrency slot in time"
+    if reason == "bad_response":
+        return "malformed response"
     return "connection failed"
 
 
@@ -301,12 +307,19 @@ def _tokens(usage: Any) -> dict[str, int]:
             "reasoning_tokens": getattr(details, "reasoning_tokens", 0) or 0}
 
 
+class BadResponse(ValueError):
+    """A 200 answer that is not a usable completion (no choices, no message)."""
+
+
 def _chat_payload(response: Any) -> dict[str, Any]:
-    """The part of a chat completion we keep (and cache): the first choice's message, normalised."""
+    """The part of a chat completion we keep (and cache): the first choice's message, normalised.
+
+    Raises:
+        BadResponse: The answer has no choice with a message (retried like a 5xx).
+    """
     choices = getattr(response, "choices", None) or []
-    if not choices:
-        return {"message": {"role": "assistant", "content": None, "tool_calls": []}, "finish_reason": None,
-                "usage": _tokens(getattr(response, "usage", None)), "model": getattr(response, "model", None)}
+    if not choices or getattr(choices[0], "message", None) is None:
+        raise BadResponse(f"the 200 answer has no choices: {str(response)[:200]}")
     choice = choices[0]
     raw = choice.message
     calls = []
