@@ -323,7 +323,7 @@ class SuiteFile(pytest.File):
         suite = state.runner.suite(self.path)
         state.suites[str(self.path)] = suite.sha256
         config = state.run_config
-        state.planned[str(self.path)] = sum(len(user.task.subtasks) for user in suite.users if user.task) \
+        state.planned[str(self.path)] = sum(len(user.outline) for user in suite.users if user.error is None) \
             * len(config.memory) * config.trials
         # Under xdist every worker collects; one of them is enough to warn.
         if os.environ.get("PYTEST_XDIST_WORKER") in (None, "gw0"):
@@ -350,10 +350,10 @@ class UserCollector(pytest.Collector):
     def collect(self) -> Iterator[pytest.Item]:
         if self.user.error is not None:
             raise self.user.error
-        task = self.user.task
-        assert task is not None
         config = _state(self.config).run_config
-        for index, sub in enumerate(task.subtasks):
+        # The outline is read from the JSON without validating the user: that happens when its first item
+        # runs (runner.ensure_user), and a bad user then errors alone with the same file-and-path message.
+        for index, sub in enumerate(self.user.outline):
             for memory in config.memory:
                 for trial in range(config.trials):
                     item = VitaItem.from_parent(self, name=f"{sub.subtask_id}[{memory}-t{trial}]",
@@ -395,10 +395,14 @@ class VitaItem(pytest.Function):
         return super().repr_failure(excinfo)
 
     def _repr_failure_py(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
-        # An infrastructure error is raised in the vita_result fixture, i.e. at setup, where pytest would
-        # print the fixture's source; the message (and with -v the traceback) says all there is.
+        # An infrastructure error or a bad user is raised in the vita_result fixture, i.e. at setup, where
+        # pytest would print the fixture's source; the message (with -v, the traceback) says all there is.
+        from .suite.loader import SuiteError
+
         if isinstance(excinfo.value, VitaInfrastructureError):
             return str(excinfo.value)
+        if isinstance(excinfo.value, SuiteError):
+            return excinfo.value.render()
         return super()._repr_failure_py(excinfo, style)
 
 
@@ -463,6 +467,17 @@ def _item_result(state: _State, request: pytest.FixtureRequest, ref: _ItemRef, r
 
     item = request.node
     suite = state.runner.suite(item.path)
+    if not getattr(ref.user, "_vita_warned", False):  # a lazily validated user's warnings, once per process
+        from .suite.loader import ensure_user
+
+        ensure_user(suite, ref.user)
+        ref.user._vita_warned = True  # type: ignore[attr-defined]
+        for message in ref.user.warnings:
+            warnings.warn(VitaSuiteWarning(message), stacklevel=1)
+    if ref.user.error is not None:
+        # Bad data is not a result: the item errors with the file and JSON path of each problem, like a
+        # collection error, and stays out of the metrics (the run is then partial).
+        raise ref.user.error
     engine = _engine(state, request)
     saved = engine.saved_result(item.nodeid, suite.sha256)
     if saved is not None:

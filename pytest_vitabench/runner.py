@@ -30,7 +30,7 @@ from .memory.snapshots import SnapshotStore, advance, settings_of, snapshot_key
 from .messages import Usage
 from .prompts import agent_system_prompt, time_with_weekday
 from .result import ItemResult
-from .suite.loader import LoadedSuite, LoadedUser, load_suite
+from .suite.loader import LoadedSuite, LoadedUser, SuiteError, ensure_user, load_suite
 from .suite.schema import SubTask, UserTask
 from .users.base import UserSetup, UserSimulator
 
@@ -75,10 +75,26 @@ class ItemRunner:
         self.last_traceback = ""
 
     def suite(self, path: str | Path) -> LoadedSuite:
+        """The suite file, users indexed but validated only when an item needs them (:func:`ensure_user`)."""
         key = Path(path).resolve()
         if key not in self._suites:
-            self._suites[key] = load_suite(key, strict=self.config.strict)
+            self._suites[key] = load_suite(key, strict=self.config.strict, lazy=True)
         return self._suites[key]
+
+    @staticmethod
+    def ensure_user(suite: LoadedSuite, user: LoadedUser) -> list[str]:
+        """Validate the user if it was only indexed; its :class:`SuiteError` (file and JSON path) if it is bad.
+
+        Returns:
+            The validation's warnings.
+
+        Raises:
+            SuiteError: The user's data is invalid (the item then errors; other users still run).
+        """
+        warnings = ensure_user(suite, user)
+        if user.error is not None:
+            raise user.error
+        return warnings
 
     def memory_for(self, suite: LoadedSuite, user: LoadedUser, index: int, memory_name: str, trial: int) -> Memory:
         """The user's memory as it stands right before subtask ``index`` (updated with its interactions).
@@ -86,6 +102,7 @@ class ItemRunner:
         Built from the dataset interactions of subtasks ``0..index`` only; backends that can checkpoint
         (agentic, rag) resume from a saved state, so selecting a late subtask alone costs one file read.
         """
+        self.ensure_user(suite, user)
         task = user.task
         assert task is not None
         options = self._memory_options()
@@ -127,12 +144,11 @@ class ItemRunner:
     def new_result(self, *, nodeid: str, suite: LoadedSuite, user: LoadedUser, index: int, memory_name: str,
                    trial: int) -> ItemResult:
         """The item's result before it runs (identity, seed); filled in by :meth:`run` or :meth:`run_async`."""
-        task = user.task
-        assert task is not None
-        sub = task.subtasks[index]
+        sub = user.outline[index]
         return ItemResult(
-            nodeid=nodeid, suite=str(suite.path), user_id=task.id, subtask_id=sub.subtask_id, subtask_index=index,
-            domain=sub.domain, skills=sub.skills, memory=memory_name, trial=trial, seed=self.config.trial_seed(trial),
+            nodeid=nodeid, suite=str(suite.path), user_id=user.key, subtask_id=sub.subtask_id, subtask_index=index,
+            domain=",".join(sub.domains), skills=list(sub.skills), memory=memory_name, trial=trial,
+            seed=self.config.trial_seed(trial),
         )
 
     def run(
@@ -153,6 +169,7 @@ class ItemRunner:
                                  trial=trial)
         started = time.perf_counter()
         try:
+            self.ensure_user(suite, user)
             prepared, memory_usage = self._prepare(result, suite, user, index, agent)
             episode = run_episode(agent=agent, agent_setup=prepared.agent_setup, user=user_simulator,
                                   user_setup=prepared.user_setup, environment=prepared.environment,
@@ -191,6 +208,7 @@ class ItemRunner:
                                  trial=trial)
         started = time.perf_counter()
         try:
+            await call(self.ensure_user, suite, user)
             await chain_lock.acquire()
             held = True
             try:
@@ -216,7 +234,8 @@ class ItemRunner:
     def _record_error(self, result: ItemResult, exc: BaseException) -> None:
         result.outcome = "error"
         result.reward = 0.0
-        result.error = f"{type(exc).__name__}: {exc}"
+        # a bad user's data: its own rendering (file and JSON path of each problem), as at collection
+        result.error = exc.render() if isinstance(exc, SuiteError) else f"{type(exc).__name__}: {exc}"
         result.termination = result.termination or "error"
         result.traceback = traceback.format_exc()
         self.last_traceback = result.traceback

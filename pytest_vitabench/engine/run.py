@@ -90,7 +90,12 @@ class RunEngine:
         return result
 
     async def run_async(self, job: ItemJob) -> ItemResult:
-        """Run one item on the scheduler's loop and journal it the moment it finishes."""
+        """Run one item on the scheduler's loop and journal it the moment it finishes.
+
+        Raises:
+            SuiteError: The item's user has invalid data (not a result: nothing is journaled).
+        """
+        await asyncio.to_thread(self.runner.ensure_user, job.suite, job.user)
         key = self.runner.chain_key(job.suite, job.user, job.memory, job.trial)
         lock = self._chain_locks.setdefault(key, asyncio.Lock())
         with item_ledger() as usage:

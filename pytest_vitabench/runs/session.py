@@ -70,10 +70,9 @@ def crashed_item_result(runner: ItemRunner, store: RunStore, nodeid: str, messag
     try:  # the domain keeps the crashed item in the right by-domain row
         suite = runner.suite(parts["path"])
         sha = suite.sha256
-        user = next(u for u in suite.users if u.key == parts["user"] and u.task)
-        assert user.task is not None
-        index = next(i for i, sub in enumerate(user.task.subtasks) if sub.subtask_id == parts["subtask"])
-        domain = user.task.subtasks[index].domain
+        user = next(u for u in suite.users if u.key == parts["user"])
+        index = next(i for i, sub in enumerate(user.outline) if sub.subtask_id == parts["subtask"])
+        domain = ",".join(user.outline[index].domains)
     except Exception:  # a crash report must never fail itself
         pass
     result = ItemResult(nodeid=nodeid, suite=parts["path"], user_id=parts["user"], subtask_id=parts["subtask"],

@@ -15,6 +15,7 @@ import copy
 import gzip
 import hashlib
 import json
+import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,6 +52,19 @@ class LoadedUser:
     error: SuiteError | None = None
     #: Effective environment time of each subtask (blank times resolved).
     times: list[str] = field(default_factory=list)
+    #: A user indexed but not validated yet (``load_suite(lazy=True)``): its JSON, until :func:`ensure_user`.
+    raw: Any = None
+    #: What collection needs of each subtask, read without validating the user.
+    outline: list[SubtaskOutline] = field(default_factory=list)
+    #: Warnings of a lazily validated user (an eager load puts them in :attr:`LoadedSuite.warnings`).
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class SubtaskOutline:
+    subtask_id: str
+    domains: tuple[str, ...]
+    skills: tuple[str, ...]
 
 
 @dataclass
@@ -60,6 +74,8 @@ class LoadedSuite:
     users: list[LoadedUser]
     warnings: list[str] = field(default_factory=list)
     format: str = "vitabench2"
+    strict: bool = False
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
 
 def json_path(loc: tuple[Any, ...] | list[Any], prefix: str = "") -> str:
@@ -99,12 +115,16 @@ def read_suite_bytes(path: Path) -> bytes:
     return data
 
 
-def load_suite(path: str | Path, *, strict: bool = False) -> LoadedSuite:
+def load_suite(path: str | Path, *, strict: bool = False, lazy: bool = False) -> LoadedSuite:
     """Read and validate a suite file.
 
     Args:
         path: A ``.json`` or ``.json.gz`` file.
         strict: Make out-of-order interactions and subtasks errors instead of warnings.
+        lazy: Only index official-format users whose shape is plain (ids, domains, skills read from the
+            JSON: :attr:`LoadedUser.outline`); each is validated by :func:`ensure_user` when first needed,
+            with the same checks and the same :class:`SuiteError` as here. Validating all 56 users of the
+            paper suite takes seconds, so collection (and every xdist worker) would pay it up front.
 
     Raises:
         SuiteError: The file as a whole is unusable (unreadable, not JSON, not a list of tasks).
@@ -124,11 +144,21 @@ def load_suite(path: str | Path, *, strict: bool = False) -> LoadedSuite:
     if not data:
         raise SuiteError(path, [("", "the suite holds no tasks")])
 
-    suite = LoadedSuite(path=path, sha256=hashlib.sha256(raw).hexdigest(), users=[])
+    suite = LoadedSuite(path=path, sha256=hashlib.sha256(raw).hexdigest(), users=[], strict=strict)
     unknown: Counter[str] = Counter()
     formats = Counter()
     seen_ids: dict[str, int] = {}
     for index, entry in enumerate(data):
+        pending = _index_user(index, entry) if lazy else None
+        if pending is not None:
+            first = seen_ids.setdefault(pending.key, index)
+            if first != index:
+                problem = f"duplicate user id {pending.key!r} (first at [{first}])"
+                pending.error, pending.raw, pending.outline = SuiteError(path, [(f"[{index}].id", problem)]), None, []
+            else:
+                formats["vitabench2"] += 1
+            suite.users.append(pending)
+            continue
         user = _load_user(path, index, entry, strict=strict, warnings=suite.warnings, unknown=unknown)
         if user.task is not None:
             formats[user.task.source_format] += 1
@@ -144,6 +174,59 @@ def load_suite(path: str | Path, *, strict: bool = False) -> LoadedSuite:
         listed = ", ".join(f"{key} ({count}x)" for key, count in sorted(unknown.items()))
         suite.warnings.append(f"{path}: unknown keys kept but not used by the harness: {listed}")
     return suite
+
+
+def _index_user(index: int, entry: Any) -> LoadedUser | None:
+    """A not-yet-validated user with its outline, or ``None`` when its shape needs validating now (a VitaBench
+    1.0 task, or anything irregular, so that its error shows at collection exactly as before)."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("id"), str) or not entry["id"]:
+        return None
+    subtasks = entry.get("subtasks")
+    if not isinstance(subtasks, list) or not subtasks:
+        return None
+    outline = []
+    for sub in subtasks:
+        if not isinstance(sub, dict):
+            return None
+        sid, domain, tested = sub.get("subtask_id"), sub.get("domain"), sub.get("skill_tested") or []
+        if not isinstance(sid, str) or not isinstance(domain, str) or not isinstance(tested, list):
+            return None
+        skills = ("proactive",) if "proactive" in tested else ("personalize",)
+        outline.append(SubtaskOutline(subtask_id=sid, domains=tuple(domain.split(",")), skills=skills))
+    return LoadedUser(index=index, key=entry["id"], raw=entry, outline=outline)
+
+
+def ensure_user(suite: LoadedSuite, user: LoadedUser) -> list[str]:
+    """Validate a user indexed by ``load_suite(lazy=True)`` (once; thread-safe), filling ``task``, ``times``
+    and ``error`` exactly as an eager load would.
+
+    Returns:
+        The warnings the validation produced (empty for an already validated user).
+    """
+    if user.raw is None:
+        return []
+    with suite._lock:
+        if user.raw is None:
+            return []
+        warnings: list[str] = []
+        unknown: Counter[str] = Counter()
+        loaded = _load_user(suite.path, user.index, user.raw, strict=suite.strict, warnings=warnings,
+                            unknown=unknown)
+        if unknown:
+            listed = ", ".join(f"{key} ({count}x)" for key, count in sorted(unknown.items()))
+            warnings.append(f"{suite.path}: [{user.index}] unknown keys kept but not used by the harness: {listed}")
+        user.task, user.times, user.error = loaded.task, loaded.times, loaded.error
+        if loaded.task is not None:
+            user.outline = outline_of(loaded.task)
+        user.raw = None
+        user.warnings = warnings
+        suite.warnings.extend(warnings)
+        return warnings
+
+
+def outline_of(task: UserTask) -> list[SubtaskOutline]:
+    return [SubtaskOutline(subtask_id=sub.subtask_id, domains=tuple(sub.domains), skills=tuple(sub.skills))
+            for sub in task.subtasks]
 
 
 def _load_user(
@@ -186,6 +269,7 @@ def _load_user(
     _collect_unknown(task, "", unknown)
     user.task = task
     user.times = times
+    user.outline = outline_of(task)
     return user
 
 

@@ -63,17 +63,22 @@ def test_a_json_file_named_explicitly_is_always_tried(project):
     result.stdout.fnmatch_lines(["mine.json::U1::s1[[]full_context-t0[]]", "3 tests collected*"])
 
 
-def test_bad_user_is_a_collection_error_with_its_json_path_and_others_still_run(project):
+@pytest.mark.parametrize("concurrency", ["1", "4"])
+def test_bad_user_errors_at_its_items_with_its_json_path_and_others_still_run(project, concurrency):
+    # Users are validated when their first item runs (not the whole suite at collection), so the bad user's
+    # items are errors carrying the file and JSON path; they stay out of the metrics.
     data = broken(lambda d: d[1]["subtasks"][0].update(domain="pharmacy"))
     (project.path / "tasks.json").write_text(json.dumps(data))
-    result = project.runpytest("--vita-trials", "1", "--continue-on-collection-errors")
+    result = project.runpytest("--vita-trials", "1", "--vita-concurrency", concurrency)
     result.stdout.fnmatch_lines([
-        "*ERROR collecting tasks.json*",
+        "*ERROR at setup of U2::s1[[]full_context-t0[]]*",
+        "*tasks.json: invalid VitaBench suite",
         "*at [[]1[]].subtasks[[]0[]].domain: unknown domain 'pharmacy'; expected one of delivery, instore, ota",
-        "ERROR tasks.json::U2",
+        "*partial: 2 of 3 planned items*",
         "*2 passed*1 error*",
     ])
     result.stdout.no_fnmatch_line("*Traceback*")
+    result.stdout.no_fnmatch_line("*pharmacy*0.000*")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
 
 
