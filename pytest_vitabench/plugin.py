@@ -320,7 +320,7 @@ class SuiteFile(pytest.File):
 
     def collect(self) -> Iterator[pytest.Collector]:
         state = _state(self.config)
-        suite = state.runner.suite(self.path)
+        suite = state.runner.suite(self.path, lazy=True)
         state.suites[str(self.path)] = suite.sha256
         config = state.run_config
         state.planned[str(self.path)] = sum(len(user.outline) for user in suite.users if user.error is None) \
@@ -466,7 +466,7 @@ def _item_result(state: _State, request: pytest.FixtureRequest, ref: _ItemRef, r
     from .engine.run import ItemJob
 
     item = request.node
-    suite = state.runner.suite(item.path)
+    suite = state.runner.suite(item.path, lazy=True)
     if not getattr(ref.user, "_vita_warned", False):  # a lazily validated user's warnings, once per process
         from .suite.loader import ensure_user
 
@@ -490,7 +490,7 @@ def _item_result(state: _State, request: pytest.FixtureRequest, ref: _ItemRef, r
     def job_for(nodeid: str) -> ItemJob:
         other = items[nodeid]
         other_ref: _ItemRef = other.vita_ref
-        return ItemJob(nodeid, state.runner.suite(other.path), other_ref.user, other_ref.index, other_ref.memory,
+        return ItemJob(nodeid, state.runner.suite(other.path, lazy=True), other_ref.user, other_ref.index, other_ref.memory,
                        other_ref.trial, *roles)
 
     scheduler = engine.scheduler(job_for=job_for, upcoming=lambda nodeid: _upcoming(state, session, nodeid),

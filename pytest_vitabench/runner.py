@@ -31,7 +31,7 @@ from .messages import Usage
 from .prompts import agent_system_prompt, time_with_weekday
 from .result import ItemResult
 from .suite.loader import LoadedSuite, LoadedUser, SuiteError, ensure_user, load_suite
-from .suite.schema import SubTask, UserTask
+from .suite.schema import UserTask
 from .users.base import UserSetup, UserSimulator
 
 ChainKey = tuple[str, str, str, int]
@@ -74,12 +74,21 @@ class ItemRunner:
         self.max_chains = 16
         self.last_traceback = ""
 
-    def suite(self, path: str | Path) -> LoadedSuite:
-        """The suite file, users indexed but validated only when an item needs them (:func:`ensure_user`)."""
+    def suite(self, path: str | Path, *, lazy: bool = False) -> LoadedSuite:
+        """The suite file (cached per process).
+
+        Args:
+            lazy: Only index its users; each is validated when an item needs it (:meth:`ensure_user`). The
+                plugin collects this way; with ``False`` every user is validated before this returns.
+        """
         key = Path(path).resolve()
         if key not in self._suites:
-            self._suites[key] = load_suite(key, strict=self.config.strict, lazy=True)
-        return self._suites[key]
+            self._suites[key] = load_suite(key, strict=self.config.strict, lazy=lazy)
+        suite = self._suites[key]
+        if not lazy:
+            for user in suite.users:
+                ensure_user(suite, user)
+        return suite
 
     @staticmethod
     def ensure_user(suite: LoadedSuite, user: LoadedUser) -> list[str]:

@@ -18,6 +18,7 @@ from pytest_vitabench.metrics import compute_metrics
 from pytest_vitabench.rejudge import RejudgeError, add_rejudge_parser, rejudge_report, run_rejudge_cli
 from pytest_vitabench.report.json_report import build_report, load_report, write_report
 from pytest_vitabench.runner import ItemRunner
+from pytest_vitabench.runs import open_run
 from pytest_vitabench.users import make_user_simulator
 
 ADDRESS = "No. 1 Test Road, Home"
@@ -154,6 +155,8 @@ def test_a_changed_or_missing_suite_is_refused_and_a_moved_one_is_found(saved, t
 def test_replay_differences_are_reported(saved):
     report_path, _ = saved
     data = load_report(report_path)
+    # schema /2 keeps trajectories in the run directory; an inline trajectory takes precedence over it
+    data["results"][0]["messages"] = open_run(report_path).messages(data["results"][0]["nodeid"])
     tool = next(m for m in data["results"][0]["messages"] if m["role"] == "tool")
     tool["content"] = tool["content"].replace("Quiet Noodles", "Tampered Noodles")
     write_report(report_path, data)

@@ -116,7 +116,8 @@ def load_report(path: str | os.PathLike[str]) -> dict[str, Any]:
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ValueError(f"{p} is not a JSON file: {exc}") from exc
     if not isinstance(data, dict) or "schema" not in data:
-        raise ValueError(f"{p} is not a VitaBench report: no 'schema' key (expected {SCHEMA!r})")
+        raise ValueError(f"{p} is not a VitaBench report: no 'schema' key (expected "
+                         f"{' or '.join(map(repr, READABLE_SCHEMAS))})")
     if data["schema"] not in READABLE_SCHEMAS:
         raise ValueError(f"{p} has schema {data['schema']!r}; this version reads {' and '.join(READABLE_SCHEMAS)}")
     return data

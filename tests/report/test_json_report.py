@@ -38,8 +38,8 @@ def report() -> dict:
 
 def test_build_report_shape_and_order():
     rep = report()
-    assert list(rep) == ["schema", "config", "metrics", "results"]
-    assert rep["schema"] == SCHEMA == "vitabench-report/1"
+    assert list(rep) == ["schema", "config", "run", "metrics", "results"]
+    assert rep["schema"] == SCHEMA == "vitabench-report/2"
     assert rep["config"] == {"model": "reference", "trials": 2}
     assert rep["metrics"]["full_context"]["subtask"]["avg@2"] == pytest.approx(0.75)
     nodeids = [r["nodeid"] for r in rep["results"]]
@@ -66,7 +66,7 @@ def test_write_and_load_round_trip(tmp_path):
     assert write_report(path, rep) == path
     assert load_report(path) == json.loads(json.dumps(rep))
     raw = path.read_bytes()
-    assert raw.startswith(b'{\n "schema": "vitabench-report/1"')  # indent=1
+    assert raw.startswith(b'{\n "schema": "vitabench-report/2"')  # indent=1
     assert "抹茶".encode() in raw  # UTF-8, not \u escapes
     assert os.listdir(path.parent) == ["run.json"]  # no temp file left behind
 
@@ -105,7 +105,7 @@ def test_load_rejects_non_json(tmp_path):
         load_report(path)
 
 
-@pytest.mark.parametrize("doc", [[1, 2], {"results": []}, {"schema": "vitabench-report/2"}])
+@pytest.mark.parametrize("doc", [[1, 2], {"results": []}, {"schema": "vitabench-report/3"}])
 def test_load_rejects_other_documents(tmp_path, doc):
     path = tmp_path / "run.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
@@ -132,3 +132,11 @@ def test_interrupted_replace_removes_temp_file(tmp_path, monkeypatch):
     monkeypatch.undo()
     assert load_report(path)["config"] == {"n": 1}
     assert os.listdir(tmp_path) == ["run.json"]
+
+
+def test_a_schema_1_report_still_loads(tmp_path):
+    rep = {**report(), "schema": "vitabench-report/1"}
+    del rep["run"]
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(rep), encoding="utf-8")
+    assert load_report(path)["schema"] == "vitabench-report/1"
