@@ -2,7 +2,8 @@
 
 Pydantic (``schema.py``, ``domains/*/models.py``) checks types. These checks cover what types cannot:
 
-* the JSON itself: numbers too long for Python's ``int`` (more than 4300 digits), nesting deeper than
+* the JSON itself: a key repeated in one object with different values (Python keeps the last one,
+  other readers the first), numbers too long for Python's ``int`` (more than 4300 digits), nesting deeper than
   :data:`MAX_NESTING`, ``NaN`` / ``Infinity`` (and ``1e999``, which parses as infinity), invalid UTF-8;
 * node ids: a user or subtask id that is empty, padded, or holds ``::``, ``[``, ``]`` or a control
   character cannot form a pytest node id that selects it (``-k``, ``--lf``, ``--deselect``);
@@ -61,6 +62,16 @@ _NUMERIC_FIELDS = NON_NEGATIVE_FIELDS | POSITIVE_COUNT_FIELDS | frozenset(_RANGE
 _TIME_FORMATS = ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M")
 
 
+class DuplicateKeys:
+    """Marks an object whose JSON text repeats a key with different values (the parser keeps the last)."""
+
+    #: The key under which the marker sits in the parsed object; no suite key starts with NUL.
+    KEY = "\x00duplicate keys"
+
+    def __init__(self, names: list[str]):
+        self.names = names
+
+
 class HugeNumber:
     """Stands in for a JSON integer literal too long for Python's ``int``, so its user fails alone."""
 
@@ -83,7 +94,7 @@ def parse_suite_json(raw: bytes, path: str | Path) -> Any:
     from .loader import SuiteError
 
     try:
-        return json.loads(raw)
+        return json.loads(raw, object_pairs_hook=_object)
     except json.JSONDecodeError as exc:
         raise SuiteError(path, [("", f"not valid JSON (line {exc.lineno} column {exc.colno}): {exc.msg}")]) from None
     except UnicodeDecodeError as exc:
@@ -96,9 +107,18 @@ def parse_suite_json(raw: bytes, path: str | Path) -> Any:
         if "digits" not in str(exc):
             raise
     try:
-        return json.loads(raw, parse_int=_int_or_huge)
+        return json.loads(raw, parse_int=_int_or_huge, object_pairs_hook=_object)
     except (ValueError, RecursionError) as exc:  # pragma: no cover - the first parse failed for digits only
         raise SuiteError(path, [("", f"not valid JSON: {exc}")]) from None
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):  # a repeated key; harmless only when every copy holds the same value
+        conflicting = sorted({key for key, value in pairs if obj[key] != value})
+        if conflicting:
+            obj[DuplicateKeys.KEY] = DuplicateKeys(conflicting)
+    return obj
 
 
 def _int_or_huge(text: str) -> int | HugeNumber:
@@ -147,6 +167,10 @@ def check_json_values(entry: Any, prefix: str, problems: Problems, odd: dict[str
     for where, value, depth in _walk(entry, prefix, 1):
         if depth > MAX_NESTING:
             problems.append((where, f"nested more than {MAX_NESTING} levels deep"))
+        elif isinstance(value, DuplicateKeys):
+            problems.append((where.removesuffix("." + DuplicateKeys.KEY),
+                             f"key(s) {', '.join(map(repr, value.names))} appear more than once with different "
+                             "values (JSON readers disagree on which one counts)"))
         elif isinstance(value, HugeNumber):
             problems.append((where, f"an integer of {value.digits} digits (the most Python reads is "
                                     f"{sys.get_int_max_str_digits()})"))
@@ -170,7 +194,7 @@ def _needs_attention(value: Any, depth: int) -> bool:
         elif kind is str:
             if len(item) > LONG_STRING_CHARS:
                 return True
-        elif kind is HugeNumber:
+        elif kind is HugeNumber or kind is DuplicateKeys:
             return True
     return False
 
@@ -220,6 +244,44 @@ def check_node_ids(task: Any, prefix: str, problems: Problems) -> None:
         problem = node_id_problem(sub.subtask_id)
         if problem:
             problems.append((f"{prefix}.subtasks[{j}].subtask_id", f"subtask id {problem}"))
+
+
+# ------------------------------------------------------------------------------------------- content
+
+
+def check_profile(task: Any, prefix: str, problems: Problems) -> None:
+    """A 2.0 user's profile tells the agent who it serves and where they live: those values must be usable.
+
+    The agent reads ``user_profile.user_id`` to call every tool and the address fields to deliver; a
+    missing or different id, or an address that is not text, changes every subtask's outcome.
+    """
+    if task.source_format != "vitabench2":
+        return  # a 1.0 profile is the hidden scenario's, in free form
+    profile = task.user_profile
+    where = f"{prefix}.user_profile"
+    if "user_id" not in profile:
+        problems.append((where, f"the profile has no user_id (the agent is told whom it serves from it; "
+                                f"expected {task.user_id!r})"))
+    elif profile["user_id"] != task.user_id:
+        problems.append((f"{where}.user_id", f"{profile['user_id']!r} differs from the user's id {task.user_id!r}"))
+    for key, value in profile.items():
+        if _is_address(str(key)) and not (isinstance(value, str) and value.strip()):
+            problems.append((f"{where}.{key}", f"an address must be non-empty text, got {value!r}"))
+
+
+def _is_address(key: str) -> bool:
+    return "address" in key.lower() or "地址" in key or "住址" in key
+
+
+def check_subtask_content(task: Any, prefix: str, problems: Problems, odd: dict[str, list[str]]) -> None:
+    """Every subtask states a request; one with nothing to judge is a warning (it scores 1.0, as officially)."""
+    for j, sub in enumerate(task.subtasks):
+        where = f"{prefix}.subtasks[{j}]"
+        if not sub.instruction.strip():
+            problems.append((f"{where}.instruction", "the instruction is empty"))
+        if not sub.rubrics():
+            odd.setdefault("no rubrics (any conversation scores 1.0, as in the official harness)", []).append(
+                f"{where}.evaluation_criteria")
 
 
 # ------------------------------------------------------------------------------------------- domains

@@ -179,6 +179,8 @@ def _load_user(
     problems: list[tuple[str, str]] = []
     _check_ids(task, prefix, problems)
     integrity.check_node_ids(task, prefix, problems)
+    integrity.check_profile(task, prefix, problems)
+    integrity.check_subtask_content(task, prefix, problems, odd)
     _check_environments(task, prefix, problems, odd)
     times = _resolve_times(task, prefix, problems, warnings, path)
     _check_chronology(task, times, prefix, problems if strict else None, warnings, path)
