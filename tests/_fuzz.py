@@ -149,7 +149,7 @@ def build_case(case: Case) -> tuple[bytes, str]:
     text = json.dumps(data, ensure_ascii=False, allow_nan=True)
     text = text.replace(json.dumps(_HUGE), "9" * 5_000)
     text = text.replace(json.dumps(_DEEP), "[" * 100_000 + "]" * 100_000)
-    if _REPEAT in text:  # the same key twice in one object: with another value, or the same one
+    if json.dumps(_REPEAT) in text:  # the same key twice in one object: with another value, or the same one
         marker, name = json.dumps(_REPEAT), json.dumps(keys[-1])
         first = json.dumps(value_of(data, keys)) if case.mutation == "duplicate" else '"first"'
         text = text.replace(f"{marker}: ", f"{name}: {first}, {name}: ", 1)
