@@ -286,6 +286,22 @@ class Judge:
         self.baseline = {u.index: self._rewards(suite, u) for u in suite.users}
         self.base_models = {u.index: u.task.model_dump() for u in suite.users}
 
+    def _validate(self, path: Path) -> str | None:
+        """What ``vitabench validate`` prints for the file (its rules and statistics too); ``None`` if it raised."""
+        import contextlib
+        import io
+
+        from pytest_vitabench.cli import main
+
+        out = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(out):
+                main(["validate", str(path)])
+        except BaseException:  # noqa: BLE001 - a traceback is what the fuzzer looks for
+            self.validate_traceback = traceback.format_exc()
+            return None
+        return out.getvalue()
+
     def _rewards(self, suite: Any, user: Any) -> list[tuple[str, float]]:
         from pytest_vitabench.runner import ItemRunner
 
@@ -305,14 +321,21 @@ class Judge:
         raw, name = build_case(case)
         path = self.workdir / name
         path.write_bytes(raw)
+        suite, file_error = None, ""
         try:
             suite = load_suite(path)
         except SuiteError as exc:
-            text = exc.render()
-            ok = text.startswith(f"{path}: invalid VitaBench suite") and "\n  at " in text
-            return Verdict("error" if ok else "traceback", text, case=case)
-        except BaseException as exc:  # noqa: BLE001 - anything else is the bug this fuzzer looks for
+            file_error = exc.render()
+        except BaseException:  # noqa: BLE001 - anything else is the bug this fuzzer looks for
             return Verdict("traceback", traceback.format_exc(), case=case)
+        said = self._validate(path)
+        if said is None:
+            return Verdict("traceback", f"vitabench validate raised:\n{self.validate_traceback}", case=case)
+        if suite is None:
+            clear = file_error.startswith(f"{path}: invalid VitaBench suite") and "\n  at " in file_error
+            if not clear or file_error not in said:
+                return Verdict("traceback", f"unclear, or not what validate says:\n{file_error}\n{said}", case=case)
+            return Verdict("error", file_error, case=case)
         messages = []
         for user in suite.users:
             if user.error is not None:
@@ -320,6 +343,9 @@ class Judge:
                 messages.append(text)
                 if not text.startswith(f"{path}: invalid VitaBench suite") or "\n  at [" not in text:
                     return Verdict("traceback", f"unclear error: {text}", case=case)
+                if text not in said:
+                    return Verdict("traceback", f"vitabench validate does not say:\n{text}\nit says:\n{said}",
+                                   case=case)
         broken = case.user
         warned = any(broken is not None and f"[{broken}]" in w for w in suite.warnings)
         for user in suite.users:

@@ -100,6 +100,15 @@ def read_suite_bytes(path: Path) -> bytes:
     return data
 
 
+def read_suite_json(path: Path) -> Any:
+    """The parsed JSON of a suite file, with the loader's file-level errors (:class:`SuiteError`)."""
+    try:
+        raw = read_suite_bytes(path)
+    except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as exc:
+        raise SuiteError(path, [("", f"cannot read file: {exc}")]) from exc
+    return integrity.parse_suite_json(raw, path)
+
+
 def load_suite(path: str | Path, *, strict: bool = False) -> LoadedSuite:
     """Read and validate a suite file.
 

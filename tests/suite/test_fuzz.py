@@ -39,6 +39,8 @@ FOUND = [
     # a subtask or an interaction deleted: a valid edit, must run without a traceback
     Case("delete", steps=(553, 119, 252), pick=113493),
     Case("delete", steps=(615, 75, 517, 232, 666), pick=407280),
+    # an environment time of " ": the loader fell back to current_time, vitabench validate's leak rule did not
+    Case("bad_time", steps=(588, 776), pick=462572),
     # one case of each mutation class the issue reports
     Case("huge_int", steps=(3, 2, 1, 9, 5), pick=1),
     Case("deep_text", pick=1),
