@@ -20,6 +20,7 @@ from .config import RunConfig
 from .domains import build_environment
 from .episode import run_episode
 from .judges.base import Judge, JudgeCase
+from .llm.secrets import redact
 from .memory.base import Memory, MemoryContext, memory_tools, take_usage
 from .memory.registry import is_deterministic, memory_factory
 from .memory.snapshots import SnapshotStore, advance, settings_of, snapshot_key
@@ -121,9 +122,10 @@ class ItemRunner:
         except Exception as exc:  # an infrastructure failure: reported as an error, scored as a failure
             result.outcome = "error"
             result.reward = 0.0
-            result.error = f"{type(exc).__name__}: {exc}"
+            # An exception from an endpoint may quote what it was sent: no credential goes into a result.
+            result.error = redact(f"{type(exc).__name__}: {exc}")
             result.termination = result.termination or "error"
-            self.last_traceback = traceback.format_exc()
+            self.last_traceback = redact(traceback.format_exc())
         result.duration_s = round(time.perf_counter() - started, 4)
         return result
 

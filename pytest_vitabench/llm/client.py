@@ -26,7 +26,7 @@ from .ledger import Ledger
 from .prices import price_for
 from .ratelimit import Limiter, LimiterTimeout
 from .retry import Backoff, is_retryable_status, parse_retry_after
-from .secrets import check_base_url, install_log_redaction, register_secret
+from .secrets import check_base_url, install_log_redaction, register_secret, scrub_payload
 from .settings import LOCAL_KEY, LLMSettings, resolve_api_key
 
 log = logging.getLogger("pytest_vitabench.llm")
@@ -206,7 +206,8 @@ class LLMClient:
             try:
                 with self.limiter.concurrency_slot():
                     response = create(**request)
-                return _chat_payload(response) if kind == "chat" else _embeddings_payload(response)
+                # A proxy may echo the request headers into an answer, which is recorded and cached.
+                return scrub_payload(_chat_payload(response)) if kind == "chat" else _embeddings_payload(response)
             except Exception as exc:  # classified below; anything unknown is re-raised as it is
                 failure = self._classify(exc)
                 if failure is None:

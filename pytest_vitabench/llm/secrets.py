@@ -15,9 +15,11 @@ Three defences, each cheap:
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import threading
+from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 #: Query parameters that carry credentials in the wild (Azure ``api-key``, signed URLs, tokens).
@@ -94,6 +96,22 @@ def redact(text: str, *secrets: str) -> str:
     text = _AUTH_SCHEME.sub(lambda m: f"{m.group(1)}{m.group(2)}***", text)
     text = _HEADER_VALUE.sub(lambda m: f"{m.group(1)}{m.group(2)}***", text)
     return _USERINFO.sub(lambda m: f"{m.group(1)}***@", text)
+
+
+def scrub_payload(payload: dict[str, Any]) -> dict[str, Any]:
+    """``payload`` (an answer about to be returned and cached) without any registered secret in its text.
+
+    Only exact secrets are replaced here: the patterns of :func:`redact` could alter a model's real answer.
+    """
+    if not _secrets:
+        return payload
+    text = json.dumps(payload, ensure_ascii=False)
+    found = [secret for secret in _secrets if secret in text]
+    if not found:
+        return payload
+    for secret in found:
+        text = text.replace(json.dumps(secret, ensure_ascii=False)[1:-1], "***")
+    return json.loads(text)
 
 
 def install_log_redaction() -> None:

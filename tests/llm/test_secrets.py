@@ -27,10 +27,14 @@ KEY_ENV = "VITA_SECRETS_TEST_KEY"
 
 
 class EchoServer:
-    """Answers every POST with 401 and every request header quoted back, like a careless proxy."""
+    """Answers every POST with every request header quoted back, like a careless proxy.
 
-    def __init__(self) -> None:
+    ``status`` 401 quotes them in an error body; 200 in the content of a chat completion.
+    """
+
+    def __init__(self, status: int = 401) -> None:
         self.headers: list[dict[str, str]] = []
+        self.status = status
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -41,9 +45,16 @@ class EchoServer:
                 self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 headers = dict(self.headers)
                 server.headers.append(headers)
-                body = json.dumps({"error": {"message": f"invalid credentials; you sent {json.dumps(headers)}",
-                                             "type": "invalid_request_error", "headers": headers}}).encode()
-                self.send_response(401)
+                quoted = f"you sent {json.dumps(headers)}"
+                if server.status == 200:
+                    body = json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": "m",
+                                       "choices": [{"index": 0, "finish_reason": "stop",
+                                                    "message": {"role": "assistant", "content": quoted}}],
+                                       "usage": {"prompt_tokens": 1, "completion_tokens": 1}}).encode()
+                else:
+                    body = json.dumps({"error": {"message": f"invalid credentials; {quoted}",
+                                                 "type": "invalid_request_error", "headers": headers}}).encode()
+                self.send_response(server.status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
                 for name, value in headers.items():
@@ -184,5 +195,24 @@ def test_no_credential_reaches_any_artifact_at_any_log_level(project, echo, leve
     assert {"run.json", "junit.xml", "run.log"} <= set(artifacts)
     if level == "DEBUG":
         assert "x-echo-authorization" in artifacts["run.log"].lower()  # echoed headers were logged, redacted
+    for name, text in artifacts.items():
+        assert not _leaks(text), f"{name} leaks a credential"
+
+
+def test_an_answer_that_quotes_the_key_is_recorded_and_cached_without_it(project):
+    server = EchoServer(status=200)
+    try:
+        result = project.runpytest(
+            "--vita-model", "stub-model", "--vita-base-url", server.base_url, "--vita-api-key-env", KEY_ENV,
+            "--vita-trials", "1", "--vita-max-steps", "4", "--vita-cache", "all", "--vita-report", "run.json",
+            "--junitxml", "junit.xml", "--log-level", "DEBUG", "--log-file", "run.log", "-vv")
+    finally:
+        server.close()
+    assert server.headers and KEY in json.dumps(server.headers)
+    report = json.loads((project.path / "run.json").read_text())
+    assert "you sent" in json.dumps(report["results"][0]["messages"])  # the echo was recorded, redacted
+    assert not _leaks(result.stdout.str() + result.stderr.str())
+    artifacts = _artifacts(project.path)
+    assert any(name.startswith(".vitabench_cache") for name in artifacts)
     for name, text in artifacts.items():
         assert not _leaks(text), f"{name} leaks a credential"
