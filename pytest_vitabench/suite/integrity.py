@@ -156,14 +156,18 @@ def _deep_point(raw: bytes) -> str:
 # -------------------------------------------------------------------------------------- JSON values
 
 
-def check_json_values(entry: Any, prefix: str, problems: Problems, odd: dict[str, list[str]]) -> None:
+def check_json_values(entry: Any, prefix: str, problems: Problems, odd: dict[str, list[str]]) -> bool:
     """Non-finite numbers, over-long integers and excessive nesting anywhere in one user's JSON: errors.
 
     Strings over :data:`LONG_STRING_CHARS` go to ``odd`` (warnings). A fast scan runs first; paths are
     only built for a user that has something to report.
+
+    Returns:
+        ``True`` when the fast scan found nothing, numbers included: :func:`check_environment_values`
+        then need not walk the environments again.
     """
-    if not _needs_attention(entry, 1):
-        return
+    if not _needs_attention(entry, 1, ""):
+        return True
     for where, value, depth in _walk(entry, prefix, 1):
         if depth > MAX_NESTING:
             problems.append((where, f"nested more than {MAX_NESTING} levels deep"))
@@ -178,18 +182,20 @@ def check_json_values(entry: Any, prefix: str, problems: Problems, odd: dict[str
             problems.append((where, f"{value} is not a number a suite can use (NaN or infinite)"))
         elif type(value) is str and len(value) > LONG_STRING_CHARS:
             odd.setdefault(f"strings longer than {LONG_STRING_CHARS:,} characters", []).append(where)
+    return False
 
 
-def _needs_attention(value: Any, depth: int) -> bool:
+def _needs_attention(value: Any, depth: int, key: str) -> bool:
+    """Whether anything below ``value`` is for :func:`check_json_values` or :func:`check_environment_values`."""
     if depth > MAX_NESTING:
         return True
-    for item in (value.values() if type(value) is dict else value):
+    for name, item in (value.items() if type(value) is dict else ((key, item) for item in value)):
         kind = type(item)
         if kind is dict or kind is list:
-            if _needs_attention(item, depth + 1):
+            if _needs_attention(item, depth + 1, name):
                 return True
-        elif kind is float:
-            if item - item != 0.0:  # NaN and +-inf
+        elif kind is float or kind is int:
+            if (kind is float and item - item != 0.0) or (name in _NUMERIC_FIELDS and _number_flagged(name, item)):
                 return True
         elif kind is str:
             if len(item) > LONG_STRING_CHARS:
@@ -343,9 +349,14 @@ def time_problem(value: str) -> str | None:
 
 
 def check_environment_values(environment: dict[str, Any], where: str, problems: Problems,
-                             odd: dict[str, list[str]]) -> None:
-    """Numbers that make no sense (negative prices, stock, scores...), empty and duplicate entity ids."""
-    _check_numbers(environment, where, "", problems, odd)
+                             odd: dict[str, list[str]], *, numbers_clean: bool = False) -> None:
+    """Numbers that make no sense (negative prices, stock, scores...), empty and duplicate entity ids.
+
+    Args:
+        numbers_clean: :func:`check_json_values` found no flagged number in the user: skip that walk.
+    """
+    if not numbers_clean:
+        _check_numbers(environment, where, "", problems, odd)
     for container in _ENTITY_ID:
         entities = environment.get(container)
         if not isinstance(entities, dict):
@@ -375,6 +386,13 @@ def _check_products(products: Any, where: str, problems: Problems) -> None:
             problems.append((f"{where}.products[{i}].product_id",
                              f"duplicate product id {product_id!r}{dated} (first at products[{seen[key]}])"))
         seen.setdefault(key, i)
+
+
+def _number_flagged(name: str, value: float) -> bool:
+    """Whether a number of field ``name`` is an error or a warning somewhere (the slow pass decides)."""
+    return (value < 0 or (value == 0 and name in ("quantity", "price"))
+            or (name in POSITIVE_COUNT_FIELDS and value < 1)
+            or (name in _RANGES and not _RANGES[name][0] <= value <= _RANGES[name][1]))
 
 
 def _check_numbers(value: Any, where: str, key: str, problems: Problems, odd: dict[str, list[str]]) -> None:
