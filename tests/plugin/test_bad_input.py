@@ -81,3 +81,13 @@ def test_an_unusable_file_is_one_clear_error_in_pytest_and_validate(project, cap
     import fnmatch
 
     assert any(fnmatch.fnmatch(out_line, line) for out_line in capsys.readouterr().out.splitlines())
+
+
+def test_under_xdist_the_broken_user_fails_alone(project):
+    path = project.path / "tasks.json"
+    path.write_text(_nan_score(path.read_text()))
+    result = project.runpytest_subprocess("-n", "2", "--vita-trials", "1", "--continue-on-collection-errors")
+    result.stdout.fnmatch_lines(["*at [[]1[]].subtasks[[]0[]].environment.stores.S1.score: nan is not a number*"])
+    result.stdout.no_fnmatch_line("*Traceback*")
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("passed", 0) + outcomes.get("failed", 0) == 2  # U1's two subtasks ran
