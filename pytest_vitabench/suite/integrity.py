@@ -7,9 +7,9 @@ Pydantic (``schema.py``, ``domains/*/models.py``) checks types. These checks cov
   :data:`MAX_NESTING`, ``NaN`` / ``Infinity`` (and ``1e999``, which parses as infinity), invalid UTF-8;
 * node ids: a user or subtask id that is empty, padded, or holds ``::``, ``[``, ``]`` or a control
   character cannot form a pytest node id that selects it (``-k``, ``--lf``, ``--deselect``);
-* domains: a VitaBench 2.0 subtask whose environment lacks the entities of its domain (``stores`` for
-  ``delivery``, ``shops`` for ``instore``, any of hotels/attractions/flights/trains/taxis for ``ota``), holds
-  another domain's entities that its domain would silently ignore, or lists a domain twice;
+* domains: a subtask whose environment lacks the entities of its domain (``stores`` for ``delivery``,
+  ``shops`` for ``instore``, any of hotels/attractions/flights/trains/taxis for ``ota``), or a subtask that
+  lists a domain twice; a 2.0 subtask holding another domain's entities (its tools never see them) warns;
 * times: the effective environment time (after the ``current_time`` fallback) must parse, else every tool
   call fails at run time;
 * numbers: negative prices, stock, scores, ratings, durations; customer counts below 1; coordinates off
@@ -268,7 +268,7 @@ def check_profile(task: Any, prefix: str, problems: Problems) -> None:
     if "user_id" not in profile:
         problems.append((where, f"the profile has no user_id (the agent is told whom it serves from it; "
                                 f"expected {task.user_id!r})"))
-    elif profile["user_id"] != task.user_id:
+    elif str(profile["user_id"]) != task.user_id:
         problems.append((f"{where}.user_id", f"{profile['user_id']!r} differs from the user's id {task.user_id!r}"))
     for key, value in profile.items():
         if _is_address(str(key)) and not (isinstance(value, str) and value.strip()):
@@ -293,8 +293,13 @@ def check_subtask_content(task: Any, prefix: str, problems: Problems, odd: dict[
 # ------------------------------------------------------------------------------------------- domains
 
 
-def check_domain_entities(sub: Any, where: str, problems: Problems, *, label_is_authoritative: bool) -> None:
-    """The environment holds its domain's entities, and no other domain's entities it would ignore.
+def check_domain_entities(sub: Any, where: str, problems: Problems, odd: dict[str, list[str]], *,
+                          label_is_authoritative: bool) -> None:
+    """The environment holds its domain's entities (an error); another domain's entities it would ignore warn.
+
+    Foreign entities are a warning, not an error: the official harness drops them silently, and released
+    data might carry them beside the subtask's own. A subtask labelled with the wrong domain has no entities
+    of its own, which is an error.
 
     Args:
         sub: A validated :class:`~pytest_vitabench.suite.schema.SubTask`.
@@ -304,10 +309,6 @@ def check_domain_entities(sub: Any, where: str, problems: Problems, *, label_is_
             are checked for it.
     """
     names = [part.strip() for part in sub.domain.split(",")]
-    repeated = sorted({name for name in names if names.count(name) > 1})
-    if repeated:
-        problems.append((f"{where}.domain", f"domain {sub.domain!r} lists {', '.join(map(repr, repeated))} "
-                                            "more than once"))
     environment = sub.environment
     for name in dict.fromkeys(names):
         containers = DOMAIN_CONTAINERS.get(name)
@@ -316,14 +317,17 @@ def check_domain_entities(sub: Any, where: str, problems: Problems, *, label_is_
                              f"a {name} subtask needs {' or '.join(containers)} in its environment; it has none"))
     if not label_is_authoritative:
         return
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        problems.append((f"{where}.domain", f"domain {sub.domain!r} lists {', '.join(map(repr, repeated))} "
+                                            "more than once"))
     for other, containers in DOMAIN_CONTAINERS.items():
         if other in names:
             continue
         for container in containers:
             if _non_empty(environment.get(container)):
-                problems.append((f"{where}.environment.{container}",
-                                 f"{container} are {other} entities, but the subtask's domain is {sub.domain!r}: "
-                                 f"its tools would never see them (add {other!r} to the domain or remove them)"))
+                odd.setdefault("entities of a domain the subtask does not list (its tools never see them)",
+                               []).append(f"{where}.environment.{container}")
 
 
 def _non_empty(value: Any) -> bool:

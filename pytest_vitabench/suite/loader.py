@@ -236,7 +236,7 @@ def _check_environments(
             validate_environment(sub.domain, sub.environment)
         except ValidationError as exc:
             problems += _validation_problems(exc, f"{where}.environment")
-        integrity.check_domain_entities(sub, where, problems,
+        integrity.check_domain_entities(sub, where, problems, odd,
                                         label_is_authoritative=task.source_format == "vitabench2")
         integrity.check_environment_values(sub.environment, f"{where}.environment", problems, odd,
                                            numbers_clean=numbers_clean)

@@ -75,8 +75,8 @@ PRODUCT_KEYS = (*STORE_KEYS, "products", 0)
      "a delivery subtask needs stores in its environment; it has none"),
     (_set((0, "subtasks", 0, "domain"), "delivery,delivery"), "[0].subtasks[0].domain",
      "lists 'delivery' more than once"),
-    (lambda d: (_instore_environment(d), d[0]["subtasks"][0].update(domain="delivery,delivery")),
-     f"{ENV}.shops", "shops are instore entities, but the subtask's domain is 'delivery,delivery'"),
+    (lambda d: (_instore_environment(d), d[0]["subtasks"][0].update(domain="delivery")),
+     ENV, "a delivery subtask needs stores in its environment; it has none"),
     (_set((0, "subtasks", 0, "domain"), "ota"), ENV, "a ota subtask needs hotels or attractions"),
     # times
     (lambda d: (d[0]["subtasks"][0]["environment"].update(time=""),
@@ -145,6 +145,8 @@ def test_an_unusable_file_is_one_clear_error(tmp_path, raw, name, fragment):
     (_set((*PRODUCT_KEYS, "price"), 0), f"product price of 0 at {STORE}.products[0].price"),
     (_set((0, "subtasks", 0, "instruction"), "noodles " * 20_000), "strings longer than 100,000 characters at "
                                                                   "[0].subtasks[0].instruction"),
+    (lambda d: d[0]["subtasks"][0]["environment"].update(shops={"H1": {"shop_id": "H1", "shop_name": "Tea"}}),
+     f"entities of a domain the subtask does not list (its tools never see them) at {ENV}.shops"),
     (lambda d: d[0]["subtasks"][0].pop("evaluation_criteria") and d[0]["subtasks"][0].pop("rubric_checks"),
      "no rubrics (any conversation scores 1.0, as in the official harness) at [0].subtasks[0].evaluation_criteria"),
 ])
