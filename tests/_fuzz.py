@@ -25,6 +25,7 @@ import copy
 import gzip
 import json
 import random
+import re
 import tempfile
 import traceback
 from dataclasses import dataclass, field
@@ -347,7 +348,8 @@ class Judge:
                     return Verdict("traceback", f"vitabench validate does not say:\n{text}\nit says:\n{said}",
                                    case=case)
         broken = case.user
-        warned = any(broken is not None and f"[{broken}]" in w for w in suite.warnings)
+        names_user = re.compile(rf"(^|[\s,:])\[{broken}\][.\s]")  # "[1].subtasks...", not "[0].subtasks[1]"
+        warned = broken is not None and any(names_user.search(w) for w in suite.warnings)
         for user in suite.users:
             if case.valid_edit:  # only "no traceback" applies
                 if user.task is not None:
