@@ -37,7 +37,8 @@ OPTIONS: list[tuple[str, str, str | None, str]] = [
     ("--vita-model", "vita_model", "reference",
      "agent under test: reference, literal, oracle (offline built-ins) or a model name at an "
      "OpenAI-compatible endpoint (default: reference)"),
-    ("--vita-base-url", "vita_base_url", None, "endpoint for LLM roles (default: $OPENAI_BASE_URL)"),
+    ("--vita-base-url", "vita_base_url", None,
+     "endpoint for LLM roles (default: $OPENAI_BASE_URL); a URL carrying credentials is refused"),
     ("--vita-api-key-env", "vita_api_key_env", "OPENAI_API_KEY",
      "environment variable that holds the API key (default: OPENAI_API_KEY); keys never reach reports"),
     ("--vita-user-model", "vita_user_model", "scripted", "user simulator: scripted (offline) or an LLM name"),

@@ -24,6 +24,7 @@ from .domains import build_environment
 from .domains.base import Environment
 from .episode import EpisodeResult, play_episode, run_episode
 from .judges.base import Judge, JudgeCase, Verdict
+from .llm.secrets import redact
 from .memory.base import Memory, MemoryContext, memory_tools, take_usage
 from .memory.registry import is_deterministic, memory_factory
 from .memory.snapshots import SnapshotStore, advance, settings_of, snapshot_key
@@ -244,9 +245,10 @@ class ItemRunner:
         result.outcome = "error"
         result.reward = 0.0
         # a bad user's data: its own rendering (file and JSON path of each problem), as at collection
-        result.error = exc.render() if isinstance(exc, SuiteError) else f"{type(exc).__name__}: {exc}"
+        # An exception from an endpoint may quote what it was sent: no credential goes into a result.
+        result.error = exc.render() if isinstance(exc, SuiteError) else redact(f"{type(exc).__name__}: {exc}")
         result.termination = result.termination or "error"
-        result.traceback = traceback.format_exc()
+        result.traceback = redact(traceback.format_exc())
         self.last_traceback = result.traceback
 
     def _prepare(self, result: ItemResult, suite: LoadedSuite, user: LoadedUser, index: int,

@@ -26,7 +26,8 @@ from .ledger import Ledger
 from .prices import price_for
 from .ratelimit import Limiter, LimiterTimeout
 from .retry import Backoff, is_retryable_status, parse_retry_after
-from .settings import LLMSettings, resolve_api_key
+from .secrets import check_base_url, install_log_redaction, register_secret, scrub_payload
+from .settings import LOCAL_KEY, LLMSettings, resolve_api_key
 
 log = logging.getLogger("pytest_vitabench.llm")
 
@@ -94,9 +95,15 @@ class LLMClient:
     def __init__(self, settings: LLMSettings | None = None, ledger: Ledger | None = None):
         self.settings = settings or LLMSettings()
         self.ledger = ledger if ledger is not None else Ledger()
+        # Before anything can reach the network or a log: no credentials in the URL, and the key redacted
+        # from every log record (an endpoint may quote the auth header back).
+        check_base_url(self.settings.base_url or os.environ.get("OPENAI_BASE_URL"))
+        install_log_redaction()
         self.endpoint = _endpoint(self.settings.base_url)
         self.host = endpoint_host(self.endpoint)
         self._key = resolve_api_key(self.settings.api_key_env, self.settings.base_url)
+        if self._key != LOCAL_KEY:
+            register_secret(self._key)
         s = self.settings
         self.limiter = Limiter(s.state_dir, rpm=s.rpm, max_concurrency=s.max_concurrency,
                                window_s=s.rpm_window_s, max_wait_s=s.max_wait_s)
@@ -199,7 +206,8 @@ class LLMClient:
             try:
                 with self.limiter.concurrency_slot():
                     response = create(**request)
-                return _chat_payload(response) if kind == "chat" else _embeddings_payload(response)
+                # A proxy may echo the request headers into an answer, which is recorded and cached.
+                return scrub_payload(_chat_payload(response)) if kind == "chat" else _embeddings_payload(response)
             except Exception as exc:  # classified below; anything unknown is re-raised as it is
                 failure = self._classify(exc)
                 if failure is None:

@@ -44,10 +44,8 @@ def endpoint_host(url: str) -> str:
 
 
 def scrub(text: str, *secrets: str) -> str:
-    """``text`` with every secret replaced by ``***`` and cut to a short excerpt."""
-    for secret in secrets:
-        # Placeholder keys of local endpoints are not secrets, and very short strings would mangle text.
-        if secret and len(secret) >= 8:
-            text = text.replace(secret, "***")
-    text = " ".join(text.split())
+    """``text`` without secrets (see :func:`~.secrets.redact`), cut to a short excerpt after redaction."""
+    from .secrets import redact
+
+    text = " ".join(redact(text, *secrets).split())
     return text if len(text) <= _EXCERPT_CHARS else text[:_EXCERPT_CHARS] + "..."

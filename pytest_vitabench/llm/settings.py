@@ -131,10 +131,13 @@ def settings_from_options(*, base_url: str | None, api_key_env: str, rootdir: Pa
         cache_dir: Where the cache lives (default ``<rootdir>/.vitabench_cache``).
 
     Raises:
-        ValueError: A value is malformed; the message names the option.
+        ValueError: A value is malformed; the message names the option. A base URL that carries
+            credentials is refused (:class:`~.secrets.CredentialsInURL`), its credentials redacted.
     """
     from .prices import load_prices
+    from .secrets import check_base_url
 
+    check_base_url(base_url)
     mode = str(cache or "judge").strip().lower()
     if mode not in CACHED_ROLES:
         raise ValueError(f"--vita-cache must be one of all, judge, off; got {cache!r}")

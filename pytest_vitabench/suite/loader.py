@@ -16,6 +16,7 @@ import gzip
 import hashlib
 import json
 import threading
+import zlib
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from . import integrity
 from .schema import DailyRecord, EventRecord, SubTask, UserTask
 
 DEFAULT_TIME_OF_DAY = "12:00:00"
@@ -115,6 +117,15 @@ def read_suite_bytes(path: Path) -> bytes:
     return data
 
 
+def read_suite_json(path: Path) -> Any:
+    """The parsed JSON of a suite file, with the loader's file-level errors (:class:`SuiteError`)."""
+    try:
+        raw = read_suite_bytes(path)
+    except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as exc:
+        raise SuiteError(path, [("", f"cannot read file: {exc}")]) from exc
+    return integrity.parse_suite_json(raw, path)
+
+
 def load_suite(path: str | Path, *, strict: bool = False, lazy: bool = False) -> LoadedSuite:
     """Read and validate a suite file.
 
@@ -132,13 +143,9 @@ def load_suite(path: str | Path, *, strict: bool = False, lazy: bool = False) ->
     path = Path(path)
     try:
         raw = read_suite_bytes(path)
-    except (OSError, EOFError, gzip.BadGzipFile) as exc:
+    except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as exc:
         raise SuiteError(path, [("", f"cannot read file: {exc}")]) from exc
-    try:
-        data = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        where = f"line {exc.lineno} column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
-        raise SuiteError(path, [("", f"not valid JSON ({where}): {getattr(exc, 'msg', exc)}")]) from exc
+    data = integrity.parse_suite_json(raw, path)
     if not isinstance(data, list):
         raise SuiteError(path, [("", f"expected a JSON list of tasks, got {type(data).__name__}")])
     if not data:
@@ -179,7 +186,7 @@ def load_suite(path: str | Path, *, strict: bool = False, lazy: bool = False) ->
 def _index_user(index: int, entry: Any) -> LoadedUser | None:
     """A not-yet-validated user with its outline, or ``None`` when its shape needs validating now (a VitaBench
     1.0 task, or anything irregular, so that its error shows at collection exactly as before)."""
-    if not isinstance(entry, dict) or not isinstance(entry.get("id"), str) or not entry["id"]:
+    if not isinstance(entry, dict) or not isinstance(entry.get("id"), str) or integrity.node_id_problem(entry["id"]):
         return None
     subtasks = entry.get("subtasks")
     if not isinstance(subtasks, list) or not subtasks:
@@ -190,6 +197,8 @@ def _index_user(index: int, entry: Any) -> LoadedUser | None:
             return None
         sid, domain, tested = sub.get("subtask_id"), sub.get("domain"), sub.get("skill_tested") or []
         if not isinstance(sid, str) or not isinstance(domain, str) or not isinstance(tested, list):
+            return None
+        if integrity.node_id_problem(sid):  # the item's node id is built now, so its error must show now
             return None
         skills = ("proactive",) if "proactive" in tested else ("personalize",)
         outline.append(SubtaskOutline(subtask_id=sid, domains=tuple(domain.split(",")), skills=skills))
@@ -238,6 +247,12 @@ def _load_user(
     if not isinstance(entry, dict):
         user.error = SuiteError(path, [(prefix, f"expected an object, got {type(entry).__name__}")])
         return user
+    odd: dict[str, list[str]] = {}
+    raw_problems: list[tuple[str, str]] = []
+    clean = integrity.check_json_values(entry, prefix, raw_problems, odd)
+    if raw_problems:  # NaN, huge integers or deep nesting: nothing below can be trusted with them
+        user.error = SuiteError(path, raw_problems)  # paths of the file's own layout, 2.0 or 1.0
+        return user
     try:
         if "subtasks" in entry:
             task = UserTask.model_validate(entry)
@@ -258,7 +273,10 @@ def _load_user(
     user.key = task.id
     problems: list[tuple[str, str]] = []
     _check_ids(task, prefix, problems)
-    _check_environments(task, prefix, problems)
+    integrity.check_node_ids(task, prefix, problems)
+    integrity.check_profile(task, prefix, problems)
+    integrity.check_subtask_content(task, prefix, problems, odd)
+    _check_environments(task, prefix, problems, odd, numbers_clean=clean)
     times = _resolve_times(task, prefix, problems, warnings, path)
     _check_chronology(task, times, prefix, problems if strict else None, warnings, path)
     if task.source_format == "vitabench1":
@@ -266,6 +284,7 @@ def _load_user(
     if problems:
         user.error = SuiteError(path, problems)
         return user
+    warnings += integrity.odd_value_warnings(path, odd)
     _collect_unknown(task, "", unknown)
     user.task = task
     user.times = times
@@ -292,14 +311,22 @@ def _check_ids(task: UserTask, prefix: str, problems: list[tuple[str, str]]) -> 
         seen.setdefault(sub.subtask_id, j)
 
 
-def _check_environments(task: UserTask, prefix: str, problems: list[tuple[str, str]]) -> None:
+def _check_environments(
+    task: UserTask, prefix: str, problems: list[tuple[str, str]], odd: dict[str, list[str]], *,
+    numbers_clean: bool = False,
+) -> None:
     from ..domains import validate_environment  # domains pull in rapidfuzz; only when a suite is loaded
 
     for j, sub in enumerate(task.subtasks):
+        where = f"{prefix}.subtasks[{j}]"
         try:
             validate_environment(sub.domain, sub.environment)
         except ValidationError as exc:
-            problems += _validation_problems(exc, f"{prefix}.subtasks[{j}].environment")
+            problems += _validation_problems(exc, f"{where}.environment")
+        integrity.check_domain_entities(sub, where, problems, odd,
+                                        label_is_authoritative=task.source_format == "vitabench2")
+        integrity.check_environment_values(sub.environment, f"{where}.environment", problems, odd,
+                                           numbers_clean=numbers_clean)
 
 
 def _resolve_times(
@@ -308,15 +335,25 @@ def _resolve_times(
     times = []
     for j, sub in enumerate(task.subtasks):
         time = sub.env_time.strip()
+        where = f"{prefix}.subtasks[{j}].environment.time"
         if not time:
-            where = f"{prefix}.subtasks[{j}].environment.time"
-            if sub.current_time:
+            if sub.current_time and sub.current_time.strip():
                 time = f"{sub.current_time.strip()[:10]} {DEFAULT_TIME_OF_DAY}"
-                warnings.append(f"{path}: {where} is blank; using current_time {time!r}")
+                problem = integrity.time_problem(time)
+                if problem:
+                    problems.append((f"{prefix}.subtasks[{j}].current_time",
+                                     f"the environment time is blank and its fallback, current_time, is "
+                                     f"not a date: {sub.current_time!r}"))
+                else:
+                    warnings.append(f"{path}: {where} is blank; using current_time {time!r}")
             else:
                 problems.append((where, "blank environment time and no current_time to fall back on"))
-        elif len(time) == 10:
-            time = f"{time} {DEFAULT_TIME_OF_DAY}"
+        else:
+            if len(time) == 10:
+                time = f"{time} {DEFAULT_TIME_OF_DAY}"
+            problem = integrity.time_problem(time)
+            if problem:
+                problems.append((where, problem))
         times.append(time)
     return times
 

@@ -114,9 +114,10 @@ def report_rules(suite: Any, *, strict: bool, stats: bool, json_path: str | None
         print(line)
     figures: dict[str, Any] = {}
     if stats:
-        from ..suite.loader import read_suite_bytes
+        from ..suite.loader import read_suite_json
 
-        figures = suite_stats(json.loads(read_suite_bytes(Path(suite.path))))
+        valid = {user.index for user in suite.users if user.task is not None}  # broken users have no figures
+        figures = suite_stats([entry for i, entry in enumerate(read_suite_json(Path(suite.path))) if i in valid])
         print("  statistics (ours vs the paper, section C.2):")
         for line in render_comparison(comparison(figures)):
             print("  " + line)

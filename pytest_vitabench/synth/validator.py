@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from ..suite.checks import RECORD_FIELDS, RecordCheck, RubricCheck
-from ..suite.loader import LoadedSuite, SuiteError, load_suite, read_suite_bytes
+from ..suite.loader import LoadedSuite, SuiteError, load_suite, read_suite_json
 from ..suite.schema import DailyRecord, EventRecord, SubTask, UserTask
 
 RULES = ("schema", "chronology", "target", "distractors", "evidence", "leaks", "profile")
@@ -136,13 +136,13 @@ def validate_path(path: str | Path, limits: Limits | None = None, strict: bool =
     except SuiteError as exc:
         report.load_error = exc.render()
         return report, []
-    return validate_loaded(suite, limits), json.loads(read_suite_bytes(Path(path)))
+    return validate_loaded(suite, limits), read_suite_json(Path(path))
 
 
 def validate_loaded(suite: LoadedSuite, limits: Limits | None = None) -> Report:
     """Run every rule over the valid users of a loaded suite (load errors are reported as ``schema``)."""
     report = Report(path=str(suite.path))
-    raw = json.loads(read_suite_bytes(Path(suite.path)))
+    raw = read_suite_json(Path(suite.path))
     for user in suite.users:
         if user.error is not None:
             for where, problem in user.error.problems:
@@ -496,7 +496,7 @@ def _visible_tools(sub: SubTask) -> str:
     from ..domains import build_environment
 
     env = build_environment(sub.domain, sub.environment, user_id=str(sub.environment.get("user_id") or "u"),
-                            time=sub.env_time or f"{sub.current_time} 12:00:00", seed=0)
+                            time=sub.env_time.strip() or f"{(sub.current_time or '').strip()[:10]} 12:00:00", seed=0)
     parts = []
     for _, items in env.containers():
         for entity in items.values():

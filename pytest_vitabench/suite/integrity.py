@@ -1,0 +1,436 @@
+"""Checks that a suite's data means what it says: no value that would crash a run or change a score unnoticed.
+
+Pydantic (``schema.py``, ``domains/*/models.py``) checks types. These checks cover what types cannot:
+
+* the JSON itself: a key repeated in one object with different values (Python keeps the last one,
+  other readers the first), numbers too long for Python's ``int`` (more than 4300 digits), nesting deeper than
+  :data:`MAX_NESTING`, ``NaN`` / ``Infinity`` (and ``1e999``, which parses as infinity), invalid UTF-8;
+* node ids: a user or subtask id that is empty, padded, or holds ``::``, ``[``, ``]`` or a control
+  character cannot form a pytest node id that selects it (``-k``, ``--lf``, ``--deselect``);
+* domains: a subtask whose environment lacks the entities of its domain (``stores`` for ``delivery``,
+  ``shops`` for ``instore``, any of hotels/attractions/flights/trains/taxis for ``ota``), or a subtask that
+  lists a domain twice; a 2.0 subtask holding another domain's entities (its tools never see them) warns;
+* times: the effective environment time (after the ``current_time`` fallback) must parse, else every tool
+  call fails at run time;
+* numbers: negative prices, stock, scores, ratings, durations; customer counts below 1; coordinates off
+  the globe; empty or duplicate product ids. Odd but usable values (a stock of 0, a product price of 0)
+  are warnings that name each JSON path.
+
+Every problem is a ``(json_path, message)`` pair for :class:`~pytest_vitabench.suite.loader.SuiteError`;
+every warning is one line naming the file and the paths. Each check is a plain function, so it runs
+wherever a user is validated (collection, ``vitabench validate``, a lazy per-user load).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+#: Deepest nesting of arrays and objects a suite may use. The released data nests 12 levels; a few
+#: hundred would already overflow Python's recursion limit in ``copy.deepcopy`` at run time.
+MAX_NESTING = 64
+#: Strings longer than this load, with a warning (a pasted file or a runaway generator, usually).
+LONG_STRING_CHARS = 100_000
+#: Paths quoted per warning line before "and N more".
+_QUOTED_PATHS = 5
+
+Problems = list[tuple[str, str]]
+
+#: The entity containers that make up each domain's data (REFERENCE.md §1.7).
+DOMAIN_CONTAINERS: dict[str, tuple[str, ...]] = {
+    "delivery": ("stores",),
+    "instore": ("shops",),
+    "ota": ("hotels", "attractions", "flights", "trains", "taxis"),
+}
+#: The id field of each container's entities, and the field holding their products.
+_ENTITY_ID = {"stores": "store_id", "shops": "shop_id", "hotels": "hotel_id", "attractions": "attraction_id",
+              "flights": "flight_id", "trains": "train_id", "taxis": "taxi_id"}
+
+#: Numeric fields that are meaningless below zero, wherever they appear in an environment.
+NON_NEGATIVE_FIELDS = frozenset({
+    "price", "book_price", "ticket_price", "estimated_price", "total_price", "quantity", "score",
+    "star_rating", "estimated_duration", "shipping_time",
+})
+#: Numeric fields that are meaningless below one.
+POSITIVE_COUNT_FIELDS = frozenset({"customer_count"})
+_RANGES = {"longitude": (-180.0, 180.0), "latitude": (-90.0, 90.0)}
+_NUMERIC_FIELDS = NON_NEGATIVE_FIELDS | POSITIVE_COUNT_FIELDS | frozenset(_RANGES)
+_TIME_FORMATS = ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M")
+
+
+class DuplicateKeys:
+    """Marks an object whose JSON text repeats a key with different values (the parser keeps the last)."""
+
+    #: The key under which the marker sits in the parsed object; no suite key starts with NUL.
+    KEY = "\x00duplicate keys"
+
+    def __init__(self, names: list[str]):
+        self.names = names
+
+
+class HugeNumber:
+    """Stands in for a JSON integer literal too long for Python's ``int``, so its user fails alone."""
+
+    def __init__(self, digits: str):
+        self.digits = len(digits.lstrip("-"))
+
+    def __repr__(self) -> str:
+        return f"<integer of {self.digits} digits>"
+
+
+# ------------------------------------------------------------------------------------------- the file
+
+
+def parse_suite_json(raw: bytes, path: str | Path) -> Any:
+    """``json.loads`` that turns every way JSON text can be unusable into a :class:`SuiteError`.
+
+    An integer literal over Python's digit limit does not fail the file: it becomes a :class:`HugeNumber`
+    that :func:`check_json_values` reports at its JSON path, for that user only.
+    """
+    from .loader import SuiteError
+
+    try:
+        return json.loads(raw, object_pairs_hook=_object)
+    except json.JSONDecodeError as exc:
+        raise SuiteError(path, [("", f"not valid JSON (line {exc.lineno} column {exc.colno}): {exc.msg}")]) from None
+    except UnicodeDecodeError as exc:
+        raise SuiteError(path, [("", f"not UTF-8 text: byte {exc.object[exc.start]:#04x} at offset {exc.start} "
+                                     f"({exc.reason})")]) from None
+    except RecursionError:
+        raise SuiteError(path, [(_deep_point(raw), f"nested more than {MAX_NESTING} levels deep "
+                                                   "(too deep for the JSON parser)")]) from None
+    except ValueError as exc:  # only the digit limit of int(); anything else is a bug worth seeing
+        if "digits" not in str(exc):
+            raise
+    try:
+        return json.loads(raw, parse_int=_int_or_huge, object_pairs_hook=_object)
+    except (ValueError, RecursionError) as exc:  # pragma: no cover - the first parse failed for digits only
+        raise SuiteError(path, [("", f"not valid JSON: {exc}")]) from None
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):  # a repeated key; harmless only when every copy holds the same value
+        conflicting = sorted({key for key, value in pairs if obj[key] != value})
+        if conflicting:
+            obj[DuplicateKeys.KEY] = DuplicateKeys(conflicting)
+    return obj
+
+
+def _int_or_huge(text: str) -> int | HugeNumber:
+    return HugeNumber(text) if len(text) > sys.get_int_max_str_digits() else int(text)
+
+
+def _deep_point(raw: bytes) -> str:
+    """Where nesting first passes :data:`MAX_NESTING`: ``[i] (line L column C)``, ``i`` the top-level entry."""
+    depth, index, line, column, in_string, escaped = 0, -1, 1, 0, False, False
+    for byte in raw:
+        column += 1
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:
+                in_string = False
+            continue
+        if byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):  # [ {
+            depth += 1
+            if depth == 2:
+                index += 1
+            if depth > MAX_NESTING:
+                return f"[{max(index, 0)}] (line {line} column {column})"
+        elif byte in (0x5D, 0x7D):
+            depth -= 1
+        elif byte == 0x0A:
+            line, column = line + 1, 0
+    return ""
+
+
+# -------------------------------------------------------------------------------------- JSON values
+
+
+def check_json_values(entry: Any, prefix: str, problems: Problems, odd: dict[str, list[str]]) -> bool:
+    """Non-finite numbers, over-long integers and excessive nesting anywhere in one user's JSON: errors.
+
+    Strings over :data:`LONG_STRING_CHARS` go to ``odd`` (warnings). A fast scan runs first; paths are
+    only built for a user that has something to report.
+
+    Returns:
+        ``True`` when the fast scan found nothing, numbers included: :func:`check_environment_values`
+        then need not walk the environments again.
+    """
+    if not _needs_attention(entry, 1, ""):
+        return True
+    for where, value, depth in _walk(entry, prefix, 1):
+        if depth > MAX_NESTING:
+            problems.append((where, f"nested more than {MAX_NESTING} levels deep"))
+        elif isinstance(value, DuplicateKeys):
+            problems.append((where.removesuffix("." + DuplicateKeys.KEY),
+                             f"key(s) {', '.join(map(repr, value.names))} appear more than once with different "
+                             "values (JSON readers disagree on which one counts)"))
+        elif isinstance(value, HugeNumber):
+            problems.append((where, f"an integer of {value.digits} digits (the most Python reads is "
+                                    f"{sys.get_int_max_str_digits()})"))
+        elif type(value) is float and value - value != 0.0:
+            problems.append((where, f"{value} is not a number a suite can use (NaN or infinite)"))
+        elif type(value) is str and len(value) > LONG_STRING_CHARS:
+            odd.setdefault(f"strings longer than {LONG_STRING_CHARS:,} characters", []).append(where)
+    return False
+
+
+def _needs_attention(value: Any, depth: int, key: str) -> bool:
+    """Whether anything below ``value`` is for :func:`check_json_values` or :func:`check_environment_values`."""
+    if depth > MAX_NESTING:
+        return True
+    for name, item in (value.items() if type(value) is dict else ((key, item) for item in value)):
+        kind = type(item)
+        if kind is dict or kind is list:
+            if _needs_attention(item, depth + 1, name):
+                return True
+        elif kind is float or kind is int:
+            if (kind is float and item - item != 0.0) or (name in _NUMERIC_FIELDS and _number_flagged(name, item)):
+                return True
+        elif kind is str:
+            if len(item) > LONG_STRING_CHARS:
+                return True
+        elif kind is HugeNumber or kind is DuplicateKeys:
+            return True
+    return False
+
+
+def _walk(value: Any, where: str, depth: int) -> Iterator[tuple[str, Any, int]]:
+    """``(json_path, value, depth)`` of every value below ``value``; stops descending past the limit."""
+    if depth > MAX_NESTING:
+        yield where, value, depth
+        return
+    if type(value) is dict:
+        children: Any = ((f"{where}.{key}", item) for key, item in value.items())
+    elif type(value) is list:
+        children = ((f"{where}[{i}]", item) for i, item in enumerate(value))
+    else:
+        yield where, value, depth
+        return
+    for child_where, item in children:
+        yield from _walk(item, child_where, depth + 1)
+
+
+# ------------------------------------------------------------------------------------------- node ids
+
+
+def node_id_problem(value: str) -> str | None:
+    """Why ``value`` cannot be one part of a pytest node id, or ``None`` when it can."""
+    if not value.strip():
+        return "is empty"
+    if value != value.strip():
+        return f"{value!r} has leading or trailing whitespace"
+    if "::" in value:
+        return f"{value!r} contains '::', which separates the parts of a pytest node id"
+    if "[" in value or "]" in value:
+        return f"{value!r} contains '[' or ']', which pytest reserves for parameters"
+    if any(ord(char) < 32 or ord(char) == 127 for char in value):
+        return f"{value!r} contains a control character"
+    return None
+
+
+def check_node_ids(task: Any, prefix: str, problems: Problems) -> None:
+    """The user id and every subtask id must form node ids; the user id the tools check must not be empty."""
+    problem = node_id_problem(task.id)
+    if problem:
+        problems.append((f"{prefix}.id", f"user id {problem}"))
+    if not task.user_id.strip():
+        problems.append((f"{prefix}.user_id", "user id is empty"))
+    for j, sub in enumerate(task.subtasks):
+        problem = node_id_problem(sub.subtask_id)
+        if problem:
+            problems.append((f"{prefix}.subtasks[{j}].subtask_id", f"subtask id {problem}"))
+
+
+# ------------------------------------------------------------------------------------------- content
+
+
+def check_profile(task: Any, prefix: str, problems: Problems) -> None:
+    """A 2.0 user's profile tells the agent who it serves and where they live: those values must be usable.
+
+    The agent reads ``user_profile.user_id`` to call every tool and the address fields to deliver; a
+    missing or different id, or an address that is not text, changes every subtask's outcome.
+    """
+    if task.source_format != "vitabench2":
+        return  # a 1.0 profile is the hidden scenario's, in free form
+    profile = task.user_profile
+    where = f"{prefix}.user_profile"
+    if "user_id" not in profile:
+        problems.append((where, f"the profile has no user_id (the agent is told whom it serves from it; "
+                                f"expected {task.user_id!r})"))
+    elif str(profile["user_id"]) != task.user_id:
+        problems.append((f"{where}.user_id", f"{profile['user_id']!r} differs from the user's id {task.user_id!r}"))
+    for key, value in profile.items():
+        if _is_address(str(key)) and not (isinstance(value, str) and value.strip()):
+            problems.append((f"{where}.{key}", f"an address must be non-empty text, got {value!r}"))
+
+
+def _is_address(key: str) -> bool:
+    return "address" in key.lower() or "地址" in key or "住址" in key
+
+
+def check_subtask_content(task: Any, prefix: str, problems: Problems, odd: dict[str, list[str]]) -> None:
+    """Every subtask states a request; one with nothing to judge is a warning (it scores 1.0, as officially)."""
+    for j, sub in enumerate(task.subtasks):
+        where = f"{prefix}.subtasks[{j}]"
+        if not sub.instruction.strip():
+            problems.append((f"{where}.instruction", "the instruction is empty"))
+        if not sub.rubrics():
+            odd.setdefault("no rubrics (any conversation scores 1.0, as in the official harness)", []).append(
+                f"{where}.evaluation_criteria")
+
+
+# ------------------------------------------------------------------------------------------- domains
+
+
+def check_domain_entities(sub: Any, where: str, problems: Problems, odd: dict[str, list[str]], *,
+                          label_is_authoritative: bool) -> None:
+    """The environment holds its domain's entities (an error); another domain's entities it would ignore warn.
+
+    Foreign entities are a warning, not an error: the official harness drops them silently, and released
+    data might carry them beside the subtask's own. A subtask labelled with the wrong domain has no entities
+    of its own, which is an error.
+
+    Args:
+        sub: A validated :class:`~pytest_vitabench.suite.schema.SubTask`.
+        where: The subtask's JSON path.
+        label_is_authoritative: ``True`` for VitaBench 2.0 subtasks. A 1.0 task's ``domain`` is a free-form
+            label (the 1.0 harness takes the domain from the data's folder), so only missing entities
+            are checked for it.
+    """
+    names = [part.strip() for part in sub.domain.split(",")]
+    environment = sub.environment
+    for name in dict.fromkeys(names):
+        containers = DOMAIN_CONTAINERS.get(name)
+        if containers and not any(_non_empty(environment.get(c)) for c in containers):
+            problems.append((f"{where}.environment",
+                             f"a {name} subtask needs {' or '.join(containers)} in its environment; it has none"))
+    if not label_is_authoritative:
+        return
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        problems.append((f"{where}.domain", f"domain {sub.domain!r} lists {', '.join(map(repr, repeated))} "
+                                            "more than once"))
+    for other, containers in DOMAIN_CONTAINERS.items():
+        if other in names:
+            continue
+        for container in containers:
+            if _non_empty(environment.get(container)):
+                odd.setdefault("entities of a domain the subtask does not list (its tools never see them)",
+                               []).append(f"{where}.environment.{container}")
+
+
+def _non_empty(value: Any) -> bool:
+    return isinstance(value, (dict, list)) and len(value) > 0
+
+
+# ------------------------------------------------------------------------------------------- times
+
+
+def time_problem(value: str) -> str | None:
+    """Why ``value`` is not a usable ``YYYY-MM-DD HH:MM[:SS]`` time, or ``None`` when it is."""
+    text = value.strip().replace("T", " ")
+    for fmt in _TIME_FORMATS:
+        try:
+            datetime.strptime(text, fmt)
+            return None
+        except ValueError:
+            continue
+    return f"{value!r} is not a valid time (expected YYYY-MM-DD HH:MM:SS)"
+
+
+# ------------------------------------------------------------------------------------------- numbers
+
+
+def check_environment_values(environment: dict[str, Any], where: str, problems: Problems,
+                             odd: dict[str, list[str]], *, numbers_clean: bool = False) -> None:
+    """Numbers that make no sense (negative prices, stock, scores...), empty and duplicate entity ids.
+
+    Args:
+        numbers_clean: :func:`check_json_values` found no flagged number in the user: skip that walk.
+    """
+    if not numbers_clean:
+        _check_numbers(environment, where, "", problems, odd)
+    for container in _ENTITY_ID:
+        entities = environment.get(container)
+        if not isinstance(entities, dict):
+            continue
+        for key, entity in entities.items():
+            entity_where = f"{where}.{container}.{key}"
+            if not str(key).strip():
+                problems.append((f"{where}.{container}", f"an entity of {container} has an empty id (its key)"))
+            if isinstance(entity, dict):
+                _check_products(entity.get("products"), entity_where, problems)
+
+
+def _check_products(products: Any, where: str, problems: Problems) -> None:
+    if not isinstance(products, list):
+        return
+    # Travel products repeat their id across dates (one seat class, one date each): the key is the pair.
+    seen: dict[tuple[str, Any], int] = {}
+    for i, product in enumerate(products):
+        if not isinstance(product, dict) or not isinstance(product.get("product_id"), str):
+            continue  # a missing or mistyped id is pydantic's to report
+        product_id = product["product_id"]
+        key = (product_id, product.get("date"))
+        if not product_id.strip():
+            problems.append((f"{where}.products[{i}].product_id", "product id is empty"))
+        elif key in seen:
+            dated = f" on {key[1]}" if key[1] else ""
+            problems.append((f"{where}.products[{i}].product_id",
+                             f"duplicate product id {product_id!r}{dated} (first at products[{seen[key]}])"))
+        seen.setdefault(key, i)
+
+
+def _number_flagged(name: str, value: float) -> bool:
+    """Whether a number of field ``name`` is an error or a warning somewhere (the slow pass decides)."""
+    return (value < 0 or (value == 0 and name in ("quantity", "price"))
+            or (name in POSITIVE_COUNT_FIELDS and value < 1)
+            or (name in _RANGES and not _RANGES[name][0] <= value <= _RANGES[name][1]))
+
+
+def _check_numbers(value: Any, where: str, key: str, problems: Problems, odd: dict[str, list[str]]) -> None:
+    # Recursion is safe: check_json_values has already bounded the nesting. Paths are built for containers
+    # and reported values only: environments are most of a suite's bulk.
+    pairs = value.items() if type(value) is dict else ((None, item) for item in value)
+    for index, (child_key, item) in enumerate(pairs):
+        name = key if child_key is None else str(child_key)
+        kind = type(item)
+        if kind is dict or kind is list:
+            child = f"{where}[{index}]" if child_key is None else f"{where}.{child_key}"
+            _check_numbers(item, child, name, problems, odd)
+        elif (kind is int or kind is float) and name in _NUMERIC_FIELDS:
+            child = f"{where}[{index}]" if child_key is None else f"{where}.{child_key}"
+            _check_number(name, item, child, problems, odd)
+
+
+def _check_number(key: str, value: float, where: str, problems: Problems, odd: dict[str, list[str]]) -> None:
+    if key in NON_NEGATIVE_FIELDS and value < 0:
+        problems.append((where, f"{key} {value} is negative"))
+    elif key in POSITIVE_COUNT_FIELDS and value < 1:
+        problems.append((where, f"{key} {value} is below 1"))
+    elif key in _RANGES and not _RANGES[key][0] <= value <= _RANGES[key][1]:
+        low, high = _RANGES[key]
+        problems.append((where, f"{key} {value} is outside [{low:g}, {high:g}]"))
+    elif value == 0 and key in ("quantity", "price") and ".products[" in where:
+        odd.setdefault("stock of 0 (sold out)" if key == "quantity" else "product price of 0", []).append(where)
+
+
+def odd_value_warnings(path: str | Path, odd: dict[str, list[str]]) -> list[str]:
+    """One warning line per kind of odd-but-usable value, naming its first JSON paths."""
+    lines = []
+    for what, paths in odd.items():
+        shown = ", ".join(paths[:_QUOTED_PATHS])
+        more = f" and {len(paths) - _QUOTED_PATHS} more" if len(paths) > _QUOTED_PATHS else ""
+        lines.append(f"{path}: {what} at {shown}{more}")
+    return lines
