@@ -74,6 +74,7 @@ def run_episode(
     user_setup: UserSetup,
     environment: Environment,
     max_steps: int = 100,
+    history: list[Message] | None = None,
 ) -> EpisodeResult:
     """Run one subtask's conversation to its end.
 
@@ -84,27 +85,46 @@ def run_episode(
         user_setup: What the simulated user knows.
         environment: A fresh environment for this subtask; mutated by write tools.
         max_steps: The hop budget; the greeting is not a hop.
+        history: The subtask's ``message_history``: the conversation starts from it instead of the greeting
+            and the instruction, and whoever did not speak last speaks next (as the official orchestrator).
 
     Raises:
         Exception: Whatever the agent or the simulator raised: an infrastructure failure, reported by the
             caller as an error outcome (never as a scored failure).
     """
-    messages = [Message(role="assistant", content=GREETING.get(user_setup.language, GREETING["en"]))]
     usage = {"agent": Usage(), "user": Usage()}
     awaiter = _Awaiter()
     steps = 0
     termination = "max_steps"
     try:
-        # The first user turn is the instruction verbatim, with no simulator call (REFERENCE.md §3.4), except
-        # for a hidden scenario (VitaBench 1.0 tasks), from which the simulator writes its own opening.
-        if user_setup.scenario_is_hidden:
-            first = _user_turn(awaiter, user, user_setup, messages, usage)
+        if history:
+            messages = list(history)
+            last = messages[-1]
+            if last.role == "assistant" and last.tool_calls:  # calls still waiting for their results
+                for call in last.tool_calls:
+                    result = environment.call(call.name, call.arguments)
+                    messages.append(Message(role="tool", tool_call_id=call.id, name=call.name,
+                                            content=result.content, error=result.error))
+                steps += 1
+            elif last.role == "assistant":
+                # the agent spoke last: the user answers first
+                answer = _user_turn(awaiter, user, user_setup, messages, usage)
+                messages.append(answer)
+                steps += 1
+                if answer.has_stop():
+                    termination = "user_stop"
         else:
-            first = Message(role="user", content=user_setup.instruction)
-        messages.append(first)
-        steps += 1
-        if first.has_stop():
-            termination = "user_stop"
+            messages = [Message(role="assistant", content=GREETING.get(user_setup.language, GREETING["en"]))]
+            # The first user turn is the instruction verbatim, with no simulator call (REFERENCE.md §3.4),
+            # except for a hidden scenario (VitaBench 1.0 tasks), from which the simulator writes its opening.
+            if user_setup.scenario_is_hidden:
+                first = _user_turn(awaiter, user, user_setup, messages, usage)
+            else:
+                first = Message(role="user", content=user_setup.instruction)
+            messages.append(first)
+            steps += 1
+            if first.has_stop():
+                termination = "user_stop"
         while steps < max_steps and termination != "user_stop":
             reply = None
             for _ in range(INVALID_AGENT_RETRIES + 1):

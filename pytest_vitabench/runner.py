@@ -26,6 +26,8 @@ from .memory.snapshots import SnapshotStore, advance, settings_of, snapshot_key
 from .messages import Usage
 from .prompts import agent_system_prompt, time_with_weekday
 from .result import ItemResult
+from .seed_history import seed_messages
+from .suite.language import detect_language
 from .suite.loader import LoadedSuite, LoadedUser, load_suite
 from .suite.schema import SubTask, UserTask
 from .users.base import UserSetup, UserSimulator
@@ -50,13 +52,31 @@ class ItemRunner:
         self.snapshots = snapshots
         self._suites: dict[Path, LoadedSuite] = {}
         self._chains: dict[tuple[str, str, str, int], _Chain] = {}
+        self._languages: dict[Path, str] = {}
         self.last_traceback = ""
 
     def suite(self, path: str | Path) -> LoadedSuite:
         key = Path(path).resolve()
         if key not in self._suites:
-            self._suites[key] = load_suite(key, strict=self.config.strict)
+            suite = load_suite(key, strict=self.config.strict)
+            detected = detect_language(user.task for user in suite.users if user.task is not None)
+            self._languages[key] = detected if self.config.language == "auto" else self.config.language
+            if self.config.language not in ("auto", detected):
+                suite.warnings.append(f"{key}: --vita-language {self.config.language} but the suite's "
+                                      f"instructions and rubrics are in {detected!r}: prompts and rubrics will "
+                                      f"mix languages")
+            self._suites[key] = suite
         return self._suites[key]
+
+    def language_for(self, suite: LoadedSuite) -> str:
+        """The prompt and simulator language of a suite: ``--vita-language``, else detected from its text."""
+        key = Path(suite.path).resolve()
+        if key not in self._languages:
+            if self.config.language != "auto":
+                return self.config.language
+            tasks = (user.task for user in suite.users if user.task is not None)
+            self._languages[key] = detect_language(tasks)
+        return self._languages[key]
 
     def memory_for(self, suite: LoadedSuite, user: LoadedUser, index: int, memory_name: str, trial: int) -> Memory:
         """The user's memory as it stands right before subtask ``index`` (updated with its interactions).
@@ -66,7 +86,7 @@ class ItemRunner:
         """
         task = user.task
         assert task is not None
-        options = self._memory_options()
+        options = {**self._memory_options(), "language": self.language_for(suite)}
         trial_key = 0 if is_deterministic(memory_name, options) else trial
         key = (str(suite.path), user.key, memory_name, trial_key)
         chain = self._chains.get(key)
@@ -80,7 +100,7 @@ class ItemRunner:
         def update(j: int) -> None:
             sub = task.subtasks[j]
             chain.memory.update(list(sub.interactions), MemoryContext(
-                user_id=task.user_id, subtask_id=sub.subtask_id, now=user.times[j], language=self.config.language,
+                user_id=task.user_id, subtask_id=sub.subtask_id, now=user.times[j], language=options["language"],
                 groundtruth=sub.groundtruth_preferences(), trial=trial_key, seed=seed))
 
         def key_for(j: int) -> str:
@@ -140,6 +160,7 @@ class ItemRunner:
         suite: LoadedSuite,
     ) -> None:
         config = self.config
+        language = self.language_for(suite)
         memory = self.memory_for(suite, user, index, result.memory, result.trial)
         memory_usage = take_usage(memory)
         snapshot = memory.read(query=sub.instruction)
@@ -147,34 +168,37 @@ class ItemRunner:
         env_time = user.times[index]
         environment = build_environment(
             sub.domain, sub.environment, user_id=str(sub.environment.get("user_id") or task.user_id),
-            time=env_time, seed=result.seed, language=config.language,
+            time=env_time, seed=result.seed, language=language, checks=config.tool_checks,
         )
         environment.add_tools(memory_tools(memory))
         profile = agent_profile(task)
-        clock = time_with_weekday(env_time, config.language)
+        clock = time_with_weekday(env_time, language)
         setup = AgentSetup(
             system_prompt=agent_system_prompt(time=clock, profile=profile, memory=snapshot,
-                                              proactive=sub.is_proactive, language=config.language),
+                                              proactive=sub.is_proactive, language=language,
+                                              style=config.agent_prompt),
             tools=environment.tool_schemas(), memory=snapshot, time=clock, user_profile=profile,
-            proactive=sub.is_proactive, language=config.language, seed=result.seed,
+            proactive=sub.is_proactive, language=language, seed=result.seed,
             groundtruth=sub.groundtruth_preferences() if getattr(agent, "reads_groundtruth", False) else None,
         )
         user_setup = UserSetup(
             instruction=sub.instruction, user_id=task.user_id, user_intention=sub.user_intention or "",
-            persona=task.user_profile, proactive=sub.is_proactive, language=config.language, seed=result.seed,
+            persona=task.user_profile, proactive=sub.is_proactive, language=language, seed=result.seed,
             # a 1.0 task's text is the user's hidden scenario: an LLM user writes its own opening from it
             scenario_is_hidden=task.source_format == "vitabench1",
             write_tools=frozenset(name for name, tool in environment.tools.items() if tool.kind == "write"),
         )
         episode = run_episode(agent=agent, agent_setup=setup, user=user_simulator, user_setup=user_setup,
-                              environment=environment, max_steps=config.max_steps)
+                              environment=environment, max_steps=config.max_steps,
+                              history=seed_messages(sub.message_history))
         result.messages = episode.messages
         result.termination = episode.termination
         result.steps = episode.steps
         result.tool_errors = episode.tool_errors
         result.usage = {**episode.usage, "judge": Usage(), "memory": memory_usage}
         verdict = judge.judge(JudgeCase(subtask=sub, messages=episode.messages, environment=environment,
-                                        termination=episode.termination, time=env_time, seed=result.seed))
+                                        termination=episode.termination, time=env_time, seed=result.seed,
+                                        extra={"language": language}))
         result.rubrics = verdict.rubrics
         result.reward = verdict.reward
         result.judge_details = verdict.details
