@@ -530,6 +530,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
 
     results = [ItemResult.model_validate(payload) for _, payload in sorted(state.results.items())]
     terminalreporter.section("VitaBench results")
+    terminalreporter.write_line(state.bench.header_lines()[0])
     for line in render_table(state.metrics, results):
         terminalreporter.write_line(line)
     if state.ledger.total().requests or state.ledger.total().cached_requests:
