@@ -104,7 +104,10 @@ class Environment:
             return ToolResult(content=f"Error: unknown tool {name!r}", error=True)
         if isinstance(arguments, str):
             return ToolResult(content=f"Error: arguments are not valid JSON: {arguments[:200]}", error=True)
-        problem = check_arguments(tool.parameters, arguments, types=self.checking("argument_types"))
+        typed = self.checking("argument_types")
+        if not typed:
+            arguments = lax_arguments(tool.parameters, arguments)
+        problem = check_arguments(tool.parameters, arguments, types=typed)
         if problem:
             return ToolResult(content=f"Error: {problem}", error=True)
         try:
@@ -159,6 +162,26 @@ def check_arguments(schema: dict[str, Any], arguments: dict[str, Any], *, types:
         if not isinstance(value, python_types):
             return f"argument {key!r} must be {expected}, got {type(value).__name__}"
     return None
+
+
+def lax_arguments(schema: dict[str, Any], arguments: dict[str, Any]) -> dict[str, Any]:
+    """Numeric strings made numbers where the schema asks for a number (also inside arrays), as the official
+    tools' pydantic models accept them; nothing else changes (``--vita-tool-checks`` without argument_types)."""
+    properties: dict[str, Any] = schema.get("properties", {})
+    return {key: _lax(properties.get(key, {}), value) for key, value in arguments.items()}
+
+
+def _lax(spec: dict[str, Any], value: Any) -> Any:
+    kind = spec.get("type")
+    if kind == "array" and isinstance(value, list):
+        return [_lax(spec.get("items") or {}, item) for item in value]
+    if kind in ("integer", "number") and isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            return value
+        return int(number) if kind == "integer" and number.is_integer() else number
+    return value
 
 
 def _flatten(value: type | tuple[type, ...]) -> tuple[type, ...]:
