@@ -119,3 +119,16 @@ def test_model_args_reach_the_agent_and_the_report_config(tmp_path, monkeypatch)
     assert b.agent().params == {"reasoning_effort": "high"}
     assert b.config.manifest()["model_args"] == {"reasoning_effort": "high"}
     assert any("reasoning_effort" in line for line in b.header_lines())
+
+
+def test_readme_and_help_name_every_switch():
+    from _paths import REPO_ROOT
+
+    from pytest_vitabench.plugin import OPTIONS
+
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Comparable with the leaderboard")[1]
+    helps = {option: text for option, _, _, text in OPTIONS}
+    for dev in DEVIATIONS:
+        assert f"`{dev.option}`" in section and dev.option in helps, dev.option
+    assert "--vita-profile" in helps and "--vita-model-args" in helps
