@@ -54,7 +54,7 @@ def stats(ratios: list[float]) -> str:
 
 def paper(path: Path, budget: int) -> None:
     suite = load_suite(path)
-    ratios, over_cl, over_rx, changed, items = [], 0, 0, 0, 0
+    ratios, over_cl, over_rx, changed, items, largest = [], 0, 0, 0, 0, (0, 0)
     for user in suite.users:
         parts: list[str] = []
         cl_total = rx_total = 0
@@ -68,6 +68,7 @@ def paper(path: Path, budget: int) -> None:
             if not parts:
                 continue
             ratios.append(cl_total / max(rx_total, 1))
+            largest = max(largest, (cl_total, rx_total))
             over_cl += cl_total > budget
             over_rx += rx_total > budget
             if cl_total > budget or rx_total > budget:
@@ -75,6 +76,7 @@ def paper(path: Path, budget: int) -> None:
                 changed += keep_last(joined, budget, "cl100k") != keep_last(joined, budget, "regex")
     print(f"paper suite full_context memory ({path.name}, {items} items, budget {budget:,}):")
     print(f"  tokens cl100k / regex per item: {stats(ratios)}")
+    print(f"  largest memory: {largest[0]:,} cl100k_base tokens ({largest[1]:,} by regex)")
     print(f"  items over budget: {over_cl} by cl100k_base, {over_rx} by regex")
     print(f"  items whose memory text changes (the budget cuts elsewhere): {changed} of {items}")
 

