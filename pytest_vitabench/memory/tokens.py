@@ -112,6 +112,9 @@ def split_tokens(text: str, size: int, overlap: int = 0) -> list[str]:
         raise ValueError(f"chunk size must be positive, got {size}")
     if not 0 <= overlap < size:
         raise ValueError(f"chunk overlap must be in [0, {size}), got {overlap}")
+    encoding = _encoding()
+    if encoding is not None and len(encoding.encode(text, disallowed_special=())) <= size:
+        return [text] if text.strip() else []  # most records fit: no need for character offsets
     spans = _spans(text)
     if len(spans) <= size:
         return [text] if spans else []
