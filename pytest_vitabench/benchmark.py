@@ -7,14 +7,16 @@ backend that needs a model or a package all raise ``ValueError`` naming the opti
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from .agents import BUILTIN_AGENTS
 from .config import RunConfig
 from .llm import Ledger, LLMClient, settings_from_options
+from .llm.model_args import parse_model_args
 from .memory.registry import memory_factory, parse_memory_list, parse_threshold
 from .memory.snapshots import SnapshotStore
 from .runner import ItemRunner
@@ -36,12 +38,13 @@ class Benchmark:
 
         memory = parse_memory_list(str(get("vita_memory", "full_context")))
         model = str(get("vita_model", "reference"))
-        self.config = RunConfig(
+        profile = profile_settings(lambda name: get(name), str(get("vita_profile", "default")))
+        self.config = RunConfig(**profile, model_args=parse_model_args(get("vita_model_args")),
             model=model, base_url=get("vita_base_url") or os.environ.get("OPENAI_BASE_URL"),
             api_key_env=get("vita_api_key_env", "OPENAI_API_KEY"), user_model=get("vita_user_model", "scripted"),
             judge_model=get("vita_judge_model", "rules"), memory=memory, trials=int(get("vita_trials", 4)),
-            max_steps=int(get("vita_max_steps", 100)), seed=int(get("vita_seed", 0)),
-            language=get("vita_language", "en"), strict=bool(get("vita_strict", False)),
+            seed=int(get("vita_seed", 0)),
+            language=get("vita_language", "auto"), strict=bool(get("vita_strict", False)),
             full_context_max_tokens=int(get("vita_full_context_tokens", 102_400)),
             judge_mode=get("vita_judge_mode", "window"), judge_votes=int(get("vita_judge_votes", 1)),
             outcome_reward=bool(get("vita_outcome_reward", False)),
@@ -69,6 +72,7 @@ class Benchmark:
             "language": self.config.language, "rag_top_k": self.config.rag_top_k,
             "rag_threshold": self.config.rag_threshold,
             "full_context_max_tokens": self.config.full_context_max_tokens, "cache_dir": cache_dir,
+            "rag_style": self.config.rag_style,
         }
         for name in memory:  # built once now, so a missing model or package fails before any item
             memory_factory(name, self.memory_options)
@@ -98,14 +102,14 @@ class Benchmark:
             return make_builtin_agent(self.config.model)
         from .agents.openai_agent import OpenAIAgent
 
-        return OpenAIAgent(self.config.model, client=self.llm_client())
+        return OpenAIAgent(self.config.model, client=self.llm_client(), params=self.config.model_args)
 
     def user_simulator(self) -> Any:
         from .users import make_user_simulator
 
         c = self.config
         client = None if c.user_model == "scripted" else self.llm_client()
-        return make_user_simulator(c.user_model, client=client, language=c.language,
+        return make_user_simulator(c.user_model, client=client, language=_fallback_language(c.language),
                                    wait_for_action=c.user_wait_for_action)
 
     def judge(self) -> Any:
@@ -114,7 +118,48 @@ class Benchmark:
         c = self.config
         client = None if c.judge_model == "rules" else self.llm_client()
         return make_judge(c.judge_model, client=client, mode=c.judge_mode, outcome=c.outcome_reward,
-                          votes=c.judge_votes, language=c.language)
+                          votes=c.judge_votes, language=_fallback_language(c.language),
+                          records=c.judge_records, outcome_style=c.outcome_style)
+
+    def profile_summary(self) -> dict[str, Any]:
+        """The report's ``profile`` block: switches, tokenizer and whether the numbers are leaderboard-comparable."""
+        from .memory.tokens import tokenizer_name
+        from .profile import summary
+
+        return summary(self.config, tokenizer=tokenizer_name())
+
+    def header_lines(self) -> list[str]:
+        """The terminal header: which profile ran, comparability, and how token budgets are counted."""
+        from .memory.tokens import tokenizer_name, tokenizer_note
+        from .profile import header_line
+
+        lines = [header_line(self.config, tokenizer=tokenizer_name())]
+        if any(m in ("full_context", "agentic", "rag") for m in self.config.memory):
+            lines.append(tokenizer_note())
+        if self.config.model_args:
+            lines.append(f"agent request settings: {json.dumps(self.config.model_args, sort_keys=True)}")
+        return lines
+
+
+def _fallback_language(language: str) -> str:
+    # Roles built once per process get a default; each item passes the suite's language (detected or given).
+    return "en" if language == "auto" else language
+
+
+def profile_settings(get: Callable[[str], Any], profile: str) -> dict[str, Any]:
+    """RunConfig fields set by ``--vita-profile`` and the per-deviation switches (each switch wins)."""
+    from .profile import parse_on_off, parse_switch, parse_tool_checks, resolve
+
+    values = resolve(get, profile)
+    return {
+        "profile": values["profile"],
+        "judge_records": parse_on_off(values["judge_records"], "--vita-judge-records"),
+        "rag_style": parse_switch(values["rag_style"], "--vita-rag-style", ("default", "official")),
+        "tool_checks": parse_tool_checks(values["tool_checks"]),
+        "max_steps": int(values["max_steps"]),
+        "agent_prompt": parse_switch(values["agent_prompt"], "--vita-agent-prompt", ("default", "official")),
+        "outcome_style": parse_switch(values["outcome_style"], "--vita-outcome-style", ("default", "official")),
+    }
 
 
 #: --vita-concurrency auto with an LLM role: enough to hide an endpoint's latency, well under common limits.

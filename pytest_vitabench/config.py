@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from . import __version__
+from .profile import TOOL_CHECKS
 
 
 class RunConfig(BaseModel):
@@ -24,7 +25,8 @@ class RunConfig(BaseModel):
     trials: int = Field(default=4, ge=1)
     max_steps: int = Field(default=100, ge=2)
     seed: int = 0
-    language: str = "en"
+    #: ``auto``: each suite's language, detected from its text (``--vita-language``).
+    language: str = "auto"
     strict: bool = False
     full_context_max_tokens: int = Field(default=102_400, ge=1)
     judge_mode: Literal["window", "full"] = "window"
@@ -36,12 +38,21 @@ class RunConfig(BaseModel):
     embedding_base_url: str | None = None
     rag_top_k: int = Field(default=8, ge=1)
     rag_threshold: float | None = None
+    #: ``default`` or ``official``; the switches below take their values from it unless given (see profile.py).
+    profile: Literal["default", "official"] = "default"
+    judge_records: bool = True
+    rag_style: Literal["default", "official"] = "default"
+    tool_checks: list[str] = Field(default_factory=lambda: list(TOOL_CHECKS))
+    agent_prompt: Literal["default", "official"] = "default"
+    outcome_style: Literal["default", "official"] = "default"
+    #: Request settings sent with every agent request (``--vita-model-args``); part of the cache key.
+    model_args: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("language")
     @classmethod
     def _language(cls, value: str) -> str:
-        if value not in ("en", "zh"):
-            raise ValueError(f"--vita-language must be 'en' or 'zh', got {value!r}")
+        if value not in ("auto", "en", "zh"):
+            raise ValueError(f"--vita-language must be 'auto', 'en' or 'zh', got {value!r}")
         return value
 
     def trial_seed(self, trial: int) -> int:

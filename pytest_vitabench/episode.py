@@ -108,6 +108,7 @@ def run_episode(
     user_setup: UserSetup,
     environment: Environment,
     max_steps: int = 100,
+    history: list[Message] | None = None,
 ) -> EpisodeResult:
     """Run one subtask's conversation to its end, every role called in this thread.
 
@@ -118,6 +119,8 @@ def run_episode(
         user_setup: What the simulated user knows.
         environment: A fresh environment for this subtask; mutated by write tools.
         max_steps: The hop budget; the greeting is not a hop.
+        history: The subtask's ``message_history``: the conversation starts from it instead of the greeting
+            and the instruction, and whoever did not speak last speaks next (as the official orchestrator).
 
     Raises:
         Exception: Whatever the agent or the simulator raised: an infrastructure failure, reported by the
@@ -125,7 +128,7 @@ def run_episode(
     """
     caller = _SyncCaller()
     coroutine = play_episode(agent=agent, agent_setup=agent_setup, user=user, user_setup=user_setup,
-                             environment=environment, max_steps=max_steps, call=caller)
+                             environment=environment, max_steps=max_steps, history=history, call=caller)
     try:
         coroutine.send(None)
     except StopIteration as done:
@@ -144,30 +147,48 @@ async def play_episode(
     user_setup: UserSetup,
     environment: Environment,
     max_steps: int = 100,
+    history: list[Message] | None = None,
     call: Any = None,
 ) -> EpisodeResult:
     """The episode as a coroutine, shared by :func:`run_episode` and the concurrent scheduler.
 
     Args:
-        agent, agent_setup, user, user_setup, environment, max_steps: As for :func:`run_episode`.
+        agent, agent_setup, user, user_setup, environment, max_steps, history: As for :func:`run_episode`.
         call: ``await call(function, *args)`` invokes a role or a tool; :class:`ThreadedCaller` (the
             default) runs sync roles in threads so that many episodes share one event loop.
     """
     call = call or ThreadedCaller()
-    messages = [Message(role="assistant", content=GREETING.get(user_setup.language, GREETING["en"]))]
     usage = {"agent": Usage(), "user": Usage()}
     steps = 0
     termination = "max_steps"
-    # The first user turn is the instruction verbatim, with no simulator call (REFERENCE.md §3.4), except
-    # for a hidden scenario (VitaBench 1.0 tasks), from which the simulator writes its own opening.
-    if user_setup.scenario_is_hidden:
-        first = await _user_turn(call, user, user_setup, messages, usage)
+    if history:
+        messages = list(history)
+        last = messages[-1]
+        if last.role == "assistant" and last.tool_calls:  # calls still waiting for their results
+            for tool_call in last.tool_calls:
+                result = await call(environment.call, tool_call.name, tool_call.arguments)
+                messages.append(Message(role="tool", tool_call_id=tool_call.id, name=tool_call.name,
+                                        content=result.content, error=result.error))
+            steps += 1
+        elif last.role == "assistant":
+            # the agent spoke last: the user answers first
+            answer = await _user_turn(call, user, user_setup, messages, usage)
+            messages.append(answer)
+            steps += 1
+            if answer.has_stop():
+                termination = "user_stop"
     else:
-        first = Message(role="user", content=user_setup.instruction)
-    messages.append(first)
-    steps += 1
-    if first.has_stop():
-        termination = "user_stop"
+        messages = [Message(role="assistant", content=GREETING.get(user_setup.language, GREETING["en"]))]
+        # The first user turn is the instruction verbatim, with no simulator call (REFERENCE.md §3.4),
+        # except for a hidden scenario (VitaBench 1.0 tasks), from which the simulator writes its opening.
+        if user_setup.scenario_is_hidden:
+            first = await _user_turn(call, user, user_setup, messages, usage)
+        else:
+            first = Message(role="user", content=user_setup.instruction)
+        messages.append(first)
+        steps += 1
+        if first.has_stop():
+            termination = "user_stop"
     while steps < max_steps and termination != "user_stop":
         reply = None
         for _ in range(INVALID_AGENT_RETRIES + 1):

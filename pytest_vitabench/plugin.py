@@ -47,9 +47,11 @@ OPTIONS: list[tuple[str, str, str | None, str]] = [
      "memory backend(s), comma-separated: none, groundtruth, full_context, agentic, rag, module:Class "
      "(null and rewrite are accepted as official aliases); several make a parametrization axis"),
     ("--vita-trials", "vita_trials", "4", "trials per subtask; metrics use k = trials (default: 4)"),
-    ("--vita-max-steps", "vita_max_steps", "100", "message hops per subtask, tool results included (default: 100)"),
+    ("--vita-max-steps", "vita_max_steps", None,
+     "message hops per subtask, tool results included (default: 100; 300 under --vita-profile official)"),
     ("--vita-seed", "vita_seed", "0", "base seed; trial seeds derive from it with a stable hash (default: 0)"),
-    ("--vita-language", "vita_language", "en", "prompt and simulator language: en or zh (default: en)"),
+    ("--vita-language", "vita_language", "auto",
+     "prompt and simulator language: auto (each suite's, detected from its text; default), en or zh"),
     ("--vita-report", "vita_report", None, "write the JSON report (schema vitabench-report/1) to this path"),
     ("--vita-fail-under", "vita_fail_under", None,
      "thresholds such as 'avg@4=0.40,pass^4=0.20' (prefix 'user.' or 'BACKEND:' to scope); with it, the "
@@ -83,6 +85,24 @@ OPTIONS: list[tuple[str, str, str | None, str]] = [
     ("--vita-concurrency", "vita_concurrency", "auto",
      "episodes in flight per process, on asyncio (with -n 2, twice as many in all); auto = 1 when every "
      "role is an offline built-in, 16 when any role is an LLM (default: auto)"),
+    ("--vita-profile", "vita_profile", "default",
+     "default (our fixes) or official (the official harness's behaviour for everything that changes a score); "
+     "each switch below overrides it"),
+    ("--vita-judge-records", "vita_judge_records", None,
+     "LLM judge sees the final orders/bookings/reservations: on (default) or off (official)"),
+    ("--vita-rag-style", "vita_rag_style", None,
+     "rag: default (hits oldest first, newest chunks when nothing matches) or official (by similarity, keyword "
+     "fallback, summary)"),
+    ("--vita-tool-checks", "vita_tool_checks", None,
+     "tool checks beyond the official tools: all (default), official (none), or a list of stock, past_dates, "
+     "single_store, attributes, argument_types, reservation"),
+    ("--vita-agent-prompt", "vita_agent_prompt", None,
+     "agent system prompt: default (our rules) or official (no coaching, confirm the user id)"),
+    ("--vita-outcome-style", "vita_outcome_style", None,
+     "--vita-outcome-reward inputs: default (last successful write, 'not applicable' allowed) or official "
+     "(last resolvable write, target entity shown, every rubric)"),
+    ("--vita-model-args", "vita_model_args", None,
+     "agent request settings, JSON or key=value,...: e.g. 'reasoning_effort=high,extra_body.enable_thinking=true'"),
 ]
 
 
@@ -624,7 +644,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if state.report_path:
         from .runs.session import run_metadata
 
-        manifest = {**state.run_config.manifest(), "suites": dict(sorted(state.suites.items()))}
+        manifest = {**state.run_config.manifest(), "suites": dict(sorted(state.suites.items())),
+                    "profile_summary": state.bench.profile_summary(), "suite_languages": _suite_languages(state)}
         run = run_metadata(store=state.store, started=state.started, command=_command(config),
                            rootdir=config.rootpath, planned=sum(state.planned.values()), completed=len(results),
                            resumed=sum(1 for r in results if r.resumed))
@@ -636,6 +657,32 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     _add_junit_properties(config, state)
 
 
+def pytest_report_header(config: pytest.Config) -> list[str] | None:
+    """Which profile runs and whether its numbers can stand next to the leaderboard."""
+    if _is_worker(config) or not (_has_state(config) or _names_a_suite(config)):
+        return None
+    return _state(config).bench.header_lines()
+
+
+def _names_a_suite(config: pytest.Config) -> bool:
+    """Whether a command-line path is a suite file or a directory holding one (checked one level deep)."""
+    patterns = config.getini("vita_suite_patterns")
+    for arg in config.args:
+        path = str(arg).split("::", 1)[0]
+        if path.endswith((".json", ".json.gz")):
+            return True
+        if os.path.isdir(path):
+            for _, _, files in os.walk(path):
+                if any(fnmatch.fnmatch(name, p) for name in files for p in patterns):
+                    return True
+                break
+    return False
+
+
+def _suite_languages(state: _State) -> dict[str, str]:
+    return {path: state.runner.language_for(state.runner.suite(path)) for path in sorted(state.suites)}
+
+
 def _add_junit_properties(config: pytest.Config, state: _State) -> None:
     try:
         from _pytest.junitxml import xml_key
@@ -645,6 +692,7 @@ def _add_junit_properties(config: pytest.Config, state: _State) -> None:
     if xml is None or state.metrics is None:
         return
     xml.add_global_property("vita_model", state.run_config.model)
+    xml.add_global_property("vita_profile", state.run_config.profile)
     for memory, levels in state.metrics.items():
         for name, value in levels["subtask"].items():
             if "@" in name or "^" in name:
@@ -662,6 +710,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
 
     results = [ItemResult.model_validate(payload) for _, payload in sorted(state.results.items())]
     terminalreporter.section("VitaBench results")
+    terminalreporter.write_line(state.bench.header_lines()[0])
     planned, completed = sum(state.planned.values()), len(results)
     if planned and completed < planned:
         terminalreporter.write_line(f"partial: {completed} of {planned} planned items (run {state.store.run_id}; "

@@ -59,6 +59,10 @@ Conversation:
 - 需求处理完后询问是否还需要其他帮助；用户没有其他需求时，在最后一条消息末尾输出 {stop}。""",
 }
 
+#: Our coaching line on drifting preferences (dropped by the official style).
+_OVERRIDE_LINE = {"en": "\n- Preferences change over time: later evidence overrides earlier evidence.",
+                  "zh": "\n- 偏好会随时间变化：较新的证据优先于较旧的证据。"}
+
 _ROLE = {
     ("en", False): "Serve the user's requests, relying on your memory of their preferences.",
     ("en", True): ("Act only when you judge the user has a genuine need. Do not decide on the user's behalf "
@@ -67,6 +71,29 @@ _ROLE = {
     ("zh", False): "依靠你对用户偏好的记忆处理用户的请求。",
     ("zh", True): "只有在判断用户确有需要时才行动。缺少必要信息时不要替用户做决定：先询问或用工具查询。不要推销服务。",
 }
+
+#: ``--vita-agent-prompt official``: the official prompt's rules without our coaching (REFERENCE.md §3.2):
+#: the proactive role without "ask or look it up first", no "later evidence overrides earlier evidence", and
+#: the addendum that repeats the memory rules and asks the agent to confirm the user id.
+_OFFICIAL_ROLE = {
+    ("en", False): "Serve the user's requests, relying on your memory of their preferences.",
+    ("en", True): ("Act only if you judge that the user has a genuine need. Do not make decisions on the user's "
+                   "behalf. Do not push services."),
+    ("zh", False): "依靠你对用户偏好的记忆处理用户的请求。",
+    ("zh", True): "只有在判断用户确有需要时才行动。不要替用户做决定。不要推销服务。",
+}
+_OFFICIAL_ADDENDUM = {
+    "en": """Additional rules:
+- Preference match beats rating and distance; infer from memory; confirm a recommendation briefly without
+  asking too many questions.
+- Confirm the user id with the user before you use it in a tool call. Never invent a user id and never use a
+  placeholder such as "default_user".""",
+    "zh": """补充规则：
+- 偏好匹配优先于评分和距离；能从记忆推断的就推断；推荐后简短确认，不要过多追问。
+- 在工具调用中使用用户 ID 之前，先向用户确认。不要编造用户 ID，也不要使用 "default_user" 之类的占位符。""",
+}
+_PROFILE_HEADER_OFFICIAL = {"en": "## The user's basic information (account registration details, usable directly)",
+                            "zh": "## 当前用户基础信息（账户注册信息，可直接使用）"}
 
 _PROFILE_HEADER = {"en": "## The signed-in user's account profile (use it directly)",
                    "zh": "## 当前登录用户的账户信息（可直接使用）"}
@@ -87,16 +114,29 @@ def time_with_weekday(time: str, language: str = "en") -> str:
 
 
 def agent_system_prompt(
-    *, time: str, profile: dict[str, Any], memory: str, proactive: bool, language: str = "en"
+    *, time: str, profile: dict[str, Any], memory: str, proactive: bool, language: str = "en",
+    style: str = "default",
 ) -> str:
-    """The agent's system prompt for one subtask."""
+    """The agent's system prompt for one subtask.
+
+    Args:
+        style: ``default`` (our rules) or ``official`` (``--vita-agent-prompt official``: the official rules,
+            without our coaching, with the confirm-the-user-id rule).
+    """
     language = language if language in _POLICY else "en"
     stop = "'###STOP###'"
-    parts = [_POLICY[language].format(time=time, role=_ROLE[(language, proactive)], stop=stop)]
+    official = style == "official"
+    if official:
+        policy = _POLICY[language].replace(_OVERRIDE_LINE[language], "")
+        parts = [policy.format(time=time, role=_OFFICIAL_ROLE[(language, proactive)], stop=stop),
+                 _OFFICIAL_ADDENDUM[language]]
+    else:
+        parts = [_POLICY[language].format(time=time, role=_ROLE[(language, proactive)], stop=stop)]
     if profile:
         joiner = "、" if language == "zh" else ", "
         lines = [f"- {key}: {joiner.join(map(str, value)) if isinstance(value, list) else value}"
                  for key, value in profile.items()]
-        parts.append(_PROFILE_HEADER[language] + "\n" + "\n".join(lines))
+        header = (_PROFILE_HEADER_OFFICIAL if official else _PROFILE_HEADER)[language]
+        parts.append(header + "\n" + "\n".join(lines))
     parts.append(_MEMORY_HEADER[language] + "\n" + (memory or _NO_MEMORY[language]))
     return "\n\n".join(parts)

@@ -98,7 +98,17 @@ def resolve_suites(report: Mapping[str, Any], suite_paths: SuitePaths = None) ->
     return out
 
 
-def replay(result: ItemResult, suite: LoadedSuite, language: str) -> tuple[JudgeCase, list[str]]:
+def _language(configured: str, suite: LoadedSuite) -> str:
+    """The run's language for a suite: as configured, or (``auto``) detected from the suite as the run did."""
+    if configured in ("en", "zh"):
+        return configured
+    from .suite.language import detect_language
+
+    return detect_language(user.task for user in suite.users if user.task is not None)
+
+
+def replay(result: ItemResult, suite: LoadedSuite, language: str,
+           checks: list[str] | None = None) -> tuple[JudgeCase, list[str]]:
     """The judge case of a saved result: its subtask, messages and replayed final environment.
 
     Returns:
@@ -117,7 +127,7 @@ def replay(result: ItemResult, suite: LoadedSuite, language: str) -> tuple[Judge
     time = user.times[index]
     environment = build_environment(sub.domain, sub.environment,
                                     user_id=str(sub.environment.get("user_id") or user.task.user_id),
-                                    time=time, seed=result.seed, language=language)
+                                    time=time, seed=result.seed, language=language, checks=checks)
     saved = {m.tool_call_id: m for m in result.messages if m.role == "tool" and m.tool_call_id}
     mismatches: list[str] = []
     for message in result.messages:
@@ -134,7 +144,7 @@ def replay(result: ItemResult, suite: LoadedSuite, language: str) -> tuple[Judge
                 mismatches.append(f"{call.name} (call {call.id}): saved {before.text[:80]!r}, replayed "
                                   f"{got.content[:80]!r}")
     case = JudgeCase(subtask=sub, messages=list(result.messages), environment=environment,
-                     termination=result.termination, time=time, seed=result.seed)
+                     termination=result.termination, time=time, seed=result.seed, extra={"language": language})
     return case, mismatches
 
 
@@ -179,7 +189,8 @@ def rejudge_report(path: str | Path, judge: Judge, *, suite_paths: SuitePaths = 
         if result.outcome == "error":
             kept.append(result.nodeid)  # the episode never finished: nothing complete to judge
             continue
-        case, problems = replay(result, suites[result.suite], language)
+        case, problems = replay(result, suites[result.suite], _language(language, suites[result.suite]),
+                                checks=config.get("tool_checks"))
         if problems:
             mismatches[result.nodeid] = problems
         mark = ledger.snapshot() if ledger is not None else None
@@ -273,7 +284,10 @@ def run_rejudge_cli(args: argparse.Namespace) -> int:
             ledger = Ledger()
             client = LLMClient(settings, ledger)
         judge = make_judge(args.vita_judge_model, client=client, mode=args.vita_judge_mode,
-                           outcome=args.vita_outcome_reward, votes=args.vita_judge_votes, language=language)
+                           outcome=args.vita_outcome_reward, votes=args.vita_judge_votes, language=language,
+                           # the saved run's profile: rejudging keeps what the judge was shown
+                           records=bool(config.get("judge_records", True)),
+                           outcome_style=str(config.get("outcome_style") or "default"))
     except ValueError as exc:  # MissingAPIKey is a ValueError too
         print(f"vitabench rejudge: {exc}", file=sys.stderr)
         return 2

@@ -31,6 +31,8 @@ from .memory.snapshots import SnapshotStore, advance, settings_of, snapshot_key
 from .messages import Usage
 from .prompts import agent_system_prompt, time_with_weekday
 from .result import ItemResult
+from .seed_history import seed_messages
+from .suite.language import detect_language
 from .suite.loader import LoadedSuite, LoadedUser, SuiteError, ensure_user, load_suite
 from .suite.schema import UserTask
 from .users.base import UserSetup, UserSimulator
@@ -57,6 +59,9 @@ class _Prepared:
     env_time: str
     #: The agent has tools that read the memory object itself, so the chain must wait for this item.
     live_memory: bool
+    #: The subtask's ``message_history``: the conversation resumes from it.
+    history: list[Any] | None = None
+    language: str = "en"
 
 
 class ItemRunner:
@@ -73,6 +78,7 @@ class ItemRunner:
         #: Memory chains kept per process (least recently used dropped first); the scheduler raises it to
         #: cover the chains of the episodes it keeps in flight.
         self.max_chains = 16
+        self._languages: dict[Path, str] = {}
         self.last_traceback = ""
 
     def suite(self, path: str | Path, *, lazy: bool = False) -> LoadedSuite:
@@ -106,6 +112,26 @@ class ItemRunner:
             raise user.error
         return warnings
 
+    def language_for(self, suite: LoadedSuite) -> str:
+        """The prompt and simulator language of a suite: ``--vita-language``, else detected from its text.
+
+        A given language that differs from the detected one is kept, with a warning added to the suite's
+        warnings (the plugin shows them at collection).
+        """
+        key = Path(suite.path).resolve()
+        if key not in self._languages:
+            with self._chains_lock:
+                if not any(user.task is not None for user in suite.users):
+                    for user in suite.users[:3]:  # an indexed suite: a few users are enough to tell
+                        ensure_user(suite, user)
+            detected = detect_language(user.task for user in suite.users if user.task is not None)
+            if self.config.language not in ("auto", detected):
+                suite.warnings.append(f"{key}: --vita-language {self.config.language} but the suite's "
+                                      f"instructions and rubrics are in {detected!r}: prompts and rubrics will "
+                                      f"mix languages")
+            self._languages[key] = detected if self.config.language == "auto" else self.config.language
+        return self._languages[key]
+
     def memory_for(self, suite: LoadedSuite, user: LoadedUser, index: int, memory_name: str, trial: int) -> Memory:
         """The user's memory as it stands right before subtask ``index`` (updated with its interactions).
 
@@ -115,7 +141,7 @@ class ItemRunner:
         self.ensure_user(suite, user)
         task = user.task
         assert task is not None
-        options = self._memory_options()
+        options = {**self._memory_options(), "language": self.language_for(suite)}
         key = self.chain_key(suite, user, memory_name, trial)
         trial_key = key[3]
         with self._chains_lock:
@@ -131,7 +157,7 @@ class ItemRunner:
         def update(j: int) -> None:
             sub = task.subtasks[j]
             chain.memory.update(list(sub.interactions), MemoryContext(
-                user_id=task.user_id, subtask_id=sub.subtask_id, now=user.times[j], language=self.config.language,
+                user_id=task.user_id, subtask_id=sub.subtask_id, now=user.times[j], language=options["language"],
                 groundtruth=sub.groundtruth_preferences(), trial=trial_key, seed=seed))
 
         def key_for(j: int) -> str:
@@ -183,7 +209,8 @@ class ItemRunner:
             prepared, memory_usage = self._prepare(result, suite, user, index, agent)
             episode = run_episode(agent=agent, agent_setup=prepared.agent_setup, user=user_simulator,
                                   user_setup=prepared.user_setup, environment=prepared.environment,
-                                  max_steps=self.config.max_steps)
+                                  max_steps=self.config.max_steps,
+                                  history=prepared.history)
             self._record_episode(result, episode, memory_usage)
             self._record_verdict(result, judge.judge(self._judge_case(result, user, index, prepared, episode)))
         except Exception as exc:  # an infrastructure failure: reported as an error, scored as a failure
@@ -229,7 +256,7 @@ class ItemRunner:
                 episode = await play_episode(
                     agent=agent, agent_setup=prepared.agent_setup, user=user_simulator,
                     user_setup=prepared.user_setup, environment=prepared.environment,
-                    max_steps=self.config.max_steps, call=call)
+                    max_steps=self.config.max_steps, history=prepared.history, call=call)
             finally:
                 if held:
                     chain_lock.release()
@@ -258,6 +285,7 @@ class ItemRunner:
         assert task is not None
         sub = task.subtasks[index]
         config = self.config
+        language = self.language_for(suite)
         memory = self.memory_for(suite, user, index, result.memory, result.trial)
         memory_usage = take_usage(memory)
         snapshot = memory.read(query=sub.instruction)
@@ -265,27 +293,29 @@ class ItemRunner:
         env_time = user.times[index]
         environment = build_environment(
             sub.domain, sub.environment, user_id=str(sub.environment.get("user_id") or task.user_id),
-            time=env_time, seed=result.seed, language=config.language,
+            time=env_time, seed=result.seed, language=language, checks=config.tool_checks,
         )
         tools = memory_tools(memory)
         environment.add_tools(tools)
         profile = agent_profile(task)
-        clock = time_with_weekday(env_time, config.language)
+        clock = time_with_weekday(env_time, language)
         setup = AgentSetup(
             system_prompt=agent_system_prompt(time=clock, profile=profile, memory=snapshot,
-                                              proactive=sub.is_proactive, language=config.language),
+                                              proactive=sub.is_proactive, language=language,
+                                              style=config.agent_prompt),
             tools=environment.tool_schemas(), memory=snapshot, time=clock, user_profile=profile,
-            proactive=sub.is_proactive, language=config.language, seed=result.seed,
+            proactive=sub.is_proactive, language=language, seed=result.seed,
             groundtruth=sub.groundtruth_preferences() if getattr(agent, "reads_groundtruth", False) else None,
         )
         user_setup = UserSetup(
             instruction=sub.instruction, user_id=task.user_id, user_intention=sub.user_intention or "",
-            persona=task.user_profile, proactive=sub.is_proactive, language=config.language, seed=result.seed,
+            persona=task.user_profile, proactive=sub.is_proactive, language=language, seed=result.seed,
             # a 1.0 task's text is the user's hidden scenario: an LLM user writes its own opening from it
             scenario_is_hidden=task.source_format == "vitabench1",
             write_tools=frozenset(name for name, tool in environment.tools.items() if tool.kind == "write"),
         )
         return _Prepared(environment=environment, agent_setup=setup, user_setup=user_setup, env_time=env_time,
+                         history=seed_messages(sub.message_history), language=language,
                          live_memory=bool(tools)), memory_usage
 
     @staticmethod
@@ -302,7 +332,8 @@ class ItemRunner:
         task = user.task
         assert task is not None
         return JudgeCase(subtask=task.subtasks[index], messages=episode.messages, environment=prepared.environment,
-                         termination=episode.termination, time=prepared.env_time, seed=result.seed)
+                         termination=episode.termination, time=prepared.env_time, seed=result.seed,
+                         extra={"language": prepared.language})
 
     @staticmethod
     def _record_verdict(result: ItemResult, verdict: Verdict) -> None:

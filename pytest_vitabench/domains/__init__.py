@@ -67,7 +67,8 @@ def validate_environment(domain: str, environment: dict[str, Any]) -> None:
 
 
 def build_environment(
-    domain: str, environment: dict[str, Any], *, user_id: str, time: str, seed: int, language: str = "en"
+    domain: str, environment: dict[str, Any], *, user_id: str, time: str, seed: int, language: str = "en",
+    checks: list[str] | None = None,
 ) -> Environment:
     """A fresh environment for one episode, over a deep copy of ``environment``.
 
@@ -78,7 +79,17 @@ def build_environment(
         time: The effective "now" (``YYYY-MM-DD HH:MM:SS``); overrides ``environment["time"]``.
         seed: The trial seed; new record ids are derived from it.
         language: ``en`` or ``zh``.
+        checks: The tool checks we add over the official tools (``--vita-tool-checks``; see
+            :data:`pytest_vitabench.profile.TOOL_CHECKS`); ``None``: all of them.
     """
+    env = _build(domain, environment, user_id=user_id, time=time, seed=seed, language=language)
+    if checks is not None:
+        env.checks = frozenset(checks)
+    return env
+
+
+def _build(domain: str, environment: dict[str, Any], *, user_id: str, time: str, seed: int,
+           language: str) -> Environment:
     names = split_domains(domain)
     if len(names) == 1:
         return _module(names[0]).build(environment, user_id=user_id, time=time, seed=seed, language=language)

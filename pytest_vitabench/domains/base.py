@@ -16,6 +16,8 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 ToolKind = Literal["read", "write", "generic"]
+#: Names of the tool checks we add over the official tools (kept equal to ``profile.TOOL_CHECKS``).
+ALL_CHECKS = ("stock", "past_dates", "single_store", "attributes", "argument_types", "reservation")
 
 
 class ToolError(Exception):
@@ -74,6 +76,13 @@ class Environment:
     user_id: str
     tools: dict[str, Tool] = field(default_factory=dict)
     tool_errors: int = 0
+    #: Checks we add over the official tools that are in force (``--vita-tool-checks``); the tools read
+    #: this, never a global, so one process can run environments of both profiles.
+    checks: frozenset[str] = field(default_factory=lambda: frozenset(ALL_CHECKS))
+
+    def checking(self, name: str) -> bool:
+        """Whether the added tool check ``name`` is in force."""
+        return name in self.checks
 
     def add_tools(self, tools: list[Tool]) -> None:
         for tool in tools:
@@ -95,7 +104,10 @@ class Environment:
             return ToolResult(content=f"Error: unknown tool {name!r}", error=True)
         if isinstance(arguments, str):
             return ToolResult(content=f"Error: arguments are not valid JSON: {arguments[:200]}", error=True)
-        problem = check_arguments(tool.parameters, arguments)
+        typed = self.checking("argument_types")
+        if not typed:
+            arguments = lax_arguments(tool.parameters, arguments)
+        problem = check_arguments(tool.parameters, arguments, types=typed)
         if problem:
             return ToolResult(content=f"Error: {problem}", error=True)
         try:
@@ -125,8 +137,13 @@ _JSON_TYPES: dict[str, type | tuple[type, ...]] = {
 }
 
 
-def check_arguments(schema: dict[str, Any], arguments: dict[str, Any]) -> str | None:
-    """A small JSON-schema check: required keys present, no unknown keys, top-level types right."""
+def check_arguments(schema: dict[str, Any], arguments: dict[str, Any], *, types: bool = True) -> str | None:
+    """A small JSON-schema check: required keys present, no unknown keys, top-level types right.
+
+    Missing and unknown arguments are refused in both profiles (the official tools are Python functions
+    called with the model's arguments, which raise for those too); ``types=False`` leaves types unchecked,
+    as the official tools do.
+    """
     properties: dict[str, Any] = schema.get("properties", {})
     missing = [key for key in schema.get("required", []) if key not in arguments]
     if missing:
@@ -134,7 +151,7 @@ def check_arguments(schema: dict[str, Any], arguments: dict[str, Any]) -> str | 
     unknown = [key for key in arguments if key not in properties]
     if unknown:
         return f"unknown argument(s): {', '.join(unknown)}; expected: {', '.join(properties)}"
-    for key, value in arguments.items():
+    for key, value in arguments.items() if types else ():
         expected = properties[key].get("type")
         if value is None or expected is None:
             continue
@@ -145,6 +162,26 @@ def check_arguments(schema: dict[str, Any], arguments: dict[str, Any]) -> str | 
         if not isinstance(value, python_types):
             return f"argument {key!r} must be {expected}, got {type(value).__name__}"
     return None
+
+
+def lax_arguments(schema: dict[str, Any], arguments: dict[str, Any]) -> dict[str, Any]:
+    """Numeric strings made numbers where the schema asks for a number (also inside arrays), as the official
+    tools' pydantic models accept them; nothing else changes (``--vita-tool-checks`` without argument_types)."""
+    properties: dict[str, Any] = schema.get("properties", {})
+    return {key: _lax(properties.get(key, {}), value) for key, value in arguments.items()}
+
+
+def _lax(spec: dict[str, Any], value: Any) -> Any:
+    kind = spec.get("type")
+    if kind == "array" and isinstance(value, list):
+        return [_lax(spec.get("items") or {}, item) for item in value]
+    if kind in ("integer", "number") and isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            return value
+        return int(number) if kind == "integer" and number.is_integer() else number
+    return value
 
 
 def _flatten(value: type | tuple[type, ...]) -> tuple[type, ...]:

@@ -15,7 +15,8 @@ JUDGE_MODES = ("window", "full")
 
 
 def make_judge(name: str, *, client: LLMClient | None = None, mode: str = "window", outcome: bool = False,
-               votes: int = 1, language: str = "en", params: dict[str, Any] | None = None) -> Judge:
+               votes: int = 1, language: str = "en", params: dict[str, Any] | None = None,
+               records: bool = True, outcome_style: str = "default") -> Judge:
     """Return the judge for ``--vita-judge-model``.
 
     Args:
@@ -26,6 +27,9 @@ def make_judge(name: str, *, client: LLMClient | None = None, mode: str = "windo
         votes: Judge runs per item, per-rubric majority (``--vita-judge-votes``).
         language: Judge prompt language (``--vita-language``).
         params: Extra judge request parameters (``max_tokens``, ``reasoning_effort`` ...).
+        records: LLM judge: show the final records (``--vita-judge-records``; the official judge does not).
+        outcome_style: ``default`` or ``official`` inputs and semantics of the outcome judge
+            (``--vita-outcome-style``).
 
     Raises:
         ValueError: An LLM judge without a client, an unknown mode, fewer than one vote, or LLM-only
@@ -47,5 +51,6 @@ def make_judge(name: str, *, client: LLMClient | None = None, mode: str = "windo
     from .outcome import OutcomeJudge
 
     return LLMRubricJudge(name, client=client, mode=mode, votes=votes, language=language,  # type: ignore[arg-type]
-                          outcome=OutcomeJudge(name, client=client, language=language, params=params)
-                          if outcome else None, params=params)
+                          outcome=OutcomeJudge(name, client=client, language=language, params=params,
+                                               style=outcome_style)
+                          if outcome else None, params=params, records=records)

@@ -19,6 +19,7 @@ reports the item as an infrastructure error, never as a judged failure.
 
 from __future__ import annotations
 
+import copy
 import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -98,6 +99,8 @@ class LLMRubricJudge:
         outcome: The outcome judge of ``--vita-outcome-reward``, or ``None``.
         temperature: Sampling temperature; default 0.0 for one vote, :data:`VOTE_TEMPERATURE` for several.
         params: Further request parameters (``max_tokens``, ``reasoning_effort``, ``extra_body`` ...).
+        records: Show the judge the final records (``--vita-judge-records``); the official judge sees the
+            trajectory only.
 
     Raises:
         ValueError: An unknown mode or fewer than one vote.
@@ -105,7 +108,7 @@ class LLMRubricJudge:
 
     def __init__(self, model: str, *, client: LLMClient, mode: Mode = "window", votes: int = 1,
                  language: str = "en", outcome: OutcomeJudge | None = None, temperature: float | None = None,
-                 params: dict[str, Any] | None = None):
+                 params: dict[str, Any] | None = None, records: bool = True):
         if mode not in MODES:
             raise ValueError(f"--vita-judge-mode must be one of {', '.join(MODES)}, got {mode!r}")
         if votes < 1:
@@ -116,6 +119,7 @@ class LLMRubricJudge:
         self.votes = votes
         self.language = lang(language)
         self.outcome = outcome
+        self.records = records
         default = 0.0 if votes == 1 else VOTE_TEMPERATURE
         self.params = {"temperature": default if temperature is None else temperature, **(params or {})}
         self.name = model
@@ -127,6 +131,11 @@ class LLMRubricJudge:
     # -- the protocol -----------------------------------------------------------------------------
 
     def judge(self, case: JudgeCase) -> Verdict:
+        language = lang((case.extra or {}).get("language") or self.language)
+        if language != self.language:  # the suite's language (detected or given) wins over the default
+            judge = copy.copy(self)
+            judge.language = language
+            return judge.judge(case)
         subtask = case.subtask
         if subtask.evaluation_criteria is None and not subtask.rubric_checks:
             return Verdict(rubrics=[], reward=0.0, not_judgeable="the subtask has no evaluation criteria")
@@ -139,7 +148,7 @@ class LLMRubricJudge:
             details["skipped_reason"] = case.termination
             return Verdict(rubrics=[RubricVerdict(text=t, met=None, reason=why) for t in rubrics], reward=0.0,
                            details=details)
-        facts = record_facts(case.environment, subtask, case.time)
+        facts = record_facts(case.environment, subtask, case.time) if self.records else []
         runs = [self._run(case, rubrics, facts, seed) for seed in vote_seeds(case.seed, self.votes)]
         verdicts = majority([run.verdicts() for run in runs])
         trajectory_reward = _all_met(verdicts)
@@ -148,7 +157,7 @@ class LLMRubricJudge:
         problems = [_voted(i, p, self.votes) for i, run in enumerate(runs) for p in run.problems]
         notes = [_voted(i, n, self.votes) for i, run in enumerate(runs) for n in run.notes]
         if self.outcome is not None:
-            result = self.outcome.judge(case, seed=case.seed)
+            result = self.outcome.judge(case, seed=case.seed, language=self.language)
             details["outcome"] = {"has_action": result.has_action, "reward": result.reward, **result.detail}
             verdicts = verdicts + result.verdicts
             problems += result.problems
@@ -190,22 +199,20 @@ class LLMRubricJudge:
                   number: int, total_windows: int, start: int, end: int) -> list[dict[str, Any]]:
         h = HEADINGS[self.language]
         clock = time_with_weekday(case.time, self.language) if case.time else h["no_time"]
-        parts = [
-            f"{h['time']}\n{clock}",
-            f"{h['request']}\n{case.subtask.instruction}",
-            f"{h['records']}\n{h['records_note']}\n{render_facts(facts) if facts else h['no_records']}",
-        ]
+        parts = [f"{h['time']}\n{clock}", f"{h['request']}\n{case.subtask.instruction}"]
+        if self.records:
+            parts.append(f"{h['records']}\n{h['records_note']}\n{render_facts(facts) if facts else h['no_records']}")
         if self.mode == "window":
             state = [{"rubric_idx": i, "rubric": s.text, "justification": s.justification, "met": s.met}
                      for i, s in enumerate(states, 1)]
             parts.append(f"{h['state']}\n<rubrics>\n{json.dumps(state, ensure_ascii=False, indent=1)}\n</rubrics>")
             heading = h["window"].format(i=number, n=total_windows, a=start + 1, b=end, total=len(case.messages))
-            system = window_system(self.language)
+            system = window_system(self.language, records=self.records)
         else:
             numbered = "\n".join(f"{i}. {s.text}" for i, s in enumerate(states, 1))
             parts.append(f"{h['rubrics']}\n{numbered}")
             heading = h["conversation"].format(total=len(case.messages))
-            system = full_system(self.language)
+            system = full_system(self.language, records=self.records)
         parts.append(f"{heading}\n{transcript}")
         return [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(parts)}]
 

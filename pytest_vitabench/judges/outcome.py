@@ -20,7 +20,7 @@ from ..messages import Message, ToolCall
 from .asking import ask
 from .base import JudgeCase, RubricVerdict
 from .parsing import JudgeParseError, as_bool, match_items, rubric_items
-from .prompts import HEADINGS, lang, outcome_system
+from .prompts import HEADINGS, lang, outcome_official_system, outcome_system
 from .render import record_facts, render_call
 
 if TYPE_CHECKING:
@@ -131,15 +131,23 @@ class OutcomeJudge:
         client: The shared LLM client.
         language: ``en`` or ``zh`` prompts.
         params: Sampling parameters (default ``temperature=0.0``).
+        style: ``default`` (the last successful write as it stands at the end; rubrics about the conversation
+            may be not applicable) or ``official`` (``--vita-outcome-style official``: the official inputs and
+            semantics, see :mod:`.outcome_official`).
     """
 
-    def __init__(self, model: str, *, client: LLMClient, language: str = "en", params: dict[str, Any] | None = None):
+    def __init__(self, model: str, *, client: LLMClient, language: str = "en", params: dict[str, Any] | None = None,
+                 style: str = "default"):
         self.model = model
         self.client = client
         self.language = lang(language)
         self.params = {"temperature": 0.0, **(params or {})}
+        self.style = style
 
-    def judge(self, case: JudgeCase, *, seed: int) -> OutcomeResult:
+    def judge(self, case: JudgeCase, *, seed: int, language: str | None = None) -> OutcomeResult:
+        language = lang(language or self.language)
+        if self.style == "official":
+            return self._judge_official(case, seed=seed, language=language)
         actions = write_actions(case.messages, case.environment)
         if not actions:
             return OutcomeResult(has_action=False, detail={"action": None})
@@ -162,8 +170,9 @@ class OutcomeJudge:
                   "succeeded": True}
         if not rubrics:
             return OutcomeResult(has_action=True, verdicts=[], reward=1.0, detail=detail)
-        answer = ask(self.client, model=self.model, messages=self._messages(case, action, record, entity, rubrics),
-                     seed=seed, language=self.language, read=lambda value: _read(value, rubrics),
+        answer = ask(self.client, model=self.model,
+                     messages=self._messages(case, action, record, entity, rubrics, language),
+                     seed=seed, language=language, read=lambda value: _read(value, rubrics),
                      params=self.params)
         if answer.value is None:
             problem = f"outcome judge: {answer.problem}"
@@ -176,9 +185,49 @@ class OutcomeJudge:
         return OutcomeResult(has_action=True, verdicts=verdicts, reward=reward, detail=detail,
                              notes=[f"outcome judge: {n}" for n in answer.notes])
 
+    def _judge_official(self, case: JudgeCase, *, seed: int, language: str) -> OutcomeResult:
+        """REFERENCE.md §5.5: the last resolvable write (failed or not), target and chosen entity, all rubrics
+        must hold of the outcome."""
+        from .outcome_official import has_official_write, last_resolved_write, target_entity
+
+        if not has_official_write(case.messages):
+            return OutcomeResult(has_action=False, detail={"action": None, "style": "official"})
+        resolved = last_resolved_write(case.messages, case.subtask.environment)
+        if resolved is None:
+            verdict = RubricVerdict(text=OUTCOME_PREFIX + "the agent's write call names an existing entity", met=False,
+                                    reason="no write call resolves to an entity of the environment", kind="outcome")
+            return OutcomeResult(has_action=True, verdicts=[verdict], reward=0.0,
+                                 detail={"action": None, "style": "official", "resolved": False})
+        index, name, arguments, chosen = resolved
+        target = target_entity(case.subtask.environment, getattr(case.subtask, "target_product_ids", None))
+        rubrics = outcome_rubrics(case)
+        detail = {"action": name, "message_index": index + 1, "style": "official", "resolved": True}
+        if not rubrics:
+            return OutcomeResult(has_action=True, verdicts=[], reward=1.0, detail=detail)
+        h = HEADINGS[language]
+        numbered = "\n".join(f"{i}. {text}" for i, text in enumerate(rubrics, 1))
+        user = "\n\n".join([
+            f"{h['rubrics']}\n{numbered}",
+            f"{h['target']}\n{json.dumps(target, ensure_ascii=False, indent=1, default=str)}",
+            f"{h['chosen']}\n{render_call(name, arguments)}\n"
+            f"{json.dumps(chosen, ensure_ascii=False, indent=1, default=str)}",
+        ])
+        messages = [{"role": "system", "content": outcome_official_system(language)}, {"role": "user", "content": user}]
+        answer = ask(self.client, model=self.model, messages=messages, seed=seed, language=language,
+                     read=lambda value: _read(value, rubrics, applicable=False), params=self.params)
+        notes = [f"outcome judge: {n}" for n in answer.notes]
+        if answer.value is None:  # official: an unreadable reply scores 0
+            problem = f"outcome judge: {answer.problem}"
+            verdicts = [RubricVerdict(text=OUTCOME_PREFIX + text, met=None, kind="outcome",
+                                      reason=f"not judged: {problem}") for text in rubrics]
+            return OutcomeResult(has_action=True, verdicts=verdicts, reward=0.0, detail=detail, problems=[problem],
+                                 notes=notes)
+        reward = 1.0 if all(v.met is True for v in answer.value) else 0.0
+        return OutcomeResult(has_action=True, verdicts=answer.value, reward=reward, detail=detail, notes=notes)
+
     def _messages(self, case: JudgeCase, action: Action, record: dict[str, Any] | None,
-                  entity: dict[str, Any] | None, rubrics: list[str]) -> list[dict[str, Any]]:
-        h = HEADINGS[self.language]
+                  entity: dict[str, Any] | None, rubrics: list[str], language: str) -> list[dict[str, Any]]:
+        h = HEADINGS[language]
         outcome = {
             "tool_call": render_call(action.call.name, action.call.arguments),
             "final_record": record,
@@ -190,10 +239,11 @@ class OutcomeJudge:
             f"{h['action']}\n{json.dumps(outcome, ensure_ascii=False, indent=1, default=str)}",
             f"{h['rubrics']}\n{numbered}",
         ])
-        return [{"role": "system", "content": outcome_system(self.language)}, {"role": "user", "content": user}]
+        return [{"role": "system", "content": outcome_system(language)}, {"role": "user", "content": user}]
 
 
-def _read(value: Any, rubrics: list[str]) -> list[RubricVerdict]:
+def _read(value: Any, rubrics: list[str], *, applicable: bool = True) -> list[RubricVerdict]:
+    """Verdicts from the judge's reply; ``applicable=False`` (official) ignores any "not applicable"."""
     matched = match_items(rubric_items(value), rubrics)
     if not matched:
         raise JudgeParseError("no item of the reply matches a rubric")
@@ -203,7 +253,7 @@ def _read(value: Any, rubrics: list[str]) -> list[RubricVerdict]:
         if item is None:
             verdicts.append(RubricVerdict(text=OUTCOME_PREFIX + text, met=None, kind="outcome",
                                           reason="not judged: the outcome judge gave no verdict for this rubric"))
-        elif as_bool(item.raw.get("applicable")) is False:
+        elif applicable and as_bool(item.raw.get("applicable")) is False:
             verdicts.append(RubricVerdict(text=OUTCOME_PREFIX + text, met=True, kind="outcome",
                                           reason=f"not about the outcome (judged on the trajectory): {item.reason}"))
         else:

@@ -111,6 +111,24 @@ Reply with only a JSON array with one object per rubric, in rubric order, and no
 [{"rubric_idx": 1, "rubric": "<评分项原文>", "applicable": true, "justification": "<理由>", "met": false}]""",
 }
 
+#: ``--vita-outcome-style official``: every rubric is checked against the chosen entity, with the target shown.
+OUTCOME_OFFICIAL_SYSTEM = {
+    "en": """You check the outcome of a service conversation: the entity (store, shop, hotel, flight, train or
+attraction) and the products the assistant's last order, booking or reservation chose. You are given the
+rubrics, the target entity (the choice that was expected, with its target products) and the chosen entity with
+what was ordered.
+Check every rubric strictly and literally against the chosen entity and the ordered products.
+
+Reply with only a JSON array with one object per rubric, in rubric order, and nothing else:
+[{"rubric_idx": 1, "rubric": "<the rubric text>", "justification": "<why>", "met": false}]""",
+    "zh": """你负责检查一次服务对话的结果：助手最后一次下单、预订或预约所选择的对象
+（商家、门店、酒店、航班、火车或景点）及商品。下面给出评分项、目标对象（预期的选择及其目标商品）以及实际选择的对象和所订商品。
+请严格按字面，逐条对照实际选择的对象和所订商品判断每个评分项。
+
+只输出一个 JSON 数组，按评分项顺序每项一个对象，不要输出其他内容：
+[{"rubric_idx": 1, "rubric": "<评分项原文>", "justification": "<理由>", "met": false}]""",
+}
+
 REPAIR = {
     "en": ("Your previous reply could not be read as JSON ({problem}). Reply again with only the JSON array "
            "described above: no other text, no code fences."),
@@ -127,7 +145,8 @@ HEADINGS = {
         "rubrics": "## Rubrics", "state": "## Rubrics and their state so far",
         "window": "## Conversation, window {i} of {n} (messages [{a}] to [{b}] of {total})",
         "conversation": "## Conversation ({total} messages)", "action": "## The outcome to check",
-        "no_time": "(unknown)",
+        "no_time": "(unknown)", "target": "## Target entity (the expected choice)",
+        "chosen": "## Chosen entity (the assistant's last write call)",
     },
     "zh": {
         "time": "## 当前时间", "request": "## 用户的请求", "records": "## 最终记录",
@@ -136,7 +155,8 @@ HEADINGS = {
         "rubrics": "## 评分项", "state": "## 评分项及其目前状态",
         "window": "## 对话，第 {i}/{n} 个窗口（共 {total} 条消息中的 [{a}] 至 [{b}]）",
         "conversation": "## 对话（共 {total} 条消息）", "action": "## 需要检查的结果",
-        "no_time": "（未知）",
+        "no_time": "（未知）", "target": "## 目标对象（预期的选择）",
+        "chosen": "## 实际选择的对象（助手最后一次写操作）",
     },
 }
 
@@ -146,14 +166,36 @@ def lang(language: str) -> str:
     return language if language in ("en", "zh") else "en"
 
 
-def window_system(language: str) -> str:
-    language = lang(language)
-    return WINDOW_SYSTEM[language].format(rules=_COMMON_RULES[language], output=_OUTPUT[language])
+#: Sentences about the final records, left out when the judge is not shown them (``--vita-judge-records off``).
+_RECORD_SENTENCES = {
+    "en": [" (the final records below show what exists)",
+           "\n- The final records are the state after the whole conversation: credit an action in the window "
+           "where the\n  assistant performed it, not before."],
+    "zh": ["（下方的最终记录显示实际存在的内容）",
+           "\n- 最终记录是整段对话结束后的状态：在助手实际执行操作的那个窗口给分，不要提前。"],
+}
 
 
-def full_system(language: str) -> str:
+def _without_records(text: str, language: str) -> str:
+    for sentence in _RECORD_SENTENCES[language]:
+        text = text.replace(sentence, "")
+    return text
+
+
+def window_system(language: str, records: bool = True) -> str:
     language = lang(language)
-    return FULL_SYSTEM[language].format(rules=_COMMON_RULES[language], output=_OUTPUT[language])
+    text = WINDOW_SYSTEM[language].format(rules=_COMMON_RULES[language], output=_OUTPUT[language])
+    return text if records else _without_records(text, language)
+
+
+def full_system(language: str, records: bool = True) -> str:
+    language = lang(language)
+    text = FULL_SYSTEM[language].format(rules=_COMMON_RULES[language], output=_OUTPUT[language])
+    return text if records else _without_records(text, language)
+
+
+def outcome_official_system(language: str) -> str:
+    return OUTCOME_OFFICIAL_SYSTEM[lang(language)]
 
 
 def outcome_system(language: str) -> str:

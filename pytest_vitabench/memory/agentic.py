@@ -164,7 +164,13 @@ class AgenticMemory:
     def fingerprint(self) -> dict[str, Any]:
         return {"model": self.model, "endpoint": getattr(self.client, "endpoint", None),
                 "max_tokens": self.max_tokens, "language": self.language, "temperature": self.temperature,
-                "prompt": PROMPT_VERSION}
+                "prompt": PROMPT_VERSION, "tokenizer": _tokenizer()}
+
+
+def _tokenizer() -> str:
+    from .tokens import tokenizer_name
+
+    return tokenizer_name()
 
 
 def preference_tools(*, read_fn: Callable[[], str], query_fn: Callable[[str], str] | None) -> list[Tool]:

@@ -47,10 +47,12 @@ _DECIMALS = 6
 _TEXT = {
     "en": {"hits": "User preference memory (records retrieved for the current request):",
            "recent": "No stored record matched the current request closely; the most recent records:",
-           "dump": "User preference memory (the most recent records):"},
+           "dump": "User preference memory (the most recent records):",
+           "dump_all": "User preference memory (every stored record):"},
     "zh": {"hits": "用户偏好记忆（与当前请求相关的记录）：",
            "recent": "没有与当前请求明显相关的记录；最近的记录：",
-           "dump": "用户偏好记忆（最近的记录）："},
+           "dump": "用户偏好记忆（最近的记录）：",
+           "dump_all": "用户偏好记忆（全部记录）："},
 }
 
 
@@ -67,6 +69,9 @@ class RagMemory:
         dump_tokens: Budget of ``read()`` without a query.
         language: ``en`` or ``zh`` (labels of the returned text).
         summarizer: An optional LLM memory that ``read()`` without a query returns instead of the dump.
+        style: ``default`` (the behaviour above) or ``official`` (``--vita-rag-style official``): hits best
+            first; no hit: chunks sharing a whitespace-separated keyword with the query, then the summary (or
+            every chunk); ``read()`` without a query: the summary, or every chunk.
     """
 
     name = "rag"
@@ -76,7 +81,7 @@ class RagMemory:
                  top_k: int = DEFAULT_TOP_K, threshold: float | None = None,
                  chunk_tokens: int = DEFAULT_CHUNK_TOKENS, chunk_overlap: int = DEFAULT_CHUNK_OVERLAP,
                  dump_tokens: int = DEFAULT_DUMP_TOKENS, language: str = "en",
-                 summarizer: AgenticMemory | None = None):
+                 summarizer: AgenticMemory | None = None, style: str = "default"):
         from ..embeddings import default_threshold, get_embedder
 
         if top_k < 1:
@@ -91,6 +96,7 @@ class RagMemory:
         self.dump_tokens = dump_tokens
         self.language = language if language in _TEXT else "en"
         self.summarizer = summarizer
+        self.style = style
         self.deterministic = summarizer is None
         self.chunks: list[Chunk] = []
         self._vectors: np.ndarray | None = None  # rows for self.chunks[:len(rows)]
@@ -120,10 +126,23 @@ class RagMemory:
             return self._dump()
         text = _TEXT[self.language]
         hits = self.retrieve(query)
+        if self.style == "official":
+            return self._read_official(query, hits)
         if hits:
             return "\n".join([text["hits"], *(self.chunks[i].shown() for i, _ in sorted(hits))])
         recent = range(max(0, len(self.chunks) - self.top_k), len(self.chunks))
         return "\n".join([text["recent"], *(self.chunks[i].shown() for i in recent)])
+
+    def _read_official(self, query: str, hits: list[tuple[int, float]]) -> str:
+        """REFERENCE.md §4.2: similarity order; else a whitespace keyword match; else the summary or a dump."""
+        text = _TEXT[self.language]
+        if not hits:
+            words = [w.lower() for w in query.split() if w.strip()]
+            matched = [i for i, chunk in enumerate(self.chunks) if any(w in chunk.text.lower() for w in words)]
+            hits = [(i, 0.0) for i in matched[:self.top_k]]
+        if hits:
+            return "\n".join([text["hits"], *(self.chunks[i].shown() for i, _ in hits)])
+        return self._dump()
 
     def tools(self) -> list[Tool]:
         return preference_tools(read_fn=lambda: self.read(), query_fn=self.read)
@@ -153,6 +172,8 @@ class RagMemory:
     def _dump(self) -> str:
         if self.summarizer is not None:
             return self.summarizer.read()
+        if self.style == "official":  # the official dump: every chunk, no budget
+            return "\n".join([_TEXT[self.language]["dump_all"], *(c.shown() for c in self.chunks)])
         body = keep_last_tokens("\n".join(c.shown() for c in self.chunks), self.dump_tokens)
         return f"{_TEXT[self.language]['dump']}\n{body}"
 
@@ -172,7 +193,10 @@ class RagMemory:
 
     def fingerprint(self) -> dict[str, Any]:
         # top_k, threshold and dump_tokens only shape reads, so changing them reuses the checkpoints.
-        out: dict[str, Any] = {"chunk_tokens": self.chunk_tokens, "chunk_overlap": self.chunk_overlap}
+        from .tokens import tokenizer_name
+
+        out: dict[str, Any] = {"chunk_tokens": self.chunk_tokens, "chunk_overlap": self.chunk_overlap,
+                               "tokenizer": tokenizer_name()}
         if self.summarizer is not None:
             out["summary"] = self.summarizer.fingerprint()
         return out

@@ -34,7 +34,7 @@ ENTRY_POINT_GROUP = "vitabench.memory"
 #: - ``agentic_max_tokens``, ``full_context_max_tokens``: token budgets.
 OPTION_KEYS = ("llm_client", "memory_model", "embedding_model", "embedding_base_url", "cache_dir", "language",
                "rag_top_k", "rag_threshold", "chunk_tokens", "rag_summary", "agentic_max_tokens",
-               "full_context_max_tokens")
+               "full_context_max_tokens", "rag_style")
 
 
 def canonical_name(name: str) -> str:
@@ -159,7 +159,12 @@ def _rag_factory(opts: dict[str, Any]) -> Callable[[], Any]:
     threshold = parse_threshold(opts.get("rag_threshold"))
     chunk_tokens = int(opts.get("chunk_tokens") or DEFAULT_CHUNK_TOKENS)
     language = str(opts.get("language") or "en")
-    summary = _agentic_factory(opts, who="--vita-rag-summary") if opts.get("rag_summary") else None
+    style = str(opts.get("rag_style") or "default")
+    # The official rag answers read_preference_memory (and an empty search) with an LLM summary made by the
+    # agent's model; under --vita-rag-style official we do the same whenever a memory model is available.
+    wants_summary = opts.get("rag_summary") or (style == "official" and opts.get("memory_model")
+                                                 and opts.get("llm_client") is not None)
+    summary = _agentic_factory(opts, who="--vita-rag-summary") if wants_summary else None
     if top_k < 1 or chunk_tokens < 1:
         raise ValueError(f"--vita-rag-top-k and the chunk size must be positive, got {top_k} and {chunk_tokens}")
 
@@ -175,7 +180,7 @@ def _rag_factory(opts: dict[str, Any]) -> Callable[[], Any]:
 
     def make() -> RagMemory:
         return RagMemory(embedder=embedder, top_k=top_k, threshold=threshold, chunk_tokens=chunk_tokens,
-                         language=language, summarizer=summary() if summary else None)
+                         language=language, summarizer=summary() if summary else None, style=style)
 
     return make
 

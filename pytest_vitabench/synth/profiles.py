@@ -128,7 +128,8 @@ def _person(rng: random.Random, index: int, user_id: str, gender: str, age: int,
     profile["family"] = [family] + ([f"partner: {partner}"] if partner else []) + list(children)
     if person.pet:
         profile["pets"] = person.pet
-    profile["owns_car"] = car
+    # The official loader takes profile values as strings, lists or objects only (a bool fails validation).
+    profile["owns_car"] = "yes" if car else "no"
     profile["allergies"] = person.allergy or "none"
     profile["consumption_level"] = consumption
     person.profile = profile

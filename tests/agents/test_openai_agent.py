@@ -65,3 +65,26 @@ def test_api_key_rules(monkeypatch):
     assert api_key("VITA_NO_SUCH_VAR", "http://127.0.0.1:1/v1") == "not-needed"
     with pytest.raises(MissingAPIKey, match=r"\$VITA_NO_SUCH_VAR"):
         api_key("VITA_NO_SUCH_VAR", None)
+
+
+def test_model_args_reach_the_endpoint_and_key_the_cache(stub, tmp_path):
+    """--vita-model-args: sent with every request (extra_body merged into the body, as the openai client does)
+    and part of the cache key, so a thinking and a non-thinking run never share cached answers."""
+    from pytest_vitabench.benchmark import Benchmark
+
+    def agent(args: str) -> OpenAIAgent:
+        bench = Benchmark({"vita_model": "m", "vita_base_url": stub.base_url, "vita_api_key_env": "VITA_NO_SUCH_VAR",
+                           "vita_cache": "all", "vita_model_args": args}, rootdir=tmp_path,
+                          state_dir=str(tmp_path / "llm"))
+        return bench.agent()
+
+    thinking = agent('{"reasoning_effort": "high", "extra_body": {"enable_thinking": true}, "temperature": 0.6}')
+    plain = agent("extra_body.enable_thinking=false")
+    stub.replies += [{"content": "a"}, {"content": "b"}]
+    assert thinking.respond(_setup(), []).content == "a"
+    assert plain.respond(_setup(), []).content == "b"
+    first, second = stub.requests
+    assert first["reasoning_effort"] == "high" and first["enable_thinking"] is True and first["temperature"] == 0.6
+    assert second["enable_thinking"] is False and second["temperature"] == 0.0 and "reasoning_effort" not in second
+    assert thinking.respond(_setup(), []).content == "a"  # a cache hit: no third request
+    assert len(stub.requests) == 2

@@ -12,7 +12,7 @@ from pytest_vitabench.memory.base import EMPTY_MEMORY, MemoryContext, memory_too
 from pytest_vitabench.memory.chunking import chunk_records, record_chunks
 from pytest_vitabench.memory.rag import RagMemory
 from pytest_vitabench.memory.registry import is_deterministic, memory_factory, parse_threshold
-from pytest_vitabench.memory.tokens import count_tokens, split_tokens
+from pytest_vitabench.memory.tokens import count_tokens, split_tokens, tokenizer_name
 from pytest_vitabench.suite.schema import DailyRecord, EventRecord
 
 CTX = MemoryContext(user_id="U1", subtask_id="s1", now="2025-03-01 09:00:00")
@@ -113,7 +113,7 @@ def test_state_round_trip_restores_identical_reads(tmp_path):
     restored, encoder = rag(tmp_path)
     restored.load_state(memory.state())
     assert restored.read("latte") == expected and encoder.embedded == 0
-    assert memory.fingerprint() == {"chunk_tokens": 512, "chunk_overlap": 0}
+    assert memory.fingerprint() == {"chunk_tokens": 512, "chunk_overlap": 0, "tokenizer": tokenizer_name()}
 
 
 def test_registry_options_and_errors(monkeypatch):

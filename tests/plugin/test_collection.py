@@ -108,7 +108,7 @@ def test_strict_turns_chronology_warnings_into_errors(project):
 @pytest.mark.parametrize("args, message", [
     (["--vita-memory", "vector"], "unknown memory backend 'vector'"),
     (["--vita-trials", "0"], "greater than or equal to 1"),
-    (["--vita-language", "fr"], "must be 'en' or 'zh'"),
+    (["--vita-language", "fr"], "must be 'auto', 'en' or 'zh'"),
     (["--vita-fail-under", "avg@4"], "fail-under"),
 ])
 def test_bad_options_are_usage_errors(project, args, message):

@@ -99,7 +99,7 @@ def domain_tools(env: DomainEnvironment) -> list[Tool]:
         if len(product_ids) != len(product_cnts):
             raise ToolError("product_ids and product_cnts must have the same length")
         attrs = list(attributes or [])
-        if attrs and len(attrs) != len(product_ids):
+        if attrs and len(attrs) != len(product_ids) and env.checking("attributes"):
             raise ToolError(
                 "attributes must have one entry per product (use '' for a product without options)"
             )
@@ -107,11 +107,15 @@ def domain_tools(env: DomainEnvironment) -> list[Tool]:
         lines: list[OrderProduct] = []
         for index, (pid, count) in enumerate(zip(product_ids, product_cnts, strict=False)):
             product = catalogue.get(str(pid).strip())
+            if product is None and not env.checking("single_store"):
+                # the official tool only asks that the product exists somewhere in the database
+                product = next((p for shop in db.stores.values() for p in shop.products
+                                if p.product_id == str(pid).strip()), None)
             if product is None:
                 raise ToolError(f"Product {pid!r} not found in store {target.store_id!r}")
             if not isinstance(count, int) or isinstance(count, bool) or count <= 0:
                 raise ToolError(f"Quantity for product {pid!r} must be a positive integer")
-            if product.quantity is not None and product.quantity < count:
+            if env.checking("stock") and product.quantity is not None and product.quantity < count:
                 raise ToolError(f"Insufficient stock for product {pid!r}: {product.quantity} left")
             lines.append(
                 OrderProduct(
@@ -119,7 +123,7 @@ def domain_tools(env: DomainEnvironment) -> list[Tool]:
                     name=product.name,
                     price=product.price,
                     quantity=count,
-                    attributes=attrs[index] if attrs else "",
+                    attributes=attrs[index] if index < len(attrs) else "",
                 )
             )
         dispatch = parse_time(dispatch_time, "dispatch_time")
@@ -132,8 +136,8 @@ def domain_tools(env: DomainEnvironment) -> list[Tool]:
             raise ToolError(f"Store {target.store_id!r} has no location; cannot deliver")
         destination = env.geocode(address)
         minutes = shipping_minutes(distance_m(destination, target.location))
-        for line in lines:
-            product = catalogue[line.product_id]
+        for line in lines if env.checking("stock") else ():
+            product = catalogue.get(line.product_id) or find_product(line.product_id)
             if product.quantity is not None:
                 product.quantity -= line.quantity
         created = Order(

@@ -62,7 +62,7 @@ def domain_tools(env: DomainEnvironment) -> list[Tool]:
 
     def future_time(value: str) -> str:
         when = parse_time(value, "time")
-        if when < env.now():
+        if when < env.now() and env.checking("past_dates"):
             raise ToolError(f"time {format_time(when)} is in the past (now is {env.now_text()})")
         return format_time(when)
 
@@ -92,7 +92,7 @@ def domain_tools(env: DomainEnvironment) -> list[Tool]:
         )
         if product is None:
             raise ToolError(f"Product {product_id!r} not found in shop {target.shop_id!r}")
-        if product.quantity is not None:
+        if product.quantity is not None and env.checking("stock"):
             if product.quantity < count:
                 raise ToolError(
                     f"Insufficient stock for product {product.product_id!r}: {product.quantity} left"
@@ -183,7 +183,7 @@ def domain_tools(env: DomainEnvironment) -> list[Tool]:
     def instore_reservation(user_id: str, shop_id: str, time: str, customer_count: int = 1) -> dict[str, Any]:
         env.check_user(user_id)
         target = shop(shop_id)
-        if not target.enable_reservation:
+        if not target.enable_reservation and env.checking("reservation"):
             raise ToolError(f"Shop {target.shop_id!r} does not accept reservations")
         count = positive_count(customer_count, "customer_count")
         when = future_time(time)

@@ -1,0 +1,228 @@
+"""Run profiles: our defaults, or the official harness's behaviour for everything that can change a score.
+
+``--vita-profile default`` keeps our fixes of the official harness's score-relevant quirks;
+``--vita-profile official`` restores the official behaviour for each of them. Every deviation also has its
+own switch (an option and an ini key), which wins over the profile. Fixes of outright crashes and wrong
+states (deterministic order ids, working taxi orders, no catalogue overwrite, counted tool errors, kept
+verdicts) are not deviations and stay in both profiles.
+
+:data:`DEVIATIONS` is the single list the README table, ``--help`` texts and the report's config follow.
+:func:`comparability` says whether a configuration's numbers can stand next to the published leaderboard,
+and if not, why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+PROFILES = ("default", "official")
+
+#: Tool checks we add over the official tools (``--vita-tool-checks``): name -> what it refuses.
+TOOL_CHECKS: dict[str, str] = {
+    "stock": "delivery and in-store orders beyond the catalogue's stock",
+    "past_dates": "in-store reservations and bookings in the past, travel tickets for past dates",
+    "single_store": "a delivery order whose products are not all from the store named in the call",
+    "attributes": "a delivery order whose attributes list is not one entry per product",
+    "argument_types": "arguments of the wrong JSON type (the official tools take what the model sends)",
+    "reservation": "reservations at a shop whose enable_reservation is false",
+}
+
+
+@dataclass(frozen=True)
+class Deviation:
+    """One score-relevant difference from the official harness.
+
+    Attributes:
+        field: The :class:`~pytest_vitabench.config.RunConfig` field.
+        ini: The ini key (the option is ``--`` + the key with dashes).
+        default: Our value.
+        official: The official harness's value.
+        official_does: What the official harness does.
+        we_do: What we do by default.
+        why: Why our default differs.
+    """
+
+    field: str
+    ini: str
+    default: Any
+    official: Any
+    official_does: str
+    we_do: str
+    why: str
+
+    @property
+    def option(self) -> str:
+        return "--" + self.ini.replace("_", "-")
+
+
+DEVIATIONS: tuple[Deviation, ...] = (
+    Deviation("judge_records", "vita_judge_records", "on", "off",
+              "the LLM judge sees the trajectory only (its database field is always empty)",
+              "the LLM judge also sees the orders, bookings and reservations as they stand at the end",
+              "a judge that cannot see the database credits orders the agent only claimed or that later failed"),
+    Deviation("rag_style", "vita_rag_style", "default", "official",
+              "hits ordered by similarity; no hit: a whitespace keyword search, then an LLM summary of all "
+              "chunks (or a dump); read_preference_memory returns that summary",
+              "hits shown oldest first; no hit: the newest top_k chunks; read_preference_memory returns the "
+              "newest 4,096 tokens (no LLM)",
+              "chronological hits show which of two contradicting records is newer; keyword search cannot split "
+              "Chinese; the summary re-reads every chunk at every update"),
+    Deviation("tool_checks", "vita_tool_checks", "all", "official",
+              "tools accept calls the data model allows: no stock check (delivery, in-store), past times for "
+              "reservations and travel, products of any store, any attributes length, arguments untyped, "
+              "reservations whatever enable_reservation says",
+              "each of those is refused with a tool error: " + ", ".join(TOOL_CHECKS),
+              "an accepted call that no real service would accept rewards a wrong trajectory"),
+    Deviation("max_steps", "vita_max_steps", 100, 300,
+              "300 hops per subtask (the CLI's default; the paper reports no limit); reaching it scores 0",
+              "100 hops per subtask; reaching it scores 0",
+              "the built-in agents finish in under 30 hops; 100 bounds the cost of a looping LLM agent"),
+    Deviation("agent_prompt", "vita_agent_prompt", "default", "official",
+              "the official rules only, including: confirm the user id with the user before using it",
+              "adds 'later evidence overrides earlier evidence' and, on proactive subtasks, 'ask for it or look "
+              "it up with the tools first'; drops the contradictory confirm-the-user-id rule (the profile shown "
+              "is the signed-in account)",
+              "the official prompt tells the agent both to use the profile's user id directly and to confirm it"),
+    Deviation("outcome_style", "vita_outcome_style", "default", "official",
+              "--vita-outcome-reward judges the last resolvable write call (even a failed or cancelled one) "
+              "against the target entity and the chosen one; every rubric must hold of the outcome",
+              "judges the last successful write as it stands at the end, shows the chosen entity only, and lets "
+              "a rubric about the conversation be 'not applicable' (met)",
+              "a failed call is not an outcome; a rubric no entity can show would fail every outcome"),
+)
+
+_BY_FIELD = {d.field: d for d in DEVIATIONS}
+
+
+def deviation(field: str) -> Deviation:
+    return _BY_FIELD[field]
+
+
+def resolve(get: Callable[[str], Any], profile: str) -> dict[str, Any]:
+    """The deviation fields' values: each switch's own value when given, else the profile's.
+
+    Args:
+        get: Returns an option's value by ini key, or ``None`` when it was not given.
+        profile: ``default`` or ``official``.
+
+    Raises:
+        ValueError: An unknown profile.
+    """
+    profile = (profile or "default").strip().lower()
+    if profile not in PROFILES:
+        raise ValueError(f"--vita-profile must be one of {', '.join(PROFILES)}, got {profile!r}")
+    out: dict[str, Any] = {"profile": profile}
+    for dev in DEVIATIONS:
+        value = get(dev.ini)
+        out[dev.field] = (dev.official if profile == "official" else dev.default) if value in (None, "") else value
+    return out
+
+
+def parse_switch(value: Any, option: str, choices: tuple[str, ...]) -> str:
+    text = str(value).strip().lower()
+    if text not in choices:
+        raise ValueError(f"{option} must be one of {', '.join(choices)}, got {value!r}")
+    return text
+
+
+def parse_on_off(value: Any, option: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("on", "true", "yes", "1"):
+        return True
+    if text in ("off", "false", "no", "0"):
+        return False
+    raise ValueError(f"{option} must be on or off, got {value!r}")
+
+
+def parse_tool_checks(value: Any) -> list[str]:
+    """``all`` (every check), ``official``/``none`` (none), or a comma-separated list of :data:`TOOL_CHECKS`.
+
+    Raises:
+        ValueError: An unknown check name.
+    """
+    if isinstance(value, (list, tuple)):
+        names = [str(v) for v in value]
+    else:
+        text = str(value).strip().lower()
+        if text == "all":
+            return list(TOOL_CHECKS)
+        if text in ("official", "none", ""):
+            return []
+        names = [part.strip() for part in text.split(",") if part.strip()]
+    unknown = [n for n in names if n not in TOOL_CHECKS]
+    if unknown:
+        raise ValueError(f"--vita-tool-checks: unknown check(s) {', '.join(unknown)}; known: "
+                         f"{', '.join(TOOL_CHECKS)}, or all / official")
+    return [n for n in TOOL_CHECKS if n in names]
+
+
+#: Memory backends the leaderboard reports (official names: full_context, rewrite, rag).
+LEADERBOARD_MEMORY = ("full_context", "agentic", "rag")
+
+
+def comparability(config: Any, *, tokenizer: str = "cl100k_base") -> list[str]:
+    """Why this run's numbers cannot stand next to the published leaderboard (empty: they can).
+
+    The leaderboard (REFERENCE.md §8) uses an LLM user simulator and an LLM rubric judge (gpt-4.1), the
+    sliding-window judge with one vote, 4 trials, the official harness's behaviour for every deviation, and
+    budgets in cl100k_base tokens.
+    """
+    reasons = []
+    if config.judge_model == "rules":
+        reasons.append("rules judge: offline")
+    if config.user_model == "scripted":
+        reasons.append("scripted user: offline")
+    if config.judge_model != "rules" and (config.judge_mode != "window" or config.judge_votes != 1):
+        reasons.append("LLM judge not the official sliding window with one vote")
+    if config.user_wait_for_action:
+        reasons.append("--vita-user-wait-for-action changes the user simulator")
+    if config.trials != 4:
+        reasons.append(f"{config.trials} trial(s), the leaderboard averages 4")
+    for dev in DEVIATIONS:
+        value = getattr(config, dev.field)
+        official = parse_tool_checks(dev.official) if dev.field == "tool_checks" else dev.official
+        if dev.field == "judge_records":
+            if config.judge_model != "rules" and value:
+                reasons.append(f"{dev.option} on")
+        elif dev.field == "outcome_style":
+            if config.outcome_reward and value != official:
+                reasons.append(f"{dev.option} {value}")
+        elif value != official:
+            shown = ",".join(value) if isinstance(value, list) else value
+            reasons.append(f"{dev.option} {shown}")
+    if tokenizer != "cl100k_base" and any(m in ("full_context", "agentic", "rag") for m in config.memory):
+        reasons.append("memory budgets counted with the regex estimate, not cl100k_base")
+    others = [m for m in config.memory if m not in LEADERBOARD_MEMORY]
+    if others and len(others) == len(config.memory):
+        reasons.append(f"memory {', '.join(others)} is not on the leaderboard")
+    return reasons
+
+
+def summary(config: Any, *, tokenizer: str = "cl100k_base") -> dict[str, Any]:
+    """The report's ``profile`` block: the profile, every switch's value, and the comparability verdict."""
+    reasons = comparability(config, tokenizer=tokenizer)
+    return {
+        "name": config.profile,
+        "switches": {dev.option: getattr(config, dev.field) for dev in DEVIATIONS},
+        "tokenizer": tokenizer,
+        "comparable_with_leaderboard": not reasons,
+        "not_comparable_because": reasons,
+    }
+
+
+def header_line(config: Any, *, tokenizer: str = "cl100k_base") -> str:
+    """One terminal header line, e.g. ``vitabench profile: official; not comparable with the leaderboard
+    (rules judge: offline; scripted user: offline)``."""
+    reasons = comparability(config, tokenizer=tokenizer)
+    verdict = "comparable with the leaderboard" if not reasons else (
+        "not comparable with the leaderboard (" + "; ".join(reasons) + ")")
+    return f"vitabench profile: {config.profile}; {verdict}"
+
+
+def option_values(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The deviation switches' raw values out of an option mapping (for tests and the CLI)."""
+    return {dev.ini: options.get(dev.ini) for dev in DEVIATIONS}

@@ -1,0 +1,134 @@
+"""``--vita-profile`` and the per-deviation switches, ``--vita-model-args``, comparability with the leaderboard."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_vitabench.benchmark import Benchmark
+from pytest_vitabench.llm.model_args import parse_model_args
+from pytest_vitabench.profile import DEVIATIONS, TOOL_CHECKS, comparability, parse_tool_checks, resolve
+
+
+def bench(tmp_path, **options) -> Benchmark:
+    return Benchmark(options, rootdir=tmp_path, state_dir=str(tmp_path / "llm"))
+
+
+def test_default_profile_keeps_our_fixes(tmp_path):
+    config = bench(tmp_path).config
+    assert config.profile == "default" and config.max_steps == 100 and config.judge_records is True
+    assert config.tool_checks == list(TOOL_CHECKS) and config.rag_style == "default"
+    assert config.agent_prompt == "default" and config.outcome_style == "default" and config.language == "auto"
+
+
+def test_official_profile_sets_every_switch_to_the_official_value(tmp_path):
+    config = bench(tmp_path, vita_profile="official").config
+    assert config.max_steps == 300 and config.judge_records is False and config.tool_checks == []
+    assert (config.rag_style, config.agent_prompt, config.outcome_style) == ("official",) * 3
+    for dev in DEVIATIONS:  # every deviation has a switch the official profile sets
+        value = getattr(config, dev.field)
+        assert value == (parse_tool_checks(dev.official) if dev.field == "tool_checks" else
+                         (dev.official == "on") if dev.field == "judge_records" else dev.official), dev.field
+
+
+def test_each_switch_wins_over_the_profile(tmp_path):
+    config = bench(tmp_path, vita_profile="official", vita_max_steps="50", vita_judge_records="on",
+                   vita_tool_checks="stock,reservation", vita_agent_prompt="default").config
+    assert config.max_steps == 50 and config.judge_records is True and config.tool_checks == ["stock", "reservation"]
+    assert config.agent_prompt == "default" and config.rag_style == "official"
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"vita_profile": "paper"}, "--vita-profile must be one of default, official"),
+    ({"vita_tool_checks": "stock,teleport"}, "unknown check"),
+    ({"vita_judge_records": "maybe"}, "--vita-judge-records must be on or off"),
+    ({"vita_rag_style": "fancy"}, "--vita-rag-style must be one of"),
+    ({"vita_language": "fr"}, "--vita-language must be"),
+    ({"vita_model_args": "{not json"}, "not valid JSON"),
+])
+def test_bad_switch_values_name_the_option(tmp_path, options, message):
+    with pytest.raises(ValueError, match=message):
+        bench(tmp_path, **options)
+
+
+def test_comparability_names_every_reason(tmp_path):
+    offline = bench(tmp_path, vita_profile="official", vita_trials="1").config
+    reasons = comparability(offline)
+    assert "rules judge: offline" in reasons and "scripted user: offline" in reasons
+    assert any("1 trial" in r for r in reasons)
+    default = bench(tmp_path, vita_trials="4").config
+    reasons = comparability(default)
+    assert "--vita-max-steps 100" in reasons and any(r.startswith("--vita-tool-checks") for r in reasons)
+    assert "--vita-agent-prompt default" in reasons
+    assert comparability(bench(tmp_path, vita_profile="official").config, tokenizer="regex")[-1].startswith(
+        "memory budgets counted with the regex estimate")
+
+
+def test_an_official_llm_run_is_comparable(tmp_path, monkeypatch):
+    monkeypatch.setenv("VITA_TEST_KEY", "k")
+    b = bench(tmp_path, vita_profile="official", vita_model="m", vita_user_model="u", vita_judge_model="j",
+              vita_base_url="http://127.0.0.1:9/v1", vita_api_key_env="VITA_TEST_KEY", vita_memory="full_context")
+    assert comparability(b.config) == []
+    summary = b.profile_summary()
+    assert summary["comparable_with_leaderboard"] is (summary["tokenizer"] == "cl100k_base")
+    assert summary["switches"]["--vita-judge-records"] is False
+    assert b.header_lines()[0].startswith("vitabench profile: official;")
+    with_records = bench(tmp_path, vita_profile="official", vita_model="m", vita_user_model="u", vita_judge_model="j",
+                         vita_base_url="http://127.0.0.1:9/v1", vita_api_key_env="VITA_TEST_KEY",
+                         vita_judge_records="on")
+    assert comparability(with_records.config) == ["--vita-judge-records on"]
+
+
+def test_resolve_reads_each_switch_by_ini_key():
+    values = resolve({"vita_rag_style": "default"}.get, "official")
+    assert values["rag_style"] == "default" and values["max_steps"] == 300 and values["profile"] == "official"
+
+
+@pytest.mark.parametrize("text, expected", [
+    ('{"reasoning_effort": "high", "extra_body": {"enable_thinking": true}}',
+     {"reasoning_effort": "high", "extra_body": {"enable_thinking": True}}),
+    ("temperature=0.6, top_p=0.95,max_completion_tokens=8192",
+     {"temperature": 0.6, "top_p": 0.95, "max_completion_tokens": 8192}),
+    ("extra_body.enable_thinking=false,extra_body.top_k=20,reasoning_effort=low",
+     {"extra_body": {"enable_thinking": False, "top_k": 20}, "reasoning_effort": "low"}),
+    ('stop=["a","b"],note=hello world', {"stop": ["a", "b"], "note": "hello world"}),
+    ("", {}),
+    (None, {}),
+])
+def test_model_args_json_or_pairs(text, expected):
+    assert parse_model_args(text) == expected
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[1, 2]", "expected key=value"),
+    ('{"a": 1', "not valid JSON"),
+    ("temperature", "expected key=value"),
+    ("=3", "expected key=value"),
+    ("model=gpt-5", "may not set model"),
+    ('{"messages": []}', "may not set messages"),
+    ("a=1,a.b=2", "both a value and a group"),
+])
+def test_model_args_bad_input(text, message):
+    with pytest.raises(ValueError, match=message):
+        parse_model_args(text)
+
+
+def test_model_args_reach_the_agent_and_the_report_config(tmp_path, monkeypatch):
+    monkeypatch.setenv("VITA_TEST_KEY", "k")
+    b = bench(tmp_path, vita_model="m", vita_base_url="http://127.0.0.1:9/v1", vita_api_key_env="VITA_TEST_KEY",
+              vita_model_args="reasoning_effort=high")
+    assert b.agent().params == {"reasoning_effort": "high"}
+    assert b.config.manifest()["model_args"] == {"reasoning_effort": "high"}
+    assert any("reasoning_effort" in line for line in b.header_lines())
+
+
+def test_readme_and_help_name_every_switch():
+    from _paths import REPO_ROOT
+
+    from pytest_vitabench.plugin import OPTIONS
+
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Comparable with the leaderboard")[1]
+    helps = {option: text for option, _, _, text in OPTIONS}
+    for dev in DEVIATIONS:
+        assert f"`{dev.option}`" in section and dev.option in helps, dev.option
+    assert "--vita-profile" in helps and "--vita-model-args" in helps
