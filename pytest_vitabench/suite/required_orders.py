@@ -71,14 +71,15 @@ class RequiredOrder(BaseModel):
     existing: bool = False
 
     def describe(self) -> str:
+        article = "an" if self.kind[0] in "aeiou" else "a"
         if self.kind in ("reservation", "book"):
             who = f" for {self.customer_count}" if self.customer_count else ""
-            return f"a {self.kind} at {self.entity_id}{who} at {self.time or 'any time'}"
+            return f"{article} {self.kind} at {self.entity_id}{who} at {self.time or 'any time'}"
         if self.existing:
             return f"the existing {self.kind} order {self.record_id} {self.status or 'kept'}"
         items = ", ".join(f"{p.quantity or 1} x {p.product_id}" + (f" on {p.date}" if p.date else "")
                           for p in self.products)
-        return f"a {self.kind} order at {self.entity_id} of {items or 'no products'}"
+        return f"{article} {self.kind} order at {self.entity_id} of {items or 'no products'}"
 
 
 def _text(value: Any) -> str:
