@@ -170,7 +170,7 @@ class _Builder:
             then = [PlannedCall(tool=_CANCEL[order.kind], arguments=args)]
         kind = order.kind
         if kind == "delivery":
-            dispatch = self._future(None)
+            dispatch = self._future(order.dispatch_time or None)
             attributes = [p.attributes for p in order.products]
             args = {"user_id": uid, "store_id": order.entity_id, "product_ids": [p.product_id for p in order.products],
                     "product_cnts": [p.quantity or 1 for p in order.products],

@@ -49,6 +49,8 @@ class RequiredOrder(BaseModel):
         products: Ordered products (empty for reservations and bookings).
         address: Delivery address (delivery orders).
         coordinates: The address's (longitude, latitude), when the record gives them.
+        dispatch_time: When a delivery order is dispatched, when given (not judged: the rubrics state
+            the wanted delivery time loosely, "around 12:00").
         time: Arrival time (reservations and bookings).
         customer_count: Party size (reservations and bookings).
         status: The required status as written (``cancelled`` is the only one judged: the others name
@@ -64,6 +66,7 @@ class RequiredOrder(BaseModel):
     products: list[RequiredProduct] = Field(default_factory=list)
     address: str = ""
     coordinates: tuple[float, float] | None = None
+    dispatch_time: str = ""
     time: str = ""
     customer_count: int | None = None
     status: str = ""
@@ -150,7 +153,8 @@ def read_required_order(raw: Any, initial_orders: dict[str, Any] | None = None) 
                                                 if isinstance(p, dict)) == sorted(p.product_id for p in products)
     return RequiredOrder(kind=kind, record_id=record_id, entity_id=entity, products=products,
                          address=address if kind == "delivery" else "",
-                         coordinates=coordinates if kind == "delivery" else None, status=_text(raw.get("status")).lower(),
+                         coordinates=coordinates if kind == "delivery" else None,
+                         dispatch_time=_text(raw.get("dispatch_time")) if kind == "delivery" else "", status=_text(raw.get("status")).lower(),
                          note=_text(raw.get("note")), existing=existing)
 
 
