@@ -1,10 +1,10 @@
 """The offline built-in agents that choose by heuristics: ``reference``, ``literal`` and ``groundtruth-reader``.
 
-They are generic: they read the request, the tool results and (for ``reference`` and ``oracle``) the
+They are generic: they read the request, the tool results and (for ``reference`` and ``groundtruth-reader``) the
 preference text with the lexical heuristics of :mod:`.heuristics`; nothing is keyed to a suite's ids. All
 three follow one script, derived afresh from the trajectory at every call (they keep no state):
 
-1. in a proactive subtask (``reference``, ``oracle``), ask once for the missing details: how many, when;
+1. in a proactive subtask (``reference``, ``groundtruth-reader``), ask once for the missing details: how many, when;
 2. search with the domain's search tools (and fetch details a search left out);
 3. rank the candidates and recommend the best one; on a rejection recommend the next;
 4. once the user accepts, create the order / reservation / booking, pay it when it is unpaid;

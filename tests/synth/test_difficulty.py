@@ -1,6 +1,6 @@
 """The built-in agents make a generated suite's difficulty visible (a small version of the README table).
 
-The ceiling (``oracle``, or ``reference`` reading the ground truth) solves nearly everything; reading only
+The ceiling (``groundtruth-reader``, or ``reference`` reading the ground truth) solves nearly everything; reading only
 the request (``literal``, ``reference`` without memory) picks the popular, well-rated, wrong option; reading
 the full noisy history lands in between.
 """
