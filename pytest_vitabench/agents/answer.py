@@ -57,7 +57,8 @@ def _next_step(call_id: str, planned: PlannedCall, results: dict[str, Message]) 
     if result is None:
         return _call(call_id, planned.tool, planned.arguments)
     if result.error:
-        return _text(f"Sorry, I could not complete {planned.describes or planned.tool}: {result.text[:300]} {STOP_TOKEN}")
+        what = planned.describes or planned.tool
+        return _text(f"Sorry, I could not complete {what}: {result.text[:300]} {STOP_TOKEN}")
     created = _record_id(result.text, planned.id_field) if planned.id_field else ""
     for offset, follow in enumerate(planned.then):
         follow_id = f"{call_id}_{offset}"

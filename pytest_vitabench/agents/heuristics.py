@@ -56,7 +56,8 @@ _PAIRED_CUES = {("instead", "of"), ("rather", "than"), ("tired", "of"), ("sick",
 #: Idioms whose negation word means the opposite ("can't get enough of durian") or that negate from after
 #: the phrase ("pork is a no-go"), in any wording of the user's, not only our generator's.
 _POSITIVE_IDIOMS = re.compile(r"\b(?:can ?not|could not|never) get enough of\b|\bnever (?:get|gets|got) tired of\b")
-_AFTER_IDIOMS = re.compile(r"^\W*(?:is|are)?\s*(?:an? )?(?:no[\s-]go|off[\s-]limits?|out of the question|a dealbreaker)")
+_AFTER_IDIOMS = re.compile(
+    r"^\W*(?:is|are)?\s*(?:an? )?(?:no[\s-]go|off[\s-]limits?|out of the question|a dealbreaker)")
 _BREAKERS = frozenset("but however though although whereas instead while".split())
 _PROXY = re.compile(
     r"\b(for|to)\s+(my|our|a|the|his|her)\s+(\w+\s+)?(colleague|coworker|co-worker|friend|mom|mother|mum|dad|father|"
@@ -393,11 +394,12 @@ def _thresholds(text: str, tokens: list[str]) -> list[tuple[str, float, frozense
         r"(?:under|below|less than|no more than|not more than|at most|max(?:imum)?|within|up to|cheaper than|"
         r"budget(?: of| is)?)\s*(?:¥|rmb|cny)?\s*(\d+(?:\.\d+)?)\s*(?:yuan|rmb|cny|¥|元|kuai)", low)
     if price is None:
-        price = re.search(r"(\d+(?:\.\d+)?)\s*(?:yuan|rmb|cny|元)\s*(?:or less|or below|max|at most|以内|以下)", low)
+        price = re.search(r"(\d+(?:\.\d+)?)\s*(?:yuan|rmb|cny|元)\s*(?:or less|or below|max|at most|以内|以下)",
+                          low)
     if price is None:  # "a price cap of ¥40", "will not pay over 40 yuan"
-        price = re.search(r"(?:(?:price )?cap|limit)(?: of| is|:)?\s*(?:¥|rmb|cny)?\s*(\d+(?:\.\d+)?)", low) or re.search(
-            r"\b(?:not|never)\b[^.;]*?\b(?:over|more than|above)\s*(?:¥|rmb|cny)?\s*(\d+(?:\.\d+)?)\s*(?:yuan|rmb|cny|元|kuai)",
-            low)
+        price = re.search(r"(?:(?:price )?cap|limit)(?: of| is|:)?\s*(?:¥|rmb|cny)?\s*(\d+(?:\.\d+)?)", low)
+        price = price or re.search(r"\b(?:not|never)\b[^.;]*?\b(?:over|more than|above)\s*(?:¥|rmb|cny)?\s*"
+                                   r"(\d+(?:\.\d+)?)\s*(?:yuan|rmb|cny|元|kuai)", low)
     if price:
         out.append(("max_price", float(price.group(1)), scope))
     if re.search(r"rat|star|scor|review|评分|分|merchant|shop|store|\b[0-4]\.\d\b", low):

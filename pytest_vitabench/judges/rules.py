@@ -226,7 +226,16 @@ def _near(a: tuple[float, float] | None, b: tuple[float, float] | None, metres: 
     return a is not None and b is not None and haversine_m(a[0], a[1], b[0], b[1]) <= metres
 
 
-def required_order_problems(order: RequiredOrder, record: dict[str, Any], *, aliases: dict[str, set[str]] | None = None,
+def _line_misfit(product: Any, line: int, quantities: list[Any], attributes: list[Any]) -> int:
+    """How many of a required product's fields an order line gets wrong (quantity, options)."""
+    wrong_quantity = product.quantity is not None and line < len(quantities) and quantities[line] != product.quantity
+    wrong_options = bool(product.attributes) and not (line < len(attributes)
+                                                      and _same_text(attributes[line], product.attributes))
+    return int(wrong_quantity) + int(wrong_options)
+
+
+def required_order_problems(order: RequiredOrder, record: dict[str, Any], *,
+                            aliases: dict[str, set[str]] | None = None,
                             coordinates: dict[str, tuple[float, float]] | None = None) -> list[str]:
     """Why ``record`` is not the required ``order`` (empty when it is)."""
     problems = []
@@ -243,11 +252,7 @@ def required_order_problems(order: RequiredOrder, record: dict[str, Any], *, ali
             problems.append(f"product {product.product_id} missing (has {pids})")
             continue
         # a product may appear on several lines with different options: take the line that fits best
-        def misfit(i: int) -> int:
-            return ((product.quantity is not None and i < len(quantities) and quantities[i] != product.quantity)
-                    + (bool(product.attributes) and not (i < len(attributes)
-                                                          and _same_text(attributes[i], product.attributes))))
-        at = min(lines, key=misfit)
+        at = min(lines, key=lambda i, wanted=product: _line_misfit(wanted, i, quantities, attributes))
         used.add(at)
         if product.quantity is not None and at < len(quantities) and quantities[at] != product.quantity:
             problems.append(f"quantity of {product.product_id} is {quantities[at]}, expected {product.quantity}")
@@ -290,7 +295,8 @@ def required_order_verdict(order: RequiredOrder, records: list[dict[str, Any]], 
         state = "cancelled " if wanted_cancelled else ""
         others = ", ".join(f"{_describe(r)} ({r.get('status')})" for r in records if r.get("new"))
         return RubricVerdict(text=text, kind="outcome", met=False,
-                             reason=f"no {state}{order.kind} record was created" + (f"; created: {others}" if others else ""))
+                             reason=f"no {state}{order.kind} record was created"
+                             + (f"; created: {others}" if others else ""))
     ranked = sorted(((required_order_problems(order, r, aliases=aliases, coordinates=coordinates), r)
                      for r in candidates), key=lambda row: len(row[0]))
     problems, record = ranked[0]

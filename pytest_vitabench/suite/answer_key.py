@@ -253,7 +253,8 @@ class _Builder:
             if product.product_id in sold:
                 continue
             sellers = [str(k) for k, e in entities.items() if isinstance(e, dict) and any(
-                isinstance(p, dict) and str(p.get("product_id")) == product.product_id for p in e.get("products") or [])]
+                isinstance(p, dict) and str(p.get("product_id")) == product.product_id
+                for p in e.get("products") or [])]
             where = f"sold by {', '.join(sellers)} instead" if sellers else "in no entity of the environment"
             self.key.problems.append(f"{order.describe()}: product {product.product_id} is not sold by "
                                      f"{order.entity_id} ({where})")

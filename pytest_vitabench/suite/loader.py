@@ -284,9 +284,10 @@ def convert_vb1_task(task: dict[str, Any]) -> dict[str, Any]:
     """Turn one VitaBench 1.0 task into a one-subtask user.
 
     The 1.0 ``domain`` is a free label (the 1.0 harness takes the domain from the data's folder), mapped
-    by :func:`~.domain_labels.vb1_domain`. The 1.0 ``instructions`` are the user's hidden scenario; offline, the scripted user states it as its
-    first turn. The 1.0 ``user_historical_behaviors`` (which 2.0 removed from the tools because it leaks
-    preferences) become one history record that feeds the memory backend, never a tool.
+    by :func:`~.domain_labels.vb1_domain`. The 1.0 ``instructions`` are the user's hidden scenario;
+    offline, the scripted user states it as its first turn. The 1.0 ``user_historical_behaviors`` (which
+    2.0 removed from the tools because it leaks preferences) become one history record that feeds the
+    memory backend, never a tool.
     """
     environment = copy.deepcopy(task.get("environment") or {})
     behaviours = environment.pop("user_historical_behaviors", None)

@@ -154,8 +154,8 @@ def read_required_order(raw: Any, initial_orders: dict[str, Any] | None = None) 
     return RequiredOrder(kind=kind, record_id=record_id, entity_id=entity, products=products,
                          address=address if kind == "delivery" else "",
                          coordinates=coordinates if kind == "delivery" else None,
-                         dispatch_time=_text(raw.get("dispatch_time")) if kind == "delivery" else "", status=_text(raw.get("status")).lower(),
-                         note=_text(raw.get("note")), existing=existing)
+                         dispatch_time=_text(raw.get("dispatch_time")) if kind == "delivery" else "",
+                         status=_text(raw.get("status")).lower(), note=_text(raw.get("note")), existing=existing)
 
 
 def _visit(raw: dict[str, Any], kind: RequiredKind, id_key: str, time_key: str) -> RequiredOrder:

@@ -24,7 +24,8 @@ DEMO = Path(__file__).resolve().parents[2] / "suites" / "demo" / "tasks.json"
 #: malformed record); ``vitabench validate`` names them with these reasons.
 VB1_UNSOLVABLE = {"30711009": "cannot be interpreted: products[1] has no product_id",
                   "80715001": "in no entity of the environment", "D0721001": "in no entity of the environment",
-                  "I0716002": "in no entity of the environment", "I0721002": "sold by S26061089588963101_S46131 instead"}
+                  "I0716002": "in no entity of the environment",
+                  "I0721002": "sold by S26061089588963101_S46131 instead"}
 
 
 class _Spy:

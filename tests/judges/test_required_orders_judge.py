@@ -124,7 +124,8 @@ def test_a_store_keyed_differently_from_its_own_id_still_matches():
     order = suite.users[index].task.subtasks[0].evaluation_criteria.required_orders()[0]
     calls = [("create_delivery_order", {
         "user_id": "U000002", "store_id": "S10884602254755805_S86671",
-        "product_ids": [p["product_id"] for p in order["products"]], "product_cnts": [p["quantity"] for p in order["products"]],
+        "product_ids": [p["product_id"] for p in order["products"]],
+        "product_cnts": [p["quantity"] for p in order["products"]],
         "attributes": [p["attributes"] for p in order["products"]],
         "address": order["location"]["address"], "dispatch_time": suite.users[index].times[0]})]
     verdict, outcome = _case(VB1_DIR / "delivery_tasks_en.json", index, calls)

@@ -79,9 +79,11 @@ def d1_case_study() -> list[dict]:
             {"date": "2025-07-12", "behavior": [{"behavior_type": "order", "content": {
                 "scenario": "delivery", "merchant_name": "Lingnan Sweet Soup House", "tags": ["Cantonese"],
                 "items": [{"product_name": "Durian tong sui", "price": 32, "quantity": 1}]}}],
-             "dialogue": [{"role": "user", "content": "Lately I can't get enough of durian, tong sui style is the best."}]},
+             "dialogue": [{"role": "user",
+                           "content": "Lately I can't get enough of durian, tong sui style is the best."}]},
             {"date": "2025-08-02", "behavior": [{"behavior_type": "review", "content": {
-                "rating": 2, "text": "The shop was rated only 4.0 and it showed. From now on only places rated 4.3 or higher."}}],
+                "rating": 2,
+                "text": "The shop was rated only 4.0 and it showed. From now on only places rated 4.3 or higher."}}],
              "dialogue": []},
         ],
         "user_scenario": {
@@ -266,7 +268,8 @@ def vb1_ota() -> list[dict]:
                    order("attraction", "OT0001A", "A1", "A1_T", "2025-04-06", 2, 90),
                    order("taxi", "OT0001X", "X1", "X1_C", "", 1, 160),
                    order("train", "OT0001T", "T1", "T1_2", "2025-04-07", 2, 1252)],
-                  ["Two economy seats on CA1702 on 2025-04-05", "A lake-view king room at West Lake Hotel on 2025-04-05",
+                  ["Two economy seats on CA1702 on 2025-04-05",
+                   "A lake-view king room at West Lake Hotel on 2025-04-05",
                    "Two Lingyin Temple tickets for 2025-04-06", "A comfort taxi from the airport to the hotel",
                    "Two second-class seats on G31 on 2025-04-07"], OTA_PROFILE),
     ]
