@@ -75,10 +75,10 @@ def check_solvability(suite: LoadedSuite) -> SolvabilityReport:
             reasons = list(key.problems)
             if result.outcome == "error":
                 reasons.append(f"the replay crashed: {result.error}")
-            elif result.outcome == "skipped":
+            elif result.outcome == "skipped" and not key.problems:
                 reasons.append(f"not judgeable: {result.error}")
+            # the key's own problems come first; the judge's verdicts add what else went wrong
             reasons += [f"{v.text}: {v.reason}" for v in result.rubrics if v.met is False]
-            reasons += [f"{v.text}: {v.reason}" for v in result.rubrics if v.met is None and v.kind == "outcome"]
             report.unsolvable.append(Unsolvable(task.id, sub.subtask_id, "; ".join(dict.fromkeys(reasons))
                                                 or f"reward {result.reward}"))
     return report

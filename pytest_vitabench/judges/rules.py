@@ -48,8 +48,9 @@ class RulesJudge:
         if not rubrics or any(v.met is None for v in verdicts):
             verdicts += outcome_verdicts(subtask, records, coordinates=_order_coordinates(case.environment))
         if not any(v.met is not None for v in verdicts):
-            return Verdict(rubrics=verdicts, reward=0.0,
-                           not_judgeable="no rubric has a machine check and the suite marks no target")
+            unreadable = [v.reason.removeprefix("not judged: ") for v in verdicts if v.kind == "outcome"]
+            why = "; ".join(unreadable) if unreadable else "the suite marks no target"
+            return Verdict(rubrics=verdicts, reward=0.0, not_judgeable=f"no rubric has a machine check and {why}")
         reward = reward_of(verdicts)
         if case.termination in FAILING_TERMINATIONS:
             reward = 0.0
