@@ -365,6 +365,13 @@ class _Builder:
                 elif str(entity_id) in targets and container == "shops":
                     visit = "reservation" if entity.get("enable_reservation", True) is not False else "book"
                     by_kind.setdefault((visit, str(entity_id)), []).append((None, ""))
+                elif str(entity_id) in targets:
+                    # an entity-level target (a hotel, a flight...): any of its offers that is still bookable
+                    today = self.now.strftime("%Y-%m-%d")
+                    offers = [(str(p.get("product_id")), str(p.get("date") or "")[:10]) for p in products
+                              if p.get("quantity") != 0 and str(p.get("date") or today)[:10] >= today]
+                    if offers:
+                        by_kind.setdefault((kind, str(entity_id)), []).append(offers[0])
         found = {pid for hits in by_kind.values() for pid, _ in hits} | {e for (_, e) in by_kind}
         missing = sorted(t for t in targets if t not in found)
         if missing:

@@ -145,3 +145,23 @@ def test_a_subtask_without_annotations_has_an_empty_key():
             product.pop("product_type", None)
     key = answer_key(bare, user_id="A891207", time=user.times[0], profile={})
     assert key.source == "" and not key.solvable and not key.calls
+
+
+def test_an_entity_level_target_books_one_of_its_offers(tmp_path):
+    from _official_shape import VB1_OTA
+
+    data = json.loads(D1_CASE.read_text(encoding="utf-8"))
+    environment = json.loads(VB1_OTA.read_text(encoding="utf-8"))[0]["environment"]
+    environment.update(user_id="A891207", time="2025-04-01 09:00:00")
+    for hotel in environment["hotels"].values():
+        for room in hotel["products"]:
+            room.pop("product_type", None)  # only the hotel itself is marked (hotel_type: target)
+    data[0]["subtasks"] = [{**data[0]["subtasks"][0], "domain": "ota", "environment": environment,
+                            "target_product_ids": None, "instruction": "Book me a hotel in Hangzhou."}]
+    path = tmp_path / "ota.json"
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    user, sub = _sub(path)
+    key = answer_key(sub, user_id="A891207", time=user.times[0], profile=user.task.user_profile)
+    assert key.source == "target markers" and key.solvable
+    assert [(c.tool, c.arguments["hotel_id"]) for c in key.calls] == [("create_hotel_order", "H1")]
+    assert [r.reward for r in _run(path, AnswerAgent())] == [1.0]
