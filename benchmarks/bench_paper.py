@@ -1,7 +1,7 @@
 """Measure the paper-scale suite under pytest-xdist: wall time, collection time, peak memory per process.
 
     python benchmarks/bench_paper.py                         # reference agent, full_context, 4 trials, -n 2
-    python benchmarks/bench_paper.py --model oracle,literal,reference --memory none,groundtruth,full_context
+    python benchmarks/bench_paper.py --model groundtruth-reader,literal,reference --memory none,groundtruth,full_context
     python benchmarks/bench_paper.py --repeat 3 --json bench.json
 
 Each configuration runs ``pytest SUITE -n WORKERS`` in a subprocess (so nothing is warm in this process),

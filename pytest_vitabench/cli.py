@@ -1,6 +1,6 @@
 """The ``vitabench`` command: check suite files and read reports outside pytest.
 
-    vitabench validate suites/demo/tasks.json     # load, check the fairness rules, compare with the paper
+    vitabench validate suites/demo/tasks.json     # load, check the fairness rules, replay the answers, compare
     vitabench synth --preset paper --seed 0 -o suites/paper/tasks.vita.json.gz   # generate a suite
     vitabench show run.json                       # the metrics table of a saved report
     vitabench rejudge run.json --vita-judge-model gpt-4.1   # score saved trajectories again
@@ -48,6 +48,12 @@ def _validate(args: argparse.Namespace) -> int:
             from .synth.commands import report_rules
 
             status |= report_rules(suite, strict=args.strict, stats=args.stats, json_path=args.json_path)
+        if args.answers and good:
+            from .solvability import check_solvability
+
+            solvability = check_solvability(suite)
+            print("\n".join(solvability.lines()))
+            status |= int(args.strict and bool(solvability.unsolvable))
     return status
 
 
@@ -92,6 +98,9 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("--strict", action="store_true",
                           help="treat chronology problems and the paper's complexity controls (merchant, product "
                                "and distractor counts, target position) as errors")
+    validate.add_argument("--no-answers", dest="answers", action="store_false",
+                          help="skip replaying each annotated subtask's answer key (the 'answer' agent under the "
+                               "rules judge), which names every unsolvable subtask and why (an error with --strict)")
     from .synth.commands import add_synth_parser, add_validate_options
 
     add_validate_options(validate)

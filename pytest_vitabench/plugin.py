@@ -35,8 +35,9 @@ MARKERS = {
 #: (option, ini key, default, help). Every option can also be set as an ini key.
 OPTIONS: list[tuple[str, str, str | None, str]] = [
     ("--vita-model", "vita_model", "reference",
-     "agent under test: reference, literal, oracle (offline built-ins) or a model name at an "
-     "OpenAI-compatible endpoint (default: reference)"),
+     "agent under test: reference, literal, groundtruth-reader, answer (offline built-ins; answer carries out "
+     "the hidden answer annotations, the proof a subtask is solvable; oracle is a deprecated alias of "
+     "groundtruth-reader) or a model name at an OpenAI-compatible endpoint (default: reference)"),
     ("--vita-base-url", "vita_base_url", None,
      "endpoint for LLM roles (default: $OPENAI_BASE_URL); a URL carrying credentials is refused"),
     ("--vita-api-key-env", "vita_api_key_env", "OPENAI_API_KEY",

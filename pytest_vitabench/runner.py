@@ -306,6 +306,7 @@ class ItemRunner:
             tools=environment.tool_schemas(), memory=snapshot, time=clock, user_profile=profile,
             proactive=sub.is_proactive, language=language, seed=result.seed,
             groundtruth=sub.groundtruth_preferences() if getattr(agent, "reads_groundtruth", False) else None,
+            answer=_answer_for(agent, sub, environment.user_id, env_time, task),
         )
         user_setup = UserSetup(
             instruction=sub.instruction, user_id=task.user_id, user_intention=sub.user_intention or "",
@@ -345,6 +346,15 @@ class ItemRunner:
             result.error = verdict.not_judgeable
         else:
             result.outcome = "passed" if verdict.reward == 1.0 else "failed"
+
+
+def _answer_for(agent: Agent, sub: SubTask, user_id: str, time: str, task: UserTask) -> Any:
+    """The answer key, only for an agent that declares it reads the answer (the ``answer`` built-in)."""
+    if not getattr(agent, "reads_answer", False):
+        return None
+    from .suite.answer_key import answer_key
+
+    return answer_key(sub, user_id=user_id, time=time, profile=task.user_profile)
 
 
 def agent_profile(task: UserTask) -> dict[str, Any]:

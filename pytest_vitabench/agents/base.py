@@ -29,7 +29,10 @@ class AgentSetup:
         language: ``en`` or ``zh``.
         seed: The trial's seed, for agents that sample.
         groundtruth: The ground-truth preferences; set only for agents that declare
-            ``reads_groundtruth = True`` (the ``oracle`` ceiling), never for the agent under test.
+            ``reads_groundtruth = True`` (``groundtruth-reader``), never for the agent under test.
+        answer: The subtask's answer key (:class:`~pytest_vitabench.suite.answer_key.AnswerKey`); set only
+            for agents that declare ``reads_answer = True`` (the ``answer`` built-in), never for the agent
+            under test.
     """
 
     system_prompt: str
@@ -41,6 +44,7 @@ class AgentSetup:
     language: str = "en"
     seed: int = 0
     groundtruth: dict[str, Any] | None = None
+    answer: Any = None
 
 
 @runtime_checkable

@@ -1,10 +1,10 @@
-"""The offline built-in agents: ``reference``, ``literal`` and ``oracle``.
+"""The offline built-in agents that choose by heuristics: ``reference``, ``literal`` and ``groundtruth-reader``.
 
-They are generic: they read the request, the tool results and (for ``reference`` and ``oracle``) the
+They are generic: they read the request, the tool results and (for ``reference`` and ``groundtruth-reader``) the
 preference text with the lexical heuristics of :mod:`.heuristics`; nothing is keyed to a suite's ids. All
 three follow one script, derived afresh from the trajectory at every call (they keep no state):
 
-1. in a proactive subtask (``reference``, ``oracle``), ask once for the missing details: how many, when;
+1. in a proactive subtask (``reference``, ``groundtruth-reader``), ask once for the missing details: how many, when;
 2. search with the domain's search tools (and fetch details a search left out);
 3. rank the candidates and recommend the best one; on a rejection recommend the next;
 4. once the user accepts, create the order / reservation / booking, pay it when it is unpaid;
@@ -12,7 +12,8 @@ three follow one script, derived afresh from the trajectory at every call (they 
 
 ``literal`` ranks by relevance to the request and then rating: the popular-item failure mode.
 ``reference`` ranks by preference evidence from its memory (and the profile's allergies), then rating.
-``oracle`` is ``reference`` reading the ground-truth preference tags instead of its memory.
+``groundtruth-reader`` (formerly ``oracle``) is ``reference`` reading the ground-truth preference tags
+instead of its memory: a ceiling for the heuristics, not an answer oracle (that is ``answer``).
 """
 
 from __future__ import annotations
@@ -245,10 +246,14 @@ class LiteralAgent(BuiltinAgent):
     asks_when_proactive = False
 
 
-class OracleAgent(BuiltinAgent):
-    """The ceiling: ranks by the ground-truth preference tags (``setup.groundtruth``) instead of memory."""
+class GroundtruthReaderAgent(BuiltinAgent):
+    """Ranks by the ground-truth preference tags (``setup.groundtruth``) instead of memory.
 
-    name = "oracle"
+    It still chooses by the lexical heuristics, so it is a ceiling only where the tags are phrased in
+    words the heuristics read; the answer oracle is :class:`~.answer.AnswerAgent`.
+    """
+
+    name = "groundtruth-reader"
     reads_groundtruth = True
 
     def preference_text(self, setup: AgentSetup) -> str:

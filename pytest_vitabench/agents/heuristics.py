@@ -46,11 +46,18 @@ usual usually again another other same new
 _NEGATIONS = frozenset("""
 no not never without avoid avoids avoiding avoided dislike dislikes disliked hate hates hated allergic allergy
 stop stops stopped quit quits quitting skip skipping nor none non neither too against
+refuse refuses refused refusing exclude excludes excluded excluding excludes shun shuns shunned off
 """.split())
 _AFTER_CUES = frozenset("allergy allergic intolerant intolerance free upset upsets bothers anymore".split())
 _PAIRED_CUES = {("instead", "of"), ("rather", "than"), ("tired", "of"), ("sick", "of"), ("gave", "up"),
                 ("give", "up"), ("cut", "out"), ("stay", "away"), ("switched", "from"), ("switch", "from"),
-                ("moved", "from"), ("changed", "from"), ("away", "from")}
+                ("moved", "from"), ("changed", "from"), ("away", "from"), ("clear", "of"), ("done", "with"),
+                ("through", "with"), ("turned", "off"), ("put", "off")}
+#: Idioms whose negation word means the opposite ("can't get enough of durian") or that negate from after
+#: the phrase ("pork is a no-go"), in any wording of the user's, not only our generator's.
+_POSITIVE_IDIOMS = re.compile(r"\b(?:can ?not|could not|never) get enough of\b|\bnever (?:get|gets|got) tired of\b")
+_AFTER_IDIOMS = re.compile(
+    r"^\W*(?:is|are)?\s*(?:an? )?(?:no[\s-]go|off[\s-]limits?|out of the question|a dealbreaker)")
 _BREAKERS = frozenset("but however though although whereas instead while".split())
 _PROXY = re.compile(
     r"\b(for|to)\s+(my|our|a|the|his|her)\s+(\w+\s+)?(colleague|coworker|co-worker|friend|mom|mother|mum|dad|father|"
@@ -290,9 +297,20 @@ class PreferenceMemory:
     def threshold(self, kind: str, context: set[str]) -> float | None:
         """The latest threshold of ``kind`` whose clause is about this context (or about any merchant)."""
         for item in reversed(self.thresholds):
-            if item.kind == kind and (item.scope & context or item.scope & _GENERIC_SCOPE):
+            if item.kind == kind and (item.scope & context or item.scope & _GENERIC_SCOPE or _unscoped(item.scope)):
                 return item.value
         return None
+
+
+#: Words of a threshold clause that name no subject ("rating no less than 4.3", "评分4.3以上").
+_THRESHOLD_WORDS = frozenset("rating rate rated score scoring star review must should be only no not less than more "
+                             "least at above over below under higher lower minimum maximum yuan rmb price cost".split())
+
+
+def _unscoped(scope: set[str]) -> bool:
+    """A threshold clause without any subject word applies to every merchant."""
+    return not {w for w in scope if w not in _THRESHOLD_WORDS and w not in STOPWORDS
+                and not re.fullmatch(r"[\d.]+", w)}
 
 
 @lru_cache(maxsize=8)
@@ -376,14 +394,23 @@ def _thresholds(text: str, tokens: list[str]) -> list[tuple[str, float, frozense
         r"(?:under|below|less than|no more than|not more than|at most|max(?:imum)?|within|up to|cheaper than|"
         r"budget(?: of| is)?)\s*(?:¥|rmb|cny)?\s*(\d+(?:\.\d+)?)\s*(?:yuan|rmb|cny|¥|元|kuai)", low)
     if price is None:
-        price = re.search(r"(\d+(?:\.\d+)?)\s*(?:yuan|rmb|cny|元)\s*(?:or less|or below|max|at most)", low)
+        price = re.search(r"(\d+(?:\.\d+)?)\s*(?:yuan|rmb|cny|元)\s*(?:or less|or below|max|at most|以内|以下)",
+                          low)
+    if price is None:  # "a price cap of ¥40", "will not pay over 40 yuan"
+        price = re.search(r"(?:(?:price )?cap|limit)(?: of| is|:)?\s*(?:¥|rmb|cny)?\s*(\d+(?:\.\d+)?)", low)
+        price = price or re.search(r"\b(?:not|never)\b[^.;]*?\b(?:over|more than|above)\s*(?:¥|rmb|cny)?\s*"
+                                   r"(\d+(?:\.\d+)?)\s*(?:yuan|rmb|cny|元|kuai)", low)
     if price:
         out.append(("max_price", float(price.group(1)), scope))
-    if re.search(r"rat|star|score|review", low):
-        floor = re.search(r"(?:at least|above|over|minimum(?: of)?|no lower than|not below|>=?)\s*(\d(?:\.\d+)?)",
-                          low)
+    if re.search(r"rat|star|scor|review|评分|分|merchant|shop|store|\b[0-4]\.\d\b", low):
+        floor = re.search(r"(?:at least|above|over|minimum(?: of)?|no lower than|not lower than|no less than|"
+                          r"not less than|not below|>=?|≥)\s*(\d(?:\.\d+)?)", low)
         if floor is None:
-            floor = re.search(r"(\d\.\d+|\d)\s*(?:stars?\s*)?(?:\+|or (?:above|higher|more|better))", low)
+            floor = re.search(r"(\d\.\d+|\d)\s*(?:stars?\s*|分\s*)?(?:\+|or (?:above|higher|more|better)|"
+                              r"and (?:above|up|higher|over)|及以上|以上)", low)
+        if floor is None:  # "no merchant below 4.3", "refuses shops rated under 4.3"
+            floor = re.search(r"\b(?:no|not|never|refuse[sd]?|avoid[s]?|nothing)\b[^.;]*?\b(?:below|under|lower than|"
+                              r"less than)\s*(\d(?:\.\d+)?)", low)
         if floor and 0 < float(floor.group(1)) <= 5:
             out.append(("min_score", float(floor.group(1)), scope))
     return out
@@ -401,10 +428,13 @@ def _reading(clause: Clause, start: int, length: int) -> int:
             break  # "switched from X to <phrase>": the cue belongs to X
         window.append(word)
     window.reverse()
+    if _POSITIVE_IDIOMS.search(" ".join(window)):
+        return 1
     negated = any(w in _NEGATIONS for w in window)
     negated = negated or any((a, b) in _PAIRED_CUES for a, b in zip(window, window[1:], strict=False))
     after = tokens[start + length:start + length + 3]
     negated = negated or any(w in _AFTER_CUES for w in after)
+    negated = negated or bool(_AFTER_IDIOMS.search(" ".join(tokens[start + length:start + length + 5])))
     if negated:
         return -1
     return clause.default

@@ -3,7 +3,8 @@
 For each rubric it runs the suite's machine check (``rubric_checks``, see ``suite/checks.py``). A rubric
 without a check is reported as *not judged* (``met=None``), never passed. When some rubric cannot be
 judged, the judge adds outcome checks from whatever the suite marks as the answer: ``target_product_ids``,
-``*_type == "target"`` markers in the environment, or VitaBench 1.0 ``required_orders``. The reward is
+``*_type == "target"`` markers in the environment, or VitaBench 1.0 ``required_orders`` (each record kind
+judged on its own fields; see ``suite/required_orders.py``). The reward is
 the official binary one over the judged checks (REFERENCE.md §5.2), and 0 whenever the episode ended by
 ``max_steps`` or an invalid agent message (§5.1).
 """
@@ -15,6 +16,7 @@ from typing import Any
 
 from ..messages import Message
 from ..suite.checks import Check, Condition, NoRecordCheck, RecordCheck, TextCheck, ToolCalledCheck
+from ..suite.required_orders import RequiredOrder, UninterpretableOrder, required_orders_of
 from ..suite.schema import SubTask
 from .base import JudgeCase, RubricVerdict, Verdict, reward_of
 
@@ -44,10 +46,11 @@ class RulesJudge:
                 met, reason = run_check(check, records, case.messages)
                 verdicts.append(RubricVerdict(text=text, met=met, reason=reason))
         if not rubrics or any(v.met is None for v in verdicts):
-            verdicts += outcome_verdicts(subtask, records)
+            verdicts += outcome_verdicts(subtask, records, coordinates=_order_coordinates(case.environment))
         if not any(v.met is not None for v in verdicts):
-            return Verdict(rubrics=verdicts, reward=0.0,
-                           not_judgeable="no rubric has a machine check and the suite marks no target")
+            unreadable = [v.reason.removeprefix("not judged: ") for v in verdicts if v.kind == "outcome"]
+            why = "; ".join(unreadable) if unreadable else "the suite marks no target"
+            return Verdict(rubrics=verdicts, reward=0.0, not_judgeable=f"no rubric has a machine check and {why}")
         reward = reward_of(verdicts)
         if case.termination in FAILING_TERMINATIONS:
             reward = 0.0
@@ -158,26 +161,23 @@ _ENTITY_CONTAINERS = {"stores": "delivery", "shops": "instore", "hotels": "hotel
                       "flights": "flight", "trains": "train", "taxis": "taxi"}
 
 
-def outcome_verdicts(subtask: SubTask, records: list[dict[str, Any]]) -> list[RubricVerdict]:
-    """Outcome checks from the suite's answer annotations, used where rubrics cannot be judged."""
+def outcome_verdicts(subtask: SubTask, records: list[dict[str, Any]],
+                     coordinates: dict[str, tuple[float, float]] | None = None) -> list[RubricVerdict]:
+    """Outcome checks from the suite's answer annotations, used where rubrics cannot be judged.
+
+    VitaBench 1.0 ``required_orders`` come first, each judged on the fields its kind really has (see
+    :func:`required_order_verdict`); a record that cannot be interpreted is *not judged*, with the reason.
+    Without required orders, the target markers or ``target_product_ids`` say what must be ordered.
+    """
     verdicts = []
+    aliases = entity_aliases(subtask.environment)
+    for order in required_orders_of(subtask):
+        if isinstance(order, UninterpretableOrder):
+            verdicts.append(RubricVerdict(text="[outcome] a required order", kind="outcome", met=None,
+                                          reason=f"not judged: the required order cannot be interpreted: {order}"))
+        else:
+            verdicts.append(required_order_verdict(order, records, aliases=aliases, coordinates=coordinates))
     created = _created(records)
-    seen: set[tuple[str, str, tuple[str, ...]]] = set()
-    # 1.0 files repeat the same required orders in every expected state: judge each order once.
-    for order in (subtask.evaluation_criteria.required_orders() if subtask.evaluation_criteria else []):
-        if not isinstance(order, dict):
-            continue
-        kind = order.get("order_type", "delivery")
-        wanted = [p.get("product_id") for p in order.get("products") or [] if isinstance(p, dict)]
-        key = (kind, str(order.get("store_id")), tuple(sorted(map(str, wanted))))
-        if key in seen:
-            continue
-        seen.add(key)
-        text = f"[outcome] a {kind} order at {order.get('store_id')} with products {wanted}"
-        match = [r for r in created if r["record_type"] == kind and r.get("entity_id") == order.get("store_id")
-                 and set(wanted) <= set(r.get("product_ids") or [])]
-        verdicts.append(RubricVerdict(text=text, kind="outcome", met=bool(match),
-                                      reason=_outcome_reason(match, created)))
     targets = set(subtask.target_product_ids or []) or _marked_targets(subtask.environment)
     if targets and not verdicts:
         text = f"[outcome] the agent ordered or booked the target item(s) {sorted(targets)}"
@@ -185,6 +185,125 @@ def outcome_verdicts(subtask: SubTask, records: list[dict[str, Any]]) -> list[Ru
         verdicts.append(RubricVerdict(text=text, kind="outcome", met=bool(match),
                                       reason=_outcome_reason(match, created)))
     return verdicts
+
+
+def _same_text(got: Any, wanted: str) -> bool:
+    """Loose equality of free text (addresses, notes, options): case, spacing, containment and small
+    differences (a district written twice) tolerated, as a judge of functional equivalence would."""
+    from rapidfuzz import fuzz
+
+    a, b = " ".join(str(got or "").lower().split()), " ".join(wanted.lower().split())
+    return bool(a) and (a == b or b in a or a in b or fuzz.ratio(a, b) >= 90)
+
+
+def _minute(value: Any) -> str:
+    return str(value or "").replace("T", " ").strip()[:16]
+
+
+def entity_aliases(environment: dict[str, Any]) -> dict[str, set[str]]:
+    """Each entity's ids: its key in the container and its own id field, which 1.0 data sometimes differ."""
+    out: dict[str, set[str]] = {}
+    for container in _ENTITY_CONTAINERS:
+        for key, entity in (environment.get(container) or {}).items():
+            if not isinstance(entity, dict):
+                continue
+            own = entity.get(f"{container[:-1]}_id") or entity.get("store_id") or entity.get("shop_id")
+            ids = {str(key)} | ({str(own)} if own else set())
+            for one in ids:
+                out.setdefault(one, set()).update(ids)
+    return out
+
+
+def _order_coordinates(environment: Any) -> dict[str, tuple[float, float]]:
+    """Delivery coordinates of every order in the final state (addresses are judged by place, not only text)."""
+    orders = getattr(getattr(environment, "db", None), "orders", None) or {}
+    return {str(oid): (order.location.longitude, order.location.latitude) for oid, order in orders.items()
+            if getattr(order, "location", None) is not None}
+
+
+def _near(a: tuple[float, float] | None, b: tuple[float, float] | None, metres: float = 100.0) -> bool:
+    from ..domains.shared import haversine_m
+
+    return a is not None and b is not None and haversine_m(a[0], a[1], b[0], b[1]) <= metres
+
+
+def _line_misfit(product: Any, line: int, quantities: list[Any], attributes: list[Any]) -> int:
+    """How many of a required product's fields an order line gets wrong (quantity, options)."""
+    wrong_quantity = product.quantity is not None and line < len(quantities) and quantities[line] != product.quantity
+    wrong_options = bool(product.attributes) and not (line < len(attributes)
+                                                      and _same_text(attributes[line], product.attributes))
+    return int(wrong_quantity) + int(wrong_options)
+
+
+def required_order_problems(order: RequiredOrder, record: dict[str, Any], *,
+                            aliases: dict[str, set[str]] | None = None,
+                            coordinates: dict[str, tuple[float, float]] | None = None) -> list[str]:
+    """Why ``record`` is not the required ``order`` (empty when it is)."""
+    problems = []
+    same_entity = (aliases or {}).get(order.entity_id, set()) | {order.entity_id}
+    if record.get("entity_id") not in same_entity:
+        problems.append(f"at {record.get('entity_id')}, expected {order.entity_id}")
+    pids = [str(p) for p in record.get("product_ids") or []]
+    quantities = record.get("quantities") or []
+    attributes = record.get("attributes") or []
+    used: set[int] = set()
+    for product in order.products:
+        lines = [i for i, pid in enumerate(pids) if pid == product.product_id and i not in used]
+        if not lines:
+            problems.append(f"product {product.product_id} missing (has {pids})")
+            continue
+        # a product may appear on several lines with different options: take the line that fits best
+        at = min(lines, key=lambda i, wanted=product: _line_misfit(wanted, i, quantities, attributes))
+        used.add(at)
+        if product.quantity is not None and at < len(quantities) and quantities[at] != product.quantity:
+            problems.append(f"quantity of {product.product_id} is {quantities[at]}, expected {product.quantity}")
+        if product.date and product.date not in (record.get("dates") or []):
+            problems.append(f"{product.product_id} is for {record.get('dates')}, expected {product.date}")
+        if product.attributes and not (at < len(attributes) and _same_text(attributes[at], product.attributes)):
+            got = attributes[at] if at < len(attributes) else ""
+            problems.append(f"options of {product.product_id} are {got!r}, expected {product.attributes!r}")
+    if order.address and not _same_text(record.get("address"), order.address) and not _near(
+            (coordinates or {}).get(str(record.get("record_id"))), order.coordinates):
+        problems.append(f"delivered to {record.get('address')!r}, expected {order.address!r}")
+    if order.kind in ("reservation", "book"):
+        if _minute(record.get("time")) != _minute(order.time):
+            problems.append(f"time is {record.get('time')!r}, expected {order.time!r}")
+        if order.customer_count is not None and record.get("customer_count") != order.customer_count:
+            problems.append(f"for {record.get('customer_count')} people, expected {order.customer_count}")
+    return problems
+
+
+def required_order_verdict(order: RequiredOrder, records: list[dict[str, Any]], *,
+                           aliases: dict[str, set[str]] | None = None,
+                           coordinates: dict[str, tuple[float, float]] | None = None) -> RubricVerdict:
+    """Whether the final state holds one required 1.0 record (a new one, or a change to an existing one)."""
+    text = f"[outcome] {order.describe()}"
+    if order.existing:
+        record = next((r for r in records if r.get("record_id") == order.record_id), None)
+        if record is None:
+            return RubricVerdict(text=text, kind="outcome", met=False, reason=f"order {order.record_id} is gone")
+        problems = []
+        if (order.status == "cancelled") != (record.get("status") == "cancelled"):
+            problems.append(f"status is {record.get('status')}, expected {order.status or 'not cancelled'}")
+        if order.note and not _same_text(record.get("note"), order.note):
+            problems.append(f"note is {record.get('note')!r}, expected {order.note!r}")
+        return RubricVerdict(text=text, kind="outcome", met=not problems,
+                             reason="; ".join(problems) or f"order {order.record_id} is {record.get('status')}")
+    wanted_cancelled = order.status == "cancelled"
+    candidates = [r for r in records if r.get("new") and r["record_type"] == order.kind
+                  and (r.get("status") == "cancelled") == wanted_cancelled]
+    if not candidates:
+        state = "cancelled " if wanted_cancelled else ""
+        others = ", ".join(f"{_describe(r)} ({r.get('status')})" for r in records if r.get("new"))
+        return RubricVerdict(text=text, kind="outcome", met=False,
+                             reason=f"no {state}{order.kind} record was created"
+                             + (f"; created: {others}" if others else ""))
+    ranked = sorted(((required_order_problems(order, r, aliases=aliases, coordinates=coordinates), r)
+                     for r in candidates), key=lambda row: len(row[0]))
+    problems, record = ranked[0]
+    if not problems:
+        return RubricVerdict(text=text, kind="outcome", met=True, reason=f"{_describe(record)} matches")
+    return RubricVerdict(text=text, kind="outcome", met=False, reason=f"{_describe(record)}: " + "; ".join(problems))
 
 
 def _outcome_reason(match: list[dict[str, Any]], created: list[dict[str, Any]]) -> str:

@@ -25,6 +25,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from . import integrity
+from .domain_labels import vb1_domain
 from .schema import DailyRecord, EventRecord, SubTask, UserTask
 
 DEFAULT_TIME_OF_DAY = "12:00:00"
@@ -403,22 +404,28 @@ def _collect_unknown(model: BaseModel, where: str, unknown: Counter[str]) -> Non
 def convert_vb1_task(task: dict[str, Any]) -> dict[str, Any]:
     """Turn one VitaBench 1.0 task into a one-subtask user.
 
-    The 1.0 ``instructions`` are the user's hidden scenario; offline, the scripted user states it as its
-    first turn. The 1.0 ``user_historical_behaviors`` (which 2.0 removed from the tools because it leaks
-    preferences) become one history record that feeds the memory backend, never a tool.
+    The 1.0 ``domain`` is a free label (the 1.0 harness takes the domain from the data's folder), mapped
+    by :func:`~.domain_labels.vb1_domain`. The 1.0 ``instructions`` are the user's hidden scenario;
+    offline, the scripted user states it as its first turn. The 1.0 ``user_historical_behaviors`` (which
+    2.0 removed from the tools because it leaks preferences) become one history record that feeds the
+    memory backend, never a tool.
     """
     environment = copy.deepcopy(task.get("environment") or {})
     behaviours = environment.pop("user_historical_behaviors", None)
     profile = dict((task.get("user_scenario") or {}).get("user_profile") or {})
     user_id = str(environment.get("user_id") or profile.get("user id") or profile.get("user_id") or task.get("id"))
     time = str(environment.get("time") or "")
+    try:
+        domain = vb1_domain(task.get("domain"), environment)
+    except ValueError:
+        domain = task.get("domain")  # the schema then reports the unknown label at its JSON path
     interactions = []
     if behaviours:
         interactions.append({"type": "behavior_summary", "timestamp": time or "0000-00-00 00:00:00",
                              "content": behaviours})
     subtask = {
         "subtask_id": str(task.get("id")),
-        "domain": task.get("domain"),
+        "domain": domain,
         "instruction": task.get("instructions"),
         "environment": environment,
         "user_scenario": {"user_profile": profile},

@@ -144,14 +144,22 @@ def test_a_disliked_tag_loses_to_a_liked_one_whatever_the_rating():
 
 
 def test_registry_and_protocol():
-    assert set(BUILTIN_AGENTS) == {"reference", "literal", "oracle"}
-    for name in BUILTIN_AGENTS:
+    assert set(BUILTIN_AGENTS) == {"reference", "literal", "groundtruth-reader", "answer", "oracle"}
+    for name in set(BUILTIN_AGENTS) - {"oracle"}:
         agent = make_builtin_agent(name)
         assert isinstance(agent, Agent)
-    assert make_builtin_agent("oracle").reads_groundtruth is True
+    assert make_builtin_agent("groundtruth-reader").reads_groundtruth is True
     assert make_builtin_agent("reference").reads_groundtruth is False
-    with pytest.raises(KeyError, match="built-ins: reference, literal, oracle"):
+    assert make_builtin_agent("answer").reads_answer is True
+    assert not getattr(make_builtin_agent("groundtruth-reader"), "reads_answer", False)
+    with pytest.raises(KeyError, match="built-ins: reference, literal, groundtruth-reader, answer\"$"):
         make_builtin_agent("gpt-4.1")
+
+
+def test_oracle_is_a_deprecated_alias_of_groundtruth_reader():
+    with pytest.warns(DeprecationWarning, match="'groundtruth-reader'.*the true answer oracle is 'answer'"):
+        agent = make_builtin_agent("oracle")
+    assert type(agent) is type(make_builtin_agent("groundtruth-reader"))
 
 
 def _demo_setup(index: int = 0, *, memory: str = "", proactive: bool = False, groundtruth=None) -> tuple:
@@ -180,7 +188,7 @@ def test_agents_are_stateless_and_deterministic():
 
 def test_proactive_agents_ask_first_and_literal_does_not():
     setup, messages, _, _ = _demo_setup(4, proactive=True)
-    for name in ("reference", "oracle"):
+    for name in ("reference", "groundtruth-reader"):
         reply = make_builtin_agent(name).respond(setup, messages)
         assert reply.content and "?" in reply.content and re.search(ASK_COUNT_OR_TIME, reply.content, re.I)
     assert make_builtin_agent("literal").respond(setup, messages).tool_calls
@@ -188,7 +196,7 @@ def test_proactive_agents_ask_first_and_literal_does_not():
     assert make_builtin_agent("reference").respond(setup, messages).tool_calls
 
 
-def test_reference_never_reads_the_groundtruth_but_oracle_does():
+def test_reference_never_reads_the_groundtruth_but_groundtruth_reader_does():
     truth = {"current": {"Food & drink": ["whole milk in coffee", "less sugar in drinks and desserts",
                                           "only orders from merchants rated at least 4.5"]}}
 
@@ -209,8 +217,8 @@ def test_reference_never_reads_the_groundtruth_but_oracle_does():
 
     blind = picked("reference", "", groundtruth=truth)
     assert blind == picked("literal", "")
-    assert picked("oracle", "", groundtruth=truth) != blind
-    assert picked("oracle", "", groundtruth=truth) == picked("reference", "\n".join(
+    assert picked("groundtruth-reader", "", groundtruth=truth) != blind
+    assert picked("groundtruth-reader", "", groundtruth=truth) == picked("reference", "\n".join(
         f"  - {t}" for t in truth["current"]["Food & drink"]))
 
 
@@ -242,7 +250,7 @@ def _clean(results) -> None:
 @pytest.fixture(scope="module")
 def demo_scores() -> dict[tuple[str, str], list]:
     runs = {}
-    for agent in ("oracle", "reference", "literal"):
+    for agent in ("groundtruth-reader", "reference", "literal"):
         for memory in ("none", "groundtruth", "full_context"):
             if agent != "reference" and memory != "full_context":
                 continue
@@ -251,7 +259,7 @@ def demo_scores() -> dict[tuple[str, str], list]:
 
 
 def test_demo_acceptance_ordering(demo_scores):
-    oracle = _avg(demo_scores["oracle", "full_context"])
+    oracle = _avg(demo_scores["groundtruth-reader", "full_context"])
     assert oracle >= 0.95
     assert _avg(demo_scores["literal", "full_context"]) <= oracle / 2
     none, full, truth = (_avg(demo_scores["reference", m]) for m in ("none", "full_context", "groundtruth"))
@@ -261,9 +269,9 @@ def test_demo_acceptance_ordering(demo_scores):
 def test_demo_episodes_are_clean(demo_scores):
     for results in demo_scores.values():
         _clean(results)
-    oracle = demo_scores["oracle", "full_context"]
+    oracle = demo_scores["groundtruth-reader", "full_context"]
     assert all(r.tool_errors == 0 for r in oracle)
-    # The oracle succeeds through the whole script: it recommends, books, pays and confirms.
+    # The groundtruth reader succeeds through the whole script: it recommends, books, pays and confirms.
     sample = next(r for r in oracle if r.domain == "delivery")
     tools = [c.name for m in sample.messages for c in m.tool_calls or []]
     assert tools[-2:] == ["create_delivery_order", "pay_delivery_order"]
@@ -276,7 +284,7 @@ def test_trials_are_reproducible():
 
 
 @pytest.mark.skipif(not VB1_DIR.exists(), reason=VB1_SKIP_REASON)
-@pytest.mark.parametrize("agent_name, limit", [("reference", None), ("literal", 30), ("oracle", 30)])
+@pytest.mark.parametrize("agent_name, limit", [("reference", None), ("literal", 30), ("groundtruth-reader", 30)])
 @pytest.mark.parametrize("language", ["en", "zh"])
 def test_real_vitabench1_tasks_never_crash(agent_name, limit, language):
     if language == "zh" and limit is None:

@@ -1,6 +1,6 @@
 """The built-in agents make a generated suite's difficulty visible (a small version of the README table).
 
-The ceiling (``oracle``, or ``reference`` reading the ground truth) solves nearly everything; reading only
+The ceiling (``groundtruth-reader``, or ``reference`` reading the ground truth) solves nearly everything; reading only
 the request (``literal``, ``reference`` without memory) picks the popular, well-rated, wrong option; reading
 the full noisy history lands in between.
 """
@@ -42,7 +42,7 @@ def _avg(path: Path, agent_name: str, memory: str) -> float:
 
 
 def test_the_agents_order_as_the_paper_describes(suite_path):
-    oracle = _avg(suite_path, "oracle", "full_context")
+    oracle = _avg(suite_path, "groundtruth-reader", "full_context")
     literal = _avg(suite_path, "literal", "full_context")
     none, full, truth = (_avg(suite_path, "reference", m) for m in ("none", "full_context", "groundtruth"))
     assert oracle >= 0.95 and truth >= 0.95, (oracle, truth)

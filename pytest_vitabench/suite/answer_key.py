@@ -1,0 +1,560 @@
+"""The answer key of a subtask: the exact writes that solve it, derived from its hidden annotations.
+
+This is what the ``answer`` built-in agent carries out and what ``vitabench validate`` replays to prove a
+subtask solvable. It reads, in this order of precedence:
+
+1. VitaBench 1.0 ``required_orders`` (every record kind, see :mod:`.required_orders`): one write per
+   required record, with the record's own fields (store, products and quantities, options, address,
+   reservation time and party size, ota dates); a required change to an existing order becomes a
+   cancellation or a note change;
+2. our ``rubric_checks``: the marked target (``target_product_ids``, else ``*_type == "target"``
+   markers) booked with the values the record checks ask for (address, party size, time, dates,
+   quantity, payment), and a question that matches each ``asked`` check;
+3. the official shape's target markers alone: the target ordered or booked with valid arguments (the
+   delivery address the request implies, from the profile).
+
+Whatever cannot be derived is listed in :attr:`AnswerKey.problems` (the subtask is then unsolvable by
+this key, and validation says why). It never reads ground-truth preferences: only answer annotations.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from .checks import NoRecordCheck, RecordCheck, TextCheck, ToolCalledCheck
+from .required_orders import RequiredOrder, UninterpretableOrder, required_orders_of
+
+#: Placeholder in a follow-up call's arguments for the id of the record the main call created.
+CREATED = "<created>"
+
+#: entity container -> (record kind when a product of it is the target, id field of the entity)
+_CONTAINER_KINDS = {"stores": ("delivery", "store_id"), "shops": ("instore", "shop_id"),
+                    "hotels": ("hotel", "hotel_id"), "attractions": ("attraction", "attraction_id"),
+                    "flights": ("flight", "flight_id"), "trains": ("train", "train_id"), "taxis": ("taxi", "taxi_id")}
+_PAY = {"delivery": "pay_delivery_order", "instore": "pay_instore_order", "book": "pay_instore_book",
+        "hotel": "pay_hotel_order", "attraction": "pay_attraction_order", "flight": "pay_flight_order",
+        "train": "pay_train_order", "taxi": "pay_taxi_order"}
+_CANCEL = {"delivery": "cancel_delivery_order", "instore": "instore_cancel_order", "book": "instore_cancel_book",
+           "reservation": "instore_cancel_reservation", "hotel": "cancel_hotel_order",
+           "attraction": "cancel_attraction_order", "flight": "cancel_flight_order", "train": "cancel_train_order",
+           "taxi": "cancel_taxi_order"}
+_OTA = ("hotel", "attraction", "flight", "train", "taxi")
+_OFFICE = re.compile(r"\b(office|work|company|department|workplace|desk|lab)\b|公司|单位|科室|办公", re.I)
+_HOME_KEYS = re.compile(r"home.?address|^address$|residential|常住住址|家庭住址|家庭地址|住址", re.I)
+_WORK_KEYS = re.compile(r"work.?address|office.?address|company.?address|工作地址|公司地址|单位地址", re.I)
+_USER_ID_KEYS = re.compile(r"^user[ _]?id$|^uid$|用户id|用户ID", re.I)
+
+
+class PlannedCall(BaseModel):
+    """One tool call of the answer, and the calls to make on the record it creates.
+
+    Attributes:
+        tool: The tool name.
+        arguments: Its arguments (valid for the tool's schema).
+        id_field: Where the tool's result names the created record (``order_id``, ``reservation_id``,
+            ``book_id``); empty when the call creates nothing.
+        then: Calls on the created record (payment, a required cancellation); the value :data:`CREATED`
+            in their arguments stands for the created record's id.
+        describes: What the call achieves, for messages and reports.
+    """
+
+    tool: str
+    arguments: dict[str, Any]
+    id_field: str = ""
+    then: list[PlannedCall] = Field(default_factory=list)
+    describes: str = ""
+
+
+class AnswerKey(BaseModel):
+    """The writes (and questions) that solve one subtask.
+
+    Attributes:
+        source: Which annotation the key comes from: ``required_orders``, ``rubric_checks``,
+            ``target_product_ids`` or ``target markers``; empty when the subtask has none.
+        questions: Questions to ask the user before acting (one per ``asked`` check; one generic question
+            on a proactive subtask without such checks).
+        calls: The writes, in order.
+        problems: Why (part of) the answer cannot be derived; non-empty means unsolvable by this key.
+    """
+
+    source: str = ""
+    questions: list[str] = Field(default_factory=list)
+    calls: list[PlannedCall] = Field(default_factory=list)
+    problems: list[str] = Field(default_factory=list)
+
+    @property
+    def solvable(self) -> bool:
+        return bool(self.source) and not self.problems
+
+
+GENERIC_QUESTION = ("Before I go ahead, could you tell me how many people it is for, which date and what time "
+                    "you need it, and any other details I should know?")
+
+
+def answer_key(subtask: Any, *, user_id: str, time: str, profile: dict[str, Any] | None = None) -> AnswerKey:
+    """Derive the answer key of a subtask.
+
+    Args:
+        subtask: A :class:`~.schema.SubTask`.
+        user_id: The id the tools accept (the environment's user).
+        time: The subtask's effective "now", ``YYYY-MM-DD HH:MM:SS``.
+        profile: The user's profile (delivery addresses).
+    """
+    builder = _Builder(subtask, user_id=user_id, time=time, profile=profile or {})
+    return builder.build()
+
+
+class _Builder:
+    def __init__(self, subtask: Any, *, user_id: str, time: str, profile: dict[str, Any]):
+        self.sub = subtask
+        self.env: dict[str, Any] = subtask.environment or {}
+        self.user_id = user_id
+        self.now = _parse(time) or datetime(2025, 1, 1, 12)
+        self.profile = profile
+        self.key = AnswerKey()
+
+    # ------------------------------------------------------------------ entry
+    def build(self) -> AnswerKey:
+        required = required_orders_of(self.sub)
+        checks = list(self.sub.rubric_checks or [])
+        if required:
+            self.key.source = "required_orders"
+            for order in required:
+                if isinstance(order, UninterpretableOrder):
+                    self.key.problems.append(f"a required order cannot be interpreted: {order}")
+                else:
+                    self._required(order)
+        elif checks:
+            self.key.source = "rubric_checks"
+            self._from_checks(checks)
+        else:
+            targets = self._targets()
+            if targets:
+                self.key.source = "target_product_ids" if self.sub.target_product_ids else "target markers"
+                self._from_targets(targets)
+        if self.sub.is_proactive and not self.key.questions:
+            self.key.questions.append(GENERIC_QUESTION)
+        return self.key
+
+    # ------------------------------------------------------------------ 1.0 required orders
+    def _required(self, order: RequiredOrder) -> None:
+        uid = self.user_id
+        if order.existing:
+            old = (self.env.get("orders") or {}).get(order.record_id) or {}
+            if order.status == "cancelled" and old.get("status") != "cancelled":
+                args = {"order_id": order.record_id} | ({"user_id": uid} if order.kind in _OTA else {})
+                self._add(PlannedCall(tool=_CANCEL[order.kind], arguments=args,
+                                      describes=f"cancel order {order.record_id}"))
+            if order.note and order.note != str(old.get("note") or ""):
+                if order.kind != "delivery":
+                    self.key.problems.append(f"no tool changes the note of a {order.kind} order ({order.record_id})")
+                else:
+                    self._add(PlannedCall(tool="modify_delivery_order",
+                                          arguments={"order_id": order.record_id, "note": order.note},
+                                          describes=f"change the note of {order.record_id}"))
+            if order.status in ("paid", "processed", "in-progress", "delivered") and old.get("status") == "unpaid":
+                self._add(PlannedCall(tool=_PAY[order.kind], arguments={"order_id": order.record_id},
+                                      describes=f"pay order {order.record_id}"))
+            return
+        self._check_catalogue(order)
+        then = [] if order.status == "unpaid" else self._pay_call(order.kind)
+        if order.status == "cancelled":
+            args = ({"order_id": CREATED} if order.kind not in ("reservation", "book")
+                    else {f"{order.kind}_id": CREATED})
+            if order.kind in _OTA:
+                args["user_id"] = uid
+            then = [PlannedCall(tool=_CANCEL[order.kind], arguments=args)]
+        kind = order.kind
+        if kind == "delivery":
+            dispatch = self._future(order.dispatch_time or None)
+            attributes = [p.attributes for p in order.products]
+            args = {"user_id": uid, "store_id": order.entity_id, "product_ids": [p.product_id for p in order.products],
+                    "product_cnts": [p.quantity or 1 for p in order.products],
+                    "address": self._address_of(order), "dispatch_time": dispatch}
+            if any(attributes):
+                args["attributes"] = attributes
+            if order.note:
+                args["note"] = order.note
+            if not args["address"]:
+                self.key.problems.append(f"no delivery address for {order.describe()}")
+            self._add(PlannedCall(tool="create_delivery_order", arguments=args, id_field="order_id", then=then,
+                                  describes=order.describe()))
+        elif kind == "instore":
+            if len(order.products) != 1:
+                self.key.problems.append(f"{order.describe()}: create_instore_product_order takes one product, "
+                                         f"the required order has {len(order.products)}")
+            for product in order.products:
+                self._add(PlannedCall(tool="create_instore_product_order", id_field="order_id", then=then,
+                                      arguments={"user_id": uid, "shop_id": order.entity_id,
+                                                 "product_id": product.product_id, "quantity": product.quantity or 1},
+                                      describes=order.describe()))
+        elif kind in ("reservation", "book"):
+            when = _parse(order.time)
+            if when is None:
+                self.key.problems.append(f"{order.describe()}: unreadable time {order.time!r}")
+                return
+            if when < self.now:
+                self.key.problems.append(f"{order.describe()}: the time is before the subtask's now "
+                                         f"{self.now:%Y-%m-%d %H:%M:%S}, which the tools refuse")
+            tool = "instore_reservation" if kind == "reservation" else "instore_book"
+            visit_then = then if kind == "book" or order.status == "cancelled" else []
+            self._add(PlannedCall(tool=tool, id_field=f"{kind}_id", then=visit_then,
+                                  arguments={"user_id": uid, "shop_id": order.entity_id,
+                                             "time": when.strftime("%Y-%m-%d %H:%M:%S"),
+                                             "customer_count": order.customer_count or 1},
+                                  describes=order.describe()))
+        else:
+            if len(order.products) != 1:
+                self.key.problems.append(f"{order.describe()}: the {kind} tools order one product at a time, "
+                                         f"the required order has {len(order.products)}")
+            for product in order.products:
+                date = product.date or self._product_date(kind, order.entity_id, product.product_id)
+                self._add(self._ota_call(kind, order.entity_id, product.product_id, date, product.quantity or 1,
+                                         then, order.describe()))
+
+    def _address_of(self, order: RequiredOrder) -> str:
+        """The required address as the environment knows it: the known location at the required coordinates
+        (the tools geocode by text, and 1.0 files spell one place in several ways), else the text itself."""
+        if order.coordinates is not None:
+            from ..domains.shared import haversine_m
+
+            lon, lat = order.coordinates
+            near = []
+            for loc in self.env.get("location") or []:
+                try:
+                    distance = haversine_m(lon, lat, float(loc["longitude"]), float(loc["latitude"]))
+                except (KeyError, TypeError, ValueError):
+                    continue
+                if distance <= 100 and loc.get("address"):
+                    near.append((distance, str(loc["address"])))
+            if near:
+                return min(near)[1]
+        return order.address or self._address()
+
+    def _check_catalogue(self, order: RequiredOrder) -> None:
+        """Every required product must be sold by the required entity, or no agent can order it."""
+        container = {"delivery": "stores", "instore": "shops", "hotel": "hotels", "attraction": "attractions",
+                     "flight": "flights", "train": "trains", "taxi": "taxis"}.get(order.kind)
+        if container is None:
+            return
+        entities = self.env.get(container) or {}
+        entity = entities.get(order.entity_id) or next(
+            (e for e in entities.values() if isinstance(e, dict) and order.entity_id in
+             (e.get(f"{container[:-1]}_id"), e.get("store_id"), e.get("shop_id"))), None)
+        if not isinstance(entity, dict):
+            self.key.problems.append(f"{order.describe()}: {order.entity_id} is not in the environment's {container}")
+            return
+        sold = {str(p.get("product_id")) for p in entity.get("products") or [] if isinstance(p, dict)}
+        for product in order.products:
+            if product.product_id in sold:
+                continue
+            sellers = [str(k) for k, e in entities.items() if isinstance(e, dict) and any(
+                isinstance(p, dict) and str(p.get("product_id")) == product.product_id
+                for p in e.get("products") or [])]
+            where = f"sold by {', '.join(sellers)} instead" if sellers else "in no entity of the environment"
+            self.key.problems.append(f"{order.describe()}: product {product.product_id} is not sold by "
+                                     f"{order.entity_id} ({where})")
+
+    # ------------------------------------------------------------------ our rubric checks
+    def _from_checks(self, checks: list[Any]) -> None:
+        records = [c.check for c in checks if isinstance(c.check, RecordCheck)]
+        for item in checks:
+            check = item.check
+            if isinstance(check, TextCheck):
+                question = _phrase_matching(check.pattern, asked=check.kind == "asked")
+                if question is None:
+                    self.key.problems.append(f"cannot phrase a message matching /{check.pattern}/ "
+                                             f"(rubric {item.rubric!r})")
+                else:
+                    self.key.questions.append(question)
+            elif isinstance(check, ToolCalledCheck):
+                self.key.problems.append(f"rubric {item.rubric!r} needs a call of {check.name}, which the answer "
+                                         "key does not plan")
+            elif isinstance(check, NoRecordCheck) and any(r.record_type == check.record_type or
+                                                            check.record_type is None for r in records):
+                self.key.problems.append(f"rubric {item.rubric!r} forbids the {check.record_type or 'record'} "
+                                         "that other rubrics require")
+        kinds = list(dict.fromkeys(r.record_type for r in records))
+        for kind in kinds:
+            self._solve_kind(kind, [r.where for r in records if r.record_type == kind])
+
+    def _solve_kind(self, kind: str, conditions: list[dict[str, Any]]) -> None:
+        want: dict[str, list[Any]] = {}
+        for where in conditions:
+            for name, cond in where.items():
+                want.setdefault(name, []).append(cond)
+        options = self._options(kind)
+        targets = self._targets()
+
+        def fits(entity_id: str, product_id: str | None, date: str) -> bool:
+            for cond in want.get("entity_id", []):
+                if cond.in_ is not None and entity_id not in cond.in_:
+                    return False
+                if "eq" in cond.model_fields_set and entity_id != cond.eq:
+                    return False
+            for cond in want.get("product_ids", []):
+                if cond.subset_of is not None and product_id not in cond.subset_of:
+                    return False
+                if cond.includes_all is not None and set(cond.includes_all) - {product_id}:
+                    return False
+                if cond.includes_any is not None and product_id not in cond.includes_any:
+                    return False
+                if cond.disjoint is not None and product_id in cond.disjoint:
+                    return False
+            for cond in want.get("dates", []):
+                if cond.includes_all is not None and set(cond.includes_all) - {date}:
+                    return False
+            return True
+
+        fitting = [o for o in options if fits(*o)]
+        chosen = [o for o in fitting if o[1] in targets or o[0] in targets] or fitting
+        if not chosen:
+            self.key.problems.append(f"no {kind} option satisfies every record check")
+            return
+        entity_id, product_id, date = chosen[0]
+        quantity = _wanted_value(want.get("total_quantity", [])) or 1
+        pay = any(_wanted_value([c]) == "paid" for c in want.get("status", []))
+        then = self._pay_call(kind) if pay else []
+        uid = self.user_id
+        if kind == "delivery":
+            address = self._address(must_contain=[c.contains for c in want.get("address", []) if c.contains])
+            if not address:
+                self.key.problems.append("no known address satisfies the address checks")
+                return
+            self._add(PlannedCall(tool="create_delivery_order", id_field="order_id", then=then,
+                                  arguments={"user_id": uid, "store_id": entity_id, "product_ids": [product_id],
+                                             "product_cnts": [quantity], "address": address,
+                                             "dispatch_time": self._future(None)},
+                                  describes=f"order {product_id} from {entity_id}"))
+        elif kind == "instore":
+            self._add(PlannedCall(tool="create_instore_product_order", id_field="order_id", then=then,
+                                  arguments={"user_id": uid, "shop_id": entity_id, "product_id": product_id,
+                                             "quantity": quantity},
+                                  describes=f"buy {product_id} at {entity_id}"))
+        elif kind in ("reservation", "book"):
+            times = [c.contains or c.eq for c in want.get("time", []) if c.contains or c.eq]
+            when = _parse(str(times[0])) if times else None
+            if when is None:
+                when = (self.now + timedelta(days=1)).replace(hour=19, minute=0, second=0)
+            count = _wanted_value(want.get("customer_count", [])) or 2
+            tool = "instore_reservation" if kind == "reservation" else "instore_book"
+            self._add(PlannedCall(tool=tool, id_field=f"{kind}_id", then=then if kind == "book" else [],
+                                  arguments={"user_id": uid, "shop_id": entity_id, "customer_count": count,
+                                             "time": when.strftime("%Y-%m-%d %H:%M:%S")},
+                                  describes=f"{kind} at {entity_id}"))
+        else:
+            self._add(self._ota_call(kind, entity_id, product_id or "", date, quantity, then,
+                                     f"book {product_id} of {entity_id}"))
+
+    # ------------------------------------------------------------------ official shape: targets only
+    def _from_targets(self, targets: set[str]) -> None:
+        by_kind: dict[tuple[str, str], list[tuple[str | None, str]]] = {}
+        for container, (kind, _) in _CONTAINER_KINDS.items():
+            for entity_id, entity in (self.env.get(container) or {}).items():
+                if not isinstance(entity, dict):
+                    continue
+                products = [p for p in entity.get("products") or [] if isinstance(p, dict)]
+                hits = [(str(p.get("product_id")), str(p.get("date") or "")[:10]) for p in products
+                        if str(p.get("product_id")) in targets]
+                if hits:
+                    by_kind.setdefault((kind, str(entity_id)), []).extend(hits)
+                elif str(entity_id) in targets and container == "shops":
+                    visit = "reservation" if entity.get("enable_reservation", True) is not False else "book"
+                    by_kind.setdefault((visit, str(entity_id)), []).append((None, ""))
+                elif str(entity_id) in targets:
+                    # an entity-level target (a hotel, a flight...): any of its offers that is still bookable
+                    today = self.now.strftime("%Y-%m-%d")
+                    offers = [(str(p.get("product_id")), str(p.get("date") or "")[:10]) for p in products
+                              if p.get("quantity") != 0 and str(p.get("date") or today)[:10] >= today]
+                    if offers:
+                        by_kind.setdefault((kind, str(entity_id)), []).append(offers[0])
+        found = {pid for hits in by_kind.values() for pid, _ in hits} | {e for (_, e) in by_kind}
+        missing = sorted(t for t in targets if t not in found)
+        if missing:
+            self.key.problems.append(f"target(s) {missing} are in no entity of the environment")
+        for (kind, entity_id), hits in by_kind.items():
+            then = self._pay_call(kind)
+            if kind == "delivery":
+                address = self._address()
+                if not address:
+                    self.key.problems.append("no delivery address in the profile or the environment")
+                self._add(PlannedCall(tool="create_delivery_order", id_field="order_id", then=then,
+                                      arguments={"user_id": self.user_id, "store_id": entity_id,
+                                                 "product_ids": [pid for pid, _ in hits],
+                                                 "product_cnts": [1] * len(hits), "address": address,
+                                                 "dispatch_time": self._future(None)},
+                                      describes=f"order {[pid for pid, _ in hits]} from {entity_id}"))
+            elif kind == "instore":
+                for pid, _ in hits:
+                    self._add(PlannedCall(tool="create_instore_product_order", id_field="order_id", then=then,
+                                          arguments={"user_id": self.user_id, "shop_id": entity_id,
+                                                     "product_id": pid, "quantity": 1},
+                                          describes=f"buy {pid} at {entity_id}"))
+            elif kind in ("reservation", "book"):
+                when = (self.now + timedelta(days=1)).replace(hour=19, minute=0, second=0)
+                tool = "instore_reservation" if kind == "reservation" else "instore_book"
+                self._add(PlannedCall(tool=tool, id_field=f"{kind}_id", then=then if kind == "book" else [],
+                                      arguments={"user_id": self.user_id, "shop_id": entity_id, "customer_count": 2,
+                                                 "time": when.strftime("%Y-%m-%d %H:%M:%S")},
+                                      describes=f"{kind} at {entity_id}"))
+            else:
+                for pid, date in hits:
+                    self._add(self._ota_call(kind, entity_id, pid or "", date, 1, then, f"book {pid} of {entity_id}"))
+
+    # ------------------------------------------------------------------ helpers
+    def _add(self, call: PlannedCall) -> None:
+        self.key.calls.append(call)
+
+    def _pay_call(self, kind: str) -> list[PlannedCall]:
+        if kind not in _PAY:
+            return []
+        id_name = "book_id" if kind == "book" else "order_id"
+        return [PlannedCall(tool=_PAY[kind], arguments={id_name: CREATED}, describes="pay")]
+
+    def _ota_call(self, kind: str, entity_id: str, product_id: str, date: str, quantity: int,
+                  then: list[PlannedCall], describes: str) -> PlannedCall:
+        uid = self.user_id
+        if kind == "hotel":
+            if quantity != 1:
+                self.key.problems.append(f"{describes}: create_hotel_order books one room, {quantity} required")
+            args = {"hotel_id": entity_id, "room_id": product_id, "user_id": uid}
+        elif kind == "taxi":
+            args = {"taxi_id": entity_id, "product_id": product_id, "user_id": uid, "quantity": quantity}
+        else:
+            if not date:
+                self.key.problems.append(f"{describes}: no date for the {kind} product")
+            product_key = "ticket_id" if kind == "attraction" else "seat_id"
+            args = {f"{kind}_id": entity_id, product_key: product_id, "user_id": uid, "date": date,
+                    "quantity": quantity}
+        return PlannedCall(tool=f"create_{kind}_order", arguments=args, id_field="order_id", then=then,
+                           describes=describes)
+
+    def _options(self, kind: str) -> list[tuple[str, str | None, str]]:
+        """Every (entity id, product id, product date) a record of ``kind`` could be made of."""
+        container = {"delivery": "stores", "instore": "shops", "reservation": "shops", "book": "shops",
+                     "hotel": "hotels", "attraction": "attractions", "flight": "flights", "train": "trains",
+                     "taxi": "taxis"}[kind]
+        out: list[tuple[str, str | None, str]] = []
+        for entity_id, entity in (self.env.get(container) or {}).items():
+            if not isinstance(entity, dict):
+                continue
+            if kind in ("reservation", "book"):
+                out.append((str(entity_id), None, ""))
+                continue
+            for product in entity.get("products") or []:
+                if isinstance(product, dict) and product.get("product_id") is not None:
+                    out.append((str(entity_id), str(product["product_id"]), str(product.get("date") or "")[:10]))
+        return out
+
+    def _targets(self) -> set[str]:
+        if self.sub.target_product_ids:
+            return {str(t) for t in self.sub.target_product_ids}
+        found: set[str] = set()
+        for container in _CONTAINER_KINDS:
+            for entity_id, entity in (self.env.get(container) or {}).items():
+                if not isinstance(entity, dict):
+                    continue
+                products = [p for p in entity.get("products") or [] if isinstance(p, dict)]
+                marked = [str(p.get("product_id")) for p in products
+                          if any(k.endswith("_type") and str(v) == "target" for k, v in p.items())]
+                found.update(marked)
+                if not marked and any(k.endswith("_type") and str(v) == "target" for k, v in entity.items()):
+                    found.add(str(entity_id))
+        return found
+
+    def _product_date(self, kind: str, entity_id: str, product_id: str) -> str:
+        container = {"hotel": "hotels", "attraction": "attractions", "flight": "flights", "train": "trains",
+                     "taxi": "taxis"}[kind]
+        entity = (self.env.get(container) or {}).get(entity_id) or {}
+        for product in entity.get("products") or []:
+            if isinstance(product, dict) and str(product.get("product_id")) == product_id:
+                return str(product.get("date") or "")[:10]
+        return ""
+
+    def _future(self, wanted: str | None) -> str:
+        when = _parse(wanted) if wanted else None
+        if when is None or when < self.now:
+            when = self.now
+        return when.strftime("%Y-%m-%d %H:%M:%S")
+
+    def _address(self, must_contain: list[str] | None = None) -> str:
+        """The delivery address: the profile's work or home address as the request implies, else a known one."""
+        wanted = must_contain or []
+        home = _profile_value(self.profile, _HOME_KEYS)
+        work = _profile_value(self.profile, _WORK_KEYS)
+        office = bool(_OFFICE.search(self.sub.instruction or ""))
+        ordered = [work, home] if office else [home, work]
+        known = [str(loc.get("address")) for loc in self.env.get("location") or []
+                 if isinstance(loc, dict) and loc.get("address")]
+        for candidate in [*ordered, *known]:
+            if candidate and all(part.lower() in candidate.lower() for part in wanted):
+                return candidate
+        return wanted[0] if wanted else ""
+
+
+def _profile_value(profile: dict[str, Any], keys: re.Pattern[str]) -> str:
+    for key, value in profile.items():
+        if keys.search(str(key).strip()) and isinstance(value, str) and value.strip():
+            return value.strip()
+    return ""
+
+
+def profile_user_id(profile: dict[str, Any]) -> str:
+    """The user id written in a profile (English or Chinese key), or ``""``."""
+    return _profile_value(profile, _USER_ID_KEYS)
+
+
+def _wanted_value(conditions: list[Any]) -> Any:
+    for cond in conditions:
+        if "eq" in cond.model_fields_set:
+            return cond.eq
+    return None
+
+
+def _parse(text: str | None) -> datetime | None:
+    if not text:
+        return None
+    value = str(text).strip().replace("T", " ")
+    for fmt in ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%d"):
+        try:
+            return datetime.strptime(value[:len(datetime(2000, 1, 1).strftime(fmt))], fmt)
+        except ValueError:
+            continue
+    return None
+
+
+def _phrase_matching(pattern: str, *, asked: bool) -> str | None:
+    """A polite message that the (case-insensitive) ``pattern`` matches, with a question mark if ``asked``."""
+    regex = re.compile(pattern, re.IGNORECASE)
+    for option in _alternatives(pattern):
+        literal = re.sub(r"\\(.)", r"\1", option)
+        if re.fullmatch(r"[\w' ,\-]+", literal):
+            text = f"Before I go ahead, could you tell me more about this: {literal}?"
+            if not asked:
+                text = text.replace("?", ".")
+            if regex.search(text):
+                return text
+    text = GENERIC_QUESTION if asked else GENERIC_QUESTION.replace("?", ".")
+    return text if regex.search(text) else None
+
+
+def _alternatives(pattern: str) -> list[str]:
+    """The top-level ``|`` alternatives of a regular expression."""
+    out, depth, current = [], 0, ""
+    for index, char in enumerate(pattern):
+        escaped = index > 0 and pattern[index - 1] == "\\"
+        if char == "(" and not escaped:
+            depth += 1
+        elif char == ")" and not escaped:
+            depth -= 1
+        if char == "|" and depth == 0 and not escaped:
+            out.append(current)
+            current = ""
+        else:
+            current += char
+    out.append(current)
+    return out

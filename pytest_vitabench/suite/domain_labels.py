@@ -1,0 +1,65 @@
+"""The domain of a VitaBench 1.0 task, whatever its ``domain`` label says.
+
+The 1.0 harness takes a task's domain from the folder its file sits in, so the ``domain`` field of a 1.0
+task is a free label: ``delivery``, ``in-store consumption``, ``in-store``, ``到店``, ``外卖``, ``OTA``... We
+accept the labels we know and otherwise infer the domain from the environment's entity containers
+(``stores`` -> delivery, ``shops`` -> instore, ``hotels``/``flights``/``trains``/``attractions``/``taxis``
+-> ota). A 2.0 subtask's ``domain`` is *not* a free label (the official loader dispatches on it), so this
+mapping is applied to converted 1.0 tasks only.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+#: Known 1.0 labels (lower-cased, spaces/underscores/hyphens removed) -> our domain name.
+KNOWN_LABELS: dict[str, str] = {
+    "delivery": "delivery", "fooddelivery": "delivery", "takeaway": "delivery", "takeout": "delivery",
+    "外卖": "delivery", "外卖配送": "delivery",
+    "instore": "instore", "instoreconsumption": "instore", "instoreservice": "instore",
+    "instoreservices": "instore", "到店": "instore", "到店消费": "instore", "到店服务": "instore",
+    "ota": "ota", "travel": "ota", "onlinetravel": "ota", "onlinetravelagency": "ota", "旅行": "ota",
+    "旅游": "ota", "出行": "ota", "在线旅游": "ota", "酒旅": "ota",
+}
+
+#: Entity containers that only one domain's environment holds.
+CONTAINER_DOMAINS: dict[str, str] = {
+    "stores": "delivery", "shops": "instore", "reservations": "instore", "books": "instore",
+    "hotels": "ota", "flights": "ota", "trains": "ota", "attractions": "ota", "taxis": "ota",
+}
+
+
+def _normalise(label: str) -> str:
+    return re.sub(r"[\s_\-·/]+", "", label.strip().lower())
+
+
+def vb1_domain(label: Any, environment: dict[str, Any] | None) -> str:
+    """Our domain name (or comma-separated names) for a 1.0 task.
+
+    Each comma-separated part of ``label`` that is a known label maps to its domain. When no part is
+    known, the domain is inferred from the environment's non-empty entity containers (every domain whose
+    containers are present, in the order delivery, instore, ota).
+
+    Args:
+        label: The task's ``domain`` field (any string, or missing).
+        environment: The task's environment dict.
+
+    Returns:
+        A domain string the schema accepts, e.g. ``instore`` or ``delivery,ota``.
+
+    Raises:
+        ValueError: The label is unknown and the environment holds no entity container to infer from.
+    """
+    text = "" if label is None else str(label)
+    parts = [_normalise(part) for part in re.split(r"[,，、]", text) if part.strip()]
+    known = [KNOWN_LABELS[part] for part in parts if part in KNOWN_LABELS]
+    if known and len(known) == len(parts):
+        return ",".join(dict.fromkeys(known))
+    inferred = [domain for domain in ("delivery", "instore", "ota")
+                if any(CONTAINER_DOMAINS.get(name) == domain and value
+                       for name, value in (environment or {}).items())]
+    if inferred:
+        return ",".join(inferred)
+    raise ValueError(f"unknown VitaBench 1.0 domain label {text!r} and no stores, shops, hotels, flights, trains, "
+                     f"attractions or taxis in the environment to infer the domain from")

@@ -1,0 +1,44 @@
+"""``--vita-model answer`` through the real plugin, across xdist workers, and ``vitabench validate`` naming
+unsolvable subtasks."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from _official_shape import ALL_FIXTURES, VB1_INSTORE
+
+from pytest_vitabench.cli import main as vitabench
+
+
+def test_answer_scores_one_on_every_official_shape_fixture_with_xdist(pytester: pytest.Pytester):
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+    names = []
+    for path in ALL_FIXTURES:
+        shutil.copy(path, pytester.path / path.name)
+        names.append(path.name)
+    report = pytester.path / "run.json"
+    result = pytester.runpytest(*names, "--vita-model", "answer", "--vita-memory", "none", "--vita-trials", "1",
+                                "-n", "2", "--vita-report", str(report))
+    result.stdout.fnmatch_lines(["*none*subtask*1.000*", "*items: 6 passed, 0 failed, 0 error, 0 skipped*"])
+    data = json.loads(report.read_text())
+    assert data["metrics"]["none"]["subtask"]["avg@1"] == 1.0
+    assert {r["domain"] for r in data["results"]} == {"delivery", "instore", "ota"}
+    assert result.ret == pytest.ExitCode.OK
+
+
+def test_validate_names_an_unsolvable_subtask_and_why(tmp_path, capsys):
+    data = json.loads(VB1_INSTORE.read_text(encoding="utf-8"))
+    data[1]["evaluation_criteria"]["expected_states"][0]["required_orders"][0]["products"][0]["product_id"] = "GONE"
+    path = tmp_path / "tasks.json"
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    assert vitabench(["validate", "--no-stats", "--no-rules", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "answers      3 of 4 annotated subtasks solved by their answer key" in out
+    assert "unsolvable: IS0002::IS0002: an instore order at SH2001 of 2 x GONE: product GONE is not sold by SH2001 " \
+           "(in no entity of the environment)" in out
+    assert vitabench(["validate", "--no-stats", "--no-rules", "--strict", str(path)]) == 1
+    capsys.readouterr()
+    assert vitabench(["validate", "--no-stats", "--no-rules", "--no-answers", str(path)]) == 0
+    assert "answers" not in capsys.readouterr().out
