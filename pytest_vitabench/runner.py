@@ -34,7 +34,7 @@ from .result import ItemResult
 from .seed_history import seed_messages
 from .suite.language import detect_language
 from .suite.loader import LoadedSuite, LoadedUser, SuiteError, ensure_user, load_suite
-from .suite.schema import UserTask
+from .suite.schema import SubTask, UserTask
 from .users.base import UserSetup, UserSimulator
 
 ChainKey = tuple[str, str, str, int]
