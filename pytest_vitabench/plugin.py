@@ -278,8 +278,9 @@ class SuiteFile(pytest.File):
         state = _state(self.config)
         suite = state.runner.suite(self.path)
         state.suites[str(self.path)] = suite.sha256
-        # Under xdist every worker collects; one of them is enough to warn.
-        if os.environ.get("PYTEST_XDIST_WORKER") in (None, "gw0"):
+        # Under xdist every worker collects; one of them is enough to warn. (Read from this session's config,
+        # not the environment, which a pytest run inside an xdist worker inherits.)
+        if not _is_worker(self.config) or self.config.workerinput.get("workerid") == "gw0":
             for message in suite.warnings:
                 warnings.warn(VitaSuiteWarning(message), stacklevel=1)
         for user in suite.users:
