@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from _paths import VB1_DIR  # noqa: E402
 
 from pytest_vitabench.memory import tokens  # noqa: E402
-from pytest_vitabench.memory.render import render_records  # noqa: E402
+from pytest_vitabench.memory.render import render_record, render_records  # noqa: E402
 from pytest_vitabench.suite.loader import load_suite  # noqa: E402
 
 
@@ -79,6 +79,18 @@ def paper(path: Path, budget: int) -> None:
     print(f"  largest memory: {largest[0]:,} cl100k_base tokens ({largest[1]:,} by regex)")
     print(f"  items over budget: {over_cl} by cl100k_base, {over_rx} by regex")
     print(f"  items whose memory text changes (the budget cuts elsewhere): {changed} of {items}")
+    records = split_cl = split_rx = differ = 0
+    for user in suite.users:
+        for sub in user.task.subtasks:
+            for record in sub.interactions:
+                text = "\n".join(render_record(record))
+                cl, rx = -(-cl100k(text) // 512), -(-tokens.regex_count(text) // 512)
+                records += 1
+                split_cl += cl > 1
+                split_rx += rx > 1
+                differ += cl != rx
+    print(f"  rag: history records cut into several 512-token chunks: {split_cl} by cl100k_base, {split_rx} by "
+          f"regex, of {records:,}; records whose chunking differs: {differ}")
 
 
 def vb1() -> None:

@@ -347,8 +347,9 @@ class SuiteFile(pytest.File):
         config = state.run_config
         state.planned[str(self.path)] = sum(len(user.outline) for user in suite.users if user.error is None) \
             * len(config.memory) * config.trials
-        # Under xdist every worker collects; one of them is enough to warn.
-        if os.environ.get("PYTEST_XDIST_WORKER") in (None, "gw0"):
+        # Under xdist every worker collects; one of them is enough to warn. (Read from this session's config,
+        # not the environment, which a pytest run inside an xdist worker inherits.)
+        if not _is_worker(self.config) or self.config.workerinput.get("workerid") == "gw0":
             for message in suite.warnings:
                 warnings.warn(VitaSuiteWarning(message), stacklevel=1)
         for user in suite.users:

@@ -191,8 +191,11 @@ def comparability(config: Any, *, tokenizer: str = "cl100k_base") -> list[str]:
         elif dev.field == "outcome_style":
             if config.outcome_reward and value != official:
                 reasons.append(f"{dev.option} {value}")
+        elif dev.field == "rag_style":
+            if "rag" in config.memory and value != official:
+                reasons.append(f"{dev.option} {value}")
         elif value != official:
-            shown = ",".join(value) if isinstance(value, list) else value
+            shown = ("all" if value == list(TOOL_CHECKS) else ",".join(value)) if isinstance(value, list) else value
             reasons.append(f"{dev.option} {shown}")
     if tokenizer != "cl100k_base" and any(m in ("full_context", "agentic", "rag") for m in config.memory):
         reasons.append("memory budgets counted with the regex estimate, not cl100k_base")

@@ -148,8 +148,8 @@ def test_max_steps_scores_zero_without_a_judge_call(official, stub):
 
 
 def test_official_profile_end_to_end(pytester: pytest.Pytester):
-    """The official profile through pytest: steps budget, stop tokens, binary reward, report config."""
-    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+    """The official profile through pytest (set as the ini key): steps budget, binary reward, report config."""
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\nvita_profile = official\n")
     write_suite(pytester.path / "tasks.json", tiny_suite())
     pytester.makeconftest('''
 import pytest
@@ -164,7 +164,7 @@ class Chatty:
 def vita_agent():
     return Chatty()
 ''')
-    result = pytester.runpytest("tasks.json", "--vita-profile", "official", "--vita-trials", "1",
+    result = pytester.runpytest("tasks.json", "--vita-trials", "1",
                                 "--vita-report", "r.json", "-p", "no:cacheprovider")
     report = json.loads((pytester.path / "r.json").read_text())
     profile = report["config"]["profile_summary"]
