@@ -344,6 +344,7 @@ class SuiteFile(pytest.File):
         state = _state(self.config)
         suite = state.runner.suite(self.path, lazy=True)
         state.suites[str(self.path)] = suite.sha256
+        state.runner.language_for(suite)  # a --vita-language that contradicts the suite warns below
         config = state.run_config
         state.planned[str(self.path)] = sum(len(user.outline) for user in suite.users if user.error is None) \
             * len(config.memory) * config.trials
