@@ -78,6 +78,11 @@ OPTIONS: list[tuple[str, str, str | None, str]] = [
      "disk cache of LLM calls (.vitabench_cache/): judge (judge, memory and embedding calls; default), all, off"),
     ("--vita-prices", "vita_prices", None,
      "token prices 'model=prompt/completion,...' in USD per 1M tokens, or a .toml/.json file"),
+    ("--vita-baseline", "vita_baseline", None,
+     "a saved run (--vita-report file) to compare this run with, paired per user and subtask"),
+    ("--vita-fail-regression", "vita_fail_regression", None,
+     "with --vita-baseline: fail the run when Avg drops significantly (bootstrap interval below 0 and exact "
+     "test p < 0.05) by more than this, e.g. 0.02"),
 ]
 
 
@@ -88,6 +93,8 @@ FLAGS: list[tuple[str, str, str]] = [
      "LLM judge: also judge the last write action against the rubrics; reward = min(trajectory, outcome)"),
     ("--vita-user-wait-for-action", "vita_user_wait_for_action",
      "LLM user: do not stop before the agent's write action has completed or been refused (fixes premature stops)"),
+    ("--vita-failures", "vita_failures",
+     "print the failure categories table (category x domain x memory backend) in the summary"),
 ]
 
 
@@ -155,6 +162,10 @@ class _State:
                 from .report.thresholds import parse_fail_under
 
                 self.thresholds = parse_fail_under(str(options["vita_fail_under"]))
+            from .report.run_analysis import parse_regression_options
+
+            self.baseline = options.get("vita_baseline") or None
+            self.max_drop = parse_regression_options(self.baseline, options.get("vita_fail_regression"))
         except ValueError as exc:  # pydantic's ValidationError and MissingAPIKey are ValueErrors too
             raise pytest.UsageError(f"pytest-vitabench: {exc}") from None
         self.run_config = self.bench.config
@@ -167,6 +178,8 @@ class _State:
         self.metrics: dict[str, Any] | None = None
         self.violations: list[str] = []
         self.report_written: str | None = None
+        self.show_failures = bool(options.get("vita_failures"))
+        self.analysis: Any = None
 
 
 def _option(config: pytest.Config, ini: str) -> Any:
@@ -447,14 +460,42 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
         elif session.exitstatus == pytest.ExitCode.TESTS_FAILED:
             session.exitstatus = pytest.ExitCode.OK
+    manifest = {**state.run_config.manifest(), "suites": dict(sorted(state.suites.items()))}
+    _analyse(session, state, results, manifest)
     if state.report_path:
-        manifest = {**state.run_config.manifest(), "suites": dict(sorted(state.suites.items()))}
         report = build_report(manifest, state.metrics, results)
         report["usage"] = state.ledger.to_dict()
+        if state.analysis is not None:
+            report["failures"] = state.analysis.failures
+            if state.analysis.comparison is not None:
+                report["comparison"] = state.analysis.comparison.to_dict()
         config.hook.pytest_vitabench_report(report=report, config=config)
         write_report(state.report_path, report)
         state.report_written = str(state.report_path)
     _add_junit_properties(config, state)
+
+
+def _analyse(session: pytest.Session, state: _State, results: list[ItemResult], manifest: dict[str, Any]) -> None:
+    """Failure categories and the baseline comparison; the regression gate fails the session."""
+    if not (state.show_failures or state.report_path or state.baseline):
+        return
+    from .report.run_analysis import analyse_session, suite_subtask_data
+
+    state.analysis = analyse_session(results, manifest, want_failures=state.show_failures or bool(state.report_path),
+                                     subtask_data=suite_subtask_data(state.runner.suite), baseline=state.baseline,
+                                     max_drop=state.max_drop, seed=state.run_config.seed)
+    if state.analysis.regression:
+        fail_session(session, f"regression against the baseline: {state.analysis.regression}")
+
+
+def fail_session(session: pytest.Session, reason: str) -> None:
+    """Make the run exit with a failure for ``reason`` (kept on the session for the summary and CI)."""
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    reasons = session.config.stash.setdefault(_FAIL_REASONS_KEY, [])
+    reasons.append(reason)
+
+
+_FAIL_REASONS_KEY = pytest.StashKey[list]()
 
 
 def _add_junit_properties(config: pytest.Config, state: _State) -> None:
@@ -488,6 +529,15 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if state.ledger.total().requests or state.ledger.total().cached_requests:
         for line in state.ledger.table_lines():
             terminalreporter.write_line(line)
+    if state.analysis is not None:
+        from .report.run_analysis import summary_lines
+
+        for line in summary_lines(state.analysis, show_failures=state.show_failures):
+            terminalreporter.write_line(line)
+        if state.analysis.regression:
+            terminalreporter.write_line(f"REGRESSION: {state.analysis.regression}", red=True)
+        elif state.max_drop is not None:
+            terminalreporter.write_line(f"regression gate passed (allowed drop {state.max_drop})", green=True)
     if state.report_written:
         terminalreporter.write_line(f"JSON report: {state.report_written}")
     if state.thresholds is not None:
