@@ -51,7 +51,8 @@ CATEGORIES: dict[str, str] = {
     "order_details": "right product; a detail was wrong (date, quantity, address, payment)",
 }
 
-_CREATING_TOOLS = re.compile(r"^(create_|instore_book$)")
+#: The tools that create an order, booking or reservation (the domains' write tools minus pay/cancel/modify).
+_CREATING_TOOLS = re.compile(r"^(create_[a-z_]*order|instore_book|instore_reservation)$")
 _ENTITY_ARGS = ("store_id", "shop_id", "hotel_id", "attraction_id", "flight_id", "train_id", "taxi_id")
 _NOT_PRODUCT_ARGS = {"user_id", "order_id", "book_id", *_ENTITY_ARGS}
 _STOPWORDS = set("""the a an is are was be been of in on at to for with and or not no any only from by as it its

@@ -46,11 +46,16 @@ class Catalogue:
         return self.subtasks.get((user_id, subtask_id))
 
     def add_suite_data(self, data: Any) -> None:
-        """Index an already-parsed suite document (official 2.0 list of users; other shapes are skipped)."""
+        """Index an already-parsed suite document: an official 2.0 list of users or a VitaBench 1.0 list of
+        tasks (each becomes a one-subtask user, as the loader does); other shapes and entries are skipped."""
         users = data if isinstance(data, list) else []
         for user in users:
             if not isinstance(user, Mapping):
                 continue
+            if "subtasks" not in user and "environment" in user:
+                from ..suite.loader import convert_vb1_task
+
+                user = convert_vb1_task(dict(user))
             user_id = str(user.get("user_id") or user.get("id") or "")
             for sub in user.get("subtasks") or []:
                 if not isinstance(sub, Mapping):
