@@ -460,7 +460,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
         elif session.exitstatus == pytest.ExitCode.TESTS_FAILED:
             session.exitstatus = pytest.ExitCode.OK
-    manifest = {**state.run_config.manifest(), "suites": dict(sorted(state.suites.items()))}
+    from .report.run_analysis import complete_suite_hashes
+
+    manifest = {**state.run_config.manifest(), "suites": complete_suite_hashes(state.suites, results)}
     _analyse(session, state, results, manifest)
     if state.report_path:
         report = build_report(manifest, state.metrics, results)

@@ -148,3 +148,21 @@ def suite_subtask_data(load_suite: Callable[[str], Any]) -> Callable[[ItemResult
                                   if subtask.user_scenario else None)}
 
     return lookup
+
+
+def complete_suite_hashes(known: dict[str, str], results: Sequence[ItemResult]) -> dict[str, str]:
+    """Suite path -> sha256 for every suite the results came from.
+
+    Under xdist only workers collect, so the controller has not hashed any suite; the viewer and the
+    comparison need the paths (for names) and the hashes (to tell changed suites apart).
+    """
+    import hashlib
+    from pathlib import Path
+
+    out = dict(known)
+    for path in sorted({r.suite for r in results if r.suite} - set(known)):
+        try:
+            out[path] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        except OSError:
+            continue
+    return dict(sorted(out.items()))
