@@ -3,17 +3,20 @@
 Layout of the page, built for paper scale (9,408 items):
 * one small index (``vita-index``: one compact row per item) and the run's summary (``vita-meta``: config,
   metrics table, plot data, failure table, comparison) are parsed at load; the list shows a page of rows;
-* every item's details (messages, rubric verdicts, usage) sit in their own inert
-  ``<script type="application/json">`` block, parsed only when the item is opened;
-* memory texts are stored once per distinct line per user (``vita-lines-N``) and referenced by line
-  numbers, because the trials of a subtask share their memory and successive subtasks of a user share
-  most of their history (``full_context``);
+* the details of the items of one (user, subtask) (messages, rubric verdicts, usage: every trial and
+  backend together, because they repeat the same tool results) sit gzip-compressed in one inert
+  ``<script type="application/gzip+base64">`` block, unpacked only when one of them is opened;
+* memory texts are stored once per distinct line per user (``vita-lines-N``, compressed likewise) and
+  referenced by line numbers, because the trials of a subtask share their memory and successive subtasks of
+  a user share most of their history (``full_context``);
 * names behind ids come from the run's suite files (:mod:`.catalogue`), kept for the ids the run
   mentions only.
 """
 
 from __future__ import annotations
 
+import base64
+import gzip
 import html
 import json
 import re
@@ -28,7 +31,7 @@ from .source import Run
 
 #: Index columns, in the order of each row of ``vita-index``.
 INDEX_COLUMNS = ["nodeid", "user_id", "subtask_id", "position", "domain", "skills", "memory", "trial", "reward",
-                 "outcome", "termination", "steps", "tokens", "cost", "category", "summary"]
+                 "outcome", "termination", "steps", "tokens", "cost", "category", "summary", "chunk"]
 _ID_PATTERN = re.compile(r"\b[A-Z]{1,3}[0-9A-F]{6,}\b")
 
 
@@ -36,6 +39,13 @@ def _json_script(element_id: str, value: Any) -> str:
     # "<" escaped as \u003c: nothing inside can close the script element or open a comment.
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
     return f'<script type="application/json" id="{element_id}">{text}</script>\n'
+
+
+def _packed_script(element_id: str, value: Any) -> str:
+    """JSON, gzip-compressed (fixed mtime, so the page is reproducible) and base64-encoded."""
+    raw = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    packed = base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")
+    return f'<script type="application/gzip+base64" id="{element_id}">{packed}</script>\n'
 
 
 def _summary(item: Mapping[str, Any]) -> str:
@@ -82,7 +92,8 @@ def build_viewer(run: Run, *, catalogue: Catalogue | None = None, metrics_lines:
     """
     categories = (failures or {}).get("items") or {}
     index_rows = []
-    chunks: list[str] = []
+    chunk_of: dict[tuple[str, str], int] = {}
+    chunk_items: list[dict[str, Any]] = []
     line_pools: dict[str, dict[str, int]] = defaultdict(dict)
     memory_refs: dict[tuple[str, str], int] = {}
     memory_blocks: list[list[Any]] = []
@@ -90,10 +101,14 @@ def build_viewer(run: Run, *, catalogue: Catalogue | None = None, metrics_lines:
     for number, item in enumerate(run.results):
         nodeid = item["nodeid"]
         tokens, cost = _usage_totals(item)
+        unit = (str(item.get("user_id")), str(item.get("subtask_id")))
+        if unit not in chunk_of:
+            chunk_of[unit] = len(chunk_items)
+            chunk_items.append({})
         index_rows.append([nodeid, item.get("user_id"), item.get("subtask_id"), int(item.get("subtask_index") or 0) + 1,
                            item.get("domain"), item.get("skills") or [], item.get("memory"), item.get("trial"),
                            item.get("reward"), item.get("outcome"), item.get("termination"), item.get("steps"),
-                           tokens, round(cost, 6), categories.get(nodeid, ""), _summary(item)])
+                           tokens, round(cost, 6), categories.get(nodeid, ""), _summary(item), chunk_of[unit]])
         text = run.memory_snapshot(nodeid)
         user = str(item.get("user_id"))
         ref = -1
@@ -115,14 +130,13 @@ def build_viewer(run: Run, *, catalogue: Catalogue | None = None, metrics_lines:
             "judge_details": item.get("judge_details") or {},
             "memory_ref": ref,
         }
-        encoded = json.dumps(detail, ensure_ascii=False, separators=(",", ":"))
         if catalogue is not None and catalogue.names:
-            mentioned.update(_ID_PATTERN.findall(encoded))
-        chunks.append(f'<script type="application/json" id="vita-item-{number}">'
-                      f'{encoded.replace("<", chr(92) + "u003c")}</script>\n')
+            mentioned.update(_ID_PATTERN.findall(json.dumps(detail, ensure_ascii=False)))
+        chunk_items[chunk_of[unit]][str(number)] = detail
     users = sorted(line_pools)
     user_number = {u: i for i, u in enumerate(users)}
-    pools = [_json_script(f"vita-lines-{user_number[u]}", list(line_pools[u])) for u in users]
+    pools = [_packed_script(f"vita-lines-{user_number[u]}", list(line_pools[u])) for u in users]
+    chunks = [_packed_script(f"vita-chunk-{number}", items) for number, items in enumerate(chunk_items)]
     memories = [[user_number[u], lines] for u, lines in memory_blocks]
     names = {} if catalogue is None else {i: catalogue.names[i] for i in sorted(mentioned) if i in catalogue.names}
     meta = {
@@ -141,7 +155,7 @@ def build_viewer(run: Run, *, catalogue: Catalogue | None = None, metrics_lines:
         _json_script("vita-meta", meta),
         _json_script("vita-index", index_rows),
         _json_script("vita-names", names),
-        _json_script("vita-memories", memories),
+        _packed_script("vita-memories", memories),
         *pools,
         *chunks,
     ])

@@ -73,6 +73,7 @@ def test_filter_open_a_trajectory_and_see_names_memory_and_verdicts(page_factory
     assert page.locator("#rows tr.row").count() == len(expected)
 
     page.locator("#rows tr.row").first.click()
+    page.wait_for_selector("#detail .messages")
     detail = page.inner_text("#detail")
     first = sorted(expected, key=lambda r: r["nodeid"])[0]
     assert first["nodeid"] in detail and "failed" in detail
@@ -89,6 +90,7 @@ def test_filter_open_a_trajectory_and_see_names_memory_and_verdicts(page_factory
 
     # The trials of one subtask side by side.
     page.click("#detail a.unit")
+    page.wait_for_selector("#detail .side")
     assert page.locator("#detail .side > div").count() == 2
     assert "t0]" in page.inner_text("#detail .side") and "t1]" in page.inner_text("#detail .side")
 
