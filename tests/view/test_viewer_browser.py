@@ -84,6 +84,7 @@ def test_filter_open_a_trajectory_and_see_names_memory_and_verdicts(page_factory
     assert page.locator("#detail .msg").count() == len(first["messages"])
     assert "train_ticket_search" in detail and '"destination": "Shanghai"' in detail
     page.click("#detail details.memory summary")
+    page.wait_for_selector("#detail details.memory[data-filled='1']")
     assert first["memory_snapshot"].splitlines()[0] in page.inner_text("#detail details.memory pre")
     assert page.url.endswith("#item=" + first["nodeid"].replace("/", "%2F").replace(":", "%3A")
                              .replace("[", "%5B").replace("]", "%5D"))
