@@ -118,7 +118,8 @@ def main() -> int:
 
     print(f"first contentful paint: {med(paints):.2f} s (median of {args.runs}; all: "
           f"{', '.join(f'{x:.2f}' for x in paints)})")
-    print(f"page ready (index parsed, list shown): {med(readies):.2f} s (all: {', '.join(f'{x:.2f}' for x in readies)})")
+    print(f"page ready (index parsed, list shown): {med(readies):.2f} s "
+          f"(all: {', '.join(f'{x:.2f}' for x in readies)})")
     print(f"open one full_context trajectory (click to conversation shown): {med(opens) * 1000:.0f} ms "
           f"(all: {', '.join(f'{x * 1000:.0f}' for x in opens)})")
     print(f"then show its memory text: {med(memories) * 1000:.0f} ms "

@@ -22,8 +22,9 @@ def baseline(pytester: pytest.Pytester):
 
 def test_a_significant_drop_beyond_delta_fails_the_run_even_when_thresholds_are_met(pytester, baseline):
     report = pytester.path / "new.json"
-    result = pytester.runpytest(DEMO, "-n", "2", "-p", "no:cacheprovider", "--vita-trials", "1", "--vita-memory", "none",
-                                "--vita-baseline", str(baseline), "--vita-fail-regression", "0.05",
+    result = pytester.runpytest(DEMO, "-n", "2", "-p", "no:cacheprovider", "--vita-trials", "1",
+                                "--vita-memory", "none", "--vita-baseline", str(baseline),
+                                "--vita-fail-regression", "0.05",
                                 "--vita-fail-under", "avg@1=0.0", "--vita-report", str(report))
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines([
@@ -42,8 +43,9 @@ def test_a_significant_drop_beyond_delta_fails_the_run_even_when_thresholds_are_
 
 
 def test_a_drop_within_delta_passes_the_gate(pytester, baseline):
-    result = pytester.runpytest(DEMO, "-n", "2", "-p", "no:cacheprovider", "--vita-trials", "1", "--vita-memory", "none",
-                                "--vita-baseline", str(baseline), "--vita-fail-regression", "0.9",
+    result = pytester.runpytest(DEMO, "-n", "2", "-p", "no:cacheprovider", "--vita-trials", "1",
+                                "--vita-memory", "none", "--vita-baseline", str(baseline),
+                                "--vita-fail-regression", "0.9",
                                 "--vita-fail-under", "avg@1=0.0")
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(["*regression gate passed (allowed drop 0.9)*"])

@@ -50,7 +50,8 @@ def test_a_broad_drop_is_significant_and_listed_with_viewer_links():
     assert c.significant_drop and not c.significant_gain
     assert [(u.user_id, u.subtask_id) for u in c.regressed][:2] == [("U00", "s0"), ("U01", "s0")]
     assert c.regressed[0].anchor == "#unit=U00/s0/full_context" and not c.fixed
-    assert regression_list(c, "new.html")[0] == "full_context U00/s0 (delivery): 1.00 -> 0.00  new.html#unit=U00/s0/full_context"
+    assert regression_list(c, "new.html")[0] == (
+        "full_context U00/s0 (delivery): 1.00 -> 0.00  new.html#unit=U00/s0/full_context")
     assert regression_gate(c, 0.05).startswith("Avg drop 0.278 > allowed 0.050")
     assert regression_gate(c, 0.30) is None  # significant but not larger than allowed
 

@@ -33,7 +33,8 @@ def page_factory():
             page.on("pageerror", lambda exc: errors.append(str(exc)))
             page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
             # Anything beyond the file itself (a CDN, a font) would be a request: the page must make none.
-            page.on("request", lambda req: errors.append(f"request {req.url}") if not req.url.startswith("file:") else None)
+            page.on("request",
+                    lambda req: errors.append(f"request {req.url}") if not req.url.startswith("file:") else None)
             page.goto(path.resolve().as_uri() + fragment)
             page.wait_for_selector("body[data-ready='1']")
             return page
@@ -67,7 +68,8 @@ def test_filter_open_a_trajectory_and_see_names_memory_and_verdicts(page_factory
     page.select_option("#f-outcome", "failed")
     page.select_option("#f-memory", "full_context")
     page.select_option("#f-domain", "ota")
-    expected = [r for r in results if r["outcome"] == "failed" and r["memory"] == "full_context" and r["domain"] == "ota"]
+    expected = [r for r in results
+                if r["outcome"] == "failed" and r["memory"] == "full_context" and r["domain"] == "ota"]
     assert expected, "the demo run should have failed ota items under full_context"
     assert page.inner_text("#count") == f"{len(expected)} of {len(results)} items"
     assert page.locator("#rows tr.row").count() == len(expected)
