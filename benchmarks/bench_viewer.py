@@ -89,6 +89,10 @@ def main() -> int:
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=args.chromium, args=ARGS)
         pids = _chromium_pids() - before
+        blank = browser.new_page()
+        blank.goto("about:blank")
+        blank_pss = _pss_kb(_chromium_pids() - before) / 1e3
+        blank.close()
         for _ in range(args.runs):
             page = browser.new_page(bypass_csp=True)  # the page's own CSP forbids the evaluate() calls below
             t0 = time.perf_counter()
@@ -124,7 +128,8 @@ def main() -> int:
           f"(all: {', '.join(f'{x * 1000:.0f}' for x in opens)})")
     print(f"then show its memory text: {med(memories) * 1000:.0f} ms "
           f"(all: {', '.join(f'{x * 1000:.0f}' for x in memories)})")
-    print(f"browser memory: JS heap {med(heaps):.0f} MB; all Chromium processes {pss:.0f} MB PSS (last run)")
+    print(f"browser memory: JS heap {med(heaps):.0f} MB; all Chromium processes {pss:.0f} MB PSS (last run; "
+          f"{blank_pss:.0f} MB with an about:blank page)")
     print(f"load: {_load()}")
     return 0
 
