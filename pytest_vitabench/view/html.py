@@ -68,6 +68,21 @@ def _usage_totals(item: Mapping[str, Any]) -> tuple[int, float]:
     return tokens, cost
 
 
+def _id_bearing_text(detail: Mapping[str, Any]) -> str:
+    """The parts of an item where bare ids appear: verdict reasons, tool-call arguments, the agent's words.
+
+    Tool results are left out: they list entities with their names already, and scanning them (most of a
+    trajectory's bytes) would dominate the page's build time at paper scale.
+    """
+    parts = [str(r.get("reason", "")) for r in detail["rubrics"]]
+    for message in detail["messages"]:
+        if message.get("role") == "assistant":
+            parts.append(str(message.get("content") or ""))
+            calls = message.get("tool_calls") or []
+            parts.extend(json.dumps(call.get("arguments"), ensure_ascii=False) for call in calls)
+    return "\n".join(parts)
+
+
 def _compact_message(message: Mapping[str, Any]) -> dict[str, Any]:
     """A message without empty fields (the report's messages carry many nulls)."""
     return {k: v for k, v in message.items() if v not in (None, False, "", []) and k != "usage"}
@@ -131,7 +146,7 @@ def build_viewer(run: Run, *, catalogue: Catalogue | None = None, metrics_lines:
             "memory_ref": ref,
         }
         if catalogue is not None and catalogue.names:
-            mentioned.update(_ID_PATTERN.findall(json.dumps(detail, ensure_ascii=False)))
+            mentioned.update(_ID_PATTERN.findall(_id_bearing_text(detail)))
         chunk_items[chunk_of[unit]][str(number)] = detail
     users = sorted(line_pools)
     user_number = {u: i for i, u in enumerate(users)}
