@@ -5,6 +5,9 @@
     vitabench show run.json                       # the metrics table of a saved report
     vitabench rejudge run.json --vita-judge-model gpt-4.1   # score saved trajectories again
     vitabench estimate suites/demo/tasks.json     # tokens and cost of the paper's LLM configuration
+    vitabench view run.json                       # the run in the browser (one self-contained HTML file)
+    vitabench plot run.json -o plots/             # the paper's figures as PNG/SVG
+    vitabench compare base.json new.json          # paired comparison: regressed and fixed subtasks
 
 Run the benchmark itself with pytest (``pytest suites/demo``).
 """
@@ -122,6 +125,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_rejudge_parser(commands)
     add_synth_parser(commands)
+    from .view.commands import add_view_parsers
+
+    add_view_parsers(commands)
     return parser
 
 

@@ -104,6 +104,11 @@ OPTIONS: list[tuple[str, str, str | None, str]] = [
      "(last resolvable write, target entity shown, every rubric)"),
     ("--vita-model-args", "vita_model_args", None,
      "agent request settings, JSON or key=value,...: e.g. 'reasoning_effort=high,extra_body.enable_thinking=true'"),
+    ("--vita-baseline", "vita_baseline", None,
+     "a saved run (--vita-report file) to compare this run with, paired per user and subtask"),
+    ("--vita-fail-regression", "vita_fail_regression", None,
+     "with --vita-baseline: fail the run when Avg drops significantly (bootstrap interval below 0 and exact "
+     "test p < 0.05) by more than this, e.g. 0.02"),
 ]
 
 
@@ -114,6 +119,8 @@ FLAGS: list[tuple[str, str, str]] = [
      "LLM judge: also judge the last write action against the rubrics; reward = min(trajectory, outcome)"),
     ("--vita-user-wait-for-action", "vita_user_wait_for_action",
      "LLM user: do not stop before the agent's write action has completed or been refused (fixes premature stops)"),
+    ("--vita-failures", "vita_failures",
+     "print the failure categories table (category x domain x memory backend) in the summary"),
 ]
 
 
@@ -185,6 +192,10 @@ class _State:
                 from .report.thresholds import parse_fail_under
 
                 self.thresholds = parse_fail_under(str(options["vita_fail_under"]))
+            from .report.run_analysis import parse_regression_options
+
+            self.baseline = options.get("vita_baseline") or None
+            self.max_drop = parse_regression_options(self.baseline, options.get("vita_fail_regression"))
         except ValueError as exc:  # pydantic's ValidationError and MissingAPIKey are ValueErrors too
             raise pytest.UsageError(f"pytest-vitabench: {exc}") from None
         self.run_config = self.bench.config
@@ -213,6 +224,8 @@ class _State:
         self.metrics: dict[str, Any] | None = None
         self.violations: list[str] = []
         self.report_written: str | None = None
+        self.show_failures = bool(options.get("vita_failures"))
+        self.analysis: Any = None
 
 
 def _option(config: pytest.Config, ini: str) -> Any:
@@ -644,16 +657,24 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
         elif session.exitstatus == pytest.ExitCode.TESTS_FAILED:
             session.exitstatus = pytest.ExitCode.OK
+    from .report.run_analysis import complete_suite_hashes
+
+    suites = complete_suite_hashes(state.suites, results)
+    manifest = {**state.run_config.manifest(), "suites": suites,
+                "profile_summary": state.bench.profile_summary(), "suite_languages": _suite_languages(state, suites)}
+    _analyse(session, state, results, manifest)
     if state.report_path:
         from .runs.session import run_metadata
 
-        manifest = {**state.run_config.manifest(), "suites": dict(sorted(state.suites.items())),
-                    "profile_summary": state.bench.profile_summary(), "suite_languages": _suite_languages(state)}
         run = run_metadata(store=state.store, started=state.started, command=_command(config),
                            rootdir=config.rootpath, planned=sum(state.planned.values()), completed=len(results),
                            resumed=sum(1 for r in results if r.resumed))
         report = build_report(manifest, state.metrics, results, run=run)
         report["usage"] = state.ledger.to_dict()
+        if state.analysis is not None:
+            report["failures"] = state.analysis.failures
+            if state.analysis.comparison is not None:
+                report["comparison"] = state.analysis.comparison.to_dict()
         config.hook.pytest_vitabench_report(report=report, config=config)
         write_report(state.report_path, report)
         state.report_written = str(state.report_path)
@@ -682,8 +703,33 @@ def _names_a_suite(config: pytest.Config) -> bool:
     return False
 
 
-def _suite_languages(state: _State) -> dict[str, str]:
-    return {path: state.runner.language_for(state.runner.suite(path)) for path in sorted(state.suites)}
+def _suite_languages(state: _State, suites: dict[str, str]) -> dict[str, str]:
+    # lazy: the controller only indexes the file (a few users tell the language), it never validates it all
+    return {path: state.runner.language_for(state.runner.suite(path, lazy=True)) for path in sorted(suites)
+            if os.path.exists(path)}
+
+
+def _analyse(session: pytest.Session, state: _State, results: list[ItemResult], manifest: dict[str, Any]) -> None:
+    """Failure categories and the baseline comparison; the regression gate fails the session."""
+    if not (state.show_failures or state.report_path or state.baseline):
+        return
+    from .report.run_analysis import analyse_session, suite_subtask_data
+
+    state.analysis = analyse_session(results, manifest, want_failures=state.show_failures or bool(state.report_path),
+                                     subtask_data=suite_subtask_data(state.runner.suite), baseline=state.baseline,
+                                     max_drop=state.max_drop, seed=state.run_config.seed)
+    if state.analysis.regression:
+        fail_session(session, f"regression against the baseline: {state.analysis.regression}")
+
+
+def fail_session(session: pytest.Session, reason: str) -> None:
+    """Make the run exit with a failure for ``reason`` (kept on the session for the summary and CI)."""
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    reasons = session.config.stash.setdefault(_FAIL_REASONS_KEY, [])
+    reasons.append(reason)
+
+
+_FAIL_REASONS_KEY = pytest.StashKey[list]()
 
 
 def _add_junit_properties(config: pytest.Config, state: _State) -> None:
@@ -723,6 +769,15 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if state.ledger.total().requests or state.ledger.total().cached_requests:
         for line in state.ledger.table_lines():
             terminalreporter.write_line(line)
+    if state.analysis is not None:
+        from .report.run_analysis import summary_lines
+
+        for line in summary_lines(state.analysis, show_failures=state.show_failures):
+            terminalreporter.write_line(line)
+        if state.analysis.regression:
+            terminalreporter.write_line(f"REGRESSION: {state.analysis.regression}", red=True)
+        elif state.max_drop is not None:
+            terminalreporter.write_line(f"regression gate passed (allowed drop {state.max_drop})", green=True)
     if state.report_written:
         terminalreporter.write_line(f"JSON report: {state.report_written}")
     if state.thresholds is not None:

@@ -1,0 +1,168 @@
+"""What the plugin adds at the end of a run beyond the metrics: the failure table and the comparison with
+a baseline run (``--vita-failures``, ``--vita-baseline``, ``--vita-fail-regression``).
+
+Pure Python over the run's :class:`~pytest_vitabench.result.ItemResult` records; the plugin calls
+:func:`analyse_session` once on the controller and prints :func:`summary_lines`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..result import ItemResult
+from .compare import Comparison, compare_results, regression_gate, regression_list, render_comparison
+from .failures import SubtaskFacts, categorize, failure_table, render_failure_table, subtask_facts
+
+
+@dataclass
+class SessionAnalysis:
+    """The failure table, the comparison and the gate's verdict of one run."""
+
+    failures: dict[str, Any] | None = None
+    comparison: Comparison | None = None
+    comparison_error: str | None = None
+    #: Why the regression gate failed the run (``None``: it passed or was not asked for).
+    regression: str | None = None
+    #: The regressed subtasks as plain lines (for a CI step summary).
+    regressions: list[str] = field(default_factory=list)
+    baseline_path: str | None = None
+
+
+def analyse_failures(results: Sequence[ItemResult],
+                     subtask_data: Callable[[ItemResult], dict[str, Any] | None]) -> dict[str, Any]:
+    """:func:`~pytest_vitabench.report.failures.failure_table` of the run's failed and errored items.
+
+    Args:
+        results: The run's items.
+        subtask_data: The suite data of an item's subtask as an official-shape dict (or ``None``).
+    """
+    cache: dict[tuple[str, str, str], SubtaskFacts] = {}
+    rows = []
+    for r in results:
+        if r.outcome not in ("failed", "error"):
+            continue
+        key = (r.suite, r.user_id, r.subtask_id)
+        if key not in cache:
+            cache[key] = subtask_facts(subtask_data(r))
+        messages = [m.model_dump(mode="json") for m in r.messages]
+        category = categorize(r.model_dump(mode="json", exclude={"messages", "memory_snapshot"}), messages,
+                              r.memory_snapshot, cache[key])
+        if category:
+            rows.append((r.nodeid, category, r.domain, r.memory))
+    return failure_table(rows)
+
+
+def analyse_session(results: Sequence[ItemResult], config: dict[str, Any], *, want_failures: bool,
+                    subtask_data: Callable[[ItemResult], dict[str, Any] | None], baseline: str | None = None,
+                    max_drop: float | None = None, seed: int = 0) -> SessionAnalysis:
+    """Everything the plugin reports beyond the metrics.
+
+    Args:
+        results: The run's items.
+        config: The run's manifest (for the settings difference against the baseline).
+        want_failures: Whether to build the failure table.
+        subtask_data: See :func:`analyse_failures`.
+        baseline: A saved run to compare with.
+        max_drop: The regression gate's allowed drop of Avg (``None``: no gate).
+        seed: Bootstrap seed.
+    """
+    analysis = SessionAnalysis(baseline_path=baseline)
+    if want_failures:
+        analysis.failures = analyse_failures(results, subtask_data)
+    if baseline:
+        from ..view.source import load_run
+
+        try:
+            base = load_run(baseline)
+            current = [r.model_dump(mode="json", exclude={"messages", "memory_snapshot"}) for r in results]
+            analysis.comparison = compare_results(base.results, current, base_config=base.config,
+                                                  new_config=config, seed=seed)
+        except (OSError, ValueError) as exc:
+            analysis.comparison_error = f"cannot compare with the baseline {baseline}: {exc}"
+            if max_drop is not None:
+                analysis.regression = analysis.comparison_error
+            return analysis
+        analysis.regressions = regression_list(analysis.comparison)
+        if max_drop is not None:
+            analysis.regression = regression_gate(analysis.comparison, max_drop)
+    return analysis
+
+
+def summary_lines(analysis: SessionAnalysis, *, show_failures: bool) -> list[str]:
+    """The terminal lines: the failure table (when asked for) and the comparison with the baseline."""
+    lines: list[str] = []
+    if show_failures and analysis.failures is not None:
+        lines += ["", *render_failure_table(analysis.failures)]
+    if analysis.comparison_error:
+        lines += ["", analysis.comparison_error]
+    elif analysis.comparison is not None:
+        lines += ["", *render_comparison(analysis.comparison, base_label=analysis.baseline_path or "baseline",
+                                         new_label="this run", limit=10)]
+    return lines
+
+
+def parse_regression_options(baseline: str | None, fail_regression: Any) -> float | None:
+    """Validate ``--vita-baseline`` / ``--vita-fail-regression``; returns the allowed drop (or ``None``).
+
+    Raises:
+        ValueError: If the drop is not a number in [0, 1], or is given without a baseline.
+    """
+    if fail_regression in (None, ""):
+        return None
+    try:
+        value = float(fail_regression)
+    except (TypeError, ValueError):
+        raise ValueError(f"--vita-fail-regression must be a number such as 0.02, got {fail_regression!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"--vita-fail-regression must be between 0 and 1 (a drop of Avg), got {value}")
+    if not baseline:
+        raise ValueError("--vita-fail-regression needs --vita-baseline RUN to compare with")
+    return value
+
+
+def suite_subtask_data(load_suite: Callable[[str], Any]) -> Callable[[ItemResult], dict[str, Any] | None]:
+    """An item -> its subtask's suite data (the fields failure analysis reads), from the run's loaded suites."""
+    index: dict[str, dict[tuple[str, str], Any]] = {}
+
+    def lookup(result: ItemResult) -> dict[str, Any] | None:
+        if result.suite not in index:
+            try:
+                suite = load_suite(result.suite)
+            except Exception:  # the suite is gone or broken: classify without its facts
+                index[result.suite] = {}
+            else:
+                index[result.suite] = {(u.task.user_id, s.subtask_id): s for u in suite.users if u.task
+                                       for s in u.task.subtasks}
+        subtask = index[result.suite].get((result.user_id, result.subtask_id))
+        if subtask is None:
+            return None
+        # Only what subtask_facts reads; the environment is kept as is (a dict), nothing is re-serialised.
+        return {"skill_tested": subtask.skill_tested, "target_product_ids": subtask.target_product_ids,
+                "environment": subtask.environment,
+                "rubric_checks": [c.model_dump(mode="json") for c in subtask.rubric_checks or []],
+                "evaluation_criteria": (subtask.evaluation_criteria.model_dump(mode="json")
+                                        if subtask.evaluation_criteria else None),
+                "user_scenario": ({"personalized_preference_memory": subtask.groundtruth_preferences()}
+                                  if subtask.user_scenario else None)}
+
+    return lookup
+
+
+def complete_suite_hashes(known: dict[str, str], results: Sequence[ItemResult]) -> dict[str, str]:
+    """Suite path -> sha256 for every suite the results came from.
+
+    Under xdist only workers collect, so the controller has not hashed any suite; the viewer and the
+    comparison need the paths (for names) and the hashes (to tell changed suites apart).
+    """
+    import hashlib
+    from pathlib import Path
+
+    out = dict(known)
+    for path in sorted({r.suite for r in results if r.suite} - set(known)):
+        try:
+            out[path] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        except OSError:
+            continue
+    return dict(sorted(out.items()))

@@ -1,0 +1,178 @@
+"""The self-contained HTML viewer of a run: one file, no server, no network.
+
+Layout of the page, built for paper scale (9,408 items):
+* one small index (``vita-index``: one compact row per item) and the run's summary (``vita-meta``: config,
+  metrics table, plot data, failure table, comparison) are parsed at load; the list shows a page of rows;
+* the details of the items of one (user, subtask) (messages, rubric verdicts, usage: every trial and
+  backend together, because they repeat the same tool results) sit gzip-compressed in one inert
+  ``<script type="application/gzip+base64">`` block, unpacked only when one of them is opened;
+* memory texts are stored once per distinct line per user (``vita-lines-N``, compressed likewise) and
+  referenced by line numbers, because the trials of a subtask share their memory and successive subtasks of
+  a user share most of their history (``full_context``);
+* names behind ids come from the run's suite files (:mod:`.catalogue`), kept for the ids the run
+  mentions only.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import html
+import json
+import re
+from collections import defaultdict
+from collections.abc import Mapping
+from importlib import resources
+from typing import Any
+
+from ..report.failures import CATEGORIES
+from .catalogue import Catalogue
+from .source import Run
+
+#: Index columns, in the order of each row of ``vita-index``.
+INDEX_COLUMNS = ["nodeid", "user_id", "subtask_id", "position", "domain", "skills", "memory", "trial", "reward",
+                 "outcome", "termination", "steps", "tokens", "cost", "category", "summary", "chunk"]
+_ID_PATTERN = re.compile(r"\b[A-Z]{1,3}[0-9A-F]{6,}\b")
+
+
+def _json_script(element_id: str, value: Any) -> str:
+    # "<" escaped as \u003c: nothing inside can close the script element or open a comment.
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
+    return f'<script type="application/json" id="{element_id}">{text}</script>\n'
+
+
+def _packed_script(element_id: str, value: Any) -> str:
+    """JSON, gzip-compressed (fixed mtime, so the page is reproducible) and base64-encoded."""
+    raw = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    packed = base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")
+    return f'<script type="application/gzip+base64" id="{element_id}">{packed}</script>\n'
+
+
+def _summary(item: Mapping[str, Any]) -> str:
+    """One line for the list: the error, or the first unmet rubric."""
+    if item.get("outcome") == "error":
+        return f"error: {item.get('error') or ''}"[:160]
+    unmet = [r for r in item.get("rubrics") or [] if r.get("met") is False]
+    if unmet:
+        extra = f" (+{len(unmet) - 1})" if len(unmet) > 1 else ""
+        return f"x {unmet[0].get('text')}{extra}"[:160]
+    return ""
+
+
+def _usage_totals(item: Mapping[str, Any]) -> tuple[int, float]:
+    tokens = cost = 0
+    for usage in (item.get("usage") or {}).values():
+        if isinstance(usage, Mapping):
+            tokens += int(usage.get("prompt_tokens") or 0) + int(usage.get("completion_tokens") or 0)
+            cost += float(usage.get("cost") or 0.0)
+    return tokens, cost
+
+
+def _id_bearing_text(detail: Mapping[str, Any]) -> str:
+    """The parts of an item where bare ids appear: verdict reasons, tool-call arguments, the agent's words.
+
+    Tool results are left out: they list entities with their names already, and scanning them (most of a
+    trajectory's bytes) would dominate the page's build time at paper scale.
+    """
+    parts = [str(r.get("reason", "")) for r in detail["rubrics"]]
+    for message in detail["messages"]:
+        if message.get("role") == "assistant":
+            parts.append(str(message.get("content") or ""))
+            calls = message.get("tool_calls") or []
+            parts.extend(json.dumps(call.get("arguments"), ensure_ascii=False) for call in calls)
+    return "\n".join(parts)
+
+
+def _compact_message(message: Mapping[str, Any]) -> dict[str, Any]:
+    """A message without empty fields (the report's messages carry many nulls)."""
+    return {k: v for k, v in message.items() if v not in (None, False, "", []) and k != "usage"}
+
+
+def build_viewer(run: Run, *, catalogue: Catalogue | None = None, metrics_lines: list[str] | None = None,
+                 plots: Mapping[str, Any] | None = None, failures: Mapping[str, Any] | None = None,
+                 comparison: Mapping[str, Any] | None = None, title: str | None = None) -> str:
+    """The viewer page of a run.
+
+    Args:
+        run: The run (from :func:`~pytest_vitabench.view.source.load_run`).
+        catalogue: Names behind ids and suite statuses; ``None`` shows bare ids.
+        metrics_lines: The metrics table as text lines (the terminal table).
+        plots: :func:`~pytest_vitabench.report.plots.plot_data` of the run.
+        failures: :func:`~pytest_vitabench.report.failures.failure_table` of the run.
+        comparison: ``Comparison.to_dict()`` against a baseline, shown as its own tab.
+        title: The page title (default: the run's file name).
+
+    Returns:
+        The HTML document.
+    """
+    categories = (failures or {}).get("items") or {}
+    index_rows = []
+    chunk_of: dict[tuple[str, str], int] = {}
+    chunk_items: list[dict[str, Any]] = []
+    line_pools: dict[str, dict[str, int]] = defaultdict(dict)
+    memory_refs: dict[tuple[str, str], int] = {}
+    memory_blocks: list[list[Any]] = []
+    mentioned: set[str] = set()
+    for number, item in enumerate(run.results):
+        nodeid = item["nodeid"]
+        tokens, cost = _usage_totals(item)
+        unit = (str(item.get("user_id")), str(item.get("subtask_id")))
+        if unit not in chunk_of:
+            chunk_of[unit] = len(chunk_items)
+            chunk_items.append({})
+        index_rows.append([nodeid, item.get("user_id"), item.get("subtask_id"), int(item.get("subtask_index") or 0) + 1,
+                           item.get("domain"), item.get("skills") or [], item.get("memory"), item.get("trial"),
+                           item.get("reward"), item.get("outcome"), item.get("termination"), item.get("steps"),
+                           tokens, round(cost, 6), categories.get(nodeid, ""), _summary(item), chunk_of[unit]])
+        text = run.memory_snapshot(nodeid)
+        user = str(item.get("user_id"))
+        ref = -1
+        if text:
+            key = (user, text)
+            if key not in memory_refs:
+                pool = line_pools[user]
+                memory_refs[key] = len(memory_blocks)
+                memory_blocks.append([user, [pool.setdefault(line, len(pool)) for line in text.split("\n")]])
+            ref = memory_refs[key]
+        detail = {
+            "messages": [_compact_message(m) for m in run.messages(nodeid)],
+            "rubrics": item.get("rubrics") or [],
+            "usage": item.get("usage") or {},
+            "error": item.get("error"),
+            "tool_errors": item.get("tool_errors", 0),
+            "duration_s": item.get("duration_s"),
+            "seed": item.get("seed"),
+            "judge_details": item.get("judge_details") or {},
+            "memory_ref": ref,
+        }
+        if catalogue is not None and catalogue.names:
+            mentioned.update(_ID_PATTERN.findall(_id_bearing_text(detail)))
+        chunk_items[chunk_of[unit]][str(number)] = detail
+    users = sorted(line_pools)
+    user_number = {u: i for i, u in enumerate(users)}
+    pools = [_packed_script(f"vita-lines-{user_number[u]}", list(line_pools[u])) for u in users]
+    chunks = [_packed_script(f"vita-chunk-{number}", items) for number, items in enumerate(chunk_items)]
+    memories = [[user_number[u], lines] for u, lines in memory_blocks]
+    names = {} if catalogue is None else {i: catalogue.names[i] for i in sorted(mentioned) if i in catalogue.names}
+    meta = {
+        "title": title or run.path.name,
+        "source": str(run.path),
+        "config": run.config,
+        "metrics_lines": metrics_lines or [],
+        "plots": plots or {},
+        "failures": {"categories": CATEGORIES, "cells": (failures or {}).get("cells") or []},
+        "comparison": comparison,
+        "suites": [] if catalogue is None else [s.__dict__ for s in catalogue.statuses],
+        "columns": INDEX_COLUMNS,
+    }
+    template = resources.files(__package__).joinpath("viewer.html").read_text(encoding="utf-8")
+    data = "".join([
+        _json_script("vita-meta", meta),
+        _json_script("vita-index", index_rows),
+        _json_script("vita-names", names),
+        _packed_script("vita-memories", memories),
+        *pools,
+        *chunks,
+    ])
+    return (template.replace("__TITLE__", html.escape(meta["title"]))
+            .replace("<!--__DATA__-->", data))

@@ -1,0 +1,140 @@
+"""The viewer in a real headless Chromium (the OS package, driven by Playwright; no browser download).
+
+The run is a real one: the demo suite through the plugin with two xdist workers and two memory backends.
+The test opens the written page, filters, opens a trajectory and checks what is shown.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from _paths import REPO_ROOT
+
+from pytest_vitabench.cli import main
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def page_factory():
+    if CHROMIUM is None:
+        pytest.skip("no Chromium installed (apt-get install chromium); the viewer's browser test needs it")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        errors: list[str] = []
+
+        def open_page(path, fragment=""):
+            page = browser.new_page()
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+            # Anything beyond the file itself (a CDN, a font) would be a request: the page must make none.
+            page.on("request",
+                    lambda req: errors.append(f"request {req.url}") if not req.url.startswith("file:") else None)
+            page.goto(path.resolve().as_uri() + fragment)
+            page.wait_for_selector("body[data-ready='1']")
+            return page
+
+        yield open_page, errors, sync_api.expect
+        browser.close()
+
+
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory):
+    root = tmp_path_factory.mktemp("demo-run")
+    report = root / "run.json"
+    import subprocess
+    import sys
+
+    subprocess.run([sys.executable, "-m", "pytest", str(REPO_ROOT / "suites" / "demo" / "tasks.json"), "-q", "-n", "2",
+                    "-p", "no:cacheprovider", "--vita-trials", "2", "--vita-memory", "none,full_context",
+                    "--vita-report", str(report)], cwd=root, capture_output=True, check=False)
+    assert report.is_file()
+    return report
+
+
+def test_filter_open_a_trajectory_and_see_names_memory_and_verdicts(page_factory, demo_run, tmp_path):
+    open_page, errors, expect = page_factory
+    html = tmp_path / "run.html"
+    assert main(["view", str(demo_run), "-o", str(html)]) == 0
+    results = json.loads(demo_run.read_text())["results"]
+    page = open_page(html)
+    assert page.inner_text("#count") == f"{len(results)} of {len(results)} items"
+
+    page.select_option("#f-outcome", "failed")
+    page.select_option("#f-memory", "full_context")
+    page.select_option("#f-domain", "ota")
+    expected = [r for r in results
+                if r["outcome"] == "failed" and r["memory"] == "full_context" and r["domain"] == "ota"]
+    assert expected, "the demo run should have failed ota items under full_context"
+    assert page.inner_text("#count") == f"{len(expected)} of {len(results)} items"
+    assert page.locator("#rows tr.row").count() == len(expected)
+
+    page.locator("#rows tr.row").first.click()
+    page.wait_for_selector("#detail .messages")
+    detail = page.inner_text("#detail")
+    first = sorted(expected, key=lambda r: r["nodeid"])[0]
+    assert first["nodeid"] in detail and "failed" in detail
+    assert "(second class)" in detail and "(first class)" in detail  # product names beside ids in the verdict
+    assert "✗ The seats are second class" in detail
+    assert f"termination: {first['termination']}" in detail and f"steps: {first['steps']}" in detail
+    # The conversation: every message, tool calls with arguments, tool results.
+    assert page.locator("#detail .msg").count() == len(first["messages"])
+    assert "train_ticket_search" in detail and '"destination": "Shanghai"' in detail
+    page.click("#detail details.memory summary")
+    page.wait_for_selector("#detail details.memory[data-filled='1']")
+    assert first["memory_snapshot"].splitlines()[0] in page.inner_text("#detail details.memory pre")
+    assert page.url.endswith("#item=" + first["nodeid"].replace("/", "%2F").replace(":", "%3A")
+                             .replace("[", "%5B").replace("]", "%5D"))
+
+    # The trials of one subtask side by side.
+    page.click("#detail a.unit")
+    page.wait_for_selector("#detail .side")
+    assert page.locator("#detail .side > div").count() == 2
+    assert "t0]" in page.inner_text("#detail .side") and "t1]" in page.inner_text("#detail .side")
+
+    # Text filter over ids and rubrics, and the deeper search in conversations.
+    page.select_option("#f-outcome", "")
+    page.select_option("#f-memory", "")
+    page.select_option("#f-domain", "")
+    page.fill("#f-text", "U100003")
+    n_user = sum(1 for r in results if r["user_id"] == "U100003")
+    expect(page.locator("#count")).to_have_text(f"{n_user} of {len(results)} items")
+    page.fill("#f-text", "Hongqiao")  # a station name: only inside tool results
+    expect(page.locator("#count")).to_have_text(f"0 of {len(results)} items")
+    page.check("#f-deep")
+    n_deep = sum(1 for r in results if "Hongqiao" in json.dumps(r["messages"]))
+    assert n_deep > 0
+    expect(page.locator("#count")).to_have_text(f"{n_deep} of {len(results)} items")
+    assert errors == []
+
+
+def test_failure_table_plots_and_deep_links(page_factory, demo_run, tmp_path):
+    open_page, errors, expect = page_factory
+    html = tmp_path / "run.html"
+    assert main(["view", str(demo_run), "-o", str(html), "--baseline", str(demo_run)]) == 0
+    page = open_page(html)
+    page.click("nav button[data-tab=failures]")
+    table = page.inner_text("#failure-table")
+    assert "preference_missing" in table and "none:delivery" in table
+    page.locator("#failure-table a.cell[data-category=preference_missing][data-memory=none][data-domain=ota]").click()
+    assert page.input_value("#f-category") == "preference_missing" and page.input_value("#f-domain") == "ota"
+    count = int(page.inner_text("#count").split()[0])
+    assert count == page.locator("#rows tr.row").count() > 0
+
+    page.click("nav button[data-tab=plots]")
+    assert page.locator("#plots svg").count() == 5
+    assert "position in the user's subtask sequence" in page.inner_text("#plots")
+
+    page.click("nav button[data-tab=summary]")
+    assert "VitaBench metrics (k=2" in page.inner_text("#metrics")
+    page.click("nav button[data-tab=compare]")
+    assert "no significant change" in page.inner_text("#compare")
+
+    deep = open_page(html, "#unit=U100002/sub_U100002_2/full_context")
+    assert deep.locator("#detail .side > div").count() == 2
+    assert errors == []
