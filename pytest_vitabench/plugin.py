@@ -260,7 +260,8 @@ class SuiteFile(pytest.File):
         suite = state.runner.suite(self.path)
         state.suites[str(self.path)] = suite.sha256
         # Under xdist every worker collects; one of them is enough to warn.
-        if os.environ.get("PYTEST_XDIST_WORKER") in (None, "gw0"):
+        # (The worker id comes from this config, not $PYTEST_XDIST_WORKER, which leaks into in-process runs.)
+        if getattr(self.config, "workerinput", {}).get("workerid") in (None, "gw0"):
             for message in suite.warnings:
                 warnings.warn(VitaSuiteWarning(message), stacklevel=1)
         for user in suite.users:

@@ -127,10 +127,11 @@ def test_a_key_repeated_with_different_values_is_an_error(tmp_path):
     (json.dumps(tiny_suite()).encode()[:-40], "tasks.json", "not valid JSON (line 1 column"),
     (b'[{"id": "U1\xff"}]', "tasks.json", "not UTF-8 text: byte 0xff at offset 11"),
     (b"", "tasks.json", "not valid JSON (line 1 column 1)"),
-    (gzip.compress(b"[]")[:-6], "tasks.json.gz", "cannot read file"),
-    (bytes(b ^ 0xFF if i == 12 else b for i, b in enumerate(gzip.compress(json.dumps(tiny_suite()).encode()))),
+    (gzip.compress(b"[]", mtime=0)[:-6], "tasks.json.gz", "cannot read file"),
+    (bytes(b ^ 0xFF if i == 12 else b for i, b in enumerate(gzip.compress(json.dumps(tiny_suite()).encode(),
+                                                                         mtime=0))),
      "tasks.json.gz", "cannot read file"),
-])
+], ids=["deep", "truncated", "utf8", "empty", "short-gzip", "corrupt-gzip"])
 def test_an_unusable_file_is_one_clear_error(tmp_path, raw, name, fragment):
     path = tmp_path / name
     path.write_bytes(raw)
