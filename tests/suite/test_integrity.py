@@ -148,6 +148,9 @@ def test_an_unusable_file_is_one_clear_error(tmp_path, raw, name, fragment):
                                                                   "[0].subtasks[0].instruction"),
     (lambda d: d[0]["subtasks"][0]["environment"].update(shops={"H1": {"shop_id": "H1", "shop_name": "Tea"}}),
      f"entities of a domain the subtask does not list (its tools never see them) at {ENV}.shops"),
+    (lambda d: d[0]["subtasks"][1].pop("user_intention"),
+     "proactive subtasks without user_intention (the user has nothing to tell when asked) at "
+     "[0].subtasks[1].user_intention"),
     (lambda d: d[0]["subtasks"][0].pop("evaluation_criteria") and d[0]["subtasks"][0].pop("rubric_checks"),
      "no rubrics (any conversation scores 1.0, as in the official harness) at [0].subtasks[0].evaluation_criteria"),
 ])
