@@ -280,11 +280,15 @@ def _is_address(key: str) -> bool:
 
 
 def check_subtask_content(task: Any, prefix: str, problems: Problems, odd: dict[str, list[str]]) -> None:
-    """Every subtask states a request; one with nothing to judge is a warning (it scores 1.0, as officially)."""
+    """Every subtask states a request. Warnings: nothing to judge (it scores 1.0, as officially), or a
+    proactive subtask whose user has no hidden details to give when the agent asks."""
     for j, sub in enumerate(task.subtasks):
         where = f"{prefix}.subtasks[{j}]"
         if not sub.instruction.strip():
             problems.append((f"{where}.instruction", "the instruction is empty"))
+        if sub.is_proactive and not (sub.user_intention or "").strip():
+            odd.setdefault("proactive subtasks without user_intention (the user has nothing to tell when asked)",
+                           []).append(f"{where}.user_intention")
         if not sub.rubrics():
             odd.setdefault("no rubrics (any conversation scores 1.0, as in the official harness)", []).append(
                 f"{where}.evaluation_criteria")

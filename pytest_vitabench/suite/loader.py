@@ -285,6 +285,8 @@ def _load_user(
     if problems:
         user.error = SuiteError(path, problems)
         return user
+    if task.source_format == "vitabench1":
+        odd = {what: [_vb1_path(where, prefix) for where in paths] for what, paths in odd.items()}
     warnings += integrity.odd_value_warnings(path, odd)
     _collect_unknown(task, "", unknown)
     user.task = task

@@ -41,6 +41,8 @@ FOUND = [
     Case("delete", steps=(615, 75, 517, 232, 666), pick=407280),
     # an environment time of " ": the loader fell back to current_time, vitabench validate's leak rule did not
     Case("bad_time", steps=(588, 776), pick=462572),
+    # user_intention deleted from a proactive subtask: the user cannot answer the agent's question
+    Case("delete", steps=(734, 127, 384, 862, 834, 362), pick=928238),
     # one case of each mutation class the issue reports
     Case("huge_int", steps=(3, 2, 1, 9, 5), pick=1),
     Case("deep_text", pick=1),
