@@ -50,8 +50,9 @@ OPTIONS: list[tuple[str, str, str | None, str]] = [
     ("--vita-language", "vita_language", "en", "prompt and simulator language: en or zh (default: en)"),
     ("--vita-report", "vita_report", None, "write the JSON report (schema vitabench-report/1) to this path"),
     ("--vita-fail-under", "vita_fail_under", None,
-     "thresholds such as 'avg@4=0.40,pass^4=0.20' (prefix 'user.' or 'BACKEND:' to scope); with it, the "
-     "exit status reflects only these thresholds and infrastructure errors"),
+     "thresholds such as 'avg=0.40,pass^k=0.20' or 'avg@4=0.40' (prefix 'user.' or 'BACKEND:' to scope; avg "
+     "applies at any k, pass@K/pass^K above the run's k are reported as not checked). With it the exit status "
+     "is the gate's: 0 met, 1 a threshold missed, 6 infrastructure errors (scores incomplete), 4 usage error"),
     ("--vita-full-context-tokens", "vita_full_context_tokens", "102400",
      "token budget of the full_context memory (default: 102400, the official value)"),
     ("--vita-judge-mode", "vita_judge_mode", "window",
@@ -78,6 +79,15 @@ OPTIONS: list[tuple[str, str, str | None, str]] = [
      "disk cache of LLM calls (.vitabench_cache/): judge (judge, memory and embedding calls; default), all, off"),
     ("--vita-prices", "vita_prices", None,
      "token prices 'model=prompt/completion,...' in USD per 1M tokens, or a .toml/.json file"),
+    ("--vita-circuit-breaker", "vita_circuit_breaker", "5",
+     "after N consecutive failed LLM calls to one endpoint, send it no more requests in this run: the remaining "
+     "items are reported as errors at once (default: 5; 0 disables)"),
+    ("--vita-preflight", "vita_preflight", "on",
+     "on: before the first item, one cheap request per configured LLM model and endpoint; a failure is a usage "
+     "error naming the role, model and URL (default: on; off skips it)"),
+    ("--vita-progress", "vita_progress", "auto",
+     "seconds between live progress lines (items done, ETA, running Avg, tokens, cost, errors): auto = 10 on a "
+     "terminal, 60 otherwise; 0 or off disables; -q disables too"),
 ]
 
 
@@ -155,8 +165,17 @@ class _State:
                 from .report.thresholds import parse_fail_under
 
                 self.thresholds = parse_fail_under(str(options["vita_fail_under"]))
+            from .report.progress import parse_interval
+
+            interval = parse_interval(options.get("vita_progress"), tty=_is_tty(config))
+            if options.get("vita_preflight") not in (None, "", "on", "off"):
+                from .option_values import one_of
+
+                one_of("--vita-preflight", options["vita_preflight"], ("on", "off"))
         except ValueError as exc:  # pydantic's ValidationError and MissingAPIKey are ValueErrors too
             raise pytest.UsageError(f"pytest-vitabench: {exc}") from None
+        self.preflight = options.get("vita_preflight") != "off"
+        self.progress_interval = interval if config.get_verbosity() >= 0 else None
         self.run_config = self.bench.config
         self.runner = self.bench.runner
         self.ledger = self.bench.ledger
@@ -167,6 +186,18 @@ class _State:
         self.metrics: dict[str, Any] | None = None
         self.violations: list[str] = []
         self.report_written: str | None = None
+        self.threshold_outcomes: list[Any] = []
+        #: Hooks for other gates (e.g. a regression check against a baseline) to report into the exit
+        #: status and the step summary: failure messages, and the regressions found (None: no baseline).
+        self.gate_failures: list[str] = []
+        self.regressions: list[Any] | None = None
+        self.gate_verdict: str | None = None
+        self.progress: Any = None
+
+
+def _is_tty(config: pytest.Config) -> bool:
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    return bool(reporter is not None and getattr(reporter, "isatty", False))
 
 
 def _option(config: pytest.Config, ini: str) -> Any:
@@ -324,8 +355,23 @@ class VitaItem(pytest.Function):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, (VitaFailure, VitaInfrastructureError)):
-            return str(excinfo.value)
+            return self._vita_failure_text(excinfo.value)
         return super().repr_failure(excinfo)
+
+    def _repr_failure_py(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        # pytest renders setup-phase errors (ours: the vita_result fixture) through this method rather than
+        # repr_failure, which would dump the fixture's source; an infrastructure error is a message.
+        if isinstance(excinfo.value, (VitaFailure, VitaInfrastructureError)):
+            return self._vita_failure_text(excinfo.value)
+        return super()._repr_failure_py(excinfo, style=style)
+
+    def _vita_failure_text(self, exc: BaseException) -> str:
+        result = getattr(self, "_vita_result", None)
+        if result is None:
+            return str(exc)
+        from .report.failure_text import failure_text
+
+        return failure_text(result, self.config.get_verbosity(), getattr(exc, "traceback_tail", ""))
 
 
 def _vita_subtask(vita_result: ItemResult) -> None:
@@ -384,9 +430,13 @@ def vita_result(
     item._vita_result = result
     item.user_properties.extend([("vita_reward", result.reward), ("vita_memory", result.memory),
                                  ("vita_trial", result.trial), ("vita_domain", result.domain)])
+    from .report.junit import item_properties
+
+    item.user_properties.extend(item_properties(result))
     if result.outcome == "error":
-        tail = state.runner.last_traceback.strip().splitlines()[-12:]
-        raise VitaInfrastructureError(f"infrastructure error: {result.error}\n" + "\n".join(tail))
+        error = VitaInfrastructureError(f"infrastructure error: {result.error}")
+        error.traceback_tail = "\n".join(state.runner.last_traceback.strip().splitlines()[-12:])
+        raise error
     return result
 
 
@@ -407,9 +457,44 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         return
     payload = getattr(report, "vita_result", None)
     if payload is not None:
-        _state(config).results[report.nodeid] = payload
+        state = _state(config)
+        state.results[report.nodeid] = payload
+        _show_progress(config, state, payload)
     elif report.failed and _has_state(config):
         _state(config).non_vita_failures += 1
+
+
+def _show_progress(config: pytest.Config, state: _State, payload: dict[str, Any]) -> None:
+    if state.progress_interval is None:
+        return
+    if state.progress is None:
+        from .report.progress import Progress
+
+        state.progress = Progress(state.progress_interval)
+        state.progress.planned = config.stash.get(_PLANNED_KEY, None)
+    state.progress.add(payload)
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None and state.progress.due():
+        # Under xdist pytest writes its dots without tracking a current file, so write_line alone would
+        # append our line to a row of dots.
+        reporter.ensure_newline()
+        if getattr(getattr(reporter, "_tw", None), "width_of_current_line", 0):
+            reporter.write("\n")
+        reporter.write_line(state.progress.line())
+
+
+_PLANNED_KEY = pytest.StashKey[int]()
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    if not _is_worker(session.config):
+        session.config.stash[_PLANNED_KEY] = len(session.items)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
+    """xdist (controller side): the number of items planned, for the progress lines."""
+    node.config.stash[_PLANNED_KEY] = len(ids)
 
 
 _CONFIG: dict[str, pytest.Config] = {}
@@ -418,6 +503,29 @@ _CONFIG: dict[str, pytest.Config] = {}
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
     _CONFIG["config"] = session.config
+    config = session.config
+    if _is_worker(config) or config.option.collectonly:
+        return
+    from .preflight import names_an_llm
+    from .report.progress import large_suite_files
+
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None and config.get_verbosity() >= 0:
+        for path, size in large_suite_files(config.args, config.invocation_params.dir, _suite_patterns(config)):
+            reporter.write_line(f"vitabench: collecting {path} ({size / 1e6:.1f} MB): loading and validating the "
+                                "suite takes a few seconds per process")
+    if _has_state(config) or names_an_llm(lambda ini: _option(config, ini)):
+        state = _state(config)
+        if state.preflight and state.bench.needs_llm:
+            from .preflight import preflight_error, run_checks
+
+            failures = run_checks(state.bench)
+            if failures:
+                raise pytest.UsageError(preflight_error(failures))
+
+
+def _suite_patterns(config: pytest.Config) -> list[str]:
+    return list(config.getini("vita_suite_patterns"))
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -439,14 +547,19 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     results = [ItemResult.model_validate(payload) for _, payload in sorted(state.results.items())]
     state.metrics = compute_metrics(results, seed=state.run_config.seed)
     if state.thresholds is not None:
-        from .report.thresholds import evaluate_thresholds
+        from .report.thresholds import check_thresholds
 
-        state.violations = evaluate_thresholds(state.thresholds, state.metrics)
-        errors = sum(1 for r in results if r.outcome == "error")
-        if state.violations or errors or state.non_vita_failures:
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
-        elif session.exitstatus == pytest.ExitCode.TESTS_FAILED:
-            session.exitstatus = pytest.ExitCode.OK
+        state.threshold_outcomes = check_thresholds(state.thresholds, state.metrics, results)
+        state.violations = [o.message for o in state.threshold_outcomes if o.status == "missed"]
+    if state.thresholds is not None or state.gate_failures:
+        from .report.exit_policy import GateInputs, explain, gated_exit_status
+
+        found = GateInputs(missed_thresholds=tuple(state.violations), gate_failures=tuple(state.gate_failures),
+                           infrastructure_errors=sum(1 for r in results if r.outcome == "error"),
+                           other_failures=state.non_vita_failures)
+        session.exitstatus = gated_exit_status(int(session.exitstatus), found)
+        state.gate_verdict = explain(int(session.exitstatus), found)
+        _github_annotations(config, found)
     if state.report_path:
         manifest = {**state.run_config.manifest(), "suites": dict(sorted(state.suites.items()))}
         report = build_report(manifest, state.metrics, results)
@@ -455,6 +568,35 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         write_report(state.report_path, report)
         state.report_written = str(state.report_path)
     _add_junit_properties(config, state)
+    _github_step_summary(state, results)
+
+
+def _github_annotations(config: pytest.Config, found: Any) -> None:
+    if os.environ.get("GITHUB_ACTIONS") != "true":
+        return
+    from .report.github import error_annotations
+
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    for line in error_annotations(found.missed_thresholds, found.gate_failures, found.infrastructure_errors):
+        if reporter is not None:
+            reporter.write_line(line)
+        else:  # pragma: no cover - -p no:terminal
+            print(line)
+
+
+def _github_step_summary(state: _State, results: list[Any]) -> None:
+    path = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not path or state.metrics is None:
+        return
+    from .report.github import step_summary, write_step_summary
+
+    markdown = step_summary(state.metrics, results, config=state.run_config.manifest(),
+                            thresholds=state.threshold_outcomes or None, regressions=state.regressions,
+                            verdict=state.gate_verdict)
+    try:
+        write_step_summary(path, markdown)
+    except OSError as exc:
+        warnings.warn(VitaSuiteWarning(f"could not write GITHUB_STEP_SUMMARY {path}: {exc}"), stacklevel=1)
 
 
 def _add_junit_properties(config: pytest.Config, state: _State) -> None:
@@ -466,10 +608,10 @@ def _add_junit_properties(config: pytest.Config, state: _State) -> None:
     if xml is None or state.metrics is None:
         return
     xml.add_global_property("vita_model", state.run_config.model)
-    for memory, levels in state.metrics.items():
-        for name, value in levels["subtask"].items():
-            if "@" in name or "^" in name:
-                xml.add_global_property(f"vita_{memory}_{name}", value)
+    from .report.junit import suite_properties
+
+    for name, value in suite_properties(state.metrics):
+        xml.add_global_property(name, value)
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
@@ -491,8 +633,13 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if state.report_written:
         terminalreporter.write_line(f"JSON report: {state.report_written}")
     if state.thresholds is not None:
+        for outcome in state.threshold_outcomes:
+            if outcome.status == "not_checked":
+                terminalreporter.write_line(f"fail-under: {outcome.message}", yellow=True)
         if state.violations:
             for message in state.violations:
                 terminalreporter.write_line(f"FAIL-UNDER: {message}", red=True)
         else:
             terminalreporter.write_line("fail-under thresholds met", green=True)
+    if state.gate_verdict:
+        terminalreporter.write_line(state.gate_verdict, bold=True)

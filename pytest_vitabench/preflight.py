@@ -14,8 +14,9 @@ one retry.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .llm import Ledger, LLMClient, LLMError
 from .llm.client import _endpoint
@@ -48,6 +49,19 @@ class Check:
     def url(self) -> str:
         """The endpoint without credentials."""
         return _endpoint(self.base_url)
+
+
+def names_an_llm(option: Callable[[str], Any]) -> bool:
+    """Whether the option values (``option(ini_name)``) name an LLM for any role, so a preflight is due
+    even when no ``--vita-*`` option was given on the command line (only ini keys)."""
+    from .agents import BUILTIN_AGENTS
+
+    def named(ini: str) -> str:
+        return str(option(ini) or "").strip()
+
+    return bool((named("vita_model") and named("vita_model") not in BUILTIN_AGENTS)
+                or named("vita_user_model") not in ("", "scripted") or named("vita_judge_model") not in ("", "rules")
+                or named("vita_memory_model"))
 
 
 def planned_checks(bench: Benchmark) -> list[Check]:

@@ -17,6 +17,7 @@ from ..messages import Message
 from ..suite.checks import Check, Condition, NoRecordCheck, RecordCheck, TextCheck, ToolCalledCheck
 from ..suite.schema import SubTask
 from .base import JudgeCase, RubricVerdict, Verdict, reward_of
+from .naming import entity_names, with_names
 
 #: Terminations that score 0 without judging (REFERENCE.md §5.1).
 FAILING_TERMINATIONS = ("max_steps", "invalid_agent_message", "too_many_errors")
@@ -48,6 +49,10 @@ class RulesJudge:
         if not any(v.met is not None for v in verdicts):
             return Verdict(rubrics=verdicts, reward=0.0,
                            not_judgeable="no rubric has a machine check and the suite marks no target")
+        if any(v.met is False for v in verdicts):
+            names = entity_names(subtask.environment)
+            verdicts = [v.model_copy(update={"reason": with_names(v.reason, names)}) if v.met is False else v
+                        for v in verdicts]
         reward = reward_of(verdicts)
         if case.termination in FAILING_TERMINATIONS:
             reward = 0.0
