@@ -287,6 +287,12 @@ class SuiteFile(pytest.File):
 
     def collect(self) -> Iterator[pytest.Collector]:
         state = _state(self.config)
+        if not _is_worker(self.config):
+            from .report.progress import LARGE_SUITE_BYTES
+
+            size = self.path.stat().st_size
+            if size >= LARGE_SUITE_BYTES:
+                _announce_large_suite(self.config, self.nodeid, size)
         suite = state.runner.suite(self.path)
         state.suites[str(self.path)] = suite.sha256
         # Under xdist every worker collects; one of them is enough to warn.
@@ -506,15 +512,14 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     config = session.config
     if _is_worker(config) or config.option.collectonly:
         return
-    from .preflight import names_an_llm
-    from .report.progress import large_suite_files
+    if getattr(config.option, "numprocesses", None) and config.get_verbosity() >= 0:
+        # xdist workers collect out of sight: say here that the wait is the suite loading
+        from .report.progress import large_suite_files
 
-    reporter = config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is not None and config.get_verbosity() >= 0:
         for path, size in large_suite_files(config.args, config.invocation_params.dir, _suite_patterns(config)):
-            reporter.write_line(f"vitabench: collecting {path} ({size / 1e6:.1f} MB): loading and validating the "
-                                "suite takes a few seconds per process")
-    if _has_state(config) or names_an_llm(lambda ini: _option(config, ini)):
+            _announce_large_suite(config, path, size)
+    if _has_state(config) or any(_option(config, ini) not in (None, "", default)
+                                 for ini, default in _OFFLINE_ROLE_DEFAULTS.items()):
         state = _state(config)
         if state.preflight and state.bench.needs_llm:
             from .preflight import preflight_error, run_checks
@@ -522,6 +527,18 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             failures = run_checks(state.bench)
             if failures:
                 raise pytest.UsageError(preflight_error(failures))
+
+
+#: Role options whose default is offline; any other value names an LLM, so a preflight may be due.
+_OFFLINE_ROLE_DEFAULTS = {"vita_model": "reference", "vita_user_model": "scripted", "vita_judge_model": "rules",
+                          "vita_memory_model": None}
+
+
+def _announce_large_suite(config: pytest.Config, path: str, size: int) -> None:
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None and config.get_verbosity() >= 0:
+        reporter.write_line(f"vitabench: collecting {path} ({size / 1e6:.1f} MB): loading and validating the suite "
+                            "takes a few seconds per process")
 
 
 def _suite_patterns(config: pytest.Config) -> list[str]:

@@ -14,9 +14,8 @@ one retry.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .llm import Ledger, LLMClient, LLMError
 from .llm.client import _endpoint
@@ -25,6 +24,8 @@ from .option_values import unknown_model_hint
 if TYPE_CHECKING:
     from .benchmark import Benchmark
 
+#: Marks preflight requests, so proxies and test stubs can tell them from the run's own.
+PREFLIGHT_HEADER = "X-Vitabench-Preflight"
 #: Statuses that prove the endpoint, the key and the model are fine even though this request failed.
 _ANSWERED = frozenset({400, 422, 429})
 
@@ -49,19 +50,6 @@ class Check:
     def url(self) -> str:
         """The endpoint without credentials."""
         return _endpoint(self.base_url)
-
-
-def names_an_llm(option: Callable[[str], Any]) -> bool:
-    """Whether the option values (``option(ini_name)``) name an LLM for any role, so a preflight is due
-    even when no ``--vita-*`` option was given on the command line (only ini keys)."""
-    from .agents import BUILTIN_AGENTS
-
-    def named(ini: str) -> str:
-        return str(option(ini) or "").strip()
-
-    return bool((named("vita_model") and named("vita_model") not in BUILTIN_AGENTS)
-                or named("vita_user_model") not in ("", "scripted") or named("vita_judge_model") not in ("", "rules")
-                or named("vita_memory_model"))
 
 
 def planned_checks(bench: Benchmark) -> list[Check]:
@@ -129,7 +117,8 @@ def run_checks(bench: Benchmark, checks: list[Check] | None = None) -> list[str]
                     client.embed(check.roles[0], model=check.model, texts=["ping"])
                 else:
                     client.complete(check.roles[0], model=check.model,
-                                    messages=[{"role": "user", "content": "Reply with OK."}], max_tokens=1)
+                                    messages=[{"role": "user", "content": "Reply with OK."}], max_tokens=1,
+                                    extra_headers={PREFLIGHT_HEADER: "1"})
         except LLMError as exc:
             message = _failure(check, exc)
             if message is not None:
