@@ -96,7 +96,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="vitabench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
-    validate = commands.add_parser("validate", help="check suite files (official 2.0 or 1.0 format)")
+    validate = commands.add_parser(
+        "validate", help="check suite files (official 2.0 or 1.0 format)",
+        description="Load suite files (official 2.0 or 1.0 format), report every problem with its JSON path, "
+                    "print their counts, and check the fairness rules and statistics of generated suites.")
     validate.add_argument("paths", nargs="+", help="suite files (.json or .json.gz)")
     validate.add_argument("--strict", action="store_true",
                           help="treat chronology problems and the paper's complexity controls (merchant, product "
