@@ -535,8 +535,14 @@ _OFFLINE_ROLE_DEFAULTS = {"vita_model": "reference", "vita_user_model": "scripte
 
 
 def _announce_large_suite(config: pytest.Config, path: str, size: int) -> None:
+    import contextlib
+
     reporter = config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is not None and config.get_verbosity() >= 0:
+    if reporter is None or config.get_verbosity() < 0:
+        return
+    capture = config.pluginmanager.get_plugin("capturemanager")
+    # pytest captures output during collection; this line is for the person waiting, so it bypasses that.
+    with capture.global_and_fixture_disabled() if capture is not None else contextlib.nullcontext():
         reporter.write_line(f"vitabench: collecting {path} ({size / 1e6:.1f} MB): loading and validating the suite "
                             "takes a few seconds per process")
 

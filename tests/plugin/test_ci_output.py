@@ -100,3 +100,13 @@ def test_failure_text_by_verbosity(project):
     very = project.runpytest("--vita-trials", "2", "-k", "U2", "-vv")
     very.stdout.fnmatch_lines(["conversation (last * of * messages):", "  [[]*[]] assistant: -> create_delivery_order(*",
                                "  [[]*[]] assistant: Your order is placed and paid. ###STOP###"])
+
+
+def test_a_large_suite_gets_a_line_before_it_is_loaded(project):
+    path = project.path / "tasks.json"
+    path.write_text(path.read_text() + " " * 1_000_000)  # still valid JSON, now over the 1 MB mark
+    result = project.runpytest("--vita-trials", "1", "--collect-only")
+    result.stdout.fnmatch_lines(["vitabench: collecting tasks.json (1.0 MB): loading and validating the suite*",
+                                 "*3 tests collected*"])
+    quiet = project.runpytest("--vita-trials", "1", "--collect-only", "-q")
+    quiet.stdout.no_fnmatch_line("vitabench: collecting*")
