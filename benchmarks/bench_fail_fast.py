@@ -69,6 +69,12 @@ def main() -> int:
     env = {**os.environ, "OPENAI_API_KEY": "sk-dummy-key-for-the-benchmark"}
     env.pop("GITHUB_STEP_SUMMARY", None)
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} (1/5/15 min)")
+    # The floor: pytest's own start-up and collection of the suite, without any request.
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "pytest", args.suite, "-p", "no:cacheprovider", "-q", "--collect-only"],
+                   capture_output=True, text=True, env=env)
+    floor = time.perf_counter() - started
+    print(f"baseline (pytest {args.suite} --collect-only -q, no request): {floor:.2f} s")
     for name, url in cases:
         command = [sys.executable, "-m", "pytest", args.suite, "-p", "no:cacheprovider", "-q",
                    "--vita-model", "gpt-4o-mini", "--vita-base-url", url, *shlex.split(args.extra_args)]
@@ -78,7 +84,7 @@ def main() -> int:
         output = (done.stderr + done.stdout).strip().splitlines()
         error = [line for line in output if "preflight" in line or "model 'gpt-4o-mini'" in line
                  or "circuit breaker" in line][:3]
-        print(f"{name}: {elapsed:.2f} s to exit status {done.returncode}")
+        print(f"{name}: {elapsed:.2f} s to exit status {done.returncode} ({elapsed - floor:+.2f} s over the baseline)")
         for line in error or output[-3:]:
             print(f"    {line[:240]}")
     print("command: " + " ".join(shlex.quote(c) for c in ["pytest", args.suite, "-q", "--vita-model", "gpt-4o-mini",
