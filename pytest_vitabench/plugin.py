@@ -167,7 +167,7 @@ class _State:
                 self.thresholds = parse_fail_under(str(options["vita_fail_under"]))
             from .report.progress import parse_interval
 
-            interval = parse_interval(options.get("vita_progress"), tty=_is_tty(config))
+            parse_interval(options.get("vita_progress"), tty=False)  # a bad value fails now, before collection
             if options.get("vita_preflight") not in (None, "", "on", "off"):
                 from .option_values import one_of
 
@@ -175,7 +175,7 @@ class _State:
         except ValueError as exc:  # pydantic's ValidationError and MissingAPIKey are ValueErrors too
             raise pytest.UsageError(f"pytest-vitabench: {exc}") from None
         self.preflight = options.get("vita_preflight") != "off"
-        self.progress_interval = interval if config.get_verbosity() >= 0 else None
+        self.progress_option = options.get("vita_progress")
         self.run_config = self.bench.config
         self.runner = self.bench.runner
         self.ledger = self.bench.ledger
@@ -471,12 +471,14 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 
 
 def _show_progress(config: pytest.Config, state: _State, payload: dict[str, Any]) -> None:
-    if state.progress_interval is None:
+    if config.get_verbosity() < 0:
         return
     if state.progress is None:
-        from .report.progress import Progress
+        from .report.progress import Progress, parse_interval
 
-        state.progress = Progress(state.progress_interval)
+        # Decided at the first result: the terminal reporter (is it a TTY?) exists by then.
+        state.progress = Progress(parse_interval(state.progress_option, tty=_is_tty(config)),
+                                  started=config.stash.get(_STARTED_KEY, None))
         state.progress.planned = config.stash.get(_PLANNED_KEY, None)
     state.progress.add(payload)
     reporter = config.pluginmanager.get_plugin("terminalreporter")
@@ -490,6 +492,7 @@ def _show_progress(config: pytest.Config, state: _State, payload: dict[str, Any]
 
 
 _PLANNED_KEY = pytest.StashKey[int]()
+_STARTED_KEY = pytest.StashKey[float]()
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -510,6 +513,9 @@ _CONFIG: dict[str, pytest.Config] = {}
 def pytest_sessionstart(session: pytest.Session) -> None:
     _CONFIG["config"] = session.config
     config = session.config
+    import time
+
+    config.stash[_STARTED_KEY] = time.monotonic()
     if _is_worker(config) or config.option.collectonly:
         return
     if getattr(config.option, "numprocesses", None) and config.get_verbosity() >= 0:

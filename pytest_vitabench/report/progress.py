@@ -85,12 +85,14 @@ class Progress:
     Args:
         interval_s: Seconds between lines (``None``: never due).
         clock: The time source (``time.monotonic``; tests pass their own).
+        started: When the run started on ``clock`` (default: now).
     """
 
-    def __init__(self, interval_s: float | None, clock: Callable[[], float] = time.monotonic):
+    def __init__(self, interval_s: float | None, clock: Callable[[], float] = time.monotonic,
+                 started: float | None = None):
         self.interval_s = interval_s
         self.clock = clock
-        self.started = clock()
+        self.started = clock() if started is None else started
         self.last_line = self.started
         self.planned: int | None = None
         self.done = 0
