@@ -189,6 +189,7 @@ class _State:
         self.threshold_outcomes: list[Any] = []
         #: Hooks for other gates (e.g. a regression check against a baseline) to report into the exit
         #: status and the step summary: failure messages, and the regressions found (None: no baseline).
+        self.gated = False  # another gate is on (even if it found nothing): the gate decides the exit status
         self.gate_failures: list[str] = []
         self.regressions: list[Any] | None = None
         self.gate_verdict: str | None = None
@@ -580,7 +581,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
         state.threshold_outcomes = check_thresholds(state.thresholds, state.metrics, results)
         state.violations = [o.message for o in state.threshold_outcomes if o.status == "missed"]
-    if state.thresholds is not None or state.gate_failures:
+    if state.thresholds is not None or state.gated or state.gate_failures:
         from .report.exit_policy import GateInputs, explain, gated_exit_status
 
         found = GateInputs(missed_thresholds=tuple(state.violations), gate_failures=tuple(state.gate_failures),
