@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .llm import Ledger, LLMClient, LLMError
-from .llm.client import _endpoint
+from .llm.client import endpoint_url
 from .option_values import unknown_model_hint
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ class Check:
     @property
     def url(self) -> str:
         """The endpoint without credentials."""
-        return _endpoint(self.base_url)
+        return endpoint_url(self.base_url)
 
 
 def planned_checks(bench: Benchmark) -> list[Check]:
@@ -73,7 +73,7 @@ def planned_checks(bench: Benchmark) -> list[Check]:
             wanted.append(("embeddings", "embeddings", c.embedding_model, c.embedding_base_url or c.base_url))
     checks: dict[tuple[str, str, str], Check] = {}
     for role, kind, model, base_url in wanted:
-        check = checks.setdefault((kind, model, _endpoint(base_url)), Check(kind, model, base_url))
+        check = checks.setdefault((kind, model, endpoint_url(base_url)), Check(kind, model, base_url))
         if role not in check.roles:
             check.roles.append(role)
     return list(checks.values())

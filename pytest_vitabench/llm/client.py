@@ -72,6 +72,11 @@ class Completion(BaseModel):
         return self.raw_finish_reason == "length"
 
 
+def endpoint_url(base_url: str | None) -> str:
+    """The effective endpoint of ``base_url`` (``None``: ``$OPENAI_BASE_URL`` or OpenAI's), without credentials."""
+    return _endpoint(base_url)
+
+
 def _endpoint(base_url: str | None) -> str:
     """The effective endpoint without credentials, for cache keys and messages."""
     from urllib.parse import urlsplit
