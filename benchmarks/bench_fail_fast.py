@@ -57,10 +57,12 @@ def main() -> int:
     parser.add_argument("--suite", default="suites/demo", help="the suite to run (default: suites/demo)")
     parser.add_argument("--extra-args", default="", help="more pytest arguments, e.g. '--vita-preflight off'")
     args = parser.parse_args()
-    wrong_key = _stub(401, {"error": {"message": "Incorrect API key provided: sk-dummy.", "type": "invalid_request_error",
+    wrong_key = _stub(401, {"error": {"message": "Incorrect API key provided: sk-dummy.",
+                                      "type": "invalid_request_error",
                                       "code": "invalid_api_key"}})
     wrong_model = _stub(404, {"error": {"message": "The model `gpt-4o-mini` does not exist or you do not have access "
-                                                   "to it.", "type": "invalid_request_error", "code": "model_not_found"}})
+                                                   "to it.", "type": "invalid_request_error",
+                                        "code": "model_not_found"}})
     cases = [
         ("wrong key (401)", f"http://127.0.0.1:{wrong_key.server_address[1]}/v1"),
         ("wrong model name (404)", f"http://127.0.0.1:{wrong_model.server_address[1]}/v1"),

@@ -8,7 +8,8 @@ Each queued reply is one of:
 - a :class:`Reply`, which can also hold the answer back for ``delay`` seconds (to provoke client timeouts).
 
 Preflight pings (header ``X-Vitabench-Preflight``) are answered from ``preflight_replies`` (default: a
-200 completion) and recorded in ``preflights``, never in ``requests``. ``stub.delay`` holds back every reply. Requests to ``.../embeddings`` answer with deterministic vectors
+200 completion) and recorded in ``preflights``, never in ``requests``. ``stub.delay`` holds back every reply.
+Requests to ``.../embeddings`` answer with deterministic vectors
 unless ``embedding_replies`` holds a scripted reply. Every request body, its headers, path and arrival time
 (``time.time()``) are recorded.
 """

@@ -20,8 +20,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from ..messages import Usage
-from .cache import DiskCache, cache_key
 from .breaker import CircuitBreaker, CircuitOpen
+from .cache import DiskCache, cache_key
 from .errors import LLMError, endpoint_host, scrub
 from .ledger import Ledger
 from .prices import price_for

@@ -144,7 +144,8 @@ def settings_from_options(*, base_url: str | None, api_key_env: str, rootdir: Pa
     if mode not in CACHED_ROLES:
         from ..option_values import did_you_mean
 
-        raise ValueError(f"--vita-cache must be one of all, judge, off; got {cache!r}{did_you_mean(mode, CACHED_ROLES)}")
+        hint = did_you_mean(mode, CACHED_ROLES)
+        raise ValueError(f"--vita-cache must be one of all, judge, off; got {cache!r}{hint}")
     seconds = 120.0
     if timeout not in (None, ""):
         try:

@@ -205,17 +205,16 @@ def check_thresholds(thresholds: list[Threshold], metrics: dict[str, Any],
         for memory in memories:
             value, k, why_not = _value_at(memory, t, metrics, results)
             shown = metric_key(t.metric, k) if k is not None else t.key
+            comparison = "" if value is None else f"{memory} {t.level} {shown} = {_fmt(value, t.value)}"
             if why_not is not None:
                 outcomes.append(ThresholdOutcome(t, memory, "not_checked", None, k, why_not))
             elif value is None:
                 outcomes.append(ThresholdOutcome(t, memory, "missed", None, k,
                                                  f"{memory} {t.level} {shown} has no units to check (threshold {t})"))
             elif value < t.value - _EPS:
-                outcomes.append(ThresholdOutcome(t, memory, "missed", value, k,
-                                                 f"{memory} {t.level} {shown} = {_fmt(value, t.value)} < {t.value:.3f}"))
+                outcomes.append(ThresholdOutcome(t, memory, "missed", value, k, f"{comparison} < {t.value:.3f}"))
             else:
-                outcomes.append(ThresholdOutcome(t, memory, "met", value, k,
-                                                 f"{memory} {t.level} {shown} = {_fmt(value, t.value)} >= {t.value:.3f}"))
+                outcomes.append(ThresholdOutcome(t, memory, "met", value, k, f"{comparison} >= {t.value:.3f}"))
     return outcomes
 
 

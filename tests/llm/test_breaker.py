@@ -108,7 +108,8 @@ def test_bad_option_values_name_the_option(tmp_path):
     from pytest_vitabench.llm import settings_from_options
 
     assert settings_from_options(base_url=None, api_key_env="X", rootdir=tmp_path).circuit_breaker == 5
-    assert settings_from_options(base_url=None, api_key_env="X", rootdir=tmp_path, circuit_breaker="0").circuit_breaker == 0
+    off = settings_from_options(base_url=None, api_key_env="X", rootdir=tmp_path, circuit_breaker="0")
+    assert off.circuit_breaker == 0
     for bad in ("-1", "many", "2.5"):
         with pytest.raises(ValueError, match="--vita-circuit-breaker must be a whole number"):
             settings_from_options(base_url=None, api_key_env="X", rootdir=tmp_path, circuit_breaker=bad)

@@ -44,7 +44,8 @@ def test_step_summary_and_annotations_under_github_actions(project, monkeypatch,
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     result = project.runpytest("--vita-trials", "2", "--vita-fail-under", "avg@2=0.6,pass^k=0")
     assert result.ret == 1
-    result.stdout.fnmatch_lines(["::error title=VitaBench threshold missed::full_context subtask avg@2 = 0.500 < 0.600"])
+    result.stdout.fnmatch_lines(
+        ["::error title=VitaBench threshold missed::full_context subtask avg@2 = 0.500 < 0.600"])
     text = summary.read_text()
     assert text.startswith("earlier step\n## VitaBench results")  # appended, as GitHub expects
     assert "**exit status 1 (gate failed): 1 threshold(s) missed**" in text
@@ -98,7 +99,8 @@ def test_failure_text_by_verbosity(project):
     default.stdout.fnmatch_lines(["reward 0.0: 1 unmet of 2*", "  x The order is for product P2", "      because: *"])
     default.stdout.no_fnmatch_line("conversation (last*")
     very = project.runpytest("--vita-trials", "2", "-k", "U2", "-vv")
-    very.stdout.fnmatch_lines(["conversation (last * of * messages):", "  [[]*[]] assistant: -> create_delivery_order(*",
+    very.stdout.fnmatch_lines(["conversation (last * of * messages):",
+                               "  [[]*[]] assistant: -> create_delivery_order(*",
                                "  [[]*[]] assistant: Your order is placed and paid. ###STOP###"])
 
 

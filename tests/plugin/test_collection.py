@@ -102,13 +102,15 @@ def test_strict_turns_chronology_warnings_into_errors(project):
 
 @pytest.mark.parametrize("args, message", [
     (["--vita-memory", "vector"], "unknown memory backend 'vector'"),
-    (["--vita-memory", "ful_context"], "--vita-memory: unknown memory backend 'ful_context' (did you mean 'full_context'?)*"),
+    (["--vita-memory", "ful_context"],
+     "--vita-memory: unknown memory backend 'ful_context' (did you mean 'full_context'?)*"),
     (["--vita-trials", "0"], "--vita-trials must be a whole number >= 1, got 0"),
     (["--vita-trials", "abc"], "--vita-trials must be a whole number >= 1, got 'abc'"),
     (["--vita-max-steps", "1"], "--vita-max-steps must be a whole number >= 2, got 1"),
     (["--vita-judge-votes", "two"], "--vita-judge-votes must be a whole number >= 1, got 'two'"),
     (["--vita-language", "fr"], "--vita-language must be one of en, zh; got 'fr'"),
-    (["--vita-judge-mode", "windows"], "--vita-judge-mode must be one of window, full; got 'windows' (did you mean 'window'?)"),
+    (["--vita-judge-mode", "windows"],
+     "--vita-judge-mode must be one of window, full; got 'windows' (did you mean 'window'?)"),
     (["--vita-cache", "jugde"], "--vita-cache must be one of all, judge, off; got 'jugde' (did you mean 'judge'?)"),
     (["--vita-circuit-breaker", "-1"], "--vita-circuit-breaker must be a whole number*got '-1'"),
     (["--vita-progress", "often"], "--vita-progress must be auto, off or a number of seconds, got 'often'"),

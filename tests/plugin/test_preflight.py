@@ -69,13 +69,15 @@ def test_an_unreachable_url_fails_in_seconds(llm_project):
 
 def test_every_role_and_endpoint_is_checked_once(llm_project, stub):
     result = llm_project.runpytest(
-        "--vita-trials", "1", "--vita-model", "m-agent", "--vita-user-model", "m-agent", "--vita-judge-model", "m-judge",
+        "--vita-trials", "1", "--vita-model", "m-agent", "--vita-user-model", "m-agent",
+        "--vita-judge-model", "m-judge",
         "--vita-base-url", stub.base_url, "--vita-api-key-env", KEY_ENV, "--collect-only")
     assert result.ret == pytest.ExitCode.OK and stub.preflights == []  # --collect-only sends nothing
     stub.preflight_replies += [(500, {"error": "down"}), (500, {"error": "still down"}),
                                (400, {"error": {"message": "max_tokens is not supported"}})]
     result = llm_project.runpytest(
-        "--vita-trials", "1", "--vita-model", "m-agent", "--vita-user-model", "m-agent", "--vita-judge-model", "m-judge",
+        "--vita-trials", "1", "--vita-model", "m-agent", "--vita-user-model", "m-agent",
+        "--vita-judge-model", "m-judge",
         "--vita-base-url", stub.base_url, "--vita-api-key-env", KEY_ENV, "-k", "nothing-matches")
     # m-agent (agent and user) failed twice with 500; m-judge answered 400, which proves it is there
     assert [p["model"] for p in stub.preflights] == ["m-agent", "m-agent", "m-judge"]

@@ -27,7 +27,8 @@ def item(user, subtask, trial, reward, outcome=None, unmet="", error=None, memor
 
 RESULTS = [item("U1", "s1", t, 1.0) for t in range(2)] + [
     item("U1", "s2", 0, 0.0, unmet="The tea has less sugar"), item("U1", "s2", 1, 1.0),
-    item("U2", "s1", 0, 0.0, unmet="The seats are second class"), item("U2", "s1", 1, 0.0, "error", error="LLMError: x")]
+    item("U2", "s1", 0, 0.0, unmet="The seats are second class"),
+    item("U2", "s1", 1, 0.0, "error", error="LLMError: x")]
 
 
 @pytest.mark.parametrize(("pytest_status", "found", "expected"), [
@@ -45,7 +46,8 @@ def test_exit_policy(pytest_status, found, expected):
 
 
 def test_explain_names_the_cause():
-    assert explain(6, GateInputs(infrastructure_errors=3)).startswith("exit status 6 (infrastructure errors): 3 item(s)")
+    assert explain(6, GateInputs(infrastructure_errors=3)).startswith(
+        "exit status 6 (infrastructure errors): 3 item(s)")
     assert explain(1, GateInputs(missed_thresholds=("a", "b"), gate_failures=("r",))) == (
         "exit status 1 (gate failed): 2 threshold(s) missed, 1 gate failure(s)")
 
@@ -91,8 +93,8 @@ def test_progress_counts_eta_and_interval():
     assert not progress.due()
     now[0] = 110.0
     progress.add(item("U1", "s1", 0, 1.0).model_dump(mode="json"))
-    progress.add({"outcome": "error", "reward": 0.0, "usage": {"agent": {"prompt_tokens": 1000, "completion_tokens": 234,
-                                                                         "cost": 0.5}}})
+    usage = {"agent": {"prompt_tokens": 1000, "completion_tokens": 234, "cost": 0.5}}
+    progress.add({"outcome": "error", "reward": 0.0, "usage": usage})
     assert progress.due() and not progress.due()  # once per interval
     assert progress.line() == ("vitabench: 2/4 items (50.0%), 10s elapsed, ETA 10s, Avg 0.500, 1,234 tokens, "
                                "$0.5000, 1 error")
@@ -118,7 +120,8 @@ def test_large_suite_files_are_found_in_files_and_directories(tmp_path):
     (tmp_path / ".hidden" / "tasks.json").write_bytes(b" " * 5000)
     patterns = ["tasks.json", "*.vita.json"]
     assert large_suite_files(["suite"], tmp_path, patterns, min_bytes=1000) == [("suite/tasks.json", 2002)]
-    assert large_suite_files(["suite/tasks.json::U1"], tmp_path, patterns, min_bytes=1000) == [("suite/tasks.json", 2002)]
+    by_node_id = large_suite_files(["suite/tasks.json::U1"], tmp_path, patterns, min_bytes=1000)
+    assert by_node_id == [("suite/tasks.json", 2002)]
     assert large_suite_files(["missing", "suite/small.vita.json"], tmp_path, patterns, min_bytes=1000) == []
 
 
