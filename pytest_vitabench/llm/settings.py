@@ -71,7 +71,8 @@ class LLMSettings(BaseModel):
             means a private directory, i.e. the limits hold within this process only.
         prices: USD per million tokens by model name.
         circuit_breaker: Consecutive failed calls to the endpoint after which no more requests are sent in
-            this run (see :mod:`pytest_vitabench.llm.breaker`); ``0`` disables it.
+            this run (see :mod:`pytest_vitabench.llm.breaker`); ``0`` (the default for a client built
+            directly) disables it. The plugin's ``--vita-circuit-breaker`` defaults to 5.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -91,7 +92,7 @@ class LLMSettings(BaseModel):
     cache_dir: Path | None = None
     state_dir: Path | None = None
     prices: dict[str, ModelPrice] = Field(default_factory=dict)
-    circuit_breaker: int = Field(default=5, ge=0)
+    circuit_breaker: int = Field(default=0, ge=0)
 
     def caches(self, role: str) -> bool:
         """Whether calls of ``role`` go through the disk cache."""
