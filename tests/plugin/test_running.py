@@ -80,9 +80,9 @@ def test_junit_properties(project, monkeypatch):
                      "vita_prompt_tokens": "0", "vita_completion_tokens": "0", "vita_cost_usd": "0.0"}
     assert int(props["vita_steps"]) >= 4
     suite_props = {p.get("name"): p.get("value") for p in root.find("testsuite").find("properties")}
-    assert suite_props["vita_model"] == "reference" and suite_props["vita_full_context_avg@1"] == "0.6666666666666666"
+    assert suite_props["vita_model"] == "reference" and suite_props["vita_full_context_avg@1"] == "1.0"
     low, high = (float(suite_props[f"vita_full_context_avg@1_ci95_{end}"]) for end in ("low", "high"))
-    assert 0.0 <= low <= 2 / 3 <= high <= 1.0
+    assert low == high == 1.0
     assert suite_props["vita_full_context_n_units"] == "3" and suite_props["vita_full_context_n_errors"] == "0"
 
 
