@@ -15,10 +15,11 @@ from typing import Any
 
 from .agents import BUILTIN_AGENTS
 from .config import RunConfig
-from .llm import Ledger, LLMClient, settings_from_options
+from .llm import Ledger, LLMClient, MissingAPIKey, settings_from_options
 from .llm.model_args import parse_model_args
 from .memory.registry import memory_factory, parse_memory_list, parse_threshold
 from .memory.snapshots import SnapshotStore
+from .option_values import one_of, unknown_model_hint, whole_number
 from .runner import ItemRunner
 
 
@@ -36,27 +37,32 @@ class Benchmark:
             value = options.get(name)
             return default if value is None or value == "" else value
 
+        def number(name: str, minimum: int, default: int) -> int:
+            return whole_number("--" + name.replace("_", "-"), get(name), minimum=minimum, default=default)
+
         memory = parse_memory_list(str(get("vita_memory", "full_context")))
         model = str(get("vita_model", "reference"))
         profile = profile_settings(lambda name: get(name), str(get("vita_profile", "default")))
         self.config = RunConfig(**profile, model_args=parse_model_args(get("vita_model_args")),
             model=model, base_url=get("vita_base_url") or os.environ.get("OPENAI_BASE_URL"),
             api_key_env=get("vita_api_key_env", "OPENAI_API_KEY"), user_model=get("vita_user_model", "scripted"),
-            judge_model=get("vita_judge_model", "rules"), memory=memory, trials=int(get("vita_trials", 4)),
-            seed=int(get("vita_seed", 0)),
-            language=get("vita_language", "auto"), strict=bool(get("vita_strict", False)),
-            full_context_max_tokens=int(get("vita_full_context_tokens", 102_400)),
-            judge_mode=get("vita_judge_mode", "window"), judge_votes=int(get("vita_judge_votes", 1)),
+            judge_model=get("vita_judge_model", "rules"), memory=memory, trials=number("vita_trials", 1, 4),
+            seed=number("vita_seed", -(2 ** 63), 0),
+            language=one_of("--vita-language", get("vita_language", "auto"), ("auto", "en", "zh")),
+            strict=bool(get("vita_strict", False)),
+            full_context_max_tokens=number("vita_full_context_tokens", 1, 102_400),
+            judge_mode=one_of("--vita-judge-mode", get("vita_judge_mode", "window"), ("window", "full")),
+            judge_votes=number("vita_judge_votes", 1, 1),
             outcome_reward=bool(get("vita_outcome_reward", False)),
             user_wait_for_action=bool(get("vita_user_wait_for_action", False)),
             memory_model=get("vita_memory_model") or (model if model not in BUILTIN_AGENTS else None),
             embedding_model=get("vita_embedding_model"), embedding_base_url=get("vita_embedding_base_url"),
-            rag_top_k=int(get("vita_rag_top_k", 8)), rag_threshold=parse_threshold(get("vita_rag_threshold")),
+            rag_top_k=number("vita_rag_top_k", 1, 8), rag_threshold=parse_threshold(get("vita_rag_threshold")),
         )
         self.llm_settings = settings_from_options(
             base_url=self.config.base_url, api_key_env=self.config.api_key_env, rootdir=rootdir, state_dir=state_dir,
             rpm=get("vita_rpm"), max_concurrency=get("vita_max_concurrency"), timeout=get("vita_timeout"),
-            cache=get("vita_cache"), prices=get("vita_prices"))
+            cache=get("vita_cache"), prices=get("vita_prices"), circuit_breaker=get("vita_circuit_breaker"))
         window = float(get("vita_rpm_window", 60))
         if window != self.llm_settings.rpm_window_s:
             self.llm_settings = self.llm_settings.model_copy(update={"rpm_window_s": window})
@@ -64,7 +70,11 @@ class Benchmark:
         self.ledger = Ledger()
         self._llm_client: LLMClient | None = None
         if self.needs_llm:
-            self.llm_client()  # a missing key fails now, not in every item later
+            try:
+                self.llm_client()  # a missing key fails now, not in every item later
+            except MissingAPIKey as exc:
+                hint = unknown_model_hint(self.role_names())
+                raise MissingAPIKey(f"{hint} ({exc})" if hint else str(exc)) from None
         cache_dir = self.llm_settings.cache_dir if self.llm_settings.cache != "off" else None
         self.memory_options: dict[str, Any] = {
             "llm_client": self._llm_client, "memory_model": self.config.memory_model,
@@ -87,6 +97,11 @@ class Benchmark:
         c = self.config
         return (c.model not in BUILTIN_AGENTS or c.user_model != "scripted" or c.judge_model != "rules"
                 or ("agentic" in c.memory and bool(c.memory_model)))
+
+    def role_names(self) -> list[tuple[str, str]]:
+        """``(option, name)`` of the agent, user and judge roles, for messages about misspelled names."""
+        c = self.config
+        return [("--vita-model", c.model), ("--vita-user-model", c.user_model), ("--vita-judge-model", c.judge_model)]
 
     def llm_client(self) -> LLMClient:
         """The one client shared by every LLM role of this process (created on first use)."""
@@ -156,7 +171,7 @@ def profile_settings(get: Callable[[str], Any], profile: str) -> dict[str, Any]:
         "judge_records": parse_on_off(values["judge_records"], "--vita-judge-records"),
         "rag_style": parse_switch(values["rag_style"], "--vita-rag-style", ("default", "official")),
         "tool_checks": parse_tool_checks(values["tool_checks"]),
-        "max_steps": int(values["max_steps"]),
+        "max_steps": whole_number("--vita-max-steps", values["max_steps"], minimum=2, default=100),
         "agent_prompt": parse_switch(values["agent_prompt"], "--vita-agent-prompt", ("default", "official")),
         "outcome_style": parse_switch(values["outcome_style"], "--vita-outcome-style", ("default", "official")),
     }

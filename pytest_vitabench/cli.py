@@ -92,11 +92,23 @@ def _estimate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _trials(value: str) -> int:
+    from .option_values import whole_number
+
+    try:
+        return whole_number("--vita-trials", value, minimum=1, default=4)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="vitabench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
-    validate = commands.add_parser("validate", help="check suite files (official 2.0 or 1.0 format)")
+    validate = commands.add_parser(
+        "validate", help="check suite files (official 2.0 or 1.0 format)",
+        description="Load suite files (official 2.0 or 1.0 format), report every problem with its JSON path, "
+                    "print their counts, and check the fairness rules and statistics of generated suites.")
     validate.add_argument("paths", nargs="+", help="suite files (.json or .json.gz)")
     validate.add_argument("--strict", action="store_true",
                           help="treat chronology problems and the paper's complexity controls (merchant, product "
@@ -108,16 +120,26 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_validate_options(validate)
     validate.set_defaults(func=_validate)
-    show = commands.add_parser("show", help="print the metrics table of a --vita-report JSON file")
-    show.add_argument("report")
+    show = commands.add_parser("show", help="print the metrics table of a --vita-report JSON file",
+                               description="Print the metrics table of a saved --vita-report JSON file.")
+    show.add_argument("report", help="the JSON report written by pytest --vita-report PATH")
     show.set_defaults(func=_show)
-    estimate = commands.add_parser("estimate", help="estimate the tokens and cost of a run with LLM roles")
-    estimate.add_argument("suite")
-    estimate.add_argument("--vita-model", dest="model", default="gpt-4.1")
-    estimate.add_argument("--vita-user-model", dest="user_model", default="gpt-4.1")
-    estimate.add_argument("--vita-judge-model", dest="judge_model", default="gpt-4.1")
-    estimate.add_argument("--vita-memory", dest="memory", default="full_context,agentic,rag")
-    estimate.add_argument("--vita-trials", dest="trials", type=int, default=4)
+    estimate = commands.add_parser(
+        "estimate", help="estimate the tokens and cost of a run with LLM roles",
+        description="Play every subtask once with the offline built-ins and count the tokens each LLM role would "
+                    "have been sent along those trajectories, then price them (a floor: LLM agents usually take "
+                    "more turns).")
+    estimate.add_argument("suite", help="the suite file (.json or .json.gz)")
+    estimate.add_argument("--vita-model", dest="model", default="gpt-4.1",
+                          help="the agent model to price (default: gpt-4.1)")
+    estimate.add_argument("--vita-user-model", dest="user_model", default="gpt-4.1",
+                          help="the user simulator model, or scripted for none (default: gpt-4.1)")
+    estimate.add_argument("--vita-judge-model", dest="judge_model", default="gpt-4.1",
+                          help="the judge model, or rules for none (default: gpt-4.1)")
+    estimate.add_argument("--vita-memory", dest="memory", default="full_context,agentic,rag",
+                          help="memory backends, comma-separated (default: full_context,agentic,rag)")
+    estimate.add_argument("--vita-trials", dest="trials", type=_trials, default=4,
+                          help="trials per subtask (default: 4)")
     estimate.add_argument("--vita-prices", dest="prices", default=None,
                           help="'model=prompt/completion,...' USD per 1M tokens (gpt-4.1 list prices built in)")
     estimate.set_defaults(func=_estimate)
@@ -128,7 +150,32 @@ def build_parser() -> argparse.ArgumentParser:
     from .view.commands import add_view_parsers
 
     add_view_parsers(commands)
+    _plain_help(parser)
     return parser
+
+
+def _plain(text: str) -> str:
+    """Docstring markup out of ``--help`` text: ````x```` and :class:`~a.b.C` read as x and C."""
+    import re
+
+    text = re.sub(r":(?:class|func|meth|mod|attr|data):`~?([^`]+)`", lambda m: m.group(1).rsplit(".", 1)[-1], text)
+    return text.replace("``", "")
+
+
+def _plain_help(parser: argparse.ArgumentParser) -> None:
+    """Clean the description and every option's help of ``parser`` and its subcommands (several are
+    built from docstrings, which carry reStructuredText markup)."""
+    if parser.description:
+        parser.description = _plain(parser.description)
+    for action in parser._actions:
+        if action.help:
+            action.help = _plain(action.help)
+        for sub in getattr(action, "choices", None) or {}:
+            if isinstance(action.choices, dict) and isinstance(action.choices[sub], argparse.ArgumentParser):
+                _plain_help(action.choices[sub])
+        for choice_action in getattr(action, "_choices_actions", []):
+            if choice_action.help:
+                choice_action.help = _plain(choice_action.help)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

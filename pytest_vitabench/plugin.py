@@ -55,8 +55,9 @@ OPTIONS: list[tuple[str, str, str | None, str]] = [
      "prompt and simulator language: auto (each suite's, detected from its text; default), en or zh"),
     ("--vita-report", "vita_report", None, "write the JSON report (schema vitabench-report/1) to this path"),
     ("--vita-fail-under", "vita_fail_under", None,
-     "thresholds such as 'avg@4=0.40,pass^4=0.20' (prefix 'user.' or 'BACKEND:' to scope); with it, the "
-     "exit status reflects only these thresholds and infrastructure errors"),
+     "thresholds such as 'avg=0.40,pass^k=0.20' or 'avg@4=0.40' (prefix 'user.' or 'BACKEND:' to scope; avg "
+     "applies at any k, pass@K/pass^K above the run's k are reported as not checked). With it the exit status "
+     "is the gate's: 0 met, 1 a threshold missed, 6 infrastructure errors (scores incomplete), 4 usage error"),
     ("--vita-full-context-tokens", "vita_full_context_tokens", "102400",
      "token budget of the full_context memory (default: 102400, the official value)"),
     ("--vita-judge-mode", "vita_judge_mode", "window",
@@ -109,6 +110,15 @@ OPTIONS: list[tuple[str, str, str | None, str]] = [
     ("--vita-fail-regression", "vita_fail_regression", None,
      "with --vita-baseline: fail the run when Avg drops significantly (bootstrap interval below 0 and exact "
      "test p < 0.05) by more than this, e.g. 0.02"),
+    ("--vita-circuit-breaker", "vita_circuit_breaker", "5",
+     "after N consecutive failed LLM calls to one endpoint, send it no more requests in this run: the remaining "
+     "items are reported as errors at once (default: 5; 0 disables)"),
+    ("--vita-preflight", "vita_preflight", "on",
+     "on: before the first item, one cheap request per configured LLM model and endpoint; a failure is a usage "
+     "error naming the role, model and URL (default: on; off skips it)"),
+    ("--vita-progress", "vita_progress", "auto",
+     "seconds between live progress lines (items done, ETA, running Avg, tokens, cost, errors): auto = 10 on a "
+     "terminal, 60 otherwise; 0 or off disables; -q disables too"),
 ]
 
 
@@ -196,8 +206,17 @@ class _State:
 
             self.baseline = options.get("vita_baseline") or None
             self.max_drop = parse_regression_options(self.baseline, options.get("vita_fail_regression"))
+            from .report.progress import parse_interval
+
+            parse_interval(options.get("vita_progress"), tty=False)  # a bad value fails now, before collection
+            if options.get("vita_preflight") not in (None, "", "on", "off"):
+                from .option_values import one_of
+
+                one_of("--vita-preflight", options["vita_preflight"], ("on", "off"))
         except ValueError as exc:  # pydantic's ValidationError and MissingAPIKey are ValueErrors too
             raise pytest.UsageError(f"pytest-vitabench: {exc}") from None
+        self.preflight = options.get("vita_preflight") != "off"
+        self.progress_option = options.get("vita_progress")
         self.run_config = self.bench.config
         self.runner = self.bench.runner
         self.ledger = self.bench.ledger
@@ -226,6 +245,19 @@ class _State:
         self.report_written: str | None = None
         self.show_failures = bool(options.get("vita_failures"))
         self.analysis: Any = None
+        self.threshold_outcomes: list[Any] = []
+        #: Hooks for other gates (e.g. a regression check against a baseline) to report into the exit
+        #: status and the step summary: failure messages, and the regressions found (None: no baseline).
+        self.gated = False  # another gate is on (even if it found nothing): the gate decides the exit status
+        self.gate_failures: list[str] = []
+        self.regressions: list[Any] | None = None
+        self.gate_verdict: str | None = None
+        self.progress: Any = None
+
+
+def _is_tty(config: pytest.Config) -> bool:
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    return bool(reporter is not None and getattr(reporter, "isatty", False))
 
 
 def _option(config: pytest.Config, ini: str) -> Any:
@@ -355,6 +387,12 @@ class SuiteFile(pytest.File):
 
     def collect(self) -> Iterator[pytest.Collector]:
         state = _state(self.config)
+        if not _is_worker(self.config):
+            from .report.progress import LARGE_SUITE_BYTES
+
+            size = self.path.stat().st_size
+            if size >= LARGE_SUITE_BYTES:
+                _announce_large_suite(self.config, self.nodeid, size)
         suite = state.runner.suite(self.path, lazy=True)
         state.suites[str(self.path)] = suite.sha256
         state.runner.language_for(suite)  # a --vita-language that contradicts the suite warns below
@@ -428,19 +466,28 @@ class VitaItem(pytest.Function):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, (VitaFailure, VitaInfrastructureError)):
-            return str(excinfo.value)
+            return self._vita_failure_text(excinfo.value)
         return super().repr_failure(excinfo)
 
     def _repr_failure_py(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
-        # An infrastructure error or a bad user is raised in the vita_result fixture, i.e. at setup, where
-        # pytest would print the fixture's source; the message (with -v, the traceback) says all there is.
+        # pytest renders setup-phase errors (ours: the vita_result fixture) through this method rather than
+        # repr_failure, which would dump the fixture's source; an infrastructure error or a bad user's data is
+        # a message (with -v, the traceback too).
         from .suite.loader import SuiteError
 
-        if isinstance(excinfo.value, VitaInfrastructureError):
-            return str(excinfo.value)
+        if isinstance(excinfo.value, (VitaFailure, VitaInfrastructureError)):
+            return self._vita_failure_text(excinfo.value)
         if isinstance(excinfo.value, SuiteError):
             return excinfo.value.render()
-        return super()._repr_failure_py(excinfo, style)
+        return super()._repr_failure_py(excinfo, style=style)
+
+    def _vita_failure_text(self, exc: BaseException) -> str:
+        result = getattr(self, "_vita_result", None)
+        if result is None:
+            return str(exc)
+        from .report.failure_text import failure_text
+
+        return failure_text(result, self.config.get_verbosity(), getattr(exc, "traceback_tail", ""))
 
 
 def _vita_subtask(vita_result: ItemResult) -> None:
@@ -489,11 +536,13 @@ def vita_result(
     item._vita_result = result
     item.user_properties.extend([("vita_reward", result.reward), ("vita_memory", result.memory),
                                  ("vita_trial", result.trial), ("vita_domain", result.domain)])
+    from .report.junit import item_properties
+
+    item.user_properties.extend(item_properties(result))
     if result.outcome == "error":
-        message = f"infrastructure error: {result.error}"
-        if result.traceback and request.config.get_verbosity() > 0:
-            message += "\n" + result.traceback.rstrip()
-        raise VitaInfrastructureError(message)
+        error = VitaInfrastructureError(f"infrastructure error: {result.error}")
+        error.traceback_tail = "\n".join((result.traceback or "").strip().splitlines()[-12:])
+        raise error
     return result
 
 
@@ -613,9 +662,47 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         return
     payload = getattr(report, "vita_result", None)
     if payload is not None:
-        _state(config).results[report.nodeid] = payload
+        state = _state(config)
+        state.results[report.nodeid] = payload
+        _show_progress(config, state, payload)
     elif report.failed and _has_state(config):
         _state(config).non_vita_failures += 1
+
+
+def _show_progress(config: pytest.Config, state: _State, payload: dict[str, Any]) -> None:
+    if config.get_verbosity() < 0:
+        return
+    if state.progress is None:
+        from .report.progress import Progress, parse_interval
+
+        # Decided at the first result: the terminal reporter (is it a TTY?) exists by then.
+        state.progress = Progress(parse_interval(state.progress_option, tty=_is_tty(config)),
+                                  started=config.stash.get(_STARTED_KEY, None))
+        state.progress.planned = config.stash.get(_PLANNED_KEY, None)
+    state.progress.add(payload)
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None and state.progress.due():
+        # Under xdist pytest writes its dots without tracking a current file, so write_line alone would
+        # append our line to a row of dots.
+        reporter.ensure_newline()
+        if getattr(getattr(reporter, "_tw", None), "width_of_current_line", 0):
+            reporter.write("\n")
+        reporter.write_line(state.progress.line())
+
+
+_PLANNED_KEY = pytest.StashKey[int]()
+_STARTED_KEY = pytest.StashKey[float]()
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    if not _is_worker(session.config):
+        session.config.stash[_PLANNED_KEY] = len(session.items)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
+    """xdist (controller side): the number of items planned, for the progress lines."""
+    node.config.stash[_PLANNED_KEY] = len(ids)
 
 
 _CONFIG: dict[str, pytest.Config] = {}
@@ -624,6 +711,49 @@ _CONFIG: dict[str, pytest.Config] = {}
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
     _CONFIG["config"] = session.config
+    config = session.config
+    import time
+
+    config.stash[_STARTED_KEY] = time.monotonic()
+    if _is_worker(config) or config.option.collectonly:
+        return
+    if getattr(config.option, "numprocesses", None) and config.get_verbosity() >= 0:
+        # xdist workers collect out of sight: say here that the wait is the suite loading
+        from .report.progress import large_suite_files
+
+        for path, size in large_suite_files(config.args, config.invocation_params.dir, _suite_patterns(config)):
+            _announce_large_suite(config, path, size)
+    if _has_state(config) or any(_option(config, ini) not in (None, "", default)
+                                 for ini, default in _OFFLINE_ROLE_DEFAULTS.items()):
+        state = _state(config)
+        if state.preflight and state.bench.needs_llm:
+            from .preflight import preflight_error, run_checks
+
+            failures = run_checks(state.bench)
+            if failures:
+                raise pytest.UsageError(preflight_error(failures))
+
+
+#: Role options whose default is offline; any other value names an LLM, so a preflight may be due.
+_OFFLINE_ROLE_DEFAULTS = {"vita_model": "reference", "vita_user_model": "scripted", "vita_judge_model": "rules",
+                          "vita_memory_model": None}
+
+
+def _announce_large_suite(config: pytest.Config, path: str, size: int) -> None:
+    import contextlib
+
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None or config.get_verbosity() < 0:
+        return
+    capture = config.pluginmanager.get_plugin("capturemanager")
+    # pytest captures output during collection; this line is for the person waiting, so it bypasses that.
+    with capture.global_and_fixture_disabled() if capture is not None else contextlib.nullcontext():
+        reporter.write_line(f"vitabench: collecting {path} ({size / 1e6:.1f} MB): loading and validating the suite "
+                            "takes a few seconds per process")
+
+
+def _suite_patterns(config: pytest.Config) -> list[str]:
+    return list(config.getini("vita_suite_patterns"))
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -649,20 +779,25 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     # K is --vita-trials whatever was selected or finished: a partial run does not shrink K.
     state.metrics = compute_metrics(results, k=state.run_config.trials, seed=state.run_config.seed)
     if state.thresholds is not None:
-        from .report.thresholds import evaluate_thresholds
+        from .report.thresholds import check_thresholds
 
-        state.violations = evaluate_thresholds(state.thresholds, state.metrics)
-        errors = sum(1 for r in results if r.outcome == "error")
-        if state.violations or errors or state.non_vita_failures:
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
-        elif session.exitstatus == pytest.ExitCode.TESTS_FAILED:
-            session.exitstatus = pytest.ExitCode.OK
+        state.threshold_outcomes = check_thresholds(state.thresholds, state.metrics, results)
+        state.violations = [o.message for o in state.threshold_outcomes if o.status == "missed"]
     from .report.run_analysis import complete_suite_hashes
 
     suites = complete_suite_hashes(state.suites, results)
     manifest = {**state.run_config.manifest(), "suites": suites,
                 "profile_summary": state.bench.profile_summary(), "suite_languages": _suite_languages(state, suites)}
     _analyse(session, state, results, manifest)
+    if state.thresholds is not None or state.gated or state.gate_failures:
+        from .report.exit_policy import GateInputs, explain, gated_exit_status
+
+        found = GateInputs(missed_thresholds=tuple(state.violations), gate_failures=tuple(state.gate_failures),
+                           infrastructure_errors=sum(1 for r in results if r.outcome == "error"),
+                           other_failures=state.non_vita_failures)
+        session.exitstatus = gated_exit_status(int(session.exitstatus), found)
+        state.gate_verdict = explain(int(session.exitstatus), found)
+        _github_annotations(config, found)
     if state.report_path:
         from .runs.session import run_metadata
 
@@ -679,6 +814,35 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         write_report(state.report_path, report)
         state.report_written = str(state.report_path)
     _add_junit_properties(config, state)
+    _github_step_summary(state, results)
+
+
+def _github_annotations(config: pytest.Config, found: Any) -> None:
+    if os.environ.get("GITHUB_ACTIONS") != "true":
+        return
+    from .report.github import error_annotations
+
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    for line in error_annotations(found.missed_thresholds, found.gate_failures, found.infrastructure_errors):
+        if reporter is not None:
+            reporter.write_line(line)
+        else:  # pragma: no cover - -p no:terminal
+            print(line)
+
+
+def _github_step_summary(state: _State, results: list[Any]) -> None:
+    path = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not path or state.metrics is None:
+        return
+    from .report.github import step_summary, write_step_summary
+
+    markdown = step_summary(state.metrics, results, config=state.run_config.manifest(),
+                            thresholds=state.threshold_outcomes or None, regressions=state.regressions,
+                            verdict=state.gate_verdict)
+    try:
+        write_step_summary(path, markdown)
+    except OSError as exc:
+        warnings.warn(VitaSuiteWarning(f"could not write GITHUB_STEP_SUMMARY {path}: {exc}"), stacklevel=1)
 
 
 def pytest_report_header(config: pytest.Config) -> list[str] | None:
@@ -718,18 +882,12 @@ def _analyse(session: pytest.Session, state: _State, results: list[ItemResult], 
     state.analysis = analyse_session(results, manifest, want_failures=state.show_failures or bool(state.report_path),
                                      subtask_data=suite_subtask_data(state.runner.suite), baseline=state.baseline,
                                      max_drop=state.max_drop, seed=state.run_config.seed)
+    if state.baseline:
+        state.regressions = list(state.analysis.regressions or [])
+    if state.max_drop is not None:
+        state.gated = True  # the regression gate, like --vita-fail-under, decides the exit status
     if state.analysis.regression:
-        fail_session(session, f"regression against the baseline: {state.analysis.regression}")
-
-
-def fail_session(session: pytest.Session, reason: str) -> None:
-    """Make the run exit with a failure for ``reason`` (kept on the session for the summary and CI)."""
-    session.exitstatus = pytest.ExitCode.TESTS_FAILED
-    reasons = session.config.stash.setdefault(_FAIL_REASONS_KEY, [])
-    reasons.append(reason)
-
-
-_FAIL_REASONS_KEY = pytest.StashKey[list]()
+        state.gate_failures.append(f"regression against the baseline: {state.analysis.regression}")
 
 
 def _add_junit_properties(config: pytest.Config, state: _State) -> None:
@@ -742,10 +900,10 @@ def _add_junit_properties(config: pytest.Config, state: _State) -> None:
         return
     xml.add_global_property("vita_model", state.run_config.model)
     xml.add_global_property("vita_profile", state.run_config.profile)
-    for memory, levels in state.metrics.items():
-        for name, value in levels["subtask"].items():
-            if "@" in name or "^" in name:
-                xml.add_global_property(f"vita_{memory}_{name}", value)
+    from .report.junit import suite_properties
+
+    for name, value in suite_properties(state.metrics):
+        xml.add_global_property(name, value)
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
@@ -781,8 +939,13 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if state.report_written:
         terminalreporter.write_line(f"JSON report: {state.report_written}")
     if state.thresholds is not None:
+        for outcome in state.threshold_outcomes:
+            if outcome.status == "not_checked":
+                terminalreporter.write_line(f"fail-under: {outcome.message}", yellow=True)
         if state.violations:
             for message in state.violations:
                 terminalreporter.write_line(f"FAIL-UNDER: {message}", red=True)
         else:
             terminalreporter.write_line("fail-under thresholds met", green=True)
+    if state.gate_verdict:
+        terminalreporter.write_line(state.gate_verdict, bold=True)

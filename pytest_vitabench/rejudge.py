@@ -229,11 +229,26 @@ def rejudge_report(path: str | Path, judge: Judge, *, suite_paths: SuitePaths = 
 # -- the command line ----------------------------------------------------------------------------------
 
 
+#: ``vitabench rejudge --help`` (plain text: the module docstring is written for the API docs).
+REJUDGE_DESCRIPTION = """\
+Score the items of a saved --vita-report JSON file again, without calling the agent or the user.
+
+Each item keeps its saved messages. Its subtask comes from the suite file named in the report; a suite
+file whose sha256 differs from the one the report recorded is refused (its rubrics or data may have
+changed; pass --suite with the file's new location if it only moved). The final state is rebuilt by
+replaying every saved tool call against a fresh environment with the item's seed, so it is exact; any
+replayed result that differs from the saved one is reported. The metrics are recomputed from the new
+rewards and written to a new report.
+
+Unlike the official harness's re-evaluation, each subtask is judged against its own rubrics.
+"""
+
+
 def add_rejudge_parser(commands: Any) -> argparse.ArgumentParser:
     """Register ``vitabench rejudge`` on the ``add_subparsers()`` object of the ``vitabench`` parser."""
     parser = commands.add_parser(
         "rejudge", help="score a --vita-report JSON file again with another judge (no agent or user calls)",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+        description=REJUDGE_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("report", help="the vitabench-report/1 JSON file of a run")
     parser.add_argument("--vita-judge-model", default="rules", help="rules, or an LLM judge model name")
     parser.add_argument("--vita-judge-mode", choices=("window", "full"), default="window",

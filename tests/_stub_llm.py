@@ -7,7 +7,9 @@ Each queued reply is one of:
 - an ``(http_status, body)`` or ``(http_status, body, headers)`` tuple, e.g. ``(429, {...}, {"Retry-After": "1"})``;
 - a :class:`Reply`, which can also hold the answer back for ``delay`` seconds (to provoke client timeouts).
 
-``stub.delay`` holds back every reply. Requests to ``.../embeddings`` answer with deterministic vectors
+Preflight pings (header ``X-Vitabench-Preflight``) are answered from ``preflight_replies`` (default: a
+200 completion) and recorded in ``preflights``, never in ``requests``. ``stub.delay`` holds back every reply.
+Requests to ``.../embeddings`` answer with deterministic vectors
 unless ``embedding_replies`` holds a scripted reply. Every request body, its headers, path and arrival time
 (``time.time()``) are recorded.
 """
@@ -41,6 +43,8 @@ class StubLLM:
         self.replies: list[Any] = []
         self.embedding_replies: list[Any] = []
         self.requests: list[dict[str, Any]] = []
+        self.preflights: list[dict[str, Any]] = []
+        self.preflight_replies: list[Any] = []
         self.headers: list[dict[str, str]] = []
         self.paths: list[str] = []
         self.times: list[float] = []
@@ -57,6 +61,20 @@ class StubLLM:
                 arrived = time.time()
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
                 embeddings = self.path.rstrip("/").endswith("/embeddings")
+                if self.headers.get("X-Vitabench-Preflight"):
+                    # The plugin's preflight ping: kept apart so that tests script and count the run's own
+                    # requests only.
+                    with stub._lock:
+                        stub.preflights.append(body)
+                        reply = stub.preflight_replies.pop(0) if stub.preflight_replies else {"content": "OK"}
+                    status, payload, headers, _ = _resolve(body, reply)
+                    data = json.dumps(payload).encode()
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                    return
                 with stub._lock:
                     stub.requests.append(body)
                     stub.headers.append(dict(self.headers))

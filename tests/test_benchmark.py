@@ -23,7 +23,7 @@ def test_offline_defaults_need_no_client(tmp_path, monkeypatch):
     ({"model": "gpt-4.1"}, "no API key"),
     ({"judge_model": "gpt-4.1"}, "no API key"),
     ({"memory": "agentic"}, "--vita-memory-model"),
-    ({"trials": "0"}, "greater than or equal to 1"),
+    ({"trials": "0"}, "--vita-trials must be a whole number >= 1, got 0"),
     ({"judge_mode": "both"}, "window"),
     ({"rag_threshold": "high"}, "rag-threshold"),
     ({"judge_votes": "3"}, "rules"),

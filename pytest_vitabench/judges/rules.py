@@ -19,6 +19,7 @@ from ..suite.checks import Check, Condition, NoRecordCheck, RecordCheck, TextChe
 from ..suite.required_orders import RequiredOrder, UninterpretableOrder, required_orders_of
 from ..suite.schema import SubTask
 from .base import JudgeCase, RubricVerdict, Verdict, reward_of
+from .naming import entity_names, with_names
 
 #: Terminations that score 0 without judging (REFERENCE.md §5.1).
 FAILING_TERMINATIONS = ("max_steps", "invalid_agent_message", "too_many_errors")
@@ -51,6 +52,10 @@ class RulesJudge:
             unreadable = [v.reason.removeprefix("not judged: ") for v in verdicts if v.kind == "outcome"]
             why = "; ".join(unreadable) if unreadable else "the suite marks no target"
             return Verdict(rubrics=verdicts, reward=0.0, not_judgeable=f"no rubric has a machine check and {why}")
+        if any(v.met is False for v in verdicts):
+            names = entity_names(subtask.environment)
+            verdicts = [v.model_copy(update={"reason": with_names(v.reason, names)}) if v.met is False else v
+                        for v in verdicts]
         reward = reward_of(verdicts)
         if case.termination in FAILING_TERMINATIONS:
             reward = 0.0

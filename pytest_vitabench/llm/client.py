@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from ..messages import Usage
+from .breaker import CircuitBreaker, CircuitOpen
 from .cache import DiskCache, cache_key
 from .errors import LLMError, endpoint_host, scrub
 from .ledger import Ledger
@@ -72,6 +73,11 @@ class Completion(BaseModel):
         return self.raw_finish_reason == "length"
 
 
+def endpoint_url(base_url: str | None) -> str:
+    """The effective endpoint of ``base_url`` (``None``: ``$OPENAI_BASE_URL`` or OpenAI's), without credentials."""
+    return _endpoint(base_url)
+
+
 def _endpoint(base_url: str | None) -> str:
     """The effective endpoint without credentials, for cache keys and messages."""
     from urllib.parse import urlsplit
@@ -108,6 +114,7 @@ class LLMClient:
         self.limiter = Limiter(s.state_dir, rpm=s.rpm, max_concurrency=s.max_concurrency,
                                window_s=s.rpm_window_s, max_wait_s=s.max_wait_s)
         self.cache = DiskCache(s.cache_dir) if s.cache_dir is not None else None
+        self.breaker = CircuitBreaker(self.endpoint, threshold=s.circuit_breaker, state_dir=s.state_dir)
         self.backoff = Backoff(base_s=s.backoff_base_s, max_s=s.backoff_max_s, retry_after_max_s=s.retry_after_max_s)
         self._openai: Any = None
         self._lock = threading.Lock()
@@ -204,10 +211,17 @@ class LLMClient:
         attempts = self.settings.max_retries + 1
         for attempt in range(attempts):
             try:
+                self.breaker.check()  # before every attempt: another worker may have opened it meanwhile
                 with self.limiter.concurrency_slot():
                     response = create(**request)
+                self.breaker.record_success()
                 # A proxy may echo the request headers into an answer, which is recorded and cached.
                 return scrub_payload(_chat_payload(response)) if kind == "chat" else _embeddings_payload(response)
+            except CircuitOpen as exc:
+                self.ledger.note_error(role)
+                raise LLMError(f"{role} LLM call (model {model}) not sent: {exc}", role=role, model=model,
+                               host=self.host, status=None, reason="circuit_open", attempts=attempt,
+                               retryable=False) from None
             except Exception as exc:  # classified below; anything unknown is re-raised as it is
                 failure = self._classify(exc)
                 if failure is None:
@@ -215,7 +229,10 @@ class LLMClient:
                 reason, status, retryable, retry_after, detail = failure
                 if not retryable or attempt + 1 >= attempts:
                     self.ledger.note_error(role)
-                    raise self._error(role, model, reason, status, retryable, attempt + 1, detail) from None
+                    error = self._error(role, model, reason, status, retryable, attempt + 1, detail)
+                    if _is_endpoint_failure(reason, status, retryable):
+                        self.breaker.record_failure(str(error))
+                    raise error from None
                 wait = self.backoff.delay(attempt, retry_after=retry_after, salt=salt)
                 self.ledger.note_retry(role)
                 log.info("%s call to %s (model %s): %s; retry %d/%d in %.2f s%s", role, self.host, model,
@@ -284,6 +301,18 @@ class LLMClient:
                       requests=0 if cached else 1, cached_requests=1 if cached else 0)
         self.ledger.record(role, usage, model=model, priced=price is not None)
         return usage
+
+
+def _is_endpoint_failure(reason: str, status: int | None, retryable: bool) -> bool:
+    """Whether a failed call says the endpoint (not this one request) is unusable.
+
+    Retries that ran out (connection, timeout, 429, 5xx) and a refused key or unknown model (401, 403,
+    404) count; a request the server rejects on its own merits (400 context too long, 422) does not, nor
+    does a wait for our own rate limiter.
+    """
+    if reason == "limiter":
+        return False
+    return retryable or status in (401, 403, 404)
 
 
 def _what(reason: str, status: int | None, timeout_s: float) -> str:

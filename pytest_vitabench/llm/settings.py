@@ -70,6 +70,9 @@ class LLMSettings(BaseModel):
         state_dir: The directory through which processes share ``rpm`` and ``max_concurrency``; ``None``
             means a private directory, i.e. the limits hold within this process only.
         prices: USD per million tokens by model name.
+        circuit_breaker: Consecutive failed calls to the endpoint after which no more requests are sent in
+            this run (see :mod:`pytest_vitabench.llm.breaker`); ``0`` (the default for a client built
+            directly) disables it. The plugin's ``--vita-circuit-breaker`` defaults to 5.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -89,6 +92,7 @@ class LLMSettings(BaseModel):
     cache_dir: Path | None = None
     state_dir: Path | None = None
     prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    circuit_breaker: int = Field(default=0, ge=0)
 
     def caches(self, role: str) -> bool:
         """Whether calls of ``role`` go through the disk cache."""
@@ -115,7 +119,7 @@ def settings_from_options(*, base_url: str | None, api_key_env: str, rootdir: Pa
                           state_dir: Path | str | None = None, rpm: object = None, max_concurrency: object = None,
                           timeout: object = None, cache: object = None,
                           prices: str | Path | Mapping[str, Any] | None = None,
-                          cache_dir: Path | str | None = None) -> LLMSettings:
+                          cache_dir: Path | str | None = None, circuit_breaker: object = None) -> LLMSettings:
     """Settings from raw command-line / ini values (strings or ``None``), as the plugin reads them.
 
     Args:
@@ -129,6 +133,8 @@ def settings_from_options(*, base_url: str | None, api_key_env: str, rootdir: Pa
         cache: ``--vita-cache``: ``judge`` (default), ``all`` or ``off``.
         prices: ``--vita-prices`` / ini ``vita_prices``: inline spec or a ``.toml``/``.json`` file.
         cache_dir: Where the cache lives (default ``<rootdir>/.vitabench_cache``).
+        circuit_breaker: ``--vita-circuit-breaker``: consecutive failed calls that stop requests to the
+            endpoint (default 5; 0 disables).
 
     Raises:
         ValueError: A value is malformed; the message names the option. A base URL that carries
@@ -140,7 +146,10 @@ def settings_from_options(*, base_url: str | None, api_key_env: str, rootdir: Pa
     check_base_url(base_url)
     mode = str(cache or "judge").strip().lower()
     if mode not in CACHED_ROLES:
-        raise ValueError(f"--vita-cache must be one of all, judge, off; got {cache!r}")
+        from ..option_values import did_you_mean
+
+        hint = did_you_mean(mode, CACHED_ROLES)
+        raise ValueError(f"--vita-cache must be one of all, judge, off; got {cache!r}{hint}")
     seconds = 120.0
     if timeout not in (None, ""):
         try:
@@ -149,7 +158,17 @@ def settings_from_options(*, base_url: str | None, api_key_env: str, rootdir: Pa
             raise ValueError(f"--vita-timeout must be a number of seconds, got {timeout!r}") from None
         if seconds <= 0:
             raise ValueError(f"--vita-timeout must be positive, got {timeout!r}")
+    breaker = 5
+    if circuit_breaker not in (None, ""):
+        try:
+            breaker = int(str(circuit_breaker).strip())
+        except ValueError:
+            breaker = -1
+        if breaker < 0:
+            raise ValueError(f"--vita-circuit-breaker must be a whole number of failed calls (0 disables it), "
+                             f"got {circuit_breaker!r}")
     return LLMSettings(
+        circuit_breaker=breaker,
         base_url=base_url or None, api_key_env=api_key_env, timeout_s=seconds,
         rpm=_limit(rpm, "--vita-rpm"), max_concurrency=_limit(max_concurrency, "--vita-max-concurrency"),
         cache=mode,  # type: ignore[arg-type]

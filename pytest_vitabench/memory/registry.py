@@ -122,8 +122,10 @@ def memory_factory(name: str, options: Mapping[str, Any] | None = None) -> Calla
             except Exception as exc:  # a broken third-party package: say which entry point
                 raise ValueError(f"cannot load memory backend {name!r} (entry point {ep.value!r}): {exc}") from exc
             return _checked(name, loaded, opts)
-    raise ValueError(f"unknown memory backend {name!r}; available: {', '.join(BUILTIN)}, "
-                     f"module:Class, or a '{ENTRY_POINT_GROUP}' entry point")
+    from ..option_values import did_you_mean
+
+    raise ValueError(f"--vita-memory: unknown memory backend {name!r}{did_you_mean(name, BUILTIN)}; available: "
+                     f"{', '.join(BUILTIN)}, module:Class, or a '{ENTRY_POINT_GROUP}' entry point")
 
 
 def _agentic_factory(opts: dict[str, Any], *, who: str) -> Callable[[], Any]:

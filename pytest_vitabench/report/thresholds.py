@@ -2,23 +2,38 @@
 
 Grammar (entries separated by commas, whitespace ignored, metric names case-insensitive)::
 
-    [MEMORY ":"] [LEVEL "."] METRIC "@" K "=" VALUE        METRIC in avg, pass    (also METRIC "^" K)
+    [MEMORY ":"] [LEVEL "."] METRIC "=" VALUE
+    METRIC = "avg" | "avg@" K | "pass@" K | "pass^" K        K = a whole number, or the letter k
 
-e.g. ``avg@4=0.40,pass^4=0.20``, ``user.pass@4=0.1``, ``full_context:avg@4=0.5``. LEVEL is ``subtask``
-(default) or ``user``; without MEMORY every backend in the run must meet the threshold.
+e.g. ``avg@4=0.40,pass^4=0.20``, ``user.pass@4=0.1``, ``full_context:avg=0.5``, ``pass^k=0.2``. LEVEL is
+``subtask`` (default) or ``user``; without MEMORY every backend in the run must meet the threshold.
+
+How K meets the run's k (the trials per subtask in the results), so that one gate written for a full
+run does not refuse a smoke run with fewer trials (``-k t0``, ``--vita-trials 1``):
+
+- ``avg`` is a mean reward, which does not depend on K: ``avg``, ``avg@k`` and ``avg@4`` all check the
+  run's Avg@k, whatever k is.
+- ``pass@k`` / ``pass^k`` (the letter) check the run's own k.
+- ``pass@K`` / ``pass^K`` with K at most the run's k are computed at K from the same trials (the unbiased
+  estimators need only K <= n); with K above the run's k they cannot be computed and are reported as
+  *not checked*, which does not fail the run.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..metrics import LEVELS, metric_key
 
-_METRIC = re.compile(r"^(avg@|pass@|pass\^)(\d+)$", re.IGNORECASE)
-_FAMILY = {"avg@": "avg", "pass@": "pass", "pass^": "pass^"}
+if TYPE_CHECKING:
+    from ..result import ItemResult
+
+_METRIC = re.compile(r"^(?:(avg@|pass@|pass\^)(\d+|k)|(avg))$", re.IGNORECASE)
+_FAMILY = {"avg@": "avg", "pass@": "pass", "pass^": "pass^", "avg": "avg"}
 # Metrics are means of floats; without a little slack a run scoring exactly the threshold could fail on
 # the last bit of a sum.
 _EPS = 1e-9
@@ -30,22 +45,22 @@ class Threshold:
 
     Attributes:
         metric: ``avg``, ``pass`` or ``pass^``.
-        k: The K the threshold is stated for.
+        k: The K the threshold is stated for; ``None`` for "the run's k" (written ``k``, or a bare ``avg``).
         value: The minimum, in [0, 1].
         level: ``subtask`` or ``user``.
         memory: The backend it applies to, or ``None`` for every backend in the run.
     """
 
     metric: str
-    k: int
+    k: int | None
     value: float
     level: str = "subtask"
     memory: str | None = None
 
     @property
     def key(self) -> str:
-        """The metric's key in a level of the metrics dict, e.g. ``pass^4``."""
-        return metric_key(self.metric, self.k)
+        """The metric as written, e.g. ``pass^4`` or ``pass^k``."""
+        return metric_key(self.metric, self.k) if self.k is not None else metric_key(self.metric, 0)[:-1] + "k"
 
     def __str__(self) -> str:
         prefix = f"{self.memory}:" if self.memory is not None else ""
@@ -75,9 +90,11 @@ def _parse_one(entry: str) -> Threshold:
     match = _METRIC.match(rest)
     if not match:
         raise ValueError(f"--vita-fail-under entry {entry!r}: unknown metric {rest!r} "
-                         "(use avg@K, pass@K or pass^K with K a whole number)")
-    k = int(match.group(2))
-    if k < 1:
+                         "(use avg, avg@K, pass@K or pass^K with K a whole number or the letter k)")
+    family = (match.group(1) or match.group(3)).lower()
+    k_text = (match.group(2) or "k").lower()
+    k = None if k_text == "k" else int(k_text)
+    if k is not None and k < 1:
         raise ValueError(f"--vita-fail-under entry {entry!r}: K must be at least 1")
     try:
         value = float(rhs)
@@ -85,7 +102,7 @@ def _parse_one(entry: str) -> Threshold:
         raise ValueError(f"--vita-fail-under entry {entry!r}: {rhs!r} is not a number") from None
     if not (math.isfinite(value) and 0.0 <= value <= 1.0):
         raise ValueError(f"--vita-fail-under entry {entry!r}: {rhs} is outside [0, 1]")
-    return Threshold(metric=_FAMILY[match.group(1).lower()], k=k, value=value, level=level, memory=memory)
+    return Threshold(metric=_FAMILY[family], k=k, value=value, level=level, memory=memory)
 
 
 def parse_fail_under(spec: str) -> list[Threshold]:
@@ -112,43 +129,99 @@ def _fmt(value: float, other: float) -> str:
     return text if text != f"{other:.3f}" else f"{value:.6g}"
 
 
-def evaluate_thresholds(thresholds: list[Threshold], metrics: dict[str, Any]) -> list[str]:
-    """Check metrics against thresholds.
+@dataclass(frozen=True)
+class ThresholdOutcome:
+    """One threshold checked against one backend.
 
-    A threshold without a backend applies to every backend in the run. A threshold is also violated
-    when it cannot be checked: it names a backend not in the run, a K other than the run's, a level
-    without units, or the run has no metrics at all (a gate must not pass on an empty run).
+    Attributes:
+        threshold: The threshold.
+        memory: The backend it was checked on (``None`` when there was nothing to check it against).
+        status: ``met``, ``missed`` or ``not_checked`` (K above the run's k: cannot be computed).
+        value: The run's value of the metric, when there is one.
+        k: The K it was computed at.
+        message: A sentence for the terminal and the step summary.
+    """
+
+    threshold: Threshold
+    memory: str | None
+    status: str
+    value: float | None
+    k: int | None
+    message: str
+
+
+def _value_at(memory: str, t: Threshold, metrics: dict[str, Any], results: Sequence[ItemResult] | None
+              ) -> tuple[float | None, int | None, str | None]:
+    """``(value, K, why not)`` of ``t`` on ``memory``: the run's own value, or recomputed at a smaller K."""
+    m = metrics[memory]
+    run_k = int(m["k"])
+    k = run_k if t.k is None or t.metric == "avg" else t.k
+    if k == run_k:
+        return m[t.level].get(metric_key(t.metric, run_k)), run_k, None
+    if k > run_k:
+        return None, k, (f"threshold {t} not checked: {metric_key(t.metric, k)} needs {k} trials per subtask, "
+                         f"this run has {run_k} ({memory})")
+    if results is None:
+        return None, k, f"threshold {t} not checked: the run has k={run_k} and no results to recompute at k={k}"
+    from ..metrics import compute_metrics
+
+    own = [r for r in results if r.memory == memory]
+    level = compute_metrics(own, k=k, bootstrap=0).get(memory, {}).get(t.level, {})
+    return level.get(metric_key(t.metric, k)), k, None
+
+
+def check_thresholds(thresholds: list[Threshold], metrics: dict[str, Any],
+                     results: Sequence[ItemResult] | None = None) -> list[ThresholdOutcome]:
+    """Check every threshold on every backend it applies to.
+
+    A threshold without a backend applies to every backend in the run. It is *missed* when the value is
+    below it and also when it cannot be checked for a reason a gate must not pass over: it names a
+    backend not in the run, a level without units, or the run has no metrics at all. It is *not checked*
+    (and does not fail the run) only when it names a K above the run's k.
 
     Args:
         thresholds: From :func:`parse_fail_under`.
         metrics: From :func:`pytest_vitabench.metrics.compute_metrics`.
+        results: The run's items, to compute pass@K / pass^K at a K below the run's k.
 
     Returns:
-        One message per violation, e.g. ``full_context subtask avg@4 = 0.312 < 0.400``; empty when all
-        are met.
+        One outcome per (threshold, backend).
     """
-    messages: list[str] = []
+    outcomes: list[ThresholdOutcome] = []
     for t in thresholds:
         if t.memory is not None:
             if t.memory not in metrics:
                 run = ", ".join(sorted(metrics)) or "none"
-                messages.append(f"threshold {t}: memory backend {t.memory!r} is not in this run "
-                                f"(backends: {run})")
+                outcomes.append(ThresholdOutcome(t, None, "missed", None, t.k, (
+                    f"threshold {t}: memory backend {t.memory!r} is not in this run (backends: {run})")))
                 continue
             memories = [t.memory]
         else:
             memories = sorted(metrics)
             if not memories:
-                messages.append(f"threshold {t}: no results to check it against")
+                outcomes.append(ThresholdOutcome(t, None, "missed", None, t.k,
+                                                 f"threshold {t}: no results to check it against"))
                 continue
         for memory in memories:
-            m = metrics[memory]
-            if m["k"] != t.k:
-                messages.append(f"threshold {t}: names k={t.k} but this run has k={m['k']} ({memory})")
-                continue
-            value = m[t.level].get(t.key)
-            if value is None:
-                messages.append(f"{memory} {t.level} {t.key} has no units to check (threshold {t})")
+            value, k, why_not = _value_at(memory, t, metrics, results)
+            shown = metric_key(t.metric, k) if k is not None else t.key
+            comparison = "" if value is None else f"{memory} {t.level} {shown} = {_fmt(value, t.value)}"
+            if why_not is not None:
+                outcomes.append(ThresholdOutcome(t, memory, "not_checked", None, k, why_not))
+            elif value is None:
+                outcomes.append(ThresholdOutcome(t, memory, "missed", None, k,
+                                                 f"{memory} {t.level} {shown} has no units to check (threshold {t})"))
             elif value < t.value - _EPS:
-                messages.append(f"{memory} {t.level} {t.key} = {_fmt(value, t.value)} < {t.value:.3f}")
-    return messages
+                outcomes.append(ThresholdOutcome(t, memory, "missed", value, k, f"{comparison} < {t.value:.3f}"))
+            else:
+                outcomes.append(ThresholdOutcome(t, memory, "met", value, k, f"{comparison} >= {t.value:.3f}"))
+    return outcomes
+
+
+def evaluate_thresholds(thresholds: list[Threshold], metrics: dict[str, Any],
+                        results: Sequence[ItemResult] | None = None) -> list[str]:
+    """The messages of the missed thresholds (see :func:`check_thresholds`); empty when all are met.
+
+    E.g. ``full_context subtask avg@4 = 0.312 < 0.400``.
+    """
+    return [o.message for o in check_thresholds(thresholds, metrics, results) if o.status == "missed"]

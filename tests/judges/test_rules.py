@@ -38,7 +38,8 @@ def test_an_unmet_check_says_why():
     verdict = RulesJudge().judge(_case(delivery_subtask("s1"), orders=[("S1", "P1")], pay=False))
     assert verdict.reward == 0.0
     product, paid = verdict.rubrics
-    assert product.met is False and "missing ['P2']" in product.reason
+    # ids carry the names from the environment, so the reader sees what was ordered
+    assert product.met is False and "missing ['P2' (Beef noodles, no cilantro)]" in product.reason
     assert paid.met is False and "is 'unpaid', expected 'paid'" in paid.reason
 
 

@@ -107,14 +107,38 @@ def test_strict_turns_chronology_warnings_into_errors(project):
 
 @pytest.mark.parametrize("args, message", [
     (["--vita-memory", "vector"], "unknown memory backend 'vector'"),
-    (["--vita-trials", "0"], "greater than or equal to 1"),
-    (["--vita-language", "fr"], "must be 'auto', 'en' or 'zh'"),
+    (["--vita-memory", "ful_context"],
+     "--vita-memory: unknown memory backend 'ful_context' (did you mean 'full_context'?)*"),
+    (["--vita-trials", "0"], "--vita-trials must be a whole number >= 1, got 0"),
+    (["--vita-trials", "abc"], "--vita-trials must be a whole number >= 1, got 'abc'"),
+    (["--vita-max-steps", "1"], "--vita-max-steps must be a whole number >= 2, got 1"),
+    (["--vita-judge-votes", "two"], "--vita-judge-votes must be a whole number >= 1, got 'two'"),
+    (["--vita-language", "fr"], "--vita-language must be one of auto, en, zh; got 'fr'"),
+    (["--vita-judge-mode", "windows"],
+     "--vita-judge-mode must be one of window, full; got 'windows' (did you mean 'window'?)"),
+    (["--vita-cache", "jugde"], "--vita-cache must be one of all, judge, off; got 'jugde' (did you mean 'judge'?)"),
+    (["--vita-circuit-breaker", "-1"], "--vita-circuit-breaker must be a whole number*got '-1'"),
+    (["--vita-progress", "often"], "--vita-progress must be auto, off or a number of seconds, got 'often'"),
+    (["--vita-preflight", "yes"], "--vita-preflight must be one of on, off; got 'yes'"),
     (["--vita-fail-under", "avg@4"], "fail-under"),
 ])
 def test_bad_options_are_usage_errors(project, args, message):
     result = project.runpytest(*args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"*{message}*"])
+
+
+def test_a_misspelled_built_in_is_an_unknown_model_not_a_missing_key(project, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    result = project.runpytest("--vita-model", "refrence")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*unknown model 'refrence' for --vita-model: not a built-in (reference, literal, "
+                                 "oracle); did you mean 'reference'?*"])
+    # a name far from every built-in is a model at an endpoint: the message is about the key, no guess
+    result = project.runpytest("--vita-model", "gpt-4o-mini")
+    result.stderr.fnmatch_lines(["*no API key: set $OPENAI_API_KEY*"])
+    result.stderr.no_fnmatch_line("*did you mean*")
 
 
 def test_help_lists_the_options(project):

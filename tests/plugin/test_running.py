@@ -24,7 +24,8 @@ def test_items_pass_and_fail_with_rubric_messages(project):
         "*U2::s1[[]full_context-t1[]]*",
         "reward 0.0: 1 unmet of 2*",
         "  x The order is for product P2",
-        "      because: delivery OT* at S1: product_ids is *'P1'*, missing *'P2'*",
+        "      because: delivery OT* at S1 (Popular Noodles): product_ids is *'P1' (Beef noodles with cilantro)*, "
+        "missing *'P2' (Beef noodles, no cilantro)*",
         "*1 failed, 1 passed*",
     ])
     result.stdout.no_fnmatch_line("*Traceback*")
@@ -84,9 +85,15 @@ def test_junit_properties(project, monkeypatch):
     case = next(c for c in root.iter("testcase") if c.get("name") == "s1[full_context-t0]"
                 and "U2" in c.get("classname", ""))
     props = {p.get("name"): p.get("value") for p in case.iter("property")}
-    assert props == {"vita_reward": "1.0", "vita_memory": "full_context", "vita_trial": "0", "vita_domain": "delivery"}
+    assert props == {"vita_reward": "1.0", "vita_memory": "full_context", "vita_trial": "0", "vita_domain": "delivery",
+                     "vita_skills": "personalize", "vita_steps": props["vita_steps"], "vita_termination": "agent_stop",
+                     "vita_prompt_tokens": "0", "vita_completion_tokens": "0", "vita_cost_usd": "0.0"}
+    assert int(props["vita_steps"]) >= 4
     suite_props = {p.get("name"): p.get("value") for p in root.find("testsuite").find("properties")}
     assert suite_props["vita_model"] == "reference" and suite_props["vita_full_context_avg@1"] == "1.0"
+    low, high = (float(suite_props[f"vita_full_context_avg@1_ci95_{end}"]) for end in ("low", "high"))
+    assert low == high == 1.0
+    assert suite_props["vita_full_context_n_units"] == "3" and suite_props["vita_full_context_n_errors"] == "0"
 
 
 def test_fail_under_decides_the_exit_status(project):
@@ -109,7 +116,9 @@ def test_infrastructure_errors_are_errors_and_count_as_failures(project):
         "    return Broken()\n")
     result, report = _report(project, "--vita-trials", "1", "--vita-fail-under", "avg@1=0.0")
     result.stdout.fnmatch_lines(["*infrastructure error: ConnectionError: endpoint unreachable*", "*3 error*"])
-    assert result.ret == pytest.ExitCode.TESTS_FAILED  # errors fail the run even when thresholds hold
+    assert result.ret == 6  # with a gate, infrastructure errors have their own exit status, even when thresholds hold
+    result.stdout.fnmatch_lines(["*exit status 6 (infrastructure errors): 3 item(s)*"])
+    result.stdout.no_fnmatch_line("*def vita_result*")  # no fixture source on an infrastructure error
     assert {r["outcome"] for r in report["results"]} == {"error"}
     level = report["metrics"]["full_context"]["subtask"]
     assert level["n_units"] == 3 and level["avg@1"] == 0.0 and level["n_errors"] == 3

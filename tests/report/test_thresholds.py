@@ -31,8 +31,9 @@ def test_str_round_trips():
     ("avg@4", "no '='"),
     ("avg@4>0.4", "no '='"),
     ("mean@4=0.4", "unknown metric 'mean@4'"),
-    ("avg=0.4", "unknown metric"),
-    ("pass@k=0.4", "unknown metric"),
+    ("avg@x=0.4", "unknown metric"),
+    ("pass=0.4", "unknown metric"),
+    ("pass@=0.4", "unknown metric"),
     ("avg@0=0.4", "at least 1"),
     ("team.avg@4=0.4", "unknown level 'team'"),
     (":avg@4=0.4", "empty memory backend"),
@@ -79,17 +80,39 @@ def test_close_values_show_the_difference():
     assert evaluate_thresholds(parse_fail_under("avg@4=0.4"), metrics) == []
 
 
-def test_unknown_backend_wrong_k_and_empty_runs_are_violations():
+def test_unknown_backend_and_empty_runs_are_violations():
     (msg,) = evaluate_thresholds(parse_fail_under("agentic:avg@4=0.1"), METRICS)
     assert "'agentic' is not in this run" in msg and "full_context, rag" in msg
-    msgs = evaluate_thresholds(parse_fail_under("avg@3=0.1"), METRICS)
-    assert msgs == ["threshold avg@3=0.1: names k=3 but this run has k=4 (full_context)",
-                    "threshold avg@3=0.1: names k=3 but this run has k=4 (rag)"]
     (msg,) = evaluate_thresholds(parse_fail_under("avg@4=0.1"), {})
     assert "no results" in msg
     empty = {"rag": {"k": 4, "subtask": level(None, None, None, n_units=0), "user": level(None, None, None)}}
     (msg,) = evaluate_thresholds(parse_fail_under("avg@4=0.1"), empty)
     assert msg.startswith("rag subtask avg@4 has no units")
+
+
+def test_k_letter_and_bare_avg_follow_the_run():
+    assert parse_fail_under("pass^k=0.2,avg=0.3") == [
+        Threshold(metric="pass^", k=None, value=0.2), Threshold(metric="avg", k=None, value=0.3)]
+    assert [str(t) for t in parse_fail_under("pass^k=0.2,avg=0.3")] == ["pass^k=0.2", "avg@k=0.3"]
+    assert evaluate_thresholds(parse_fail_under("pass^k=0.2,avg@k=0.3"), METRICS) == []
+    assert evaluate_thresholds(parse_fail_under("rag:pass^K=0.3"), METRICS) == ["rag subtask pass^4 = 0.250 < 0.300"]
+
+
+def test_avg_at_any_k_checks_the_runs_mean_reward():
+    # Avg@k is a mean reward: an avg@4 gate applies unchanged to a one-trial smoke run.
+    smoke = {"m": {"k": 1, "subtask": level(0.35, 0.35, 0.35, k=1), "user": level(0.3, 0.3, 0.3, k=1)}}
+    assert evaluate_thresholds(parse_fail_under("avg@4=0.3"), smoke) == []
+    assert evaluate_thresholds(parse_fail_under("avg@4=0.4"), smoke) == ["m subtask avg@1 = 0.350 < 0.400"]
+
+
+def test_pass_at_a_k_above_the_runs_is_not_checked_and_does_not_fail():
+    from pytest_vitabench.report.thresholds import check_thresholds
+
+    smoke = {"m": {"k": 1, "subtask": level(0.0, 0.0, 0.0, k=1), "user": level(0.0, 0.0, 0.0, k=1)}}
+    assert evaluate_thresholds(parse_fail_under("pass^4=0.9,pass@4=0.9"), smoke) == []
+    (outcome, _) = check_thresholds(parse_fail_under("pass^4=0.9,pass@4=0.9"), smoke)
+    assert outcome.status == "not_checked"
+    assert outcome.message == "threshold pass^4=0.9 not checked: pass^4 needs 4 trials per subtask, this run has 1 (m)"
 
 
 def test_with_computed_metrics():
@@ -103,3 +126,17 @@ def test_with_computed_metrics():
     assert evaluate_thresholds(parse_fail_under("avg@4=0.25,pass@4=1,m:user.avg@4=0.25"), metrics) == []
     assert evaluate_thresholds(parse_fail_under("pass^4=0.01"), metrics) == [
         "m subtask pass^4 = 0.000 < 0.010"]
+
+
+def test_pass_at_a_smaller_k_is_recomputed_from_the_results():
+    from pytest_vitabench.metrics import compute_metrics
+    from pytest_vitabench.result import ItemResult
+
+    # one unit, 4 trials, 2 successes: pass^2 = C(2,2)/C(4,2) = 1/6, pass@2 = 1 - C(2,2)/C(4,2) = 5/6
+    res = [ItemResult(nodeid=f"x::U::s[m-t{t}]", user_id="U", subtask_id="s", domain="delivery", memory="m",
+                      trial=t, reward=float(t < 2), outcome="passed" if t < 2 else "failed") for t in range(4)]
+    metrics = compute_metrics(res, bootstrap=0)
+    assert evaluate_thresholds(parse_fail_under("pass^2=0.16,pass@2=0.83"), metrics, res) == []
+    assert evaluate_thresholds(parse_fail_under("pass^2=0.17"), metrics, res) == ["m subtask pass^2 = 0.167 < 0.170"]
+    # without the results a smaller K cannot be recomputed: reported, not failed
+    assert evaluate_thresholds(parse_fail_under("pass^2=0.17"), metrics) == []

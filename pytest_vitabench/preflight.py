@@ -1,0 +1,139 @@
+"""Preflight: one cheap request per configured model and endpoint before the first item.
+
+A wrong key, a misspelled model or an unreachable URL otherwise shows up as the first item's error
+after the full retry budget (about 50 s), then again for every item. Here it is one request per
+(model, endpoint), answered in seconds, and the run stops with a usage error naming the role, the model,
+the URL (credentials removed) and what the server said.
+
+What counts as "the endpoint answers": any completion; also HTTP 400/422 (the server understood the
+request and knows the model, it only dislikes a parameter such as ``max_tokens`` on a reasoning model)
+and 429 (rate limited: reachable, and the run's own retries wait), unless the 429 says the quota is used
+up. What fails: connection errors, timeouts, 401/403 (the key), 404 (the model or the path), 5xx after
+one retry.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from .llm import Ledger, LLMClient, LLMError
+from .llm.client import endpoint_url
+from .option_values import unknown_model_hint
+
+if TYPE_CHECKING:
+    from .benchmark import Benchmark
+
+#: Marks preflight requests, so proxies and test stubs can tell them from the run's own.
+PREFLIGHT_HEADER = "X-Vitabench-Preflight"
+#: Statuses that prove the endpoint, the key and the model are fine even though this request failed.
+_ANSWERED = frozenset({400, 422, 429})
+
+
+@dataclass
+class Check:
+    """One request to make: a model at an endpoint, and every role that uses it.
+
+    Attributes:
+        kind: ``chat`` or ``embeddings``.
+        model: The model name.
+        base_url: The endpoint as configured (``None``: ``$OPENAI_BASE_URL`` or OpenAI's).
+        roles: The roles that use it, e.g. ``["agent", "judge"]``.
+    """
+
+    kind: str
+    model: str
+    base_url: str | None
+    roles: list[str] = field(default_factory=list)
+
+    @property
+    def url(self) -> str:
+        """The endpoint without credentials."""
+        return endpoint_url(self.base_url)
+
+
+def planned_checks(bench: Benchmark) -> list[Check]:
+    """The (model, endpoint) pairs the run will call, each once, with the roles that share it."""
+    from .agents import BUILTIN_AGENTS
+
+    c = bench.config
+    wanted: list[tuple[str, str, str, str | None]] = []
+    if c.model not in BUILTIN_AGENTS:
+        wanted.append(("agent", "chat", c.model, c.base_url))
+    if c.user_model != "scripted":
+        wanted.append(("user", "chat", c.user_model, c.base_url))
+    if c.judge_model != "rules":
+        wanted.append(("judge", "chat", c.judge_model, c.base_url))
+    if "agentic" in c.memory and c.memory_model:
+        wanted.append(("memory", "chat", c.memory_model, c.base_url))
+    if "rag" in c.memory and c.embedding_model:
+        from .embeddings import local_spec
+
+        if local_spec(c.embedding_model) is None:
+            wanted.append(("embeddings", "embeddings", c.embedding_model, c.embedding_base_url or c.base_url))
+    checks: dict[tuple[str, str, str], Check] = {}
+    for role, kind, model, base_url in wanted:
+        check = checks.setdefault((kind, model, endpoint_url(base_url)), Check(kind, model, base_url))
+        if role not in check.roles:
+            check.roles.append(role)
+    return list(checks.values())
+
+
+def _client(bench: Benchmark, base_url: str | None) -> LLMClient:
+    # One quick retry for a flaky connection, nothing cached (the point is to reach the server), no
+    # breaker, and a ledger of its own so these pings do not show up as run usage.
+    settings = bench.llm_settings.model_copy(update={
+        "base_url": base_url, "max_retries": 1, "backoff_base_s": 0.5, "backoff_max_s": 1.0,
+        "retry_after_max_s": 1.0, "cache_dir": None, "circuit_breaker": 0})
+    return LLMClient(settings, Ledger())
+
+
+def _failure(check: Check, exc: LLMError) -> str | None:
+    """The message for a failed check, or ``None`` when the error still proves the endpoint answers."""
+    text = str(exc)
+    if exc.status in _ANSWERED and not (exc.status == 429 and "quota" in text.lower()):
+        return None
+    # LLMError reads "<role> LLM call to <host> (model m) failed after n attempt(s): <what>"; keep <what>.
+    what = text.split(" attempt(s): ", 1)[-1]
+    return f"{', '.join(check.roles)} model {check.model!r} at {check.url}: {what}"
+
+
+def run_checks(bench: Benchmark, checks: list[Check] | None = None) -> list[str]:
+    """Make each check's request.
+
+    Args:
+        bench: The run's wiring (endpoint settings, key variable, timeout).
+        checks: What to check (default: :func:`planned_checks`).
+
+    Returns:
+        One message per failed check (empty when every endpoint answered), each naming the roles, the
+        model, the URL without credentials and the server's message.
+    """
+    failures: list[str] = []
+    for check in planned_checks(bench) if checks is None else checks:
+        try:
+            with _client(bench, check.base_url) as client:
+                if check.kind == "embeddings":
+                    client.embed(check.roles[0], model=check.model, texts=["ping"])
+                else:
+                    client.complete(check.roles[0], model=check.model,
+                                    messages=[{"role": "user", "content": "Reply with OK."}], max_tokens=1,
+                                    extra_headers={PREFLIGHT_HEADER: "1"})
+        except LLMError as exc:
+            message = _failure(check, exc)
+            if message is not None:
+                if exc.status == 404:
+                    hint = unknown_model_hint(bench.role_names())
+                    message += f". {hint}" if hint else ""
+                failures.append(message)
+        except ValueError as exc:  # a missing key for a separate embeddings endpoint
+            failures.append(f"{', '.join(check.roles)} model {check.model!r} at {check.url}: {exc}")
+    return failures
+
+
+def preflight_error(failures: list[str]) -> str:
+    """The usage-error text for failed checks."""
+    lines = ["pytest-vitabench: preflight failed, no item was run (one request per model and endpoint; "
+             "--vita-preflight off skips it):"]
+    lines.extend(f"  {message}" for message in failures)
+    return "\n".join(lines)

@@ -1,0 +1,185 @@
+"""GitHub Actions output: a markdown job summary (``$GITHUB_STEP_SUMMARY``) and ``::error`` annotations.
+
+Pure functions of the run's metrics, results and gate outcome; the plugin decides when to call them
+(the summary whenever ``GITHUB_STEP_SUMMARY`` names a file, the annotations when ``GITHUB_ACTIONS`` is
+``true``). The summary is appended, as GitHub expects when several steps write to the same file.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..metrics import METRIC_NAMES, metric_key
+
+if TYPE_CHECKING:
+    from ..result import ItemResult
+    from .thresholds import ThresholdOutcome
+
+#: Subtasks listed under "worst subtasks".
+WORST = 10
+_LABEL = {"avg": "Avg@{k}", "pass": "Pass@{k}", "pass^": "Pass^{k}"}
+_STATUS = {"met": "met", "missed": "**missed**", "not_checked": "not checked"}
+
+
+def _cell(text: object) -> str:
+    """A markdown table cell: pipes and newlines would break the row."""
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def _metric(level: Mapping[str, Any], key: str) -> str:
+    value = level.get(key)
+    if value is None:
+        return "-"
+    ci = (level.get("ci95") or {}).get(key)
+    return f"{value:.3f} [{ci[0]:.3f}, {ci[1]:.3f}]" if ci and ci[0] is not None else f"{value:.3f}"
+
+
+def _metrics_table(metrics: Mapping[str, Any]) -> list[str]:
+    ks = {m["k"] for m in metrics.values()}
+    k_label = str(next(iter(ks))) if len(ks) == 1 else "k"
+    header = ["memory", "level", *(_LABEL[n].format(k=k_label) for n in METRIC_NAMES), "units", "errors"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for memory in sorted(metrics):
+        m = metrics[memory]
+        for level in ("subtask", "user"):
+            row = m[level]
+            cells = [_metric(row, metric_key(n, m["k"])) for n in METRIC_NAMES]
+            lines.append("| " + " | ".join([_cell(memory), level, *cells, str(row.get("n_units", 0)),
+                                            str(row.get("n_errors", 0))]) + " |")
+    return lines
+
+
+def _thresholds_table(outcomes: Sequence[ThresholdOutcome]) -> list[str]:
+    lines = ["| threshold | memory | value | status |", "|---|---|---|---|"]
+    for o in outcomes:
+        value = "-" if o.value is None else f"{o.value:.3f}"
+        status = _STATUS.get(o.status, o.status)
+        if o.status != "met":
+            status += f": {_cell(o.message)}"
+        lines.append(f"| `{_cell(o.threshold)}` | {_cell(o.memory or '-')} | {value} | {status} |")
+    return lines
+
+
+def _regressions(regressions: Sequence[str | Mapping[str, Any]]) -> list[str]:
+    """Strings become a list; mappings (one per regression) become a table with their keys as columns."""
+    rows = [r for r in regressions if isinstance(r, Mapping)]
+    lines = [f"- {_cell(r)}" for r in regressions if not isinstance(r, Mapping)]
+    if rows:
+        columns = list(dict.fromkeys(key for row in rows for key in row))
+        lines += ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+        lines += ["| " + " | ".join(_cell(row.get(c, "")) for c in columns) + " |" for row in rows]
+    return lines
+
+
+def worst_subtasks(results: Sequence[ItemResult], n: int = WORST) -> list[dict[str, Any]]:
+    """The ``n`` (memory, user, subtask) units with the lowest mean reward, most errors first on ties.
+
+    Each entry has ``memory``, ``user_id``, ``subtask_id``, ``domain``, ``mean_reward``, ``passed``,
+    ``trials``, ``errors`` and ``unmet`` (the most frequent unmet rubric, or the first error).
+    """
+    units: dict[tuple[str, str, str], list[ItemResult]] = defaultdict(list)
+    for r in results:
+        if r.outcome != "skipped":
+            units[(r.memory, r.user_id, r.subtask_id)].append(r)
+    rows = []
+    for (memory, user_id, subtask_id), items in units.items():
+        unmet: dict[str, int] = defaultdict(int)
+        for r in items:
+            for v in r.rubrics:
+                if v.met is False:
+                    unmet[v.text] += 1
+        errors = [r.error for r in items if r.outcome == "error" and r.error]
+        reason = max(unmet, key=lambda text: (unmet[text], text)) if unmet else (errors[0] if errors else "")
+        rows.append({"memory": memory, "user_id": user_id, "subtask_id": subtask_id, "domain": items[0].domain,
+                     "mean_reward": sum(r.reward for r in items) / len(items),
+                     "passed": sum(r.outcome == "passed" for r in items), "trials": len(items),
+                     "errors": len(errors), "unmet": reason})
+    rows.sort(key=lambda row: (row["mean_reward"], -row["errors"], row["memory"], row["user_id"],
+                               row["subtask_id"]))
+    return [row for row in rows[:n] if row["mean_reward"] < 1.0]
+
+
+def step_summary(metrics: Mapping[str, Any], results: Sequence[ItemResult], *, title: str = "VitaBench results",
+                 config: Mapping[str, Any] | None = None, thresholds: Sequence[ThresholdOutcome] | None = None,
+                 regressions: Sequence[str | Mapping[str, Any]] | None = None, verdict: str | None = None,
+                 worst: int = WORST) -> str:
+    """The markdown job summary of a run.
+
+    Args:
+        metrics: From :func:`pytest_vitabench.metrics.compute_metrics`.
+        results: The run's items.
+        title: The heading.
+        config: The run's model settings, shown in one line (``model``, ``memory``, ``trials``...).
+        thresholds: The ``--vita-fail-under`` outcomes, when thresholds were given.
+        regressions: Regressions against a baseline, when one was given: sentences, or one mapping per
+            regression (its keys become the table's columns).
+        verdict: The exit-status line (see :func:`pytest_vitabench.report.exit_policy.explain`).
+        worst: How many of the worst subtasks to list.
+
+    Returns:
+        Markdown text ending with a newline.
+    """
+    lines = [f"## {title}", ""]
+    if verdict:
+        lines += [f"**{_cell(verdict)}**", ""]
+    if config:
+        shown = ", ".join(f"{key} `{_cell(config[key])}`" for key in ("model", "user_model", "judge_model", "trials")
+                          if key in config)
+        if shown:
+            lines += [shown, ""]
+    outcomes: dict[str, int] = defaultdict(int)
+    for r in results:
+        outcomes[r.outcome] += 1
+    lines += _metrics_table(metrics) if metrics else ["No results."]
+    lines += ["", "items: " + ", ".join(f"{outcomes.get(o, 0)} {o}" for o in ("passed", "failed", "error", "skipped")),
+              ""]
+    if thresholds:
+        lines += ["### Thresholds", "", *_thresholds_table(thresholds), ""]
+    if regressions is not None:
+        lines += ["### Regressions against the baseline", ""]
+        lines += _regressions(regressions) if regressions else ["None."]
+        lines.append("")
+    rows = worst_subtasks(results, worst)
+    if rows:
+        lines += [f"### Worst subtasks (lowest mean reward, up to {worst})", "",
+                  "| memory | user | subtask | domain | reward | passed | errors | most often unmet |",
+                  "|---|---|---|---|---|---|---|---|"]
+        for row in rows:
+            lines.append(f"| {_cell(row['memory'])} | {_cell(row['user_id'])} | {_cell(row['subtask_id'])} | "
+                         f"{row['domain']} | {row['mean_reward']:.3f} | {row['passed']}/{row['trials']} | "
+                         f"{row['errors']} | {_cell(row['unmet'])[:200]} |")
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def write_step_summary(path: str | Path, markdown: str) -> None:
+    """Append ``markdown`` to the job summary file."""
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(markdown)
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def error_annotation(message: str, *, title: str = "VitaBench threshold missed") -> str:
+    """One ``::error`` workflow command (escaped as GitHub's runner expects)."""
+    return f"::error title={_escape_property(title)}::{_escape_data(message)}"
+
+
+def error_annotations(missed_thresholds: Sequence[str], gate_failures: Sequence[str] = (),
+                      infrastructure_errors: int = 0) -> list[str]:
+    """The ``::error`` lines of a gated run: one per missed threshold and failed gate, one for errors."""
+    lines = [error_annotation(m) for m in missed_thresholds]
+    lines += [error_annotation(m, title="VitaBench gate failed") for m in gate_failures]
+    if infrastructure_errors:
+        lines.append(error_annotation(f"{infrastructure_errors} item(s) ended in an infrastructure error; the "
+                                      "scores are incomplete", title="VitaBench infrastructure errors"))
+    return lines

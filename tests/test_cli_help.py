@@ -1,0 +1,41 @@
+"""``vitabench SUBCOMMAND --help`` is plain text: no docstring markup, every option explained."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from pytest_vitabench.cli import build_parser, main
+
+SUBCOMMANDS = ["validate", "show", "estimate", "rejudge", "synth"]
+_MARKUP = re.compile(r"``|:(class|func|meth|mod|attr|data):`|REFERENCE\.md|§")
+
+
+def help_text(capsys, *argv: str) -> str:
+    with pytest.raises(SystemExit) as info:
+        main([*argv, "--help"])
+    assert info.value.code == 0
+    return capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", [None, *SUBCOMMANDS])
+def test_help_is_plain_text(capsys, command):
+    text = help_text(capsys, *([command] if command else []))
+    assert not _MARKUP.search(text), _MARKUP.search(text)
+
+
+@pytest.mark.parametrize("command", SUBCOMMANDS)
+def test_every_option_and_argument_has_help(command):
+    parser = build_parser()
+    sub = next(a for a in parser._actions if getattr(a, "choices", None) and command in a.choices).choices[command]
+    missing = [a.dest for a in sub._actions if a.dest != "help" and not a.help]
+    assert missing == []
+    assert sub.description  # "vitabench X --help" says what the command does
+
+
+def test_estimate_rejects_bad_trials_naming_the_option(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["estimate", "suites/demo/tasks.json", "--vita-trials", "0"])
+    assert info.value.code == 2
+    assert "--vita-trials must be a whole number >= 1, got 0" in capsys.readouterr().err

@@ -1,0 +1,73 @@
+"""README examples run as written: every command in a fenced shell block of README.md that names
+``suites/demo`` is executed against a copy of the demo suite.
+
+Each command runs in a temporary project (a copy of ``suites/demo`` and an empty ``pytest.ini``), so runs
+write no report, cache or journal into the repository. Commands that name an LLM model get an
+OpenAI-compatible stub on 127.0.0.1 through ``OPENAI_BASE_URL`` (and any ``http://127.0.0.1:PORT/v1`` in the
+command is pointed at it); nothing leaves loopback. ``pip install ... &&`` in front of a command is not run:
+the package under test is already installed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+
+import pytest
+from _paths import REPO_ROOT
+from _stub_llm import StubLLM
+
+README = REPO_ROOT / "README.md"
+_FENCE = re.compile(r"^```(?:bash|sh|shell|console)?\s*\n(.*?)^```", re.MULTILINE | re.DOTALL)
+
+
+def demo_commands() -> list[str]:
+    """The shell commands in README.md's fenced blocks that name suites/demo, continuation lines joined."""
+    commands = []
+    for block in _FENCE.findall(README.read_text(encoding="utf-8")):
+        for line in block.replace("\\\n", " ").splitlines():
+            if "suites/demo" not in line or line.lstrip().startswith(("#", "$ vitabench", "vitabench")):
+                continue
+            command = line.split("&&")[-1].strip()
+            if command.startswith("pytest "):
+                commands.append(command)
+    return commands
+
+
+COMMANDS = demo_commands()
+
+
+def test_the_readme_has_demo_commands():
+    assert len(COMMANDS) >= 6, COMMANDS
+    assert 'pytest suites/demo -k "U100002 and t0"' in COMMANDS
+
+
+@pytest.fixture(scope="module")
+def stub():
+    server = StubLLM()
+    yield server
+    server.close()
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_readme_command_runs_as_written(command, tmp_path, stub):
+    shutil.copytree(REPO_ROOT / "suites" / "demo", tmp_path / "suites" / "demo")
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    argv = shlex.split(re.sub(r"http://127\.0\.0\.1:\d+/v1", stub.base_url, command), comments=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "PYTEST_"))}
+    env.update(OPENAI_BASE_URL=stub.base_url, OPENAI_API_KEY="sk-readme-test-dummy")
+    done = subprocess.run([sys.executable, "-m", "pytest", *argv[1:], "-p", "no:cacheprovider"], cwd=tmp_path,
+                          env=env, capture_output=True, text=True, timeout=900)
+    output = done.stdout + done.stderr
+    # 0, or 1 when some items failed (a plain run exits as pytest does); never a usage error or an empty run
+    assert done.returncode in (0, 1), output[-3000:]
+    assert "VitaBench results" in output and "items: " in output, output[-3000:]
+    assert re.search(r"\b[1-9]\d* (passed|failed)", output), output[-3000:]
+    if "--vita-fail-under" in command:
+        assert done.returncode == 0 and "fail-under thresholds met" in output, output[-3000:]
+    if "--vita-report" in command:
+        assert (tmp_path / argv[argv.index("--vita-report") + 1]).is_file()
