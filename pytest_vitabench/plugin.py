@@ -145,6 +145,9 @@ class VitaFailure(Exception):
 class VitaInfrastructureError(Exception):
     """The run itself failed (endpoint, timeout, a crashing backend): the item is an error, never a pass."""
 
+    #: The last lines of the traceback, shown when the error is not the LLM client's own.
+    traceback_tail: str = ""
+
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     from . import hookspecs
