@@ -297,8 +297,8 @@ def check_subtask_content(task: Any, prefix: str, problems: Problems, odd: dict[
             odd.setdefault("proactive subtasks without user_intention (the user has nothing to tell when asked)",
                            []).append(f"{where}.user_intention")
         if not sub.rubrics():
-            odd.setdefault("no rubrics (judged only by its target annotation, else not judged; the official harness scores it 1.0)", []).append(
-                f"{where}.evaluation_criteria")
+            odd.setdefault("no rubrics (judged only by its target annotation, else not judged; the official "
+                           "harness scores it 1.0)", []).append(f"{where}.evaluation_criteria")
 
 
 # ------------------------------------------------------------------------------------------- domains

@@ -152,7 +152,8 @@ def test_an_unusable_file_is_one_clear_error(tmp_path, raw, name, fragment):
      "proactive subtasks without user_intention (the user has nothing to tell when asked) at "
      "[0].subtasks[1].user_intention"),
     (lambda d: d[0]["subtasks"][0].pop("evaluation_criteria") and d[0]["subtasks"][0].pop("rubric_checks"),
-     "no rubrics (judged only by its target annotation, else not judged; the official harness scores it 1.0) at [0].subtasks[0].evaluation_criteria"),
+     "no rubrics (judged only by its target annotation, else not judged; the official harness scores it 1.0) "
+     "at [0].subtasks[0].evaluation_criteria"),
 ])
 def test_odd_but_usable_values_load_with_a_warning_naming_them(tmp_path, mutate, fragment):
     suite = load_suite(write_suite(tmp_path / "tasks.json", broken(mutate)))
