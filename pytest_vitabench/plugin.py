@@ -167,6 +167,7 @@ class _State:
             raise pytest.UsageError(f"pytest-vitabench: {exc}") from None
         self.run_config = self.bench.config
         self.runner = self.bench.runner
+        self.runner.index_dir = config.rootpath / ".vitabench" / "cache" / "suites"
         self.ledger = self.bench.ledger
         self.report_path = options.get("vita_report")
         self.results: dict[str, dict[str, Any]] = {}
@@ -490,8 +491,8 @@ def _item_result(state: _State, request: pytest.FixtureRequest, ref: _ItemRef, r
     def job_for(nodeid: str) -> ItemJob:
         other = items[nodeid]
         other_ref: _ItemRef = other.vita_ref
-        return ItemJob(nodeid, state.runner.suite(other.path, lazy=True), other_ref.user, other_ref.index, other_ref.memory,
-                       other_ref.trial, *roles)
+        return ItemJob(nodeid, state.runner.suite(other.path, lazy=True), other_ref.user, other_ref.index,
+                       other_ref.memory, other_ref.trial, *roles)
 
     scheduler = engine.scheduler(job_for=job_for, upcoming=lambda nodeid: _upcoming(state, session, nodeid),
                                  should_stop=lambda: bool(session.shouldfail or session.shouldstop))

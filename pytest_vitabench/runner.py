@@ -72,6 +72,8 @@ class ItemRunner:
         #: Memory chains kept per process (least recently used dropped first); the scheduler raises it to
         #: cover the chains of the episodes it keeps in flight.
         self.max_chains = 16
+        #: Where lazily loaded suites cache their user index (``None``: no cache).
+        self.index_dir: Path | None = None
         self.last_traceback = ""
 
     def suite(self, path: str | Path, *, lazy: bool = False) -> LoadedSuite:
@@ -83,7 +85,7 @@ class ItemRunner:
         """
         key = Path(path).resolve()
         if key not in self._suites:
-            self._suites[key] = load_suite(key, strict=self.config.strict, lazy=lazy)
+            self._suites[key] = load_suite(key, strict=self.config.strict, lazy=lazy, index_dir=self.index_dir)
         suite = self._suites[key]
         if not lazy:
             for user in suite.users:

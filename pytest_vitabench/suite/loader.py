@@ -52,8 +52,10 @@ class LoadedUser:
     error: SuiteError | None = None
     #: Effective environment time of each subtask (blank times resolved).
     times: list[str] = field(default_factory=list)
-    #: A user indexed but not validated yet (``load_suite(lazy=True)``): its JSON, until :func:`ensure_user`.
+    #: A user indexed but not validated yet (``load_suite(lazy=True)``): its JSON, or its span in
+    #: :attr:`LoadedSuite.text`, until :func:`ensure_user`.
     raw: Any = None
+    span: tuple[int, int] | None = None
     #: What collection needs of each subtask, read without validating the user.
     outline: list[SubtaskOutline] = field(default_factory=list)
     #: Warnings of a lazily validated user (an eager load puts them in :attr:`LoadedSuite.warnings`).
@@ -75,6 +77,8 @@ class LoadedSuite:
     warnings: list[str] = field(default_factory=list)
     format: str = "vitabench2"
     strict: bool = False
+    #: The file's text while some user is only indexed (lazy loading).
+    text: str = field(default="", repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
 
@@ -115,7 +119,8 @@ def read_suite_bytes(path: Path) -> bytes:
     return data
 
 
-def load_suite(path: str | Path, *, strict: bool = False, lazy: bool = False) -> LoadedSuite:
+def load_suite(path: str | Path, *, strict: bool = False, lazy: bool = False,
+               index_dir: Path | None = None) -> LoadedSuite:
     """Read and validate a suite file.
 
     Args:
@@ -125,6 +130,7 @@ def load_suite(path: str | Path, *, strict: bool = False, lazy: bool = False) ->
             JSON: :attr:`LoadedUser.outline`); each is validated by :func:`ensure_user` when first needed,
             with the same checks and the same :class:`SuiteError` as here. Validating all 56 users of the
             paper suite takes seconds, so collection (and every xdist worker) would pay it up front.
+        index_dir: With ``lazy``, where the user index of each file version is cached (:mod:`.index`).
 
     Raises:
         SuiteError: The file as a whole is unusable (unreadable, not JSON, not a list of tasks).
@@ -134,6 +140,10 @@ def load_suite(path: str | Path, *, strict: bool = False, lazy: bool = False) ->
         raw = read_suite_bytes(path)
     except (OSError, EOFError, gzip.BadGzipFile) as exc:
         raise SuiteError(path, [("", f"cannot read file: {exc}")]) from exc
+    if lazy:
+        indexed = _load_indexed(path, raw, strict=strict, index_dir=index_dir)
+        if indexed is not None:
+            return indexed
     try:
         data = json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
@@ -149,16 +159,6 @@ def load_suite(path: str | Path, *, strict: bool = False, lazy: bool = False) ->
     formats = Counter()
     seen_ids: dict[str, int] = {}
     for index, entry in enumerate(data):
-        pending = _index_user(index, entry) if lazy else None
-        if pending is not None:
-            first = seen_ids.setdefault(pending.key, index)
-            if first != index:
-                problem = f"duplicate user id {pending.key!r} (first at [{first}])"
-                pending.error, pending.raw, pending.outline = SuiteError(path, [(f"[{index}].id", problem)]), None, []
-            else:
-                formats["vitabench2"] += 1
-            suite.users.append(pending)
-            continue
         user = _load_user(path, index, entry, strict=strict, warnings=suite.warnings, unknown=unknown)
         if user.task is not None:
             formats[user.task.source_format] += 1
@@ -176,24 +176,60 @@ def load_suite(path: str | Path, *, strict: bool = False, lazy: bool = False) ->
     return suite
 
 
-def _index_user(index: int, entry: Any) -> LoadedUser | None:
-    """A not-yet-validated user with its outline, or ``None`` when its shape needs validating now (a VitaBench
-    1.0 task, or anything irregular, so that its error shows at collection exactly as before)."""
-    if not isinstance(entry, dict) or not isinstance(entry.get("id"), str) or not entry["id"]:
+def _load_indexed(path: Path, raw: bytes, *, strict: bool, index_dir: Path | None) -> LoadedSuite | None:
+    """A suite whose plain users are only indexed (spans and outlines, cached per sha256); ``None`` when the
+    text is not a non-empty JSON list, so that the eager path reports the problem as it always has."""
+    from .index import outline_entry, read_index, user_spans, write_index
+
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
         return None
-    subtasks = entry.get("subtasks")
-    if not isinstance(subtasks, list) or not subtasks:
-        return None
-    outline = []
-    for sub in subtasks:
-        if not isinstance(sub, dict):
+    sha = hashlib.sha256(raw).hexdigest()
+    rows = read_index(index_dir, sha)
+    values: dict[int, Any] = {}
+    if rows is None:
+        spans = user_spans(text)
+        if not spans:
             return None
-        sid, domain, tested = sub.get("subtask_id"), sub.get("domain"), sub.get("skill_tested") or []
-        if not isinstance(sid, str) or not isinstance(domain, str) or not isinstance(tested, list):
-            return None
-        skills = ("proactive",) if "proactive" in tested else ("personalize",)
-        outline.append(SubtaskOutline(subtask_id=sid, domains=tuple(domain.split(",")), skills=skills))
-    return LoadedUser(index=index, key=entry["id"], raw=entry, outline=outline)
+        rows = []
+        for i, (start, end, value) in enumerate(spans):
+            rows.append({"start": start, "end": end, "outline": outline_entry(value)})
+            values[i] = value
+        write_index(index_dir, sha, rows)
+    suite = LoadedSuite(path=path, sha256=sha, users=[], strict=strict, text=text)
+    unknown: Counter[str] = Counter()
+    formats: Counter[str] = Counter()
+    seen_ids: dict[str, int] = {}
+    for index, row in enumerate(rows):
+        outline = row.get("outline")
+        if outline is None:  # irregular or a 1.0 task: validated now, exactly as an eager load does
+            entry = values[index] if index in values else json.loads(text[row["start"]:row["end"]])
+            user = _load_user(path, index, entry, strict=strict, warnings=suite.warnings, unknown=unknown)
+            key = user.key if user.task is not None else None
+            if user.task is not None:
+                formats[user.task.source_format] += 1
+        else:
+            user = LoadedUser(index=index, key=outline["key"], span=(row["start"], row["end"]), outline=[
+                SubtaskOutline(subtask_id=sid, domains=tuple(domain.split(",")),
+                               skills=("proactive",) if proactive else ("personalize",))
+                for sid, domain, proactive in outline["subtasks"]])
+            key = user.key
+            formats["vitabench2"] += 1
+        if key is not None:
+            first = seen_ids.setdefault(key, index)
+            if first != index:
+                user.error = SuiteError(path, [(f"[{index}].id", f"duplicate user id {key!r} (first at [{first}])")])
+                user.task, user.span, user.outline = None, None, []
+        suite.users.append(user)
+    if formats:
+        suite.format = formats.most_common(1)[0][0]
+    if unknown:
+        listed = ", ".join(f"{key} ({count}x)" for key, count in sorted(unknown.items()))
+        suite.warnings.append(f"{path}: unknown keys kept but not used by the harness: {listed}")
+    if not any(user.span for user in suite.users):
+        suite.text = ""
+    return suite
 
 
 def ensure_user(suite: LoadedSuite, user: LoadedUser) -> list[str]:
@@ -203,14 +239,15 @@ def ensure_user(suite: LoadedSuite, user: LoadedUser) -> list[str]:
     Returns:
         The warnings the validation produced (empty for an already validated user).
     """
-    if user.raw is None:
+    if user.raw is None and user.span is None:
         return []
     with suite._lock:
-        if user.raw is None:
+        if user.raw is None and user.span is None:
             return []
+        entry = user.raw if user.raw is not None else json.loads(suite.text[user.span[0]:user.span[1]])
         warnings: list[str] = []
         unknown: Counter[str] = Counter()
-        loaded = _load_user(suite.path, user.index, user.raw, strict=suite.strict, warnings=warnings,
+        loaded = _load_user(suite.path, user.index, entry, strict=suite.strict, warnings=warnings,
                             unknown=unknown)
         if unknown:
             listed = ", ".join(f"{key} ({count}x)" for key, count in sorted(unknown.items()))
@@ -219,6 +256,7 @@ def ensure_user(suite: LoadedSuite, user: LoadedUser) -> list[str]:
         if loaded.task is not None:
             user.outline = outline_of(loaded.task)
         user.raw = None
+        user.span = None
         user.warnings = warnings
         suite.warnings.extend(warnings)
         return warnings
