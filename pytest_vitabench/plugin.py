@@ -187,6 +187,7 @@ class _State:
         self.started = time.time()
         self.items_by_id: dict[str, Any] = {}
         self.positions: dict[str, int] = {}
+        self.ordered_ids: list[str] = []
         self.interactor: Any = None
         self.non_vita_failures = 0
         self.metrics: dict[str, Any] | None = None
@@ -508,7 +509,8 @@ def _engine(state: _State, request: pytest.FixtureRequest) -> Any:
         config = request.config
         session = request.session
         state.items_by_id = {i.nodeid: i for i in session.items if isinstance(i, VitaItem)}
-        state.positions = {nodeid: n for n, nodeid in enumerate(state.items_by_id)}
+        state.ordered_ids = list(state.items_by_id)
+        state.positions = {nodeid: n for n, nodeid in enumerate(state.ordered_ids)}
         block = state.run_config.manifest()
 
         def manifest() -> None:
@@ -528,8 +530,9 @@ def _upcoming(state: _State, session: pytest.Session, nodeid: str) -> Iterator[s
     """The node ids this process will run from ``nodeid`` on: the rest of the session's items, or on an xdist
     worker the ones the controller has queued for it (engine/xdist_queue.py)."""
     if not _is_worker(session.config):
-        ordered = list(state.items_by_id)
-        yield from ordered[state.positions.get(nodeid, len(ordered)):]
+        ordered = state.ordered_ids
+        for position in range(state.positions.get(nodeid, len(ordered)), len(ordered)):
+            yield ordered[position]
         return
     from .engine.xdist_queue import find_worker_interactor, worker_queue
 
