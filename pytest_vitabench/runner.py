@@ -30,7 +30,7 @@ from .memory.snapshots import SnapshotStore, advance, settings_of, snapshot_key
 from .messages import Usage
 from .prompts import agent_system_prompt, time_with_weekday
 from .result import ItemResult
-from .suite.loader import LoadedSuite, LoadedUser, SuiteError, ensure_user, load_suite
+from .suite.loader import LoadedSuite, LoadedUser, SuiteError, ensure_user, load_suite, pinned_user
 from .suite.schema import UserTask
 from .users.base import UserSetup, UserSimulator
 
@@ -181,12 +181,13 @@ class ItemRunner:
         started = time.perf_counter()
         try:
             self.ensure_user(suite, user)
-            prepared, memory_usage = self._prepare(result, suite, user, index, agent)
-            episode = run_episode(agent=agent, agent_setup=prepared.agent_setup, user=user_simulator,
-                                  user_setup=prepared.user_setup, environment=prepared.environment,
-                                  max_steps=self.config.max_steps)
-            self._record_episode(result, episode, memory_usage)
-            self._record_verdict(result, judge.judge(self._judge_case(result, user, index, prepared, episode)))
+            with pinned_user(suite, user):
+                prepared, memory_usage = self._prepare(result, suite, user, index, agent)
+                episode = run_episode(agent=agent, agent_setup=prepared.agent_setup, user=user_simulator,
+                                      user_setup=prepared.user_setup, environment=prepared.environment,
+                                      max_steps=self.config.max_steps)
+                self._record_episode(result, episode, memory_usage)
+                self._record_verdict(result, judge.judge(self._judge_case(result, user, index, prepared, episode)))
         except Exception as exc:  # an infrastructure failure: reported as an error, scored as a failure
             self._record_error(result, exc)
         result.duration_s = round(time.perf_counter() - started, 4)
@@ -220,27 +221,33 @@ class ItemRunner:
         started = time.perf_counter()
         try:
             await call(self.ensure_user, suite, user)
-            await chain_lock.acquire()
-            held = True
-            try:
-                prepared, memory_usage = await call(self._prepare, result, suite, user, index, agent)
-                if not prepared.live_memory:
-                    chain_lock.release()
-                    held = False
-                episode = await play_episode(
-                    agent=agent, agent_setup=prepared.agent_setup, user=user_simulator,
-                    user_setup=prepared.user_setup, environment=prepared.environment,
-                    max_steps=self.config.max_steps, call=call)
-            finally:
-                if held:
-                    chain_lock.release()
-            self._record_episode(result, episode, memory_usage)
-            case = self._judge_case(result, user, index, prepared, episode)
-            self._record_verdict(result, await call(judge.judge, case))
+            with pinned_user(suite, user):
+                await self._run_pinned(result, suite, user, index, agent, user_simulator, judge, call, chain_lock)
         except Exception as exc:  # an infrastructure failure: reported as an error, scored as a failure
             self._record_error(result, exc)
         result.duration_s = round(time.perf_counter() - started, 4)
         return result
+
+    async def _run_pinned(self, result: ItemResult, suite: LoadedSuite, user: LoadedUser, index: int, agent: Agent,
+                          user_simulator: UserSimulator, judge: Judge, call: Callable[..., Awaitable[Any]],
+                          chain_lock: Any) -> None:
+        await chain_lock.acquire()
+        held = True
+        try:
+            prepared, memory_usage = await call(self._prepare, result, suite, user, index, agent)
+            if not prepared.live_memory:
+                chain_lock.release()
+                held = False
+            episode = await play_episode(
+                agent=agent, agent_setup=prepared.agent_setup, user=user_simulator,
+                user_setup=prepared.user_setup, environment=prepared.environment,
+                max_steps=self.config.max_steps, call=call)
+        finally:
+            if held:
+                chain_lock.release()
+        self._record_episode(result, episode, memory_usage)
+        case = self._judge_case(result, user, index, prepared, episode)
+        self._record_verdict(result, await call(judge.judge, case))
 
     def _record_error(self, result: ItemResult, exc: BaseException) -> None:
         result.outcome = "error"

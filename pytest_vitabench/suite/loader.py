@@ -11,12 +11,14 @@ unknown keys) produces warnings; ``strict=True`` turns chronology warnings into 
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import gzip
 import hashlib
 import json
 import threading
-from collections import Counter
+from collections import Counter, OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -60,6 +62,8 @@ class LoadedUser:
     outline: list[SubtaskOutline] = field(default_factory=list)
     #: Warnings of a lazily validated user (an eager load puts them in :attr:`LoadedSuite.warnings`).
     warnings: list[str] = field(default_factory=list)
+    #: Items in flight that need ``task`` (:func:`pinned_user`); a pinned user is never dropped.
+    pins: int = 0
 
 
 @dataclass(frozen=True)
@@ -79,7 +83,10 @@ class LoadedSuite:
     strict: bool = False
     #: The file's text while some user is only indexed (lazy loading).
     text: str = field(default="", repr=False)
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    #: Lazily loaded users kept validated at most (least recently used dropped first); 0: all.
+    keep_validated: int = 0
+    _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
+    _validated: OrderedDict[int, LoadedUser] = field(default_factory=OrderedDict, repr=False)
 
 
 def json_path(loc: tuple[Any, ...] | list[Any], prefix: str = "") -> str:
@@ -233,16 +240,17 @@ def _load_indexed(path: Path, raw: bytes, *, strict: bool, index_dir: Path | Non
 
 
 def ensure_user(suite: LoadedSuite, user: LoadedUser) -> list[str]:
-    """Validate a user indexed by ``load_suite(lazy=True)`` (once; thread-safe), filling ``task``, ``times``
-    and ``error`` exactly as an eager load would.
+    """Validate a user indexed by ``load_suite(lazy=True)`` (thread-safe), filling ``task``, ``times`` and
+    ``error`` exactly as an eager load would. A user dropped by :attr:`LoadedSuite.keep_validated` is parsed
+    again from its span.
 
     Returns:
-        The warnings the validation produced (empty for an already validated user).
+        The warnings the validation produced (empty when the user was already validated).
     """
-    if user.raw is None and user.span is None:
-        return []
     with suite._lock:
-        if user.raw is None and user.span is None:
+        if user.task is not None or user.error is not None or (user.raw is None and user.span is None):
+            if user.index in suite._validated:
+                suite._validated.move_to_end(user.index)
             return []
         entry = user.raw if user.raw is not None else json.loads(suite.text[user.span[0]:user.span[1]])
         warnings: list[str] = []
@@ -256,10 +264,39 @@ def ensure_user(suite: LoadedSuite, user: LoadedUser) -> list[str]:
         if loaded.task is not None:
             user.outline = outline_of(loaded.task)
         user.raw = None
-        user.span = None
-        user.warnings = warnings
-        suite.warnings.extend(warnings)
+        if user.warnings == []:
+            user.warnings = warnings
+            suite.warnings.extend(warnings)
+        if user.span is not None and user.error is None and suite.keep_validated:
+            suite._validated[user.index] = user
+            _drop_unpinned(suite)
         return warnings
+
+
+@contextlib.contextmanager
+def pinned_user(suite: LoadedSuite, user: LoadedUser) -> Iterator[LoadedUser]:
+    """Validate the user and keep it validated while the block runs (an item in flight)."""
+    ensure_user(suite, user)
+    with suite._lock:
+        user.pins += 1
+    try:
+        yield user
+    finally:
+        with suite._lock:
+            user.pins -= 1
+
+
+def _drop_unpinned(suite: LoadedSuite) -> None:
+    """Forget the least recently validated users beyond ``keep_validated`` (their models hold ~4 MB each
+    on the paper suite); they are parsed again from their span if an item needs them later."""
+    for index in list(suite._validated):
+        if len(suite._validated) <= suite.keep_validated:
+            return
+        user = suite._validated[index]
+        if user.pins:
+            continue
+        del suite._validated[index]
+        user.task, user.times = None, []
 
 
 def outline_of(task: UserTask) -> list[SubtaskOutline]:

@@ -68,3 +68,21 @@ def test_irregular_users_and_duplicates_are_validated_at_load(tmp_path):
     lazy = load_suite(path, lazy=True, index_dir=tmp_path / "cache")
     assert "duplicate user id 'U1'" in lazy.users[1].error.render()
     assert lazy.users[2].error is not None and "[2]" in lazy.users[2].error.render()
+
+
+def test_validated_users_beyond_the_limit_are_dropped_unless_pinned(tmp_path):
+    from pytest_vitabench.suite.loader import pinned_user
+
+    path = write_suite(tmp_path / "tasks.json", tiny_suite())
+    lazy = load_suite(path, lazy=True, index_dir=tmp_path / "cache")
+    lazy.keep_validated = 1
+    first, second = lazy.users
+    with pinned_user(lazy, first):
+        ensure_user(lazy, second)
+        assert first.task is not None  # in flight: kept although over the limit
+    ensure_user(lazy, second)
+    assert second.task is not None
+    ensure_user(lazy, first)  # validating it again drops the least recently used unpinned user
+    assert first.task is not None and second.task is None
+    ensure_user(lazy, second)
+    assert second.task == load_suite(path).users[1].task
