@@ -50,6 +50,7 @@ def run_config(stub: StubLLM, workers: int, concurrency: int, trials: int, extra
     stub.requests.clear()
     stub.spans.clear()
     stub.times.clear()
+    stub.peak_live = 0
     stub.replies[:] = [answer] * 20_000
     command = [sys.executable, "-m", "pytest", str(SUITE), "-p", "no:cacheprovider", "-q", "--tb=no", "-rN",
                "--vita-model", "stub-model", "--vita-base-url", stub.base_url, "--vita-memory", "none",
@@ -75,7 +76,7 @@ def run_config(stub: StubLLM, workers: int, concurrency: int, trials: int, extra
         print(output[-3000:], file=sys.stderr)
     return {"config": f"-n {workers} x {concurrency}" if workers > 1 else f"1 process x {concurrency}",
             "items": items, "requests": requests, "wall_s": wall, "bound_s": bound, "span_s": span,
-            "peak_in_flight": stub.max_in_flight(), "total_concurrency": total, "peak_tree_mb": peak_mb,
+            "peak_in_flight": stub.peak_live, "total_concurrency": total, "peak_tree_mb": peak_mb,
             "startup_s": (min(stub.times) - started) if stub.times else 0.0, "load": load}
 
 
