@@ -3,6 +3,7 @@ in flight, how much memory.
 
     python benchmarks/bench_concurrency.py                  # both configurations of issue 8
     python benchmarks/bench_concurrency.py --latency 0.5 --configs "1x32,2x16"
+    python benchmarks/bench_concurrency.py --crash           # kill -9 at half of the 1x32 run, then --vita-resume
 
 An OpenAI-compatible stub (tests/_stub_llm.py) on 127.0.0.1 answers every request after a fixed latency:
 the first turn of an episode with a call to a tool that does not exist, the second with ``###STOP###``, so
@@ -80,14 +81,68 @@ def run_config(stub: StubLLM, workers: int, concurrency: int, trials: int, extra
             "startup_s": (min(stub.times) - started) if stub.times else 0.0, "load": load}
 
 
+def crash_and_resume(stub: StubLLM, concurrency: int, trials: int, workdir: Path) -> None:
+    """kill -9 the controller when half of the items are journaled, resume, compare with an uninterrupted run."""
+    import json
+    import shutil
+    import signal
+
+    for name in ("crashed", "fresh"):
+        shutil.rmtree(workdir / name, ignore_errors=True)
+        (workdir / name).mkdir(parents=True)
+        shutil.copy(SUITE, workdir / name / SUITE.name)
+    base = [sys.executable, "-m", "pytest", SUITE.name, "-p", "no:cacheprovider", "-q", "--tb=no", "-rN",
+            "--vita-model", "stub-model", "--vita-base-url", stub.base_url, "--vita-memory", "none",
+            "--vita-trials", str(trials), "--vita-cache", "off", "--vita-concurrency", str(concurrency)]
+    env = {**os.environ, "OPENAI_API_KEY": "local"}
+    stub.replies[:] = [answer] * 20_000
+    stub.requests.clear()
+    victim = subprocess.Popen(base, cwd=workdir / "crashed", env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+
+    def journaled() -> int:
+        return sum(len(f.read_bytes().splitlines()) for f in (workdir / "crashed").glob(".vitabench/runs/*/journal/*"))
+
+    planned = 784 * trials
+    while victim.poll() is None and journaled() < planned // 2:
+        time.sleep(0.02)
+    os.kill(victim.pid, signal.SIGKILL)
+    victim.wait()
+    done, first = journaled(), len(stub.requests)
+    stub.requests.clear()
+    started = time.time()
+    subprocess.run([*base, "--vita-resume", "--vita-report", "resumed.json"], cwd=workdir / "crashed", env=env,
+                   capture_output=True)
+    resume_wall, second = time.time() - started, len(stub.requests)
+    stub.replies[:] = [answer] * 20_000
+    subprocess.run([*base, "--vita-report", "fresh.json"], cwd=workdir / "fresh", env=env, capture_output=True)
+    resumed = json.loads((workdir / "crashed" / "resumed.json").read_text())
+    fresh = json.loads((workdir / "fresh" / "fresh.json").read_text())
+    needed = (planned - done) * REQUESTS_PER_ITEM
+    print(f"crash: kill -9 at {done} of {planned} items journaled; the killed run had sent {first} requests, "
+          f"{first - done * REQUESTS_PER_ITEM} of them for unfinished items (in flight at the kill)")
+    print(f"resume: {second} requests (the {planned - done} unfinished items need {needed}), {resume_wall:.1f} s wall; "
+          f"report complete: {resumed['run']['completed']} of {resumed['run']['planned']}, "
+          f"metrics equal to an uninterrupted run: {resumed['metrics'] == fresh['metrics']}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--latency", type=float, default=0.5, help="the stub's fixed latency in seconds")
     parser.add_argument("--configs", default="1x32,2x16", help="WORKERSxCONCURRENCY, comma-separated")
     parser.add_argument("--trials", type=int, default=1)
+    parser.add_argument("--crash", action="store_true", help="measure kill -9 at half of the 1x32 run and resume")
+    parser.add_argument("--workdir", type=Path, default=Path("/tmp/vitabench-crash-bench"))
     parser.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
     args = parser.parse_args(argv)
     stub = StubLLM(delay=args.latency)
+    if args.crash:
+        try:
+            print(f"load average {os.getloadavg()[0]:.1f}")
+            crash_and_resume(stub, 32, args.trials, args.workdir)
+        finally:
+            stub.close()
+        return 0
     rows = []
     try:
         for spec in args.configs.split(","):
