@@ -4,6 +4,10 @@
     python benchmarks/bench_paper.py --model groundtruth-reader,literal,reference --memory none,groundtruth,full_context
     python benchmarks/bench_paper.py --repeat 3 --json bench.json
 
+Targets (issue 8, on a 2-core machine, 3,136 items, ``-n 2``, full_context): wall at most 30 s, collection at
+most 3 s, at most 300 MB per worker; each figure is printed next to its target. The controller's peak
+resident memory is printed too (results travel to it as summaries; trajectories stay in the run directory).
+
 Each configuration runs ``pytest SUITE -n WORKERS`` in a subprocess (so nothing is warm in this process),
 samples ``/proc/<pid>/status`` of the run's process tree every 50 ms for the resident set of each process
 (the controller and every xdist worker), and times ``pytest --collect-only`` separately. Figures are the
@@ -25,6 +29,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 SUITE = REPO / "suites" / "paper" / "tasks.vita.json.gz"
+TARGET_WALL_S = 30.0
+TARGET_COLLECT_S = 3.0
+TARGET_WORKER_MB = 300.0
 
 
 @dataclass
@@ -150,6 +157,15 @@ def main(argv: list[str] | None = None) -> int:
         rate = run.items / run.wall_s if run.wall_s else 0
         print(f"{run.model:10s} {run.items:6d} {run.passed:7d} {run.wall_s:8.1f} {rate:8.1f} "
               f"{run.controller_mb:14.0f} {', '.join(f'{mb:.0f}' for mb in run.workers_mb):>16s}")
+    median_collection = statistics.median(walls)
+    print(f"load average at the end: {os.getloadavg()[0]:.1f} (targets assume an otherwise idle machine)")
+    for run in rows:
+        worst_worker = max(run.workers_mb or [0.0])
+        print(f"targets ({run.model}): wall {run.wall_s:.1f} s (<= {TARGET_WALL_S:g}: "
+              f"{'met' if run.wall_s <= TARGET_WALL_S else 'missed'}), collection {median_collection:.2f} s "
+              f"(<= {TARGET_COLLECT_S:g}: {'met' if median_collection <= TARGET_COLLECT_S else 'missed'}), "
+              f"worker peak {worst_worker:.0f} MB (<= {TARGET_WORKER_MB:g}: "
+              f"{'met' if worst_worker <= TARGET_WORKER_MB else 'missed'}), controller peak {run.controller_mb:.0f} MB")
     if args.json:
         args.json.write_text(json.dumps({"collection": collections, "runs": [asdict(r) for r in runs]}, indent=1))
     return 0

@@ -222,6 +222,7 @@ class _State:
         self.progress_option = options.get("vita_progress")
         self.run_config = self.bench.config
         self.runner = self.bench.runner
+        self.runner.index_dir = config.rootpath / ".vitabench" / "cache" / "suites"
         self.ledger = self.bench.ledger
         self.report_path = options.get("vita_report")
         self.results: dict[str, dict[str, Any]] = {}
@@ -241,6 +242,7 @@ class _State:
         self.started = time.time()
         self.items_by_id: dict[str, Any] = {}
         self.positions: dict[str, int] = {}
+        self.ordered_ids: list[str] = []
         self.interactor: Any = None
         self.non_vita_failures = 0
         self.metrics: dict[str, Any] | None = None
@@ -397,6 +399,8 @@ class SuiteFile(pytest.File):
             if size >= LARGE_SUITE_BYTES:
                 _announce_large_suite(self.config, self.nodeid, size)
         suite = state.runner.suite(self.path, lazy=True)
+        # Each validated user holds its models (~4 MB on the paper suite); keep those of the items in flight.
+        suite.keep_validated = max(8, 2 * state.bench.concurrency)
         state.suites[str(self.path)] = suite.sha256
         state.runner.language_for(suite)  # a --vita-language that contradicts the suite warns below
         config = state.run_config
@@ -429,13 +433,15 @@ class UserCollector(pytest.Collector):
         if self.user.error is not None:
             raise self.user.error
         config = _state(self.config).run_config
-        # The outline is read from the JSON without validating the user: that happens when its first item
-        # runs (runner.ensure_user), and a bad user then errors alone with the same file-and-path message.
+        # Only the outline and the validation verdict are known here (cached per file version, see
+        # suite/index.py): the user's models are built when its first item runs (runner.ensure_user).
+        fixtureinfo = None  # the same for every item of a user: resolving it 3,136 times took seconds
         for index, sub in enumerate(self.user.outline):
             for memory in config.memory:
                 for trial in range(config.trials):
                     item = VitaItem.from_parent(self, name=f"{sub.subtask_id}[{memory}-t{trial}]",
-                                                callobj=_vita_subtask)
+                                                callobj=_vita_subtask, fixtureinfo=fixtureinfo)
+                    fixtureinfo = item._fixtureinfo
                     item.vita_ref = _ItemRef(user=self.user, index=index, memory=memory, trial=trial)
                     for marker in [*sub.domains, *sub.skills]:
                         if marker in MARKERS:
@@ -579,8 +585,8 @@ def _item_result(state: _State, request: pytest.FixtureRequest, ref: _ItemRef, r
     def job_for(nodeid: str) -> ItemJob:
         other = items[nodeid]
         other_ref: _ItemRef = other.vita_ref
-        return ItemJob(nodeid, state.runner.suite(other.path, lazy=True), other_ref.user, other_ref.index, other_ref.memory,
-                       other_ref.trial, *roles)
+        return ItemJob(nodeid, state.runner.suite(other.path, lazy=True), other_ref.user, other_ref.index,
+                       other_ref.memory, other_ref.trial, *roles)
 
     scheduler = engine.scheduler(job_for=job_for, upcoming=lambda nodeid: _upcoming(state, session, nodeid),
                                  should_stop=lambda: bool(session.shouldfail or session.shouldstop))
@@ -596,7 +602,8 @@ def _engine(state: _State, request: pytest.FixtureRequest) -> Any:
         config = request.config
         session = request.session
         state.items_by_id = {i.nodeid: i for i in session.items if isinstance(i, VitaItem)}
-        state.positions = {nodeid: n for n, nodeid in enumerate(state.items_by_id)}
+        state.ordered_ids = list(state.items_by_id)
+        state.positions = {nodeid: n for n, nodeid in enumerate(state.ordered_ids)}
         block = state.run_config.manifest()
 
         def manifest() -> None:
@@ -616,8 +623,9 @@ def _upcoming(state: _State, session: pytest.Session, nodeid: str) -> Iterator[s
     """The node ids this process will run from ``nodeid`` on: the rest of the session's items, or on an xdist
     worker the ones the controller has queued for it (engine/xdist_queue.py)."""
     if not _is_worker(session.config):
-        ordered = list(state.items_by_id)
-        yield from ordered[state.positions.get(nodeid, len(ordered)):]
+        ordered = state.ordered_ids
+        for position in range(state.positions.get(nodeid, len(ordered)), len(ordered)):
+            yield ordered[position]
         return
     from .engine.xdist_queue import find_worker_interactor, worker_queue
 

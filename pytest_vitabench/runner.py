@@ -33,7 +33,7 @@ from .prompts import agent_system_prompt, time_with_weekday
 from .result import ItemResult
 from .seed_history import seed_messages
 from .suite.language import detect_language
-from .suite.loader import LoadedSuite, LoadedUser, SuiteError, ensure_user, load_suite
+from .suite.loader import LoadedSuite, LoadedUser, SuiteError, ensure_user, load_suite, pinned_user
 from .suite.schema import SubTask, UserTask
 from .users.base import UserSetup, UserSimulator
 
@@ -79,6 +79,8 @@ class ItemRunner:
         #: cover the chains of the episodes it keeps in flight.
         self.max_chains = 16
         self._languages: dict[Path, str] = {}
+        #: Where lazily loaded suites cache their user index (``None``: no cache).
+        self.index_dir: Path | None = None
         self.last_traceback = ""
 
     def suite(self, path: str | Path, *, lazy: bool = False) -> LoadedSuite:
@@ -90,7 +92,7 @@ class ItemRunner:
         """
         key = Path(path).resolve()
         if key not in self._suites:
-            self._suites[key] = load_suite(key, strict=self.config.strict, lazy=lazy)
+            self._suites[key] = load_suite(key, strict=self.config.strict, lazy=lazy, index_dir=self.index_dir)
         suite = self._suites[key]
         if not lazy:
             for user in suite.users:
@@ -206,13 +208,14 @@ class ItemRunner:
         started = time.perf_counter()
         try:
             self.ensure_user(suite, user)
-            prepared, memory_usage = self._prepare(result, suite, user, index, agent)
-            episode = run_episode(agent=agent, agent_setup=prepared.agent_setup, user=user_simulator,
-                                  user_setup=prepared.user_setup, environment=prepared.environment,
-                                  max_steps=self.config.max_steps,
-                                  history=prepared.history)
-            self._record_episode(result, episode, memory_usage)
-            self._record_verdict(result, judge.judge(self._judge_case(result, user, index, prepared, episode)))
+            with pinned_user(suite, user):
+                prepared, memory_usage = self._prepare(result, suite, user, index, agent)
+                episode = run_episode(agent=agent, agent_setup=prepared.agent_setup, user=user_simulator,
+                                      user_setup=prepared.user_setup, environment=prepared.environment,
+                                      max_steps=self.config.max_steps,
+                                      history=prepared.history)
+                self._record_episode(result, episode, memory_usage)
+                self._record_verdict(result, judge.judge(self._judge_case(result, user, index, prepared, episode)))
         except Exception as exc:  # an infrastructure failure: reported as an error, scored as a failure
             self._record_error(result, exc)
         result.duration_s = round(time.perf_counter() - started, 4)
@@ -246,27 +249,33 @@ class ItemRunner:
         started = time.perf_counter()
         try:
             await call(self.ensure_user, suite, user)
-            await chain_lock.acquire()
-            held = True
-            try:
-                prepared, memory_usage = await call(self._prepare, result, suite, user, index, agent)
-                if not prepared.live_memory:
-                    chain_lock.release()
-                    held = False
-                episode = await play_episode(
-                    agent=agent, agent_setup=prepared.agent_setup, user=user_simulator,
-                    user_setup=prepared.user_setup, environment=prepared.environment,
-                    max_steps=self.config.max_steps, history=prepared.history, call=call)
-            finally:
-                if held:
-                    chain_lock.release()
-            self._record_episode(result, episode, memory_usage)
-            case = self._judge_case(result, user, index, prepared, episode)
-            self._record_verdict(result, await call(judge.judge, case))
+            with pinned_user(suite, user):
+                await self._run_pinned(result, suite, user, index, agent, user_simulator, judge, call, chain_lock)
         except Exception as exc:  # an infrastructure failure: reported as an error, scored as a failure
             self._record_error(result, exc)
         result.duration_s = round(time.perf_counter() - started, 4)
         return result
+
+    async def _run_pinned(self, result: ItemResult, suite: LoadedSuite, user: LoadedUser, index: int, agent: Agent,
+                          user_simulator: UserSimulator, judge: Judge, call: Callable[..., Awaitable[Any]],
+                          chain_lock: Any) -> None:
+        await chain_lock.acquire()
+        held = True
+        try:
+            prepared, memory_usage = await call(self._prepare, result, suite, user, index, agent)
+            if not prepared.live_memory:
+                chain_lock.release()
+                held = False
+            episode = await play_episode(
+                agent=agent, agent_setup=prepared.agent_setup, user=user_simulator,
+                user_setup=prepared.user_setup, environment=prepared.environment,
+                max_steps=self.config.max_steps, history=prepared.history, call=call)
+        finally:
+            if held:
+                chain_lock.release()
+        self._record_episode(result, episode, memory_usage)
+        case = self._judge_case(result, user, index, prepared, episode)
+        self._record_verdict(result, await call(judge.judge, case))
 
     def _record_error(self, result: ItemResult, exc: BaseException) -> None:
         result.outcome = "error"

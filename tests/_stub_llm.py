@@ -50,6 +50,9 @@ class StubLLM:
         self.times: list[float] = []
         self.spans: list[tuple[float, float]] = []
         self.delay = delay
+        #: Requests being answered right now, and the most at any moment (exact, unlike max_in_flight()).
+        self.live = 0
+        self.peak_live = 0
         self._lock = threading.Lock()
         stub = self
 
@@ -84,10 +87,15 @@ class StubLLM:
                     reply = queue.pop(0) if queue else None
                 if reply is None:
                     reply = Reply(body=_embeddings(body)) if embeddings else {"content": "###STOP###"}
+                with stub._lock:
+                    stub.live += 1
+                    stub.peak_live = max(stub.peak_live, stub.live)
                 status, payload, headers, delay = _resolve(body, reply)
                 delay += stub.delay
                 if delay:
                     time.sleep(delay)
+                with stub._lock:  # before the answer leaves, so a client's next request cannot overlap it
+                    stub.live -= 1
                 data = reply.raw if isinstance(reply, Reply) and reply.raw is not None else json.dumps(payload).encode()
                 try:
                     self.send_response(status)

@@ -115,6 +115,21 @@ def parse_suite_json(raw: bytes, path: str | Path) -> Any:
         raise SuiteError(path, [("", f"not valid JSON: {exc}")]) from None
 
 
+def parse_json_text(text: str) -> Any:
+    """One JSON value (a user's span of a suite file) parsed as :func:`parse_suite_json` parses a file:
+    repeated keys are flagged and integers over the digit limit kept for :func:`check_json_values`.
+
+    Raises:
+        ValueError: Not valid JSON. RecursionError: nested too deep for the parser.
+    """
+    return json.loads(text, parse_int=_int_or_huge, object_pairs_hook=_object)
+
+
+def span_decoder() -> json.JSONDecoder:
+    """A decoder for ``raw_decode`` with the same hooks as :func:`parse_json_text`."""
+    return json.JSONDecoder(parse_int=_int_or_huge, object_pairs_hook=_object)
+
+
 def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     obj = dict(pairs)
     if len(obj) != len(pairs):  # a repeated key; harmless only when every copy holds the same value

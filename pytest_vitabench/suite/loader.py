@@ -11,13 +11,14 @@ unknown keys) produces warnings; ``strict=True`` turns chronology warnings into 
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import gzip
 import hashlib
-import json
 import threading
 import zlib
-from collections import Counter
+from collections import Counter, OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from pydantic import BaseModel, ValidationError
 
 from . import integrity
 from .domain_labels import vb1_domain
+from .integrity import parse_json_text
 from .schema import DailyRecord, EventRecord, SubTask, UserTask
 
 DEFAULT_TIME_OF_DAY = "12:00:00"
@@ -55,12 +57,16 @@ class LoadedUser:
     error: SuiteError | None = None
     #: Effective environment time of each subtask (blank times resolved).
     times: list[str] = field(default_factory=list)
-    #: A user indexed but not validated yet (``load_suite(lazy=True)``): its JSON, until :func:`ensure_user`.
+    #: A user indexed but not validated yet (``load_suite(lazy=True)``): its JSON, or its span in
+    #: :attr:`LoadedSuite.text`, until :func:`ensure_user`.
     raw: Any = None
+    span: tuple[int, int] | None = None
     #: What collection needs of each subtask, read without validating the user.
     outline: list[SubtaskOutline] = field(default_factory=list)
     #: Warnings of a lazily validated user (an eager load puts them in :attr:`LoadedSuite.warnings`).
     warnings: list[str] = field(default_factory=list)
+    #: Items in flight that need ``task`` (:func:`pinned_user`); a pinned user is never dropped.
+    pins: int = 0
 
 
 @dataclass(frozen=True)
@@ -78,7 +84,12 @@ class LoadedSuite:
     warnings: list[str] = field(default_factory=list)
     format: str = "vitabench2"
     strict: bool = False
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    #: The file's text while some user is only indexed (lazy loading).
+    text: str = field(default="", repr=False)
+    #: Lazily loaded users kept validated at most (least recently used dropped first); 0: all.
+    keep_validated: int = 0
+    _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
+    _validated: OrderedDict[int, LoadedUser] = field(default_factory=OrderedDict, repr=False)
 
 
 def json_path(loc: tuple[Any, ...] | list[Any], prefix: str = "") -> str:
@@ -127,7 +138,8 @@ def read_suite_json(path: Path) -> Any:
     return integrity.parse_suite_json(raw, path)
 
 
-def load_suite(path: str | Path, *, strict: bool = False, lazy: bool = False) -> LoadedSuite:
+def load_suite(path: str | Path, *, strict: bool = False, lazy: bool = False,
+               index_dir: Path | None = None) -> LoadedSuite:
     """Read and validate a suite file.
 
     Args:
@@ -137,6 +149,7 @@ def load_suite(path: str | Path, *, strict: bool = False, lazy: bool = False) ->
             JSON: :attr:`LoadedUser.outline`); each is validated by :func:`ensure_user` when first needed,
             with the same checks and the same :class:`SuiteError` as here. Validating all 56 users of the
             paper suite takes seconds, so collection (and every xdist worker) would pay it up front.
+        index_dir: With ``lazy``, where the user index of each file version is cached (:mod:`.index`).
 
     Raises:
         SuiteError: The file as a whole is unusable (unreadable, not JSON, not a list of tasks).
@@ -146,6 +159,10 @@ def load_suite(path: str | Path, *, strict: bool = False, lazy: bool = False) ->
         raw = read_suite_bytes(path)
     except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as exc:
         raise SuiteError(path, [("", f"cannot read file: {exc}")]) from exc
+    if lazy:
+        indexed = _load_indexed(path, raw, strict=strict, index_dir=index_dir)
+        if indexed is not None:
+            return indexed
     data = integrity.parse_suite_json(raw, path)
     if not isinstance(data, list):
         raise SuiteError(path, [("", f"expected a JSON list of tasks, got {type(data).__name__}")])
@@ -157,16 +174,6 @@ def load_suite(path: str | Path, *, strict: bool = False, lazy: bool = False) ->
     formats = Counter()
     seen_ids: dict[str, int] = {}
     for index, entry in enumerate(data):
-        pending = _index_user(index, entry) if lazy else None
-        if pending is not None:
-            first = seen_ids.setdefault(pending.key, index)
-            if first != index:
-                problem = f"duplicate user id {pending.key!r} (first at [{first}])"
-                pending.error, pending.raw, pending.outline = SuiteError(path, [(f"[{index}].id", problem)]), None, []
-            else:
-                formats["vitabench2"] += 1
-            suite.users.append(pending)
-            continue
         user = _load_user(path, index, entry, strict=strict, warnings=suite.warnings, unknown=unknown)
         if user.task is not None:
             formats[user.task.source_format] += 1
@@ -184,43 +191,109 @@ def load_suite(path: str | Path, *, strict: bool = False, lazy: bool = False) ->
     return suite
 
 
-def _index_user(index: int, entry: Any) -> LoadedUser | None:
-    """A not-yet-validated user with its outline, or ``None`` when its shape needs validating now (a VitaBench
-    1.0 task, or anything irregular, so that its error shows at collection exactly as before)."""
-    if not isinstance(entry, dict) or not isinstance(entry.get("id"), str) or integrity.node_id_problem(entry["id"]):
+def _load_indexed(path: Path, raw: bytes, *, strict: bool, index_dir: Path | None) -> LoadedSuite | None:
+    """A suite whose plain users are only indexed (spans, outlines and validation verdicts, cached per sha256);
+    ``None`` when the text is not a JSON list the span decoder can read, so that the eager path reports the
+    problem as it always has.
+
+    The first time a file is seen every user is validated once, one at a time (nothing is kept but its
+    verdict: its errors with their JSON paths, or its warnings), so a bad user is still a collection error
+    for that user only. Later collections read the verdicts from the cache; a valid user is validated again
+    only when its first item runs (:func:`ensure_user`).
+    """
+    from .. import __version__
+    from .index import outline_entry, read_index, user_spans, write_index
+
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
         return None
-    subtasks = entry.get("subtasks")
-    if not isinstance(subtasks, list) or not subtasks:
-        return None
-    outline = []
-    for sub in subtasks:
-        if not isinstance(sub, dict):
+    sha = hashlib.sha256(raw).hexdigest()
+    variant = f"{'strict' if strict else 'lenient'}-{__version__}"
+    rows = read_index(index_dir, sha, variant)
+    values: dict[int, Any] = {}
+    if rows is None:
+        spans = user_spans(text)
+        if not spans:
             return None
-        sid, domain, tested = sub.get("subtask_id"), sub.get("domain"), sub.get("skill_tested") or []
-        if not isinstance(sid, str) or not isinstance(domain, str) or not isinstance(tested, list):
-            return None
-        if integrity.node_id_problem(sid):  # the item's node id is built now, so its error must show now
-            return None
-        skills = ("proactive",) if "proactive" in tested else ("personalize",)
-        outline.append(SubtaskOutline(subtask_id=sid, domains=tuple(domain.split(",")), skills=skills))
-    return LoadedUser(index=index, key=entry["id"], raw=entry, outline=outline)
+        rows = []
+        for i, (start, end, value) in enumerate(spans):
+            row: dict[str, Any] = {"start": start, "end": end, "outline": outline_entry(value)}
+            if row["outline"] is not None:
+                row["problems"], row["warnings"] = _verdict(path, i, value, strict=strict)
+            rows.append(row)
+            values[i] = value
+        write_index(index_dir, sha, rows, variant)
+    suite = LoadedSuite(path=path, sha256=sha, users=[], strict=strict, text=text)
+    unknown: Counter[str] = Counter()
+    formats: Counter[str] = Counter()
+    seen_ids: dict[str, int] = {}
+    for index, row in enumerate(rows):
+        outline = row.get("outline")
+        if outline is None:  # irregular or a 1.0 task: validated now, exactly as an eager load does
+            entry = values[index] if index in values else parse_json_text(text[row["start"]:row["end"]])
+            user = _load_user(path, index, entry, strict=strict, warnings=suite.warnings, unknown=unknown)
+            key = user.key if user.task is not None else None
+            if user.task is not None:
+                formats[user.task.source_format] += 1
+        elif row.get("problems"):
+            user = LoadedUser(index=index, key=outline["key"],
+                              error=SuiteError(path, [(str(w), str(p)) for w, p in row["problems"]]))
+            key = None
+        else:
+            user = LoadedUser(index=index, key=outline["key"], span=(row["start"], row["end"]), outline=[
+                SubtaskOutline(subtask_id=sid, domains=tuple(domain.split(",")),
+                               skills=("proactive",) if proactive else ("personalize",))
+                for sid, domain, proactive in outline["subtasks"]])
+            key = user.key
+            formats["vitabench2"] += 1
+            suite.warnings.extend(row.get("warnings") or [])
+        if key is not None:
+            first = seen_ids.setdefault(key, index)
+            if first != index:
+                user.error = SuiteError(path, [(f"[{index}].id", f"duplicate user id {key!r} (first at [{first}])")])
+                user.task, user.span, user.outline = None, None, []
+        suite.users.append(user)
+    if formats:
+        suite.format = formats.most_common(1)[0][0]
+    if unknown:
+        listed = ", ".join(f"{key} ({count}x)" for key, count in sorted(unknown.items()))
+        suite.warnings.append(f"{path}: unknown keys kept but not used by the harness: {listed}")
+    if not any(user.span for user in suite.users):
+        suite.text = ""
+    return suite
+
+
+def _verdict(path: Path, index: int, entry: Any, *, strict: bool) -> tuple[list[list[str]], list[str]]:
+    """Validate one user and keep only the outcome: its problems (JSON path, message) or its warnings."""
+    warnings: list[str] = []
+    unknown: Counter[str] = Counter()
+    user = _load_user(path, index, entry, strict=strict, warnings=warnings, unknown=unknown)
+    if user.error is not None:
+        return [[where, problem] for where, problem in user.error.problems], []
+    if unknown:
+        listed = ", ".join(f"{key} ({count}x)" for key, count in sorted(unknown.items()))
+        warnings.append(f"{path}: [{index}] unknown keys kept but not used by the harness: {listed}")
+    return [], warnings
 
 
 def ensure_user(suite: LoadedSuite, user: LoadedUser) -> list[str]:
-    """Validate a user indexed by ``load_suite(lazy=True)`` (once; thread-safe), filling ``task``, ``times``
-    and ``error`` exactly as an eager load would.
+    """Validate a user indexed by ``load_suite(lazy=True)`` (thread-safe), filling ``task``, ``times`` and
+    ``error`` exactly as an eager load would. A user dropped by :attr:`LoadedSuite.keep_validated` is parsed
+    again from its span.
 
     Returns:
-        The warnings the validation produced (empty for an already validated user).
+        The warnings the validation produced (empty when the user was already validated).
     """
-    if user.raw is None:
-        return []
     with suite._lock:
-        if user.raw is None:
+        if user.task is not None or user.error is not None or (user.raw is None and user.span is None):
+            if user.index in suite._validated:
+                suite._validated.move_to_end(user.index)
             return []
+        entry = user.raw if user.raw is not None else parse_json_text(suite.text[user.span[0]:user.span[1]])
         warnings: list[str] = []
         unknown: Counter[str] = Counter()
-        loaded = _load_user(suite.path, user.index, user.raw, strict=suite.strict, warnings=warnings,
+        loaded = _load_user(suite.path, user.index, entry, strict=suite.strict, warnings=warnings,
                             unknown=unknown)
         if unknown:
             listed = ", ".join(f"{key} ({count}x)" for key, count in sorted(unknown.items()))
@@ -229,9 +302,39 @@ def ensure_user(suite: LoadedSuite, user: LoadedUser) -> list[str]:
         if loaded.task is not None:
             user.outline = outline_of(loaded.task)
         user.raw = None
-        user.warnings = warnings
-        suite.warnings.extend(warnings)
+        if user.warnings == []:
+            user.warnings = warnings
+            suite.warnings.extend(warnings)
+        if user.span is not None and user.error is None and suite.keep_validated:
+            suite._validated[user.index] = user
+            _drop_unpinned(suite)
         return warnings
+
+
+@contextlib.contextmanager
+def pinned_user(suite: LoadedSuite, user: LoadedUser) -> Iterator[LoadedUser]:
+    """Validate the user and keep it validated while the block runs (an item in flight)."""
+    ensure_user(suite, user)
+    with suite._lock:
+        user.pins += 1
+    try:
+        yield user
+    finally:
+        with suite._lock:
+            user.pins -= 1
+
+
+def _drop_unpinned(suite: LoadedSuite) -> None:
+    """Forget the least recently validated users beyond ``keep_validated`` (their models hold ~4 MB each
+    on the paper suite); they are parsed again from their span if an item needs them later."""
+    for index in list(suite._validated):
+        if len(suite._validated) <= suite.keep_validated:
+            return
+        user = suite._validated[index]
+        if user.pins:
+            continue
+        del suite._validated[index]
+        user.task, user.times = None, []
 
 
 def outline_of(task: UserTask) -> list[SubtaskOutline]:

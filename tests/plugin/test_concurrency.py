@@ -32,7 +32,7 @@ def test_one_process_keeps_n_episodes_in_flight_and_reports_in_collection_order(
     stub = scripted_stub(delay=0.2)
     try:
         result, report = _run(llm_project, stub, "--vita-trials", "2", "--vita-concurrency", "4", "-v")
-        assert stub.max_in_flight() == 4
+        assert stub.peak_live == 4
         assert len(stub.requests) == 16 * REQUESTS_PER_ITEM
         lines = [line.split(" ")[0] for line in result.outlines if re.match(r"tasks\.json::U\d::s\d\[", line)]
         collected = llm_project.runpytest("--collect-only", "-q", *LLM, "--vita-trials", "2",
@@ -55,7 +55,7 @@ def test_two_workers_times_n_in_flight(llm_project):
     stub = scripted_stub(delay=0.3)
     try:
         result, report = _run(llm_project, stub, "-n", "2", "--vita-trials", "4", "--vita-concurrency", "3")
-        assert stub.max_in_flight() == 6
+        assert stub.peak_live == 6
         assert len(report["results"]) == 32 and report["run"]["completed"] == 32 and not report["run"]["partial"]
         assert len(stub.requests) == 32 * REQUESTS_PER_ITEM
         assert result.stdout.str().count("VitaBench results") == 1

@@ -1,0 +1,88 @@
+"""Lazy loading: users indexed at collection (spans and outlines, cached per file version), validated on
+first use with the same errors and warnings as an eager load."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from _suites import broken, tiny_suite, write_suite
+
+from pytest_vitabench.suite.index import index_path
+from pytest_vitabench.suite.loader import SuiteError, ensure_user, load_suite
+
+
+def test_lazy_outline_equals_the_eager_one_and_the_index_is_cached(tmp_path):
+    path = write_suite(tmp_path / "tasks.json", tiny_suite())
+    cache = tmp_path / "cache"
+    eager = load_suite(path)
+    lazy = load_suite(path, lazy=True, index_dir=cache)
+    assert index_path(cache, eager.sha256).is_file()
+    assert [(u.key, u.outline) for u in lazy.users] == [(u.key, u.outline) for u in eager.users]
+    assert all(u.task is None and u.span for u in lazy.users)
+    again = load_suite(path, lazy=True, index_dir=cache)  # from the cache: the same outline
+    assert [(u.key, u.outline) for u in again.users] == [(u.key, u.outline) for u in eager.users]
+    for user in again.users:
+        assert ensure_user(again, user) == [] and user.task is not None
+    assert [u.task for u in again.users] == [u.task for u in eager.users]
+    assert [u.times for u in again.users] == [u.times for u in eager.users]
+
+
+def test_a_corrupt_or_stale_cache_is_ignored(tmp_path):
+    path = write_suite(tmp_path / "tasks.json", tiny_suite())
+    cache = tmp_path / "cache"
+    sha = load_suite(path).sha256
+    cache.mkdir()
+    index_path(cache, sha).write_text("{not json", encoding="utf-8")
+    lazy = load_suite(path, lazy=True, index_dir=cache)
+    assert [u.key for u in lazy.users] == ["U1", "U2"]
+    path.write_text(json.dumps(tiny_suite()[:1]), encoding="utf-8")  # a new version of the file: a new key
+    assert [u.key for u in load_suite(path, lazy=True, index_dir=cache).users] == ["U1"]
+
+
+def test_a_bad_user_fails_on_first_use_with_the_eager_error(tmp_path):
+    data = broken(lambda d: d[1]["subtasks"][0].update(domain="pharmacy"))
+    path = write_suite(tmp_path / "tasks.json", data)
+    eager_error = load_suite(path).users[1].error
+    lazy = load_suite(path, lazy=True, index_dir=tmp_path / "cache")
+    assert lazy.users[1].error is None  # not looked at yet
+    ensure_user(lazy, lazy.users[1])
+    assert lazy.users[1].error is not None and lazy.users[1].error.render() == eager_error.render()
+    assert "[1].subtasks[0].domain" in lazy.users[1].error.render()
+
+
+@pytest.mark.parametrize("text, message", [("[{broken", "not valid JSON (line 1 column 3)"),
+                                           ("{}", "expected a JSON list of tasks"), ("[]", "holds no tasks")])
+def test_whole_file_problems_are_the_eager_errors(tmp_path, text, message):
+    path = tmp_path / "tasks.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(SuiteError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        load_suite(path, lazy=True, index_dir=tmp_path / "cache")
+
+
+def test_irregular_users_and_duplicates_are_validated_at_load(tmp_path):
+    data = tiny_suite()
+    data[1]["id"] = "U1"  # a duplicate id
+    data.append({"id": "U3", "subtasks": "not a list"})
+    path = write_suite(tmp_path / "tasks.json", data)
+    lazy = load_suite(path, lazy=True, index_dir=tmp_path / "cache")
+    assert "duplicate user id 'U1'" in lazy.users[1].error.render()
+    assert lazy.users[2].error is not None and "[2]" in lazy.users[2].error.render()
+
+
+def test_validated_users_beyond_the_limit_are_dropped_unless_pinned(tmp_path):
+    from pytest_vitabench.suite.loader import pinned_user
+
+    path = write_suite(tmp_path / "tasks.json", tiny_suite())
+    lazy = load_suite(path, lazy=True, index_dir=tmp_path / "cache")
+    lazy.keep_validated = 1
+    first, second = lazy.users
+    with pinned_user(lazy, first):
+        ensure_user(lazy, second)
+        assert first.task is not None  # in flight: kept although over the limit
+    ensure_user(lazy, second)
+    assert second.task is not None
+    ensure_user(lazy, first)  # validating it again drops the least recently used unpinned user
+    assert first.task is not None and second.task is None
+    ensure_user(lazy, second)
+    assert second.task == load_suite(path).users[1].task
