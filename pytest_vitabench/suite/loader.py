@@ -201,7 +201,6 @@ def _load_indexed(path: Path, raw: bytes, *, strict: bool, index_dir: Path | Non
     for that user only. Later collections read the verdicts from the cache; a valid user is validated again
     only when its first item runs (:func:`ensure_user`).
     """
-    from .. import __version__
     from .index import outline_entry, read_index, user_spans, write_index
 
     try:
@@ -209,7 +208,7 @@ def _load_indexed(path: Path, raw: bytes, *, strict: bool, index_dir: Path | Non
     except UnicodeDecodeError:
         return None
     sha = hashlib.sha256(raw).hexdigest()
-    variant = f"{'strict' if strict else 'lenient'}-{__version__}"
+    variant = index_variant(strict)
     rows = read_index(index_dir, sha, variant)
     values: dict[int, Any] = {}
     if rows is None:
@@ -262,6 +261,13 @@ def _load_indexed(path: Path, raw: bytes, *, strict: bool, index_dir: Path | Non
     if not any(user.span for user in suite.users):
         suite.text = ""
     return suite
+
+
+def index_variant(strict: bool) -> str:
+    """What a cached index's validation verdicts depend on besides the file: strictness and the plugin version."""
+    from .. import __version__
+
+    return f"{'strict' if strict else 'lenient'}-{__version__}"
 
 
 def _verdict(path: Path, index: int, entry: Any, *, strict: bool) -> tuple[list[list[str]], list[str]]:

@@ -9,7 +9,7 @@ import pytest
 from _suites import broken, tiny_suite, write_suite
 
 from pytest_vitabench.suite.index import index_path
-from pytest_vitabench.suite.loader import SuiteError, ensure_user, load_suite
+from pytest_vitabench.suite.loader import SuiteError, ensure_user, index_variant, load_suite
 
 
 def test_lazy_outline_equals_the_eager_one_and_the_index_is_cached(tmp_path):
@@ -17,7 +17,7 @@ def test_lazy_outline_equals_the_eager_one_and_the_index_is_cached(tmp_path):
     cache = tmp_path / "cache"
     eager = load_suite(path)
     lazy = load_suite(path, lazy=True, index_dir=cache)
-    assert index_path(cache, eager.sha256).is_file()
+    assert index_path(cache, eager.sha256, index_variant(strict=False)).is_file()
     assert [(u.key, u.outline) for u in lazy.users] == [(u.key, u.outline) for u in eager.users]
     assert all(u.task is None and u.span for u in lazy.users)
     again = load_suite(path, lazy=True, index_dir=cache)  # from the cache: the same outline
@@ -33,22 +33,31 @@ def test_a_corrupt_or_stale_cache_is_ignored(tmp_path):
     cache = tmp_path / "cache"
     sha = load_suite(path).sha256
     cache.mkdir()
-    index_path(cache, sha).write_text("{not json", encoding="utf-8")
+    index_path(cache, sha, index_variant(strict=False)).write_text("{not json", encoding="utf-8")
     lazy = load_suite(path, lazy=True, index_dir=cache)
     assert [u.key for u in lazy.users] == ["U1", "U2"]
     path.write_text(json.dumps(tiny_suite()[:1]), encoding="utf-8")  # a new version of the file: a new key
     assert [u.key for u in load_suite(path, lazy=True, index_dir=cache).users] == ["U1"]
 
 
-def test_a_bad_user_fails_on_first_use_with_the_eager_error(tmp_path):
+def test_a_bad_user_fails_at_load_with_the_eager_error_and_the_verdict_is_cached(tmp_path):
     data = broken(lambda d: d[1]["subtasks"][0].update(domain="pharmacy"))
     path = write_suite(tmp_path / "tasks.json", data)
     eager_error = load_suite(path).users[1].error
-    lazy = load_suite(path, lazy=True, index_dir=tmp_path / "cache")
-    assert lazy.users[1].error is None  # not looked at yet
-    ensure_user(lazy, lazy.users[1])
-    assert lazy.users[1].error is not None and lazy.users[1].error.render() == eager_error.render()
-    assert "[1].subtasks[0].domain" in lazy.users[1].error.render()
+    for _ in range(2):  # validated the first time, read from the cached verdicts the second
+        lazy = load_suite(path, lazy=True, index_dir=tmp_path / "cache")
+        assert lazy.users[0].error is None and lazy.users[0].task is None  # a valid user: not built yet
+        assert lazy.users[1].error is not None and lazy.users[1].error.render() == eager_error.render()
+        assert "[1].subtasks[0].domain" in lazy.users[1].error.render()
+
+
+def test_strictness_has_its_own_cached_verdicts(tmp_path):
+    data = tiny_suite()
+    data[0]["subtasks"].reverse()  # out of order: a warning, or an error under --vita-strict
+    path = write_suite(tmp_path / "tasks.json", data)
+    lenient = load_suite(path, lazy=True, index_dir=tmp_path / "cache")
+    strict = load_suite(path, lazy=True, index_dir=tmp_path / "cache", strict=True)
+    assert (lenient.users[0].error is None) != (strict.users[0].error is None) or not lenient.warnings
 
 
 @pytest.mark.parametrize("text, message", [("[{broken", "not valid JSON (line 1 column 3)"),
