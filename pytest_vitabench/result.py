@@ -51,6 +51,9 @@ class ItemResult(BaseModel):
     #: them out of the report; :func:`pytest_vitabench.runs.open_run` reads them back).
     messages_sha256: str | None = None
     snapshot_sha256: str | None = None
+    #: Why a failed or errored item failed (:mod:`pytest_vitabench.report.failures`), decided where the
+    #: trajectory and the subtask's data are at hand, so the controller can tabulate without them.
+    failure_category: str | None = None
     #: The result was taken from an earlier run's journal by ``--vita-resume``.
     resumed: bool = False
 

@@ -216,6 +216,7 @@ class ItemRunner:
                                       history=prepared.history)
                 self._record_episode(result, episode, memory_usage)
                 self._record_verdict(result, judge.judge(self._judge_case(result, user, index, prepared, episode)))
+                self._record_category(result, user, index)
         except Exception as exc:  # an infrastructure failure: reported as an error, scored as a failure
             self._record_error(result, exc)
         result.duration_s = round(time.perf_counter() - started, 4)
@@ -276,8 +277,20 @@ class ItemRunner:
         self._record_episode(result, episode, memory_usage)
         case = self._judge_case(result, user, index, prepared, episode)
         self._record_verdict(result, await call(judge.judge, case))
+        self._record_category(result, user, index)
+
+    @staticmethod
+    def _record_category(result: ItemResult, user: LoadedUser, index: int) -> None:
+        # Here the trajectory, the memory text and the subtask's data are at hand; the controller (which gets
+        # only summaries) tabulates the category.
+        from .report.run_analysis import failure_category
+
+        task = user.task
+        assert task is not None
+        result.failure_category = failure_category(result, task.subtasks[index])
 
     def _record_error(self, result: ItemResult, exc: BaseException) -> None:
+        result.failure_category = "infrastructure_error"
         result.outcome = "error"
         result.reward = 0.0
         # a bad user's data: its own rendering (file and JSON path of each problem), as at collection

@@ -43,6 +43,9 @@ def analyse_failures(results: Sequence[ItemResult],
     for r in results:
         if r.outcome not in ("failed", "error"):
             continue
+        if r.failure_category:  # decided on the worker, next to the trajectory (the controller has none)
+            rows.append((r.nodeid, r.failure_category, r.domain, r.memory))
+            continue
         key = (r.suite, r.user_id, r.subtask_id)
         if key not in cache:
             cache[key] = subtask_facts(subtask_data(r))
@@ -122,6 +125,27 @@ def parse_regression_options(baseline: str | None, fail_regression: Any) -> floa
     return value
 
 
+def failure_category(result: ItemResult, subtask: Any) -> str | None:
+    """The failure category of a finished item, from its own trajectory and its subtask's suite data."""
+    if result.outcome not in ("failed", "error"):
+        return None
+    messages = [m.model_dump(mode="json") for m in result.messages]
+    return categorize(result.model_dump(mode="json", exclude={"messages", "memory_snapshot"}), messages,
+                      result.memory_snapshot, subtask_facts(subtask_data_of(subtask)))
+
+
+def subtask_data_of(subtask: Any) -> dict[str, Any]:
+    """The fields of a :class:`~pytest_vitabench.suite.schema.SubTask` that failure analysis reads, as the
+    official-shape dict :func:`~pytest_vitabench.report.failures.subtask_facts` takes."""
+    return {"skill_tested": subtask.skill_tested, "target_product_ids": subtask.target_product_ids,
+            "environment": subtask.environment,
+            "rubric_checks": [c.model_dump(mode="json") for c in subtask.rubric_checks or []],
+            "evaluation_criteria": (subtask.evaluation_criteria.model_dump(mode="json")
+                                    if subtask.evaluation_criteria else None),
+            "user_scenario": ({"personalized_preference_memory": subtask.groundtruth_preferences()}
+                              if subtask.user_scenario else None)}
+
+
 def suite_subtask_data(load_suite: Callable[[str], Any]) -> Callable[[ItemResult], dict[str, Any] | None]:
     """An item -> its subtask's suite data (the fields failure analysis reads), from the run's loaded suites."""
     index: dict[str, dict[tuple[str, str], Any]] = {}
@@ -136,16 +160,7 @@ def suite_subtask_data(load_suite: Callable[[str], Any]) -> Callable[[ItemResult
                 index[result.suite] = {(u.task.user_id, s.subtask_id): s for u in suite.users if u.task
                                        for s in u.task.subtasks}
         subtask = index[result.suite].get((result.user_id, result.subtask_id))
-        if subtask is None:
-            return None
-        # Only what subtask_facts reads; the environment is kept as is (a dict), nothing is re-serialised.
-        return {"skill_tested": subtask.skill_tested, "target_product_ids": subtask.target_product_ids,
-                "environment": subtask.environment,
-                "rubric_checks": [c.model_dump(mode="json") for c in subtask.rubric_checks or []],
-                "evaluation_criteria": (subtask.evaluation_criteria.model_dump(mode="json")
-                                        if subtask.evaluation_criteria else None),
-                "user_scenario": ({"personalized_preference_memory": subtask.groundtruth_preferences()}
-                                  if subtask.user_scenario else None)}
+        return None if subtask is None else subtask_data_of(subtask)
 
     return lookup
 

@@ -110,9 +110,14 @@ def open_run(path: str | os.PathLike[str]) -> Run:
         found = data.get("schema") if isinstance(data, dict) else type(data).__name__
         raise ValueError(f"{source} is not a VitaBench report (schema {found!r}; expected {SCHEMA_V1!r} or "
                          f"{SCHEMA_V2!r})")
+    results = data.get("results")
+    if results is None:
+        results = []
+    if not isinstance(results, list) or not all(isinstance(r, dict) and "nodeid" in r for r in results):
+        raise ValueError(f"{source}: 'results' must be a list of item records with a 'nodeid'")
     inline: dict[str, dict[str, Any]] = {}
     rows = []
-    for row in data.get("results") or []:
+    for row in results:
         heavy = {key: row[key] for key in _HEAVY if key in row}
         if heavy:
             inline[row["nodeid"]] = heavy

@@ -26,7 +26,21 @@ def _run():
                         "usage": {"agent": {"prompt_tokens": 10, "completion_tokens": 5, "cost": 0.25}}})
         heavy[nodeid] = {"messages": [{"role": "user", "content": HOSTILE}],
                          "memory_snapshot": "- likes trains\n- second class" if trial == 0 else "- likes trains"}
-    return Run(Path("run.json"), {"schema": "vitabench-report/1", "config": {"model": "x"}, "results": results}, heavy)
+    report = {"schema": "vitabench-report/1", "config": {"model": "x"}, "results": results}
+    return Run(Path("run.json"), report, _Heavy(heavy))
+
+
+class _Heavy:
+    """Serves the trajectories and memory texts as the run reader does (an unknown item: KeyError)."""
+
+    def __init__(self, heavy):
+        self._heavy = heavy
+
+    def messages(self, nodeid):
+        return self._heavy[nodeid]["messages"]
+
+    def memory_snapshot(self, nodeid):
+        return self._heavy[nodeid]["memory_snapshot"]
 
 
 def _unpack(page, element_id):

@@ -31,14 +31,14 @@ def test_a_run_directory_is_read_through_its_report(tmp_path):
     (tmp_path / "report.json").write_text(json.dumps(_report([])))
     assert load_run(tmp_path).results == []
     (tmp_path / "empty").mkdir()
-    with pytest.raises(ValueError, match="without a report.json"):
+    with pytest.raises(ValueError, match="not a VitaBench run directory"):
         load_run(tmp_path / "empty")
 
 
 @pytest.mark.parametrize("content, message", [
     ("not json", "not a JSON file"),
-    (json.dumps({"results": []}), "no 'schema' key"),
-    (json.dumps({"schema": "vitabench-report/0", "results": []}), "has schema"),
+    (json.dumps({"results": []}), "not a VitaBench report \\(schema None"),
+    (json.dumps({"schema": "vitabench-report/0", "results": []}), "schema 'vitabench-report/0'"),
     (json.dumps(_report({"nodeid": "x"})), "must be a list"),
     (json.dumps(_report([{"user_id": "U1"}])), "with a 'nodeid'"),
 ])
