@@ -28,7 +28,8 @@ SECRET_QUERY_KEYS = frozenset({
     "signature", "x-api-key",
 })
 #: Loggers whose records are redacted at creation.
-REDACTED_LOGGERS = ("openai", "httpx", "httpcore", "pytest_vitabench")
+# openai >= 3 speaks through httpx2 / httpcore2
+REDACTED_LOGGERS = ("openai", "httpx", "httpcore", "httpx2", "httpcore2", "pytest_vitabench")
 #: Shorter strings are not treated as secrets (placeholder keys such as ``not-needed`` are not secret
 #: either, and replacing short strings would mangle ordinary text).
 MIN_SECRET_CHARS = 8

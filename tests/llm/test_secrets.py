@@ -88,9 +88,18 @@ def _leaks(text: str) -> list[str]:
 
 
 def _artifacts(root: Path) -> dict[str, str]:
-    """Every file under ``root`` (hidden directories included), as text."""
-    return {str(path.relative_to(root)): path.read_bytes().decode("utf-8", "replace")
-            for path in sorted(root.rglob("*")) if path.is_file()}
+    """Every file under ``root`` (hidden directories included), as text; gzip files (the run directory's
+    trajectories and snapshots) decompressed, so what they hold is searched too."""
+    import gzip
+
+    texts = {}
+    for path in sorted(root.rglob("*")):
+        if path.is_file():
+            data = path.read_bytes()
+            if data[:2] == b"\x1f\x8b":
+                data = gzip.decompress(data)
+            texts[str(path.relative_to(root))] = data.decode("utf-8", "replace")
+    return texts
 
 
 # ------------------------------------------------------------------------------------ URL credentials
@@ -180,12 +189,17 @@ def test_credentials_in_the_base_url_are_a_usage_error_that_does_not_repeat_them
 
 @pytest.mark.parametrize("level", ["DEBUG", "INFO", "WARNING"])
 def test_no_credential_reaches_any_artifact_at_any_log_level(project, echo, level):
-    result = project.runpytest(
-        "--vita-model", "stub-model", "--vita-user-model", "stub-user", "--vita-judge-model", "stub-judge",
-        "--vita-base-url", echo.base_url, "--vita-api-key-env", KEY_ENV, "--vita-trials", "1",
-        "--vita-report", "run.json", "--junitxml", "junit.xml", "-o", "junit_logging=all",
-        "--log-level", level, "-o", "log_cli=true", "--log-cli-level", level,
-        "--log-file", "run.log", "--log-file-level", level, "-vv", "--tb=long", "-rA")
+    args = ["--vita-model", "stub-model", "--vita-user-model", "stub-user", "--vita-judge-model", "stub-judge",
+            "--vita-base-url", echo.base_url, "--vita-api-key-env", KEY_ENV, "--vita-trials", "1",
+            "--vita-report", "run.json", "--junitxml", "junit.xml", "-o", "junit_logging=all",
+            "--log-level", level, "-o", "log_cli=true", "--log-cli-level", level,
+            "--log-file", "run.log", "--log-file-level", level, "-vv", "--tb=long", "-rA"]
+    # The preflight stops the run at once, quoting the server's answer (which echoes the headers) redacted.
+    refused = project.runpytest(*args)
+    assert refused.ret == pytest.ExitCode.USAGE_ERROR
+    refused.stderr.fnmatch_lines(["*401*"])
+    assert not _leaks(refused.stdout.str() + refused.stderr.str())
+    result = project.runpytest(*args, "--vita-preflight", "off")
     # The run reached the server (so there was something to leak) and failed as an infrastructure error.
     sent = [{name.lower(): value for name, value in headers.items()} for headers in echo.headers]
     assert sent and all(h["authorization"] == f"Bearer {KEY}" for h in sent)
@@ -209,8 +223,12 @@ def test_an_answer_that_quotes_the_key_is_recorded_and_cached_without_it(project
     finally:
         server.close()
     assert server.headers and KEY in json.dumps(server.headers)
-    report = json.loads((project.path / "run.json").read_text())
-    assert "you sent" in json.dumps(report["results"][0]["messages"])  # the echo was recorded, redacted
+    from pytest_vitabench.runs import open_run
+
+    run = open_run(project.path / "run.json")
+    recorded = run.messages(run.results[0]["nodeid"])
+    assert "you sent" in json.dumps(recorded)  # the echo was recorded, redacted
+    assert any(name.startswith(".vitabench/runs/") and "blobs" in name for name in _artifacts(project.path))
     assert not _leaks(result.stdout.str() + result.stderr.str())
     artifacts = _artifacts(project.path)
     assert any(name.startswith(".vitabench_cache") for name in artifacts)
