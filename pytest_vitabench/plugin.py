@@ -251,6 +251,8 @@ class _State:
         self.show_failures = bool(options.get("vita_failures"))
         self.analysis: Any = None
         self.threshold_outcomes: list[Any] = []
+        #: The k the thresholds were checked at (fewer than --vita-trials when fewer trials ran).
+        self.gate_k: int | None = None
         #: Hooks for other gates (e.g. a regression check against a baseline) to report into the exit
         #: status and the step summary: failure messages, and the regressions found (None: no baseline).
         self.gated = False  # another gate is on (even if it found nothing): the gate decides the exit status
@@ -790,9 +792,11 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     # K is --vita-trials whatever was selected or finished: a partial run does not shrink K.
     state.metrics = compute_metrics(results, k=state.run_config.trials, seed=state.run_config.seed)
     if state.thresholds is not None:
-        from .report.thresholds import check_thresholds
+        from .report.thresholds import check_thresholds, gate_metrics
 
-        state.threshold_outcomes = check_thresholds(state.thresholds, state.metrics, results)
+        checked, state.gate_k = gate_metrics(results, state.metrics, trials=state.run_config.trials,
+                                             seed=state.run_config.seed)
+        state.threshold_outcomes = check_thresholds(state.thresholds, checked, results)
         state.violations = [o.message for o in state.threshold_outcomes if o.status == "missed"]
     from .report.run_analysis import complete_suite_hashes
 
@@ -950,6 +954,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if state.report_written:
         terminalreporter.write_line(f"JSON report: {state.report_written}")
     if state.thresholds is not None:
+        if state.gate_k is not None and state.gate_k < state.run_config.trials:
+            terminalreporter.write_line(f"fail-under: checked at k={state.gate_k}, the trials this run executed "
+                                        f"(the table keeps k={state.run_config.trials})", yellow=True)
         for outcome in state.threshold_outcomes:
             if outcome.status == "not_checked":
                 terminalreporter.write_line(f"fail-under: {outcome.message}", yellow=True)

@@ -5,8 +5,9 @@
   :mod:`pytest_vitabench.judges.naming`);
 - ``-vv``: also the tail of the conversation.
 
-Infrastructure errors show the error itself; the traceback tail only when the error is not one of the
-LLM client's own (whose message already names the role, model, endpoint and server reply).
+Infrastructure errors show the error itself; by default the traceback tail only when the error is not one
+of the LLM client's own (whose message already names the role, model, endpoint and server reply); with
+``-v`` the whole traceback.
 """
 
 from __future__ import annotations
@@ -65,8 +66,11 @@ def failure_text(result: ItemResult, verbosity: int, traceback_tail: str = "") -
     if verbosity < 0:
         return one_line(result)
     lines = [result.failure_text()]
-    if result.outcome == "error" and traceback_tail and not (result.error or "").startswith("LLMError"):
-        lines.append(traceback_tail)
+    if result.outcome == "error":
+        if verbosity >= 1 and result.traceback:  # -v: the whole traceback, whatever the error
+            lines.append(result.traceback.rstrip())
+        elif traceback_tail and not (result.error or "").startswith("LLMError"):
+            lines.append(traceback_tail)
     if verbosity >= 2:
         lines += conversation_tail(result)
     return "\n".join(lines)

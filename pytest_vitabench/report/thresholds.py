@@ -225,3 +225,30 @@ def evaluate_thresholds(thresholds: list[Threshold], metrics: dict[str, Any],
     E.g. ``full_context subtask avg@4 = 0.312 < 0.400``.
     """
     return [o.message for o in check_thresholds(thresholds, metrics, results) if o.status == "missed"]
+
+
+def executed_trials(results: Sequence[ItemResult]) -> int | None:
+    """The fewest trials any judged unit (backend, user, subtask) ran in this session; ``None`` without any."""
+    seen: dict[tuple[str, str, str, str], set[int]] = {}
+    for r in results:
+        if r.outcome != "skipped":
+            seen.setdefault((r.memory, r.suite, r.user_id, r.subtask_id), set()).add(r.trial)
+    return min((len(trials) for trials in seen.values()), default=None)
+
+
+def gate_metrics(results: Sequence[ItemResult], metrics: dict[str, Any], *, trials: int,
+                 seed: int) -> tuple[dict[str, Any], int]:
+    """The metrics a ``--vita-fail-under`` gate checks, and their k.
+
+    The table keeps K = ``--vita-trials`` whatever ran (a unit short of trials scores 0 there, and the run is
+    labelled partial). A gate instead judges what this session executed: a smoke run that selected fewer
+    trials (``-k t0``) is checked at the k it ran, so K-independent thresholds (``avg``) still apply and
+    ``pass^4`` is reported as not checked rather than failing on trials that never ran.
+    """
+    k = executed_trials(results)
+    if k is None or k >= trials:
+        return metrics, trials
+    from ..metrics import compute_metrics
+
+    return compute_metrics(results, k=k, seed=seed), k
+

@@ -55,7 +55,7 @@ def test_instore_order_plus_reservation_is_met():
 @pytest.mark.parametrize("reservation, fragment", [
     (_reserve(when="2025-05-10 19:00:00"), "time is '2025-05-10 19:00:00', expected '2025-05-10 18:00:00'"),
     (_reserve(count=3), "for 3 people, expected 4"),
-    (_reserve(shop="SH9001"), "at SH9001, expected SH1001"),
+    (_reserve(shop="SH9001"), "expected SH1001 (Old Lane Hotpot)"),
 ])
 def test_a_wrong_reservation_fails_with_the_field_that_differs(reservation, fragment):
     verdict, outcome = _case(VB1_INSTORE, 0, [*HOTPOT, reservation])
@@ -74,7 +74,7 @@ def test_instore_quantity_and_booking_count():
     wrong_quantity = [("create_instore_product_order", {"user_id": "U300001", "shop_id": "SH2001",
                                                         "product_id": "SH2001_P1", "quantity": 1})]
     verdict, outcome = _case(VB1_INSTORE, 1, wrong_quantity)
-    assert verdict.reward == 0.0 and "quantity of SH2001_P1 is 1, expected 2" in outcome[0].reason
+    assert verdict.reward == 0.0 and "quantity of SH2001_P1 (60-minute foot massage voucher) is 1, expected 2" in outcome[0].reason
     book = [("instore_book", {"user_id": "U300001", "shop_id": "SH3001", "time": "2025-05-09 20:00:00",
                               "customer_count": 5}), ("pay_instore_book", {"book_id": "$last"})]
     assert _case(VB1_INSTORE, 2, book)[0].reward == 1.0
@@ -110,7 +110,7 @@ def test_every_travel_order_kind_is_judged():
     fewer = copy.deepcopy(OTA_CALLS)
     fewer[4][1]["quantity"] = 1
     verdict, outcome = _case(VB1_OTA, 0, fewer)
-    assert verdict.reward == 0.0 and "quantity of T1_2 is 1, expected 2" in outcome[4].reason
+    assert verdict.reward == 0.0 and "quantity of T1_2 (G31 second class) is 1, expected 2" in outcome[4].reason
 
 
 @pytest.mark.skipif(not VB1_DIR.is_dir(), reason=VB1_SKIP_REASON)

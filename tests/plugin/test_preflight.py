@@ -42,13 +42,12 @@ def test_a_wrong_key_is_a_usage_error_before_any_item(llm_project, stub):
     assert SECRET not in result.stdout.str() + result.stderr.str()
 
 
-def test_a_wrong_model_name_names_the_role_model_and_url_without_credentials(llm_project, stub):
+def test_a_wrong_model_name_names_the_role_model_and_url(llm_project, stub):
+    # (a URL carrying credentials never gets this far: it is refused up front, see tests/llm/test_secrets.py)
     stub.preflight_replies.append((404, {"error": {"message": "The model `gpt-4o-mini` does not exist"}}))
-    url = stub.base_url.replace("http://", "http://alice:hunter2secret@")
-    result = run(llm_project, url)
+    result = run(llm_project, stub.base_url)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"*agent model 'gpt-4o-mini' at {stub.base_url}: HTTP 404*does not exist*"])
-    assert "hunter2secret" not in result.stderr.str() + result.stdout.str()
 
 
 def test_a_misspelled_built_in_gets_a_hint_when_the_endpoint_does_not_know_it(llm_project, stub):
@@ -98,8 +97,10 @@ def test_preflight_off_and_offline_runs_send_nothing(llm_project, stub):
 
 def test_the_circuit_breaker_turns_the_rest_of_the_run_into_quick_errors(llm_project, stub):
     stub.replies += [(401, {"error": {"message": "key revoked"}})] * 10
-    result = run(llm_project, stub.base_url, "--vita-circuit-breaker", "2", "--vita-fail-under", "avg=0")
-    # the preflight passed; then two failed calls opened the breaker and the third item sent nothing
+    result = run(llm_project, stub.base_url, "--vita-circuit-breaker", "2", "--vita-fail-under", "avg=0",
+                 "--vita-concurrency", "1")
+    # the preflight passed; then two failed calls opened the breaker and the third item sent nothing (with
+    # more episodes in flight, those already started when it opens finish their one call)
     assert len(stub.requests) == 2
     result.assert_outcomes(errors=3)
     result.stdout.fnmatch_lines(["*circuit breaker open for * after 2 consecutive failed calls*key revoked*"])
