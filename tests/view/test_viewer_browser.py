@@ -61,7 +61,10 @@ def test_filter_open_a_trajectory_and_see_names_memory_and_verdicts(page_factory
     open_page, errors, expect = page_factory
     html = tmp_path / "run.html"
     assert main(["view", str(demo_run), "-o", str(html)]) == 0
-    results = json.loads(demo_run.read_text())["results"]
+    from pytest_vitabench.runs import open_run
+
+    run = open_run(demo_run)  # the report holds summaries; trajectories and memory come from its run directory
+    results = [run.full_result(r["nodeid"]) for r in run.results]
     page = open_page(html)
     assert page.inner_text("#count") == f"{len(results)} of {len(results)} items"
 
