@@ -74,7 +74,8 @@ def test_instore_quantity_and_booking_count():
     wrong_quantity = [("create_instore_product_order", {"user_id": "U300001", "shop_id": "SH2001",
                                                         "product_id": "SH2001_P1", "quantity": 1})]
     verdict, outcome = _case(VB1_INSTORE, 1, wrong_quantity)
-    assert verdict.reward == 0.0 and "quantity of SH2001_P1 (60-minute foot massage voucher) is 1, expected 2" in outcome[0].reason
+    assert verdict.reward == 0.0
+    assert "quantity of SH2001_P1 (60-minute foot massage voucher) is 1, expected 2" in outcome[0].reason
     book = [("instore_book", {"user_id": "U300001", "shop_id": "SH3001", "time": "2025-05-09 20:00:00",
                               "customer_count": 5}), ("pay_instore_book", {"book_id": "$last"})]
     assert _case(VB1_INSTORE, 2, book)[0].reward == 1.0
