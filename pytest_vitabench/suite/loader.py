@@ -186,8 +186,7 @@ def load_suite(path: str | Path, *, strict: bool = False, lazy: bool = False,
     if formats:
         suite.format = formats.most_common(1)[0][0]
     if unknown:
-        listed = ", ".join(f"{key} ({count}x)" for key, count in sorted(unknown.items()))
-        suite.warnings.append(f"{path}: unknown keys kept but not used by the harness: {listed}")
+        suite.warnings.append(_unknown_keys_warning(path, unknown))
     return suite
 
 
@@ -256,11 +255,15 @@ def _load_indexed(path: Path, raw: bytes, *, strict: bool, index_dir: Path | Non
     if formats:
         suite.format = formats.most_common(1)[0][0]
     if unknown:
-        listed = ", ".join(f"{key} ({count}x)" for key, count in sorted(unknown.items()))
-        suite.warnings.append(f"{path}: unknown keys kept but not used by the harness: {listed}")
+        suite.warnings.append(_unknown_keys_warning(path, unknown))
     if not any(user.span for user in suite.users):
         suite.text = ""
     return suite
+
+
+def _unknown_keys_warning(path: str | Path, unknown: Counter[str], where: str = "") -> str:
+    listed = ", ".join(f"{key} ({count}x)" for key, count in sorted(unknown.items()))
+    return f"{path}: {where}unknown keys kept but not used by the harness: {listed}"
 
 
 def index_variant(strict: bool) -> str:
@@ -278,8 +281,7 @@ def _verdict(path: Path, index: int, entry: Any, *, strict: bool) -> tuple[list[
     if user.error is not None:
         return [[where, problem] for where, problem in user.error.problems], []
     if unknown:
-        listed = ", ".join(f"{key} ({count}x)" for key, count in sorted(unknown.items()))
-        warnings.append(f"{path}: [{index}] unknown keys kept but not used by the harness: {listed}")
+        warnings.append(_unknown_keys_warning(path, unknown, f"[{index}] "))
     return [], warnings
 
 
@@ -302,8 +304,7 @@ def ensure_user(suite: LoadedSuite, user: LoadedUser) -> list[str]:
         loaded = _load_user(suite.path, user.index, entry, strict=suite.strict, warnings=warnings,
                             unknown=unknown)
         if unknown:
-            listed = ", ".join(f"{key} ({count}x)" for key, count in sorted(unknown.items()))
-            warnings.append(f"{suite.path}: [{user.index}] unknown keys kept but not used by the harness: {listed}")
+            warnings.append(_unknown_keys_warning(suite.path, unknown, f"[{user.index}] "))
         user.task, user.times, user.error = loaded.task, loaded.times, loaded.error
         if loaded.task is not None:
             user.outline = outline_of(loaded.task)
