@@ -34,6 +34,9 @@ SUITES = [
 ]
 
 
+from pytest_vitabench.runs import open_run  # noqa: E402
+
+
 def measure(name: str, path: Path, workers: int) -> dict:
     if not path.exists():
         return {"suite": name, "path": str(path), "missing": True}
@@ -46,8 +49,8 @@ def measure(name: str, path: Path, workers: int) -> dict:
         started = time.perf_counter()
         subprocess.run(command, cwd=tmp, capture_output=True, text=True, check=False)
         wall = time.perf_counter() - started
-        data = json.loads(report.read_text(encoding="utf-8"))
-    results = data["results"]
+        run = open_run(report)  # the report holds summaries; trajectories are read from its run directory
+        results = [run.full_result(r["nodeid"]) for r in run.results]
     scored = [r for r in results if r["outcome"] != "skipped"]
     exceptions = []
     for r in results:
