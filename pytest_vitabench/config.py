@@ -1,59 +1,60 @@
-"""The run configuration: every ``--vita-*`` option in one validated object, recorded in the report."""
+"""The run configuration: every ``--vita-*`` setting in one validated object, recorded in the report.
+
+The fields, defaults and option metadata are declared once in :class:`~pytest_vitabench.settings.RunSettings`;
+this pydantic model inherits them, validates them, reads them from raw option values and writes the report.
+"""
 
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Literal
+import os
+from collections.abc import Callable, Mapping
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from . import __version__
-from .profile import TOOL_CHECKS
+from .settings import RunSettings, read_settings, specs
 
 
-class RunConfig(BaseModel):
-    """Settings of one benchmark run (see DESIGN.md §2 for the options)."""
+class RunConfig(BaseModel, RunSettings):
+    """Settings of one benchmark run (see DESIGN.md §2 for the options, settings.py for each field)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    model: str = "reference"
-    base_url: str | None = None
-    api_key_env: str = "OPENAI_API_KEY"
-    user_model: str = "scripted"
-    judge_model: str = "rules"
-    memory: list[str] = Field(default_factory=lambda: ["full_context"])
-    trials: int = Field(default=4, ge=1)
-    max_steps: int = Field(default=100, ge=2)
-    seed: int = 0
-    #: ``auto``: each suite's language, detected from its text (``--vita-language``).
-    language: str = "auto"
-    strict: bool = False
-    full_context_max_tokens: int = Field(default=102_400, ge=1)
-    judge_mode: Literal["window", "full"] = "window"
-    judge_votes: int = Field(default=1, ge=1)
-    outcome_reward: bool = False
-    user_wait_for_action: bool = False
-    memory_model: str | None = None
-    embedding_model: str | None = None
-    embedding_base_url: str | None = None
-    rag_top_k: int = Field(default=8, ge=1)
-    rag_threshold: float | None = None
-    #: ``default`` or ``official``; the switches below take their values from it unless given (see profile.py).
-    profile: Literal["default", "official"] = "default"
-    judge_records: bool = True
-    rag_style: Literal["default", "official"] = "default"
-    tool_checks: list[str] = Field(default_factory=lambda: list(TOOL_CHECKS))
-    agent_prompt: Literal["default", "official"] = "default"
-    outcome_style: Literal["default", "official"] = "default"
-    #: Request settings sent with every agent request (``--vita-model-args``); part of the cache key.
-    model_args: dict[str, Any] = Field(default_factory=dict)
+    @model_validator(mode="after")
+    def _bounds(self) -> RunConfig:
+        # Bounds live in each field's metadata (settings.py), so the parsers and this check read one number.
+        for item in specs():
+            minimum = item.meta.minimum
+            value = getattr(self, item.name)
+            if minimum is not None and isinstance(value, int) and value < minimum:
+                raise ValueError(f"{item.option} must be a whole number >= {minimum}, got {value}")
+        return self
 
-    @field_validator("language")
     @classmethod
-    def _language(cls, value: str) -> str:
-        if value not in ("auto", "en", "zh"):
-            raise ValueError(f"--vita-language must be 'auto', 'en' or 'zh', got {value!r}")
-        return value
+    def from_options(cls, options: Mapping[str, Any] | Callable[[str], Any]) -> RunConfig:
+        """The configuration from raw option values keyed by ini name (``vita_model``, ...), as pytest reads them.
+
+        Unset values keep their defaults, except where one setting's default is another's value:
+        ``--vita-base-url`` defaults to ``$OPENAI_BASE_URL``, ``--vita-memory-model`` to the agent's model
+        when that is an LLM, and ``--vita-fail-regression`` needs ``--vita-baseline``.
+
+        Raises:
+            ValueError: A bad value, naming the option.
+        """
+        get = options if callable(options) else options.get
+        fields = read_settings(get)
+        if not fields.get("base_url") and os.environ.get("OPENAI_BASE_URL"):
+            fields["base_url"] = os.environ["OPENAI_BASE_URL"]
+        model = fields.get("model", "reference")
+        if not fields.get("memory_model"):
+            from .agents import BUILTIN_AGENTS
+
+            fields["memory_model"] = model if model not in BUILTIN_AGENTS else None
+        if fields.get("fail_regression") is not None and not fields.get("baseline"):
+            raise ValueError("--vita-fail-regression needs --vita-baseline RUN to compare with")
+        return cls(**fields)
 
     def trial_seed(self, trial: int) -> int:
         """A stable per-trial seed: the same for every user in a trial, as in the official harness,
@@ -62,14 +63,32 @@ class RunConfig(BaseModel):
         return int(digest[:8], 16)
 
     def manifest(self) -> dict[str, object]:
-        """The report's ``config`` block (never the API key itself: only the variable's name)."""
-        data = self.model_dump()
-        if self.base_url:  # a URL may carry credentials (https://user:key@host/v1): keep only where it points
-            from urllib.parse import urlsplit, urlunsplit
+        """The run's identity: the settings that can change a score, and where the endpoint is.
 
-            parts = urlsplit(self.base_url)
-            host = parts.hostname or ""
-            netloc = f"{host}:{parts.port}" if parts.port else host
-            data["base_url"] = urlunsplit(parts._replace(netloc=netloc, query=""))
+        ``--vita-resume`` compares these (all but the endpoint). Never the API key itself: only its variable's
+        name; a base URL loses any credentials it carries.
+        """
+        return self._block(("score", "endpoint"))
+
+    def report_config(self) -> dict[str, object]:
+        """The report's ``config`` block: :meth:`manifest` and the run's limits, cache, gates and outputs."""
+        return self._block(("score", "endpoint", "run"))
+
+    def _block(self, scopes: tuple[str, ...]) -> dict[str, object]:
+        names = {item.name for item in specs() if item.meta.scope in scopes}
+        data = self.model_dump(include=names)
+        for name in ("base_url", "embedding_base_url"):
+            if data.get(name):
+                data[name] = _without_credentials(str(data[name]))
         data["plugin_version"] = __version__
         return data
+
+
+def _without_credentials(url: str) -> str:
+    # A URL may carry credentials (https://user:key@host/v1): keep only where it points.
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit(parts._replace(netloc=netloc, query=""))

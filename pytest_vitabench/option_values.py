@@ -17,8 +17,10 @@ BUILTIN_ROLE_NAMES: dict[str, tuple[str, ...]] = {
 }
 
 
-def whole_number(option: str, value: object, *, minimum: int, default: int) -> int:
+def whole_number(option: str, value: object, *, minimum: int, default: int, accepted: str = "") -> int:
     """``value`` as an int of at least ``minimum``; ``None`` or blank gives ``default``.
+
+    ``accepted`` names what else the option takes (e.g. `` or 'auto'``), for the message.
 
     Raises:
         ValueError: Not a whole number, or below ``minimum``; the message names ``option``.
@@ -29,9 +31,9 @@ def whole_number(option: str, value: object, *, minimum: int, default: int) -> i
     try:
         number = int(text)
     except ValueError:
-        raise ValueError(f"{option} must be a whole number >= {minimum}, got {text!r}") from None
+        raise ValueError(f"{option} must be a whole number >= {minimum}{accepted}, got {text!r}") from None
     if number < minimum:
-        raise ValueError(f"{option} must be a whole number >= {minimum}, got {number}")
+        raise ValueError(f"{option} must be a whole number >= {minimum}{accepted}, got {number}")
     return number
 
 
@@ -80,3 +82,142 @@ def unknown_model_hint(roles: Iterable[tuple[str, str]]) -> str:
             hints.append(f"unknown model {name!r} for {option}: not a built-in ({builtins}); did you mean "
                          f"{builtin!r}? Any other name is taken as a model at an OpenAI-compatible endpoint.")
     return " ".join(hints)
+
+
+def whole_number_or_auto(option: str, value: object, *, minimum: int) -> int | str:
+    """``auto`` as it is, else :func:`whole_number` (the message says ``auto`` is accepted too)."""
+    if str(value).strip().lower() == "auto":
+        return "auto"
+    return whole_number(option, value, minimum=minimum, default=minimum, accepted=" or 'auto'")
+
+
+# Parsers of the settings (see settings.py): ``(option, raw value) -> value``, each raising ValueError
+# that names the option. Those of other modules are imported when called: this module stays stdlib-only.
+
+def boolean(option: str, value: object) -> bool:
+    """An on/off option: ``True`` from the command line, a bool or ``true/false/on/off/1/0`` from an ini file."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("true", "yes", "on", "1"):
+        return True
+    if text in ("false", "no", "off", "0", ""):
+        return False
+    raise ValueError(f"{option} must be true or false, got {value!r}")
+
+
+def limit(option: str, value: object) -> int:
+    """A positive limit; empty, ``0``, ``none`` and ``unlimited`` mean unlimited (``0``)."""
+    if value is None or str(value).strip().lower() in ("", "0", "none", "unlimited"):
+        return 0
+    try:
+        number = int(str(value).strip())
+    except ValueError:
+        raise ValueError(f"{option} must be a whole number (0 for unlimited), got {value!r}") from None
+    if number < 0:
+        raise ValueError(f"{option} must not be negative, got {value!r}")
+    return number
+
+
+def seconds(option: str, value: object) -> float:
+    """A positive number of seconds."""
+    try:
+        number = float(str(value))
+    except ValueError:
+        raise ValueError(f"{option} must be a number of seconds, got {value!r}") from None
+    if number <= 0:
+        raise ValueError(f"{option} must be positive, got {value!r}")
+    return number
+
+
+def cache_mode(option: str, value: object) -> str:
+    return one_of(option, str(value).strip().lower(), ("all", "judge", "off"))
+
+
+def circuit_breaker(option: str, value: object) -> int:
+    try:
+        number = int(str(value).strip())
+    except ValueError:
+        number = -1
+    if number < 0:
+        raise ValueError(f"{option} must be a whole number of failed calls (0 disables it), got {value!r}")
+    return number
+
+
+def concurrency(option: str, value: object) -> int | str:
+    return whole_number_or_auto(option, value, minimum=1)
+
+
+def switch(option: str, value: object) -> str:
+    from .profile import parse_switch
+
+    return parse_switch(value, option, ("default", "official"))
+
+
+def profile_name(option: str, value: object) -> str:
+    return switch(option, value)
+
+
+def on_off(option: str, value: object) -> bool:
+    from .profile import parse_on_off
+
+    return parse_on_off(value, option)
+
+
+def tool_checks(option: str, value: object) -> list[str]:
+    from .profile import parse_tool_checks
+
+    return parse_tool_checks(value)
+
+
+def memory_list(option: str, value: object) -> list[str]:
+    from .memory.registry import parse_memory_list
+
+    return parse_memory_list(str(value))
+
+
+def rag_threshold(option: str, value: object) -> float | None:
+    from .memory.registry import parse_threshold
+
+    return parse_threshold(value)
+
+
+def model_args(option: str, value: object) -> dict[str, object]:
+    from .llm.model_args import parse_model_args
+
+    return parse_model_args(value)
+
+
+def fail_under(option: str, value: object) -> str:
+    """The thresholds as given, once they parse."""
+    from .report.thresholds import parse_fail_under
+
+    parse_fail_under(str(value))
+    return str(value)
+
+
+def regression_drop(option: str, value: object) -> float:
+    """A drop of Avg in [0, 1] (that it needs ``--vita-baseline`` is checked with the other settings)."""
+    try:
+        number = float(str(value))
+    except ValueError:
+        raise ValueError(f"{option} must be a number such as 0.02, got {value!r}") from None
+    if not 0.0 <= number <= 1.0:
+        raise ValueError(f"{option} must be between 0 and 1 (a drop of Avg), got {number}")
+    return number
+
+
+def progress(option: str, value: object) -> str:
+    """``auto``, ``off`` or seconds, as given once it parses (the interval depends on the terminal)."""
+    from .report.progress import parse_interval
+
+    parse_interval(value, tty=False)
+    return str(value).strip()
+
+
+def resume(option: str, value: object) -> str | None:
+    """``latest`` for true/yes/on/1, ``None`` for false/no/off/0, else a run directory or id."""
+    text = str(value).strip()
+    if not text or text.lower() in ("false", "no", "0", "off"):
+        return None
+    return "latest" if text.lower() in ("true", "yes", "1", "on") else text

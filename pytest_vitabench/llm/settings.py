@@ -9,11 +9,14 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from .prices import ModelPrice
+
+if TYPE_CHECKING:
+    from ..config import RunConfig
 
 #: Placeholder key for local endpoints that need none (the openai client refuses an empty key).
 LOCAL_KEY = "not-needed"
@@ -102,17 +105,32 @@ class LLMSettings(BaseModel):
         return roles is None or role in roles
 
 
-def _limit(value: object, option: str) -> int | None:
-    """A positive limit; empty, ``0`` and ``none`` mean unlimited."""
-    if value is None or str(value).strip().lower() in ("", "0", "none", "unlimited"):
-        return None
-    try:
-        number = int(str(value).strip())
-    except ValueError:
-        raise ValueError(f"{option} must be a whole number (0 for unlimited), got {value!r}") from None
-    if number < 0:
-        raise ValueError(f"{option} must not be negative, got {value!r}")
-    return number or None
+def settings_for_run(config: RunConfig, *, rootdir: Path, state_dir: Path | str | None = None,
+                     cache_dir: Path | str | None = None) -> LLMSettings:
+    """The settings of the run's one client, from its configuration (``--vita-base-url``, limits, cache, ...).
+
+    Args:
+        config: The run's settings, already checked.
+        rootdir: pytest's rootdir: home of the default cache directory and of a relative prices file.
+        state_dir: The directory shared by the controller and every xdist worker of the run.
+        cache_dir: Where the cache lives (default ``<rootdir>/.vitabench_cache``).
+
+    Raises:
+        ValueError: A base URL that carries credentials (:class:`~.secrets.CredentialsInURL`, its
+            credentials redacted), or a prices file that cannot be read.
+    """
+    from .prices import load_prices
+    from .secrets import check_base_url
+
+    check_base_url(config.base_url)
+    return LLMSettings(
+        base_url=config.base_url or None, api_key_env=config.api_key_env, timeout_s=config.timeout,
+        rpm=config.rpm or None, rpm_window_s=config.rpm_window, max_concurrency=config.max_concurrency or None,
+        cache=config.cache, circuit_breaker=config.circuit_breaker,
+        cache_dir=Path(cache_dir) if cache_dir else Path(rootdir) / ".vitabench_cache",
+        state_dir=Path(state_dir) if state_dir else None,
+        prices=load_prices(config.prices, base_dir=Path(rootdir)),
+    )
 
 
 def settings_from_options(*, base_url: str | None, api_key_env: str, rootdir: Path,
@@ -120,59 +138,33 @@ def settings_from_options(*, base_url: str | None, api_key_env: str, rootdir: Pa
                           timeout: object = None, cache: object = None,
                           prices: str | Path | Mapping[str, Any] | None = None,
                           cache_dir: Path | str | None = None, circuit_breaker: object = None) -> LLMSettings:
-    """Settings from raw command-line / ini values (strings or ``None``), as the plugin reads them.
+    """Settings from raw command-line / ini values (strings or ``None``), for a client outside a pytest run
+    (``vitabench rejudge``): each value is read by its setting's parser (see :mod:`pytest_vitabench.settings`).
 
     Args:
         base_url: ``--vita-base-url`` (or ``$OPENAI_BASE_URL``).
         api_key_env: ``--vita-api-key-env``.
-        rootdir: pytest's rootdir: home of the default cache directory and of a relative prices file.
-        state_dir: The directory shared by the controller and every xdist worker of the run.
-        rpm: ``--vita-rpm``: requests per minute for the whole run; empty or 0: unlimited.
-        max_concurrency: ``--vita-max-concurrency``: requests in flight for the whole run; empty or 0: unlimited.
-        timeout: ``--vita-timeout``: seconds per request (default 120).
-        cache: ``--vita-cache``: ``judge`` (default), ``all`` or ``off``.
-        prices: ``--vita-prices`` / ini ``vita_prices``: inline spec or a ``.toml``/``.json`` file.
+        rootdir: Home of the default cache directory and of a relative prices file.
+        state_dir: The directory shared by every process of the run.
+        rpm: ``--vita-rpm``; max_concurrency: ``--vita-max-concurrency``; timeout: ``--vita-timeout``;
+            cache: ``--vita-cache``; circuit_breaker: ``--vita-circuit-breaker``.
+        prices: ``--vita-prices``: inline spec or a ``.toml``/``.json`` file (or a mapping).
         cache_dir: Where the cache lives (default ``<rootdir>/.vitabench_cache``).
-        circuit_breaker: ``--vita-circuit-breaker``: consecutive failed calls that stop requests to the
-            endpoint (default 5; 0 disables).
 
     Raises:
-        ValueError: A value is malformed; the message names the option. A base URL that carries
-            credentials is refused (:class:`~.secrets.CredentialsInURL`), its credentials redacted.
+        ValueError: A value is malformed; the message names the option.
     """
-    from .prices import load_prices
-    from .secrets import check_base_url
+    from ..config import RunConfig
 
-    check_base_url(base_url)
-    mode = str(cache or "judge").strip().lower()
-    if mode not in CACHED_ROLES:
-        from ..option_values import did_you_mean
+    raw = {"vita_base_url": base_url, "vita_api_key_env": api_key_env, "vita_rpm": rpm,
+           "vita_max_concurrency": max_concurrency, "vita_timeout": timeout, "vita_cache": cache,
+           "vita_circuit_breaker": circuit_breaker}
+    if not isinstance(prices, Mapping):
+        raw["vita_prices"] = str(prices) if prices else None
+    config = RunConfig.from_options({k: v for k, v in raw.items() if v is not None})
+    settings = settings_for_run(config, rootdir=rootdir, state_dir=state_dir, cache_dir=cache_dir)
+    if isinstance(prices, Mapping):
+        from .prices import load_prices
 
-        hint = did_you_mean(mode, CACHED_ROLES)
-        raise ValueError(f"--vita-cache must be one of all, judge, off; got {cache!r}{hint}")
-    seconds = 120.0
-    if timeout not in (None, ""):
-        try:
-            seconds = float(str(timeout))
-        except ValueError:
-            raise ValueError(f"--vita-timeout must be a number of seconds, got {timeout!r}") from None
-        if seconds <= 0:
-            raise ValueError(f"--vita-timeout must be positive, got {timeout!r}")
-    breaker = 5
-    if circuit_breaker not in (None, ""):
-        try:
-            breaker = int(str(circuit_breaker).strip())
-        except ValueError:
-            breaker = -1
-        if breaker < 0:
-            raise ValueError(f"--vita-circuit-breaker must be a whole number of failed calls (0 disables it), "
-                             f"got {circuit_breaker!r}")
-    return LLMSettings(
-        circuit_breaker=breaker,
-        base_url=base_url or None, api_key_env=api_key_env, timeout_s=seconds,
-        rpm=_limit(rpm, "--vita-rpm"), max_concurrency=_limit(max_concurrency, "--vita-max-concurrency"),
-        cache=mode,  # type: ignore[arg-type]
-        cache_dir=Path(cache_dir) if cache_dir else Path(rootdir) / ".vitabench_cache",
-        state_dir=Path(state_dir) if state_dir else None,
-        prices=load_prices(prices, base_dir=Path(rootdir)),
-    )
+        settings = settings.model_copy(update={"prices": load_prices(prices, base_dir=Path(rootdir))})
+    return settings
