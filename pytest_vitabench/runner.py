@@ -81,7 +81,6 @@ class ItemRunner:
         self._languages: dict[Path, str] = {}
         #: Where lazily loaded suites cache their user index (``None``: no cache).
         self.index_dir: Path | None = None
-        self.last_traceback = ""
 
     def suite(self, path: str | Path, *, lazy: bool = False) -> LoadedSuite:
         """The suite file (cached per process).
@@ -298,7 +297,6 @@ class ItemRunner:
         result.error = exc.render() if isinstance(exc, SuiteError) else redact(f"{type(exc).__name__}: {exc}")
         result.termination = result.termination or "error"
         result.traceback = redact(traceback.format_exc())
-        self.last_traceback = result.traceback
 
     def _prepare(self, result: ItemResult, suite: LoadedSuite, user: LoadedUser, index: int,
                  agent: Agent) -> tuple[_Prepared, Usage]:

@@ -312,7 +312,7 @@ class Judge:
             result = runner.run(nodeid="fuzz", suite=suite, user=user, index=index, memory_name="full_context",
                                 trial=0, agent=self.agent, user_simulator=self.user_simulator, judge=self.judge)
             if result.outcome == "error":
-                raise RuntimeError(f"infrastructure error: {result.error}\n{runner.last_traceback}")
+                raise RuntimeError(f"infrastructure error: {result.error}\n{result.traceback}")
             out.append((result.subtask_id, result.reward))
         return out
 

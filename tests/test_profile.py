@@ -124,11 +124,11 @@ def test_model_args_reach_the_agent_and_the_report_config(tmp_path, monkeypatch)
 def test_readme_and_help_name_every_switch():
     from _paths import REPO_ROOT
 
-    from pytest_vitabench.plugin import OPTIONS
+    from pytest_vitabench.settings import specs
 
     readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
     section = readme.split("## Comparable with the leaderboard")[1]
-    helps = {option: text for option, _, _, text in OPTIONS}
+    helps = {spec.option: spec.meta.help for spec in specs()}
     for dev in DEVIATIONS:
         assert f"`{dev.option}`" in section and dev.option in helps, dev.option
     assert "--vita-profile" in helps and "--vita-model-args" in helps

@@ -99,4 +99,4 @@ def test_only_selected_items_start(llm_project, select):
 def test_concurrency_option_is_validated(llm_project):
     result = llm_project.runpytest("--vita-concurrency", "zero")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--vita-concurrency must be a positive integer or 'auto'*"])
+    result.stderr.fnmatch_lines(["*--vita-concurrency must be a whole number >= 1 or 'auto'*"])

@@ -1,0 +1,85 @@
+"""The one settings declaration: every field has its option, ini key and help, and reaches the report."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_vitabench.config import RunConfig
+from pytest_vitabench.settings import RunSettings, parse, spec, specs
+
+
+def test_every_setting_has_an_option_an_ini_key_and_help_and_is_reported():
+    config = RunConfig()
+    reported = config.report_config()
+    assert list(RunConfig.model_fields) == [s.name for s in specs()] == list(RunSettings.__annotations__)
+    for item in specs():
+        assert item.option.startswith("--vita-") and item.ini.startswith("vita_"), item.name
+        assert item.option == "--" + item.ini.replace("_", "-")
+        assert len(item.meta.help) > 20, item.name
+        if item.meta.scope == "secret":
+            assert item.name not in reported, item.name
+        else:
+            assert item.name in reported, item.name
+        if item.meta.scope in ("score", "endpoint"):
+            assert item.name in config.manifest(), item.name
+        if isinstance(item.default, int) and not isinstance(item.default, bool) and item.meta.parse is None:
+            assert item.meta.minimum is not None, f"{item.name}: a whole number needs its minimum"
+    assert len({s.ini for s in specs()}) == len(specs())
+
+
+def test_the_report_config_carries_cache_timeout_and_rate_settings_but_no_key(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-SECRET-0123456789abcdefghij")
+    config = RunConfig.from_options({"vita_rpm": "30", "vita_timeout": "7.5", "vita_cache": "all",
+                                     "vita_max_concurrency": "4", "vita_circuit_breaker": "0"})
+    block = config.report_config()
+    assert (block["rpm"], block["timeout"], block["cache"], block["max_concurrency"], block["circuit_breaker"]) == \
+        (30, 7.5, "all", 4, 0)
+    assert block["api_key_env"] == "OPENAI_API_KEY" and "SECRET" not in str(block)
+    # how the run goes is reported, but is no part of the run's identity (resume compares the manifest)
+    assert "rpm" not in config.manifest() and "timeout" not in config.manifest()
+
+
+def test_ini_defaults_are_the_documented_ones():
+    defaults = {s.ini: s.ini_default for s in specs()}
+    assert defaults["vita_trials"] == "4" and defaults["vita_timeout"] == "120" and defaults["vita_cache"] == "judge"
+    assert defaults["vita_rag_threshold"] == "auto" and defaults["vita_concurrency"] == "auto"
+    assert defaults["vita_full_context_tokens"] == "102400" and defaults["vita_rpm_window"] == "60"
+    assert defaults["vita_strict"] is False
+    # a deviation switch left unset takes --vita-profile's value, so its ini key has no default of its own
+    assert defaults["vita_max_steps"] is None and defaults["vita_judge_records"] is None
+
+
+@pytest.mark.parametrize("name, raw, message", [
+    ("trials", "x", "--vita-trials must be a whole number >= 1, got 'x'"),
+    ("concurrency", "0", "--vita-concurrency must be a whole number >= 1 or 'auto', got 0"),
+    ("timeout", "-1", "--vita-timeout must be positive"),
+    ("rpm_window", "soon", "--vita-rpm-window must be a number of seconds"),
+    ("cache", "jugde", "did you mean 'judge'"),
+    ("preflight", "maybe", "--vita-preflight must be one of on, off"),
+    ("progress", "often", "--vita-progress must be auto, off or a number"),
+    ("fail_regression", "2", "--vita-fail-regression must be between 0 and 1"),
+    ("strict", "perhaps", "--vita-strict must be true or false"),
+    ("rag_summary", "perhaps", "--vita-rag-summary must be true or false"),
+])
+def test_bad_values_name_the_option(name, raw, message):
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        parse(spec(name), raw)
+
+
+def test_cross_setting_rules():
+    with pytest.raises(ValueError, match="--vita-fail-regression needs --vita-baseline"):
+        RunConfig.from_options({"vita_fail_regression": "0.02"})
+    assert RunConfig.from_options({"vita_model": "gpt-x"}).memory_model == "gpt-x"
+    assert RunConfig.from_options({"vita_model": "reference"}).memory_model is None
+    official = RunConfig.from_options({"vita_profile": "official", "vita_max_steps": "50"})
+    assert official.max_steps == 50 and official.agent_prompt == "official" and official.tool_checks == []
+
+
+def test_resume_reads_true_false_and_run_ids():
+    assert [parse(spec("resume"), v) for v in ("true", "off", "latest", "runs/abc")] == \
+        ["latest", None, "latest", "runs/abc"]
+
+
+def test_the_minimum_holds_for_a_config_built_directly():
+    with pytest.raises(ValueError, match="--vita-rag-top-k must be a whole number >= 1"):
+        RunConfig(rag_top_k=0)
