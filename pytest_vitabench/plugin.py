@@ -152,13 +152,15 @@ _WORKER_PLANNED = "vita_planned"
 
 
 def _worker_input(config: pytest.Config, key: str) -> Any:
-    return config.workerinput.get(key) if _is_worker(config) else None
+    """What the controller handed this xdist worker under ``key`` (``None`` on the controller)."""
+    workerinput: dict[str, Any] = getattr(config, "workerinput", {})
+    return workerinput.get(key)
 
 
 def _worker_id(config: pytest.Config) -> str:
     """``gw0``, ``gw1``... on an xdist worker, ``main`` on the controller. (Read from this session's config,
     not the environment, which a pytest run inside an xdist worker inherits.)"""
-    return str(config.workerinput.get("workerid", "worker")) if _is_worker(config) else "main"
+    return str(_worker_input(config, "workerid") or "worker") if _is_worker(config) else "main"
 
 
 def _llm_state_dir(config: pytest.Config) -> str:
@@ -168,7 +170,7 @@ def _llm_state_dir(config: pytest.Config) -> str:
     worker through ``workerinput``, so the limits hold for the whole run, not per worker.
     """
     if _is_worker(config):
-        return str(config.workerinput.get(_WORKER_LLM_DIR) or _controller_llm_dir(config))
+        return str(_worker_input(config, _WORKER_LLM_DIR) or _controller_llm_dir(config))
     return _controller_llm_dir(config)
 
 
@@ -521,7 +523,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if result is not None and not getattr(item, "_vita_reported", False):
         if report.when == "call" or report.outcome != "passed":
             report.vita_result = result.light()
-            item._vita_reported = True
+            item._vita_reported = True  # type: ignore[attr-defined]
     return report
 
 
@@ -612,8 +614,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if state.engine is not None:
         state.engine.close()
     if _is_worker(config):
-        config.workeroutput[_WORKER_LEDGER] = state.ledger.to_dict()
-        config.workeroutput[_WORKER_PLANNED] = dict(state.planned)
+        output: dict[str, Any] = config.workeroutput  # type: ignore[attr-defined]
+        output[_WORKER_LEDGER] = state.ledger.to_dict()
+        output[_WORKER_PLANNED] = dict(state.planned)
         return
     controller = _controller(config)
     if controller is not None:

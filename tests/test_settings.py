@@ -83,3 +83,11 @@ def test_resume_reads_true_false_and_run_ids():
 def test_the_minimum_holds_for_a_config_built_directly():
     with pytest.raises(ValueError, match="--vita-rag-top-k must be a whole number >= 1"):
         RunConfig(rag_top_k=0)
+
+
+def test_a_baseline_comparison_ignores_how_the_runs_went():
+    from pytest_vitabench.report.compare import settings_difference
+
+    base = {"model": "a", "rpm": 0, "report": "a.json", "timeout": 120}
+    assert settings_difference(base, {"model": "a", "rpm": 60, "report": "b.json", "timeout": 30}) == {}
+    assert settings_difference(base, {**base, "model": "b"}) == {"model": ["a", "b"]}

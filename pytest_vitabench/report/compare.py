@@ -109,7 +109,11 @@ def binomial_two_sided(b: int, c: int) -> float:
 def settings_difference(base: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, list[Any]]:
     """Config keys whose values differ: ``{key: [base value, new value]}`` (suite hashes included)."""
     out: dict[str, list[Any]] = {}
-    for key in sorted((set(base) | set(new)) - _IGNORED_SETTINGS):
+    from ..settings import specs
+
+    # how a run went (limits, cache, gates, output paths) never changes what it measures
+    ignored = _IGNORED_SETTINGS | {s.name for s in specs() if s.meta.scope == "run"}
+    for key in sorted((set(base) | set(new)) - ignored):
         if base.get(key) != new.get(key):
             out[key] = [base.get(key), new.get(key)]
     base_hashes = sorted((base.get("suites") or {}).values())

@@ -30,7 +30,7 @@ def test_rag_endpoint_embeddings_use_the_run_key_and_reach_the_usage_table(proje
                                "--vita-api-key-env", "VITA_STUB_KEY", "--vita-timeout", "30", "--vita-preflight", "off",
                                "-p", "no:cacheprovider")
     report = json.loads(path.read_text())
-    embedding_calls = [h for h, p in zip(stub.headers, stub.paths) if p.endswith("/embeddings")]
+    embedding_calls = [h for h, p in zip(stub.headers, stub.paths, strict=True) if p.endswith("/embeddings")]
     assert embedding_calls, "the rag memory sent no embedding request to the endpoint"
     assert all({k.lower(): v for k, v in h.items()}["authorization"] == f"Bearer {SECRET}" for h in embedding_calls)
     usage = report["usage"]["roles"]["embeddings"]
