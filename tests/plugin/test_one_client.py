@@ -18,17 +18,21 @@ def stub():
     server.close()
 
 
-@pytest.mark.parametrize("endpoint_option", ["--vita-embedding-base-url", "--vita-base-url"])
+@pytest.mark.parametrize("endpoint_option, workers", [("--vita-embedding-base-url", 0), ("--vita-base-url", 2)])
 def test_rag_endpoint_embeddings_use_the_run_key_and_reach_the_usage_table(project, stub, monkeypatch,
-                                                                            endpoint_option):
+                                                                            endpoint_option, workers):
     monkeypatch.setenv("VITA_STUB_KEY", SECRET)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     path = project.path / "run.json"
-    result = project.runpytest("--vita-report", str(path), "--vita-trials", "1", "--vita-memory", "rag",
-                               "--vita-embedding-model", "stub-embed", endpoint_option, stub.base_url,
-                               "--vita-api-key-env", "VITA_STUB_KEY", "--vita-timeout", "30", "--vita-preflight", "off",
-                               "-p", "no:cacheprovider")
+    args = ["--vita-report", str(path), "--vita-trials", "1", "--vita-memory", "rag", "--vita-embedding-model",
+            "stub-embed", endpoint_option, stub.base_url, "--vita-api-key-env", "VITA_STUB_KEY", "--vita-timeout", "30",
+            "--vita-preflight", "off", "-p", "no:cacheprovider"]
+    if workers:  # the workers' usage reaches the controller's table and report
+        pytest.importorskip("xdist")
+        result = project.runpytest_subprocess(*args, "-n", str(workers))
+    else:
+        result = project.runpytest(*args)
     report = json.loads(path.read_text())
     embedding_calls = [h for h, p in zip(stub.headers, stub.paths, strict=True) if p.endswith("/embeddings")]
     assert embedding_calls, "the rag memory sent no embedding request to the endpoint"
