@@ -552,7 +552,8 @@ def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
 @pytest.hookimpl(optionalhook=True)
 def pytest_handlecrashitem(crashitem: str, report: Any, sched: Any) -> None:
     """xdist (controller side): a worker died while running ``crashitem``: record it as an error, once."""
-    controller = _controller(sched.config)
+    config = getattr(sched, "config", None)  # every xdist scheduler keeps the controller's config
+    controller = _controller(config) if config is not None else None
     if controller is not None:
         controller.record_crash(crashitem, report)
 

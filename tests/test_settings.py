@@ -91,3 +91,12 @@ def test_a_baseline_comparison_ignores_how_the_runs_went():
     base = {"model": "a", "rpm": 0, "report": "a.json", "timeout": 120}
     assert settings_difference(base, {"model": "a", "rpm": 60, "report": "b.json", "timeout": 30}) == {}
     assert settings_difference(base, {**base, "model": "b"}) == {"model": ["a", "b"]}
+
+
+def test_the_readme_options_table_has_a_row_per_setting():
+    from _paths import REPO_ROOT
+
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    table = readme.split("## Options", 1)[1].split("\n## ", 1)[0]
+    missing = [s.option for s in specs() if f"| `{s.option}" not in table]
+    assert not missing, missing
