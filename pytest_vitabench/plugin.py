@@ -1,9 +1,11 @@
-"""The pytest plugin: options, suite collection, items, fixtures and the controller-side report.
+"""The pytest plugin: options, suite collection, items and fixtures.
 
 Import-light by design: pytest loads this module in every session, so it imports only pytest and the
-standard library at module level and does nothing until a suite file is collected. Results travel from
-xdist workers to the controller as a JSON-ready dict on the test report (``report.vita_result``); only
-the controller aggregates, prints the table and writes the JSON report.
+standard library at module level and does nothing until a suite file is collected. The options come from
+the one declaration in :mod:`pytest_vitabench.settings`. Results travel from xdist workers to the
+controller as a JSON-ready dict on the test report (``report.vita_result``); only the controller's
+:class:`~pytest_vitabench.controller.VitaController` (registered on the controller alone) aggregates,
+prints the table and writes the JSON report.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ MARKERS = {
     "proactive": "VitaBench subtask that tests proactive information gathering",
     "personalize": "VitaBench subtask that tests preference-driven decisions",
 }
+
+
 class VitaSuiteWarning(pytest.PytestWarning):
     """Questionable but usable suite data (blank times with a fallback, out-of-order history, unknown keys)."""
 

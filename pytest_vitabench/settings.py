@@ -242,6 +242,7 @@ class SettingSpec:
 
     name: str
     meta: Setting
+    #: The field's default (``None`` for a field whose default comes from a factory).
     default: Any
 
     @property
@@ -273,7 +274,9 @@ def specs() -> tuple[SettingSpec, ...]:
     for name in RunSettings.__annotations__:
         declared = vars(RunSettings)[name]
         meta = declared.metadata[_META]
-        default = declared.default_factory() if declared.default is dataclasses.MISSING else declared.default
+        # A factory's value (a list, a dict) is no ini text; it is not called here, so registering the
+        # options imports nothing more.
+        default = None if declared.default is dataclasses.MISSING else declared.default
         out.append(SettingSpec(name=name, meta=meta, default=default))
     return tuple(out)
 
