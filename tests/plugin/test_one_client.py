@@ -30,9 +30,9 @@ def test_rag_endpoint_embeddings_use_the_run_key_and_reach_the_usage_table(proje
             "--vita-preflight", "off", "-p", "no:cacheprovider"]
     if workers:  # the workers' usage reaches the controller's table and report
         pytest.importorskip("xdist")
-        result = project.runpytest_subprocess(*args, "-n", str(workers))
-    else:
-        result = project.runpytest(*args)
+        args += ["-n", str(workers)]
+    # a subprocess: numpy (the vectors) cannot be imported twice in one process, as pytester's inline runs would
+    result = project.runpytest_subprocess(*args)
     report = json.loads(path.read_text())
     embedding_calls = [h for h, p in zip(stub.headers, stub.paths, strict=True) if p.endswith("/embeddings")]
     assert embedding_calls, "the rag memory sent no embedding request to the endpoint"
