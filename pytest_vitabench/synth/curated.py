@@ -22,14 +22,21 @@ import random
 from datetime import date, timedelta
 from typing import Any
 
-from .environment import CONTAINERS, city_centre, entity_body, environment_record, location, title_case, \
-    transport_body
+from .environment import CONTAINERS, city_centre, entity_body, environment_record, location, transport_body
 from .generator import subtask_record, user_record
 from .history import Event, records
 from .rubrics import ASK_COUNT_OR_TIME, RubricBook
-from .spec import KINDS, TRAVEL_KINDS, CuratedSpec, MaxPriceDimension, MinScoreDimension, PhraseDimension, \
-    SubtaskSpec, UserSpec
-from .vocab import STREETS
+from .spec import (
+    KINDS,
+    TRAVEL_KINDS,
+    CuratedSpec,
+    MaxPriceDimension,
+    MinScoreDimension,
+    PhraseDimension,
+    SubtaskSpec,
+    UserSpec,
+)
+from .vocab import STREETS, title_case
 
 _DimensionSpec = PhraseDimension | MinScoreDimension | MaxPriceDimension
 

@@ -38,8 +38,8 @@ def rubrics_for(plan: UserPlan, sub: SubPlan, built: Built) -> tuple[list[str], 
     book = RubricBook(kind)
     add, record = book.add, book.record
     if sub.proactive == "conditional":
-        axis = next(a for a in family.axes if AXIS[a].kind == "conditional")
-        pattern, what = ASK_PATTERNS[axis]
+        conditional = next(a for a in family.axes if AXIS[a].kind == "conditional")
+        pattern, what = ASK_PATTERNS[conditional]
         add(f"The agent asks {what}", {"kind": "asked", "pattern": pattern})
     elif sub.proactive == "count":
         pattern = r"which (day|date|night)|when|what date|date" if kind == "hotel" else ASK_COUNT_OR_TIME
@@ -52,7 +52,7 @@ def rubrics_for(plan: UserPlan, sub: SubPlan, built: Built) -> tuple[list[str], 
             add(text, record(dates={"includes_all": [dim.good]}))
             continue
         axis = AXIS[dim.key]
-        value = dim.good if dim.kind != "aversion" else dim.bad[0]
+        value = str(dim.good if dim.kind != "aversion" else dim.bad[0])
         text = axis.rubric.format(noun=family.noun, place=family.place, value=value)
         if dim.level == "merchant":
             check = record(entity_id={"in": built.satisfying[i]})

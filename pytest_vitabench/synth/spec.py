@@ -71,6 +71,13 @@ class PhraseDimension(_Frozen):
     rubric: str
     reason: str
 
+    @model_validator(mode="after")
+    def _distinct(self) -> PhraseDimension:
+        # A distractor carrying the good phrase would be tagged right and judged wrong.
+        if self.good in self.bad or len(set(self.bad)) != len(self.bad):
+            raise ValueError(f"the bad phrases {list(self.bad)} must differ from each other and from {self.good!r}")
+        return self
+
 
 class MinScoreDimension(_Frozen):
     """A remembered rating floor on the merchant."""
@@ -302,7 +309,12 @@ def parse_spec(data: Any, path: str | Path = "<spec>") -> CuratedSpec:
     try:
         return CuratedSpec.model_validate(data)
     except ValidationError as exc:
-        raise SpecError(path, [(_json_path(e["loc"]), e["msg"]) for e in exc.errors()]) from None
+        problems = []
+        for error in exc.errors(include_url=False):
+            message = "required field is missing" if error["type"] == "missing" else \
+                error["msg"].removeprefix("Value error, ")
+            problems.append((_json_path(error["loc"]), message))
+        raise SpecError(path, problems) from None
 
 
 def load_spec(path: str | Path) -> CuratedSpec:
