@@ -80,8 +80,8 @@ class _Layout:
     A *variant* maps every dimension index to ``"good"`` or the bad phrase it carries instead.
     """
 
-    def __init__(self, sub: SubtaskSpec, rng: random.Random, where: str):
-        self.sub, self.rng, self.where = sub, rng, where
+    def __init__(self, sub: SubtaskSpec, rng: random.Random, label: str):
+        self.sub, self.rng, self.label = sub, rng, label  # label: "U100001 subtask 3", for errors
         self.merchants: list[dict[str, Any]] = []  # {"role", "breaks", "variants", "name"}
 
     def _variant(self, breaks: dict[int, str]) -> dict[int, str]:
@@ -171,7 +171,7 @@ class _Layout:
             if merchant["role"] in ("popular", "target"):
                 merchant["name"] = popular if merchant["role"] == "popular" else target
                 if not fits(merchant["name"], merchant):
-                    raise ValueError(f"{self.where}: the name {merchant['name']!r} contradicts its tags "
+                    raise ValueError(f"{self.label}: the name {merchant['name']!r} contradicts its tags "
                                      f"{sorted(self._carried(merchant))}")
         for merchant in self.merchants:
             if merchant["role"] != "other":
@@ -181,13 +181,13 @@ class _Layout:
             merchant["name"] = ranked[0]
             rest.remove(ranked[0])
             if not fits(merchant["name"], merchant):
-                raise ValueError(f"{self.where}: no merchant name fits one carrying "
+                raise ValueError(f"{self.label}: no merchant name fits one carrying "
                                  f"{sorted(self._carried(merchant))}")
 
     def _check_unique(self) -> None:
         winners = [v for m in self.merchants for v in m["variants"] if all(value == "good" for value in v.values())]
         if len(winners) != 1:
-            raise ValueError(f"{self.where}: {len(winners)} candidates satisfy every rubric")
+            raise ValueError(f"{self.label}: {len(winners)} candidates satisfy every rubric")
 
 
 # ------------------------------------------------------------------------------------------ materialise
@@ -260,7 +260,7 @@ def expand_subtask(seed: str, user: UserSpec, n: int, previous_day: str) -> dict
     book = _rubrics(user, sub, record_type, satisfying)
     preferences = user.preferences[sub.preferences]
     memory = {"current": {k: list(v) for k, v in preferences.items()},
-              "preference_tag_change_history": [dict(c) for c in sub.changes]}
+              "preference_tag_change_history": [change.official() for change in sub.changes]}
     return subtask_record(
         uid, n, domain=domain, task=sub.task, current_time=sub.day, start_date=previous_day,
         end_date=_shift(sub.day, -1), instruction=sub.instruction, interactions=_interactions(sub),

@@ -185,6 +185,27 @@ class HistoryDay(_Frozen):
 # ------------------------------------------------------------------------------------------ subtasks, users
 
 
+class PreferenceChange(_Frozen):
+    """One entry of ``preference_tag_change_history``: a tag added, modified or deleted on a day."""
+
+    date: IsoDay
+    type: Literal["add", "modify", "delete"]
+    category: str
+    old: str | None = None
+    new: str | None = None
+
+    @model_validator(mode="after")
+    def _tags(self) -> PreferenceChange:
+        wanted = {"add": ("new",), "modify": ("old", "new"), "delete": ("old",)}[self.type]
+        given = tuple(name for name in ("old", "new") if getattr(self, name) is not None)
+        if given != wanted:
+            raise ValueError(f"a {self.type} change has {' and '.join(wanted)}, not {' and '.join(given) or 'none'}")
+        return self
+
+    def official(self) -> dict[str, str]:
+        return self.model_dump(exclude_none=True)
+
+
 class SubtaskSpec(_Frozen):
     """One subtask before expansion."""
 
@@ -209,7 +230,7 @@ class SubtaskSpec(_Frozen):
     dimensions: tuple[Dimension, ...] = Field(min_length=1)
     popular_breaks: int = Field(ge=0)
     preferences: str  # the name of the user's preference state that is current at this subtask
-    changes: tuple[dict[str, str], ...] = ()  # ``preference_tag_change_history`` since the previous subtask
+    changes: tuple[PreferenceChange, ...] = ()  # ``preference_tag_change_history`` since the previous subtask
     history: tuple[HistoryDay, ...] = Field(min_length=1)
 
     @model_validator(mode="after")
@@ -223,6 +244,8 @@ class SubtaskSpec(_Frozen):
             raise ValueError(f"a {self.kind} subtask needs destination and travel_date")
         if self.kind == "reservation" and not (self.visit_time and self.party):
             raise ValueError("a reservation subtask needs visit_time and party")
+        if any(change.date >= self.day for change in self.changes):
+            raise ValueError(f"preference changes must come before the subtask's day {self.day}")
         days = [entry.date for entry in self.history]
         if days != sorted(days) or days[-1] >= self.day:
             raise ValueError(f"history days must be in order and before the subtask's day {self.day}")
