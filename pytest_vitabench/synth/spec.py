@@ -16,6 +16,12 @@ A subtask's ``dimensions`` are the preferences it decides on, each one of:
 ``rubric`` is the atomic English rubric and ``reason`` the ``distraction_reason`` of a candidate that breaks
 it. ``popular_breaks`` is the index of the dimension the best-rated ("popular") distractor breaks.
 
+What the author of a spec keeps true (``tests/synth/test_demo.py`` checks it for the demo): the words that
+decide (``oat milk``, ``quiet``, ``non-smoking``) appear literally in the phrases, in the current preference
+state and in the history before the subtask, where aversions use plain negation ("no cilantro"); about one
+history day in five is noise (orders for someone else with a ``note``, exploratory searches and browsing);
+every user's preferences drift at least once (a named state after the drift, and its ``changes``).
+
 History days are written compactly and expanded to the official daily records::
 
     {"date": "2025-01-08",
