@@ -45,7 +45,6 @@ _CURATED_STREETS = STREETS[:10]
 _DEPARTURES = {"morning departure": ("08:05", "09:40"), "afternoon departure": ("13:20", "15:10"),
                "evening departure": ("18:30", "20:05"), "red-eye": ("23:50", "01:00"), "": ("10:00", "15:00")}
 _SEAT_PRICE = {"first class": 1.6, "business class": 3.0, "business": 2.6}
-_ORIGIN = {"train": "Hangzhou", "flight": "Chengdu"}
 _WEATHER = ("sunny", "cloudy", "light rain")
 
 
@@ -248,7 +247,8 @@ def expand_subtask(seed: str, user: UserSpec, n: int, previous_day: str) -> dict
         if role == "target":
             target_entity = eid
         marker = "target" if role == "target" else "distraction"
-        body = _entity(sub, domain, eid, name, score, tags, products, rng, where, centre, marker)
+        body = _entity(sub, domain, eid, name, score, tags, products, rng, where, centre, marker,
+                       str(user.profile["city"]))
         if marker == "distraction":
             body["distraction_reason"] = "; ".join(sub.dimensions[i].reason for i in breaks) or \
                 "every product breaks a preference"
@@ -347,34 +347,30 @@ def _product(sub: SubtaskSpec, variant: dict[int, str], rng: random.Random, pid:
 
 def _entity(sub: SubtaskSpec, domain: str, eid: str, name: str, score: float, tags: list[str],
             products: list[dict[str, Any]], rng: random.Random, where: str, centre: tuple[float, float],
-            marker: str) -> dict[str, Any]:
+            marker: str, user_city: str) -> dict[str, Any]:
     if sub.kind == "reservation":
         for p in products:  # the menu is not what is decided in a reservation subtask
             p["product_type"] = "irrelevant"
             p.pop("distraction_reason", None)
     if sub.kind in ("train", "flight"):
-        return _transport(sub, eid, name, tags, products, rng, marker)
+        return _transport(sub, eid, name, tags, products, rng, marker, user_city)
     return entity_body(sub.kind, eid, name, score, location(rng, where, centre, _CURATED_STREETS), tags,
                        products, marker, enable_reservation=domain == "instore")
 
 
 def _transport(sub: SubtaskSpec, eid: str, number: str, tags: list[str], products: list[dict[str, Any]],
-               rng: random.Random, marker: str) -> dict[str, Any]:
-    """A train or a flight from a fixed origin to the destination, timed to match its tags."""
+               rng: random.Random, marker: str, origin: str) -> dict[str, Any]:
+    """A train or a flight from the user's city to the destination, timed to match its tags."""
     when = next((t for t in tags if t in _DEPARTURES), "")
     lo, hi = _DEPARTURES[when]
     hour = int(lo[:2]) + rng.randint(0, max(0, (int(hi[:2]) - int(lo[:2])) % 24))
     dep = f"{hour % 24:02d}:{rng.choice(['05', '20', '35', '50'])}"
     arr = f"{(hour + (1 if sub.kind == 'train' else 3)) % 24:02d}:{dep[3:]}"
-    origin, dest = _ORIGIN[sub.kind], sub.destination or ""
+    dest = sub.destination or ""
     o_loc = location(rng, origin, city_centre(origin), _CURATED_STREETS)
     d_loc = location(rng, dest, city_centre(dest), _CURATED_STREETS)
-    if sub.kind == "train":
-        o_loc["address"] = f"{origin} East Railway Station, {origin}"
-        d_loc["address"] = f"{dest} Hongqiao Railway Station, {dest}"
-    else:
-        o_loc["address"] = f"{origin} Shuangliu International Airport, {origin}"
-        d_loc["address"] = f"{dest} Capital International Airport, {dest}"
+    departure, arrival = sub.stations or ("", "")
+    o_loc["address"], d_loc["address"] = f"{departure}, {origin}", f"{arrival}, {dest}"
     return transport_body(sub.kind, eid, number, origin, dest, o_loc, d_loc, dep, arr, tags, products, marker)
 
 

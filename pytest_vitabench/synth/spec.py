@@ -222,6 +222,7 @@ class SubtaskSpec(_Frozen):
     instruction: str
     intention: str = ""  # proactive subtasks: the fact only the user knows (``user_intention``)
     destination: str | None = None  # travel: the destination city
+    stations: tuple[str, str] | None = None  # trains and flights: departure and arrival station or airport
     travel_date: IsoDay | None = None  # travel: the night or day the booking is for
     visit_time: str | None = Field(default=None, pattern=r"^\d{4}-\d\d-\d\d \d\d:\d\d$")  # reservation
     party: int | None = Field(default=None, ge=1)  # reservation: customer count
@@ -248,6 +249,8 @@ class SubtaskSpec(_Frozen):
             raise ValueError(f"price range {list(self.price)} is empty")
         if self.kind in TRAVEL_KINDS and not (self.destination and self.travel_date):
             raise ValueError(f"a {self.kind} subtask needs destination and travel_date")
+        if self.kind in ("train", "flight") and not self.stations:
+            raise ValueError(f"a {self.kind} subtask needs stations (departure, arrival)")
         if self.kind == "reservation" and not (self.visit_time and self.party):
             raise ValueError("a reservation subtask needs visit_time and party")
         if any(change.date >= self.day for change in self.changes):

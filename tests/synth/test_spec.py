@@ -122,6 +122,7 @@ BAD = [
      "before the subtask's day 2025-02-20"),
     ("travel without destination", _set(f"{_SUB}/kind", "hotel"), "users[0].subtasks[0]",
      "needs destination and travel_date"),
+    ("train without stations", _set(f"{_SUB}/kind", "train"), "users[0].subtasks[0]", "needs destination"),
     ("reservation without party", _set(f"{_SUB}/kind", "reservation"), "users[0].subtasks[0]",
      "needs visit_time and party"),
     ("change without its old tag", _set(f"{_SUB}/changes", [{"date": "2025-03-01", "type": "modify",
@@ -144,6 +145,14 @@ def test_a_bad_spec_is_told_where_and_what(one_subtask, edit, where, message):
         parse_spec(one_subtask, "spec.json")
     assert any(at == where and message in problem for at, problem in caught.value.problems), caught.value.problems
     assert str(caught.value).startswith("spec.json: invalid curated suite spec")
+
+
+def test_a_flight_without_stations_is_refused(demo_data):
+    data = copy.deepcopy(demo_data)
+    flight = next(sub for user in data["users"] for sub in user["subtasks"] if sub["kind"] == "flight")
+    del flight["stations"]
+    with pytest.raises(SpecError, match="a flight subtask needs stations"):
+        parse_spec(data)
 
 
 def test_repeated_user_ids_are_refused(demo_data):
