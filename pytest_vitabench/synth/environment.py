@@ -29,6 +29,7 @@ from .catalog import AXIS, NAME_PREFIXES, POPULAR_TAGS, Family
 from .config import SynthConfig
 from .plan import Pref, SubPlan, UserPlan, allowed_values
 from .rng import stream
+from .vocab import CITIES, STREETS, title_case
 
 _DEPARTURES = {"morning departure": (7, 11), "afternoon departure": (12, 16), "evening departure": (18, 21)}
 _AIRLINES = {"full-service airline": ("CA", "MU", "CZ"), "budget airline": ("9C", "HO", "G5")}
@@ -291,7 +292,7 @@ def _materialise(config: SynthConfig, rng: random.Random, plan: UserPlan, sub: S
     user_caps = [float(v.value) for p in plan.prefs if p.kind == "cap" and p.axis in family.axes for v in p.versions]
     names = _names(rng, family, len(slots))
     where = sub.dest or person.city
-    centre = _centre(where) if sub.dest else person.home
+    centre = city_centre(where) if sub.dest else person.home
     satisfying: dict[int, list[str]] = {i: [] for i in range(len(dims))}
     entities: dict[str, dict[str, Any]] = {}
     target_entity, target_product = "", None
@@ -306,7 +307,7 @@ def _materialise(config: SynthConfig, rng: random.Random, plan: UserPlan, sub: S
         for i, d in enumerate(dims):
             if d.level == "merchant" and i not in slot.breaks:
                 satisfying[i].append(eid)
-        products = []
+        products: list[dict[str, Any]] = []
         for j, breaks in enumerate(slot.products):
             pid = f"P{digits}{sub.n:02d}{k + 1:02d}{j + 1:02d}"
             if family.kind in ("train", "flight", "attraction") and any(d.kind == "date" for d in dims) \
@@ -374,8 +375,8 @@ def _score(rng: random.Random, slot: Slot, dims: list[Dim], user_floor: float) -
 
 def _product(rng: random.Random, family: Family, dims: list[Dim], breaks: dict[int, str], pid: str, j: int,
              caps: list[float], slot: Slot, day_text: str) -> dict[str, Any]:
-    phrases = [_phrase(d, breaks.get(i)) for i, d in enumerate(dims) if d.level == "product"]
-    phrases = [p for p in phrases if p]
+    carried = [_phrase(d, breaks.get(i)) for i, d in enumerate(dims) if d.level == "product"]
+    phrases = [p for p in carried if p]
     lo, hi = family.price
     cap_dim = next((i for i, d in enumerate(dims) if d.kind == "cap"), None)
     ceiling = min([hi] + [int(c) for c in caps]) if (slot.role == "target" and not breaks) else hi
@@ -391,7 +392,7 @@ def _product(rng: random.Random, family: Family, dims: list[Dim], breaks: dict[i
     date_dim = next((i for i, d in enumerate(dims) if d.kind == "date"), None)
     day = breaks.get(date_dim, day_text) if date_dim is not None else day_text
     if family.kind == "hotel":
-        room = ", ".join(["Room"] + [_title(p) for p in phrases])
+        room = ", ".join(["Room"] + [title_case(p) for p in phrases])
         return {"product_id": pid, "room_type": room, "date": day, "price": price, "quantity": rng.randint(2, 8)}
     if family.kind in ("train", "flight"):
         seat = phrases[0] if phrases else ("second class" if family.kind == "train" else "economy")
@@ -399,12 +400,12 @@ def _product(rng: random.Random, family: Family, dims: list[Dim], breaks: dict[i
         return {"product_id": pid, "seat_type": ", ".join(phrases) or seat, "date": day,
                 "price": float(round(price * factor)), "quantity": stock}
     if family.kind == "attraction":
-        ticket = ", ".join(["Ticket"] + [_title(p) for p in phrases])
+        ticket = ", ".join(["Ticket"] + [title_case(p) for p in phrases])
         return {"product_id": pid, "ticket_type": ticket, "date": day, "price": price, "quantity": stock}
-    base = family.items[j % len(family.items)] if family.items else _title(family.noun)
+    base = family.items[j % len(family.items)] if family.items else title_case(family.noun)
     lead = [p for p in phrases[:1]]
     rest = phrases[1:]
-    name = f"{_title(lead[0])} {base}" if lead else base
+    name = f"{title_case(lead[0])} {base}" if lead else base
     if rest:
         name += f" ({', '.join(rest)})"
     product: dict[str, Any] = {"product_id": pid, "name": name, "price": price, "quantity": stock,
@@ -412,10 +413,6 @@ def _product(rng: random.Random, family: Family, dims: list[Dim], breaks: dict[i
     if family.kind == "delivery":
         product["attributes"] = []
     return product
-
-
-def _title(text: str) -> str:
-    return " ".join(w if w.isupper() or any(c.isdigit() for c in w) else w[:1].upper() + w[1:] for w in text.split())
 
 
 def _reason(dims: list[Dim], breaks: dict[int, str], score: float | None, price: float | None) -> str:
@@ -451,27 +448,18 @@ def _entity(rng: random.Random, family: Family, sub: SubPlan, eid: str, name: st
         if product["product_type"] == "distraction":
             product["distraction_reason"] = _reason(dims, breaks, score, product.get("price")) or \
                 _reason(dims, slot.breaks, score, None) or "not the target"
-    location = _location(rng, where, centre)
-    if family.kind == "delivery":
-        for p in products:
-            p["store_id"], p["store_name"] = eid, name
-        body: dict[str, Any] = {"store_id": eid, "name": name, "score": score, "location": location, "tags": tags,
-                                "products": products, "store_type": marker}
-    elif family.kind in ("instore_product", "reservation"):
-        for p in products:
-            p["shop_id"], p["shop_name"] = eid, name
-        body = {"shop_id": eid, "shop_name": name, "score": score, "location": location, "tags": tags,
-                "enable_book": False, "book_price": 0.0, "enable_reservation": family.kind == "reservation",
-                "products": products, "shop_type": marker}
-    elif family.kind == "hotel":
-        body = {"hotel_id": eid, "hotel_name": name, "score": score, "star_rating": 5 if score >= 4.7 else 4,
-                "location": location, "tags": tags, "products": products, "hotel_type": marker}
-    elif family.kind == "attraction":
-        body = {"attraction_id": eid, "attraction_name": f"{where} {name}", "location": location,
-                "description": f"A {family.noun} in {where}.", "score": score, "opening_hours": "09:00-17:30",
-                "ticket_price": min(p["price"] for p in products), "products": products, "attraction_type": marker}
-    else:
+    # Drawn for every kind, trains and flights too (which do not use it), so the published suites stay as they are.
+    place = location(rng, where, centre)
+    if family.kind == "attraction":
+        body: dict[str, Any] = {
+            "attraction_id": eid, "attraction_name": f"{where} {name}", "location": place,
+            "description": f"A {family.noun} in {where}.", "score": score, "opening_hours": "09:00-17:30",
+            "ticket_price": min(p["price"] for p in products), "products": products, "attraction_type": marker}
+    elif family.kind in ("train", "flight"):
         body = _transport(rng, family, eid, name, tags, products, person.city, where, marker)
+    else:
+        body = entity_body(family.kind, eid, name, score, place, tags, products, marker,
+                           enable_reservation=family.kind == "reservation")
     if marker == "distraction":
         body["distraction_reason"] = _reason(dims, slot.breaks, score, None) or "none of its options fits the user"
     return body
@@ -485,47 +473,87 @@ def _transport(rng: random.Random, family: Family, eid: str, name: str, tags: li
     minute = rng.choice((5, 20, 35, 50))
     hours = rng.randint(1, 4) if family.kind == "train" else rng.randint(2, 3)
     dep, arr = f"{hour:02d}:{minute:02d}", f"{(hour + hours) % 24:02d}:{minute:02d}"
-    o_loc, d_loc = _location(rng, origin, _centre(origin)), _location(rng, dest, _centre(dest))
+    o_loc, d_loc = location(rng, origin, city_centre(origin)), location(rng, dest, city_centre(dest))
     if family.kind == "train":
         o_loc["address"] = f"{origin} Railway Station, {origin}"
         d_loc["address"] = f"{dest} Railway Station, {dest}"
-        return {"train_id": eid, "train_number": name, "departure_city": origin, "arrival_city": dest,
-                "departure_station_location": o_loc, "arrival_station_location": d_loc, "departure_time": dep,
-                "arrival_time": arr, "tags": tags, "products": products, "train_type": marker}
+        return transport_body("train", eid, name, origin, dest, o_loc, d_loc, dep, arr, tags, products, marker)
     airline = next((t for t in tags if t in _AIRLINES), "")
     code = rng.choice(_AIRLINES.get(airline, ("CA", "MU", "CZ", "HU")))
     o_loc["address"] = f"{origin} International Airport, {origin}"
     d_loc["address"] = f"{dest} International Airport, {dest}"
-    return {"flight_id": eid, "flight_number": f"{code}{rng.randint(1000, 8999)}", "departure_city": origin,
-            "arrival_city": dest, "departure_airport_location": o_loc, "arrival_airport_location": d_loc,
-            "departure_time": dep, "arrival_time": arr, "tags": tags, "products": products, "flight_type": marker}
-
-
-def _centre(city: str) -> tuple[float, float]:
-    from .vocab import CITIES
-
-    return next(((lon, lat) for name, _, lon, lat in CITIES if name == city), (116.4, 39.9))
-
-
-def _location(rng: random.Random, city: str, centre: tuple[float, float]) -> dict[str, Any]:
-    from .vocab import STREETS
-
-    lon = round(centre[0] + rng.uniform(-3, 3) / 96.0, 6)
-    lat = round(centre[1] + rng.uniform(-3, 3) / 111.0, 6)
-    return {"address": f"No. {rng.randint(1, 699)} {rng.choice(STREETS)}, {city}", "longitude": lon, "latitude": lat}
+    return transport_body("flight", eid, f"{code}{rng.randint(1000, 8999)}", origin, dest, o_loc, d_loc, dep, arr,
+                          tags, products, marker)
 
 
 def _environment(rng: random.Random, plan: UserPlan, sub: SubPlan, container: str, entities: dict[str, Any],
                  where: str, day_text: str) -> dict[str, Any]:
     person = plan.person
+    weather = {"city": where, "category": rng.choice(_WEATHER), "datetime": day_text,
+               "temperature": [rng.randint(2, 18), rng.randint(19, 33)], "humidity": rng.randint(35, 90)}
+    addresses = {"home_address": person.home_address, "work_address": person.work_address}
+    return environment_record(f"{sub.day.isoformat()} {sub.clock}", person.user_id, weather, addresses, person.home,
+                              person.work, container, entities)
+
+
+# ------------------------------------------------------------------------------------------ official shapes
+# Shared with curated suites (``curated.py``): the official entity and environment records.
+
+
+def city_centre(city: str) -> tuple[float, float]:
+    """A city's centre (longitude, latitude); Beijing's for a city the vocabulary does not know."""
+    return next(((lon, lat) for name, _, lon, lat in CITIES if name == city), (116.4, 39.9))
+
+
+def location(rng: random.Random, city: str, centre: tuple[float, float],
+             streets: tuple[str, ...] = STREETS) -> dict[str, Any]:
+    """A street address within about 3 km of ``centre``."""
+    lon = round(centre[0] + rng.uniform(-3, 3) / 96.0, 6)
+    lat = round(centre[1] + rng.uniform(-3, 3) / 111.0, 6)
+    return {"address": f"No. {rng.randint(1, 699)} {rng.choice(streets)}, {city}", "longitude": lon, "latitude": lat}
+
+
+def entity_body(kind: str, eid: str, name: str, score: float, where: dict[str, Any], tags: list[str],
+                products: list[dict[str, Any]], marker: str, *, enable_reservation: bool) -> dict[str, Any]:
+    """A store (delivery), shop (instore kinds) or hotel record; stamps the owner on each product."""
+    if kind == "delivery":
+        for p in products:
+            p["store_id"], p["store_name"] = eid, name
+        return {"store_id": eid, "name": name, "score": score, "location": where, "tags": tags,
+                "products": products, "store_type": marker}
+    if kind in ("instore_product", "reservation"):
+        for p in products:
+            p["shop_id"], p["shop_name"] = eid, name
+        return {"shop_id": eid, "shop_name": name, "score": score, "location": where, "tags": tags,
+                "enable_book": False, "book_price": 0.0, "enable_reservation": enable_reservation,
+                "products": products, "shop_type": marker}
+    if kind == "hotel":
+        return {"hotel_id": eid, "hotel_name": name, "score": score, "star_rating": 5 if score >= 4.7 else 4,
+                "location": where, "tags": tags, "products": products, "hotel_type": marker}
+    raise ValueError(f"no merchant record for the subtask kind {kind!r}")
+
+
+def transport_body(kind: str, eid: str, number: str, origin: str, dest: str, o_loc: dict[str, Any],
+                   d_loc: dict[str, Any], dep: str, arr: str, tags: list[str], products: list[dict[str, Any]],
+                   marker: str) -> dict[str, Any]:
+    """A train or flight record."""
+    place = "station" if kind == "train" else "airport"
+    return {f"{kind}_id": eid, f"{kind}_number": number, "departure_city": origin, "arrival_city": dest,
+            f"departure_{place}_location": o_loc, f"arrival_{place}_location": d_loc, "departure_time": dep,
+            "arrival_time": arr, "tags": tags, "products": products, f"{kind}_type": marker}
+
+
+def environment_record(time: str, user_id: str, weather: dict[str, Any], addresses: dict[str, Any],
+                       home: tuple[float, float], work: tuple[float, float], container: str,
+                       entities: dict[str, Any]) -> dict[str, Any]:
+    """A subtask's ``environment``: time, user, weather, home and work locations, no orders, the candidates."""
     env: dict[str, Any] = {
-        "time": f"{sub.day.isoformat()} {sub.clock}",
-        "user_id": person.user_id,
-        "weather": [{"city": where, "category": rng.choice(_WEATHER), "datetime": day_text,
-                     "temperature": [rng.randint(2, 18), rng.randint(19, 33)], "humidity": rng.randint(35, 90)}],
+        "time": time,
+        "user_id": user_id,
+        "weather": [weather],
         "location": [
-            {"address": person.home_address, "longitude": person.home[0], "latitude": person.home[1]},
-            {"address": person.work_address, "longitude": person.work[0], "latitude": person.work[1]},
+            {"address": addresses["home_address"], "longitude": home[0], "latitude": home[1]},
+            {"address": addresses["work_address"], "longitude": work[0], "latitude": work[1]},
         ],
         "orders": {},
         container: entities,

@@ -27,6 +27,7 @@ from typing import Any
 from .catalog import AIRLINE_NAMES, AXIS, FAMILIES, NAME_PREFIXES, Family
 from .plan import Pref, SubPlan, UserPlan, allowed_values
 from .rng import stream
+from .vocab import title_case
 
 NOISE_KINDS = ("exploratory", "proxy", "irrelevant", "impulsive", "corrective", "hidden_proxy")
 _IRRELEVANT = ("phone cases", "weather forecast", "parking near the mall", "bus route 42", "umbrella deals",
@@ -79,11 +80,6 @@ def build_history(seed: int, plan: UserPlan) -> list[Event]:
 
 
 # ------------------------------------------------------------------------------------------ helpers
-
-
-def _title(text: str) -> str:
-    return " ".join(w if w.isupper() or any(c.isdigit() for c in w) else w[:1].upper() + w[1:]
-                    for w in text.split())
 
 
 def _cap(text: str) -> str:
@@ -157,10 +153,10 @@ def _order(state: _State, family: Family, values: list[tuple[str, str]], day: da
         seat = product_values[0] if product_values else ""
         item = f"{number} {plan.person.city}-{dest} {seat}".strip()
     elif family.kind == "hotel":
-        item = ", ".join(["Room"] + [_title(v) for v in product_values])
+        item = ", ".join(["Room"] + [title_case(v) for v in product_values])
     else:
         base = rng.choice(family.items) if family.items else family.noun
-        item = f"{_title(product_values[0])} {base}" if product_values else base
+        item = f"{title_case(product_values[0])} {base}" if product_values else base
     content: dict[str, Any] = {"scenario": family.kind if family.kind != "instore_product" else "instore",
                                "merchant_name": _merchant(state, family),
                                "tags": list(family.tags) + phrases,
@@ -456,7 +452,7 @@ def _routine_event(state: _State, kind: str, family: Family, day: date) -> None:
         what = f"{value} {family.noun}".strip()
         state.add(day, kind, {"keyword": what} if kind == "search" else {"topic": what})
     elif kind == "add_to_cart":
-        product = _title(values[0][1]) + " " + (family.items[0] if family.items else family.noun) if values else \
+        product = title_case(values[0][1]) + " " + (family.items[0] if family.items else family.noun) if values else \
             (family.items[0] if family.items else family.noun)
         state.add(day, "add_to_cart", {"product_name": product, "merchant_name": _merchant(state, family)})
     elif kind == "favorite":
@@ -496,7 +492,7 @@ def records(events: list[Event], shape: str, rng: random.Random) -> tuple[list[d
     out: list[dict[str, Any]] = []
     noise: list[list[Any]] = []
     if shape == "event":
-        clock = {}
+        clock: dict[date, int] = {}
         for event in events:
             minute = clock.get(event.day, rng.randint(7 * 60, 10 * 60))
             minute = min(23 * 60 + 50, minute + rng.randint(5, 90))

@@ -33,24 +33,13 @@ _ASK_COUNT_TEXT = {
 def rubrics_for(plan: UserPlan, sub: SubPlan, built: Built) -> tuple[list[str], list[dict[str, Any]],
                                                                       list[dict[str, Any]]]:
     """Rubric texts, their ``rubric_checks`` and their ``rubric_sources``."""
-    texts: list[str] = []
-    checks: list[dict[str, Any]] = []
-    sources: list[dict[str, Any]] = []
     family = sub.family
     kind = built.record_type
-
-    def add(text: str, check: dict[str, Any], source: dict[str, Any] | None = None) -> None:
-        texts.append(text)
-        checks.append({"rubric": text, "check": check})
-        if source is not None:
-            sources.append({"rubric": text, **source})
-
-    def record(**where: Any) -> dict[str, Any]:
-        return {"kind": "record", "record_type": kind, "where": where}
-
+    book = RubricBook(kind)
+    add, record = book.add, book.record
     if sub.proactive == "conditional":
-        axis = next(a for a in family.axes if AXIS[a].kind == "conditional")
-        pattern, what = ASK_PATTERNS[axis]
+        conditional = next(a for a in family.axes if AXIS[a].kind == "conditional")
+        pattern, what = ASK_PATTERNS[conditional]
         add(f"The agent asks {what}", {"kind": "asked", "pattern": pattern})
     elif sub.proactive == "count":
         pattern = r"which (day|date|night)|when|what date|date" if kind == "hotel" else ASK_COUNT_OR_TIME
@@ -63,7 +52,7 @@ def rubrics_for(plan: UserPlan, sub: SubPlan, built: Built) -> tuple[list[str], 
             add(text, record(dates={"includes_all": [dim.good]}))
             continue
         axis = AXIS[dim.key]
-        value = dim.good if dim.kind != "aversion" else dim.bad[0]
+        value = str(dim.good if dim.kind != "aversion" else dim.bad[0])
         text = axis.rubric.format(noun=family.noun, place=family.place, value=value)
         if dim.level == "merchant":
             check = record(entity_id={"in": built.satisfying[i]})
@@ -88,4 +77,25 @@ def rubrics_for(plan: UserPlan, sub: SubPlan, built: Built) -> tuple[list[str], 
         add(f"The order is for {sub.count} in total", record(total_quantity={"eq": sub.count}))
     if kind != "reservation":
         add("The order is paid", record(status={"eq": "paid"}))
-    return texts, checks, sources
+    return book.texts, book.checks, book.sources
+
+
+class RubricBook:
+    """A subtask's rubrics as they are added: texts, ``rubric_checks`` and ``rubric_sources`` in step."""
+
+    def __init__(self, record_type: str):
+        self.record_type = record_type
+        self.texts: list[str] = []
+        self.checks: list[dict[str, Any]] = []
+        self.sources: list[dict[str, Any]] = []
+
+    def add(self, text: str, check: dict[str, Any], source: dict[str, Any] | None = None) -> None:
+        """One rubric with its machine check and, when it rests on a preference, its source."""
+        self.texts.append(text)
+        self.checks.append({"rubric": text, "check": check})
+        if source is not None:
+            self.sources.append({"rubric": text, **source})
+
+    def record(self, **where: Any) -> dict[str, Any]:
+        """A check that a record of the subtask's type matches ``where`` (``suite/checks.py``)."""
+        return {"kind": "record", "record_type": self.record_type, "where": where}

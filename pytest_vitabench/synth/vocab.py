@@ -110,3 +110,8 @@ NAME_PARTS = (
     "Sunrise", "Evergreen", "Golden", "Silver", "Jade", "Pearl", "Oriental", "Century", "Harmony", "Prosperity",
     "Spring", "Autumn", "Lotus", "Peony", "Phoenix", "Unity",
 )
+
+
+def title_case(text: str) -> str:
+    """Capitalise each word, leaving acronyms (``KTV``) and words with digits (``3D``, ``60-min``) alone."""
+    return " ".join(w if w.isupper() or any(c.isdigit() for c in w) else w[:1].upper() + w[1:] for w in text.split())

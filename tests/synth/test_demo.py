@@ -1,4 +1,5 @@
-"""The demo suite builder: deterministic, committed, official-format, and a fair test of preferences."""
+"""The demo suite (``synth/specs/demo.json`` expanded by ``synth/curated.py``): deterministic, committed,
+official-format, and a fair test of preferences."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ from pytest_vitabench.domains import validate_environment
 from pytest_vitabench.judges.rules import run_check
 from pytest_vitabench.suite.checks import RECORD_FIELDS, RecordCheck, RubricCheck, TextCheck
 from pytest_vitabench.suite.schema import UserTask
-from pytest_vitabench.synth.demo import USERS, MaxPrice, MinScore, build_demo_suite, main, render
+from pytest_vitabench.synth.demo import DEFAULT_PATH, INDENT, build_demo_suite, demo_spec, main
+from pytest_vitabench.synth.generator import dumps
+from pytest_vitabench.synth.spec import MaxPriceDimension, MinScoreDimension
 
 DEMO = REPO_ROOT / "suites" / "demo" / "tasks.json"
 CONTAINERS = ("stores", "shops", "hotels", "trains", "flights", "attractions")
@@ -42,18 +45,24 @@ def _entity_id(entity: dict[str, Any]) -> str:
     return next(entity[k] for k in ("store_id", "shop_id", "hotel_id", "train_id", "flight_id") if k in entity)
 
 
+def render(suite: list[dict[str, Any]]) -> bytes:
+    return dumps(suite, INDENT)
+
+
 def test_two_builds_are_byte_identical(suite):
     assert render(build_demo_suite()) == render(suite)
 
 
-def test_committed_file_equals_a_fresh_build(suite, tmp_path):
-    assert DEMO.read_text(encoding="utf-8") == render(suite), "run: python -m pytest_vitabench.synth.demo"
+def test_committed_file_equals_a_fresh_build_from_the_spec(suite, tmp_path):
+    # The committed suite is what the spec expands to, byte for byte: edit the spec, then regenerate.
+    assert DEFAULT_PATH == DEMO
+    assert DEMO.read_bytes() == render(suite), "run: vitabench synth --preset demo"
     written = main(tmp_path / "tasks.json")
     assert written.read_bytes() == DEMO.read_bytes()
 
 
 def test_size_and_shape(suite):
-    assert len(render(suite).encode()) < 1_500_000
+    assert len(render(suite)) < 1_500_000
     assert len(suite) >= 4 and all(len(user["subtasks"]) >= 5 for user in suite)
     assert {sub["domain"] for _, sub in _subtasks(suite)} == {"delivery", "instore", "ota"}
     for user in suite:
@@ -206,20 +215,20 @@ def test_histories_carry_noise_and_every_user_drifts(suite):
 def test_decisive_words_appear_in_the_groundtruth_and_the_history_so_far():
     # A preference-aware agent can only win if the words that decide are stated: in the ground truth
     # of the subtask and somewhere in the history up to it (later drift may state them differently).
-    for user in USERS:
+    for user in demo_spec().users:
         history = ""
         for n, spec in enumerate(user.subtasks, 1):
-            history += json.dumps(spec.history).lower()
-            truth = json.dumps(spec.preferences).lower()
-            for dim in spec.dims:
-                if isinstance(dim, MinScore):
-                    words = [f"{dim.threshold:g}"]
-                elif isinstance(dim, MaxPrice):
-                    words = [f"{dim.cap:g}"]
+            history += json.dumps([day.model_dump() for day in spec.history]).lower()
+            truth = json.dumps(user.preferences[spec.preferences]).lower()
+            for dim in spec.dimensions:
+                if isinstance(dim, MinScoreDimension):
+                    words = [f"{dim.min_score:g}"]
+                elif isinstance(dim, MaxPriceDimension):
+                    words = [f"{dim.max_price:g}"]
                 elif dim.good:
                     words = [dim.good.lower()]
                 else:
                     words = [re.sub(r"^no ", "", bad.lower()) for bad in dim.bad]
                 for word in words:
-                    assert word in truth, f"{user.profile['user_id']} #{n}: {word!r} not in the ground truth"
-                    assert word in history, f"{user.profile['user_id']} #{n}: {word!r} not in the history"
+                    assert word in truth, f"{user.user_id} #{n}: {word!r} not in the ground truth"
+                    assert word in history, f"{user.user_id} #{n}: {word!r} not in the history"
