@@ -6,14 +6,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field, field_validator, model_validator
 
-from ..shared import DomainDB, Entity, Location
-
-
-def _as_list(value: Any) -> Any:
-    # Official data stores attributes/tags as lists; tolerate a single comma-joined string.
-    if isinstance(value, str):
-        return [part.strip() for part in value.split(",") if part.strip()]
-    return [] if value is None else value
+from ..entities import DomainDB, Entity, Location, as_list
 
 
 class StoreProduct(Entity):
@@ -43,7 +36,7 @@ class StoreProduct(Entity):
     @field_validator("attributes", "tags", mode="before")
     @classmethod
     def _lists(cls, value: Any) -> Any:
-        return _as_list(value)
+        return as_list(value)
 
 
 class Store(Entity):
@@ -62,7 +55,7 @@ class Store(Entity):
     @field_validator("tags", mode="before")
     @classmethod
     def _lists(cls, value: Any) -> Any:
-        return _as_list(value)
+        return as_list(value)
 
 
 class DeliveryDB(DomainDB):

@@ -6,15 +6,9 @@ from typing import Any, ClassVar
 
 from pydantic import Field, field_validator, model_validator
 
-from ..shared import DomainDB, Entity, Location
+from ..entities import DomainDB, Entity, Location, as_list
 
 VisitStatus = str  # unpaid | paid | unconsumed | consumed | cancelled
-
-
-def _as_list(value: Any) -> Any:
-    if isinstance(value, str):
-        return [part.strip() for part in value.split(",") if part.strip()]
-    return [] if value is None else value
 
 
 class ShopProduct(Entity):
@@ -42,7 +36,7 @@ class ShopProduct(Entity):
     @field_validator("tags", mode="before")
     @classmethod
     def _tags(cls, value: Any) -> Any:
-        return _as_list(value)
+        return as_list(value)
 
 
 class Shop(Entity):
@@ -83,7 +77,7 @@ class Shop(Entity):
     @field_validator("tags", mode="before")
     @classmethod
     def _tags(cls, value: Any) -> Any:
-        return _as_list(value)
+        return as_list(value)
 
 
 class ReservationInfo(Entity):

@@ -11,14 +11,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field, field_validator, model_validator
 
-from ..shared import DomainDB, Entity, Location
-
-
-def _as_list(value: Any) -> Any:
-    # Tags are lists in the official data; tolerate one comma-joined string.
-    if isinstance(value, str):
-        return [part.strip() for part in value.split(",") if part.strip()]
-    return [] if value is None else value
+from ..entities import DomainDB, Entity, Location, as_list
 
 
 class _Product(Entity):
@@ -96,7 +89,7 @@ class Hotel(Entity):
     @field_validator("tags", mode="before")
     @classmethod
     def _tags(cls, value: Any) -> Any:
-        return _as_list(value)
+        return as_list(value)
 
 
 class Attraction(Entity):
@@ -159,7 +152,7 @@ class Flight(Entity):
     @field_validator("tags", mode="before")
     @classmethod
     def _tags(cls, value: Any) -> Any:
-        return _as_list(value)
+        return as_list(value)
 
 
 class Train(Entity):
@@ -191,7 +184,7 @@ class Train(Entity):
     @field_validator("tags", mode="before")
     @classmethod
     def _tags(cls, value: Any) -> Any:
-        return _as_list(value)
+        return as_list(value)
 
 
 class Taxi(Entity):
@@ -222,7 +215,7 @@ class Taxi(Entity):
     @field_validator("tags", mode="before")
     @classmethod
     def _tags(cls, value: Any) -> Any:
-        return _as_list(value)
+        return as_list(value)
 
     def address(self, which: str) -> str:
         """The departure or arrival address text (``which`` is ``departure`` or ``arrival``)."""
