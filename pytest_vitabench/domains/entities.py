@@ -12,7 +12,7 @@ import copy
 from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .base import ToolError
 from .clock import parse_time
@@ -79,6 +79,15 @@ class Entity(BaseModel):
     def summary(self) -> dict[str, Any]:
         """The compact view used in search results."""
         return self.view(self.SUMMARY)
+
+
+class TaggedEntity(Entity):
+    """An entity with a ``tags`` list, which official data sometimes gives as one comma-joined string."""
+
+    @field_validator("tags", mode="before", check_fields=False)
+    @classmethod
+    def _tags_as_list(cls, value: Any) -> Any:
+        return as_list(value)
 
 
 class Location(Entity):

@@ -6,10 +6,10 @@ from typing import Any, ClassVar
 
 from pydantic import Field, field_validator, model_validator
 
-from ..entities import DomainDB, Entity, Location, as_list
+from ..entities import DomainDB, Location, TaggedEntity, as_list
 
 
-class StoreProduct(Entity):
+class StoreProduct(TaggedEntity):
     """A dish in a store's catalogue. ``attributes`` are the selectable options (spice level, ...)."""
 
     VISIBLE: ClassVar[tuple[str, ...]] = (
@@ -33,13 +33,13 @@ class StoreProduct(Entity):
     attributes: list[str] = Field(default_factory=list)
     tags: list[str] = Field(default_factory=list)
 
-    @field_validator("attributes", "tags", mode="before")
+    @field_validator("attributes", mode="before")
     @classmethod
     def _lists(cls, value: Any) -> Any:
         return as_list(value)
 
 
-class Store(Entity):
+class Store(TaggedEntity):
     """A delivery store."""
 
     VISIBLE: ClassVar[tuple[str, ...]] = ("store_id", "name", "score", "location", "tags", "products")
@@ -51,11 +51,6 @@ class Store(Entity):
     location: Location | None = None
     tags: list[str] = Field(default_factory=list)
     products: list[StoreProduct] = Field(default_factory=list)
-
-    @field_validator("tags", mode="before")
-    @classmethod
-    def _lists(cls, value: Any) -> Any:
-        return as_list(value)
 
 
 class DeliveryDB(DomainDB):

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, model_validator
 
-from ..entities import DomainDB, Entity, Location, as_list
+from ..entities import DomainDB, Entity, Location, TaggedEntity
 
 VisitStatus = str  # unpaid | paid | unconsumed | consumed | cancelled
 
 
-class ShopProduct(Entity):
+class ShopProduct(TaggedEntity):
     """A product or set meal sold in a shop; ``quantity`` is the stock left."""
 
     VISIBLE: ClassVar[tuple[str, ...]] = (
@@ -33,13 +33,8 @@ class ShopProduct(Entity):
     shop_name: str = ""
     tags: list[str] = Field(default_factory=list)
 
-    @field_validator("tags", mode="before")
-    @classmethod
-    def _tags(cls, value: Any) -> Any:
-        return as_list(value)
 
-
-class Shop(Entity):
+class Shop(TaggedEntity):
     """An in-store venue (restaurant, salon, ...)."""
 
     VISIBLE: ClassVar[tuple[str, ...]] = (
@@ -73,11 +68,6 @@ class Shop(Entity):
     book_price: float = 0.0
     enable_reservation: bool = False
     products: list[ShopProduct] = Field(default_factory=list)
-
-    @field_validator("tags", mode="before")
-    @classmethod
-    def _tags(cls, value: Any) -> Any:
-        return as_list(value)
 
 
 class ReservationInfo(Entity):

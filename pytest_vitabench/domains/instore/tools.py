@@ -81,6 +81,19 @@ class InstoreTools(ToolSet):
             raise ToolError(f"time {format_time(when)} is in the past (now is {self.env.now_text()})")
         return format_time(when)
 
+    def visit(self, user_id: str, shop_id: str, time: str, customer_count: Any, what: str
+              ) -> tuple[Shop, int, str, str]:
+        """The checked shop, party size, arrival time and now of a new booking or reservation."""
+        env = self.env
+        env.check_user(user_id)
+        target = self.shop(shop_id)
+        # Bookings were always refused where disabled; reservations only under the "reservation" check.
+        refused = not target.enable_book if what == "bookings" else (
+            not target.enable_reservation and env.checking("reservation"))
+        if refused:
+            raise ToolError(f"Shop {target.shop_id!r} does not accept {what}")
+        return target, positive_count(customer_count, "customer_count"), self.future_time(time), env.now_text()
+
     def settle(self, target: Order | BookInfo, status: str) -> None:
         target.status, target.update_time = status, self.env.now_text()
 
@@ -182,16 +195,9 @@ class InstoreTools(ToolSet):
         """Book a shop (a paid booking). Preconditions: the shop accepts bookings (enable_book); the time is
         not in the past. Postconditions: a booking exists, 'unpaid' if the shop's book_price is positive
         (pay it with pay_instore_book), otherwise 'paid'."""
-        env = self.env
-        env.check_user(user_id)
-        target = self.shop(shop_id)
-        if not target.enable_book:
-            raise ToolError(f"Shop {target.shop_id!r} does not accept bookings")
-        count = positive_count(customer_count, "customer_count")
-        when = self.future_time(time)
-        now = env.now_text()
+        target, count, when, now = self.visit(user_id, shop_id, time, customer_count, "bookings")
         created = BookInfo(
-            book_id=env.new_id(BOOK_PREFIX),
+            book_id=self.env.new_id(BOOK_PREFIX),
             shop_id=target.shop_id,
             book_time=when,
             create_time=now,
@@ -232,16 +238,9 @@ class InstoreTools(ToolSet):
         """Reserve a table/slot at a shop (free). Preconditions: the shop accepts reservations
         (enable_reservation); the time is not in the past. Postcondition: a reservation with status
         'unconsumed'."""
-        env = self.env
-        env.check_user(user_id)
-        target = self.shop(shop_id)
-        if not target.enable_reservation and env.checking("reservation"):
-            raise ToolError(f"Shop {target.shop_id!r} does not accept reservations")
-        count = positive_count(customer_count, "customer_count")
-        when = self.future_time(time)
-        now = env.now_text()
+        target, count, when, now = self.visit(user_id, shop_id, time, customer_count, "reservations")
         created = ReservationInfo(
-            reservation_id=env.new_id(RESERVATION_PREFIX),
+            reservation_id=self.env.new_id(RESERVATION_PREFIX),
             shop_id=target.shop_id,
             reservation_time=when,
             create_time=now,
