@@ -61,17 +61,25 @@ def _model(schema: dict[str, Any], *, typed: bool) -> type[BaseModel]:
 
 
 class ArgumentValidator:
-    """Checks the arguments of one tool; build it once per schema, call :meth:`problem` per call.
+    """Checks the arguments of one tool; make it once per schema, call :meth:`problem` per call.
 
     Args:
         schema: The tool's parameters, a JSON-schema object (``properties``, ``required``).
     """
 
     def __init__(self, schema: dict[str, Any]) -> None:
+        self.schema = schema
         self.properties: dict[str, Any] = dict(schema.get("properties", {}))
         self.required: tuple[str, ...] = tuple(schema.get("required", []))
-        self._typed = _model(schema, typed=True)
-        self._untyped = _model(schema, typed=False)
+        # Built on the first call that needs one: most tools are never called in a given process.
+        self._models: dict[bool, type[BaseModel]] = {}
+
+    def model(self, *, typed: bool) -> type[BaseModel]:
+        """The pydantic model that checks calls (``typed``: with the JSON types), built once."""
+        model = self._models.get(typed)
+        if model is None:
+            model = self._models[typed] = _model(self.schema, typed=typed)
+        return model
 
     def problem(self, arguments: dict[str, Any], *, types: bool = True) -> str | None:
         """What is wrong with ``arguments`` (the text the agent reads after ``Error: ``), or ``None``.
@@ -81,7 +89,7 @@ class ArgumentValidator:
         types unchecked, as the official tools do.
         """
         try:
-            (self._typed if types else self._untyped).model_validate(arguments)
+            self.model(typed=types).model_validate(arguments)
         except ValidationError as exc:
             return self._describe(exc, arguments)
         return None

@@ -25,7 +25,7 @@ import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Union, get_args, get_origin, get_type_hints
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Union, get_args, get_origin
 
 from .arguments import ArgumentValidator
 from .base import Tool, ToolKind
@@ -155,7 +155,8 @@ def parameters_schema(method: Callable[..., Any], *, family: bool = False) -> di
     Raises:
         TypeError: A parameter without an :class:`Arg` description, or of a type JSON cannot carry.
     """
-    hints = get_type_hints(method, include_extras=True)
+    # eval_str resolves the module's postponed annotations without typing's recursive re-checking.
+    hints = inspect.get_annotations(method, eval_str=True)
     properties: dict[str, Any] = {}
     required: list[str] = []
     for position, param in enumerate(inspect.signature(method).parameters.values()):
