@@ -69,7 +69,9 @@ def first_subtasks(path: Path) -> dict[str, tuple[Any, str, str]]:
     found: dict[str, tuple[Any, str, str]] = {}
     for user in load_suite(path).users:
         task = user.task
-        for index, sub in enumerate(task.subtasks if task else []):
+        if task is None:
+            continue
+        for index, sub in enumerate(task.subtasks):
             if "," not in sub.domain and sub.domain not in found:
                 found[sub.domain] = (sub, str(sub.environment.get("user_id") or task.user_id), user.times[index])
     return found

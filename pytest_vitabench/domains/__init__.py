@@ -10,12 +10,15 @@ imported on first use, so loading a suite of one domain never imports the others
 from __future__ import annotations
 
 import importlib
-from functools import cache
+from collections.abc import Callable
+from functools import cache, partial
 from typing import TYPE_CHECKING, Any
 
 from .base import Environment
 
 if TYPE_CHECKING:  # the spec module imports the tool machinery; at runtime only when a domain is used
+    from .entities import DomainDB, Order
+    from .environment import DomainEnvironment
     from .spec import DomainSpec
 
 DOMAINS = ("delivery", "instore", "ota")
@@ -61,7 +64,7 @@ def domain_spec(name: str) -> DomainSpec:
 
 
 @cache
-def _db_model(names: tuple[str, ...]) -> type:
+def _db_model(names: tuple[str, ...]) -> type[DomainDB]:
     if len(names) == 1:
         return domain_spec(names[0]).db
     # Every domain DB subclasses entities.DomainDB, so the merged model has the common fields once.
@@ -111,10 +114,14 @@ def build_environment(
         env.add_tools(spec.tools(env).tools())
         if len(specs) > 1 and spec.order_view is not None:
             # A merged environment shows each domain's orders that domain's way.
-            view = spec.order_view
             for order_type in spec.order_types:
-                env.order_views[order_type] = lambda order, _view=view: _view(env.db, order)
+                env.order_views[order_type] = partial(_foreign_view, spec.order_view, env)
     return env
+
+
+def _foreign_view(view: Callable[[Any, Order], dict[str, Any]], env: DomainEnvironment, order: Order
+                  ) -> dict[str, Any]:
+    return view(env.db, order)
 
 
 @cache

@@ -77,7 +77,7 @@ def test_what_the_package_adds_over_the_table() -> None:
     assert holidays_on(date(2022, 12, 31)) == []
     # Any year the package covers is answered (the table said "no holiday" for every day outside 2023-2026).
     assert holidays_on(date(2022, 10, 1)) == ["National Day"]
-    assert holiday_dates(2030, "Spring Festival")[0] == "2030-02-02"
+    assert (holiday_dates(2030, "Spring Festival") or [])[:1] == ["2030-02-02"]
     assert holiday_dates(2019, "Labour Day") == ["2019-05-01", "2019-05-02", "2019-05-03", "2019-05-04"]
     assert len(periods(2031)) == 7
 

@@ -6,7 +6,7 @@ lists every taxi, an official bug), so the agent never books an unrelated match.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any
 
 from ..base import ToolError
@@ -97,7 +97,7 @@ class OtaTools(OtaBooking):
 
     @staticmethod
     def ranked(
-        items: dict[str, Entity],
+        items: Mapping[str, Entity],
         city_name: str,
         city_text: Callable[[Any], str],
         key_words: Sequence[str] | None,
