@@ -102,6 +102,11 @@ class Environment:
             self.tools[tool.name] = tool
 
     def tool_schemas(self) -> list[dict[str, Any]]:
+        """The OpenAI function schemas of the tools, in order.
+
+        Each ``parameters`` object is shared by every episode of the process (derived once per tool
+        class): treat it as read-only, and copy it before changing it.
+        """
         return [tool.schema() for tool in self.tools.values()]
 
     def call(self, name: str, arguments: dict[str, Any] | str) -> ToolResult:
