@@ -1,24 +1,29 @@
 """Domain registry: validate environment dicts and build executable environments.
 
-Each domain package (``delivery``, ``instore``, ``ota``) exposes ``validate(environment)`` and
-``build(environment, *, user_id, time, seed, language)``; for multi-domain subtasks (a comma-separated
-domain such as ``"delivery,ota"``) it also exposes ``DB`` (its pydantic database model) and
-``domain_tools(env)``, so one environment over one merged database offers the union of the tools
-(shared tools once) and every order lives in one ``orders`` dict. Packages are imported lazily.
+Each domain package (``delivery``, ``instore``, ``ota``) declares a :class:`~.spec.DomainSpec` as
+``SPEC``: its database model, its tool set, its environment class and order view. A multi-domain subtask
+(a comma-separated domain such as ``"delivery,ota"``) gets one environment over one merged database that
+offers the union of the tools (shared tools once), with every order in one ``orders`` dict. Packages are
+imported on first use, so loading a suite of one domain never imports the others.
 """
 
 from __future__ import annotations
 
 import importlib
-from functools import cache
-from types import ModuleType
-from typing import Any
+from collections.abc import Callable
+from functools import cache, partial
+from typing import TYPE_CHECKING, Any
 
 from .base import Environment
 
+if TYPE_CHECKING:  # the spec module imports the tool machinery; at runtime only when a domain is used
+    from .entities import DomainDB, Order
+    from .environment import DomainEnvironment
+    from .spec import DomainSpec
+
 DOMAINS = ("delivery", "instore", "ota")
 
-__all__ = ["DOMAINS", "build_environment", "split_domains", "tool_names", "validate_environment"]
+__all__ = ["DOMAINS", "build_environment", "domain_spec", "split_domains", "tool_names", "validate_environment"]
 
 
 def split_domains(domain: str) -> list[str]:
@@ -41,14 +46,29 @@ def split_domains(domain: str) -> list[str]:
     return names
 
 
-def _module(name: str) -> ModuleType:
-    return importlib.import_module(f"{__name__}.{name}")
+@cache
+def domain_spec(name: str) -> DomainSpec:
+    """The registered :class:`~.spec.DomainSpec` of one domain name (its package imported on first use).
+
+    Raises:
+        ValueError: Unknown domain.
+    """
+    from .spec import DomainSpec
+
+    if name not in DOMAINS:
+        raise ValueError(f"unknown domain {name!r}; known: {', '.join(DOMAINS)}")
+    spec = importlib.import_module(f"{__name__}.{name}").SPEC
+    if not isinstance(spec, DomainSpec) or spec.name != name:
+        raise TypeError(f"{__name__}.{name}.SPEC is not the DomainSpec of {name!r}")
+    return spec
 
 
 @cache
-def _merged_db(names: tuple[str, ...]) -> type:
-    # Every domain DB subclasses shared.DomainDB, so the merged model has the common fields once.
-    bases = tuple(_module(name).DB for name in names)
+def _db_model(names: tuple[str, ...]) -> type[DomainDB]:
+    if len(names) == 1:
+        return domain_spec(names[0]).db
+    # Every domain DB subclasses entities.DomainDB, so the merged model has the common fields once.
+    bases = tuple(domain_spec(name).db for name in names)
     return type("DB_" + "_".join(names), bases, {"__module__": __name__})
 
 
@@ -59,11 +79,7 @@ def validate_environment(domain: str, environment: dict[str, Any]) -> None:
         pydantic.ValidationError: Error locations are relative to ``environment``.
         ValueError: Unknown domain.
     """
-    names = split_domains(domain)
-    if len(names) == 1:
-        _module(names[0]).validate(environment)
-    else:
-        _merged_db(tuple(names)).model_validate(environment)
+    _db_model(tuple(split_domains(domain))).model_validate(environment)
 
 
 def build_environment(
@@ -82,48 +98,38 @@ def build_environment(
         checks: The tool checks we add over the official tools (``--vita-tool-checks``; see
             :data:`pytest_vitabench.profile.TOOL_CHECKS`); ``None``: all of them.
     """
-    env = _build(domain, environment, user_id=user_id, time=time, seed=seed, language=language)
+    from .entities import load_db
+    from .environment import DomainEnvironment
+    from .shared_tools import SharedTools
+
+    names = tuple(split_domains(domain))
+    specs = [domain_spec(name) for name in names]
+    db = load_db(_db_model(names), environment, user_id=user_id, time=time or None)
+    env_class = specs[0].environment if len(specs) == 1 else DomainEnvironment
+    env = env_class(domain=",".join(names), time=db.time, user_id=db.user_id, db=db, seed=seed, language=language)
     if checks is not None:
         env.checks = frozenset(checks)
+    env.add_tools(SharedTools(env).tools())
+    for spec in specs:
+        env.add_tools(spec.tools(env).tools())
+        if len(specs) > 1 and spec.order_view is not None:
+            # A merged environment shows each domain's orders that domain's way.
+            for order_type in spec.order_types:
+                env.order_views[order_type] = partial(_foreign_view, spec.order_view, env)
     return env
 
 
-def _build(domain: str, environment: dict[str, Any], *, user_id: str, time: str, seed: int,
-           language: str) -> Environment:
-    names = split_domains(domain)
-    if len(names) == 1:
-        return _module(names[0]).build(environment, user_id=user_id, time=time, seed=seed, language=language)
-    from .shared import DomainEnvironment, load_db, shared_tools
-
-    db = load_db(_merged_db(tuple(names)), environment, user_id=user_id, time=time)
-    env = DomainEnvironment(
-        domain=",".join(names), time=db.time, user_id=db.user_id, db=db, seed=seed, language=language
-    )
-    env.add_tools(shared_tools(env))
-    for name in names:
-        module = _module(name)
-        env.add_tools(module.domain_tools(env))
-        _register_order_view(env, module, name)
-    return env
-
-
-def _register_order_view(env: Any, module: ModuleType, name: str) -> None:
-    # A domain may show its orders its own way (ota adds flight times, hotel names ...). It opts in with
-    # ``order_view(db, order)`` (or ``<domain>_order_view``) and the order types it owns, ``ORDER_TYPES``
-    # (or ``models.ORDER_KINDS``).
-    view = getattr(module, "order_view", None) or getattr(module, f"{name}_order_view", None)
-    types = getattr(module, "ORDER_TYPES", None) or tuple(
-        getattr(getattr(module, "models", None), "ORDER_KINDS", ())
-    )
-    if callable(view):
-        for order_type in types:
-            env.order_views[order_type] = lambda order, _view=view: _view(env.db, order)
+def _foreign_view(view: Callable[[Any, Order], dict[str, Any]], env: DomainEnvironment, order: Order
+                  ) -> dict[str, Any]:
+    return view(env.db, order)
 
 
 @cache
 def _tool_names(names: tuple[str, ...]) -> tuple[str, ...]:
-    env = build_environment(",".join(names), {}, user_id="U0", time="2025-01-01 00:00:00", seed=0)
-    return tuple(env.tools)
+    from .shared_tools import SharedTools
+
+    declared = [*SharedTools.tool_names(), *(n for name in names for n in domain_spec(name).tools.tool_names())]
+    return tuple(dict.fromkeys(declared))
 
 
 def tool_names(domain: str) -> list[str]:

@@ -1,9 +1,10 @@
 """What every domain environment offers the episode: tool schemas, tool calls, and its records.
 
-A domain (``delivery``, ``instore``, ``ota``) subclasses :class:`Environment`, registers its tools
-(see :class:`Tool`) and implements :meth:`Environment.records`. Tool results are JSON text built from
-an explicit allow-list of visible fields per entity, so hidden fields in the suite data (``*_type``
-markers, ``distraction_reason``, ``category``, ...) can never reach the agent.
+A domain (``delivery``, ``instore``, ``ota``) declares its tools on a ``declare.ToolSet``; the
+environment holds them bound as :class:`Tool` objects and implements :meth:`Environment.records`. Tool
+results are JSON text built from an explicit allow-list of visible fields per entity, so hidden fields
+in the suite data (``*_type`` markers, ``distraction_reason``, ``category``, ...) can never reach the
+agent.
 """
 
 from __future__ import annotations
@@ -11,9 +12,12 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Literal
 
 from pydantic import BaseModel
+
+from .arguments import ArgumentValidator, lax_arguments
 
 ToolKind = Literal["read", "write", "generic"]
 #: Names of the tool checks we add over the official tools (kept equal to ``profile.TOOL_CHECKS``).
@@ -40,6 +44,8 @@ class Tool:
         fn: Called with the arguments as keyword arguments; returns any JSON-serialisable value or a
             string. Raise :class:`ToolError` for a refused call.
         kind: ``write`` tools change state (the outcome judge looks at them).
+        validator: Checks the arguments of each call; declared tools share their class's, others get
+            one per distinct schema on first call.
     """
 
     name: str
@@ -47,6 +53,13 @@ class Tool:
     parameters: dict[str, Any]
     fn: Callable[..., Any]
     kind: ToolKind = "read"
+    validator: ArgumentValidator | None = field(default=None, repr=False, compare=False)
+
+    def arguments_validator(self) -> ArgumentValidator:
+        """The validator of this tool's arguments."""
+        if self.validator is None:
+            self.validator = _validator_for(json.dumps(self.parameters))
+        return self.validator
 
     def schema(self) -> dict[str, Any]:
         return {
@@ -89,6 +102,11 @@ class Environment:
             self.tools[tool.name] = tool
 
     def tool_schemas(self) -> list[dict[str, Any]]:
+        """The OpenAI function schemas of the tools, in order.
+
+        Each ``parameters`` object is shared by every episode of the process (derived once per tool
+        class): treat it as read-only, and copy it before changing it.
+        """
         return [tool.schema() for tool in self.tools.values()]
 
     def call(self, name: str, arguments: dict[str, Any] | str) -> ToolResult:
@@ -105,9 +123,10 @@ class Environment:
         if isinstance(arguments, str):
             return ToolResult(content=f"Error: arguments are not valid JSON: {arguments[:200]}", error=True)
         typed = self.checking("argument_types")
-        if not typed:
-            arguments = lax_arguments(tool.parameters, arguments)
-        problem = check_arguments(tool.parameters, arguments, types=typed)
+        validator = tool.arguments_validator()
+        if not typed and isinstance(arguments, dict):
+            arguments = lax_arguments(validator.properties, arguments)
+        problem = validator.problem(arguments, types=typed)
         if problem:
             return ToolResult(content=f"Error: {problem}", error=True)
         try:
@@ -127,62 +146,7 @@ class Environment:
         return tool.kind if tool else None
 
 
-_JSON_TYPES: dict[str, type | tuple[type, ...]] = {
-    "string": str,
-    "integer": int,
-    "number": (int, float),
-    "boolean": bool,
-    "array": list,
-    "object": dict,
-}
-
-
-def check_arguments(schema: dict[str, Any], arguments: dict[str, Any], *, types: bool = True) -> str | None:
-    """A small JSON-schema check: required keys present, no unknown keys, top-level types right.
-
-    Missing and unknown arguments are refused in both profiles (the official tools are Python functions
-    called with the model's arguments, which raise for those too); ``types=False`` leaves types unchecked,
-    as the official tools do.
-    """
-    properties: dict[str, Any] = schema.get("properties", {})
-    missing = [key for key in schema.get("required", []) if key not in arguments]
-    if missing:
-        return f"missing required argument(s): {', '.join(missing)}"
-    unknown = [key for key in arguments if key not in properties]
-    if unknown:
-        return f"unknown argument(s): {', '.join(unknown)}; expected: {', '.join(properties)}"
-    for key, value in arguments.items() if types else ():
-        expected = properties[key].get("type")
-        if value is None or expected is None:
-            continue
-        types = expected if isinstance(expected, list) else [expected]
-        python_types = tuple(t for name in types for t in _flatten(_JSON_TYPES.get(name, object)))
-        if isinstance(value, bool) and bool not in python_types:
-            return f"argument {key!r} must be {expected}, got a boolean"
-        if not isinstance(value, python_types):
-            return f"argument {key!r} must be {expected}, got {type(value).__name__}"
-    return None
-
-
-def lax_arguments(schema: dict[str, Any], arguments: dict[str, Any]) -> dict[str, Any]:
-    """Numeric strings made numbers where the schema asks for a number (also inside arrays), as the official
-    tools' pydantic models accept them; nothing else changes (``--vita-tool-checks`` without argument_types)."""
-    properties: dict[str, Any] = schema.get("properties", {})
-    return {key: _lax(properties.get(key, {}), value) for key, value in arguments.items()}
-
-
-def _lax(spec: dict[str, Any], value: Any) -> Any:
-    kind = spec.get("type")
-    if kind == "array" and isinstance(value, list):
-        return [_lax(spec.get("items") or {}, item) for item in value]
-    if kind in ("integer", "number") and isinstance(value, str):
-        try:
-            number = float(value.strip())
-        except ValueError:
-            return value
-        return int(number) if kind == "integer" and number.is_integer() else number
-    return value
-
-
-def _flatten(value: type | tuple[type, ...]) -> tuple[type, ...]:
-    return value if isinstance(value, tuple) else (value,)
+@lru_cache(maxsize=256)
+def _validator_for(schema_json: str) -> ArgumentValidator:
+    # Tools built per episode from a literal schema (a memory's read_preference_memory ...) share one.
+    return ArgumentValidator(json.loads(schema_json))

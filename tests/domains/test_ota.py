@@ -10,7 +10,7 @@ from typing import Any
 import pydantic
 import pytest
 
-from pytest_vitabench.domains import ota
+from pytest_vitabench.domains import build_environment, ota, validate_environment
 
 NOW = "2025-04-01 09:00:00"
 USER = "U000001"
@@ -368,7 +368,9 @@ def environment() -> dict[str, Any]:
 
 
 def make(seed: int = 7, env_dict: dict[str, Any] | None = None) -> ota.OtaEnvironment:
-    return ota.build(env_dict or environment(), user_id=USER, time=NOW, seed=seed)
+    env = build_environment("ota", env_dict or environment(), user_id=USER, time=NOW, seed=seed)
+    assert isinstance(env, ota.OtaEnvironment)
+    return env
 
 
 def ok(env: ota.OtaEnvironment, name: str, **args: Any) -> Any:
@@ -410,11 +412,11 @@ def test_build_has_the_44_official_tools_with_described_arguments(env: ota.OtaEn
 
 
 def test_validate_reports_locations_relative_to_the_environment() -> None:
-    ota.validate(environment())
+    validate_environment("ota", environment())
     bad = environment()
     del bad["hotels"]["H1"]["products"][0]["product_id"]
     with pytest.raises(pydantic.ValidationError) as info:
-        ota.validate(bad)
+        validate_environment("ota", bad)
     assert info.value.errors()[0]["loc"] == ("hotels", "H1", "products", 0, "product_id")
 
 

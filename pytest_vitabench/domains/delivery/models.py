@@ -6,17 +6,10 @@ from typing import Any, ClassVar
 
 from pydantic import Field, field_validator, model_validator
 
-from ..shared import DomainDB, Entity, Location
+from ..entities import DomainDB, Location, TaggedEntity, as_list
 
 
-def _as_list(value: Any) -> Any:
-    # Official data stores attributes/tags as lists; tolerate a single comma-joined string.
-    if isinstance(value, str):
-        return [part.strip() for part in value.split(",") if part.strip()]
-    return [] if value is None else value
-
-
-class StoreProduct(Entity):
+class StoreProduct(TaggedEntity):
     """A dish in a store's catalogue. ``attributes`` are the selectable options (spice level, ...)."""
 
     VISIBLE: ClassVar[tuple[str, ...]] = (
@@ -40,13 +33,13 @@ class StoreProduct(Entity):
     attributes: list[str] = Field(default_factory=list)
     tags: list[str] = Field(default_factory=list)
 
-    @field_validator("attributes", "tags", mode="before")
+    @field_validator("attributes", mode="before")
     @classmethod
     def _lists(cls, value: Any) -> Any:
-        return _as_list(value)
+        return as_list(value)
 
 
-class Store(Entity):
+class Store(TaggedEntity):
     """A delivery store."""
 
     VISIBLE: ClassVar[tuple[str, ...]] = ("store_id", "name", "score", "location", "tags", "products")
@@ -58,11 +51,6 @@ class Store(Entity):
     location: Location | None = None
     tags: list[str] = Field(default_factory=list)
     products: list[StoreProduct] = Field(default_factory=list)
-
-    @field_validator("tags", mode="before")
-    @classmethod
-    def _lists(cls, value: Any) -> Any:
-        return _as_list(value)
 
 
 class DeliveryDB(DomainDB):

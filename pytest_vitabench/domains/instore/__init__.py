@@ -2,39 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from ..shared import DomainEnvironment, load_db, shared_tools
+from ..spec import DomainSpec
 from .models import BookInfo, InStoreDB, ReservationInfo, Shop, ShopProduct
-from .tools import domain_tools
+from .tools import InstoreTools
 
 DB = InStoreDB
+SPEC = DomainSpec(name="instore", db=InStoreDB, tools=InstoreTools, order_types=("instore",))
 
-__all__ = [
-    "DB",
-    "BookInfo",
-    "InStoreDB",
-    "ReservationInfo",
-    "Shop",
-    "ShopProduct",
-    "build",
-    "domain_tools",
-    "validate",
-]
-
-
-def validate(environment: dict[str, Any]) -> None:
-    """Validate an instore environment dict; raises ``pydantic.ValidationError``."""
-    InStoreDB.model_validate(environment)
-
-
-def build(
-    environment: dict[str, Any], *, user_id: str, time: str, seed: int, language: str = "en"
-) -> DomainEnvironment:
-    """A fresh instore environment over a deep copy of ``environment`` (see ``build_environment``)."""
-    db = load_db(InStoreDB, environment, user_id=user_id, time=time)
-    env = DomainEnvironment(
-        domain="instore", time=db.time, user_id=db.user_id, db=db, seed=seed, language=language
-    )
-    env.add_tools(shared_tools(env) + domain_tools(env))
-    return env
+__all__ = ["DB", "SPEC", "BookInfo", "InStoreDB", "InstoreTools", "ReservationInfo", "Shop", "ShopProduct"]

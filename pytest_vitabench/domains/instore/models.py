@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, model_validator
 
-from ..shared import DomainDB, Entity, Location
+from ..entities import DomainDB, Entity, Location, TaggedEntity
 
 VisitStatus = str  # unpaid | paid | unconsumed | consumed | cancelled
 
 
-def _as_list(value: Any) -> Any:
-    if isinstance(value, str):
-        return [part.strip() for part in value.split(",") if part.strip()]
-    return [] if value is None else value
-
-
-class ShopProduct(Entity):
+class ShopProduct(TaggedEntity):
     """A product or set meal sold in a shop; ``quantity`` is the stock left."""
 
     VISIBLE: ClassVar[tuple[str, ...]] = (
@@ -39,13 +33,8 @@ class ShopProduct(Entity):
     shop_name: str = ""
     tags: list[str] = Field(default_factory=list)
 
-    @field_validator("tags", mode="before")
-    @classmethod
-    def _tags(cls, value: Any) -> Any:
-        return _as_list(value)
 
-
-class Shop(Entity):
+class Shop(TaggedEntity):
     """An in-store venue (restaurant, salon, ...)."""
 
     VISIBLE: ClassVar[tuple[str, ...]] = (
@@ -79,11 +68,6 @@ class Shop(Entity):
     book_price: float = 0.0
     enable_reservation: bool = False
     products: list[ShopProduct] = Field(default_factory=list)
-
-    @field_validator("tags", mode="before")
-    @classmethod
-    def _tags(cls, value: Any) -> Any:
-        return _as_list(value)
 
 
 class ReservationInfo(Entity):

@@ -7,18 +7,11 @@ accepted and never emitted: tool outputs are built from the ``VISIBLE`` / ``SUMM
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, model_validator
 
-from ..shared import DomainDB, Entity, Location
-
-
-def _as_list(value: Any) -> Any:
-    # Tags are lists in the official data; tolerate one comma-joined string.
-    if isinstance(value, str):
-        return [part.strip() for part in value.split(",") if part.strip()]
-    return [] if value is None else value
+from ..entities import DomainDB, Entity, Location, TaggedEntity
 
 
 class _Product(Entity):
@@ -66,7 +59,7 @@ class TaxiProduct(_Product):
     platform: str = ""
 
 
-class Hotel(Entity):
+class Hotel(TaggedEntity):
     VISIBLE: ClassVar[tuple[str, ...]] = (
         "hotel_id",
         "hotel_name",
@@ -92,11 +85,6 @@ class Hotel(Entity):
     location: Location | None = None
     tags: list[str] = Field(default_factory=list)
     products: list[HotelProduct] = Field(default_factory=list)
-
-    @field_validator("tags", mode="before")
-    @classmethod
-    def _tags(cls, value: Any) -> Any:
-        return _as_list(value)
 
 
 class Attraction(Entity):
@@ -130,7 +118,7 @@ class Attraction(Entity):
     products: list[AttractionProduct] = Field(default_factory=list)
 
 
-class Flight(Entity):
+class Flight(TaggedEntity):
     VISIBLE: ClassVar[tuple[str, ...]] = (
         "flight_id",
         "flight_number",
@@ -156,13 +144,8 @@ class Flight(Entity):
     tags: list[str] = Field(default_factory=list)
     products: list[FlightProduct] = Field(default_factory=list)
 
-    @field_validator("tags", mode="before")
-    @classmethod
-    def _tags(cls, value: Any) -> Any:
-        return _as_list(value)
 
-
-class Train(Entity):
+class Train(TaggedEntity):
     VISIBLE: ClassVar[tuple[str, ...]] = (
         "train_id",
         "train_number",
@@ -188,13 +171,8 @@ class Train(Entity):
     tags: list[str] = Field(default_factory=list)
     products: list[TrainProduct] = Field(default_factory=list)
 
-    @field_validator("tags", mode="before")
-    @classmethod
-    def _tags(cls, value: Any) -> Any:
-        return _as_list(value)
 
-
-class Taxi(Entity):
+class Taxi(TaggedEntity):
     VISIBLE: ClassVar[tuple[str, ...]] = (
         "taxi_id",
         "taxi_type",
@@ -219,10 +197,6 @@ class Taxi(Entity):
     tags: list[str] = Field(default_factory=list)
     products: list[TaxiProduct] = Field(default_factory=list)
 
-    @field_validator("tags", mode="before")
-    @classmethod
-    def _tags(cls, value: Any) -> Any:
-        return _as_list(value)
 
     def address(self, which: str) -> str:
         """The departure or arrival address text (``which`` is ``departure`` or ``arrival``)."""

@@ -1,0 +1,196 @@
+"""Declaring tools: methods marked with :func:`tool` on a :class:`ToolSet` subclass.
+
+A tool is a method whose docstring is the description the agent reads and whose typed signature is its
+parameters; each parameter's description (and any extra JSON-schema keys such as ``enum``) rides on its
+annotation::
+
+    UserId = Annotated[str, Arg("The user's ID (as given in the user profile), e.g. 'U000001'.")]
+
+    class DeliveryTools(ToolSet):
+        @tool(kind="write")
+        def pay_delivery_order(self, order_id: OrderId) -> dict[str, Any]:
+            \"\"\"Pay an unpaid delivery order. Precondition: status 'unpaid'.\"\"\"
+
+A parameter with a default is optional. ``@tool(each=(...), name="pay_{kind}_order")`` declares one tool
+per value, passed as the method's ``kind`` argument (its docstring may say ``{kind}``).
+
+Everything derived from the declarations (JSON schemas, pydantic argument validators) is built once per
+class, on first use; binding a tool set to an environment creates only the per-episode callables.
+"""
+
+from __future__ import annotations
+
+import inspect
+import types
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Union, get_args, get_origin
+
+from .arguments import ArgumentValidator
+from .base import Tool, ToolKind
+
+if TYPE_CHECKING:
+    from .environment import DomainEnvironment
+
+_JSON_TYPES: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean", dict: "object"}
+#: The name of the parameter a family of tools (``each=``) receives its member in.
+FAMILY_PARAMETER = "kind"
+
+
+@dataclass(frozen=True)
+class Arg:
+    """A tool parameter's description, and extra JSON-schema keys the agent is shown (``enum``, ``minimum``).
+
+    Extra keys are documentation for the model: only the JSON type is checked (see ``arguments.py``).
+    """
+
+    description: str
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __init__(self, description: str, **extra: Any) -> None:
+        object.__setattr__(self, "description", description)
+        object.__setattr__(self, "extra", extra)
+
+
+@dataclass(frozen=True)
+class _Declaration:
+    kind: ToolKind
+    name: str | None
+    each: tuple[str, ...] | None
+
+
+def tool(
+    kind: ToolKind = "read", *, name: str | None = None, each: tuple[str, ...] | None = None
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Mark a :class:`ToolSet` method as a tool.
+
+    Args:
+        kind: ``read``, ``write`` (changes state; the outcome judge looks at these) or ``generic``.
+        name: The tool's name, default the method's; with ``each``, a template with ``{kind}``.
+        each: Declare one tool per value, passed as the method's ``kind`` argument.
+    """
+
+    def mark(method: Callable[..., Any]) -> Callable[..., Any]:
+        method._vita_tool = _Declaration(kind, name, each)  # type: ignore[attr-defined]
+        return method
+
+    return mark
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One declared tool, derived once per class: what the agent is shown and how its calls are checked."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    kind: ToolKind
+    method: str
+    member: str | None
+    validator: ArgumentValidator
+
+
+class ToolSet:
+    """A group of tools bound to one environment; subclass it and declare methods with :func:`tool`.
+
+    Attributes:
+        env: The environment the tools act on (one episode's own database).
+    """
+
+    _specs: ClassVar[tuple[ToolSpec, ...] | None] = None
+
+    def __init__(self, env: DomainEnvironment) -> None:
+        self.env = env
+
+    @classmethod
+    def specs(cls) -> tuple[ToolSpec, ...]:
+        """The class's tools in declaration order (inherited first); derived on first use, then reused."""
+        if "_specs" not in cls.__dict__ or cls._specs is None:
+            cls._specs = tuple(_derive(cls))
+        return cls._specs
+
+    @classmethod
+    def tool_names(cls) -> tuple[str, ...]:
+        """The names of the tools the class declares."""
+        return tuple(spec.name for spec in cls.specs())
+
+    def tools(self) -> list[Tool]:
+        """The tools bound to this set's environment."""
+        out = []
+        for spec in self.specs():
+            method = getattr(self, spec.method)
+            fn = partial(method, spec.member) if spec.member is not None else method
+            out.append(Tool(spec.name, spec.description, spec.parameters, fn, spec.kind, validator=spec.validator))
+        return out
+
+
+def _derive(cls: type[ToolSet]) -> list[ToolSpec]:
+    methods: dict[str, Callable[..., Any]] = {}
+    for klass in reversed(cls.__mro__):
+        for attr, value in vars(klass).items():
+            if hasattr(value, "_vita_tool"):
+                methods[attr] = value
+    specs = []
+    for attr, method in methods.items():
+        declaration: _Declaration = method._vita_tool  # type: ignore[attr-defined]
+        parameters = parameters_schema(method, family=declaration.each is not None)
+        validator = ArgumentValidator(parameters)
+        text = " ".join((inspect.getdoc(method) or "").split())
+        if not text:
+            raise TypeError(f"tool {cls.__name__}.{attr} has no docstring (its description for the agent)")
+        for member in declaration.each or (None,):
+            name = declaration.name or attr
+            specs.append(ToolSpec(
+                name=name.format(kind=member) if member is not None else name,
+                description=text.format(kind=member) if member is not None else text,
+                parameters=parameters, kind=declaration.kind, method=attr, member=member, validator=validator,
+            ))
+    return specs
+
+
+def parameters_schema(method: Callable[..., Any], *, family: bool = False) -> dict[str, Any]:
+    """The JSON schema of a tool method's parameters (``self`` and a family's ``kind`` left out).
+
+    Raises:
+        TypeError: A parameter without an :class:`Arg` description, or of a type JSON cannot carry.
+    """
+    # eval_str resolves the module's postponed annotations without typing's recursive re-checking.
+    hints = inspect.get_annotations(method, eval_str=True)
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for position, param in enumerate(inspect.signature(method).parameters.values()):
+        if position == 0 or (family and param.name == FAMILY_PARAMETER):
+            continue
+        properties[param.name] = _property(method, param.name, hints.get(param.name))
+        if param.default is inspect.Parameter.empty:
+            required.append(param.name)
+    return {"type": "object", "properties": properties, "required": required}
+
+
+def _property(method: Callable[..., Any], name: str, annotation: Any) -> dict[str, Any]:
+    where = f"{getattr(method, '__qualname__', method)}({name})"
+    if get_origin(annotation) is not Annotated:
+        raise TypeError(f"{where}: annotate the parameter as Annotated[type, Arg('description')]")
+    base, *metadata = get_args(annotation)
+    described = next((m for m in metadata if isinstance(m, Arg)), None)
+    if described is None:
+        raise TypeError(f"{where}: its Annotated type carries no Arg('description')")
+    return {**_json_type(_without_none(base), where), "description": described.description, **described.extra}
+
+
+def _without_none(annotation: Any) -> Any:
+    if get_origin(annotation) in (Union, types.UnionType):
+        members = [a for a in get_args(annotation) if a is not type(None)]
+        if len(members) == 1:
+            return members[0]
+    return annotation
+
+
+def _json_type(annotation: Any, where: str) -> dict[str, Any]:
+    if annotation in _JSON_TYPES:
+        return {"type": _JSON_TYPES[annotation]}
+    if get_origin(annotation) is list:
+        (item,) = get_args(annotation) or (Any,)
+        return {"type": "array", "items": _json_type(item, where)} if item is not Any else {"type": "array"}
+    raise TypeError(f"{where}: {annotation!r} has no JSON-schema type")

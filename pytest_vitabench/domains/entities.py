@@ -1,0 +1,192 @@
+"""The data every domain shares: entities that show only declared fields, orders, the database base.
+
+Leakage guarantee: suite data may carry answer markers (``store_type: "target"``, ``distraction_reason``,
+``category``, ...). Entity models accept any extra key (``extra="allow"``) but :meth:`Entity.view` emits
+only *declared* fields, and additionally drops any ``*_type`` field whose value is a marker value. Every
+tool builds its output from views, so an undeclared key can never reach the agent.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator, Sequence
+from typing import Any, ClassVar, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from .base import ToolError
+from .clock import parse_time
+
+#: Values of ``*_type`` keys that mark the answer in the raw data.
+LEAK_VALUES = frozenset({"target", "distraction", "normal", "irrelevant"})
+#: Keys that must never be shown, whatever their value.
+HIDDEN_KEYS = frozenset({"distraction_reason", "target_product_ids"})
+
+
+def is_hidden(key: str, value: Any) -> bool:
+    """Whether a key/value pair would leak the answer to the agent."""
+    if key in HIDDEN_KEYS:
+        return True
+    return key.endswith("_type") and isinstance(value, str) and value.strip().lower() in LEAK_VALUES
+
+
+def as_list(value: Any) -> Any:
+    """A list field's raw value as a list: official data has lists, sometimes one comma-joined string."""
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(",") if part.strip()]
+    return [] if value is None else value
+
+
+def render(value: Any) -> Any:
+    """A value as the agent may see it: entities as their views, hidden keys dropped at any depth."""
+    if isinstance(value, Entity):
+        return value.view()
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, (list, tuple)):
+        return [render(item) for item in value]
+    if isinstance(value, dict):
+        return {k: render(v) for k, v in value.items() if not is_hidden(str(k), v)}
+    return value
+
+
+class Entity(BaseModel):
+    """A database entity: accepts hidden extra keys, shows only declared fields.
+
+    Subclasses may set ``VISIBLE`` (the fields of :meth:`view`, default all declared fields) and
+    ``SUMMARY`` (the compact fields used in search results and lists).
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    VISIBLE: ClassVar[tuple[str, ...] | None] = None
+    SUMMARY: ClassVar[tuple[str, ...] | None] = None
+
+    def view(self, fields: Sequence[str] | None = None) -> dict[str, Any]:
+        """The agent-visible dict of this entity: an allow-list of declared fields, ``None`` omitted."""
+        declared = type(self).model_fields
+        names = fields if fields is not None else (self.VISIBLE or tuple(declared))
+        out: dict[str, Any] = {}
+        for name in names:
+            if name not in declared:  # never an extra (undeclared) key
+                continue
+            value = getattr(self, name)
+            if value is None or is_hidden(name, value):
+                continue
+            out[name] = render(value)
+        return out
+
+    def summary(self) -> dict[str, Any]:
+        """The compact view used in search results."""
+        return self.view(self.SUMMARY)
+
+
+class TaggedEntity(Entity):
+    """An entity with a ``tags`` list, which official data sometimes gives as one comma-joined string."""
+
+    @field_validator("tags", mode="before", check_fields=False)
+    @classmethod
+    def _tags_as_list(cls, value: Any) -> Any:
+        return as_list(value)
+
+
+class Location(Entity):
+    address: str = ""
+    longitude: float
+    latitude: float
+
+
+class Weather(Entity):
+    city: str
+    category: str = ""
+    datetime: str
+    temperature: tuple[float, float] | None = None
+    humidity: float | None = None
+
+
+class OrderProduct(Entity):
+    """One line of an order; ota lines add ``date`` and a seat/room/ticket type."""
+
+    product_id: str
+    name: str | None = None
+    price: float = 0.0
+    quantity: int = 1
+    attributes: str | list[str] | None = None
+    date: str | None = None
+    seat_type: str | None = None
+    room_type: str | None = None
+    ticket_type: str | None = None
+    taxi_type: str | None = None
+    platform: str | None = None
+
+
+OrderType = str  # delivery / instore / hotel / attraction / flight / train / taxi
+
+
+class Order(Entity):
+    """An order of any type; the entity id (store, shop, hotel, ...) is always in ``store_id``."""
+
+    order_id: str
+    order_type: OrderType
+    user_id: str
+    store_id: str
+    note: str = ""
+    location: Location | None = None
+    dispatch_time: str | None = ""
+    shipping_time: int | float | None = None
+    delivery_time: str | None = ""
+    total_price: float = 0.0
+    create_time: str = ""
+    update_time: str = ""
+    status: str = "unpaid"
+    products: list[OrderProduct] = Field(default_factory=list)
+
+
+class DomainDB(BaseModel):
+    """Fields every domain database has. Unknown top-level keys are ignored, as the official loader does."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    time: str = ""
+    user_id: str = ""
+    weather: list[Weather] = Field(default_factory=list)
+    location: list[Location] = Field(default_factory=list)
+    orders: dict[str, Order] = Field(default_factory=dict)
+    # Accepted for compatibility; exposed through no tool (it leaks preferences, REFERENCE §2.6).
+    user_historical_behaviors: dict[str, Any] | list[Any] | str | None = None
+
+
+DB = TypeVar("DB", bound=DomainDB)
+
+
+def load_db(
+    model: type[DB], environment: dict[str, Any], *, user_id: str | None = None, time: str | None = None
+) -> DB:
+    """Validate a deep copy of ``environment`` as ``model``, overriding ``time`` / ``user_id`` when given.
+
+    Raises:
+        pydantic.ValidationError: Invalid environment.
+        ValueError: The effective time is blank or malformed.
+    """
+    data = copy.deepcopy(environment)
+    if time:
+        data["time"] = time
+    if user_id:
+        data["user_id"] = user_id
+    db = model.model_validate(data)
+    # The tools' clock is db.time; a blank one must be resolved by the caller, never the wall clock.
+    try:
+        parse_time(db.time, "environment time")
+    except ToolError as exc:
+        raise ValueError(str(exc)) from None
+    return db
+
+
+def model_values(model: BaseModel) -> Iterator[Any]:
+    """The values of a model's declared fields, list fields flattened (to find nested locations)."""
+    for name in type(model).model_fields:
+        value = getattr(model, name, None)
+        if isinstance(value, list):
+            yield from value
+        else:
+            yield value
