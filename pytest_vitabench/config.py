@@ -7,8 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from . import __version__
 from .profile import TOOL_CHECKS
+from .version import __version__
 
 
 class RunConfig(BaseModel):

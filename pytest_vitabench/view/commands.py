@@ -1,6 +1,6 @@
 """``vitabench view``, ``vitabench plot`` and ``vitabench compare``: argument parsing and output.
 
-Every command reads runs through :func:`~pytest_vitabench.view.source.load_run` only.
+Every command reads runs through :func:`~pytest_vitabench.runs.saved.load_run` only.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .source import Run, load_run
+from ..runs.saved import Run, load_run
 
 
 def _catalogue(run: Run, suite_dirs: list[str] | None) -> Any:
