@@ -50,7 +50,13 @@ _HOMES: dict[str, str] = {
     "ItemResult": "result", "open_run": "runs",
 }
 
-__all__ = sorted([*_HOMES, "__version__"])
+#: Kept equal to the keys of ``_HOMES`` plus ``__version__`` (a test checks it).
+__all__ = [
+    "Agent", "AgentSetup", "BehaviorEvent", "DailyRecord", "DialogueTurn", "EMPTY_MEMORY", "Environment",
+    "EventRecord", "ItemResult", "Judge", "JudgeCase", "Memory", "MemoryContext", "Message", "RubricVerdict",
+    "STOP_TOKEN", "SubTask", "Tool", "ToolCall", "ToolError", "Usage", "UserSetup", "UserSimulator", "UserTask",
+    "Verdict", "__version__", "open_run", "render_record", "render_records", "reward_of",
+]
 
 
 def __getattr__(name: str) -> object:

@@ -29,6 +29,7 @@ NEEDED = {
 
 def test_every_needed_name_is_exported_and_is_the_real_object():
     names = set().union(*NEEDED.values())
+    assert sorted(pytest_vitabench.__all__) == sorted([*pytest_vitabench._HOMES, "__version__"])
     assert names <= set(pytest_vitabench.__all__)
     for name in pytest_vitabench.__all__:
         value = getattr(pytest_vitabench, name)
