@@ -8,7 +8,6 @@ the controller aggregates, prints the table and writes the JSON report.
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import time
 import warnings
@@ -24,7 +23,7 @@ if TYPE_CHECKING:
     from .suite.loader import LoadedUser
 
 GROUP = "vitabench"
-DEFAULT_PATTERNS = ["tasks.json", "tasks_*.json", "*.vita.json", "*.vita.json.gz"]
+DEFAULT_PATTERNS = ["*.vita.json", "*.vita.json.gz"]  # = suite.discovery.DEFAULT_PATTERNS (kept import-free)
 MARKERS = {
     "delivery": "VitaBench subtask in the food-delivery domain",
     "instore": "VitaBench subtask in the in-store consumption domain",
@@ -169,7 +168,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("vita_resume", "resume the latest compatible run (true/latest) or the given run", default="")
     parser.addini("vita_rpm_window", "seconds of the --vita-rpm window (default 60: a per-minute limit; "
                   "1 makes it a per-second limit)", default="60")
-    parser.addini("vita_suite_patterns", "file name patterns collected as VitaBench suites in directory walks",
+    parser.addini("vita_suite_patterns", "file name patterns collected as VitaBench suites in directory walks "
+                  "(other .json/.json.gz files only when their content starts like a suite)",
                   type="args", default=DEFAULT_PATTERNS)
 
 
@@ -380,11 +380,12 @@ def _is_worker(config: pytest.Config) -> bool:
 
 
 def pytest_collect_file(file_path: Any, parent: pytest.Collector) -> pytest.Collector | None:
-    name = file_path.name
-    if not (name.endswith(".json") or name.endswith(".json.gz")):
-        return None
-    patterns = parent.config.getini("vita_suite_patterns")
-    if parent.session.isinitpath(file_path) or any(fnmatch.fnmatch(name, p) for p in patterns):
+    if not file_path.name.endswith((".json", ".json.gz")):
+        return None  # before any import: pytest calls this for every file of every project it runs in
+    from .suite.discovery import is_suite_file
+
+    if is_suite_file(file_path, parent.config.getini("vita_suite_patterns"),
+                     named=parent.session.isinitpath(file_path)):
         return SuiteFile.from_parent(parent, path=file_path)
     return None
 
@@ -869,14 +870,18 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
 
 def _names_a_suite(config: pytest.Config) -> bool:
     """Whether a command-line path is a suite file or a directory holding one (checked one level deep)."""
+    from pathlib import Path
+
+    from .suite.discovery import is_suite_file
+
     patterns = config.getini("vita_suite_patterns")
     for arg in config.args:
         path = str(arg).split("::", 1)[0]
         if path.endswith((".json", ".json.gz")):
             return True
         if os.path.isdir(path):
-            for _, _, files in os.walk(path):
-                if any(fnmatch.fnmatch(name, p) for name in files for p in patterns):
+            for root, _, files in os.walk(path):
+                if any(is_suite_file(Path(root) / name, patterns) for name in files):
                     return True
                 break
     return False
