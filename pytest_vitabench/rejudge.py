@@ -304,8 +304,8 @@ def rejudge_command(report_path: str, *, judge_model: str = "rules", judge_mode:
     finally:
         if client is not None:
             client.close()
-    output = Path(output) if output else source.with_name(f"{source.stem}.rejudged.json")
-    write_report(output, report)
+    written = Path(output) if output else source.with_name(f"{source.stem}.rejudged.json")
+    write_report(written, report)
     results = [ItemResult.model_validate(r) for r in report["results"]]
     for line in render_table(report["metrics"], results):
         print(line)
@@ -320,6 +320,6 @@ def rejudge_command(report_path: str, *, judge_model: str = "rules", judge_mode:
         print(f"{len(note['kept_errors'])} item(s) kept as infrastructure errors (their episodes never finished)")
     for nodeid, error in note["judge_failures"].items():
         print(f"error: {nodeid}: {error}")
-    print(f"wrote {output} (re-judged with {judge_model})")
+    print(f"wrote {written} (re-judged with {judge_model})")
     return 1 if note["judge_failures"] else 0
 
