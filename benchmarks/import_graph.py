@@ -2,6 +2,7 @@
 
     python benchmarks/import_graph.py            # prints every circle and the counts; exit 1 if any
     python benchmarks/import_graph.py --json     # the same as JSON
+    python benchmarks/import_graph.py --root /path/to/old/checkout/pytest_vitabench   # before/after
 
 What counts as an import: every ``import`` and ``from ... import`` statement of a module under
 ``pytest_vitabench/``, at module level *and* inside functions and methods (a deferred import still
@@ -251,8 +252,11 @@ def measure(root: Path = ROOT) -> dict[str, object]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--root", type=Path, default=ROOT,
+                        help="the package directory to read (default: this checkout's; e.g. an older checkout's "
+                             "pytest_vitabench/ for a before/after comparison)")
     args = parser.parse_args(argv)
-    figures = measure()
+    figures = measure(args.root)
     if args.json:
         print(json.dumps(figures, indent=1))
     else:

@@ -59,13 +59,15 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value  # the next lookup is a plain attribute
-    return value
+if not TYPE_CHECKING:  # hidden from type checkers, so that a misspelled name is an error, not an ``object``
+
+    def __getattr__(name: str) -> object:
+        home = _HOMES.get(name)
+        if home is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+        globals()[name] = value  # the next lookup is a plain attribute
+        return value
 
 
 def __dir__() -> list[str]:

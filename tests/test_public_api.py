@@ -97,6 +97,7 @@ class EchoAgent:
 
 agent: pytest_vitabench.Agent = EchoAgent()
 wrong: int = pytest_vitabench.Message(role="user", content="x")
+typo = pytest_vitabench.Agnet
 '''
 
 
@@ -116,5 +117,8 @@ def test_type_checkers_see_the_real_classes(tmp_path):
     assert revealed[0] == '"def () -> pytest_vitabench.agents.base.Agent"'
     assert revealed[1].endswith('-> pytest_vitabench.judges.base.Verdict"')
     errors = [line for line in lines if ": error:" in line]
-    # The conforming agent type-checks; the wrong assignment is caught (so nothing is Any or object).
-    assert len(errors) == 1 and 'expression has type "Message", variable has type "int"' in errors[0], lines
+    # The conforming agent type-checks; the wrong assignment and the misspelled name are caught (so nothing is
+    # Any or object).
+    assert len(errors) == 2, lines
+    assert 'expression has type "Message", variable has type "int"' in errors[0]
+    assert 'has no attribute "Agnet"' in errors[1]
