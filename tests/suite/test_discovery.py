@@ -109,3 +109,9 @@ def test_suites_are_collected_by_name_and_by_shape_beside_unrelated_json(pyteste
     # Named on the command line, any JSON file is a suite, and a non-suite one fails with its reason.
     result = pytester.runpytest("tasks.json", "--vita-trials", "1", "-p", "no:cacheprovider")
     result.stdout.fnmatch_lines(["*tasks.json: invalid VitaBench suite*"])
+
+
+def test_the_plugin_default_patterns_are_discovery_defaults():
+    from pytest_vitabench import plugin
+
+    assert tuple(plugin.DEFAULT_PATTERNS) == DEFAULT_PATTERNS
