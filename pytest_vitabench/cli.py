@@ -218,8 +218,8 @@ def _add_synth(commands: Subcommands) -> None:
     synth.add_argument("--validate", action="store_true", help="validate the written suite")
     docs = knob_docs()
     for knob, kind in knob_types().items():
-        synth.add_argument(f"--{knob.replace('_', '-')}", dest=f"knob_{knob}", type=kind, default=None,
-                           help=docs.get(knob, ""))
+        synth.add_argument(f"--{knob.replace('_', '-')}", dest=f"knob_{knob}", metavar=knob.upper(), type=kind,
+                           default=None, help=docs.get(knob, ""))
     synth.set_defaults(func=_synth)
 
 
