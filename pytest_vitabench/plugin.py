@@ -870,10 +870,6 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
 
 def _names_a_suite(config: pytest.Config) -> bool:
     """Whether a command-line path is a suite file or a directory holding one (checked one level deep)."""
-    from pathlib import Path
-
-    from .suite.discovery import is_suite_file
-
     patterns = config.getini("vita_suite_patterns")
     for arg in config.args:
         path = str(arg).split("::", 1)[0]
@@ -881,8 +877,13 @@ def _names_a_suite(config: pytest.Config) -> bool:
             return True
         if os.path.isdir(path):
             for root, _, files in os.walk(path):
-                if any(is_suite_file(Path(root) / name, patterns) for name in files):
-                    return True
+                candidates = [name for name in files if name.endswith((".json", ".json.gz"))]
+                if candidates:  # only then: a session without JSON files imports nothing more
+                    from pathlib import Path
+
+                    from .suite.discovery import is_suite_file
+
+                    return any(is_suite_file(Path(root) / name, patterns) for name in candidates)
                 break
     return False
 

@@ -29,13 +29,11 @@ NEEDED = {
 
 def test_every_needed_name_is_exported_and_is_the_real_object():
     names = set().union(*NEEDED.values())
-    assert sorted(pytest_vitabench.__all__) == sorted([*pytest_vitabench._HOMES, "__version__"])
+    assert sorted(pytest_vitabench.__all__) == sorted(pytest_vitabench._HOMES)
     assert names <= set(pytest_vitabench.__all__)
     for name in pytest_vitabench.__all__:
-        value = getattr(pytest_vitabench, name)
-        if name != "__version__":
-            home = importlib.import_module(f"pytest_vitabench.{pytest_vitabench._HOMES[name]}")
-            assert value is getattr(home, name), name
+        home = importlib.import_module(f"pytest_vitabench.{pytest_vitabench._HOMES[name]}")
+        assert getattr(pytest_vitabench, name) is getattr(home, name), name
     assert set(pytest_vitabench.__all__) <= set(dir(pytest_vitabench))
 
 
@@ -50,7 +48,7 @@ def test_importing_the_package_loads_nothing_else():
     code = ("import sys, pytest_vitabench; "
             "print(sorted(m for m in sys.modules if m.startswith('pytest_vitabench')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "['pytest_vitabench', 'pytest_vitabench.version']"
+    assert out.strip() == "['pytest_vitabench']"
 
 
 def _imports(tree: ast.AST) -> list[str]:
