@@ -12,16 +12,26 @@
 Run the benchmark itself with pytest (``pytest suites/demo``).
 """
 
+# This module owns every parser of the command: each subcommand is registered by one ``_add_*`` function in
+# :data:`SUBCOMMANDS` and runs a plain function of the module that does the work (``synth.commands``,
+# ``rejudge``, ``view.commands``...), which never sees argparse. A new subcommand is one more ``_add_*``
+# function and one more entry in that list.
+
 from __future__ import annotations
 
 import argparse
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from .suite.loader import SuiteError, load_suite
+    from .suite.errors import SuiteError
+    from .suite.loader import load_suite
 
     status = 0
     for path in args.paths:
@@ -101,10 +111,7 @@ def _trials(value: str) -> int:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="vitabench", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    commands = parser.add_subparsers(dest="command", required=True)
+def _add_validate(commands: Subcommands) -> None:
     validate = commands.add_parser(
         "validate", help="check suite files (official 2.0 or 1.0 format)",
         description="Load suite files (official 2.0 or 1.0 format), report every problem with its JSON path, "
@@ -116,14 +123,23 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("--no-answers", dest="answers", action="store_false",
                           help="skip replaying each annotated subtask's answer key (the 'answer' agent under the "
                                "rules judge), which names every unsolvable subtask and why (an error with --strict)")
-    from .synth.commands import add_synth_parser, add_validate_options
-
-    add_validate_options(validate)
+    validate.add_argument("--no-rules", dest="rules", action="store_false",
+                          help="only load the suite and print its counts")
+    validate.add_argument("--no-stats", dest="stats", action="store_false",
+                          help="do not print the statistics next to the paper's")
+    validate.add_argument("--json", dest="json_path", default=None,
+                          help="write the findings and statistics as JSON")
     validate.set_defaults(func=_validate)
+
+
+def _add_show(commands: Subcommands) -> None:
     show = commands.add_parser("show", help="print the metrics table of a --vita-report JSON file",
                                description="Print the metrics table of a saved --vita-report JSON file.")
     show.add_argument("report", help="the JSON report written by pytest --vita-report PATH")
     show.set_defaults(func=_show)
+
+
+def _add_estimate(commands: Subcommands) -> None:
     estimate = commands.add_parser(
         "estimate", help="estimate the tokens and cost of a run with LLM roles",
         description="Play every subtask once with the offline built-ins and count the tokens each LLM role would "
@@ -143,13 +159,160 @@ def build_parser() -> argparse.ArgumentParser:
     estimate.add_argument("--vita-prices", dest="prices", default=None,
                           help="'model=prompt/completion,...' USD per 1M tokens (gpt-4.1 list prices built in)")
     estimate.set_defaults(func=_estimate)
-    from .rejudge import add_rejudge_parser
 
-    add_rejudge_parser(commands)
-    add_synth_parser(commands)
-    from .view.commands import add_view_parsers
 
-    add_view_parsers(commands)
+def _add_rejudge(commands: Subcommands) -> None:
+    from .rejudge import REJUDGE_DESCRIPTION
+
+    rejudge = commands.add_parser(
+        "rejudge", help="score a --vita-report JSON file again with another judge (no agent or user calls)",
+        description=REJUDGE_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    rejudge.add_argument("report", help="the vitabench-report/1 JSON file of a run")
+    rejudge.add_argument("--vita-judge-model", default="rules", help="rules, or an LLM judge model name")
+    rejudge.add_argument("--vita-judge-mode", choices=("window", "full"), default="window",
+                         help="LLM judge: sliding window (official default) or one call over the whole trajectory")
+    rejudge.add_argument("--vita-judge-votes", type=int, default=1,
+                         help="LLM judge runs per item, per-rubric majority")
+    rejudge.add_argument("--vita-outcome-reward", action="store_true",
+                         help="also judge the last order/booking; reward = min(trajectory, outcome)")
+    rejudge.add_argument("--vita-language", choices=("en", "zh"), default=None,
+                         help="judge prompt language (default: the run's)")
+    rejudge.add_argument("--vita-base-url", default=None,
+                         help="OpenAI-compatible endpoint (default $OPENAI_BASE_URL)")
+    rejudge.add_argument("--vita-api-key-env", default="OPENAI_API_KEY", help="variable holding the API key")
+    rejudge.add_argument("--vita-timeout", default=None, help="seconds per request (default 120)")
+    rejudge.add_argument("--vita-rpm", default=None, help="requests per minute (default unlimited)")
+    rejudge.add_argument("--vita-max-concurrency", default=None, help="requests in flight (default unlimited)")
+    rejudge.add_argument("--vita-cache", default="judge", choices=("judge", "all", "off"), help="LLM disk cache")
+    rejudge.add_argument("--vita-prices", default=None, help="model prices: inline spec or .toml/.json file")
+    rejudge.add_argument("--suite", action="append", default=None, metavar="PATH",
+                         help="a suite file's current location, if it moved (matched by content; repeatable)")
+    rejudge.add_argument("-o", "--output", default=None,
+                         help="where to write the new report (default: REPORT.rejudged.json beside it)")
+    rejudge.set_defaults(func=_rejudge)
+
+
+def _rejudge(args: argparse.Namespace) -> int:
+    from .rejudge import rejudge_command
+
+    return rejudge_command(
+        args.report, judge_model=args.vita_judge_model, judge_mode=args.vita_judge_mode,
+        judge_votes=args.vita_judge_votes, outcome_reward=args.vita_outcome_reward, language=args.vita_language,
+        llm_options={"base_url": args.vita_base_url, "api_key_env": args.vita_api_key_env, "rpm": args.vita_rpm,
+                     "max_concurrency": args.vita_max_concurrency, "timeout": args.vita_timeout,
+                     "cache": args.vita_cache, "prices": args.vita_prices},
+        suite_paths=args.suite, output=args.output)
+
+
+def _add_synth(commands: Subcommands) -> None:
+    from .synth.commands import PRESET_NAMES, knob_docs, knob_types
+
+    synth = commands.add_parser(
+        "synth", help="generate an English VitaBench 2.0 suite (deterministic for a preset, seed and knobs)",
+        description="Generate a suite in the official tasks.json shape with machine-checked rubrics. "
+                    "A .gz output is compressed deterministically.")
+    synth.add_argument("--preset", choices=PRESET_NAMES, default="paper",
+                       help="paper: the paper's scale and statistics; small: the same ratios, 4 users x 5 "
+                            "subtasks; demo: the hand-curated demo suite")
+    synth.add_argument("-o", "--output", default=None, help="output file (default: suites/<preset>/...)")
+    synth.add_argument("--validate", action="store_true", help="validate the written suite")
+    docs = knob_docs()
+    for knob, kind in knob_types().items():
+        synth.add_argument(f"--{knob.replace('_', '-')}", dest=f"knob_{knob}", metavar=knob.upper(), type=kind,
+                           default=None, help=docs.get(knob, ""))
+    synth.set_defaults(func=_synth)
+
+
+def _synth(args: argparse.Namespace) -> int:
+    from .synth.commands import synthesize
+
+    knobs = {name[len("knob_"):]: value for name, value in vars(args).items()
+             if name.startswith("knob_") and value is not None}
+    try:
+        path = synthesize(args.preset, output=args.output, knobs=knobs)
+    except ValueError as exc:
+        print(f"vitabench synth: {exc}", file=sys.stderr)
+        return 2
+    if args.validate:
+        return _validate(argparse.Namespace(paths=[str(path)], strict=True, answers=True, rules=True, stats=True,
+                                            json_path=None))
+    return 0
+
+
+def _add_view(commands: Subcommands) -> None:
+    view = commands.add_parser("view", help="write a self-contained HTML viewer of a run and open it",
+                               description="Write a run as one self-contained HTML page and open it in a browser.")
+    view.add_argument("run", help="a --vita-report JSON file (or a run directory)")
+    view.add_argument("-o", "--output", help="write the page here and do not open it (default: RUN.html, opened)")
+    view.add_argument("--suite-dir", action="append",
+                      help="where to find the run's suite files when they moved (for product and store names)")
+    view.add_argument("--baseline", help="a saved run to compare with (adds a Compare tab)")
+    view.add_argument("--no-open", action="store_true", help="do not open a browser")
+    view.set_defaults(func=_view)
+
+
+def _view(args: argparse.Namespace) -> int:
+    from .view.commands import view_command
+
+    return view_command(args.run, output=args.output, suite_dirs=args.suite_dir, baseline=args.baseline,
+                        open_browser=not args.no_open)
+
+
+def _add_plot(commands: Subcommands) -> None:
+    plot = commands.add_parser("plot", help="the paper's figures of a run as PNG/SVG files (needs matplotlib)",
+                               description="Draw the paper's figures of a run as PNG, SVG or PDF files "
+                                           "(needs matplotlib: pip install 'pytest-vitabench[plot]').")
+    plot.add_argument("run", help="a --vita-report JSON file (or a run directory)")
+    plot.add_argument("-o", "--output", default="vitabench-plots", help="output directory (default: vitabench-plots)")
+    plot.add_argument("--format", default="png,svg", help="comma-separated: png, svg, pdf (default: png,svg)")
+    plot.set_defaults(func=_plot)
+
+
+def _plot(args: argparse.Namespace) -> int:
+    from .view.commands import plot_command
+
+    return plot_command(args.run, output=args.output, formats=args.format)
+
+
+def _add_compare(commands: Subcommands) -> None:
+    compare = commands.add_parser("compare", help="paired comparison of two runs; regressed and fixed subtasks",
+                                  description="Compare two runs paired per (user, subtask): the change of each "
+                                              "metric with its bootstrap interval, and the subtasks that "
+                                              "regressed or were fixed.")
+    compare.add_argument("base", help="the baseline run (a --vita-report JSON file or a run directory)")
+    compare.add_argument("new", help="the new run (a --vita-report JSON file or a run directory)")
+    compare.add_argument("--base-memory", help="compare this backend of BASE ...")
+    compare.add_argument("--new-memory", help="... with this backend of NEW")
+    compare.add_argument("--fail-regression", type=float, metavar="DELTA",
+                         help="exit 1 when Avg drops significantly by more than DELTA")
+    compare.add_argument("--viewer", help="prefix of the links to each subtask, e.g. new.html")
+    compare.add_argument("--json", help="also write the comparison as JSON here")
+    compare.add_argument("--limit", type=int, default=20, help="subtasks listed per direction (default: 20)")
+    compare.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
+    compare.set_defaults(func=_compare)
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from .view.commands import compare_command
+
+    return compare_command(args.base, args.new, base_memory=args.base_memory, new_memory=args.new_memory,
+                           fail_regression=args.fail_regression, viewer=args.viewer, json_path=args.json,
+                           limit=args.limit, seed=args.seed)
+
+
+#: Every subcommand, in the order ``vitabench --help`` lists them.
+SUBCOMMANDS: list[Callable[[Subcommands], None]] = [
+    _add_validate, _add_show, _add_estimate, _add_rejudge, _add_synth, _add_view, _add_plot, _add_compare,
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``vitabench`` parser with every subcommand of :data:`SUBCOMMANDS`."""
+    parser = argparse.ArgumentParser(prog="vitabench", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    for add in SUBCOMMANDS:
+        add(commands)
     _plain_help(parser)
     return parser
 

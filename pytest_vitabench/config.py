@@ -13,8 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from . import __version__
 from .settings import RunSettings, read_settings, specs
+from .version import __version__
 
 
 class RunConfig(BaseModel, RunSettings):

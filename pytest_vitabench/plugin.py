@@ -10,7 +10,6 @@ prints the table and writes the JSON report.
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import time
 import warnings
@@ -27,7 +26,7 @@ if TYPE_CHECKING:
     from .suite.loader import LoadedUser
 
 GROUP = "vitabench"
-DEFAULT_PATTERNS = ["tasks.json", "tasks_*.json", "*.vita.json", "*.vita.json.gz"]
+DEFAULT_PATTERNS = ["*.vita.json", "*.vita.json.gz"]  # = suite.discovery.DEFAULT_PATTERNS (kept import-free)
 MARKERS = {
     "delivery": "VitaBench subtask in the food-delivery domain",
     "instore": "VitaBench subtask in the in-store consumption domain",
@@ -74,7 +73,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         else:
             group.addoption(spec.option, dest=spec.ini, default=None, metavar=meta.metavar, help=meta.help)
         parser.addini(spec.ini, meta.help, default=spec.ini_default)
-    parser.addini("vita_suite_patterns", "file name patterns collected as VitaBench suites in directory walks",
+    parser.addini("vita_suite_patterns", "file name patterns collected as VitaBench suites in directory walks "
+                  "(other .json/.json.gz files only when their content starts like a suite)",
                   type="args", default=DEFAULT_PATTERNS)
 
 
@@ -246,11 +246,12 @@ def _is_worker(config: pytest.Config) -> bool:
 
 
 def pytest_collect_file(file_path: Any, parent: pytest.Collector) -> pytest.Collector | None:
-    name = file_path.name
-    if not (name.endswith(".json") or name.endswith(".json.gz")):
-        return None
-    patterns = parent.config.getini("vita_suite_patterns")
-    if parent.session.isinitpath(file_path) or any(fnmatch.fnmatch(name, p) for p in patterns):
+    if not file_path.name.endswith((".json", ".json.gz")):
+        return None  # before any import: pytest calls this for every file of every project it runs in
+    from .suite.discovery import is_suite_file
+
+    if is_suite_file(file_path, parent.config.getini("vita_suite_patterns"),
+                     named=parent.session.isinitpath(file_path)):
         return SuiteFile.from_parent(parent, path=file_path)
     return None
 
@@ -652,8 +653,13 @@ def _names_a_suite(config: pytest.Config) -> bool:
         if path.endswith((".json", ".json.gz")):
             return True
         if os.path.isdir(path):
-            for _, _, files in os.walk(path):
-                if any(fnmatch.fnmatch(name, p) for name in files for p in patterns):
-                    return True
+            for root, _, files in os.walk(path):
+                candidates = [name for name in files if name.endswith((".json", ".json.gz"))]
+                if candidates:  # only then: a session without JSON files imports nothing more
+                    from pathlib import Path
+
+                    from .suite.discovery import is_suite_file
+
+                    return any(is_suite_file(Path(root) / name, patterns) for name in candidates)
                 break
     return False

@@ -17,7 +17,6 @@ metrics are recomputed from the new rewards.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -244,82 +243,69 @@ Unlike the official harness's re-evaluation, each subtask is judged against its 
 """
 
 
-def add_rejudge_parser(commands: Any) -> argparse.ArgumentParser:
-    """Register ``vitabench rejudge`` on the ``add_subparsers()`` object of the ``vitabench`` parser."""
-    parser = commands.add_parser(
-        "rejudge", help="score a --vita-report JSON file again with another judge (no agent or user calls)",
-        description=REJUDGE_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("report", help="the vitabench-report/1 JSON file of a run")
-    parser.add_argument("--vita-judge-model", default="rules", help="rules, or an LLM judge model name")
-    parser.add_argument("--vita-judge-mode", choices=("window", "full"), default="window",
-                        help="LLM judge: sliding window (official default) or one call over the whole trajectory")
-    parser.add_argument("--vita-judge-votes", type=int, default=1, help="LLM judge runs per item, per-rubric majority")
-    parser.add_argument("--vita-outcome-reward", action="store_true",
-                        help="also judge the last order/booking; reward = min(trajectory, outcome)")
-    parser.add_argument("--vita-language", choices=("en", "zh"), default=None,
-                        help="judge prompt language (default: the run's)")
-    parser.add_argument("--vita-base-url", default=None, help="OpenAI-compatible endpoint (default $OPENAI_BASE_URL)")
-    parser.add_argument("--vita-api-key-env", default="OPENAI_API_KEY", help="variable holding the API key")
-    parser.add_argument("--vita-timeout", default=None, help="seconds per request (default 120)")
-    parser.add_argument("--vita-rpm", default=None, help="requests per minute (default unlimited)")
-    parser.add_argument("--vita-max-concurrency", default=None, help="requests in flight (default unlimited)")
-    parser.add_argument("--vita-cache", default="judge", choices=("judge", "all", "off"), help="LLM disk cache")
-    parser.add_argument("--vita-prices", default=None, help="model prices: inline spec or .toml/.json file")
-    parser.add_argument("--suite", action="append", default=None, metavar="PATH",
-                        help="a suite file's current location, if it moved (matched by content; repeatable)")
-    parser.add_argument("-o", "--output", default=None,
-                        help="where to write the new report (default: REPORT.rejudged.json beside it)")
-    parser.set_defaults(func=run_rejudge_cli)
-    return parser
+def rejudge_command(report_path: str, *, judge_model: str = "rules", judge_mode: str = "window",
+                    judge_votes: int = 1, outcome_reward: bool = False, language: str | None = None,
+                    llm_options: Mapping[str, Any] | None = None, suite_paths: SuitePaths = None,
+                    output: str | None = None) -> int:
+    """``vitabench rejudge``: judge a saved run again, write the new report, print its metrics.
 
+    Args:
+        report_path: The run's report.
+        judge_model: ``rules`` or an LLM judge model name.
+        judge_mode: LLM judge: ``window`` (official) or ``full`` (one call over the whole trajectory).
+        judge_votes: LLM judge runs per item (per-rubric majority).
+        outcome_reward: Also judge the last order or booking; reward = min(trajectory, outcome).
+        language: The judge prompt language (default: the run's).
+        llm_options: Keyword arguments of :func:`~pytest_vitabench.llm.settings_from_options` for an LLM judge
+            (``base_url``, ``api_key_env``, ``rpm``, ``max_concurrency``, ``timeout``, ``cache``, ``prices``).
+        suite_paths: Current locations of suite files that moved (matched by content).
+        output: Where to write the new report (default: ``REPORT.rejudged.json`` beside it).
 
-def run_rejudge_cli(args: argparse.Namespace) -> int:
-    """The ``vitabench rejudge`` command. Exit status 0, 1 when some item could not be judged, 2 on usage errors."""
+    Returns:
+        The exit status: 0, 1 when some item could not be judged, 2 on usage errors.
+    """
     from .judges import make_judge
     from .report.json_report import write_report
     from .report.terminal import render_table
 
-    source = Path(args.report)
+    source = Path(report_path)
     try:
         config = load_report(source).get("config") or {}
     except (OSError, ValueError) as exc:
         print(f"vitabench rejudge: {exc}", file=sys.stderr)
         return 2
-    language = args.vita_language or str(config.get("language") or "en")
+    language = language or str(config.get("language") or "en")
     client = None
     ledger = None
     try:
-        if args.vita_judge_model != "rules":
+        if judge_model != "rules":
             from .llm import Ledger, LLMClient, settings_from_options
 
-            settings = settings_from_options(
-                base_url=args.vita_base_url, api_key_env=args.vita_api_key_env, rootdir=Path.cwd(),
-                rpm=args.vita_rpm, max_concurrency=args.vita_max_concurrency, timeout=args.vita_timeout,
-                cache=args.vita_cache, prices=args.vita_prices)
+            options: dict[str, Any] = {"base_url": None, "api_key_env": "OPENAI_API_KEY", **dict(llm_options or {})}
+            settings = settings_from_options(rootdir=Path.cwd(), **options)
             ledger = Ledger()
             client = LLMClient(settings, ledger)
-        judge = make_judge(args.vita_judge_model, client=client, mode=args.vita_judge_mode,
-                           outcome=args.vita_outcome_reward, votes=args.vita_judge_votes, language=language,
+        judge = make_judge(judge_model, client=client, mode=judge_mode, outcome=outcome_reward, votes=judge_votes,
+                           language=language,
                            # the saved run's profile: rejudging keeps what the judge was shown
                            records=bool(config.get("judge_records", True)),
                            outcome_style=str(config.get("outcome_style") or "default"))
     except ValueError as exc:  # MissingAPIKey is a ValueError too
         print(f"vitabench rejudge: {exc}", file=sys.stderr)
         return 2
-    judge_config = {"judge_model": args.vita_judge_model}
-    if args.vita_judge_model != "rules":
-        judge_config.update(judge_mode=args.vita_judge_mode, judge_votes=args.vita_judge_votes,
-                            outcome_reward=args.vita_outcome_reward)
+    judge_config: dict[str, Any] = {"judge_model": judge_model}
+    if judge_model != "rules":
+        judge_config.update(judge_mode=judge_mode, judge_votes=judge_votes, outcome_reward=outcome_reward)
     try:
-        report = rejudge_report(source, judge, suite_paths=args.suite, ledger=ledger, judge_config=judge_config)
+        report = rejudge_report(source, judge, suite_paths=suite_paths, ledger=ledger, judge_config=judge_config)
     except RejudgeError as exc:
         print(f"vitabench rejudge: {exc}", file=sys.stderr)
         return 2
     finally:
         if client is not None:
             client.close()
-    output = Path(args.output) if args.output else source.with_name(f"{source.stem}.rejudged.json")
-    write_report(output, report)
+    written = Path(output) if output else source.with_name(f"{source.stem}.rejudged.json")
+    write_report(written, report)
     results = [ItemResult.model_validate(r) for r in report["results"]]
     for line in render_table(report["metrics"], results):
         print(line)
@@ -334,6 +320,6 @@ def run_rejudge_cli(args: argparse.Namespace) -> int:
         print(f"{len(note['kept_errors'])} item(s) kept as infrastructure errors (their episodes never finished)")
     for nodeid, error in note["judge_failures"].items():
         print(f"error: {nodeid}: {error}")
-    print(f"wrote {output} (re-judged with {args.vita_judge_model})")
+    print(f"wrote {written} (re-judged with {judge_model})")
     return 1 if note["judge_failures"] else 0
 

@@ -8,7 +8,7 @@ import pytest
 
 from pytest_vitabench.cli import build_parser, main
 
-SUBCOMMANDS = ["validate", "show", "estimate", "rejudge", "synth"]
+SUBCOMMANDS = ["validate", "show", "estimate", "rejudge", "synth", "view", "plot", "compare"]
 _MARKUP = re.compile(r"``|:(class|func|meth|mod|attr|data):`|REFERENCE\.md|§")
 
 
@@ -39,3 +39,15 @@ def test_estimate_rejects_bad_trials_naming_the_option(capsys):
         main(["estimate", "suites/demo/tasks.json", "--vita-trials", "0"])
     assert info.value.code == 2
     assert "--vita-trials must be a whole number >= 1, got 0" in capsys.readouterr().err
+
+
+def test_every_subcommand_is_registered_by_the_cli_module_only():
+    """cli.py owns every parser: no other module of the package builds one (they expose plain functions)."""
+    from _paths import REPO_ROOT
+
+    builders = sorted(str(path.relative_to(REPO_ROOT)) for path in (REPO_ROOT / "pytest_vitabench").rglob("*.py")
+                      if "ArgumentParser(" in path.read_text(encoding="utf-8") or "add_parser(" in
+                      path.read_text(encoding="utf-8"))
+    assert builders == ["pytest_vitabench/cli.py"]
+    listed = next(a for a in build_parser()._actions if getattr(a, "choices", None)).choices
+    assert set(SUBCOMMANDS) <= set(listed)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
 
@@ -10,12 +9,13 @@ import pytest
 from _stub_llm import StubLLM
 from _suites import tiny_suite, write_suite
 
+from pytest_vitabench.cli import build_parser
 from pytest_vitabench.config import RunConfig
 from pytest_vitabench.judges import make_judge
 from pytest_vitabench.llm import LLMClient, LLMSettings
 from pytest_vitabench.messages import Message, ToolCall
 from pytest_vitabench.metrics import compute_metrics
-from pytest_vitabench.rejudge import RejudgeError, add_rejudge_parser, rejudge_report, run_rejudge_cli
+from pytest_vitabench.rejudge import RejudgeError, rejudge_report
 from pytest_vitabench.report.json_report import build_report, load_report, write_report
 from pytest_vitabench.runner import ItemRunner
 from pytest_vitabench.runs import open_run
@@ -167,8 +167,7 @@ def test_replay_differences_are_reported(saved):
 
 def test_cli_subcommand(saved, tmp_path, capsys):
     report_path, _ = saved
-    parser = argparse.ArgumentParser(prog="vitabench")
-    add_rejudge_parser(parser.add_subparsers(dest="command", required=True))
+    parser = build_parser()
     out = tmp_path / "again.json"
     args = parser.parse_args(["rejudge", str(report_path), "--vita-judge-model", "rules", "-o", str(out)])
     assert args.func(args) == 0
@@ -176,6 +175,6 @@ def test_cli_subcommand(saved, tmp_path, capsys):
     assert f"wrote {out}" in capsys.readouterr().out
     args = parser.parse_args(["rejudge", str(report_path), "--vita-judge-model", "gpt-x", "--vita-judge-votes", "2",
                               "--vita-base-url", "http://127.0.0.1:9/v1", "--vita-outcome-reward"])
-    assert args.vita_judge_votes == 2 and args.vita_outcome_reward and args.func is run_rejudge_cli
+    assert args.vita_judge_votes == 2 and args.vita_outcome_reward
     args = parser.parse_args(["rejudge", str(tmp_path / "nope.json")])
     assert args.func(args) == 2 and "nope.json" in capsys.readouterr().err

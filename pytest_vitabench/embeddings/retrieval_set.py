@@ -6,11 +6,13 @@ vocabulary) and 24 vague requests in the style of VitaBench instructions, each l
 that should be retrieved first. Most requests name no word of their chunk ("we're running low on food
 for Mimi" must find the cat-food orders), so the set measures meaning, not string overlap.
 
-Used by :mod:`pytest_vitabench.embeddings.bench` to choose the default local model and by the tests to
+Used by ``benchmarks/embedding_models.py`` to choose the default local model and by the tests to
 check that the chosen model retrieves sensibly in both languages.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 #: ``{language: {topic: chunk text}}``.
 CHUNKS: dict[str, dict[str, str]] = {
@@ -258,3 +260,30 @@ QUERIES: dict[str, list[tuple[str, str]]] = {
         ("帮我买点猫咪用品。", "pet"),
     ],
 }
+
+
+def retrieval_check(embedder: Any, language: str, threshold: float | None = None) -> dict[str, float]:
+    """hit@1, hit@3 and threshold pass rates of ``embedder`` (a :class:`~pytest_vitabench.embeddings.CachedEmbedder`)
+    on the labelled set of ``language``."""
+    import numpy as np
+
+    topics = list(CHUNKS[language])
+    docs = embedder.embed_documents([" ".join(CHUNKS[language][t].split("\n")) for t in topics])
+    queries = QUERIES[language]
+    sims = embedder.embed_queries([q for q, _ in queries]) @ docs.T
+    hit1 = hit3 = kept = 0
+    others: list[float] = []
+    for row, (_, topic) in zip(sims, queries, strict=True):
+        target = topics.index(topic)
+        order = [int(i) for i in np.argsort(-row, kind="stable")]
+        hit1 += order[0] == target
+        hit3 += target in order[:3]
+        if threshold is not None:
+            kept += row[target] >= threshold
+            others.extend(float(x) for i, x in enumerate(row) if i != target)
+    n = len(queries)
+    out = {"hit@1": hit1 / n, "hit@3": hit3 / n}
+    if threshold is not None:
+        out["relevant_kept"] = kept / n
+        out["other_kept"] = sum(x >= threshold for x in others) / len(others)
+    return out

@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import inspect
 from collections.abc import Callable, Mapping
+from functools import cache
 from importlib.metadata import entry_points
 from typing import Any
 
@@ -56,11 +57,29 @@ def parse_memory_list(spec: str) -> list[str]:
 
 
 def is_deterministic(name: str, options: Mapping[str, Any] | None = None) -> bool:
-    """Whether one memory chain of ``name`` serves every trial (its state does not depend on sampling)."""
+    """Whether one memory chain of ``name`` serves every trial (its state does not depend on sampling).
+
+    Built-ins answer from :data:`DETERMINISTIC` (``rag`` only without its LLM summary); a custom backend
+    (``module:Class`` or entry point) from its class attribute ``deterministic``, which must be ``True``
+    itself (a property or any other value counts as no). An unknown or broken backend is not deterministic
+    here; :func:`memory_factory` reports it.
+    """
     name = canonical_name(name)
     if name == "rag":
         return not (options or {}).get("rag_summary")
-    return name in DETERMINISTIC
+    if name in BUILTIN:
+        return name in DETERMINISTIC
+    try:
+        return _declared_deterministic(name)
+    except ValueError:
+        return False
+
+
+@cache
+def _declared_deterministic(name: str) -> bool:
+    # Looked up once per name: the runner asks for every item, and entry points are slow to scan.
+    backend = _load_custom(name)
+    return backend is not None and inspect.getattr_static(backend, "deterministic", False) is True
 
 
 def parse_threshold(value: object) -> float | None:
@@ -108,24 +127,35 @@ def memory_factory(name: str, options: Mapping[str, Any] | None = None) -> Calla
         return _agentic_factory(opts, who="the agentic memory")
     if name == "rag":
         return _rag_factory(opts)
-    if ":" in name:
-        module_name, _, attr = name.partition(":")
-        try:
-            cls = getattr(importlib.import_module(module_name), attr)
-        except (ImportError, AttributeError) as exc:
-            raise ValueError(f"cannot load memory backend {name!r}: {exc}") from exc
-        return _checked(name, cls, opts)
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        if ep.name == name:
-            try:
-                loaded = ep.load()
-            except Exception as exc:  # a broken third-party package: say which entry point
-                raise ValueError(f"cannot load memory backend {name!r} (entry point {ep.value!r}): {exc}") from exc
-            return _checked(name, loaded, opts)
+    backend = _load_custom(name)
+    if backend is not None:
+        return _checked(name, backend, opts)
     from ..option_values import did_you_mean
 
     raise ValueError(f"--vita-memory: unknown memory backend {name!r}{did_you_mean(name, BUILTIN)}; available: "
                      f"{', '.join(BUILTIN)}, module:Class, or a '{ENTRY_POINT_GROUP}' entry point")
+
+
+def _load_custom(name: str) -> Any:
+    """The class (or factory) of a ``module:Class`` or entry-point backend; ``None`` when no entry point has
+    that name.
+
+    Raises:
+        ValueError: The module, attribute or entry point cannot be loaded (the message says which).
+    """
+    if ":" in name:
+        module_name, _, attr = name.partition(":")
+        try:
+            return getattr(importlib.import_module(module_name), attr)
+        except (ImportError, AttributeError) as exc:
+            raise ValueError(f"cannot load memory backend {name!r}: {exc}") from exc
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name == name:
+            try:
+                return ep.load()
+            except Exception as exc:  # a broken third-party package: say which entry point
+                raise ValueError(f"cannot load memory backend {name!r} (entry point {ep.value!r}): {exc}") from exc
+    return None
 
 
 def _agentic_factory(opts: dict[str, Any], *, who: str) -> Callable[[], Any]:

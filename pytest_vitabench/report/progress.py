@@ -7,7 +7,6 @@ process, with xdist workers, or with many episodes in flight per process. The pl
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -46,8 +45,11 @@ def parse_interval(value: object, *, tty: bool) -> float | None:
 
 def large_suite_files(args: Iterable[str], cwd: Path, patterns: Iterable[str],
                       min_bytes: int = LARGE_SUITE_BYTES) -> list[tuple[str, int]]:
-    """The suite files among the command-line ``args`` (files, or files matching ``patterns`` in named
-    directories) of at least ``min_bytes``: collecting those takes seconds, worth a line first."""
+    """The suite files among the command-line ``args`` (files, or suites in named directories as collection
+    finds them: by ``patterns`` or by shape) of at least ``min_bytes``: collecting those takes seconds, worth
+    a line first."""
+    from ..suite.discovery import is_json_file, is_suite_file
+
     patterns = list(patterns)
     found: list[tuple[str, int]] = []
     for arg in args:
@@ -58,13 +60,13 @@ def large_suite_files(args: Iterable[str], cwd: Path, patterns: Iterable[str],
             candidates = []
             for root, dirs, files in os.walk(path):
                 dirs[:] = [d for d in dirs if not d.startswith(".") and d not in ("__pycache__", "node_modules")]
-                candidates += [Path(root) / name for name in files if any(fnmatch.fnmatch(name, p) for p in patterns)]
+                candidates += [Path(root) / name for name in files if is_json_file(name)]
         else:
             continue
         for candidate in sorted(candidates):
-            if candidate.name.endswith((".json", ".json.gz")):
+            if is_json_file(candidate.name):
                 size = candidate.stat().st_size
-                if size >= min_bytes:
+                if size >= min_bytes and (candidate == path or is_suite_file(candidate, patterns)):
                     shown = os.path.relpath(candidate, cwd) if candidate.is_relative_to(cwd) else str(candidate)
                     found.append((shown, size))
     return found

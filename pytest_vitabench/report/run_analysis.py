@@ -75,7 +75,7 @@ def analyse_session(results: Sequence[ItemResult], config: dict[str, Any], *, wa
     if want_failures:
         analysis.failures = analyse_failures(results, subtask_data)
     if baseline:
-        from ..view.source import load_run
+        from ..runs.saved import load_run
 
         try:
             base = load_run(baseline)

@@ -7,12 +7,14 @@ import platform
 import re
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..result import ItemResult
-from ..runner import ItemRunner
 from .manifest import build_manifest, config_sha256, find_resumable, git_commit, now_iso
 from .store import RunStore, new_run_id, runs_root
+
+if TYPE_CHECKING:  # the runner is only a parameter here; importing it would make runs/ and runner a circle
+    from ..runner import ItemRunner
 
 #: ``path::user::subtask[memory-tN]``
 _NODEID = re.compile(r"^(?P<path>[^:]+)::(?P<user>.+)::(?P<subtask>[^:\[]+)\[(?P<memory>.+)-t(?P<trial>\d+)\]$")
@@ -91,7 +93,7 @@ def crashed_item_result(runner: ItemRunner, store: RunStore, nodeid: str, messag
 def run_metadata(*, store: RunStore, started: float, command: list[str], rootdir: Path, planned: int,
                  completed: int, resumed: int) -> dict[str, Any]:
     """The report's ``run`` block."""
-    from .. import __version__
+    from ..version import __version__
 
     return {
         "id": store.run_id, "dir": str(store.path.resolve()),

@@ -31,6 +31,8 @@ from itertools import repeat
 from pathlib import Path
 from typing import Any
 
+from .errors import SuiteError
+
 #: Deepest nesting of arrays and objects a suite may use. The released data nests 12 levels; a few
 #: hundred would already overflow Python's recursion limit in ``copy.deepcopy`` at run time.
 MAX_NESTING = 64
@@ -94,8 +96,6 @@ def parse_suite_json(raw: bytes, path: str | Path) -> Any:
     An integer literal over Python's digit limit does not fail the file: it becomes a :class:`HugeNumber`
     that :func:`check_json_values` reports at its JSON path, for that user only.
     """
-    from .loader import SuiteError
-
     try:
         return json.loads(raw, object_pairs_hook=_object)
     except json.JSONDecodeError as exc:

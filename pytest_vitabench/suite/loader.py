@@ -27,24 +27,11 @@ from pydantic import BaseModel, ValidationError
 
 from . import integrity
 from .domain_labels import vb1_domain
+from .errors import SuiteError
 from .integrity import parse_json_text
 from .schema import DailyRecord, EventRecord, SubTask, UserTask
 
 DEFAULT_TIME_OF_DAY = "12:00:00"
-
-
-class SuiteError(Exception):
-    """A problem in a suite file, located by a JSON path such as ``[3].subtasks[7].environment.time``."""
-
-    def __init__(self, path: str | Path, problems: list[tuple[str, str]]):
-        self.path = str(path)
-        self.problems = problems
-        super().__init__(self.render())
-
-    def render(self) -> str:
-        lines = [f"{self.path}: invalid VitaBench suite"]
-        lines += [f"  at {where or '<root>'}: {problem}" for where, problem in self.problems]
-        return "\n".join(lines)
 
 
 @dataclass
@@ -268,7 +255,7 @@ def _unknown_keys_warning(path: str | Path, unknown: Counter[str], where: str = 
 
 def index_variant(strict: bool) -> str:
     """What a cached index's validation verdicts depend on besides the file: strictness and the plugin version."""
-    from .. import __version__
+    from ..version import __version__
 
     return f"{'strict' if strict else 'lenient'}-{__version__}"
 

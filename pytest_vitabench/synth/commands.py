@@ -1,4 +1,5 @@
-"""The ``vitabench synth`` command and the rule/statistics part of ``vitabench validate``.
+"""What ``vitabench synth`` and the rule/statistics part of ``vitabench validate`` do (the parser is in
+:mod:`pytest_vitabench.cli`).
 
     vitabench synth --preset paper --seed 0 -o suites/paper/tasks.vita.json.gz
     vitabench synth --preset small --users 8 -o /tmp/small.vita.json
@@ -8,10 +9,8 @@
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
-import sys
 import time
 from dataclasses import fields
 from pathlib import Path
@@ -22,28 +21,12 @@ from .config import PRESETS, SynthConfig
 #: Where each preset writes by default.
 DEFAULT_OUTPUT = {"paper": "suites/paper/tasks.vita.json.gz", "small": "suites/small/tasks.vita.json",
                   "demo": "suites/demo/tasks.json"}
+#: What ``--preset`` accepts.
+PRESET_NAMES = (*PRESETS, "demo")
 
 
-def add_synth_parser(commands: Any) -> None:
-    """Register ``vitabench synth`` (one flag per :class:`SynthConfig` knob)."""
-    parser = commands.add_parser(
-        "synth", help="generate an English VitaBench 2.0 suite (deterministic for a preset, seed and knobs)",
-        description="Generate a suite in the official tasks.json shape with machine-checked rubrics. "
-                    "A .gz output is compressed deterministically.")
-    parser.add_argument("--preset", choices=[*PRESETS, "demo"], default="paper",
-                        help="paper: the paper's scale and statistics; small: the same ratios, 4 users x 5 "
-                             "subtasks; demo: the hand-curated demo suite")
-    parser.add_argument("-o", "--output", default=None, help="output file (default: suites/<preset>/...)")
-    parser.add_argument("--validate", action="store_true", help="validate the written suite")
-    docs = _knob_docs()
-    for knob in fields(SynthConfig):
-        kind = {"int": int, "float": float, "str": str}[str(knob.type)]
-        parser.add_argument(f"--{knob.name.replace('_', '-')}", dest=knob.name, type=kind, default=None,
-                            help=docs.get(knob.name, ""))
-    parser.set_defaults(func=run_synth)
-
-
-def _knob_docs() -> dict[str, str]:
+def knob_docs() -> dict[str, str]:
+    """The help text of each :class:`SynthConfig` knob, read from its docstring (one flag per knob)."""
     docs: dict[str, str] = {}
     lines = (SynthConfig.__doc__ or "").splitlines()
     current = ""
@@ -58,50 +41,51 @@ def _knob_docs() -> dict[str, str]:
     return docs
 
 
-def run_synth(args: argparse.Namespace) -> int:
-    knobs = {f.name: getattr(args, f.name) for f in fields(SynthConfig) if getattr(args, f.name) is not None}
-    output = Path(args.output or DEFAULT_OUTPUT[args.preset])
+def knob_types() -> dict[str, type]:
+    """The Python type of each :class:`SynthConfig` knob (``int``, ``float`` or ``str``)."""
+    return {knob.name: {"int": int, "float": float, "str": str}[str(knob.type)] for knob in fields(SynthConfig)}
+
+
+def synthesize(preset: str, *, output: str | None = None, knobs: dict[str, Any] | None = None) -> Path:
+    """Write the suite of ``preset`` with ``knobs`` changed and print what was written.
+
+    Args:
+        preset: ``paper``, ``small`` or ``demo`` (the hand-curated demo suite, which takes no knobs).
+        output: The file to write (default: :data:`DEFAULT_OUTPUT` of the preset); ``.gz`` compresses.
+        knobs: :class:`SynthConfig` fields to override.
+
+    Returns:
+        The path written.
+
+    Raises:
+        ValueError: Knobs given to ``demo``, or knob values the preset refuses (the message says which).
+    """
+    knobs = dict(knobs or {})
+    path = Path(output or DEFAULT_OUTPUT[preset])
     started = time.perf_counter()
-    if args.preset == "demo":
+    if preset == "demo":
         if knobs:
-            print(f"vitabench synth: the demo preset is hand-curated and takes no knobs ({', '.join(knobs)})",
-                  file=sys.stderr)
-            return 2
+            raise ValueError(f"the demo preset is hand-curated and takes no knobs ({', '.join(knobs)})")
         from .demo import main as write_demo_suite
 
-        path = write_demo_suite(output)
+        path = write_demo_suite(path)
     else:
-        from .config import preset
+        from .config import preset as preset_config
         from .generator import generate, write
 
-        try:
-            config = preset(args.preset, **knobs)
-        except ValueError as exc:
-            print(f"vitabench synth: {exc}", file=sys.stderr)
-            return 2
-        path = write(generate(config), output)
+        path = write(generate(preset_config(preset, **knobs)), path)
     data = path.read_bytes()
     users = json.loads(_plain(path, data))
     subtasks = sum(len(u.get("subtasks") or []) for u in users)
     print(f"wrote {path}: {len(users)} users, {subtasks} subtasks, {len(data):,} bytes, "
           f"sha256 {hashlib.sha256(data).hexdigest()[:12]}, {time.perf_counter() - started:.1f}s")
-    if args.validate:
-        return validate_files([str(path)], strict=True, stats=True, json_path=None)
-    return 0
+    return path
 
 
 def _plain(path: Path, data: bytes) -> bytes:
     import gzip
 
     return gzip.decompress(data) if path.name.endswith(".gz") else data
-
-
-def add_validate_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--no-rules", dest="rules", action="store_false",
-                        help="only load the suite and print its counts")
-    parser.add_argument("--no-stats", dest="stats", action="store_false",
-                        help="do not print the statistics next to the paper's")
-    parser.add_argument("--json", dest="json_path", default=None, help="write the findings and statistics as JSON")
 
 
 def report_rules(suite: Any, *, strict: bool, stats: bool, json_path: str | None) -> int:
@@ -128,11 +112,3 @@ def report_rules(suite: Any, *, strict: bool, stats: bool, json_path: str | None
                    "statistics": figures}
         Path(json_path).write_text(json.dumps(payload, indent=1, default=str) + "\n", encoding="utf-8")
     return 1 if report.failed(strict=strict) else 0
-
-
-def validate_files(paths: list[str], *, strict: bool, stats: bool, json_path: str | None) -> int:
-    """``vitabench validate`` for callers outside the CLI parser (``synth --validate``)."""
-    from ..cli import main
-
-    argv = ["validate", *paths] + (["--strict"] if strict else []) + ([] if stats else ["--no-stats"])
-    return main(argv + (["--json", json_path] if json_path else []))

@@ -1,23 +1,23 @@
-"""``vitabench view``, ``vitabench plot`` and ``vitabench compare``: argument parsing and output.
+"""``vitabench view``, ``vitabench plot`` and ``vitabench compare``: what they do and print (the parser is in
+:mod:`pytest_vitabench.cli`).
 
-Every command reads runs through :func:`~pytest_vitabench.view.source.load_run` only.
+Every command reads runs through :func:`~pytest_vitabench.runs.saved.load_run` only.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
-from .source import Run, load_run
+from ..runs.saved import Run, load_run
 
 
 def _catalogue(run: Run, suite_dirs: list[str] | None) -> Any:
     from .catalogue import load_catalogue
 
-    dirs = [*(suite_dirs or []), run.path.parent]
+    dirs: list[str | Path] = [*(suite_dirs or []), run.path.parent]
     # Reports written under xdist before suite hashes were recorded there name their suites only per item.
     suites = run.config.get("suites") or {str(r["suite"]): "" for r in run.results if r.get("suite")}
     return load_catalogue(suites, search_dirs=dirs)
@@ -43,18 +43,31 @@ def render_run_page(run: Run, *, suite_dirs: list[str] | None = None, baseline: 
                         comparison=comparison)
 
 
-def _view(args: argparse.Namespace) -> int:
+def view_command(run_path: str, *, output: str | None = None, suite_dirs: list[str] | None = None,
+                 baseline: str | None = None, open_browser: bool = True) -> int:
+    """``vitabench view``: write the run's self-contained HTML page and open it.
+
+    Args:
+        run_path: A report or run directory.
+        output: Where to write the page; given, the page is not opened (default: ``RUN.html``, opened).
+        suite_dirs: Where to find the run's suite files when they moved.
+        baseline: A saved run to compare with (adds a Compare tab).
+        open_browser: Open the page when ``output`` is not given.
+
+    Returns:
+        The exit status: 0, or 2 when a run cannot be read.
+    """
     try:
-        run = load_run(args.run)
-        baseline = load_run(args.baseline) if args.baseline else None
-        page = render_run_page(run, suite_dirs=args.suite_dir, baseline=baseline)
+        run = load_run(run_path)
+        base = load_run(baseline) if baseline else None
+        page = render_run_page(run, suite_dirs=suite_dirs, baseline=base)
     except (OSError, ValueError) as exc:
         print(f"vitabench view: {exc}", file=sys.stderr)
         return 2
-    out = Path(args.output) if args.output else run.path.with_suffix(".html")
+    out = Path(output) if output else run.path.with_suffix(".html")
     out.write_text(page, encoding="utf-8")
     print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB)")
-    if not args.output and not args.no_open:
+    if not output and open_browser:
         import webbrowser
 
         if not webbrowser.open(out.resolve().as_uri()):
@@ -62,21 +75,31 @@ def _view(args: argparse.Namespace) -> int:
     return 0
 
 
-def _plot(args: argparse.Namespace) -> int:
+def plot_command(run_path: str, *, output: str = "vitabench-plots", formats: str = "png,svg") -> int:
+    """``vitabench plot``: the paper's figures of a run, one file per figure and format.
+
+    Args:
+        run_path: A report or run directory.
+        output: The output directory.
+        formats: Comma-separated ``png``, ``svg``, ``pdf``.
+
+    Returns:
+        The exit status: 0, or 2 for an unreadable run, an unknown format or missing matplotlib.
+    """
     from ..report.plots import plot_data, render_plots
 
     try:
-        run = load_run(args.run)
+        run = load_run(run_path)
     except (OSError, ValueError) as exc:
         print(f"vitabench plot: {exc}", file=sys.stderr)
         return 2
-    formats = [f.strip() for f in args.format.split(",") if f.strip()]
-    bad = [f for f in formats if f not in ("png", "svg", "pdf")]
-    if bad or not formats:
-        print(f"vitabench plot: unknown format(s) {bad or formats}; use png, svg or pdf", file=sys.stderr)
+    wanted = [f.strip() for f in formats.split(",") if f.strip()]
+    bad = [f for f in wanted if f not in ("png", "svg", "pdf")]
+    if bad or not wanted:
+        print(f"vitabench plot: unknown format(s) {bad or wanted}; use png, svg or pdf", file=sys.stderr)
         return 2
     try:
-        written = render_plots(plot_data(run.results, run.report.get("metrics") or {}), args.output, formats)
+        written = render_plots(plot_data(run.results, run.report.get("metrics") or {}), output, wanted)
     except ImportError:
         print("vitabench plot: needs matplotlib: pip install 'pytest-vitabench[plot]'", file=sys.stderr)
         return 2
@@ -85,54 +108,42 @@ def _plot(args: argparse.Namespace) -> int:
     return 0
 
 
-def _compare(args: argparse.Namespace) -> int:
+def compare_command(base_path: str, new_path: str, *, base_memory: str | None = None, new_memory: str | None = None,
+                    fail_regression: float | None = None, viewer: str | None = None, json_path: str | None = None,
+                    limit: int = 20, seed: int = 0) -> int:
+    """``vitabench compare``: paired comparison of two runs, regressed and fixed subtasks.
+
+    Args:
+        base_path: The baseline run.
+        new_path: The new run.
+        base_memory: Compare this backend of the baseline ...
+        new_memory: ... with this backend of the new run.
+        fail_regression: Exit 1 when Avg drops significantly by more than this.
+        viewer: Prefix of the links to each subtask.
+        json_path: Also write the comparison as JSON here.
+        limit: Subtasks listed per direction.
+        seed: Bootstrap seed.
+
+    Returns:
+        The exit status: 0, 1 on a regression beyond ``fail_regression``, 2 when a run cannot be read.
+    """
     from ..report.compare import compare_runs, regression_gate, render_comparison
 
     try:
-        base, new = load_run(args.base), load_run(args.new)
-        comparison = compare_runs(base, new, base_memory=args.base_memory, new_memory=args.new_memory,
-                                  seed=args.seed)
+        base, new = load_run(base_path), load_run(new_path)
+        comparison = compare_runs(base, new, base_memory=base_memory, new_memory=new_memory, seed=seed)
     except (OSError, ValueError) as exc:
         print(f"vitabench compare: {exc}", file=sys.stderr)
         return 2
-    for line in render_comparison(comparison, base_label=args.base, new_label=args.new, viewer=args.viewer or "",
-                                  limit=args.limit):
+    for line in render_comparison(comparison, base_label=base_path, new_label=new_path, viewer=viewer or "",
+                                  limit=limit):
         print(line)
-    if args.json:
-        Path(args.json).write_text(json.dumps(comparison.to_dict(), indent=1), encoding="utf-8")
-    if args.fail_regression is not None:
-        reason = regression_gate(comparison, args.fail_regression)
+    if json_path:
+        Path(json_path).write_text(json.dumps(comparison.to_dict(), indent=1), encoding="utf-8")
+    if fail_regression is not None:
+        reason = regression_gate(comparison, fail_regression)
         if reason:
             print(f"REGRESSION: {reason}")
             return 1
-        print(f"regression gate passed (allowed drop {args.fail_regression})")
+        print(f"regression gate passed (allowed drop {fail_regression})")
     return 0
-
-
-def add_view_parsers(commands: Any) -> None:
-    """Add ``view``, ``plot`` and ``compare`` to the ``vitabench`` command."""
-    view = commands.add_parser("view", help="write a self-contained HTML viewer of a run and open it")
-    view.add_argument("run", help="a --vita-report JSON file (or a run directory)")
-    view.add_argument("-o", "--output", help="write the page here and do not open it (default: RUN.html, opened)")
-    view.add_argument("--suite-dir", action="append",
-                      help="where to find the run's suite files when they moved (for product and store names)")
-    view.add_argument("--baseline", help="a saved run to compare with (adds a Compare tab)")
-    view.add_argument("--no-open", action="store_true", help="do not open a browser")
-    view.set_defaults(func=_view)
-    plot = commands.add_parser("plot", help="the paper's figures of a run as PNG/SVG files (needs matplotlib)")
-    plot.add_argument("run")
-    plot.add_argument("-o", "--output", default="vitabench-plots", help="output directory (default: vitabench-plots)")
-    plot.add_argument("--format", default="png,svg", help="comma-separated: png, svg, pdf (default: png,svg)")
-    plot.set_defaults(func=_plot)
-    compare = commands.add_parser("compare", help="paired comparison of two runs; regressed and fixed subtasks")
-    compare.add_argument("base")
-    compare.add_argument("new")
-    compare.add_argument("--base-memory", help="compare this backend of BASE ...")
-    compare.add_argument("--new-memory", help="... with this backend of NEW")
-    compare.add_argument("--fail-regression", type=float, metavar="DELTA",
-                         help="exit 1 when Avg drops significantly by more than DELTA")
-    compare.add_argument("--viewer", help="prefix of the links to each subtask, e.g. new.html")
-    compare.add_argument("--json", help="also write the comparison as JSON here")
-    compare.add_argument("--limit", type=int, default=20, help="subtasks listed per direction (default: 20)")
-    compare.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
-    compare.set_defaults(func=_compare)

@@ -26,8 +26,8 @@ from importlib import resources
 from typing import Any
 
 from ..report.failures import CATEGORIES
+from ..runs.saved import Run
 from .catalogue import Catalogue
-from .source import Run
 
 #: Index columns, in the order of each row of ``vita-index``.
 INDEX_COLUMNS = ["nodeid", "user_id", "subtask_id", "position", "domain", "skills", "memory", "trial", "reward",
@@ -94,7 +94,7 @@ def build_viewer(run: Run, *, catalogue: Catalogue | None = None, metrics_lines:
     """The viewer page of a run.
 
     Args:
-        run: The run (from :func:`~pytest_vitabench.view.source.load_run`).
+        run: The run (from :func:`~pytest_vitabench.runs.saved.load_run`).
         catalogue: Names behind ids and suite statuses; ``None`` shows bare ids.
         metrics_lines: The metrics table as text lines (the terminal table).
         plots: :func:`~pytest_vitabench.report.plots.plot_data` of the run.

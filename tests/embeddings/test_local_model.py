@@ -17,8 +17,8 @@ from pytest_vitabench.embeddings import (
     default_threshold,
     get_embedder,
 )
-from pytest_vitabench.embeddings.bench import retrieval_check, throughput_chunks
 from pytest_vitabench.embeddings.local import LocalModelSpec
+from pytest_vitabench.embeddings.retrieval_set import CHUNKS, retrieval_check
 
 SPEC = LOCAL_MODELS[DEFAULT_LOCAL_MODEL]
 needs_model = pytest.mark.skipif(
@@ -43,7 +43,7 @@ def test_cross_language_and_batch_stability():
     en, zh = embedder.embed_documents(["Order me an oat milk latte", "帮我点一杯燕麦拿铁"])
     hotel = embedder.embed_documents(["Book a quiet hotel room on a high floor"])[0]
     assert float(en @ zh) > float(en @ hotel) + 0.2
-    chunks = throughput_chunks("zh", 6)
+    chunks = [" ".join(text.split("\n")) for text in list(CHUNKS["zh"].values())[:6]]
     encoder = embedder.encoder
     alone = encoder.embed(chunks[:1], "document")[0]
     batched = encoder.embed(chunks, "document")[0]

@@ -82,9 +82,10 @@ def test_bad_user_is_a_collection_error_with_its_json_path_and_others_still_run(
 
 
 def test_unreadable_file_is_one_clear_collection_error(project):
-    (project.path / "tasks.json").write_text("[{broken")
+    (project.path / "tasks.json").unlink()
+    (project.path / "tasks.vita.json").write_text("[{broken")  # a suite by name, found by the walk
     result = project.runpytest("--vita-trials", "1")
-    result.stdout.fnmatch_lines(["*tasks.json: invalid VitaBench suite*", "*not valid JSON (line 1 column 3)*"])
+    result.stdout.fnmatch_lines(["*tasks.vita.json: invalid VitaBench suite*", "*not valid JSON (line 1 column 3)*"])
     result.stdout.no_fnmatch_line("*Traceback*")
     assert result.ret == pytest.ExitCode.INTERRUPTED
 

@@ -8,9 +8,9 @@ import json
 import re
 from pathlib import Path
 
+from pytest_vitabench.runs.saved import Run
 from pytest_vitabench.view.catalogue import Catalogue
 from pytest_vitabench.view.html import INDEX_COLUMNS, build_viewer
-from pytest_vitabench.view.source import Run
 
 HOSTILE = "</script><script>alert(1)</script><!--"
 

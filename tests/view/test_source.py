@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from pytest_vitabench.view.source import load_run
+from pytest_vitabench.runs.saved import load_run
 
 
 def _report(results):

@@ -10,7 +10,7 @@ The whole protocol in one small class:
   alone does not replay every update;
 * optional ``deterministic = True``: one memory serves every trial.
 
-The constructor may name any option of ``pytest_vitabench.memory.registry.OPTION_KEYS``
+The constructor may name any option the harness offers (``OPTION_KEYS`` in ``pytest_vitabench.memory.registry``)
 (``language``, ``llm_client``, ``memory_model``, ``cache_dir``...) or take ``**options``.
 
 Use it as ``pytest suites/demo --vita-memory keywords`` once installed (entry point), or without
@@ -22,10 +22,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pytest_vitabench.domains.base import Tool
-from pytest_vitabench.memory.base import EMPTY_MEMORY, MemoryContext
-from pytest_vitabench.memory.render import render_record
-from pytest_vitabench.suite.schema import DailyRecord, EventRecord
+from pytest_vitabench import EMPTY_MEMORY, DailyRecord, EventRecord, MemoryContext, Tool, render_record
 
 # Latin words of 3+ letters, and CJK character pairs (Chinese has no spaces to split on).
 _WORDS = re.compile(r"[a-z]{3,}|[\u4e00-\u9fff]{2}")

@@ -69,7 +69,7 @@ def load_run(path: str | os.PathLike[str]) -> Run:
         FileNotFoundError: If nothing is there.
         ValueError: If it is not a VitaBench report or run directory.
     """
-    from ..runs.reader import open_run
+    from .reader import open_run
 
     p = Path(path)
     if p.is_dir() and (p / "report.json").is_file():

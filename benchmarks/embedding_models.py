@@ -1,12 +1,13 @@
 """Measure embedding models for the RAG memory: retrieval quality in English and Chinese, and throughput.
 
-    python -m pytest_vitabench.embeddings.bench                       # every installed local model
-    python -m pytest_vitabench.embeddings.bench use-multilingual-v3   # one model
+    python benchmarks/embedding_models.py                       # every installed local model
+    python benchmarks/embedding_models.py use-multilingual-v3   # one model
 
-Retrieval: the labelled set of :mod:`.retrieval_set` (16 history chunks and 24 vague requests per
-language); hit@1 / hit@3 = the share of requests whose labelled chunk ranks first / in the top 3; also the
-share of labelled chunks at or above the model's threshold and of other chunks above it. Throughput:
-chunks of about 460 tokens (the size the RAG memory cuts, at most 512) embedded per second, cache off.
+Retrieval: the labelled set of ``pytest_vitabench/embeddings/retrieval_set.py`` (16 history chunks and
+24 vague requests per language); hit@1 / hit@3 = the share of requests whose labelled chunk ranks first /
+in the top 3; also the share of labelled chunks at or above the model's threshold and of other chunks
+above it. Throughput: chunks of about 460 tokens (the size the RAG memory cuts, at most 512) embedded per
+second, cache off.
 """
 
 from __future__ import annotations
@@ -17,40 +18,12 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from .retrieval_set import CHUNKS, QUERIES
-
-
-def retrieval_check(embedder: Any, language: str, threshold: float | None = None) -> dict[str, float]:
-    """hit@1, hit@3 and threshold pass rates of ``embedder`` (a :class:`~pytest_vitabench.embeddings.CachedEmbedder`)
-    on the labelled set of ``language``."""
-    import numpy as np
-
-    topics = list(CHUNKS[language])
-    docs = embedder.embed_documents([" ".join(CHUNKS[language][t].split("\n")) for t in topics])
-    queries = QUERIES[language]
-    sims = embedder.embed_queries([q for q, _ in queries]) @ docs.T
-    hit1 = hit3 = kept = 0
-    others: list[float] = []
-    for row, (_, topic) in zip(sims, queries, strict=True):
-        target = topics.index(topic)
-        order = [int(i) for i in np.argsort(-row, kind="stable")]
-        hit1 += order[0] == target
-        hit3 += target in order[:3]
-        if threshold is not None:
-            kept += row[target] >= threshold
-            others.extend(float(x) for i, x in enumerate(row) if i != target)
-    n = len(queries)
-    out = {"hit@1": hit1 / n, "hit@3": hit3 / n}
-    if threshold is not None:
-        out["relevant_kept"] = kept / n
-        out["other_kept"] = sum(x >= threshold for x in others) / len(others)
-    return out
+from pytest_vitabench.embeddings.retrieval_set import CHUNKS, retrieval_check
+from pytest_vitabench.memory.tokens import split_tokens
 
 
 def throughput_chunks(language: str, n: int = 48) -> list[str]:
     """``n`` distinct chunks of about 460 tokens, cut from the labelled history."""
-    from ..memory.tokens import split_tokens
-
     base = " ".join(" ".join(CHUNKS[language].values()).split("\n"))
     text = " ".join([base] * 3)
     return [split_tokens(text[i * 37:], 460)[0] for i in range(n)]
@@ -66,10 +39,16 @@ def throughput(encoder: Any, language: str, n: int = 48) -> float:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from . import CachedEmbedder, EmbeddingCache, LocalEmbedder, LocalModelUnavailable, default_threshold
-    from .local import LOCAL_MODELS
+    from pytest_vitabench.embeddings import (
+        CachedEmbedder,
+        EmbeddingCache,
+        LocalEmbedder,
+        LocalModelUnavailable,
+        default_threshold,
+    )
+    from pytest_vitabench.embeddings.local import LOCAL_MODELS
 
-    parser = argparse.ArgumentParser(prog="python -m pytest_vitabench.embeddings.bench", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python benchmarks/embedding_models.py", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("models", nargs="*", help=f"local models (default: all of {', '.join(LOCAL_MODELS)})")
     parser.add_argument("-n", type=int, default=48, help="chunks per throughput measurement (default 48)")
@@ -93,5 +72,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":  # pragma: no cover
+if __name__ == "__main__":
     sys.exit(main())

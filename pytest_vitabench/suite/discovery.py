@@ -1,0 +1,110 @@
+"""Which files pytest collects as VitaBench suites.
+
+The plugin is installed into projects that have JSON files of their own, so a ``.json`` file is a suite
+only when one of these says so:
+
+1. it is named on the command line (``pytest path/to/anything.json``): the user asked for it;
+2. its name matches ``vita_suite_patterns`` (default ``*.vita.json`` and ``*.vita.json.gz``);
+3. its *shape* is a suite: a JSON array whose first element is an object with the keys of a VitaBench
+   2.0 user (``subtasks``) or of a VitaBench 1.0 task (``instructions`` and ``environment``). So
+   ``suites/demo/tasks.json`` and the official ``tasks.json`` are collected from a directory walk, and
+   an unrelated ``tasks.json`` (a to-do list, fixtures of another test suite) is left alone, silently.
+
+The sniff of rule 3 reads at most :data:`SNIFF_BYTES` from the start of the file (decompressing only
+that much of a ``.gz``) and stops as soon as the first element's keys decide; it never parses the file, so
+a big suite is still parsed once, by the loader. Anything unreadable is not a suite here: a file that
+should be one but is broken is found by name (rule 1 or 2), and then fails with its JSON path.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import gzip
+import re
+import zlib
+from collections.abc import Iterable
+from pathlib import Path
+
+#: What collection matches by name alone.
+DEFAULT_PATTERNS = ("*.vita.json", "*.vita.json.gz")
+#: Bytes read to decide a file's shape. The first user of the paper suite is ~0.7 MB, and its ``subtasks``
+#: key comes after the profile, a few hundred bytes in; a VitaBench 1.0 task names ``instructions`` within
+#: its first 10 kB.
+SNIFF_BYTES = 1 << 20
+
+_JSON_SUFFIXES = (".json", ".json.gz")
+# JSON strings (escapes included) and the structural characters; everything else (numbers, literals,
+# commas, whitespace) is irrelevant to finding the first element's keys.
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}:]', re.S)
+_V2_KEYS = frozenset({"subtasks"})
+_V1_KEYS = frozenset({"instructions", "environment"})
+
+
+def is_json_file(name: str) -> bool:
+    """Whether ``name`` ends in ``.json`` or ``.json.gz`` (the only files that can be suites)."""
+    return name.endswith(_JSON_SUFFIXES)
+
+
+def matches_patterns(name: str, patterns: Iterable[str]) -> bool:
+    """Whether the file name matches one of the ``vita_suite_patterns``."""
+    return any(fnmatch.fnmatch(name, pattern) for pattern in patterns)
+
+
+def is_suite_file(path: Path, patterns: Iterable[str], *, named: bool = False) -> bool:
+    """Whether collection should treat ``path`` as a suite (see the module docstring).
+
+    Args:
+        path: A file.
+        patterns: The ``vita_suite_patterns`` ini value.
+        named: The file was named on the command line.
+    """
+    if not is_json_file(path.name):
+        return False
+    return named or matches_patterns(path.name, patterns) or looks_like_suite(path)
+
+
+def looks_like_suite(path: Path, limit: int = SNIFF_BYTES) -> bool:
+    """Whether the first ``limit`` bytes of ``path`` start a JSON array of VitaBench users or tasks."""
+    try:
+        head = _head(path, limit)
+    except (OSError, EOFError, zlib.error):
+        return False
+    return shape_is_suite(head.decode("utf-8", errors="replace"))
+
+
+def shape_is_suite(text: str) -> bool:
+    """Whether ``text`` (the start of a JSON document) is an array whose first element is an object with
+    the keys of a VitaBench 2.0 user or a VitaBench 1.0 task. Keys of nested objects do not count."""
+    text = text.lstrip("\ufeff \t\r\n")
+    if not text.startswith("["):
+        return False
+    depth = 0
+    keys: set[str] = set()
+    previous = ""
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        if token in "[{":
+            if depth == 1 and token != "{":
+                return False  # the first element is not an object
+            depth += 1
+        elif token in "]}":
+            depth -= 1
+            if depth <= 1:
+                return False  # the first element (or the array) ended without the keys
+        elif token == ":":
+            if depth == 2 and previous.startswith('"'):
+                keys.add(previous[1:-1])
+                if _V2_KEYS <= keys or _V1_KEYS <= keys:
+                    return True
+        elif depth == 1:
+            return False  # a string as the first element
+        previous = token
+    return False
+
+
+def _head(path: Path, limit: int) -> bytes:
+    if path.name.endswith(".gz"):
+        with gzip.open(path, "rb") as stream:
+            return stream.read(limit)
+    with path.open("rb") as stream:
+        return stream.read(limit)
