@@ -66,7 +66,7 @@ class LLMSettings(BaseModel):
         max_concurrency: Requests in flight across every process sharing ``state_dir``; ``None``: unlimited.
         max_wait_s: The longest wait for a rate-limit or concurrency slot before the call fails.
         cache: ``judge`` (judge, memory and embedding calls), ``all`` or ``off``.
-        cache_dir: The disk cache; ``None`` disables caching whatever ``cache`` says.
+        cache_dir: The disk store's root (answers under ``llm/``); ``None`` disables caching whatever ``cache`` says.
         state_dir: The directory through which processes share ``rpm`` and ``max_concurrency``; ``None``
             means a private directory, i.e. the limits hold within this process only.
         prices: USD per million tokens by model name.
@@ -132,7 +132,7 @@ def settings_from_options(*, base_url: str | None, api_key_env: str, rootdir: Pa
         timeout: ``--vita-timeout``: seconds per request (default 120).
         cache: ``--vita-cache``: ``judge`` (default), ``all`` or ``off``.
         prices: ``--vita-prices`` / ini ``vita_prices``: inline spec or a ``.toml``/``.json`` file.
-        cache_dir: Where the cache lives (default ``<rootdir>/.vitabench_cache``).
+        cache_dir: The disk store's root (default ``<rootdir>/.vitabench/cache``; LLM answers go to ``llm/``).
         circuit_breaker: ``--vita-circuit-breaker``: consecutive failed calls that stop requests to the
             endpoint (default 5; 0 disables).
 
@@ -140,6 +140,7 @@ def settings_from_options(*, base_url: str | None, api_key_env: str, rootdir: Pa
         ValueError: A value is malformed; the message names the option. A base URL that carries
             credentials is refused (:class:`~.secrets.CredentialsInURL`), its credentials redacted.
     """
+    from ..store import default_root
     from .prices import load_prices
     from .secrets import check_base_url
 
@@ -172,7 +173,7 @@ def settings_from_options(*, base_url: str | None, api_key_env: str, rootdir: Pa
         base_url=base_url or None, api_key_env=api_key_env, timeout_s=seconds,
         rpm=_limit(rpm, "--vita-rpm"), max_concurrency=_limit(max_concurrency, "--vita-max-concurrency"),
         cache=mode,  # type: ignore[arg-type]
-        cache_dir=Path(cache_dir) if cache_dir else Path(rootdir) / ".vitabench_cache",
+        cache_dir=Path(cache_dir) if cache_dir else default_root(rootdir),
         state_dir=Path(state_dir) if state_dir else None,
         prices=load_prices(prices, base_dir=Path(rootdir)),
     )
