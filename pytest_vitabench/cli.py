@@ -8,6 +8,7 @@
     vitabench view run.json                       # the run in the browser (one self-contained HTML file)
     vitabench plot run.json -o plots/             # the paper's figures as PNG/SVG
     vitabench compare base.json new.json          # paired comparison: regressed and fixed subtasks
+    vitabench cache info                          # what the disk cache holds; `cache clear` empties it
 
 Run the benchmark itself with pytest (``pytest suites/demo``).
 """
@@ -150,6 +151,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .view.commands import add_view_parsers
 
     add_view_parsers(commands)
+    from .store.commands import register as add_cache_parser
+
+    add_cache_parser(commands)
     _plain_help(parser)
     return parser
 

@@ -176,6 +176,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     for name, description in MARKERS.items():
         config.addinivalue_line("markers", f"{name}: {description}")
+    if config.getoption("cacheclear", False) and not _is_worker(config):
+        from .store import clear_project
+
+        clear_project(config.rootpath)  # our caches go with pytest's; the run journals stay (--vita-resume)
     if any(config.getoption(ini) is not None for _, ini, _, _ in OPTIONS):
         _state(config)  # explicit options are validated up front, so a typo fails before collection
 
@@ -222,7 +226,9 @@ class _State:
         self.progress_option = options.get("vita_progress")
         self.run_config = self.bench.config
         self.runner = self.bench.runner
-        self.runner.index_dir = config.rootpath / ".vitabench" / "cache" / "suites"
+        from .store import default_root
+
+        self.runner.index_dir = default_root(config.rootpath) / "suites"
         self.ledger = self.bench.ledger
         self.report_path = options.get("vita_report")
         self.results: dict[str, dict[str, Any]] = {}
@@ -864,7 +870,10 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     """Which profile runs and whether its numbers can stand next to the leaderboard."""
     if _is_worker(config) or not (_has_state(config) or _names_a_suite(config)):
         return None
-    return _state(config).bench.header_lines()
+    from .store import legacy_notice
+
+    notice = legacy_notice(config.rootpath)
+    return [*_state(config).bench.header_lines(), *([notice] if notice else [])]
 
 
 def _names_a_suite(config: pytest.Config) -> bool:

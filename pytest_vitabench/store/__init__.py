@@ -18,8 +18,9 @@ from .disk import (
     clear_project,
     content_key,
     default_root,
+    legacy_notice,
 )
 from .lock import FileLock
 
 __all__ = ["DEFAULT_ROOT", "LEGACY_ROOT", "NAMESPACES", "FileLock", "Namespace", "Store", "Usage", "clear_project",
-           "content_key", "default_root"]
+           "content_key", "default_root", "legacy_notice"]

@@ -228,3 +228,11 @@ def clear_project(rootdir: Path | str, root: Path | str | None = None) -> tuple[
     if had_legacy:
         _remove_tree(legacy)
     return removed, had_legacy
+
+
+def legacy_notice(rootdir: Path | str) -> str | None:
+    """One line telling how to remove a legacy ``.vitabench_cache`` under ``rootdir``, or ``None``."""
+    if not (Path(rootdir) / LEGACY_ROOT).is_dir():
+        return None
+    return (f"pytest-vitabench: {LEGACY_ROOT}/ is no longer read (the cache moved to {DEFAULT_ROOT.as_posix()}/); "
+            f"remove it with `vitabench cache clear` or `pytest --cache-clear`")
