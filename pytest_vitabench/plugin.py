@@ -81,7 +81,7 @@ OPTIONS: list[tuple[str, str, str | None, str]] = [
      "LLM requests in flight for the whole run, all xdist workers together (default 0: unlimited)"),
     ("--vita-timeout", "vita_timeout", "120", "seconds per LLM request (default: 120)"),
     ("--vita-cache", "vita_cache", "judge",
-     "disk cache of LLM calls (.vitabench_cache/): judge (judge, memory and embedding calls; default), all, off"),
+     "disk cache of LLM calls (.vitabench/cache/llm/): judge (judge, memory and embedding calls; default), all, off"),
     ("--vita-prices", "vita_prices", None,
      "token prices 'model=prompt/completion,...' in USD per 1M tokens, or a .toml/.json file"),
     ("--vita-concurrency", "vita_concurrency", "auto",
