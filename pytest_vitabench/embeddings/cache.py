@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..store import Namespace, Store
+from ..store import Namespace
 
 if TYPE_CHECKING:
     import numpy as np
@@ -38,10 +38,8 @@ class EmbeddingCache:
         root: The store's root (vectors go to ``root/embeddings``); ``None`` keeps vectors in memory only.
     """
 
-    def __init__(self, root: Path | str | Store | None = None):
-        store = root if isinstance(root, Store) or root is None else Store(root)
-        self.namespace: Namespace | None = (store.namespace("embeddings", version=CACHE_VERSION, suffix=".f32")
-                                            if store is not None else None)
+    def __init__(self, root: Path | str | None = None):
+        self.namespace = Namespace(Path(root) / "embeddings", suffix=".f32") if root is not None else None
         self._memory: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
 

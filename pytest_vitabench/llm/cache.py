@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..store import Store, content_key
+from ..store import Namespace, content_key
 
 #: Bump when the stored payload's shape changes, so old entries become misses instead of errors.
 CACHE_VERSION = 1
@@ -33,28 +33,16 @@ def cache_key(*, kind: str, role: str, endpoint: str, model: str, request: dict[
                         "request": body, "trial_seed": trial_seed})
 
 
-class DiskCache:
-    """Answers in the ``llm`` namespace of the store rooted at ``root``.
+class DiskCache(Namespace):
+    """Answers in the ``llm`` namespace of the store rooted at ``root`` (``root/llm``)."""
 
-    Args:
-        root: The store's root (``--vita-cache`` entries go to ``root/llm``).
-    """
-
-    def __init__(self, root: Path | str | Store):
-        store = root if isinstance(root, Store) else Store(root)
-        self.namespace = store.namespace("llm", version=CACHE_VERSION)
-
-    def __repr__(self) -> str:
-        return f"DiskCache({str(self.namespace.directory)!r})"
-
-    def path(self, key: str) -> Path:
-        return self.namespace.path(key)
+    def __init__(self, root: Path | str):
+        super().__init__(Path(root) / "llm", version=CACHE_VERSION)
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The stored payload, or ``None`` on a miss or an unreadable entry."""
-        payload = self.namespace.get_json(key)
-        return payload if isinstance(payload, dict) else None
+        return self.get_dict(key)
 
     def put(self, key: str, payload: dict[str, Any], *, meta: dict[str, Any] | None = None) -> None:
         """Store ``payload`` atomically; a failure to write only costs a future miss."""
-        self.namespace.put_json(key, payload, meta=meta)
+        self.put_json(key, payload, meta=meta)

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..store import Store, content_key
+from ..store import Namespace, content_key
 from .base import is_checkpointable, memory_fingerprint
 
 #: Bump when the stored layout changes, so old checkpoints become misses.
@@ -42,37 +42,26 @@ def snapshot_key(*, suite_sha256: str, user_id: str, index: int, backend: str, t
                         "backend": backend, "trial": trial, "settings": dict(settings)})
 
 
-class SnapshotStore:
-    """Memory checkpoints in the ``memory`` namespace of the store rooted at ``root``.
-
-    Args:
-        root: The store's root (checkpoints go to ``root/memory``).
+class SnapshotStore(Namespace):
+    """Memory checkpoints in the ``memory`` namespace of the store rooted at ``root`` (``root/memory``).
 
     Attributes:
         loads: Checkpoints restored by :meth:`resume` in this process.
         saves: Checkpoints written by :meth:`checkpoint` in this process.
     """
 
-    def __init__(self, root: Path | str | Store):
-        store = root if isinstance(root, Store) else Store(root)
-        self.namespace = store.namespace("memory", version=SNAPSHOT_VERSION)
+    def __init__(self, root: Path | str):
+        super().__init__(Path(root) / "memory", version=SNAPSHOT_VERSION)
         self.loads = 0
         self.saves = 0
 
-    def __repr__(self) -> str:
-        return f"SnapshotStore({str(self.namespace.directory)!r})"
-
-    def path(self, key: str) -> Path:
-        return self.namespace.path(key)
-
     def load(self, key: str) -> dict[str, Any] | None:
         """The stored state, or ``None`` on a miss or an unreadable file."""
-        state = self.namespace.get_json(key)
-        return state if isinstance(state, dict) else None
+        return self.get_dict(key)
 
     def save(self, key: str, state: Mapping[str, Any], *, meta: Mapping[str, Any] | None = None) -> None:
         """Store ``state`` atomically; a failed write only costs a future rebuild."""
-        self.namespace.put_json(key, dict(state), meta=meta)
+        self.put_json(key, dict(state), meta=meta)
 
     def get_or_build(self, key: str, build: Callable[[], Mapping[str, Any]]) -> dict[str, Any]:
         """The stored state of ``key``, or ``build()``'s, stored for next time."""

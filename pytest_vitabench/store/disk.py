@@ -76,7 +76,7 @@ class Namespace:
         self.suffix = suffix
 
     def __repr__(self) -> str:
-        return f"Namespace({str(self.directory)!r})"
+        return f"{type(self).__name__}({str(self.directory)!r})"
 
     def path(self, key: str) -> Path:
         return self.directory / key[:2] / key[2:4] / f"{key}{self.suffix}"
@@ -122,6 +122,11 @@ class Namespace:
         if not isinstance(entry, dict) or entry.get("v") != self.version or entry.get("key") != key:
             return None
         return entry.get("value")
+
+    def get_dict(self, key: str) -> dict[str, Any] | None:
+        """:meth:`get_json` when the stored value is an object, else ``None``."""
+        value = self.get_json(key)
+        return value if isinstance(value, dict) else None
 
     def put_json(self, key: str, value: Any, *, meta: Mapping[str, Any] | None = None) -> bool:
         """Store ``value`` (JSON-serializable) with ``meta`` saying what it was made for (kept for debugging)."""
