@@ -27,13 +27,22 @@ def register(commands: Any) -> None:
                        help=f"kinds to clear, among {', '.join(NAMESPACES)} (default: all, and the legacy "
                             f"{LEGACY_ROOT}/ directory)")
     for parser in (info, clear):
-        parser.add_argument("--rootdir", type=Path, default=Path(),
-                            help="the project's root (pytest's rootdir; default: the current directory)")
+        parser.add_argument("--rootdir", type=Path, default=None,
+                            help="the project's root (pytest's rootdir; default: the nearest directory upwards "
+                                 "from here that holds .vitabench/, else the current directory)")
     info.set_defaults(func=_info)
     clear.set_defaults(func=_clear)
 
 
+def _rootdir(args: argparse.Namespace) -> Path:
+    if args.rootdir is not None:
+        return Path(args.rootdir)
+    here = Path.cwd()
+    return next((d for d in (here, *here.parents) if (d / DEFAULT_ROOT.parent).is_dir()), here)
+
+
 def _info(args: argparse.Namespace) -> int:
+    args.rootdir = _rootdir(args)
     root = default_root(args.rootdir)
     print(f"cache: {root}")
     usage = {u.name: u for u in Store(root).usage()}
@@ -47,6 +56,7 @@ def _info(args: argparse.Namespace) -> int:
 
 
 def _clear(args: argparse.Namespace) -> int:
+    args.rootdir = _rootdir(args)
     unknown = [k for k in args.kinds if k not in NAMESPACES]
     if unknown:
         print(f"vitabench cache clear: unknown kind {', '.join(unknown)}; choose among {', '.join(NAMESPACES)}",

@@ -57,3 +57,11 @@ def test_a_missing_cache_is_empty(tmp_path, capsys):
     assert main(["cache", "info", "--rootdir", str(tmp_path / "nowhere")]) == 0
     assert main(["cache", "clear", "--rootdir", str(tmp_path / "nowhere")]) == 0
     assert "removed 0 cached entries" in capsys.readouterr().out
+
+
+def test_the_rootdir_is_found_upwards_from_a_subdirectory(filled, monkeypatch, capsys):
+    (filled / "tests" / "deep").mkdir(parents=True)
+    monkeypatch.chdir(filled / "tests" / "deep")
+    assert main(["cache", "info"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == f"cache: {default_root(filled)}" and "1 entries" in out
