@@ -61,7 +61,7 @@ class Benchmark:
         }
         for name in self.config.memory:  # built once now, so a missing model or package fails before any item
             memory_factory(name, self.memory_options)
-        store = SnapshotStore(Path(cache_dir) / "memory") if cache_dir else None
+        store = SnapshotStore(cache_dir) if cache_dir else None
         self.runner = ItemRunner(self.config, memory_options=self.memory_options, snapshots=store)
         self.user_simulator()  # checks the user and judge settings too
         self.judge()

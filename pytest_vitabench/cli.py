@@ -300,9 +300,49 @@ def _compare(args: argparse.Namespace) -> int:
                            limit=args.limit, seed=args.seed)
 
 
+def _add_cache(commands: Subcommands) -> None:
+    from pathlib import Path
+
+    from .store.disk import DEFAULT_ROOT, LEGACY_ROOT, NAMESPACES
+
+    cache = commands.add_parser(
+        "cache", help="show or clear the disk cache (LLM answers, embeddings, memory checkpoints, suite indexes)",
+        description=f"The disk cache lives in <rootdir>/{DEFAULT_ROOT.as_posix()}/, one directory per kind of "
+                    "entry. Clearing it never touches the run journals in .vitabench/runs/ (--vita-resume needs "
+                    "them); `pytest --cache-clear` clears the same cache.")
+    actions = cache.add_subparsers(dest="cache_command", required=True)
+    info = actions.add_parser("info", help="what the cache holds: entries and size per kind",
+                              description="Print the cache's location and, per kind of entry, what it holds, "
+                                          "what keys it, how many entries and how many bytes.")
+    clear = actions.add_parser("clear", help="delete the cache (all of it, or the kinds named)",
+                               description="Delete cached entries. Run journals (.vitabench/runs/) are kept.")
+    clear.add_argument("kinds", nargs="*", metavar="KIND",
+                       help=f"kinds to clear, among {', '.join(NAMESPACES)} (default: all, and the legacy "
+                            f"{LEGACY_ROOT}/ directory)")
+    for parser in (info, clear):
+        parser.add_argument("--rootdir", type=Path, default=None,
+                            help="the project's root (pytest's rootdir; default: the nearest directory upwards "
+                                 "from here that holds .vitabench/, else the current directory)")
+    info.set_defaults(func=_cache_info)
+    clear.set_defaults(func=_cache_clear)
+
+
+def _cache_info(args: argparse.Namespace) -> int:
+    from .store.commands import cache_info
+
+    return cache_info(args.rootdir)
+
+
+def _cache_clear(args: argparse.Namespace) -> int:
+    from .store.commands import cache_clear
+
+    return cache_clear(args.rootdir, args.kinds)
+
+
 #: Every subcommand, in the order ``vitabench --help`` lists them.
 SUBCOMMANDS: list[Callable[[Subcommands], None]] = [
     _add_validate, _add_show, _add_estimate, _add_rejudge, _add_synth, _add_view, _add_plot, _add_compare,
+    _add_cache,
 ]
 
 

@@ -81,6 +81,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     for name, description in MARKERS.items():
         config.addinivalue_line("markers", f"{name}: {description}")
+    if config.getoption("cacheclear", False) and not _is_worker(config):
+        from .store import clear_project
+
+        clear_project(config.rootpath)  # our caches go with pytest's; the run journals stay (--vita-resume)
     if not _is_worker(config):  # as xdist registers its DSession: the controller's state is a plugin of its own
         from .controller import VitaController
 
@@ -115,7 +119,9 @@ class _State:
             raise pytest.UsageError(f"pytest-vitabench: {exc}") from None
         self.run_config = self.bench.config
         self.runner = self.bench.runner
-        self.runner.index_dir = config.rootpath / ".vitabench" / "cache" / "suites"
+        from .store import default_root
+
+        self.runner.index_dir = default_root(config.rootpath) / "suites"
         self.ledger = self.bench.ledger
         self.suites: dict[str, str] = {}
         #: Items each collected suite file holds in all (subtasks x backends x trials), whatever is selected.
@@ -642,7 +648,10 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     """Which profile runs and whether its numbers can stand next to the leaderboard."""
     if _is_worker(config) or not (_has_state(config) or _names_a_suite(config)):
         return None
-    return _state(config).bench.header_lines()
+    from .store import legacy_notice
+
+    notice = legacy_notice(config.rootpath)
+    return [*_state(config).bench.header_lines(), *([notice] if notice else [])]
 
 
 def _names_a_suite(config: pytest.Config) -> bool:

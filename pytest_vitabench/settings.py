@@ -155,7 +155,7 @@ class RunSettings:
     timeout: float = setting(120, scope="run", parse=values.seconds, help="seconds per LLM request (default: 120)")
     cache: Literal["judge", "all", "off"] = setting(
         "judge", scope="run", choices=("all", "judge", "off"), parse=values.cache_mode,
-        help="disk cache of LLM calls (.vitabench_cache/): judge (judge, memory and embedding calls; default), all, "
+        help="disk cache of LLM calls (.vitabench/cache/llm/): judge (judge, memory and embedding calls; default), all, "
              "off")
     prices: str | None = setting(
         scope="run",

@@ -130,7 +130,7 @@ def get_embedder(model: str | None = None, *, base_url: str | None = None, llm_c
             model name at an OpenAI-compatible endpoint.
         base_url: The endpoint of a remote model (default: ``llm_client``'s, else ``$OPENAI_BASE_URL``).
         llm_client: The run's LLM client, whose limits, retries and ledger remote requests share.
-        cache_dir: The vector cache directory (vectors live under ``cache_dir/embeddings``); ``None`` keeps
+        cache_dir: The disk store's root (vectors live under ``cache_dir/embeddings``); ``None`` keeps
             them in memory only.
 
     Raises:
@@ -139,7 +139,7 @@ def get_embedder(model: str | None = None, *, base_url: str | None = None, llm_c
     """
     name = model or DEFAULT_LOCAL_MODEL
     spec = local_spec(name)
-    root = Path(cache_dir) / "embeddings" if cache_dir is not None else None
+    root = Path(cache_dir) if cache_dir is not None else None
     key = (spec.name if spec else name, None if spec else base_url, None if spec else id(llm_client), root)
     with _EMBEDDERS_LOCK:
         embedder = _EMBEDDERS.get(key)

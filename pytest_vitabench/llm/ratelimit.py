@@ -1,8 +1,9 @@
 """Request-rate and concurrency limits shared by every process of a run (all xdist workers together).
 
-Coordination goes through ``fcntl.flock`` on small files in one shared directory, so it needs no server,
-survives a crashed worker (the kernel drops a dead process's locks) and works between threads too
-(each acquisition opens its own file description).
+Coordination goes through exclusive locks (:class:`~pytest_vitabench.store.FileLock`: ``flock`` on POSIX,
+``msvcrt.locking`` on Windows) on small files in one shared directory, so it needs no server, survives a
+crashed worker (the operating system drops a dead process's locks) and works between threads too (each
+acquisition opens its own descriptor).
 
 - **Rate**: a sliding-window log kept as a ring of the last ``limit`` request times in one file. A new
   request may go when the oldest of those is more than a window old, so no window ever holds more than
@@ -16,7 +17,6 @@ Both waits are bounded by ``max_wait_s``: :class:`LimiterTimeout` then.
 from __future__ import annotations
 
 import atexit
-import fcntl
 import os
 import random
 import shutil
@@ -27,6 +27,8 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from ..store.lock import FileLock, read_at, write_at
 
 _HEAD = struct.Struct("<Q")
 _STAMP = struct.Struct("<d")
@@ -99,24 +101,21 @@ class Limiter:
             yield 0.0
             return
         start = time.monotonic()
-        fd = self._take_slot(start)
+        slot = self._take_slot(start)
         try:
             yield time.monotonic() - start
         finally:
-            os.close(fd)  # closing the descriptor releases its lock
+            slot.release()
 
-    def _take_slot(self, start: float) -> int:
+    def _take_slot(self, start: float) -> FileLock:
         poll = _POLL_MIN_S
         # Start at a random slot so waiters do not all pile onto slot 0.
         offset = random.randrange(len(self._slots))
         while True:
             for i in range(len(self._slots)):
-                fd = os.open(self._slots[(offset + i) % len(self._slots)], os.O_RDWR | os.O_CREAT, 0o600)
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    return fd
-                except BlockingIOError:
-                    os.close(fd)
+                slot = FileLock(self._slots[(offset + i) % len(self._slots)])
+                if slot.acquire(blocking=False):
+                    return slot
             waited = time.monotonic() - start
             if waited + poll > self.max_wait_s:
                 raise LimiterTimeout(f"no free concurrency slot ({self.max_concurrency}) within {self.max_wait_s:g} s")
@@ -130,22 +129,19 @@ class Limiter:
         start = time.monotonic()
         record_size = _HEAD.size + self.rpm * _STAMP.size
         while True:
-            fd = os.open(self._ring, os.O_RDWR | os.O_CREAT, 0o600)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX)
+            with FileLock(self._ring) as ring:
+                fd = ring.fd
                 if os.fstat(fd).st_size < record_size:
                     os.ftruncate(fd, record_size)  # zeros: every slot free since the epoch
-                (head,) = _HEAD.unpack(os.pread(fd, _HEAD.size, 0))
+                (head,) = _HEAD.unpack(read_at(fd, 0, _HEAD.size))
                 offset = _HEAD.size + (head % self.rpm) * _STAMP.size
-                (oldest,) = _STAMP.unpack(os.pread(fd, _STAMP.size, offset))
+                (oldest,) = _STAMP.unpack(read_at(fd, offset, _STAMP.size))
                 now = time.time()  # wall clock: the one clock every process on the host shares
                 free_at = oldest + self.window_s + self.guard_s
                 if now >= free_at:
-                    os.pwrite(fd, _STAMP.pack(now), offset)
-                    os.pwrite(fd, _HEAD.pack(head + 1), 0)
+                    write_at(fd, offset, _STAMP.pack(now))
+                    write_at(fd, 0, _HEAD.pack(head + 1))
                     return time.monotonic() - start
-            finally:
-                os.close(fd)
             waited = time.monotonic() - start
             if waited >= self.max_wait_s:
                 raise LimiterTimeout(

@@ -69,7 +69,7 @@ class LLMSettings(BaseModel):
         max_concurrency: Requests in flight across every process sharing ``state_dir``; ``None``: unlimited.
         max_wait_s: The longest wait for a rate-limit or concurrency slot before the call fails.
         cache: ``judge`` (judge, memory and embedding calls), ``all`` or ``off``.
-        cache_dir: The disk cache; ``None`` disables caching whatever ``cache`` says.
+        cache_dir: The disk store's root (answers under ``llm/``); ``None`` disables caching whatever ``cache`` says.
         state_dir: The directory through which processes share ``rpm`` and ``max_concurrency``; ``None``
             means a private directory, i.e. the limits hold within this process only.
         prices: USD per million tokens by model name.
@@ -113,12 +113,13 @@ def settings_for_run(config: RunConfig, *, rootdir: Path, state_dir: Path | str 
         config: The run's settings, already checked.
         rootdir: pytest's rootdir: home of the default cache directory and of a relative prices file.
         state_dir: The directory shared by the controller and every xdist worker of the run.
-        cache_dir: Where the cache lives (default ``<rootdir>/.vitabench_cache``).
+        cache_dir: The disk store's root (default ``<rootdir>/.vitabench/cache``; LLM answers go to ``llm/``).
 
     Raises:
         ValueError: A base URL that carries credentials (:class:`~.secrets.CredentialsInURL`, its
             credentials redacted), or a prices file that cannot be read.
     """
+    from ..store import default_root
     from .prices import load_prices
     from .secrets import check_base_url
 
@@ -127,7 +128,7 @@ def settings_for_run(config: RunConfig, *, rootdir: Path, state_dir: Path | str 
         base_url=config.base_url or None, api_key_env=config.api_key_env, timeout_s=config.timeout,
         rpm=config.rpm or None, rpm_window_s=config.rpm_window, max_concurrency=config.max_concurrency or None,
         cache=config.cache, circuit_breaker=config.circuit_breaker,
-        cache_dir=Path(cache_dir) if cache_dir else Path(rootdir) / ".vitabench_cache",
+        cache_dir=Path(cache_dir) if cache_dir else default_root(rootdir),
         state_dir=Path(state_dir) if state_dir else None,
         prices=load_prices(config.prices, base_dir=Path(rootdir)),
     )
@@ -149,7 +150,7 @@ def settings_from_options(*, base_url: str | None, api_key_env: str, rootdir: Pa
         rpm: ``--vita-rpm``; max_concurrency: ``--vita-max-concurrency``; timeout: ``--vita-timeout``;
             cache: ``--vita-cache``; circuit_breaker: ``--vita-circuit-breaker``.
         prices: ``--vita-prices``: inline spec or a ``.toml``/``.json`` file (or a mapping).
-        cache_dir: Where the cache lives (default ``<rootdir>/.vitabench_cache``).
+        cache_dir: The disk store's root (default ``<rootdir>/.vitabench/cache``; LLM answers go to ``llm/``).
 
     Raises:
         ValueError: A value is malformed; the message names the option.

@@ -9,24 +9,18 @@ with ``state``/``load_state`` are checkpointed (``agentic`` and ``rag``; the det
 rebuild in microseconds). The read text is not stored: it follows from the state (and, for ``rag``,
 from the embedding cache), so the snapshot a restored memory gives is the one a replayed memory gives.
 
-One JSON file per key under two levels of shard directories, written atomically, so concurrent xdist
-workers and crashes leave a whole checkpoint or none; an unreadable file is a miss.
+Checkpoints live in the ``memory`` namespace of the disk store (:mod:`pytest_vitabench.store`), which makes
+writes atomic under concurrent xdist workers and an unreadable file a miss.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import logging
-import os
-import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..store import Namespace, content_key
 from .base import is_checkpointable, memory_fingerprint
-
-log = logging.getLogger("pytest_vitabench.memory")
 
 #: Bump when the stored layout changes, so old checkpoints become misses.
 SNAPSHOT_VERSION = 1
@@ -44,14 +38,12 @@ def snapshot_key(*, suite_sha256: str, user_id: str, index: int, backend: str, t
         trial: The trial of the chain (0 for deterministic backends).
         settings: The backend's fingerprint.
     """
-    material = {"v": SNAPSHOT_VERSION, "suite": suite_sha256, "user": user_id, "index": index,
-                "backend": backend, "trial": trial, "settings": dict(settings)}
-    canonical = json.dumps(material, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
-    return hashlib.sha256(canonical.encode()).hexdigest()
+    return content_key({"v": SNAPSHOT_VERSION, "suite": suite_sha256, "user": user_id, "index": index,
+                        "backend": backend, "trial": trial, "settings": dict(settings)})
 
 
-class SnapshotStore:
-    """Memory checkpoints under ``root`` (conventionally ``<cache dir>/memory``).
+class SnapshotStore(Namespace):
+    """Memory checkpoints in the ``memory`` namespace of the store rooted at ``root`` (``root/memory``).
 
     Attributes:
         loads: Checkpoints restored by :meth:`resume` in this process.
@@ -59,47 +51,17 @@ class SnapshotStore:
     """
 
     def __init__(self, root: Path | str):
-        self.root = Path(root)
+        super().__init__(Path(root) / "memory", version=SNAPSHOT_VERSION)
         self.loads = 0
         self.saves = 0
 
-    def __repr__(self) -> str:
-        return f"SnapshotStore({str(self.root)!r})"
-
-    def path(self, key: str) -> Path:
-        return self.root / key[:2] / key[2:4] / f"{key}.json"
-
     def load(self, key: str) -> dict[str, Any] | None:
         """The stored state, or ``None`` on a miss or an unreadable file."""
-        try:
-            entry = json.loads(self.path(key).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return None
-        except (OSError, ValueError) as exc:
-            log.warning("ignoring unreadable memory checkpoint %s: %s", key, type(exc).__name__)
-            return None
-        if not isinstance(entry, dict) or entry.get("v") != SNAPSHOT_VERSION:
-            return None
-        if not isinstance(entry.get("state"), dict):
-            return None
-        return entry["state"]
+        return self.get_dict(key)
 
     def save(self, key: str, state: Mapping[str, Any], *, meta: Mapping[str, Any] | None = None) -> None:
         """Store ``state`` atomically; a failed write only costs a future rebuild."""
-        path = self.path(key)
-        entry = {"v": SNAPSHOT_VERSION, "key": key, "meta": dict(meta or {}), "state": dict(state)}
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{key[:8]}.", suffix=".tmp", dir=path.parent)
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                    json.dump(entry, fh, ensure_ascii=False)
-                os.replace(tmp, path)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
-        except (OSError, TypeError, ValueError) as exc:
-            log.warning("could not write memory checkpoint %s: %s", path, exc)
+        self.put_json(key, dict(state), meta=meta)
 
     def get_or_build(self, key: str, build: Callable[[], Mapping[str, Any]]) -> dict[str, Any]:
         """The stored state of ``key``, or ``build()``'s, stored for next time."""

@@ -108,9 +108,9 @@ def test_a_corrupted_entry_is_a_miss_and_is_replaced(stub, tmp_path):
     client = make(stub, tmp_path)
     client.complete("judge", model="m", messages=MSGS)
     (entry,) = tmp_path.rglob("*.json")
-    entry.write_text('{"v": 1, "payload": {"mess')  # a torn write from some other tool
+    entry.write_text('{"v": 1, "value": {"mess')  # a torn write from some other tool
     assert client.complete("judge", model="m", messages=MSGS).text == "two" and len(stub.requests) == 2
-    assert json.loads(entry.read_text())["payload"]["message"]["content"] == "two"
+    assert json.loads(entry.read_text())["value"]["message"]["content"] == "two"
     assert client.complete("judge", model="m", messages=MSGS).cached
 
 
@@ -120,6 +120,7 @@ def test_entries_are_sharded_atomic_explainable_and_keyless(stub, tmp_path):
     (entry,) = tmp_path.rglob("*.json")
     key = entry.stem
     assert entry.parent.name == key[2:4] and entry.parent.parent.name == key[:2]
+    assert entry.parent.parent.parent == tmp_path / "llm"  # the store's llm namespace
     data = json.loads(entry.read_text())
     assert data["meta"]["role"] == "judge" and data["meta"]["trial_seed"] == 5 and data["key"] == key
     assert not list(tmp_path.rglob("*.tmp"))

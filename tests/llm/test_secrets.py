@@ -231,6 +231,6 @@ def test_an_answer_that_quotes_the_key_is_recorded_and_cached_without_it(project
     assert any(name.startswith(".vitabench/runs/") and "blobs" in name for name in _artifacts(project.path))
     assert not _leaks(result.stdout.str() + result.stderr.str())
     artifacts = _artifacts(project.path)
-    assert any(name.startswith(".vitabench_cache") for name in artifacts)
+    assert any(name.startswith(".vitabench/cache/llm/") for name in artifacts)
     for name, text in artifacts.items():
         assert not _leaks(text), f"{name} leaks a credential"

@@ -12,7 +12,7 @@ from pytest_vitabench.llm import LLMSettings, settings_from_options
 def test_defaults(tmp_path):
     settings = settings_from_options(base_url=None, api_key_env="K", rootdir=tmp_path)
     assert (settings.rpm, settings.max_concurrency, settings.timeout_s, settings.cache) == (None, None, 120.0, "judge")
-    assert settings.cache_dir == tmp_path / ".vitabench_cache" and settings.state_dir is None
+    assert settings.cache_dir == tmp_path / ".vitabench" / "cache" and settings.state_dir is None
     assert settings.caches("judge") and settings.caches("memory") and not settings.caches("agent")
 
 
