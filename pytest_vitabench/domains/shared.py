@@ -11,7 +11,6 @@ seed and a per-environment counter.
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -22,6 +21,7 @@ from typing import Any, ClassVar, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from .base import Environment, Tool, ToolError
+from .json_copy import copy_json
 
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 DATE_FORMAT = "%Y-%m-%d"
@@ -171,7 +171,7 @@ def load_db(
         pydantic.ValidationError: Invalid environment.
         ValueError: The effective time is blank or malformed.
     """
-    data = copy.deepcopy(environment)
+    data = copy_json(environment)
     if time:
         data["time"] = time
     if user_id:
