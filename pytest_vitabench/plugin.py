@@ -710,6 +710,10 @@ _STARTED_KEY = pytest.StashKey[float]()
 def pytest_collection_finish(session: pytest.Session) -> None:
     if not _is_worker(session.config):
         session.config.stash[_PLANNED_KEY] = len(session.items)
+    if _has_state(session.config):
+        from .engine.heap import freeze_long_lived
+
+        freeze_long_lived()
 
 
 @pytest.hookimpl(optionalhook=True)
