@@ -72,6 +72,9 @@ class LoadedUser:
     #: which is per file sha256): validated again without the value scan and the duplicate-key parse,
     #: which only look for what the verdict says is not there (a third of a user's validation).
     verified: bool = False
+    #: Its span's text, zlib-compressed (lazy loading): the whole file's text is not kept (33 MB in every
+    #: xdist worker for the paper suite; its spans compress to 6).
+    packed: bytes | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True)
@@ -89,7 +92,7 @@ class LoadedSuite:
     warnings: list[str] = field(default_factory=list)
     format: str = "vitabench2"
     strict: bool = False
-    #: The file's text while some user is only indexed (lazy loading).
+    #: Unused after loading: a lazily indexed user keeps its own span's text (:attr:`LoadedUser.packed`).
     text: str = field(default="", repr=False)
     #: Lazily loaded users kept validated at most (least recently used dropped first); 0: all.
     keep_validated: int = 0
@@ -274,8 +277,10 @@ def _load_indexed(path: Path, raw: bytes, *, strict: bool, index_dir: Path | Non
         suite.format = formats.most_common(1)[0][0]
     if unknown:
         suite.warnings.append(_unknown_keys_warning(path, unknown))
-    if not any(user.span for user in suite.users):
-        suite.text = ""
+    for user in suite.users:
+        if user.span is not None:
+            user.packed = zlib.compress(text[user.span[0]:user.span[1]].encode("utf-8"), 1)
+    suite.text = ""
     return suite
 
 
@@ -321,7 +326,8 @@ def ensure_user(suite: LoadedSuite, user: LoadedUser) -> list[str]:
         if user.raw is not None:
             entry = user.raw
         else:
-            text = suite.text[user.span[0]:user.span[1]]
+            text = (zlib.decompress(user.packed).decode("utf-8") if user.packed is not None
+                    else suite.text[user.span[0]:user.span[1]])
             # A verified span holds no repeated key nor over-long integer: the C parser reads it the same.
             entry = json.loads(text) if user.verified else parse_json_text(text)
         warnings: list[str] = []
