@@ -182,7 +182,7 @@ def load_suite(path: str | Path, *, strict: bool = False, lazy: bool = False,
 
     suite = LoadedSuite(path=path, sha256=hashlib.sha256(raw).hexdigest(), users=[], strict=strict)
     unknown: Counter[str] = Counter()
-    formats = Counter()
+    formats: Counter[str] = Counter()
     seen_ids: dict[str, int] = {}
     for index, entry in enumerate(data):
         user = _load_user(path, index, entry, strict=strict, warnings=suite.warnings, unknown=unknown)
@@ -326,8 +326,8 @@ def ensure_user(suite: LoadedSuite, user: LoadedUser) -> list[str]:
         if user.raw is not None:
             entry = user.raw
         else:
-            text = (zlib.decompress(user.packed).decode("utf-8") if user.packed is not None
-                    else suite.text[user.span[0]:user.span[1]])
+            start, end = user.span or (0, 0)
+            text = zlib.decompress(user.packed).decode("utf-8") if user.packed is not None else suite.text[start:end]
             # A verified span holds no repeated key nor over-long integer: the C parser reads it the same.
             entry = json.loads(text) if user.verified else parse_json_text(text)
         warnings: list[str] = []
@@ -406,10 +406,10 @@ def _load_user(
             raise SuiteError(path, [(prefix, "neither a VitaBench 2.0 user (needs 'subtasks') nor a "
                                              "VitaBench 1.0 task (needs 'instructions' and 'environment')")])
     except ValidationError as exc:
-        problems = _validation_problems(exc, prefix)
+        located = _validation_problems(exc, prefix)
         if "subtasks" not in entry:
-            problems = [(_vb1_path(where, prefix), message) for where, message in problems]
-        user.error = SuiteError(path, problems)
+            located = [(_vb1_path(where, prefix), message) for where, message in located]
+        user.error = SuiteError(path, located)
         return user
     except SuiteError as exc:
         user.error = exc
@@ -560,6 +560,7 @@ def convert_vb1_task(task: dict[str, Any]) -> dict[str, Any]:
     profile = dict((task.get("user_scenario") or {}).get("user_profile") or {})
     user_id = str(environment.get("user_id") or profile.get("user id") or profile.get("user_id") or task.get("id"))
     time = str(environment.get("time") or "")
+    domain: Any
     try:
         domain = vb1_domain(task.get("domain"), environment)
     except ValueError:
