@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import resource
 import subprocess
 import sys
 import time
@@ -36,7 +37,7 @@ SUITE = REPO / "suites" / "paper" / "tasks.vita.json.gz"
 sys.path[:0] = [str(REPO / "tests"), str(REPO / "benchmarks")]
 
 from _stub_llm import StubLLM, tool_call  # noqa: E402
-from bench_paper import _children, _rss_mb  # noqa: E402
+from bench_paper import _children, _rss_mb, child_env, warm_bytecode  # noqa: E402
 
 REQUESTS_PER_ITEM = 2
 
@@ -59,14 +60,22 @@ def run_config(stub: StubLLM, workers: int, concurrency: int, trials: int, extra
     if workers > 1:
         command += ["-n", str(workers)]
     load = os.getloadavg()[0]
+    children_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    process_before, sampler_before = time.process_time(), time.thread_time()
     started = time.time()
     process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                               env={**os.environ, "OPENAI_API_KEY": "local"})
+                               env=child_env({"OPENAI_API_KEY": "local"}))
     peak_mb = 0.0
     while process.poll() is None:
         peak_mb = max(peak_mb, sum(_rss_mb(pid) for pid in [process.pid, *_children(process.pid)]))
         time.sleep(0.05)
     wall = time.time() - started
+    children_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    # The pytest tree's CPU (controller and the xdist workers it reaped); the stub runs in this process's
+    # threads, so its CPU is this process's minus the sampling loop's (this thread's).
+    tree_cpu = (children_after.ru_utime - children_before.ru_utime
+                + children_after.ru_stime - children_before.ru_stime)
+    stub_cpu = (time.process_time() - process_before) - (time.thread_time() - sampler_before)
     output = process.stdout.read() if process.stdout else ""
     items = sum(int(n) for n in re.findall(r"(\d+) (?:passed|failed|error)", output.splitlines()[-1] if output else ""))
     requests = len(stub.requests)
@@ -78,7 +87,8 @@ def run_config(stub: StubLLM, workers: int, concurrency: int, trials: int, extra
     return {"config": f"-n {workers} x {concurrency}" if workers > 1 else f"1 process x {concurrency}",
             "items": items, "requests": requests, "wall_s": wall, "bound_s": bound, "span_s": span,
             "peak_in_flight": stub.peak_live, "total_concurrency": total, "peak_tree_mb": peak_mb,
-            "startup_s": (min(stub.times) - started) if stub.times else 0.0, "load": load}
+            "startup_s": (min(stub.times) - started) if stub.times else 0.0, "load": load,
+            "tree_cpu_s": tree_cpu, "stub_cpu_s": stub_cpu}
 
 
 def crash_and_resume(stub: StubLLM, concurrency: int, trials: int, workdir: Path) -> None:
@@ -94,7 +104,7 @@ def crash_and_resume(stub: StubLLM, concurrency: int, trials: int, workdir: Path
     base = [sys.executable, "-m", "pytest", SUITE.name, "-p", "no:cacheprovider", "-q", "--tb=no", "-rN",
             "--vita-model", "stub-model", "--vita-base-url", stub.base_url, "--vita-memory", "none",
             "--vita-trials", str(trials), "--vita-cache", "off", "--vita-concurrency", str(concurrency)]
-    env = {**os.environ, "OPENAI_API_KEY": "local"}
+    env = child_env({"OPENAI_API_KEY": "local"})
     stub.replies[:] = [answer] * 20_000
     stub.requests.clear()
     victim = subprocess.Popen(base, cwd=workdir / "crashed", env=env, stdout=subprocess.DEVNULL,
@@ -135,6 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/vitabench-crash-bench"))
     parser.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
     args = parser.parse_args(argv)
+    warm_bytecode()
     stub = StubLLM(delay=args.latency)
     if args.crash:
         try:
@@ -153,12 +164,19 @@ def main(argv: list[str] | None = None) -> int:
     print(f"paper suite, {args.trials} trial(s), memory none, stub latency {args.latency:g} s on 127.0.0.1, "
           f"{REQUESTS_PER_ITEM} requests per item; Python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
     print(f"{'configuration':18s} {'items':>5s} {'requests':>8s} {'wall s':>7s} {'bound s':>7s} {'wall/bound':>10s} "
-          f"{'span s':>7s} {'span/bound':>10s} {'startup s':>9s} {'peak in flight':>14s} {'tree MB':>8s} {'load':>5s}")
+          f"{'span s':>7s} {'span/bound':>10s} {'startup s':>9s} {'peak in flight':>14s} {'tree MB':>8s} "
+          f"{'CPU ms/item':>11s} {'stub ms/item':>12s} {'CPU/2 cores/bound':>17s} {'load':>5s}")
     for r in rows:
+        items = max(r["items"], 1)
+        # Wall can reach the bound only if the CPU all processes need, spread over 2 cores, fits in it.
+        cpu_share = (r["tree_cpu_s"] + r["stub_cpu_s"]) / min(2, os.cpu_count() or 1) / r["bound_s"]
         print(f"{r['config']:18s} {r['items']:5d} {r['requests']:8d} {r['wall_s']:7.1f} {r['bound_s']:7.1f} "
               f"{r['wall_s'] / r['bound_s']:10.2f} {r['span_s']:7.1f} {r['span_s'] / r['bound_s']:10.2f} "
               f"{r['startup_s']:9.1f} {r['peak_in_flight']:>6d} of {r['total_concurrency']:<5d} "
-              f"{r['peak_tree_mb']:8.0f} {r['load']:5.1f}")
+              f"{r['peak_tree_mb']:8.0f} {1000 * r['tree_cpu_s'] / items:11.1f} {1000 * r['stub_cpu_s'] / items:12.1f} "
+              f"{cpu_share:17.2f} {r['load']:5.1f}")
+    print("CPU ms/item: user+system CPU of the pytest process tree (controller and workers, startup included) "
+          "per item; stub ms/item: the stub's own CPU per item (same machine, same cores)")
     return 0
 
 

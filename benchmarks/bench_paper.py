@@ -20,6 +20,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -48,6 +49,28 @@ class Run:
     controller_mb: float = 0.0
     workers_mb: list[float] = field(default_factory=list)
     exit_code: int = 0
+    #: User + system CPU of the whole process tree (controller and workers): load-independent, unlike wall.
+    cpu_s: float = 0.0
+
+
+def child_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of a measured run: this one, but with bytecode caching on.
+
+    ``PYTHONDONTWRITEBYTECODE`` (set in some containers and CI images) makes every run compile the plugin,
+    pytest's assertion rewriting of it and hypothesis from source again: 2-3 s of each collection that an
+    installed package (compiled by pip) or any second run never pays. Measure what users see.
+    """
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    return {**env, **(extra or {})}
+
+
+def warm_bytecode() -> None:
+    """Run the demo suite once so that every module's bytecode (plain and assertion-rewritten) is cached."""
+    if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        print("note: PYTHONDONTWRITEBYTECODE is set here; measured runs unset it (see child_env) after one "
+              "warm-up run of suites/demo", file=sys.stderr)
+    subprocess.run([sys.executable, "-m", "pytest", str(REPO / "suites" / "demo"), "-q", "-p", "no:cacheprovider",
+                    "--vita-trials", "1"], cwd=REPO, env=child_env(), capture_output=True, check=False)
 
 
 def _children(root: int) -> list[int]:
@@ -86,8 +109,10 @@ def run_once(suite: Path, model: str, memory: str, workers: int, trials: int, ex
     command = [sys.executable, "-m", "pytest", str(suite), "-p", "no:cacheprovider", "-q", "--tb=no", "-rN",
                "-n", str(workers), "--vita-model", model, "--vita-memory", memory, "--vita-trials", str(trials),
                *extra]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               env=child_env())
     peaks: dict[int, float] = {}
     while process.poll() is None:
         for pid in [process.pid, *_children(process.pid)]:
@@ -95,7 +120,9 @@ def run_once(suite: Path, model: str, memory: str, workers: int, trials: int, ex
         time.sleep(0.05)
     output = process.stdout.read() if process.stdout else ""
     wall = time.perf_counter() - started
-    run = Run(model=model, memory=memory, wall_s=round(wall, 2), exit_code=process.returncode)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    run = Run(model=model, memory=memory, wall_s=round(wall, 2), exit_code=process.returncode, cpu_s=round(cpu, 2))
     summary = re.search(r"items: (\d+) passed, (\d+) failed, (\d+) error", output)
     if summary:
         run.passed, run.failed, run.errors = (int(x) for x in summary.groups())
@@ -113,7 +140,7 @@ def collect_once(suite: Path, memory: str, trials: int) -> tuple[float, float]:
     command = [sys.executable, "-m", "pytest", str(suite), "-p", "no:cacheprovider", "--collect-only", "-qq",
                "--vita-memory", memory, "--vita-trials", str(trials)]
     started = time.perf_counter()
-    result = subprocess.run(command, cwd=REPO, capture_output=True, text=True, check=False)
+    result = subprocess.run(command, cwd=REPO, capture_output=True, text=True, check=False, env=child_env())
     wall = time.perf_counter() - started
     items = sum(int(m) for m in re.findall(r": (\d+)$", result.stdout, re.M))
     return round(wall, 2), float(items)
@@ -134,6 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.suite.exists():
         print(f"{args.suite} not found; generate it: vitabench synth --preset paper -o {args.suite}", file=sys.stderr)
         return 2
+    warm_bytecode()
     collections = [collect_once(args.suite, args.memory, args.trials) for _ in range(args.collect_repeat)]
     runs: list[Run] = []
     rows = []
@@ -151,11 +179,12 @@ def main(argv: list[str] | None = None) -> int:
     inner = [c[1] for c in collections]
     print(f"collection (--collect-only, median of {len(collections)}): {statistics.median(walls):.2f}s wall for "
           f"{int(statistics.median(inner))} items (interpreter start and imports included)")
-    print(f"{'model':10s} {'items':>6s} {'passed':>7s} {'wall s':>8s} {'items/s':>8s} {'controller MB':>14s} "
-          f"{'per worker MB':>16s}")
+    print(f"{'model':10s} {'items':>6s} {'passed':>7s} {'wall s':>8s} {'items/s':>8s} {'CPU s':>7s} "
+          f"{'CPU ms/item':>11s} {'controller MB':>14s} {'per worker MB':>16s}")
     for run in rows:
         rate = run.items / run.wall_s if run.wall_s else 0
-        print(f"{run.model:10s} {run.items:6d} {run.passed:7d} {run.wall_s:8.1f} {rate:8.1f} "
+        print(f"{run.model:10s} {run.items:6d} {run.passed:7d} {run.wall_s:8.1f} {rate:8.1f} {run.cpu_s:7.1f} "
+              f"{1000 * run.cpu_s / max(run.items, 1):11.1f} "
               f"{run.controller_mb:14.0f} {', '.join(f'{mb:.0f}' for mb in run.workers_mb):>16s}")
     median_collection = statistics.median(walls)
     print(f"load average at the end: {os.getloadavg()[0]:.1f} (targets assume an otherwise idle machine)")

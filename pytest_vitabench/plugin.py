@@ -550,6 +550,10 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     controller = _controller(session.config)
     if controller is not None:
         controller.planned_items = len(session.items)
+    if _has_state(session.config):
+        from .engine.heap import freeze_long_lived
+
+        freeze_long_lived()
 
 
 @pytest.hookimpl(optionalhook=True)

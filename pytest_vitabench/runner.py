@@ -32,7 +32,7 @@ from .messages import Usage
 from .prompts import agent_system_prompt, time_with_weekday
 from .result import ItemResult
 from .seed_history import seed_messages
-from .suite.language import detect_language
+from .suite.language import INDEXED_SAMPLE_USERS, detect_language
 from .suite.loader import LoadedSuite, LoadedUser, SuiteError, ensure_user, load_suite, pinned_user
 from .suite.schema import SubTask, UserTask
 from .users.base import UserSetup, UserSimulator
@@ -121,11 +121,14 @@ class ItemRunner:
         """
         key = Path(suite.path).resolve()
         if key not in self._languages:
-            with self._chains_lock:
-                if not any(user.task is not None for user in suite.users):
-                    for user in suite.users[:3]:  # an indexed suite: a few users are enough to tell
-                        ensure_user(suite, user)
-            detected = detect_language(user.task for user in suite.users if user.task is not None)
+            if suite.language is not None:  # told while indexing (and cached with the index)
+                detected = suite.language
+            else:
+                with self._chains_lock:
+                    if not any(user.task is not None for user in suite.users):
+                        for user in suite.users[:INDEXED_SAMPLE_USERS]:  # a few users are enough to tell
+                            ensure_user(suite, user)
+                detected = detect_language(user.task for user in suite.users if user.task is not None)
             if self.config.language not in ("auto", detected):
                 suite.warnings.append(f"{key}: --vita-language {self.config.language} but the suite's "
                                       f"instructions and rubrics are in {detected!r}: prompts and rubrics will "

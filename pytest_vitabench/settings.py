@@ -155,8 +155,8 @@ class RunSettings:
     timeout: float = setting(120, scope="run", parse=values.seconds, help="seconds per LLM request (default: 120)")
     cache: Literal["judge", "all", "off"] = setting(
         "judge", scope="run", choices=("all", "judge", "off"), parse=values.cache_mode,
-        help="disk cache of LLM calls (.vitabench/cache/llm/): judge (judge, memory and embedding calls; default), all, "
-             "off")
+        help="disk cache of LLM calls (.vitabench/cache/llm/): judge (judge, memory and embedding calls; "
+             "default), all, off")
     prices: str | None = setting(
         scope="run",
         help="token prices 'model=prompt/completion,...' in USD per 1M tokens, or a .toml/.json file")

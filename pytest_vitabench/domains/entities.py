@@ -8,7 +8,6 @@ tool builds its output from views, so an undeclared key can never reach the agen
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar, TypeVar
 
@@ -16,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .base import ToolError
 from .clock import parse_time
+from .json_copy import copy_json
 
 #: Values of ``*_type`` keys that mark the answer in the raw data.
 LEAK_VALUES = frozenset({"target", "distraction", "normal", "irrelevant"})
@@ -168,7 +168,7 @@ def load_db(
         pydantic.ValidationError: Invalid environment.
         ValueError: The effective time is blank or malformed.
     """
-    data = copy.deepcopy(environment)
+    data = copy_json(environment)
     if time:
         data["time"] = time
     if user_id:

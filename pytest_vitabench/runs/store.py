@@ -38,6 +38,8 @@ from typing import Any
 FSYNC_INTERVAL_S = 0.5
 RUNS_DIR = Path(".vitabench") / "runs"
 MANIFEST = "manifest.json"
+#: gzip level of blobs (readers do not care which).
+BLOB_COMPRESSLEVEL = 1
 
 
 def new_run_id() -> str:
@@ -102,7 +104,8 @@ class RunStore:
             return digest
         target = self.blob_path(digest)
         if not target.exists():
-            write_atomic(target, gzip.compress(data, compresslevel=5, mtime=0))
+            # Level 1: half the CPU of level 5 (2 ms of every offline item went here) for blobs ~30% larger.
+            write_atomic(target, gzip.compress(data, compresslevel=BLOB_COMPRESSLEVEL, mtime=0))
         self._known_blobs.add(digest)
         return digest
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from collections.abc import Sequence
+from pathlib import Path
 
 from .disk import DEFAULT_ROOT, LEGACY_ROOT, NAMESPACES, Store, clear_project, default_root, legacy_notice
 

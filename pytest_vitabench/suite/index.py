@@ -80,25 +80,35 @@ def index_path(directory: Path, sha256: str, variant: str = "") -> Path:
     return directory / f"{sha256}.v{INDEX_VERSION}{'.' + variant if variant else ''}.json"
 
 
-def read_index(directory: Path | None, sha256: str, variant: str = "") -> list[dict[str, Any]] | None:
+def read_index(directory: Path | None, sha256: str, variant: str = "") -> dict[str, Any] | None:
+    """A cached index: ``{"users": [row, ...], "language": "en" | "zh" | None}``, or ``None`` if there is none."""
     if directory is None:
         return None
     try:
         data = json.loads(index_path(directory, sha256, variant).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    return data.get("users") if isinstance(data, dict) and isinstance(data.get("users"), list) else None
+    if not isinstance(data, dict) or not isinstance(data.get("users"), list):
+        return None
+    language = data.get("language")
+    return {"users": data["users"], "language": language if isinstance(language, str) else None}
 
 
-def write_index(directory: Path | None, sha256: str, users: list[dict[str, Any]], variant: str = "") -> None:
-    """Save an index atomically (a failure to write only costs the next collection a parse)."""
+def write_index(directory: Path | None, sha256: str, users: list[dict[str, Any]], variant: str = "",
+                language: str | None = None) -> None:
+    """Save an index atomically (a failure to write only costs the next collection a parse).
+
+    ``language`` is the suite's detected language when it could be told from the users validated while
+    indexing: detecting it later means validating a few users again, a second of every collection.
+    """
     if directory is None:
         return
     target = index_path(directory, sha256, variant)
     try:
         directory.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(f".{target.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-        tmp.write_text(json.dumps({"version": INDEX_VERSION, "users": users}), encoding="utf-8")
+        tmp.write_text(json.dumps({"version": INDEX_VERSION, "users": users, "language": language}),
+                       encoding="utf-8")
         os.replace(tmp, target)
     except OSError:
         pass

@@ -16,6 +16,9 @@ _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 #: Enough subtasks to decide; reading all of a 33 MB suite would add nothing.
 _SAMPLE = 200
+#: Users validated to tell the language of a suite that is only indexed (lazy loading); their verdict is
+#: cached with the index, see :func:`pytest_vitabench.suite.loader.load_suite`.
+INDEXED_SAMPLE_USERS = 3
 
 
 def text_language(texts: Iterable[str]) -> str | None:

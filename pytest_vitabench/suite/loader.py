@@ -15,6 +15,7 @@ import contextlib
 import copy
 import gzip
 import hashlib
+import json
 import threading
 import zlib
 from collections import Counter, OrderedDict
@@ -54,6 +55,13 @@ class LoadedUser:
     warnings: list[str] = field(default_factory=list)
     #: Items in flight that need ``task`` (:func:`pinned_user`); a pinned user is never dropped.
     pins: int = 0
+    #: Its span already passed every check with neither problems nor warnings (a verdict of the index,
+    #: which is per file sha256): validated again without the value scan and the duplicate-key parse,
+    #: which only look for what the verdict says is not there (a third of a user's validation).
+    verified: bool = False
+    #: Its span's text, zlib-compressed (lazy loading): the whole file's text is not kept (33 MB in every
+    #: xdist worker for the paper suite; its spans compress to 6).
+    packed: bytes | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True)
@@ -71,10 +79,13 @@ class LoadedSuite:
     warnings: list[str] = field(default_factory=list)
     format: str = "vitabench2"
     strict: bool = False
-    #: The file's text while some user is only indexed (lazy loading).
+    #: Unused after loading: a lazily indexed user keeps its own span's text (:attr:`LoadedUser.packed`).
     text: str = field(default="", repr=False)
     #: Lazily loaded users kept validated at most (least recently used dropped first); 0: all.
     keep_validated: int = 0
+    #: The language detected from the users validated while indexing (read from the index cache), so that
+    #: collection need not validate users again to tell it; ``None``: detect it from the validated users.
+    language: str | None = None
     _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
     _validated: OrderedDict[int, LoadedUser] = field(default_factory=OrderedDict, repr=False)
 
@@ -158,7 +169,7 @@ def load_suite(path: str | Path, *, strict: bool = False, lazy: bool = False,
 
     suite = LoadedSuite(path=path, sha256=hashlib.sha256(raw).hexdigest(), users=[], strict=strict)
     unknown: Counter[str] = Counter()
-    formats = Counter()
+    formats: Counter[str] = Counter()
     seen_ids: dict[str, int] = {}
     for index, entry in enumerate(data):
         user = _load_user(path, index, entry, strict=strict, warnings=suite.warnings, unknown=unknown)
@@ -188,6 +199,7 @@ def _load_indexed(path: Path, raw: bytes, *, strict: bool, index_dir: Path | Non
     only when its first item runs (:func:`ensure_user`).
     """
     from .index import outline_entry, read_index, user_spans, write_index
+    from .language import INDEXED_SAMPLE_USERS, detect_language
 
     try:
         text = raw.decode("utf-8")
@@ -195,21 +207,30 @@ def _load_indexed(path: Path, raw: bytes, *, strict: bool, index_dir: Path | Non
         return None
     sha = hashlib.sha256(raw).hexdigest()
     variant = index_variant(strict)
-    rows = read_index(index_dir, sha, variant)
+    cached = read_index(index_dir, sha, variant)
+    rows = cached["users"] if cached is not None else None
+    language = cached["language"] if cached is not None else None
     values: dict[int, Any] = {}
     if rows is None:
         spans = user_spans(text)
         if not spans:
             return None
         rows = []
+        sample: list[UserTask] = []
         for i, (start, end, value) in enumerate(spans):
             row: dict[str, Any] = {"start": start, "end": end, "outline": outline_entry(value)}
             if row["outline"] is not None:
-                row["problems"], row["warnings"] = _verdict(path, i, value, strict=strict)
+                row["problems"], row["warnings"], task = _verdict(path, i, value, strict=strict)
+                if i < INDEXED_SAMPLE_USERS and task is not None:
+                    sample.append(task)
             rows.append(row)
             values[i] = value
-        write_index(index_dir, sha, rows, variant)
-    suite = LoadedSuite(path=path, sha256=sha, users=[], strict=strict, text=text)
+        # The sample the runner would validate to tell the language of an indexed suite; with irregular
+        # users (validated at load) it reads those instead, and nothing is cached.
+        if all(row["outline"] is not None for row in rows):
+            language = detect_language(sample)
+        write_index(index_dir, sha, rows, variant, language=language)
+    suite = LoadedSuite(path=path, sha256=sha, users=[], strict=strict, text=text, language=language)
     unknown: Counter[str] = Counter()
     formats: Counter[str] = Counter()
     seen_ids: dict[str, int] = {}
@@ -229,7 +250,7 @@ def _load_indexed(path: Path, raw: bytes, *, strict: bool, index_dir: Path | Non
             user = LoadedUser(index=index, key=outline["key"], span=(row["start"], row["end"]), outline=[
                 SubtaskOutline(subtask_id=sid, domains=tuple(domain.split(",")),
                                skills=("proactive",) if proactive else ("personalize",))
-                for sid, domain, proactive in outline["subtasks"]])
+                for sid, domain, proactive in outline["subtasks"]], verified=not row.get("warnings"))
             key = user.key
             formats["vitabench2"] += 1
             suite.warnings.extend(row.get("warnings") or [])
@@ -243,8 +264,10 @@ def _load_indexed(path: Path, raw: bytes, *, strict: bool, index_dir: Path | Non
         suite.format = formats.most_common(1)[0][0]
     if unknown:
         suite.warnings.append(_unknown_keys_warning(path, unknown))
-    if not any(user.span for user in suite.users):
-        suite.text = ""
+    for user in suite.users:
+        if user.span is not None:
+            user.packed = zlib.compress(text[user.span[0]:user.span[1]].encode("utf-8"), 1)
+    suite.text = ""
     return suite
 
 
@@ -260,16 +283,18 @@ def index_variant(strict: bool) -> str:
     return f"{'strict' if strict else 'lenient'}-{__version__}"
 
 
-def _verdict(path: Path, index: int, entry: Any, *, strict: bool) -> tuple[list[list[str]], list[str]]:
-    """Validate one user and keep only the outcome: its problems (JSON path, message) or its warnings."""
+def _verdict(path: Path, index: int, entry: Any, *,
+             strict: bool) -> tuple[list[list[str]], list[str], UserTask | None]:
+    """Validate one user and keep the outcome: its problems (JSON path, message) or its warnings, and its
+    task (the caller keeps it only to detect the suite's language)."""
     warnings: list[str] = []
     unknown: Counter[str] = Counter()
     user = _load_user(path, index, entry, strict=strict, warnings=warnings, unknown=unknown)
     if user.error is not None:
-        return [[where, problem] for where, problem in user.error.problems], []
+        return [[where, problem] for where, problem in user.error.problems], [], None
     if unknown:
         warnings.append(_unknown_keys_warning(path, unknown, f"[{index}] "))
-    return [], warnings
+    return [], warnings, user.task
 
 
 def ensure_user(suite: LoadedSuite, user: LoadedUser) -> list[str]:
@@ -285,11 +310,17 @@ def ensure_user(suite: LoadedSuite, user: LoadedUser) -> list[str]:
             if user.index in suite._validated:
                 suite._validated.move_to_end(user.index)
             return []
-        entry = user.raw if user.raw is not None else parse_json_text(suite.text[user.span[0]:user.span[1]])
+        if user.raw is not None:
+            entry = user.raw
+        else:
+            start, end = user.span or (0, 0)
+            text = zlib.decompress(user.packed).decode("utf-8") if user.packed is not None else suite.text[start:end]
+            # A verified span holds no repeated key nor over-long integer: the C parser reads it the same.
+            entry = json.loads(text) if user.verified else parse_json_text(text)
         warnings: list[str] = []
         unknown: Counter[str] = Counter()
         loaded = _load_user(suite.path, user.index, entry, strict=suite.strict, warnings=warnings,
-                            unknown=unknown)
+                            unknown=unknown, verified=user.verified and user.raw is None)
         if unknown:
             warnings.append(_unknown_keys_warning(suite.path, unknown, f"[{user.index}] "))
         user.task, user.times, user.error = loaded.task, loaded.times, loaded.error
@@ -337,7 +368,8 @@ def outline_of(task: UserTask) -> list[SubtaskOutline]:
 
 
 def _load_user(
-    path: Path, index: int, entry: Any, *, strict: bool, warnings: list[str], unknown: Counter[str]
+    path: Path, index: int, entry: Any, *, strict: bool, warnings: list[str], unknown: Counter[str],
+    verified: bool = False,
 ) -> LoadedUser:
     prefix = f"[{index}]"
     key = str(entry.get("id", f"#{index}")) if isinstance(entry, dict) else f"#{index}"
@@ -347,7 +379,8 @@ def _load_user(
         return user
     odd: dict[str, list[str]] = {}
     raw_problems: list[tuple[str, str]] = []
-    clean = integrity.check_json_values(entry, prefix, raw_problems, odd)
+    # The value scan finds only errors and warnings, and a verified user had neither.
+    clean = True if verified else integrity.check_json_values(entry, prefix, raw_problems, odd)
     if raw_problems:  # NaN, huge integers or deep nesting: nothing below can be trusted with them
         user.error = SuiteError(path, raw_problems)  # paths of the file's own layout, 2.0 or 1.0
         return user
@@ -360,10 +393,10 @@ def _load_user(
             raise SuiteError(path, [(prefix, "neither a VitaBench 2.0 user (needs 'subtasks') nor a "
                                              "VitaBench 1.0 task (needs 'instructions' and 'environment')")])
     except ValidationError as exc:
-        problems = _validation_problems(exc, prefix)
+        located = _validation_problems(exc, prefix)
         if "subtasks" not in entry:
-            problems = [(_vb1_path(where, prefix), message) for where, message in problems]
-        user.error = SuiteError(path, problems)
+            located = [(_vb1_path(where, prefix), message) for where, message in located]
+        user.error = SuiteError(path, located)
         return user
     except SuiteError as exc:
         user.error = exc
@@ -514,6 +547,7 @@ def convert_vb1_task(task: dict[str, Any]) -> dict[str, Any]:
     profile = dict((task.get("user_scenario") or {}).get("user_profile") or {})
     user_id = str(environment.get("user_id") or profile.get("user id") or profile.get("user_id") or task.get("id"))
     time = str(environment.get("time") or "")
+    domain: Any
     try:
         domain = vb1_domain(task.get("domain"), environment)
     except ValueError:

@@ -95,3 +95,33 @@ def test_validated_users_beyond_the_limit_are_dropped_unless_pinned(tmp_path):
     assert first.task is not None and second.task is None
     ensure_user(lazy, second)
     assert second.task == load_suite(path).users[1].task
+
+
+def test_a_user_with_a_clean_cached_verdict_is_rebuilt_fast_and_the_same(tmp_path):
+    data = tiny_suite()
+    data[1]["surprise"] = 1  # an unknown key: a warning, so U2 keeps the full checks
+    path = write_suite(tmp_path / "tasks.json", data)
+    eager = load_suite(path)
+    load_suite(path, lazy=True, index_dir=tmp_path / "cache")
+    lazy = load_suite(path, lazy=True, index_dir=tmp_path / "cache")
+    assert [u.verified for u in lazy.users] == [True, False]
+    assert lazy.text == "" and all(u.packed for u in lazy.users)  # spans kept compressed, not the file
+    for user in lazy.users:
+        ensure_user(lazy, user)
+    assert [u.task for u in lazy.users] == [u.task for u in eager.users]
+    assert [u.times for u in lazy.users] == [u.times for u in eager.users]
+
+
+def test_the_language_is_cached_with_the_index(tmp_path):
+    from pytest_vitabench.config import RunConfig
+    from pytest_vitabench.runner import ItemRunner
+
+    path = write_suite(tmp_path / "tasks.json", tiny_suite())
+    first = load_suite(path, lazy=True, index_dir=tmp_path / "cache")
+    again = load_suite(path, lazy=True, index_dir=tmp_path / "cache")
+    assert first.language == again.language == "en"
+    runner = ItemRunner(RunConfig())
+    runner.index_dir = tmp_path / "cache"
+    suite = runner.suite(path, lazy=True)
+    assert runner.language_for(suite) == "en"
+    assert all(u.task is None for u in suite.users)  # told without validating any user
