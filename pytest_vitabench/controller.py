@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -28,8 +29,13 @@ class VitaController:
             the plugin's accessors when first needed, so a session without suites builds nothing.
     """
 
-    def __init__(self, config: Any):
+    def __init__(self, config: Any, *, state_of: Callable[[Any], Any], has_state: Callable[[Any], bool],
+                 suite_warning: type[Warning]):
         self.config = config
+        # The plugin's accessors are handed in (not imported) so that plugin -> controller stays one-way.
+        self._state_of = state_of
+        self._has_state = has_state
+        self._suite_warning = suite_warning
         #: Light result payloads by node id, as they arrive (validated once, at the end).
         self.payloads: dict[str, dict[str, Any]] = {}
         self.results: list[ItemResult] = []
@@ -56,16 +62,12 @@ class VitaController:
 
     @property
     def state(self) -> Any:
-        from .plugin import _state
-
-        return _state(self.config)
+        return self._state_of(self.config)
 
     @property
     def active(self) -> bool:
         """Whether this session runs a suite (the plugin built its state)."""
-        from .plugin import _has_state
-
-        return _has_state(self.config)
+        return self._has_state(self.config)
 
     # -- results as they arrive ---------------------------------------------------------------------
 
@@ -176,11 +178,12 @@ class VitaController:
         if not (run_config.failures or run_config.report or run_config.baseline):
             return
         from .report.run_analysis import analyse_session, suite_subtask_data
+        from .settings import run_scoped
 
         self.analysis = analyse_session(results, manifest, want_failures=run_config.failures or bool(run_config.report),
                                         subtask_data=suite_subtask_data(self.state.runner.suite),
                                         baseline=run_config.baseline, max_drop=run_config.fail_regression,
-                                        seed=run_config.seed)
+                                        seed=run_config.seed, ignored_settings=run_scoped())
         if run_config.baseline:
             self.regressions = list(self.analysis.regressions or [])
         if run_config.fail_regression is not None:
@@ -204,7 +207,6 @@ class VitaController:
         path = os.environ.get("GITHUB_STEP_SUMMARY")
         if not path or self.metrics is None:
             return
-        from .plugin import VitaSuiteWarning
         from .report.github import step_summary, write_step_summary
 
         markdown = step_summary(self.metrics, self.results, config=self.state.run_config.manifest(),
@@ -213,7 +215,7 @@ class VitaController:
         try:
             write_step_summary(path, markdown)
         except OSError as exc:
-            warnings.warn(VitaSuiteWarning(f"could not write GITHUB_STEP_SUMMARY {path}: {exc}"), stacklevel=1)
+            warnings.warn(self._suite_warning(f"could not write GITHUB_STEP_SUMMARY {path}: {exc}"), stacklevel=1)
 
     def _add_junit_properties(self, xml: Any) -> None:
         if xml is None or self.metrics is None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
+from .spelling import did_you_mean
+
 #: Offline built-in names per role option; any other name is a model at an OpenAI-compatible endpoint.
 BUILTIN_ROLE_NAMES: dict[str, tuple[str, ...]] = {
     "--vita-model": ("reference", "literal", "groundtruth-reader", "answer", "oracle"),
@@ -48,12 +50,6 @@ def one_of(option: str, value: object, choices: Iterable[str]) -> str:
     if text in allowed:
         return text
     raise ValueError(f"{option} must be one of {', '.join(allowed)}; got {text!r}{did_you_mean(text, allowed)}")
-
-
-def did_you_mean(name: str, choices: Iterable[str]) -> str:
-    """``" (did you mean 'x'?)"`` for a near miss of one of ``choices``, else ``""``."""
-    close = difflib.get_close_matches(name.strip().lower(), list(choices), n=1, cutoff=0.75)
-    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def near_builtin(option: str, name: str) -> str | None:

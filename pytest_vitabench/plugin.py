@@ -88,7 +88,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if not _is_worker(config):  # as xdist registers its DSession: the controller's state is a plugin of its own
         from .controller import VitaController
 
-        config.pluginmanager.register(VitaController(config), _CONTROLLER)
+        config.pluginmanager.register(
+            VitaController(config, state_of=_state, has_state=_has_state, suite_warning=VitaSuiteWarning), _CONTROLLER)
     from .settings import specs
 
     if any(config.getoption(spec.ini) is not None for spec in specs()):

@@ -256,7 +256,7 @@ def rejudge_command(report_path: str, *, judge_model: str = "rules", judge_mode:
         judge_votes: LLM judge runs per item (per-rubric majority).
         outcome_reward: Also judge the last order or booking; reward = min(trajectory, outcome).
         language: The judge prompt language (default: the run's).
-        llm_options: Keyword arguments of :func:`~pytest_vitabench.llm.settings_from_options` for an LLM judge
+        llm_options: Keyword arguments of :func:`~pytest_vitabench.config.settings_from_options` for an LLM judge
             (``base_url``, ``api_key_env``, ``rpm``, ``max_concurrency``, ``timeout``, ``cache``, ``prices``).
         suite_paths: Current locations of suite files that moved (matched by content).
         output: Where to write the new report (default: ``REPORT.rejudged.json`` beside it).
@@ -279,7 +279,8 @@ def rejudge_command(report_path: str, *, judge_model: str = "rules", judge_mode:
     ledger = None
     try:
         if judge_model != "rules":
-            from .llm import Ledger, LLMClient, settings_from_options
+            from .config import settings_from_options
+            from .llm import Ledger, LLMClient
 
             options: dict[str, Any] = {"base_url": None, "api_key_env": "OPENAI_API_KEY", **dict(llm_options or {})}
             settings = settings_from_options(rootdir=Path.cwd(), **options)

@@ -336,3 +336,8 @@ def raw_options(get: Callable[[str], Any]) -> dict[str, Any]:
     """Every setting's raw value keyed by ini key (for :class:`~pytest_vitabench.benchmark.Benchmark`)."""
     return {item.ini: get(item.ini) for item in specs()}
 
+
+def run_scoped() -> frozenset[str]:
+    """Names of the settings that say how a run went (limits, cache, gates, output paths), not what it
+    measured: a comparison of two runs' settings leaves them out."""
+    return frozenset(item.name for item in specs() if item.meta.scope == "run")

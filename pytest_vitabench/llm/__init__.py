@@ -10,10 +10,9 @@ from .errors import LLMError
 from .ledger import ROLES, Ledger
 from .prices import ModelPrice, load_prices, price_for
 from .ratelimit import Limiter, LimiterTimeout
-from .settings import LOCAL_KEY, LLMSettings, MissingAPIKey, resolve_api_key, settings_from_options
+from .settings import LOCAL_KEY, LLMSettings, MissingAPIKey, resolve_api_key
 
 __all__ = [
     "LOCAL_KEY", "ROLES", "Completion", "LLMClient", "LLMError", "LLMSettings", "Ledger", "Limiter",
     "LimiterTimeout", "MissingAPIKey", "ModelPrice", "load_prices", "price_for", "resolve_api_key",
-    "settings_from_options",
 ]

@@ -130,7 +130,7 @@ def memory_factory(name: str, options: Mapping[str, Any] | None = None) -> Calla
     backend = _load_custom(name)
     if backend is not None:
         return _checked(name, backend, opts)
-    from ..option_values import did_you_mean
+    from ..spelling import did_you_mean
 
     raise ValueError(f"--vita-memory: unknown memory backend {name!r}{did_you_mean(name, BUILTIN)}; available: "
                      f"{', '.join(BUILTIN)}, module:Class, or a '{ENTRY_POINT_GROUP}' entry point")

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import random
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -106,13 +106,18 @@ def binomial_two_sided(b: int, c: int) -> float:
     return min(1.0, 2 * tail)
 
 
-def settings_difference(base: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, list[Any]]:
-    """Config keys whose values differ: ``{key: [base value, new value]}`` (suite hashes included)."""
-    out: dict[str, list[Any]] = {}
-    from ..settings import specs
+def settings_difference(base: Mapping[str, Any], new: Mapping[str, Any], *,
+                        ignored: Collection[str] = ()) -> dict[str, list[Any]]:
+    """Config keys whose values differ: ``{key: [base value, new value]}`` (suite hashes included).
 
-    # how a run went (limits, cache, gates, output paths) never changes what it measures
-    ignored = _IGNORED_SETTINGS | {s.name for s in specs() if s.meta.scope == "run"}
+    Args:
+        base: The baseline's config.
+        new: The new run's config.
+        ignored: Keys that say how a run went, not what it measured (the callers pass
+            :func:`pytest_vitabench.settings.run_scoped`: limits, cache, gates, output paths).
+    """
+    out: dict[str, list[Any]] = {}
+    ignored = _IGNORED_SETTINGS | set(ignored)
     for key in sorted((set(base) | set(new)) - ignored):
         if base.get(key) != new.get(key):
             out[key] = [base.get(key), new.get(key)]
@@ -140,7 +145,7 @@ def _reward(r: Mapping[str, Any]) -> float:
 def compare_results(base: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str, Any]], *,
                     base_config: Mapping[str, Any] | None = None, new_config: Mapping[str, Any] | None = None,
                     base_memory: str | None = None, new_memory: str | None = None, bootstrap: int = 2000,
-                    seed: int = 0) -> Comparison:
+                    seed: int = 0, ignored_settings: Collection[str] = ()) -> Comparison:
     """Compare two runs' item records.
 
     Args:
@@ -226,7 +231,8 @@ def compare_results(base: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str
                       new_avg=new_sum / n_units, delta=delta, ci95=ci,
                       discordant={"pass_to_fail": b, "fail_to_pass": c}, p_value=binomial_two_sided(b, c),
                       regressed=regressed, fixed=fixed,
-                      settings=settings_difference(base_config or {}, new_config or {}),
+                      settings=settings_difference(base_config or {}, new_config or {},
+                                                   ignored=ignored_settings),
                       only_base=only_base, only_new=only_new)
 
 

@@ -7,7 +7,7 @@ Pure Python over the run's :class:`~pytest_vitabench.result.ItemResult` records;
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,7 +59,8 @@ def analyse_failures(results: Sequence[ItemResult],
 
 def analyse_session(results: Sequence[ItemResult], config: dict[str, Any], *, want_failures: bool,
                     subtask_data: Callable[[ItemResult], dict[str, Any] | None], baseline: str | None = None,
-                    max_drop: float | None = None, seed: int = 0) -> SessionAnalysis:
+                    max_drop: float | None = None, seed: int = 0,
+                    ignored_settings: Collection[str] = ()) -> SessionAnalysis:
     """Everything the plugin reports beyond the metrics.
 
     Args:
@@ -70,6 +71,8 @@ def analyse_session(results: Sequence[ItemResult], config: dict[str, Any], *, wa
         baseline: A saved run to compare with.
         max_drop: The regression gate's allowed drop of Avg (``None``: no gate).
         seed: Bootstrap seed.
+        ignored_settings: Config keys left out of the settings difference (see
+            :func:`~pytest_vitabench.report.compare.settings_difference`).
     """
     analysis = SessionAnalysis(baseline_path=baseline)
     if want_failures:
@@ -81,7 +84,7 @@ def analyse_session(results: Sequence[ItemResult], config: dict[str, Any], *, wa
             base = load_run(baseline)
             current = [r.model_dump(mode="json", exclude={"messages", "memory_snapshot"}) for r in results]
             analysis.comparison = compare_results(base.results, current, base_config=base.config,
-                                                  new_config=config, seed=seed)
+                                                  new_config=config, seed=seed, ignored_settings=ignored_settings)
         except (OSError, ValueError) as exc:
             analysis.comparison_error = f"cannot compare with the baseline {baseline}: {exc}"
             if max_drop is not None:

@@ -30,6 +30,7 @@ def render_run_page(run: Run, *, suite_dirs: list[str] | None = None, baseline: 
     from ..report.plots import plot_data
     from ..report.terminal import render_table
     from ..result import ItemResult
+    from ..settings import run_scoped
     from .html import build_viewer
 
     catalogue = _catalogue(run, suite_dirs)
@@ -37,7 +38,7 @@ def render_run_page(run: Run, *, suite_dirs: list[str] | None = None, baseline: 
     results = [ItemResult.model_validate(r) for r in run.results]
     comparison = None
     if baseline is not None:
-        comparison = compare_runs(baseline, run).to_dict()
+        comparison = compare_runs(baseline, run, ignored_settings=run_scoped()).to_dict()
     return build_viewer(run, catalogue=catalogue, metrics_lines=render_table(metrics, results),
                         plots=plot_data(run.results, metrics), failures=analyse_run(run, catalogue),
                         comparison=comparison)
@@ -128,10 +129,12 @@ def compare_command(base_path: str, new_path: str, *, base_memory: str | None = 
         The exit status: 0, 1 on a regression beyond ``fail_regression``, 2 when a run cannot be read.
     """
     from ..report.compare import compare_runs, regression_gate, render_comparison
+    from ..settings import run_scoped
 
     try:
         base, new = load_run(base_path), load_run(new_path)
-        comparison = compare_runs(base, new, base_memory=base_memory, new_memory=new_memory, seed=seed)
+        comparison = compare_runs(base, new, base_memory=base_memory, new_memory=new_memory, seed=seed,
+                                  ignored_settings=run_scoped())
     except (OSError, ValueError) as exc:
         print(f"vitabench compare: {exc}", file=sys.stderr)
         return 2

@@ -27,8 +27,6 @@ def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytes
     pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
     (pytester.path / "tasks.json").write_text(json.dumps(tiny_suite()), encoding="utf-8")
     monkeypatch.setenv(KEY_ENV, "sk-store-test-not-a-real-key")
-    # rag's endpoint embedder reads $OPENAI_API_KEY whatever --vita-api-key-env says (issue 11, settings slice)
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-store-test-not-a-real-key")
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     return pytester
 
@@ -39,6 +37,7 @@ def _run(project: pytest.Pytester, stub: StubLLM, *extra: str) -> pytest.RunResu
     result = project.runpytest_subprocess(
         "--vita-memory", "rag", "--vita-embedding-model", "stub-embed", "--vita-base-url", stub.base_url,
         "--vita-embedding-base-url", stub.base_url, "--vita-circuit-breaker", "1",
+        "--vita-preflight", "off",  # the preflight's one request would be the only uncached one
         "--vita-api-key-env", KEY_ENV, "--vita-trials", "2", *extra)
     assert "errors" not in result.parseoutcomes(), result.stdout.str()[-3000:]  # the stub answered everything
     return result
