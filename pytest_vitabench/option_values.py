@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
+from typing import TypeVar
+
+Choice = TypeVar("Choice", bound=str)
 
 #: Offline built-in names per role option; any other name is a model at an OpenAI-compatible endpoint.
 BUILTIN_ROLE_NAMES: dict[str, tuple[str, ...]] = {
@@ -35,7 +38,7 @@ def whole_number(option: str, value: object, *, minimum: int, default: int) -> i
     return number
 
 
-def one_of(option: str, value: object, choices: Iterable[str]) -> str:
+def one_of(option: str, value: object, choices: Iterable[Choice]) -> Choice:
     """``value`` when it is one of ``choices``.
 
     Raises:
@@ -43,8 +46,9 @@ def one_of(option: str, value: object, choices: Iterable[str]) -> str:
     """
     allowed = list(choices)
     text = str(value).strip()
-    if text in allowed:
-        return text
+    for choice in allowed:  # the choice itself, typed as the caller's choices (a Literal, say)
+        if choice == text:
+            return choice
     raise ValueError(f"{option} must be one of {', '.join(allowed)}; got {text!r}{did_you_mean(text, allowed)}")
 
 

@@ -299,7 +299,7 @@ def _llm_state_dir(config: pytest.Config) -> str:
     worker through ``workerinput``, so the limits hold for the whole run, not per worker.
     """
     if _is_worker(config):
-        return str(config.workerinput.get(_WORKER_LLM_DIR) or _controller_llm_dir(config))
+        return str(_worker_input(config, _WORKER_LLM_DIR) or _controller_llm_dir(config))
     return _controller_llm_dir(config)
 
 
@@ -410,7 +410,7 @@ class SuiteFile(pytest.File):
             * len(config.memory) * config.trials
         # Under xdist every worker collects; one of them is enough to warn. (Read from this session's config,
         # not the environment, which a pytest run inside an xdist worker inherits.)
-        if not _is_worker(self.config) or self.config.workerinput.get("workerid") == "gw0":
+        if not _is_worker(self.config) or _worker_input(self.config, "workerid") == "gw0":
             for message in suite.warnings:
                 warnings.warn(VitaSuiteWarning(message), stacklevel=1)
         for user in suite.users:
@@ -658,14 +658,17 @@ def _command(config: pytest.Config) -> list[str]:
     return ["pytest", *config.invocation_params.args]
 
 
+_REPORTED_KEY = pytest.StashKey[bool]()
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     report = yield
     result = getattr(item, "_vita_result", None)
-    if result is not None and not getattr(item, "_vita_reported", False):
+    if result is not None and not item.stash.get(_REPORTED_KEY, False):
         if report.when == "call" or report.outcome != "passed":
             report.vita_result = result.light()
-            item._vita_reported = True
+            item.stash[_REPORTED_KEY] = True
     return report
 
 
@@ -779,8 +782,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if state.engine is not None:
         state.engine.close()
     if _is_worker(config):
-        config.workeroutput[_WORKER_LEDGER] = state.ledger.to_dict()
-        config.workeroutput[_WORKER_PLANNED] = dict(state.planned)
+        worker_output: dict[str, Any] = getattr(config, "workeroutput", {})
+        worker_output[_WORKER_LEDGER] = state.ledger.to_dict()
+        worker_output[_WORKER_PLANNED] = dict(state.planned)
         return
     if not state.results:
         return

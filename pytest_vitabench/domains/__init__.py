@@ -12,9 +12,12 @@ from __future__ import annotations
 import importlib
 from functools import cache
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .base import Environment
+
+if TYPE_CHECKING:
+    from .shared import DomainDB
 
 DOMAINS = ("delivery", "instore", "ota")
 
@@ -46,10 +49,10 @@ def _module(name: str) -> ModuleType:
 
 
 @cache
-def _merged_db(names: tuple[str, ...]) -> type:
+def _merged_db(names: tuple[str, ...]) -> type[DomainDB]:
     # Every domain DB subclasses shared.DomainDB, so the merged model has the common fields once.
     bases = tuple(_module(name).DB for name in names)
-    return type("DB_" + "_".join(names), bases, {"__module__": __name__})
+    return cast("type[DomainDB]", type("DB_" + "_".join(names), bases, {"__module__": __name__}))
 
 
 def validate_environment(domain: str, environment: dict[str, Any]) -> None:

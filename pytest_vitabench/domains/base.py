@@ -155,8 +155,8 @@ def check_arguments(schema: dict[str, Any], arguments: dict[str, Any], *, types:
         expected = properties[key].get("type")
         if value is None or expected is None:
             continue
-        types = expected if isinstance(expected, list) else [expected]
-        python_types = tuple(t for name in types for t in _flatten(_JSON_TYPES.get(name, object)))
+        type_names = expected if isinstance(expected, list) else [expected]
+        python_types = tuple(t for name in type_names for t in _flatten(_JSON_TYPES.get(name, object)))
         if isinstance(value, bool) and bool not in python_types:
             return f"argument {key!r} must be {expected}, got a boolean"
         if not isinstance(value, python_types):

@@ -171,7 +171,7 @@ def load_suite(path: str | Path, *, strict: bool = False, lazy: bool = False,
 
     suite = LoadedSuite(path=path, sha256=hashlib.sha256(raw).hexdigest(), users=[], strict=strict)
     unknown: Counter[str] = Counter()
-    formats = Counter()
+    formats: Counter[str] = Counter()
     seen_ids: dict[str, int] = {}
     for index, entry in enumerate(data):
         user = _load_user(path, index, entry, strict=strict, warnings=suite.warnings, unknown=unknown)
@@ -298,7 +298,11 @@ def ensure_user(suite: LoadedSuite, user: LoadedUser) -> list[str]:
             if user.index in suite._validated:
                 suite._validated.move_to_end(user.index)
             return []
-        entry = user.raw if user.raw is not None else parse_json_text(suite.text[user.span[0]:user.span[1]])
+        if user.raw is not None:
+            entry = user.raw
+        else:
+            assert user.span is not None  # the guard above returned when there is neither
+            entry = parse_json_text(suite.text[user.span[0]:user.span[1]])
         warnings: list[str] = []
         unknown: Counter[str] = Counter()
         loaded = _load_user(suite.path, user.index, entry, strict=suite.strict, warnings=warnings,
@@ -373,10 +377,10 @@ def _load_user(
             raise SuiteError(path, [(prefix, "neither a VitaBench 2.0 user (needs 'subtasks') nor a "
                                              "VitaBench 1.0 task (needs 'instructions' and 'environment')")])
     except ValidationError as exc:
-        problems = _validation_problems(exc, prefix)
+        located = _validation_problems(exc, prefix)
         if "subtasks" not in entry:
-            problems = [(_vb1_path(where, prefix), message) for where, message in problems]
-        user.error = SuiteError(path, problems)
+            located = [(_vb1_path(where, prefix), message) for where, message in located]
+        user.error = SuiteError(path, located)
         return user
     except SuiteError as exc:
         user.error = exc
@@ -527,6 +531,7 @@ def convert_vb1_task(task: dict[str, Any]) -> dict[str, Any]:
     profile = dict((task.get("user_scenario") or {}).get("user_profile") or {})
     user_id = str(environment.get("user_id") or profile.get("user id") or profile.get("user_id") or task.get("id"))
     time = str(environment.get("time") or "")
+    domain: str | None
     try:
         domain = vb1_domain(task.get("domain"), environment)
     except ValueError:

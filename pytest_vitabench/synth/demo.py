@@ -866,7 +866,8 @@ class _Catalogue:
         rng.shuffle(merchant_offs)
         pb = sub.popular_breaks
         others = 0
-        popular_bad = sub.dims[pb].bad[0] if isinstance(sub.dims[pb], Dim) else "bad"
+        popular_dim = sub.dims[pb]
+        popular_bad = popular_dim.bad[0] if isinstance(popular_dim, Dim) else "bad"
         for pos in range(count):
             if pos == target_pos:
                 role, m_breaks = "target", {}

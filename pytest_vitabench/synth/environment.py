@@ -306,7 +306,7 @@ def _materialise(config: SynthConfig, rng: random.Random, plan: UserPlan, sub: S
         for i, d in enumerate(dims):
             if d.level == "merchant" and i not in slot.breaks:
                 satisfying[i].append(eid)
-        products = []
+        products: list[dict[str, Any]] = []
         for j, breaks in enumerate(slot.products):
             pid = f"P{digits}{sub.n:02d}{k + 1:02d}{j + 1:02d}"
             if family.kind in ("train", "flight", "attraction") and any(d.kind == "date" for d in dims) \
@@ -374,8 +374,7 @@ def _score(rng: random.Random, slot: Slot, dims: list[Dim], user_floor: float) -
 
 def _product(rng: random.Random, family: Family, dims: list[Dim], breaks: dict[int, str], pid: str, j: int,
              caps: list[float], slot: Slot, day_text: str) -> dict[str, Any]:
-    phrases = [_phrase(d, breaks.get(i)) for i, d in enumerate(dims) if d.level == "product"]
-    phrases = [p for p in phrases if p]
+    phrases = [p for i, d in enumerate(dims) if d.level == "product" if (p := _phrase(d, breaks.get(i)))]
     lo, hi = family.price
     cap_dim = next((i for i, d in enumerate(dims) if d.kind == "cap"), None)
     ceiling = min([hi] + [int(c) for c in caps]) if (slot.role == "target" and not breaks) else hi

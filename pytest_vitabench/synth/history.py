@@ -496,7 +496,7 @@ def records(events: list[Event], shape: str, rng: random.Random) -> tuple[list[d
     out: list[dict[str, Any]] = []
     noise: list[list[Any]] = []
     if shape == "event":
-        clock = {}
+        clock: dict[date, int] = {}
         for event in events:
             minute = clock.get(event.day, rng.randint(7 * 60, 10 * 60))
             minute = min(23 * 60 + 50, minute + rng.randint(5, 90))

@@ -62,9 +62,8 @@ def rubrics_for(plan: UserPlan, sub: SubPlan, built: Built) -> tuple[list[str], 
                 f"The booking is for the night of {dim.good}"
             add(text, record(dates={"includes_all": [dim.good]}))
             continue
-        axis = AXIS[dim.key]
-        value = dim.good if dim.kind != "aversion" else dim.bad[0]
-        text = axis.rubric.format(noun=family.noun, place=family.place, value=value)
+        value = (dim.good or "") if dim.kind != "aversion" else dim.bad[0]  # only aversions lack a good value
+        text = AXIS[dim.key].rubric.format(noun=family.noun, place=family.place, value=value)
         if dim.level == "merchant":
             check = record(entity_id={"in": built.satisfying[i]})
         else:

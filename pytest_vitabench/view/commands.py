@@ -17,7 +17,7 @@ from .source import Run, load_run
 def _catalogue(run: Run, suite_dirs: list[str] | None) -> Any:
     from .catalogue import load_catalogue
 
-    dirs = [*(suite_dirs or []), run.path.parent]
+    dirs: list[str | Path] = [*(suite_dirs or []), run.path.parent]
     # Reports written under xdist before suite hashes were recorded there name their suites only per item.
     suites = run.config.get("suites") or {str(r["suite"]): "" for r in run.results if r.get("suite")}
     return load_catalogue(suites, search_dirs=dirs)

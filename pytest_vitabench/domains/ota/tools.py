@@ -8,7 +8,7 @@ taxi. Cancelling an order puts its inventory back.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -306,7 +306,7 @@ def domain_tools(env: DomainEnvironment) -> list[Tool]:
     # ------------------------------------------------------------------ search
 
     def ranked(
-        items: dict[str, Entity],
+        items: Mapping[str, Entity],
         city_name: str,
         city_text: Callable[[Any], str],
         key_words: Sequence[str] | None,
