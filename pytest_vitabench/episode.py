@@ -132,7 +132,7 @@ def run_episode(
     try:
         coroutine.send(None)
     except StopIteration as done:
-        return done.value  # type: ignore[no-any-return]
+        return done.value
     finally:
         caller.close()
     coroutine.close()

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
+from typing import TypeVar
+
+Choice = TypeVar("Choice", bound=str)
 
 from .spelling import did_you_mean
 
@@ -39,7 +42,7 @@ def whole_number(option: str, value: object, *, minimum: int, default: int, acce
     return number
 
 
-def one_of(option: str, value: object, choices: Iterable[str]) -> str:
+def one_of(option: str, value: object, choices: Iterable[Choice]) -> Choice:
     """``value`` when it is one of ``choices``.
 
     Raises:
@@ -47,8 +50,9 @@ def one_of(option: str, value: object, choices: Iterable[str]) -> str:
     """
     allowed = list(choices)
     text = str(value).strip()
-    if text in allowed:
-        return text
+    for choice in allowed:  # the choice itself, typed as the caller's choices (a Literal, say)
+        if choice == text:
+            return choice
     raise ValueError(f"{option} must be one of {', '.join(allowed)}; got {text!r}{did_you_mean(text, allowed)}")
 
 

@@ -528,14 +528,17 @@ def _session_scoped_roles(item: pytest.Item) -> bool:
     return True
 
 
+_REPORTED_KEY = pytest.StashKey[bool]()
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     report = yield
     result = getattr(item, "_vita_result", None)
-    if result is not None and not getattr(item, "_vita_reported", False):
+    if result is not None and not item.stash.get(_REPORTED_KEY, False):
         if report.when == "call" or report.outcome != "passed":
             report.vita_result = result.light()
-            item._vita_reported = True  # type: ignore[attr-defined]
+            item.stash[_REPORTED_KEY] = True
     return report
 
 
@@ -631,9 +634,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if state.engine is not None:
         state.engine.close()
     if _is_worker(config):
-        output: dict[str, Any] = config.workeroutput  # type: ignore[attr-defined]
-        output[_WORKER_LEDGER] = state.ledger.to_dict()
-        output[_WORKER_PLANNED] = dict(state.planned)
+        worker_output: dict[str, Any] = getattr(config, "workeroutput", {})
+        worker_output[_WORKER_LEDGER] = state.ledger.to_dict()
+        worker_output[_WORKER_PLANNED] = dict(state.planned)
         return
     controller = _controller(config)
     if controller is not None:

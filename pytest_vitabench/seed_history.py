@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .messages import Message, ToolCall
+from .messages import Message, Role, ToolCall
 
-_ROLES = {"assistant": "assistant", "agent": "assistant", "user": "user", "tool": "tool"}
+_ROLES: dict[str, Role] = {"assistant": "assistant", "agent": "assistant", "user": "user", "tool": "tool"}
 
 
 class HistoryError(ValueError):
@@ -23,7 +23,7 @@ class HistoryError(ValueError):
 def _call(index: int, number: int, raw: Any) -> ToolCall:
     if not isinstance(raw, dict):
         raise HistoryError(f"message_history[{index}].tool_calls[{number}] is not an object")
-    function = raw.get("function") if isinstance(raw.get("function"), dict) else raw
+    function: dict[str, Any] = raw["function"] if isinstance(raw.get("function"), dict) else raw
     name = function.get("name")
     if not name:
         raise HistoryError(f"message_history[{index}].tool_calls[{number}] has no name")

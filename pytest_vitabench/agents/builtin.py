@@ -171,7 +171,7 @@ def _parsed(content: str) -> Any:
     return _parsed_json(content) if isinstance(content, str) else None
 
 
-def _call_key(name: str, args: dict[str, Any]) -> str:
+def _call_key(name: str, args: dict[str, Any] | str) -> str:
     return name + json.dumps(args, sort_keys=True, ensure_ascii=False, default=str)
 
 

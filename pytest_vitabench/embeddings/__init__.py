@@ -96,7 +96,9 @@ class CachedEmbedder:
         with self._lock:
             self.computed += len(missing)
             self.reused += len(keys) - len(missing)
-        vectors = [self.cache.get(key) for key in keys]
+        vectors = [vector for key in keys if (vector := self.cache.get(key)) is not None]
+        if len(vectors) != len(keys):
+            raise RuntimeError("the embedding cache has no vector for a key it has just stored")
         if not vectors:
             return np.zeros((0, 0), dtype=np.float32)
         return np.stack(vectors).astype(np.float32, copy=False)

@@ -33,7 +33,7 @@ def worker_queue(interactor: Any) -> list[int]:
     following = getattr(interactor, "nextitem_index", None)
     if isinstance(following, int):
         out.append(following)
-    queue = getattr(interactor, "torun", None)
+    queue: Any = getattr(interactor, "torun", None)
     lock = getattr(queue, "lock", None)
     try:
         if callable(lock):
@@ -53,7 +53,7 @@ def worker_queue(interactor: Any) -> list[int]:
 def make_deep_load_scheduler(config: Any, log: Any, min_queued: int) -> Any:
     from xdist.scheduler import LoadScheduling
 
-    class DeepLoadScheduling(LoadScheduling):  # type: ignore[misc]
+    class DeepLoadScheduling(LoadScheduling):
         def check_schedule(self, node: Any, duration: float = 0) -> None:
             if node.shutting_down:
                 return

@@ -258,7 +258,7 @@ def required_order_problems(order: RequiredOrder, record: dict[str, Any], *,
             problems.append(f"product {product.product_id} missing (has {pids})")
             continue
         # a product may appear on several lines with different options: take the line that fits best
-        at = min(lines, key=lambda i, wanted=product: _line_misfit(wanted, i, quantities, attributes))
+        at = min(lines, key=lambda i: _line_misfit(product, i, quantities, attributes))
         used.add(at)
         if product.quantity is not None and at < len(quantities) and quantities[at] != product.quantity:
             problems.append(f"quantity of {product.product_id} is {quantities[at]}, expected {product.quantity}")

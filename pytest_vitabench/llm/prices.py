@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -91,11 +92,11 @@ def load_prices(spec: str | Path | Mapping[str, Any] | None, *, base_dir: Path |
             raise ValueError(f"prices file not found: {path}")
         raw = path.read_bytes()
         if path.suffix.lower() == ".toml":
-            try:
+            if sys.version_info >= (3, 11):
                 import tomllib
-            except ModuleNotFoundError:  # Python 3.10
+            else:  # tomli is a dependency on Python 3.10, unless it was installed without its dependencies
                 try:
-                    import tomli as tomllib  # type: ignore[no-redef]
+                    import tomli as tomllib
                 except ModuleNotFoundError:
                     raise ValueError(f"reading {path} needs Python 3.11+ or 'pip install tomli'; "
                                      "or use a .json prices file") from None

@@ -187,6 +187,11 @@ def _rag_factory(opts: dict[str, Any]) -> Callable[[], Any]:
             check_available(spec)
         except LocalModelUnavailable as exc:
             raise ValueError(f"the rag memory: {exc}") from None
+    try:
+        import numpy  # noqa: F401 - the vectors and their cosine similarity, whichever model embeds
+    except ImportError:
+        raise ValueError("the rag memory needs numpy, also with an endpoint embedding model: "
+                         "pip install 'pytest-vitabench[rag]'") from None
     top_k = int(opts.get("rag_top_k") or DEFAULT_TOP_K)
     threshold = parse_threshold(opts.get("rag_threshold"))
     chunk_tokens = int(opts.get("chunk_tokens") or DEFAULT_CHUNK_TOKENS)

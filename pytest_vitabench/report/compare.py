@@ -164,8 +164,10 @@ def compare_results(base: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str
     """
     base_backends = sorted({str(r.get("memory")) for r in base})
     new_backends = sorted({str(r.get("memory")) for r in new})
+    pairs: list[tuple[str, str]]
     if base_memory or new_memory:
-        pairs = [(base_memory or new_memory, new_memory or base_memory)]
+        # One of the two is set: ``or ""`` only tells the type checker so.
+        pairs = [(base_memory or new_memory or "", new_memory or base_memory or "")]
     else:
         shared = sorted(set(base_backends) & set(new_backends))
         if shared:

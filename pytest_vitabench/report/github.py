@@ -84,7 +84,7 @@ def worst_subtasks(results: Sequence[ItemResult], n: int = WORST) -> list[dict[s
     for r in results:
         if r.outcome != "skipped":
             units[(r.memory, r.user_id, r.subtask_id)].append(r)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for (memory, user_id, subtask_id), items in units.items():
         unmet: dict[str, int] = defaultdict(int)
         for r in items:

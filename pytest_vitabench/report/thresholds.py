@@ -74,8 +74,8 @@ def _parse_one(entry: str) -> Threshold:
         raise ValueError(f"--vita-fail-under entry {entry!r} has no '=': write it like 'avg@4=0.40'")
     lhs, rhs = lhs.strip(), rhs.strip()
     # rpartition: the metric part never holds ':', while a 'module:Class' backend name may.
-    memory, colon, rest = lhs.rpartition(":")
-    memory = memory.strip() if colon else None
+    before_colon, colon, rest = lhs.rpartition(":")
+    memory = before_colon.strip() if colon else None
     if colon and not memory:
         raise ValueError(f"--vita-fail-under entry {entry!r} has an empty memory backend before ':'")
     rest = rest.strip()

@@ -143,6 +143,7 @@ class _Builder:
     # ------------------------------------------------------------------ 1.0 required orders
     def _required(self, order: RequiredOrder) -> None:
         uid = self.user_id
+        args: dict[str, Any]
         if order.existing:
             old = (self.env.get("orders") or {}).get(order.record_id) or {}
             if order.status == "cancelled" and old.get("status") != "cancelled":
@@ -358,10 +359,10 @@ class _Builder:
                 if not isinstance(entity, dict):
                     continue
                 products = [p for p in entity.get("products") or [] if isinstance(p, dict)]
-                hits = [(str(p.get("product_id")), str(p.get("date") or "")[:10]) for p in products
-                        if str(p.get("product_id")) in targets]
-                if hits:
-                    by_kind.setdefault((kind, str(entity_id)), []).extend(hits)
+                product_hits = [(str(p.get("product_id")), str(p.get("date") or "")[:10]) for p in products
+                                if str(p.get("product_id")) in targets]
+                if product_hits:
+                    by_kind.setdefault((kind, str(entity_id)), []).extend(product_hits)
                 elif str(entity_id) in targets and container == "shops":
                     visit = "reservation" if entity.get("enable_reservation", True) is not False else "book"
                     by_kind.setdefault((visit, str(entity_id)), []).append((None, ""))
@@ -421,7 +422,7 @@ class _Builder:
         if kind == "hotel":
             if quantity != 1:
                 self.key.problems.append(f"{describes}: create_hotel_order books one room, {quantity} required")
-            args = {"hotel_id": entity_id, "room_id": product_id, "user_id": uid}
+            args: dict[str, Any] = {"hotel_id": entity_id, "room_id": product_id, "user_id": uid}
         elif kind == "taxi":
             args = {"taxi_id": entity_id, "product_id": product_id, "user_id": uid, "quantity": quantity}
         else:

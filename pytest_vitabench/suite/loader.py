@@ -313,6 +313,7 @@ def ensure_user(suite: LoadedSuite, user: LoadedUser) -> list[str]:
         if user.raw is not None:
             entry = user.raw
         else:
+            assert user.span is not None or user.packed is not None  # the guard above returned otherwise
             start, end = user.span or (0, 0)
             text = zlib.decompress(user.packed).decode("utf-8") if user.packed is not None else suite.text[start:end]
             # A verified span holds no repeated key nor over-long integer: the C parser reads it the same.
@@ -547,7 +548,7 @@ def convert_vb1_task(task: dict[str, Any]) -> dict[str, Any]:
     profile = dict((task.get("user_scenario") or {}).get("user_profile") or {})
     user_id = str(environment.get("user_id") or profile.get("user id") or profile.get("user_id") or task.get("id"))
     time = str(environment.get("time") or "")
-    domain: Any
+    domain: str | None
     try:
         domain = vb1_domain(task.get("domain"), environment)
     except ValueError:

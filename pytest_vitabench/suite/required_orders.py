@@ -15,7 +15,7 @@ instead of reading it as some other kind.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, Field
 
@@ -151,7 +151,7 @@ def read_required_order(raw: Any, initial_orders: dict[str, Any] | None = None) 
     old = (initial_orders or {}).get(record_id) if record_id else None
     existing = isinstance(old, dict) and sorted(_text(p.get("product_id")) for p in old.get("products") or []
                                                 if isinstance(p, dict)) == sorted(p.product_id for p in products)
-    return RequiredOrder(kind=kind, record_id=record_id, entity_id=entity, products=products,
+    return RequiredOrder(kind=cast(RequiredKind, kind), record_id=record_id, entity_id=entity, products=products,
                          address=address if kind == "delivery" else "",
                          coordinates=coordinates if kind == "delivery" else None,
                          dispatch_time=_text(raw.get("dispatch_time")) if kind == "delivery" else "",
@@ -181,8 +181,9 @@ def required_orders_of(subtask: Any) -> list[RequiredOrder | UninterpretableOrde
     out: list[RequiredOrder | UninterpretableOrder] = []
     seen: set[str] = set()
     for raw in raw_orders:
+        order: RequiredOrder | UninterpretableOrder
         try:
-            order: RequiredOrder | UninterpretableOrder = read_required_order(raw, initial)
+            order = read_required_order(raw, initial)
             key = order.model_dump_json()
         except UninterpretableOrder as exc:
             order, key = exc, f"!{exc}"

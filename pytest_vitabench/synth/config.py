@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
 #: Figures of the paper the presets aim at (also printed by ``vitabench validate`` for comparison).
-PAPER = {
+PAPER: dict[str, Any] = {
     "users": 56,
     "subtasks": 819,
     "subtasks_per_user": 14.6,

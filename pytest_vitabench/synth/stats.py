@@ -53,11 +53,12 @@ def suite_stats(data: list[dict[str, Any]]) -> dict[str, Any]:
     out["entities_per_user"] = out["entities"] / max(1, len(users))
     out["merchants_per_subtask"] = statistics.mean(a for a, _ in entities) if entities else 0
     out["products_per_subtask"] = statistics.mean(b for _, b in entities) if entities else 0
-    prefs, adds, dels, mods, tags_by_user, categories = [], [], [], [], [], Counter()
+    prefs, adds, dels, mods, tags_by_user = [], [], [], [], []
+    categories: Counter[str] = Counter()
     labelled = True
     for user in users:
         ids: dict[str, str] = {}
-        changes = Counter()
+        changes: Counter[str] = Counter()
         tags: set[str] = set()
         memories = [((sub.get("user_scenario") or {}).get("personalized_preference_memory") or {})
                     for sub in user["subtasks"]]

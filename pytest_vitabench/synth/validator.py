@@ -180,7 +180,7 @@ def validate_users(users: list[UserTask], raw: list[dict[str, Any]], report: Rep
                     history.voiced.append((index, record.when[:10], text))
             history.rendered.append(render_records(list(sub.interactions)))
             checks = _checks(sub, where, report)
-            subtasks = raw_user.get("subtasks") if isinstance(raw_user.get("subtasks"), list) else []
+            subtasks = raw_user["subtasks"] if isinstance(raw_user.get("subtasks"), list) else []
             raw_sub = subtasks[index] if index < len(subtasks) else {}
             if checks is None:
                 report.unchecked.setdefault("target", "no rubric_checks (official shape): only the marked target "
@@ -312,7 +312,7 @@ def _options(sub: SubTask, checks: list[RubricCheck]) -> list[Option]:
         products = [p for p in entity.get("products") or [] if isinstance(p, dict)]
         rows: list[dict[str, Any] | None] = [None] if kind in ("reservation", "book") else list(products)
         for product in rows:
-            record = {name: None for name in RECORD_FIELDS}
+            record: dict[str, Any] = {name: None for name in RECORD_FIELDS}
             quantity = wanted.get("total_quantity", 1)
             record.update(record_type=kind, record_id="R", entity_id=eid, status=wanted.get("status", "paid"),
                           new=True, product_ids=[str(product.get("product_id"))] if product else [],
@@ -353,7 +353,7 @@ def _target(sub: SubTask, where: str, options: list[Option], checks: list[Rubric
         report.findings.append(Finding("distractors", where, f"the target's merchant is number "
                                                              f"{winner.position + 1}, not after the first "
                                                              f"{limits.target_after}"))
-    scores = [e.get("score") for _, e in _entities(sub.environment) if isinstance(e.get("score"), (int, float))]
+    scores = [s for _, e in _entities(sub.environment) if isinstance(s := e.get("score"), (int, float))]
     score = winner.entity.get("score")
     if scores and isinstance(score, (int, float)) and score >= max(scores):
         report.findings.append(Finding("distractors", where, f"the target's merchant is the best rated ({score})"))
@@ -390,7 +390,7 @@ def _distractors(sub: SubTask, where: str, options: list[Option], checks: list[R
 
 def _popular(sub: SubTask, options: list[Option], checks: list[RubricCheck]) -> list[str]:
     """The best-rated merchant sells something that matches the request and breaks only a remembered preference."""
-    scores = [o.entity.get("score") for o in options if isinstance(o.entity.get("score"), (int, float))]
+    scores = [s for o in options if isinstance(s := o.entity.get("score"), (int, float))]
     if not scores:
         return []  # trains and flights carry no rating
     sources = _sources(sub)
@@ -494,9 +494,11 @@ def _since(user: UserTask, index: int, pid: str) -> str:
 def _visible_tools(sub: SubTask) -> str:
     """Every entity as the tools show it (the domains' allow-listed views)."""
     from ..domains import build_environment
+    from ..domains.shared import DomainEnvironment
 
     env = build_environment(sub.domain, sub.environment, user_id=str(sub.environment.get("user_id") or "u"),
                             time=sub.env_time.strip() or f"{(sub.current_time or '').strip()[:10]} 12:00:00", seed=0)
+    assert isinstance(env, DomainEnvironment)  # every built-in domain's environment is one
     parts = []
     for _, items in env.containers():
         for entity in items.values():

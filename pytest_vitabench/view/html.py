@@ -60,7 +60,7 @@ def _summary(item: Mapping[str, Any]) -> str:
 
 
 def _usage_totals(item: Mapping[str, Any]) -> tuple[int, float]:
-    tokens = cost = 0
+    tokens, cost = 0, 0.0
     for usage in (item.get("usage") or {}).values():
         if isinstance(usage, Mapping):
             tokens += int(usage.get("prompt_tokens") or 0) + int(usage.get("completion_tokens") or 0)
@@ -154,8 +154,9 @@ def build_viewer(run: Run, *, catalogue: Catalogue | None = None, metrics_lines:
     chunks = [_packed_script(f"vita-chunk-{number}", items) for number, items in enumerate(chunk_items)]
     memories = [[user_number[u], lines] for u, lines in memory_blocks]
     names = {} if catalogue is None else {i: catalogue.names[i] for i in sorted(mentioned) if i in catalogue.names}
+    page_title = title or run.path.name
     meta = {
-        "title": title or run.path.name,
+        "title": page_title,
         "source": str(run.path),
         "config": run.config,
         "metrics_lines": metrics_lines or [],
@@ -174,5 +175,5 @@ def build_viewer(run: Run, *, catalogue: Catalogue | None = None, metrics_lines:
         *pools,
         *chunks,
     ])
-    return (template.replace("__TITLE__", html.escape(meta["title"]))
+    return (template.replace("__TITLE__", html.escape(page_title))
             .replace("<!--__DATA__-->", data))

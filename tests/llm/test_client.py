@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import time
 import traceback
 
 import pytest
@@ -70,14 +69,14 @@ def test_truncated_answer_is_surfaced(stub):
 
 
 @pytest.mark.parametrize("headers, wait", [({"retry-after-ms": "200"}, 0.2), ({"Retry-After": "0.15"}, 0.15)])
-def test_429_waits_as_long_as_retry_after_says(stub, headers, wait):
+def test_429_waits_as_long_as_retry_after_says(stub, headers, wait, caplog):
     stub.replies += [(429, {"error": {"message": "slow down"}}, headers), {"content": "ok"}]
     client = make(stub, backoff_base_s=5.0)  # a computed backoff would take seconds: Retry-After must win
-    start = time.monotonic()
-    assert client.complete("agent", model="m", messages=MSGS).text == "ok"
-    elapsed = time.monotonic() - start
-    gap = stub.times[1] - stub.times[0]
-    assert wait <= gap < wait + 0.5 and elapsed < wait + 0.7
+    with caplog.at_level(logging.INFO, logger="pytest_vitabench.llm"):
+        assert client.complete("agent", model="m", messages=MSGS).text == "ok"
+    # The wait the client chose (from its log line, not the clock) and, from below, the one it kept.
+    assert f"retry 1/3 in {wait:.2f} s (Retry-After)" in caplog.text
+    assert stub.times[1] - stub.times[0] >= wait
     assert len(stub.requests) == 2 and client.ledger.retries("agent") == 1
 
 
@@ -92,10 +91,9 @@ def test_500_then_success(stub):
 def test_slow_reply_past_the_timeout_is_retried(stub):
     stub.replies += [Reply(message={"content": "late"}, delay=1.0), {"content": "on time"}]
     client = make(stub, timeout_s=0.1)
-    start = time.monotonic()
+    # "on time", not "late": it gave up on the slow reply instead of waiting the full second for it
     assert client.complete("agent", model="m", messages=MSGS).text == "on time"
-    # gave up on the slow reply instead of waiting the full second for it
-    assert time.monotonic() - start < 0.9 and len(stub.requests) == 2
+    assert len(stub.requests) == 2 and client.ledger.retries("agent") == 1
 
 
 def test_timeouts_until_the_last_attempt_raise_llm_error(stub):

@@ -1,6 +1,9 @@
 """Shared limits: several processes firing at one stub stay within the rate and concurrency limits.
 
 Windows are scaled down (1 s instead of 60 s) so the run takes seconds; the limiter is the same code.
+No assertion bounds a wait from above (the machine may be busy): waits are checked from below, and
+"gave up" by the exception, not by the clock. ``benchmarks/llm_limits.py`` prints how close to the
+limit the run-wide budget is used.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ import threading
 import time
 
 import pytest
+from _limits import assert_serial_rate_held
 from _stub_llm import StubLLM
 
 from pytest_vitabench.llm import Limiter, LimiterTimeout
@@ -58,16 +62,17 @@ def _run_processes(stub: StubLLM, state_dir, requests: int, **settings) -> float
 
 def test_the_rate_limit_holds_across_processes(stub, tmp_path):
     limit, window, per_process = 5, 1.0, 5
-    elapsed = _run_processes(stub, tmp_path, per_process, rpm=limit, rpm_window_s=window)
+    # One request in flight at a time, so that arrival order proves the rate (tests/_limits.py); the rate
+    # ring is still shared by three processes, each of which alone would send its 5 requests at once.
+    elapsed = _run_processes(stub, tmp_path, per_process, rpm=limit, rpm_window_s=window, max_concurrency=1)
     total = PROCESSES * per_process
     busiest = stub.window_max(window)
     span = max(stub.times) - min(stub.times)
     print(f"\nrate limit {limit}/{window:g}s, {PROCESSES} processes x {per_process}: busiest {window:g}s window at "
           f"the stub held {busiest}; first to last arrival {span:.3f}s; {elapsed:.2f}s after the start line")
     assert len(stub.requests) == total
-    assert busiest == limit  # never more, and the budget was actually used
-    # 15 requests at 5 per second need two full windows after the first burst.
-    assert (total // limit - 1) * window <= max(stub.times) - min(stub.times) < (total // limit) * window + 0.5
+    # 15 requests at 5 per second: every 7 consecutive arrivals span a window, arrivals 1 and 12 two windows.
+    assert_serial_rate_held(stub.times, limit, window)
 
 
 def test_the_concurrency_limit_holds_across_processes(stub, tmp_path):
@@ -101,23 +106,34 @@ def test_concurrency_slots_between_threads_and_the_bounded_wait(tmp_path):
     tight = Limiter(tmp_path, max_concurrency=2, max_wait_s=0.05)
     with limiter.concurrency_slot(), limiter.concurrency_slot():
         start = time.monotonic()
-        with pytest.raises(LimiterTimeout), tight.concurrency_slot():
-            pass
-        assert time.monotonic() - start < 0.2
-    with tight.concurrency_slot() as waited:  # released slots are free again
-        assert waited < 0.05
+        with pytest.raises(LimiterTimeout):  # both slots held: gives up instead of waiting for them
+            with tight.concurrency_slot():
+                pass
+        assert time.monotonic() - start > 0  # it polled before giving up
+    with tight.concurrency_slot():  # released slots are free again: no LimiterTimeout
+        pass
 
 
 def test_rate_waits_sleep_until_the_slot_and_are_bounded(tmp_path):
-    limiter = Limiter(tmp_path, rpm=2, window_s=0.2)
-    waits = [limiter.acquire_rate() for _ in range(3)]
-    assert waits[0] < 0.01 and waits[1] < 0.01 and 0.19 <= waits[2] < 0.35
+    # Two free slots are taken without waiting (a limiter that may not wait at all grants them); a third
+    # in the same window is not.
+    no_wait = Limiter(tmp_path / "a", rpm=2, window_s=30, max_wait_s=0)
+    no_wait.acquire_rate()
+    no_wait.acquire_rate()
+    with pytest.raises(LimiterTimeout):
+        no_wait.acquire_rate()
+    # The third sleeps until the first leaves the window (plus the guard against transit jitter).
+    limiter = Limiter(tmp_path / "b", rpm=2, window_s=0.2)
+    start = time.monotonic()
+    for _ in range(3):
+        limiter.acquire_rate()
+    assert time.monotonic() - start >= 0.2 + limiter.guard_s
     bounded = Limiter(tmp_path, rpm=1, window_s=30, max_wait_s=0.05)
     bounded.acquire_rate()
     start = time.monotonic()
     with pytest.raises(LimiterTimeout):
-        bounded.acquire_rate()  # the next slot is 30 s away: give up after 0.05 s, not 30
-    assert time.monotonic() - start < 0.2
+        bounded.acquire_rate()  # the next slot is 30 s away: gives up (had it slept 30 s, it would succeed)
+    assert time.monotonic() - start >= 0.05
 
 
 def test_no_limits_means_no_files(tmp_path):
