@@ -91,7 +91,7 @@ def estimate_cost(
     """
     prices = prices or {}
     ledger = Ledger()
-    runner = ItemRunner(RunConfig(memory=["full_context"], trials=1))
+    runner = ItemRunner(RunConfig.model_validate({"memory": ["full_context"], "trials": 1}))
     suite = runner.suite(suite_path)
     from .agents import make_builtin_agent
     from .judges.rules import RulesJudge

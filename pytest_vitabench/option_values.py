@@ -10,9 +10,9 @@ import difflib
 from collections.abc import Iterable
 from typing import TypeVar
 
-Choice = TypeVar("Choice", bound=str)
-
 from .spelling import did_you_mean
+
+Choice = TypeVar("Choice", bound=str)
 
 #: Offline built-in names per role option; any other name is a model at an OpenAI-compatible endpoint.
 BUILTIN_ROLE_NAMES: dict[str, tuple[str, ...]] = {

@@ -547,7 +547,7 @@ _CONTROLLER = "vitabench-controller"
 
 def _controller(config: pytest.Config) -> VitaController | None:
     """The controller's plugin object (``None`` on an xdist worker)."""
-    return config.pluginmanager.get_plugin(_CONTROLLER)  # type: ignore[no-any-return]
+    return config.pluginmanager.get_plugin(_CONTROLLER)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

@@ -54,7 +54,7 @@ def check_solvability(suite: LoadedSuite) -> SolvabilityReport:
     from .users.scripted import ScriptedUser
 
     report = SolvabilityReport()
-    runner = ItemRunner(RunConfig(model="answer", memory=["none"], trials=1))
+    runner = ItemRunner(RunConfig.model_validate({"model": "answer", "memory": ["none"], "trials": 1}))
     agent, user_simulator, judge = AnswerAgent(), ScriptedUser(), RulesJudge()
     for user in suite.users:
         task = user.task

@@ -54,7 +54,7 @@ def _model(schema: dict[str, Any], *, typed: bool) -> type[BaseModel]:
         f"f{index}": (_annotation(spec, typed=typed), Field(... if name in required else None, alias=name))
         for index, (name, spec) in enumerate(properties.items())
     }
-    model: type[BaseModel] = create_model(  # type: ignore[call-overload]
+    model: type[BaseModel] = create_model(
         "ToolArguments", __config__=ConfigDict(strict=typed, extra="forbid"), **fields
     )
     return model

@@ -33,7 +33,7 @@ class DeliveryTools(ToolSet):
 
     @property
     def db(self) -> DeliveryDB:
-        return self.env.db  # type: ignore[no-any-return]
+        return self.env.db
 
     # ------------------------------------------------------------------ helpers
 

@@ -41,7 +41,7 @@ class InstoreTools(ToolSet):
 
     @property
     def db(self) -> InStoreDB:
-        return self.env.db  # type: ignore[no-any-return]
+        return self.env.db
 
     # ------------------------------------------------------------------ helpers
 

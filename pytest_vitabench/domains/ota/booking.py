@@ -25,7 +25,7 @@ class OtaBooking(ToolSet):
 
     @property
     def db(self) -> OtaDB:
-        return self.env.db  # type: ignore[no-any-return]
+        return self.env.db
 
     def order_view(self, order: Order) -> dict[str, Any]:
         return ota_order_view(self.db, order)

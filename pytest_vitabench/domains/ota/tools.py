@@ -67,31 +67,31 @@ class OtaTools(OtaBooking):
     def get_ota_hotel_info(self, hotel_id: HotelId) -> dict[str, Any]:
         """Get a hotel's details: name, score, star rating, address, tags and every room offer (room id =
         product_id, room type, night date, price per night, rooms left)."""
-        return self.entity("hotel", hotel_id).view()  # type: ignore[no-any-return]
+        return self.entity("hotel", hotel_id).view()
 
     @tool()
     def get_ota_attraction_info(self, attraction_id: AttractionId) -> dict[str, Any]:
         """Get an attraction's details: description, opening hours, score, address and every ticket (ticket
         id = product_id, ticket type, date, price, tickets left)."""
-        return self.entity("attraction", attraction_id).view()  # type: ignore[no-any-return]
+        return self.entity("attraction", attraction_id).view()
 
     @tool()
     def get_ota_flight_info(self, flight_id: FlightId) -> dict[str, Any]:
         """Get a flight's details: flight number, cities, airports, times, tags and every seat offer (seat
         id = product_id, seat type, date, price, seats left)."""
-        return self.entity("flight", flight_id).view()  # type: ignore[no-any-return]
+        return self.entity("flight", flight_id).view()
 
     @tool()
     def get_ota_train_info(self, train_id: TrainId) -> dict[str, Any]:
         """Get a train's details: train number, cities, stations, times, tags and every seat offer (seat id
         = product_id, seat type, date, price, seats left)."""
-        return self.entity("train", train_id).view()  # type: ignore[no-any-return]
+        return self.entity("train", train_id).view()
 
     @tool()
     def get_taxi_info(self, taxi_id: TaxiId) -> dict[str, Any]:
         """Get a taxi offer's details: car type, platform, pick-up and drop-off locations, estimated
         duration and price, and its bookable products."""
-        return self.entity("taxi", taxi_id).view()  # type: ignore[no-any-return]
+        return self.entity("taxi", taxi_id).view()
 
     # ------------------------------------------------------------------ search
 
