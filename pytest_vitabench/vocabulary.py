@@ -41,8 +41,9 @@ OPTION_TYPE_KEYS = ("room_type", "seat_type", "ticket_type", "taxi_type")
 #: Every descriptive ``*_type`` key (options, and the kind of an order record).
 DESCRIPTIVE_TYPE_KEYS = frozenset({*OPTION_TYPE_KEYS, "order_type"})
 
-#: A serialised marker pair in agent-visible text (``"hotel_type": "target"``, ``store_type=distraction``).
-MARKER_PATTERN = re.compile(r'_type"?\s*[:=]\s*"?(?:' + "|".join(sorted(ANSWER_MARKER_VALUES)) + r")\b",
+#: A serialised marker pair in agent-visible text (``"hotel_type": "target"``, ``store_type=distraction``): the
+#: marker is the whole value, as :func:`is_answer_marker` reads it (``"room_type": "normal double"`` is no marker).
+MARKER_PATTERN = re.compile(r'_type"?\s*[:=]\s*"?(?:' + "|".join(sorted(ANSWER_MARKER_VALUES)) + r")\b(?![ -]\w)",
                             re.IGNORECASE)
 
 

@@ -2,8 +2,9 @@
 
 Leakage guarantee: suite data may carry answer markers (``store_type: "target"``, ``distraction_reason``,
 ``category``, ...). Entity models accept any extra key (``extra="allow"``) but :meth:`Entity.view` emits
-only *declared* fields, and additionally drops any ``*_type`` field whose value is a marker value. Every
-tool builds its output from views, so an undeclared key can never reach the agent.
+only *declared* fields, and additionally drops every hidden field of :mod:`..vocabulary` (any ``*_type``
+field whose value is a marker value). Every tool builds its output from views, so an undeclared key can
+never reach the agent.
 
 Determinism: "now" is ``db.time`` (never the wall clock) and new record ids are derived from the trial
 seed and a per-environment counter.
@@ -21,15 +22,11 @@ from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..vocabulary import is_hidden
 from .base import Environment, Tool, ToolError
 
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 DATE_FORMAT = "%Y-%m-%d"
-
-#: Values of ``*_type`` keys that mark the answer in the raw data.
-LEAK_VALUES = frozenset({"target", "distraction", "normal", "irrelevant"})
-#: Keys that must never be shown, whatever their value.
-HIDDEN_KEYS = frozenset({"distraction_reason", "target_product_ids"})
 
 #: Containers of entities with a location, in the order ``get_nearby`` lists them.
 NEARBY_CONTAINERS = ("stores", "shops", "hotels", "attractions", "flights", "trains")
@@ -41,13 +38,6 @@ EARTH_RADIUS_M = 6371000.0
 
 
 # --------------------------------------------------------------------------------------------- views
-
-
-def is_hidden(key: str, value: Any) -> bool:
-    """Whether a key/value pair would leak the answer to the agent."""
-    if key in HIDDEN_KEYS:
-        return True
-    return key.endswith("_type") and isinstance(value, str) and value.strip().lower() in LEAK_VALUES
 
 
 def _render(value: Any) -> Any:
