@@ -18,6 +18,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from types import MappingProxyType
 from typing import Any
 
 from ..vocabulary import COMPLAINT_TYPES, DIALOGUE_TYPES, REVIEW_TYPES, SKIP_TYPES
@@ -46,7 +47,7 @@ _PROXY = re.compile(
     r"\bgift\b|\bon behalf of\b", re.I)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Clause:
     """One piece of evidence: tokens, the polarity it has without a cue, and the situations it is limited to
     (``{"time": {"afternoon"}}`` for "decaf before afternoon meetings"). Immutable: memories share it."""
@@ -55,11 +56,9 @@ class Clause:
     default: int
     text: str
     conditions: Mapping[str, frozenset[str]]
-    #: The distinct tokens (what a memory indexes the clause under).
-    words: frozenset[str]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class StatedThreshold:
     """A threshold a line states: ``kind`` is ``"max_price"`` or ``"min_score"``; ``scope`` its clause's words."""
 
@@ -100,6 +99,30 @@ def situation_of(texts: list[str]) -> frozenset[tuple[str, str]]:
     return frozenset(found)
 
 
+_HEADING = re.compile(r"[\[【].*[\]】]")
+_TYPED_RECORD = re.compile(r"^-\s*\[([^\]]*)\]\s*\[([^\]]*)\]\s*(.*)$")
+_CLAUSE_BREAK = re.compile(r"(?<!\d)\.|\.(?!\d)|[;!?\n,]|\bbut\b|\bhowever\b|\bthough\b|\balthough\b")
+_DIGIT = re.compile(r"\d")
+_PRICE_CAP = re.compile(
+    r"(?:under|below|less than|no more than|not more than|at most|max(?:imum)?|within|up to|cheaper than|"
+    r"budget(?: of| is)?)\s*(?:¥|rmb|cny)?\s*(\d+(?:\.\d+)?)\s*(?:yuan|rmb|cny|¥|元|kuai)")
+_PRICE_CAP_AFTER = re.compile(r"(\d+(?:\.\d+)?)\s*(?:yuan|rmb|cny|元)\s*(?:or less|or below|max|at most|以内|以下)")
+_PRICE_LIMIT = re.compile(r"(?:(?:price )?cap|limit)(?: of| is|:)?\s*(?:¥|rmb|cny)?\s*(\d+(?:\.\d+)?)")
+_PRICE_NOT_OVER = re.compile(r"\b(?:not|never)\b[^.;]*?\b(?:over|more than|above)\s*(?:¥|rmb|cny)?\s*"
+                             r"(\d+(?:\.\d+)?)\s*(?:yuan|rmb|cny|元|kuai)")
+_ABOUT_RATING = re.compile(r"rat|star|scor|review|评分|分|merchant|shop|store|\b[0-4]\.\d\b")
+_FLOOR = re.compile(r"(?:at least|above|over|minimum(?: of)?|no lower than|not lower than|no less than|"
+                    r"not less than|not below|>=?|≥)\s*(\d(?:\.\d+)?)")
+_FLOOR_AFTER = re.compile(r"(\d\.\d+|\d)\s*(?:stars?\s*|分\s*)?(?:\+|or (?:above|higher|more|better)|"
+                          r"and (?:above|up|higher|over)|及以上|以上)")
+#: "no merchant below 4.3", "refuses shops rated under 4.3"
+_FLOOR_REFUSED = re.compile(r"\b(?:no|not|never|refuse[sd]?|avoid[s]?|nothing)\b[^.;]*?\b(?:below|under|lower than|"
+                            r"less than)\s*(\d(?:\.\d+)?)")
+
+
+_NO_CONDITIONS: Mapping[str, frozenset[str]] = MappingProxyType({})
+
+
 def conditions_of(tokens: tuple[str, ...] | list[str]) -> dict[str, frozenset[str]]:
     """The situations a clause is limited to: situation words shortly after a cue ("before afternoon ...")."""
     found: dict[str, set[str]] = {}
@@ -124,9 +147,9 @@ def applies(clause: Clause, situation: frozenset[tuple[str, str]]) -> bool:
 # ------------------------------------------------------------------------------------------ parsing
 
 
-@lru_cache(maxsize=65_536)
+@lru_cache(maxsize=16_384)
 def parse_line(line: str) -> ParsedLine:
-    """Clauses and thresholds of one memory line (memoised: the same history lines recur)."""
+    """Clauses and thresholds of one memory line (memoised: lines recur, e.g. when a text is read afresh)."""
     out = _LineParser()
     out.line(line)
     return out.result()
@@ -151,9 +174,9 @@ class _LineParser:
 
     def line(self, line: str) -> None:
         line = line.strip()
-        if not line or line.startswith("#") or re.fullmatch(r"[\[【].*[\]】]", line):
+        if not line or line.startswith("#") or _HEADING.fullmatch(line):
             return
-        typed = re.match(r"^-\s*\[([^\]]*)\]\s*\[([^\]]*)\]\s*(.*)$", line)
+        typed = _TYPED_RECORD.match(line)
         if not typed:
             self.text(line.lstrip("-* ").strip(), default=1)
             return
@@ -181,7 +204,7 @@ class _LineParser:
 
     def text(self, text: str, default: int, neutral: bool = False) -> None:
         # A full stop inside a number ("4.5") is not a sentence end.
-        for piece in re.split(r"(?<!\d)\.|\.(?!\d)|[;!?\n,]|\bbut\b|\bhowever\b|\bthough\b|\balthough\b", text):
+        for piece in _CLAUSE_BREAK.split(text):
             if piece and piece.strip():
                 self.push(piece, 0 if neutral else default)
 
@@ -190,35 +213,23 @@ class _LineParser:
         if not tokens:
             return
         self.clauses.append(Clause(tokens=tokens, default=default, text=text.strip(),
-                                   conditions=conditions_of(tokens), words=frozenset(tokens)))
+                                   conditions=conditions_of(tokens) or _NO_CONDITIONS))
         self.thresholds += _thresholds(text, tokens)
 
 
 def _thresholds(text: str, tokens: tuple[str, ...]) -> list[StatedThreshold]:
     low = normalize(text)
+    if not _DIGIT.search(low):  # every threshold states a number
+        return []
     scope = frozenset(tokens)
     out: list[StatedThreshold] = []
-    price = re.search(
-        r"(?:under|below|less than|no more than|not more than|at most|max(?:imum)?|within|up to|cheaper than|"
-        r"budget(?: of| is)?)\s*(?:¥|rmb|cny)?\s*(\d+(?:\.\d+)?)\s*(?:yuan|rmb|cny|¥|元|kuai)", low)
-    if price is None:
-        price = re.search(r"(\d+(?:\.\d+)?)\s*(?:yuan|rmb|cny|元)\s*(?:or less|or below|max|at most|以内|以下)",
-                          low)
+    price = _PRICE_CAP.search(low) or _PRICE_CAP_AFTER.search(low)
     if price is None:  # "a price cap of ¥40", "will not pay over 40 yuan"
-        price = re.search(r"(?:(?:price )?cap|limit)(?: of| is|:)?\s*(?:¥|rmb|cny)?\s*(\d+(?:\.\d+)?)", low)
-        price = price or re.search(r"\b(?:not|never)\b[^.;]*?\b(?:over|more than|above)\s*(?:¥|rmb|cny)?\s*"
-                                   r"(\d+(?:\.\d+)?)\s*(?:yuan|rmb|cny|元|kuai)", low)
+        price = _PRICE_LIMIT.search(low) or _PRICE_NOT_OVER.search(low)
     if price:
         out.append(StatedThreshold("max_price", float(price.group(1)), scope))
-    if re.search(r"rat|star|scor|review|评分|分|merchant|shop|store|\b[0-4]\.\d\b", low):
-        floor = re.search(r"(?:at least|above|over|minimum(?: of)?|no lower than|not lower than|no less than|"
-                          r"not less than|not below|>=?|≥)\s*(\d(?:\.\d+)?)", low)
-        if floor is None:
-            floor = re.search(r"(\d\.\d+|\d)\s*(?:stars?\s*|分\s*)?(?:\+|or (?:above|higher|more|better)|"
-                              r"and (?:above|up|higher|over)|及以上|以上)", low)
-        if floor is None:  # "no merchant below 4.3", "refuses shops rated under 4.3"
-            floor = re.search(r"\b(?:no|not|never|refuse[sd]?|avoid[s]?|nothing)\b[^.;]*?\b(?:below|under|lower than|"
-                              r"less than)\s*(\d(?:\.\d+)?)", low)
+    if _ABOUT_RATING.search(low):
+        floor = _FLOOR.search(low) or _FLOOR_AFTER.search(low) or _FLOOR_REFUSED.search(low)
         if floor and 0 < float(floor.group(1)) <= 5:
             out.append(StatedThreshold("min_score", float(floor.group(1)), scope))
     return out

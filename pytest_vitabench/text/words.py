@@ -27,12 +27,19 @@ usual usually again another other same new
 """.split())
 
 
+_CANNOT = re.compile(r"\bcan't\b")
+_WONT = re.compile(r"\bwon't\b")
+_NOT = re.compile(r"n't\b")
+
+
 def normalize(text: str) -> str:
     """Lower-case and expand contractions, so ``can't`` reads as ``can not``."""
     text = str(text).lower().replace("’", "'")
-    text = re.sub(r"\bcan't\b", "can not", text)
-    text = re.sub(r"\bwon't\b", "will not", text)
-    return re.sub(r"n't\b", " not", text)
+    if "'" not in text:  # every contraction has one; most history text has none
+        return text
+    text = _CANNOT.sub("can not", text)
+    text = _WONT.sub("will not", text)
+    return _NOT.sub(" not", text)
 
 
 def stem(word: str) -> str:
