@@ -31,7 +31,7 @@ _GENERIC_SCOPE = frozenset("merchant merchants store stores shop shops place pla
 _THRESHOLD_WORDS = frozenset("rating rate rated score scoring star review must should be only no not less than more "
                              "least at above over below under higher lower minimum maximum yuan rmb price cost".split())
 #: Growing texts whose evidence is kept; a run reads users in collection order, a few in flight at once.
-MAX_LOGS = 32
+MAX_LOGS = 16
 
 
 class Threshold:
