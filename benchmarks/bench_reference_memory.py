@@ -32,9 +32,9 @@ try:  # the text facts moved out of agents/ (issue 11); keep the script runnable
     from pytest_vitabench.text import preferences as _preferences
     from pytest_vitabench.text.clauses import profile_statements
 except ImportError:  # pragma: no cover - the layout before the split
-    from pytest_vitabench.agents import heuristics as _preferences  # type: ignore[no-redef]
+    from pytest_vitabench.agents import heuristics as _preferences  # type: ignore[attr-defined,no-redef]
 
-    profile_statements = _preferences.profile_statements
+    profile_statements = _preferences.profile_statements  # type: ignore[attr-defined]
 
 REPO = Path(__file__).resolve().parents[1]
 SUITE = REPO / "suites" / "paper" / "tasks.vita.json.gz"

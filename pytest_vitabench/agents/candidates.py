@@ -40,9 +40,8 @@ class Catalogue:
             return
         if "product_id" in data:
             owner = next((str(data[k]) for k in ENTITY_KEYS if data.get(k)), parent)
-            key = (str(data["product_id"]), str(data.get("date") or ""))
-            merged = {**self.products.get(key, {}), **data, "_owner": owner}
-            self.products[key] = merged
+            product_key = (str(data["product_id"]), str(data.get("date") or ""))
+            self.products[product_key] = {**self.products.get(product_key, {}), **data, "_owner": owner}
             return
         key = next((k for k in ENTITY_KEYS if data.get(k)), None)
         if key is None:

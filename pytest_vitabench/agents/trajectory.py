@@ -114,7 +114,7 @@ def parsed_json(content: str) -> Any:
     return _decoded(content) if isinstance(content, str) else None
 
 
-def call_key(name: str, args: dict[str, Any]) -> str:
+def call_key(name: str, args: dict[str, Any] | str) -> str:
     """A tool call's identity (name and arguments), to tell whether it was already made."""
     return name + json.dumps(args, sort_keys=True, ensure_ascii=False, default=str)
 
