@@ -4,13 +4,15 @@ For every subtask and every memory backend but ``groundtruth`` this builds exact
 gives the agent (system prompt with memory, tool schemas) and probes every tool of the subtask's
 environment with arguments drawn from the environment's own ids and words, then scans every
 agent-visible string for: ``*_type`` answer markers, ``distraction_reason`` keys or texts,
-``target_product_ids``, and the ground-truth preference annotation.
+``target_product_ids``, and the ground-truth preference annotation. The key and marker lists are the one
+vocabulary's (:mod:`pytest_vitabench.vocabulary`), and every environment is probed a second time with every
+hidden key and every marker value planted on each of its entities and products.
 """
 
 from __future__ import annotations
 
+import copy
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +25,11 @@ from pytest_vitabench.memory.base import memory_tools
 from pytest_vitabench.memory.render import render_preferences
 from pytest_vitabench.prompts import agent_system_prompt
 from pytest_vitabench.runner import ItemRunner, agent_profile
+from pytest_vitabench.vocabulary import ANSWER_MARKER_VALUES, HIDDEN_KEYS, MARKER_PATTERN
 
 DEMO = REPO_ROOT / "suites" / "demo" / "tasks.json"
-MARKER_PAIR = re.compile(r'_type"?\s*[:=]\s*"?(?:target|distraction|irrelevant)\b', re.IGNORECASE)
+#: The value planted under every hidden key (long enough to count as a distraction reason when planted there).
+PLANTED = "PLANTED-ANSWER-5c1e: the one the user wants"
 SUITES = [DEMO, VB1_DIR / "delivery_tasks_en.json", VB1_DIR / "delivery_tasks_zh.json"]
 
 
@@ -45,6 +49,21 @@ def _hidden_texts(environment: dict[str, Any]) -> set[str]:
 
     walk(environment)
     return found
+
+
+def _planted(environment: dict[str, Any]) -> dict[str, Any]:
+    """A copy of an environment with every hidden key and every marker value on each entity and product."""
+    planted = copy.deepcopy(environment)
+    answer = {key: PLANTED for key in sorted(HIDDEN_KEYS)}
+    answer |= {f"planted{i}_type": value for i, value in enumerate(sorted(ANSWER_MARKER_VALUES))}
+    for container in ("stores", "shops", "hotels", "attractions", "flights", "trains", "taxis"):
+        for entity in (planted.get(container) or {}).values():
+            if isinstance(entity, dict):
+                entity.update(answer)
+                for product in entity.get("products") or []:
+                    if isinstance(product, dict):
+                        product.update(answer)
+    return planted
 
 
 def _ids_and_words(environment: dict[str, Any]) -> tuple[list[str], list[str]]:
@@ -92,8 +111,9 @@ def _probe_arguments(schema: dict[str, Any], ids: list[str], words: list[str], e
 
 
 def _leaks(text: str, hidden: set[str], groundtruth_text: str) -> list[str]:
-    found = [s for s in ("distraction_reason", "target_product_ids", "personalized_preference_memory") if s in text]
-    found += MARKER_PAIR.findall(text)
+    found = [key for key in sorted(HIDDEN_KEYS) if key in text]
+    found += MARKER_PATTERN.findall(text)
+    found += ["a planted hidden value"] if PLANTED in text else []
     found += [h for h in hidden if h in text]
     if groundtruth_text and groundtruth_text in text:
         found.append("ground-truth preference block")
@@ -114,7 +134,7 @@ def test_no_answer_reaches_the_agent(path: Path):
             groundtruth = render_preferences(sub.groundtruth_preferences())
             for memory_name in ("none", "full_context"):
                 memory = runner.memory_for(suite, user, index, memory_name, trial=0)
-                env = build_environment(sub.domain, sub.environment, user_id=user.task.user_id,
+                env = build_environment(sub.domain, _planted(sub.environment), user_id=user.task.user_id,
                                         time=user.times[index], seed=0)
                 env.add_tools(memory_tools(memory))
                 visible = [agent_system_prompt(time=user.times[index], profile=agent_profile(user.task),
@@ -140,5 +160,10 @@ def test_the_scan_would_catch_a_leak():
     raw = json.dumps(environment)
     assert set(_leaks(raw, hidden, "")) >= {"distraction_reason", "contains cilantro, which she hates"}
     assert _leaks('{"product_type": "target"}', set(), "")
+    for key in HIDDEN_KEYS:  # every key of the one vocabulary, planted or not
+        assert _leaks(json.dumps({key: "x"}), set(), "")
+    for value in ANSWER_MARKER_VALUES:
+        assert _leaks(json.dumps({"store_type": value}), set(), "")
+    assert _leaks(json.dumps(_planted(environment)), set(), "")
     block = render_preferences({"current": {"food": ["no cilantro"]}})
     assert _leaks("memory:\n" + block, set(), block)

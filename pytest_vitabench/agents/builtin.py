@@ -1,7 +1,7 @@
 """The offline built-in agents that choose by heuristics: ``reference``, ``literal`` and ``groundtruth-reader``.
 
 They are generic: they read the request, the tool results and (for ``reference`` and ``groundtruth-reader``) the
-preference text with the lexical heuristics of :mod:`.heuristics`; nothing is keyed to a suite's ids. All
+preference text with the lexical text facts of :mod:`pytest_vitabench.text`; nothing is keyed to a suite's ids. All
 three follow one script, derived afresh from the trajectory at every call (they keep no state):
 
 1. in a proactive subtask (``reference``, ``groundtruth-reader``), ask once for the missing details: how many, when;
@@ -18,34 +18,19 @@ instead of its memory: a ceiling for the heuristics, not an answer oracle (that 
 
 from __future__ import annotations
 
-import json
 import re
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from functools import lru_cache
 from typing import Any
 
 from ..messages import STOP_TOKEN, Message, ToolCall
+from ..text.clauses import profile_statements, situation_of
+from ..text.facts import Facts, extract_facts, parse_now
+from ..text.preferences import PreferenceMemory
+from ..text.words import content_words, tokenize
 from .base import AgentSetup
-from .heuristics import (
-    Candidate,
-    Catalogue,
-    Facts,
-    PreferenceMemory,
-    content_words,
-    entity_name,
-    extract_facts,
-    parse_now,
-    profile_statements,
-    relevance,
-    score_candidate,
-    situation_of,
-    tokenize,
-)
+from .candidates import Candidate, Catalogue, entity_name, relevance, score_candidate
+from .trajectory import ASK_PREFIX, ID_QUESTION, RECOMMEND_PREFIX, Trajectory, call_key
 
-ASK_PREFIX = "Before I go ahead"
-RECOMMEND_PREFIX = "I recommend"
-ID_QUESTION = "Could you tell me your user ID so I can complete this for you?"
 MAX_ATTEMPTS = 3
 
 #: Write tool, payment tool and the id field of the created record, per decision kind.
@@ -71,116 +56,10 @@ _KIND_NOUNS = {
 }
 _OFFICE = re.compile(r"\b(office|work|company|department|school|lab|campus|workplace|desk)\b", re.I)
 _HOME = re.compile(r"\b(home|house|apartment|flat|dorm)\b", re.I)
-_REJECT = re.compile(r"\b(no|not|n't|don't|dont|rather|else|another|different|hmm|wrong|instead)\b", re.I)
-_ACCEPT = re.compile(r"^\W*(yes|yeah|yep|sure|ok|okay|great|perfect|fine|go ahead|sounds good|please|do it|book it|"
-                     r"order it|that works|alright|all right)\b", re.I)
-
-
-# ------------------------------------------------------------------------------------------ trajectory
-
-
-@dataclass
-class _Result:
-    name: str
-    arguments: dict[str, Any]
-    content: str
-    error: bool
-    index: int
-
-    def data(self) -> Any:
-        return _parsed(self.content)
-
-
-@dataclass
-class _Trajectory:
-    """What the conversation so far says, read from the messages alone."""
-
-    instruction: str = ""
-    results: list[_Result] = field(default_factory=list)
-    calls: set[str] = field(default_factory=set)
-    asked_details: int | None = None  # index of our clarification question
-    asked_id: bool = False
-    recommendations: list[int] = field(default_factory=list)  # indexes of our recommendation messages
-    finished: bool = False  # we already confirmed the completed request
-    messages: list[Message] = field(default_factory=list)
-
-    @classmethod
-    def read(cls, messages: list[Message]) -> _Trajectory:
-        out = cls(messages=messages)
-        pending: dict[str, tuple[str, dict[str, Any]]] = {}
-        for index, message in enumerate(messages):
-            if message.role == "user" and not out.instruction:
-                out.instruction = message.text
-            elif message.role == "assistant" and message.tool_calls:
-                for call in message.tool_calls:
-                    args = call.arguments if isinstance(call.arguments, dict) else {}
-                    pending[call.id] = (call.name, args)
-                    out.calls.add(_call_key(call.name, args))
-            elif message.role == "assistant" and index > 0:
-                text = message.text
-                if text.startswith(ASK_PREFIX):
-                    out.asked_details = index
-                elif text.startswith(RECOMMEND_PREFIX):
-                    out.recommendations.append(index)
-                elif text == ID_QUESTION:
-                    out.asked_id = True
-                elif "Is there anything else" in text:
-                    out.finished = True
-            elif message.role == "tool":
-                name, args = pending.get(message.tool_call_id or "", (message.name or "", {}))
-                out.results.append(_Result(name=name or message.name or "", arguments=args, content=message.text,
-                                           error=message.error or message.text.startswith("Error"), index=index))
-        return out
-
-    def user_replies_after(self, index: int) -> list[str]:
-        return [m.text for m in self.messages[index + 1:] if m.role == "user"]
-
-    def reply_to(self, index: int) -> str | None:
-        for message in self.messages[index + 1:]:
-            if message.role == "user":
-                return message.text
-            if message.role == "assistant" and not message.tool_calls:
-                return None
-        return None
-
-    def rejections(self) -> int:
-        return sum(1 for i in self.recommendations if _rejects(self.reply_to(i)))
-
-    def results_named(self, *names: str) -> list[_Result]:
-        return [r for r in self.results if r.name in names]
-
 
 #: Recent rankings (insertion-ordered, oldest dropped first); see :meth:`_Plan.ranking`.
 _RANKINGS: dict[tuple[Any, ...], list[tuple[Candidate, list[str]]]] = {}
 _RANKINGS_SIZE = 64
-
-
-@lru_cache(maxsize=256)
-def _parsed_json(content: str) -> Any:
-    try:
-        return json.loads(content)
-    except (TypeError, ValueError):
-        return None
-
-
-def _parsed(content: str) -> Any:
-    """A tool result's JSON, decoded once per distinct text (the trajectory is re-read on every turn).
-
-    The value is shared between calls: treat it as read-only (the catalogue copies what it keeps).
-    """
-    return _parsed_json(content) if isinstance(content, str) else None
-
-
-def _call_key(name: str, args: dict[str, Any] | str) -> str:
-    return name + json.dumps(args, sort_keys=True, ensure_ascii=False, default=str)
-
-
-def _rejects(reply: str | None) -> bool:
-    if reply is None:
-        return False
-    if _ACCEPT.search(reply):
-        return False
-    return bool(_REJECT.search(reply))
 
 
 # ------------------------------------------------------------------------------------------ the agent
@@ -218,7 +97,7 @@ class BuiltinAgent:
 
     # -- the script
     def _respond(self, setup: AgentSetup, messages: list[Message]) -> Message:
-        trail = _Trajectory.read(messages)
+        trail = Trajectory.read(messages)
         if trail.finished:
             return _text(f"You're welcome, have a nice day! {STOP_TOKEN}")
         plan = _Plan.make(setup, trail, self)
@@ -268,7 +147,7 @@ class GroundtruthReaderAgent(BuiltinAgent):
 class _Plan:
     """Everything derived for one call: the decision kind, the request facts, the candidates."""
 
-    def __init__(self, setup: AgentSetup, trail: _Trajectory, agent: BuiltinAgent, domain: str, kind: str):
+    def __init__(self, setup: AgentSetup, trail: Trajectory, agent: BuiltinAgent, domain: str, kind: str):
         self.setup, self.trail, self.agent = setup, trail, agent
         self.domain, self.kind = domain, kind
         self.tools = {t.get("function", {}).get("name"): t.get("function", {}) for t in setup.tools}
@@ -284,7 +163,7 @@ class _Plan:
         self.request_words = set(self.words) - set(tokenize(self.destination or ""))
 
     @classmethod
-    def make(cls, setup: AgentSetup, trail: _Trajectory, agent: BuiltinAgent) -> _Plan | None:
+    def make(cls, setup: AgentSetup, trail: Trajectory, agent: BuiltinAgent) -> _Plan | None:
         names = {t.get("function", {}).get("name") for t in setup.tools}
         low = trail.instruction.lower()
         markers = (("delivery", "create_delivery_order"), ("instore", "instore_shop_search_recommend"),
@@ -343,7 +222,7 @@ class _Plan:
         return ToolCall(id="", name=name, arguments=args)
 
     def _emit(self, calls: list[ToolCall | None]) -> Message | None:
-        fresh = [c for c in calls if c is not None and _call_key(c.name, c.arguments) not in self.trail.calls]
+        fresh = [c for c in calls if c is not None and call_key(c.name, c.arguments) not in self.trail.calls]
         if not fresh:
             return None
         turn = sum(1 for m in self.trail.messages if m.role == "assistant")
@@ -376,7 +255,7 @@ class _Plan:
             "attraction": [self.call("attractions_search_recommend", city_name=self.destination or self.origin,
                                      key_words=kw)],
         }[self.kind]
-        if any(c is not None and _call_key(c.name, c.arguments) not in self.trail.calls for c in searches):
+        if any(c is not None and call_key(c.name, c.arguments) not in self.trail.calls for c in searches):
             return self._emit(searches)
         catalogue = self.catalogue()
         details: list[ToolCall | None] = []

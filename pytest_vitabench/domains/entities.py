@@ -2,8 +2,9 @@
 
 Leakage guarantee: suite data may carry answer markers (``store_type: "target"``, ``distraction_reason``,
 ``category``, ...). Entity models accept any extra key (``extra="allow"``) but :meth:`Entity.view` emits
-only *declared* fields, and additionally drops any ``*_type`` field whose value is a marker value. Every
-tool builds its output from views, so an undeclared key can never reach the agent.
+only *declared* fields, and additionally drops every hidden field of :mod:`..vocabulary` (any ``*_type``
+field whose value is a marker value). Every tool builds its output from views, so an undeclared key can
+never reach the agent.
 """
 
 from __future__ import annotations
@@ -13,21 +14,10 @@ from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ..vocabulary import is_hidden
 from .base import ToolError
 from .clock import parse_time
 from .json_copy import copy_json
-
-#: Values of ``*_type`` keys that mark the answer in the raw data.
-LEAK_VALUES = frozenset({"target", "distraction", "normal", "irrelevant"})
-#: Keys that must never be shown, whatever their value.
-HIDDEN_KEYS = frozenset({"distraction_reason", "target_product_ids"})
-
-
-def is_hidden(key: str, value: Any) -> bool:
-    """Whether a key/value pair would leak the answer to the agent."""
-    if key in HIDDEN_KEYS:
-        return True
-    return key.endswith("_type") and isinstance(value, str) and value.strip().lower() in LEAK_VALUES
 
 
 def as_list(value: Any) -> Any:

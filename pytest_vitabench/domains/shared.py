@@ -7,10 +7,10 @@ holidays in ``public_holidays``, the 7 shared tools in ``shared_tools``. New cod
 
 from __future__ import annotations
 
+from ..vocabulary import ANSWER_MARKER_VALUES as LEAK_VALUES
+from ..vocabulary import HIDDEN_KEYS
 from .clock import DATE_FORMAT, TIME_FORMAT, format_time, parse_date, parse_time
 from .entities import (
-    HIDDEN_KEYS,
-    LEAK_VALUES,
     DomainDB,
     Entity,
     Location,

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..messages import Message
+from ..vocabulary import is_hidden, is_marker_key
 
 #: The official outcome evaluator's write tools (taxi, cancel and modify are not among them).
 OFFICIAL_WRITES = (
@@ -33,24 +34,22 @@ _RESOLVE: dict[str, tuple[str, str, str | None, tuple[str, ...]]] = {
     "create_attraction_order": ("attractions", "attraction_id", "ticket_id", ("date", "quantity")),
 }
 CONTAINERS = ("stores", "shops", "hotels", "flights", "trains", "attractions")
-_DROPPED = ("quantity", "distraction_reason")
-
-
-def _is_marker(key: str) -> bool:
-    return key.endswith("_type") and key not in ("room_type", "seat_type", "ticket_type", "taxi_type", "order_type")
+#: Stock counts: the judge is shown what was ordered, not what was left.
+_STOCK_KEYS = ("quantity",)
 
 
 def sanitise(value: Any) -> Any:
-    """A copy without answer markers and stock counts (``*_type`` markers, ``distraction_reason``)."""
+    """A copy without answer markers and stock counts (``*_type`` markers by name, every hidden field)."""
     if isinstance(value, dict):
-        return {k: sanitise(v) for k, v in value.items() if not _is_marker(k) and k not in _DROPPED}
+        return {k: sanitise(v) for k, v in value.items()
+                if not is_marker_key(k) and not is_hidden(k, v) and k not in _STOCK_KEYS}
     if isinstance(value, list):
         return [sanitise(v) for v in value]
     return value
 
 
 def _tagged_target(entity: Any) -> bool:
-    return isinstance(entity, dict) and any(_is_marker(k) and v == "target" for k, v in entity.items())
+    return isinstance(entity, dict) and any(is_marker_key(k) and v == "target" for k, v in entity.items())
 
 
 def _entities(environment: dict[str, Any], container: str) -> dict[str, dict[str, Any]]:

@@ -18,7 +18,6 @@ REFERENCE_DAY = date(2025, 12, 31)
 #: Figures that must come within 10% of the paper's for a suite to "match the paper".
 CORE = ("users", "subtasks", "entities", "preferences_per_user", "additions_per_user", "deletions_per_user",
         "modifications_per_user", "changes_per_user", "history_days_per_user", "events_per_user", "noise_share")
-_SKIP_TYPES = ("search", "browse", "high_freq_browse")
 
 
 @dataclass

@@ -43,13 +43,10 @@ from typing import Any
 from ..suite.checks import RECORD_FIELDS, RecordCheck, RubricCheck
 from ..suite.loader import LoadedSuite, SuiteError, load_suite, read_suite_json
 from ..suite.schema import DailyRecord, EventRecord, SubTask, UserTask
+from ..vocabulary import HIDDEN_KEYS, MARKER_PATTERN, SKIP_TYPES
 
 RULES = ("schema", "chronology", "target", "distractors", "evidence", "leaks", "profile")
 CONTAINERS = ("stores", "shops", "hotels", "attractions", "flights", "trains", "taxis")
-HIDDEN_KEYS = ("distraction_reason", "target_product_ids", "personalized_preference_memory", "user_intention",
-               "rubric_checks", "rubric_sources", "history_noise")
-MARKER = re.compile(r'_type"?\s*[:=]\s*"?(?:target|distraction|irrelevant)\b', re.IGNORECASE)
-_SKIP_TYPES = frozenset({"search", "browse", "high_freq_browse"})
 
 
 @dataclass(frozen=True)
@@ -425,7 +422,7 @@ def _voiced(record: DailyRecord | EventRecord, noise: set[tuple[int, int]], posi
     """Texts of a record that speak for the user: no searches or browsing, no noise, nothing for others."""
     out = []
     if isinstance(record, EventRecord):
-        if record.type in _SKIP_TYPES or (position, 0) in noise:
+        if record.type in SKIP_TYPES or (position, 0) in noise:
             return []
         content = record.content
         if record.type == "conversation" and isinstance(content, list):
@@ -434,7 +431,7 @@ def _voiced(record: DailyRecord | EventRecord, noise: set[tuple[int, int]], posi
             return []
         return [json.dumps(content, ensure_ascii=False)]
     for item, event in enumerate(record.behavior):
-        if event.behavior_type in _SKIP_TYPES or (position, item) in noise:
+        if event.behavior_type in SKIP_TYPES or (position, item) in noise:
             continue
         if isinstance(event.content, dict) and event.content.get("note"):
             continue
@@ -534,8 +531,8 @@ def _leaks(user: UserTask, sub: SubTask, raw_sub: dict[str, Any], where: str, hi
     truth = render_preferences(sub.groundtruth_preferences())
     targets = [t for t in sub.target_product_ids or [] if len(t) > 3]
     for name, text in visible.items():
-        problems = [key for key in HIDDEN_KEYS if key in text]
-        problems += [f"marker {m!r}" for m in MARKER.findall(text)]
+        problems = [key for key in sorted(HIDDEN_KEYS) if key in text]
+        problems += [f"marker {m!r}" for m in MARKER_PATTERN.findall(text)]
         problems += [f"distraction reason {h!r}" for h in hidden if h in text]
         if name != "tools":
             problems += [f"target id {t}" for t in targets if t in text]

@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import re
 
-from ..agents.heuristics import content_words, extract_facts, parse_now
 from ..messages import STOP_TOKEN, Message
+from ..text.facts import extract_facts, parse_now
+from ..text.words import content_words
 from .base import UserSetup
 
 DONE_REPLY = f"Great, thank you! That's all. {STOP_TOKEN}"

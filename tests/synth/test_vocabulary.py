@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from pytest_vitabench.agents.heuristics import PreferenceMemory, candidate_phrase, tokenize
+from pytest_vitabench.agents.candidates import candidate_phrase
 from pytest_vitabench.synth.catalog import AIRLINE_NAMES, AXES, BACKGROUND, FAMILIES, NAME_PREFIXES, POPULAR_TAGS
 from pytest_vitabench.synth.plan import Pref, Version
+from pytest_vitabench.text.preferences import PreferenceMemory
+from pytest_vitabench.text.words import tokenize
 
 #: Generic words several axes may share: they never decide between two options of one subtask.
 SHARED_WORDS = {"business", "class", "fruit", "full", "room", "package", "airline"}
