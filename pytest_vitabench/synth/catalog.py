@@ -38,7 +38,7 @@ class Axis:
         say: How the user states it in a dialogue (``{value}`` filled in); first person, no negation
             before the value, so that the statement reads as a liking.
         conditions: For ``conditional`` axes, the condition term of each value, in order.
-        condition_group: The condition group (see ``heuristics.CONDITION_GROUPS``).
+        condition_group: The condition group (see ``text.clauses.CONDITION_GROUPS``).
         tag: Tag template of a conditional value (``{value}``, ``{cond}``).
         alternative_of: An axis this one replaces: a user holds at most one of the two.
     """

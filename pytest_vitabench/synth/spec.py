@@ -35,7 +35,7 @@ from __future__ import annotations
 import json
 from datetime import date
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, model_validator
 
@@ -320,7 +320,14 @@ class SpecError(ValueError):
         super().__init__("\n".join(lines))
 
 
-_TAGS = ("phrase", "min_score", "max_price", "order", "review", "search", "browse")
+def _union_tags(union: Any) -> frozenset[str]:
+    """The ``Tag`` names of a discriminated union's members: the spec's own JSON keys (``search`` here is a
+    key of the spec format, not a history record type of :mod:`..vocabulary`)."""
+    members = get_args(get_args(union)[0])
+    return frozenset(meta.tag for member in members for meta in get_args(member)[1:] if isinstance(meta, Tag))
+
+
+_TAGS = _union_tags(Dimension) | _union_tags(Behaviour)
 
 
 def _json_path(loc: tuple[int | str, ...]) -> str:
