@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_vitabench.llm import LLMSettings, settings_from_options
+from pytest_vitabench.config import settings_from_options
+from pytest_vitabench.llm import LLMSettings
 
 
 def test_defaults(tmp_path):
