@@ -29,6 +29,7 @@ SLOW_TESTS = (
     "tests/synth/test_difficulty.py::test_the_agents_order_as_the_paper_describes",
     "tests/memory/test_memory_axis_run.py::test_backends_axis_pivot_and_snapshots",
     "tests/memory/test_memory_matrix.py::test_backends_order_from_floor_to_ceiling",
+    "tests/test_public_api.py::test_type_checkers_see_the_real_classes",
 )
 #: Fixtures that take seconds to build: a test that uses one is slow as well (its first user pays the build).
 SLOW_FIXTURES = frozenset({"paper_bytes", "runs"})

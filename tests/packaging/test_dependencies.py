@@ -35,6 +35,7 @@ DISTRIBUTION = {
     "tiktoken": "tiktoken",
     "matplotlib": "matplotlib",
     "tomli": "tomli",
+    "holidays": "holidays",
 }
 
 #: Distributions imported only where a feature needs them, and the extra that installs each.

@@ -148,7 +148,7 @@ def test_a_session_without_suites_is_untouched(pytester):
             # the options (settings.py) and the controller's plugin object need only the standard library
             assert loaded == ["pytest_vitabench.controller", "pytest_vitabench.hookspecs",
                               "pytest_vitabench.option_values", "pytest_vitabench.plugin",
-                              "pytest_vitabench.settings"], loaded
+                              "pytest_vitabench.settings", "pytest_vitabench.spelling"], loaded
             heavy = [m for m in ("pydantic", "openai", "rapidfuzz", "numpy") if m in sys.modules]
             assert heavy == [], heavy
     """)
