@@ -43,14 +43,26 @@ def _encoding() -> Any | None:
         return None
 
 
+def _exact_counts_available() -> bool:
+    """Whether :func:`_encoding` would find cl100k_base, without loading it (half a second a process: a run
+    that never counts tokens, memory ``none`` say, should not pay it just to name its tokenizer)."""
+    if os.environ.get("VITA_TOKENIZER", "").strip().lower() == REGEX:
+        return False
+    try:
+        from tiktoken.registry import list_encoding_names
+    except ImportError:
+        return False
+    return _OFFLINE_ENCODING in list_encoding_names()
+
+
 def tokenizer_name() -> str:
     """``cl100k_base`` when exact counts are available, else ``regex``."""
-    return CL100K if _encoding() is not None else REGEX
+    return CL100K if _exact_counts_available() else REGEX
 
 
 def tokenizer_note() -> str:
     """One line for headers and reports: which counter budgets use, and how to get exact counts if needed."""
-    if _encoding() is not None:
+    if _exact_counts_available():
         return "token budgets: cl100k_base (tiktoken, bundled encoding file), as the official harness"
     return f"token budgets: regex estimate, not cl100k_base ({INSTALL_HINT})"
 
