@@ -233,6 +233,10 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         import shutil
 
         shutil.rmtree(path, ignore_errors=True)
+    if _has_state(config):
+        from .engine.heap import freeze_before_exit
+
+        freeze_before_exit()
 
 
 def _state(config: pytest.Config) -> _State:
