@@ -12,7 +12,6 @@ import importlib.util
 import json
 
 import pytest
-from _stub_llm import StubLLM
 from _suites import tiny_suite, write_suite
 
 from pytest_vitabench.benchmark import Benchmark
@@ -37,13 +36,6 @@ HAVE_CL100K = importlib.util.find_spec("tiktoken_ext") is not None
 def official(tmp_path_factory) -> Benchmark:
     tmp = tmp_path_factory.mktemp("official")
     return Benchmark({"vita_profile": "official"}, rootdir=tmp, state_dir=str(tmp / "llm"))
-
-
-@pytest.fixture
-def stub():
-    server = StubLLM()
-    yield server
-    server.close()
 
 
 # -- tools ------------------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from _stub_llm import StubLLM, tool_call
+from _stub_llm import tool_call
 
 from pytest_vitabench.agents.base import AgentSetup
 from pytest_vitabench.agents.openai_agent import MissingAPIKey, OpenAIAgent, api_key
@@ -12,13 +12,6 @@ from pytest_vitabench.messages import Message, ToolCall
 KEY = "sk-stub-0123456789abcdefghijklmn"
 TOOLS = [{"type": "function", "function": {"name": "weather", "description": "d",
                                             "parameters": {"type": "object", "properties": {}}}}]
-
-
-@pytest.fixture
-def stub():
-    server = StubLLM()
-    yield server
-    server.close()
 
 
 def _setup(tools=TOOLS):

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
-from _stub_llm import StubLLM
 from memory._fake_embedder import BagOfWords
 
 from pytest_vitabench.embeddings import (
@@ -16,13 +14,6 @@ from pytest_vitabench.embeddings import (
     vector_key,
 )
 from pytest_vitabench.llm import LLMClient, LLMSettings
-
-
-@pytest.fixture
-def stub():
-    server = StubLLM()
-    yield server
-    server.close()
 
 
 def test_vectors_are_normalised_float32_and_a_warm_cache_embeds_nothing(tmp_path):

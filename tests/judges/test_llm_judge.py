@@ -21,13 +21,6 @@ TIME = "2025-06-01 11:00:00"
 R1, R2 = "The order is for product P2", "The order is paid"
 
 
-@pytest.fixture
-def stub():
-    server = StubLLM()
-    yield server
-    server.close()
-
-
 def client_for(stub: StubLLM, **overrides) -> LLMClient:
     settings = dict(base_url=stub.base_url, api_key_env="VITA_NO_SUCH_VAR", backoff_base_s=0.01,
                     backoff_max_s=0.02, max_retries=2, cache="off")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from _stub_llm import StubLLM
 from _suites import tiny_suite
 
@@ -22,13 +21,6 @@ from pytest_vitabench.messages import Message, ToolCall
 from pytest_vitabench.suite.schema import SubTask
 
 TIME = "2025-06-01 11:00:00"
-
-
-@pytest.fixture
-def stub():
-    server = StubLLM()
-    yield server
-    server.close()
 
 
 def client_for(stub: StubLLM) -> LLMClient:

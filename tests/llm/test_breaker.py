@@ -12,13 +12,6 @@ MSGS = [{"role": "user", "content": "hi"}]
 UNAUTHORIZED = (401, {"error": {"message": "Incorrect API key provided"}})
 
 
-@pytest.fixture
-def stub():
-    server = StubLLM()
-    yield server
-    server.close()
-
-
 @pytest.fixture(autouse=True)
 def _key(monkeypatch):
     monkeypatch.setenv(KEY_ENV, "sk-breaker-test-0123456789")

@@ -15,13 +15,6 @@ KEY_ENV = "VITA_LLM_TEST_KEY"
 MSGS = [{"role": "user", "content": "Is the rubric met?"}]
 
 
-@pytest.fixture
-def stub():
-    server = StubLLM()
-    yield server
-    server.close()
-
-
 @pytest.fixture(autouse=True)
 def _key(monkeypatch):
     monkeypatch.setenv(KEY_ENV, SECRET)

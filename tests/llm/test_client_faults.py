@@ -14,13 +14,6 @@ NO_CHOICES = Reply(body={"id": "x", "object": "chat.completion", "created": 0, "
 NOT_JSON = Reply(raw=b"<html><body>502 Bad Gateway</body></html>")
 
 
-@pytest.fixture
-def stub():
-    server = StubLLM()
-    yield server
-    server.close()
-
-
 def make(stub: StubLLM) -> LLMClient:
     return LLMClient(LLMSettings(base_url=stub.base_url, api_key_env=KEY_ENV, backoff_base_s=0.01,
                                  backoff_max_s=0.02, max_retries=2, cache="off"))

@@ -5,20 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from _stub_llm import StubLLM
 
 from pytest_vitabench.llm import Ledger, LLMClient, LLMSettings, ModelPrice, load_prices, price_for
 from pytest_vitabench.messages import Usage
 
 KEY_ENV = "VITA_LLM_TEST_KEY"
 MSGS = [{"role": "user", "content": "hi"}]
-
-
-@pytest.fixture
-def stub():
-    server = StubLLM()
-    yield server
-    server.close()
 
 
 def test_inline_prices():

@@ -22,13 +22,6 @@ from pytest_vitabench.llm.retry import Backoff, parse_retry_after
 PROCESSES = 3
 
 
-@pytest.fixture
-def stub():
-    server = StubLLM()
-    yield server
-    server.close()
-
-
 def _fire(base_url: str, state_dir: str, requests: int, settings: dict, barrier) -> None:
     """One worker process: build a client, wait for the others, then send ``requests`` calls."""
     from pytest_vitabench.llm import LLMClient, LLMSettings

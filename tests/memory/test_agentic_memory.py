@@ -17,13 +17,6 @@ RECORDS = [DailyRecord(date="2025-01-08", behavior=[{"behavior_type": "order", "
 MORE = [DailyRecord(date="2025-02-01", dialogue=[{"role": "user", "content": "I switched to whole milk."}])]
 
 
-@pytest.fixture
-def stub():
-    server = StubLLM()
-    yield server
-    server.close()
-
-
 def client(stub: StubLLM, tmp_path=None) -> LLMClient:
     return LLMClient(LLMSettings(base_url=stub.base_url, max_retries=0, cache_dir=tmp_path))
 

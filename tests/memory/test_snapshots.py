@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
 from _fake_embedder import BagOfWords
 from _paths import REPO_ROOT
-from _stub_llm import StubLLM
 
 from pytest_vitabench.embeddings import CachedEmbedder, EmbeddingCache
 from pytest_vitabench.llm import LLMClient, LLMSettings
@@ -18,13 +16,6 @@ from pytest_vitabench.suite.loader import load_suite
 
 SUITE = load_suite(REPO_ROOT / "suites" / "demo" / "tasks.json")
 USER = SUITE.users[0]
-
-
-@pytest.fixture
-def stub():
-    server = StubLLM()
-    yield server
-    server.close()
 
 
 def build(memory, index: int, store: SnapshotStore | None, backend: str, trial: int = 0) -> None:

@@ -9,15 +9,6 @@ import pytest
 SECRET = "sk-test-SECRET-0123456789abcdefghij"
 
 
-@pytest.fixture
-def stub():
-    from _stub_llm import StubLLM
-
-    server = StubLLM()
-    yield server
-    server.close()
-
-
 @pytest.mark.parametrize("endpoint_option, workers", [("--vita-embedding-base-url", 0), ("--vita-base-url", 2)])
 def test_rag_endpoint_embeddings_use_the_run_key_and_reach_the_usage_table(project, stub, monkeypatch,
                                                                             endpoint_option, workers):

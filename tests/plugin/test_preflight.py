@@ -5,17 +5,9 @@ from __future__ import annotations
 import socket
 
 import pytest
-from _stub_llm import StubLLM
 
 KEY_ENV = "VITA_PREFLIGHT_KEY"
 SECRET = "sk-preflight-SECRET-0123456789"
-
-
-@pytest.fixture
-def stub():
-    server = StubLLM()
-    yield server
-    server.close()
 
 
 @pytest.fixture

@@ -16,13 +16,6 @@ KEY_ENV = "VITA_STORE_TEST_KEY"
 
 
 @pytest.fixture
-def stub():
-    server = StubLLM()
-    yield server
-    server.close()
-
-
-@pytest.fixture
 def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
     pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
     (pytester.path / "tasks.json").write_text(json.dumps(tiny_suite()), encoding="utf-8")

@@ -23,13 +23,6 @@ PROACTIVE = UserSetup(instruction="Book a table this weekend.", user_id="U1", pr
                       user_intention="There will be 5 of us, Saturday 6:30 pm.")
 
 
-@pytest.fixture
-def stub():
-    server = StubLLM()
-    yield server
-    server.close()
-
-
 def client_for(stub: StubLLM, **overrides) -> LLMClient:
     settings = dict(base_url=stub.base_url, api_key_env="VITA_NO_SUCH_VAR", backoff_base_s=0.01,
                     backoff_max_s=0.02, max_retries=2, cache="off")
