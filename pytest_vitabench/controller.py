@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Callable
+from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -57,6 +58,8 @@ class VitaController:
         self.gate_verdict: str | None = None
         self.analysis: Any = None
         self.report_written: str | None = None
+        #: The preflight's failures, still being found (its requests run while the suite is collected).
+        self.preflight: Future[list[str]] | None = None
 
     # -- the run's per-process state (built by the plugin on first use) ---------------------------------
 

@@ -234,7 +234,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
         shutil.rmtree(path, ignore_errors=True)
     if _has_state(config):
-        from .engine.heap import freeze_before_exit
+        from .heap import freeze_before_exit
 
         freeze_before_exit()
 
@@ -559,7 +559,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if controller is not None:
         controller.planned_items = len(session.items)
     if _has_state(session.config):
-        from .engine.heap import freeze_long_lived
+        from .heap import freeze_long_lived
 
         freeze_long_lived()
 
@@ -600,11 +600,23 @@ def pytest_sessionstart(session: pytest.Session) -> None:
                                  for ini, default in _OFFLINE_ROLE_DEFAULTS.items()):
         state = _state(config)
         if state.run_config.preflight == "on" and state.bench.needs_llm:
-            from .preflight import preflight_error, run_checks
+            from .preflight import start_checks
 
-            failures = run_checks(state.bench)
-            if failures:
-                raise pytest.UsageError(preflight_error(failures))
+            controller.preflight = start_checks(state.bench)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session: pytest.Session) -> None:
+    """Wait for the preflight (started with the session) before any item starts, here or on a worker."""
+    controller = _controller(session.config)
+    if controller is None or controller.preflight is None:
+        return
+    failures = controller.preflight.result()
+    controller.preflight = None
+    if failures:
+        from .preflight import preflight_error
+
+        raise pytest.UsageError(preflight_error(failures))
 
 
 #: Role options whose default is offline; any other value names an LLM, so a preflight may be due.

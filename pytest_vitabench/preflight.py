@@ -14,6 +14,7 @@ one retry.
 
 from __future__ import annotations
 
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -129,6 +130,20 @@ def run_checks(bench: Benchmark, checks: list[Check] | None = None) -> list[str]
         except ValueError as exc:  # a missing key for a separate embeddings endpoint
             failures.append(f"{', '.join(check.roles)} model {check.model!r} at {check.url}: {exc}")
     return failures
+
+
+def start_checks(bench: Benchmark) -> Future[list[str]]:
+    """:func:`run_checks` in a background thread, so its requests overlap collection and the xdist workers'
+    start-up instead of delaying both; the caller takes the result before the first item starts.
+
+    Returns:
+        The future of :func:`run_checks`'s failure messages.
+    """
+    executor = ThreadPoolExecutor(1, thread_name_prefix="vita-preflight")
+    try:
+        return executor.submit(run_checks, bench)
+    finally:
+        executor.shutdown(wait=False)
 
 
 def preflight_error(failures: list[str]) -> str:

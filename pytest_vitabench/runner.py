@@ -212,12 +212,16 @@ class ItemRunner:
             self.ensure_user(suite, user)
             with pinned_user(suite, user):
                 prepared, memory_usage = self._prepare(result, suite, user, index, agent)
-                episode = run_episode(agent=agent, agent_setup=prepared.agent_setup, user=user_simulator,
-                                      user_setup=prepared.user_setup, environment=prepared.environment,
-                                      max_steps=self.config.max_steps,
-                                      history=prepared.history)
-                self._record_episode(result, episode, memory_usage)
-                self._record_verdict(result, judge.judge(self._judge_case(result, user, index, prepared, episode)))
+                try:
+                    episode = run_episode(agent=agent, agent_setup=prepared.agent_setup, user=user_simulator,
+                                          user_setup=prepared.user_setup, environment=prepared.environment,
+                                          max_steps=self.config.max_steps,
+                                          history=prepared.history)
+                    self._record_episode(result, episode, memory_usage)
+                    self._record_verdict(result,
+                                         judge.judge(self._judge_case(result, user, index, prepared, episode)))
+                finally:
+                    prepared.environment.close()
                 self._record_category(result, user, index)
         except Exception as exc:  # an infrastructure failure: reported as an error, scored as a failure
             self._record_error(result, exc)
@@ -264,21 +268,26 @@ class ItemRunner:
                           chain_lock: Any) -> None:
         await chain_lock.acquire()
         held = True
+        prepared: _Prepared | None = None
         try:
-            prepared, memory_usage = await call(self._prepare, result, suite, user, index, agent)
-            if not prepared.live_memory:
-                chain_lock.release()
-                held = False
-            episode = await play_episode(
-                agent=agent, agent_setup=prepared.agent_setup, user=user_simulator,
-                user_setup=prepared.user_setup, environment=prepared.environment,
-                max_steps=self.config.max_steps, history=prepared.history, call=call)
+            try:
+                prepared, memory_usage = await call(self._prepare, result, suite, user, index, agent)
+                if not prepared.live_memory:
+                    chain_lock.release()
+                    held = False
+                episode = await play_episode(
+                    agent=agent, agent_setup=prepared.agent_setup, user=user_simulator,
+                    user_setup=prepared.user_setup, environment=prepared.environment,
+                    max_steps=self.config.max_steps, history=prepared.history, call=call)
+            finally:
+                if held:
+                    chain_lock.release()
+            self._record_episode(result, episode, memory_usage)
+            case = self._judge_case(result, user, index, prepared, episode)
+            self._record_verdict(result, await call(judge.judge, case))
         finally:
-            if held:
-                chain_lock.release()
-        self._record_episode(result, episode, memory_usage)
-        case = self._judge_case(result, user, index, prepared, episode)
-        self._record_verdict(result, await call(judge.judge, case))
+            if prepared is not None:
+                prepared.environment.close()
         self._record_category(result, user, index)
 
     @staticmethod

@@ -101,6 +101,15 @@ class Environment:
         for tool in tools:
             self.tools[tool.name] = tool
 
+    def close(self) -> None:
+        """Drop the tools once the episode is judged.
+
+        A declared tool is a method bound to a tool set that holds this environment: a reference cycle, so
+        without this an episode's database (thousands of objects on the paper suite) outlives its item until
+        a cyclic collection finds it. The database itself stays readable.
+        """
+        self.tools.clear()
+
     def tool_schemas(self) -> list[dict[str, Any]]:
         """The OpenAI function schemas of the tools, in order.
 

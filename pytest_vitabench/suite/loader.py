@@ -26,6 +26,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from .. import heap
 from . import integrity
 from .domain_labels import vb1_domain
 from .errors import SuiteError
@@ -310,18 +311,22 @@ def ensure_user(suite: LoadedSuite, user: LoadedUser) -> list[str]:
             if user.index in suite._validated:
                 suite._validated.move_to_end(user.index)
             return []
-        if user.raw is not None:
-            entry = user.raw
-        else:
-            assert user.span is not None or user.packed is not None  # the guard above returned otherwise
-            start, end = user.span or (0, 0)
-            text = zlib.decompress(user.packed).decode("utf-8") if user.packed is not None else suite.text[start:end]
-            # A verified span holds no repeated key nor over-long integer: the C parser reads it the same.
-            entry = json.loads(text) if user.verified else parse_json_text(text)
-        warnings: list[str] = []
-        unknown: Counter[str] = Counter()
-        loaded = _load_user(suite.path, user.index, entry, strict=suite.strict, warnings=warnings,
-                            unknown=unknown, verified=user.verified and user.raw is None)
+        with heap.built_to_last():
+            if user.raw is not None:
+                entry = user.raw
+            else:
+                assert user.span is not None or user.packed is not None  # the guard above returned otherwise
+                start, end = user.span or (0, 0)
+                if user.packed is not None:
+                    text = zlib.decompress(user.packed).decode("utf-8")
+                else:
+                    text = suite.text[start:end]
+                # A verified span holds no repeated key nor over-long integer: the C parser reads it the same.
+                entry = json.loads(text) if user.verified else parse_json_text(text)
+            warnings: list[str] = []
+            unknown: Counter[str] = Counter()
+            loaded = _load_user(suite.path, user.index, entry, strict=suite.strict, warnings=warnings,
+                                unknown=unknown, verified=user.verified and user.raw is None)
         if unknown:
             warnings.append(_unknown_keys_warning(suite.path, unknown, f"[{user.index}] "))
         user.task, user.times, user.error = loaded.task, loaded.times, loaded.error

@@ -207,3 +207,23 @@ def test_episodes_never_share_state_while_sharing_everything_derived() -> None:
     # Bound tools act on their own episode only.
     assert first.tools["get_instore_orders"].fn.__self__.env is first  # type: ignore[attr-defined]
     assert second.tools["get_instore_orders"].fn.__self__.env is second  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_a_closed_environment_is_freed_by_reference_counting_alone(domain: str) -> None:
+    # Tools are methods bound to a tool set that holds the environment: without close() the episode's whole
+    # database waits for a cyclic collection (measured: ~67 MB of one latency-bound paper run).
+    import gc
+    import weakref
+
+    gc.disable()
+    try:
+        env = build(domain, shop_env())
+        before = len(env.tools)
+        env.close()
+        assert before and not env.tools
+        gone = weakref.ref(env)
+        del env
+        assert gone() is None
+    finally:
+        gc.enable()

@@ -10,16 +10,56 @@ only never scanned for cycles again.
 
 from __future__ import annotations
 
+import contextlib
 import gc
+import threading
+from collections.abc import Iterator
 
 GEN0_THRESHOLD = 10_000
+
+_pause_lock = threading.Lock()
+_pauses = 0
+_run_frozen = False
 
 
 def freeze_long_lived() -> None:
     """Collect once, then exempt every surviving object from later collections (call after collection)."""
+    global _run_frozen
     gc.collect()
     gc.freeze()
     gc.set_threshold(GEN0_THRESHOLD, *gc.get_threshold()[1:])
+    _run_frozen = True
+
+
+@contextlib.contextmanager
+def built_to_last() -> Iterator[None]:
+    """Build long-lived objects without the collector walking them, in a run that froze its heap.
+
+    A user's validated models (~50,000 tracked objects on the paper suite) are built mid-run, when its first
+    item starts, and live as long as its items run. Built under the collector, they set off young collections
+    while they are made and are then walked by every older one: measured on the latency-bound paper run, 2.7 s
+    of one process's 20 s of CPU went to the collector, most of it on those models. Here the collector is paused
+    while the block runs and everything young is frozen when it ends, as after collection. Objects of other
+    episodes that happen to be young at that moment are frozen too; they are still freed by reference counting,
+    only a reference cycle among them would stay until the process ends.
+
+    Outside such a run (``vitabench rejudge``, library use) this does nothing.
+    """
+    global _pauses
+    if not _run_frozen:
+        yield
+        return
+    with _pause_lock:
+        _pauses += 1
+        gc.disable()
+    try:
+        yield
+    finally:
+        with _pause_lock:
+            _pauses -= 1
+            if _pauses == 0:
+                gc.freeze()
+                gc.enable()
 
 
 def freeze_before_exit() -> None:
