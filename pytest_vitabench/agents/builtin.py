@@ -30,7 +30,7 @@ from ..text.facts import Facts, extract_facts, parse_now
 from ..text.preferences import PreferenceMemory
 from ..text.words import content_words, tokenize
 from .base import AgentSetup
-from .candidates import Candidate, Catalogue, entity_name, relevance, score_candidate
+from .candidates import Candidate, CandidateScorer, Catalogue, entity_name, relevance
 from .memo import Memo
 from .trajectory import ASK_PREFIX, ID_QUESTION, RECOMMEND_PREFIX, Trajectory, call_key, parsed_json
 
@@ -238,22 +238,7 @@ class _Plan:
 
     def next_lookup(self) -> Message | None:
         """Search calls first, then detail calls a search left out; None when the catalogue is complete."""
-        kw = self.keywords()
-        searches = {
-            "delivery": [self.call("delivery_store_search_recommand", keywords=kw),
-                         self.call("delivery_product_search_recommand", keywords=kw)],
-            "instore_product": [self.call("instore_shop_search_recommend", keywords=kw),
-                                self.call("instore_product_search_recommend", keywords=kw)],
-            "reservation": [self.call("instore_shop_search_recommend", keywords=kw)],
-            "book": [self.call("instore_shop_search_recommend", keywords=kw)],
-            "hotel": [self.call("hotel_search_recommand", city_name=self.destination or self.origin, key_words=kw)],
-            "train": [self.call("train_ticket_search", departure=self.origin, destination=self.destination or "",
-                                date=self.date())],
-            "flight": [self.call("flight_search_recommend", departure=self.origin,
-                                 destination=self.destination or "")],
-            "attraction": [self.call("attractions_search_recommend", city_name=self.destination or self.origin,
-                                     key_words=kw)],
-        }[self.kind]
+        searches = self.searches()
         if any(c is not None and call_key(c.name, c.arguments) not in self.trail.calls for c in searches):
             return self._emit(searches)
         catalogue = self.catalogue()
@@ -268,6 +253,29 @@ class _Plan:
             bare = [eid for eid in catalogue.order if not catalogue.entities[eid].get("_has_products")]
             details = [self.call(info, **{key: eid}) for eid in bare[:15]]
         return self._emit(details)
+
+    def searches(self) -> list[ToolCall | None]:
+        """The search calls of this decision kind (None for a tool the domain does not offer)."""
+        kind = self.kind
+        if kind in ("delivery", "instore_product", "reservation", "book"):
+            kw = self.keywords()
+            if kind == "delivery":
+                return [self.call("delivery_store_search_recommand", keywords=kw),
+                        self.call("delivery_product_search_recommand", keywords=kw)]
+            if kind == "instore_product":
+                return [self.call("instore_shop_search_recommend", keywords=kw),
+                        self.call("instore_product_search_recommend", keywords=kw)]
+            return [self.call("instore_shop_search_recommend", keywords=kw)]
+        if kind == "hotel":
+            return [self.call("hotel_search_recommand", city_name=self.destination or self.origin,
+                              key_words=self.keywords())]
+        if kind == "train":
+            return [self.call("train_ticket_search", departure=self.origin, destination=self.destination or "",
+                              date=self.date())]
+        if kind == "flight":
+            return [self.call("flight_search_recommend", departure=self.origin, destination=self.destination or "")]
+        return [self.call("attractions_search_recommend", city_name=self.destination or self.origin,
+                          key_words=self.keywords())]
 
     def catalogue_sources(self) -> tuple[str, ...]:
         """The tool results the catalogue is read from (every read that did not fail), in order."""
@@ -329,10 +337,11 @@ class _Plan:
         memory = self.agent.memory(self.setup)
         context = self.request_words | set(tokenize(_KIND_NOUNS[self.kind]))
         for c in candidates:
-            context |= set(tokenize(" ".join(c.phrases())))
+            context |= c.phrase_tokens()
+        score = CandidateScorer(memory, self.request_words, context, situation) if memory else None
         rows = []
         for c in candidates:
-            judged = score_candidate(c, memory, self.request_words, context, situation) if memory else None
+            judged = score(c) if score else None
             value = judged.value if judged else 0.0
             rows.append(((-value, -(c.score or 0.0), c.position), c, judged.reasons if judged else []))
         rows.sort(key=lambda row: row[0])

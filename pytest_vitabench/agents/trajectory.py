@@ -24,9 +24,6 @@ _ACCEPT = re.compile(r"^\W*(yes|yeah|yep|sure|ok|okay|great|perfect|fine|go ahea
                      r"order it|that works|alright|all right)\b", re.I)
 
 
-
-
-
 @dataclass
 class ToolResult:
     name: str
@@ -114,9 +111,13 @@ def parsed_json(content: str) -> Any:
     return _decoded(content) if isinstance(content, str) else None
 
 
+#: ``json.dumps(..., sort_keys=True, ensure_ascii=False, default=str)`` without building an encoder per call.
+_CALL_ENCODER = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=str)
+
+
 def call_key(name: str, args: dict[str, Any] | str) -> str:
     """A tool call's identity (name and arguments), to tell whether it was already made."""
-    return name + json.dumps(args, sort_keys=True, ensure_ascii=False, default=str)
+    return name + _CALL_ENCODER.encode(args)
 
 
 def _rejects(reply: str | None) -> bool:
