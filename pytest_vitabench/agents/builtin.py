@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..messages import STOP_TOKEN, Message, ToolCall
 from ..text.clauses import profile_statements, situation_of
@@ -171,10 +171,11 @@ class GroundtruthReaderAgent(BuiltinAgent):
 class _Plan:
     """Everything derived for one call: the decision kind, the request facts, the candidates."""
 
-    def __init__(self, setup: AgentSetup, trail: Trajectory, agent: BuiltinAgent, domain: str, kind: str):
+    def __init__(self, setup: AgentSetup, trail: Trajectory, agent: BuiltinAgent, domain: str, kind: str,
+                 tools: dict[str, dict[str, Any]] | None = None):
         self.setup, self.trail, self.agent = setup, trail, agent
         self.domain, self.kind = domain, kind
-        self.tools = {t.get("function", {}).get("name"): t.get("function", {}) for t in setup.tools}
+        self.tools = _tool_specs(setup.tools) if tools is None else tools
         self.now = _parse_now(setup.time)
         reply = None
         if trail.asked_details is not None:
@@ -190,14 +191,14 @@ class _Plan:
 
     @classmethod
     def make(cls, setup: AgentSetup, trail: Trajectory, agent: BuiltinAgent) -> _Plan | None:
-        names = {t.get("function", {}).get("name") for t in setup.tools}
+        tools = _tool_specs(setup.tools)
         markers = (("delivery", "create_delivery_order"), ("instore", "instore_shop_search_recommend"),
                    ("ota", "hotel_search_recommand"))
-        domains = tuple(d for d, tool in markers if tool in names)
+        domains = tuple(d for d, tool in markers if tool in tools)
         if not domains:
             return None
         domain, kind = _domain_and_kind(trail.instruction, domains)
-        return cls(setup, trail, agent, domain, kind)
+        return cls(setup, trail, agent, domain, kind, tools)
 
     # -- talking
     def question(self) -> str:
@@ -212,23 +213,23 @@ class _Plan:
         return f"{ASK_PREFIX}, could you tell me {ask}"
 
     # -- tools
-    def call(self, name: str, **values: Any) -> ToolCall | None:
+    def call(self, name: str, **values: Any) -> _Call | None:
         """A call of ``name`` with the arguments its schema declares (None when the tool is not offered)."""
         spec = self.tools.get(name)
         if spec is None:
             return None
         props = (spec.get("parameters") or {}).get("properties") or {}
-        args = {k: v for k, v in values.items() if k in props and v is not None}
-        return ToolCall(id="", name=name, arguments=args)
+        return _Call(name, {k: v for k, v in values.items() if k in props and v is not None})
 
-    def _emit(self, calls: list[ToolCall | None]) -> Message | None:
-        fresh = [c for c in calls if c is not None and call_key(c.name, c.arguments) not in self.trail.calls]
+    def _emit(self, calls: list[_Call | None]) -> Message | None:
+        """The calls not made yet, as one assistant message (None when all were made)."""
+        made = self.trail.calls
+        fresh = [c for c in calls if c is not None and call_key(c.name, c.arguments) not in made]
         if not fresh:
             return None
         turn = sum(1 for m in self.trail.messages if m.role == "assistant")
-        for k, call in enumerate(fresh):
-            call.id = f"call_{turn}_{k}"
-        return Message(role="assistant", tool_calls=fresh)
+        return Message(role="assistant", tool_calls=[ToolCall(id=f"call_{turn}_{k}", name=c.name, arguments=c.arguments)
+                                                     for k, c in enumerate(fresh)])
 
     def keywords(self) -> list[str]:
         return list(self.reading.keywords)
@@ -238,11 +239,11 @@ class _Plan:
 
     def next_lookup(self) -> Message | None:
         """Search calls first, then detail calls a search left out; None when the catalogue is complete."""
-        searches = self.searches()
-        if any(c is not None and call_key(c.name, c.arguments) not in self.trail.calls for c in searches):
-            return self._emit(searches)
+        message = self._emit(self.searches())
+        if message is not None:
+            return message
         catalogue = self.catalogue()
-        details: list[ToolCall | None] = []
+        details: list[_Call | None] = []
         if self.kind == "delivery":
             owners = {p.get("_owner") for p in catalogue.products.values()}
             missing = [o for o in owners if o and "score" not in catalogue.entities.get(o, {})]
@@ -254,7 +255,7 @@ class _Plan:
             details = [self.call(info, **{key: eid}) for eid in bare[:15]]
         return self._emit(details)
 
-    def searches(self) -> list[ToolCall | None]:
+    def searches(self) -> list[_Call | None]:
         """The search calls of this decision kind (None for a tool the domain does not offer)."""
         kind = self.kind
         if kind in ("delivery", "instore_product", "reservation", "book"):
@@ -385,7 +386,7 @@ class _Plan:
     def quantity(self) -> int:
         return self.facts.count or 1
 
-    def write_call(self, c: Candidate, user_id: str) -> ToolCall | None:
+    def write_call(self, c: Candidate, user_id: str) -> _Call | None:
         write = _WRITE[self.kind][0]
         pid, qty = c.product_id, self.quantity()
         if self.kind == "delivery":
@@ -472,6 +473,13 @@ class _Plan:
 # ------------------------------------------------------------------------------------------ helpers
 
 
+class _Call(NamedTuple):
+    """A tool call the plan may make; a :class:`ToolCall` only once it is emitted (most were made already)."""
+
+    name: str
+    arguments: dict[str, Any]
+
+
 @dataclass(frozen=True)
 class _Reading:
     """What the request (and the user's answer to our question, if any) says: the same on every turn."""
@@ -493,6 +501,15 @@ class _Reading:
         keywords = [w for w in words if w not in place][:6] or [instruction[:40]]
         return cls(words=tuple(words), keywords=tuple(keywords), facts=facts, destination=destination,
                    request_words=frozenset(set(words) - set(place)))
+
+
+def _tool_specs(tools: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Each offered tool's function schema, by name."""
+    specs = {}
+    for tool in tools:
+        function = tool.get("function", {})
+        specs[function.get("name")] = function
+    return specs
 
 
 @lru_cache(maxsize=64)

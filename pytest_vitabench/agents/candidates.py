@@ -128,7 +128,7 @@ class Candidate:
         """The tokens of all descriptive phrases (what a threshold's scope may name)."""
         cached = self.__dict__.get("_phrase_tokens")
         if cached is None:
-            cached = self.__dict__["_phrase_tokens"] = frozenset(tokenize(" ".join(self.phrases())))
+            cached = self.__dict__["_phrase_tokens"] = _token_set(self.phrases())
         return cached
 
     def names(self) -> list[str]:
@@ -138,8 +138,23 @@ class Candidate:
         return [n for n in out if n]
 
     def text(self) -> str:
-        parts = self.names() + self.phrases() + [str(self.entity.get("description") or "")]
-        return " ".join(parts)
+        return " ".join(self._text_parts())
+
+    def text_tokens(self) -> frozenset[str]:
+        """The tokens of :meth:`text`."""
+        return _token_set(self._text_parts())
+
+    def _text_parts(self) -> list[str]:
+        return self.names() + self.phrases() + [str(self.entity.get("description") or "")]
+
+
+def _token_set(parts: list[str]) -> frozenset[str]:
+    """The tokens of ``" ".join(parts)``, from each part's (memoised) tokens: no token spans a space, and
+    the same tags, names and descriptions recur across a subtask's candidates."""
+    out: set[str] = set()
+    for part in parts:
+        out.update(tokenize(part))
+    return frozenset(out)
 
 
 _OPTION_SPLIT = re.compile(r"\s*[,/;()]\s*")
@@ -244,4 +259,4 @@ def score_candidate(candidate: Candidate, memory: PreferenceMemory, request_word
 
 def relevance(candidate: Candidate, request_words: set[str]) -> int:
     """How many of the request's content words the candidate's text mentions."""
-    return len(request_words & set(tokenize(candidate.text())))
+    return len(request_words & candidate.text_tokens())
