@@ -81,9 +81,9 @@ _WRITE_RESULTS = ("create_", "pay_", "instore_reservation", "instore_book")
 
 #: Derivations memoised across turns and trials (see :mod:`.memo`). A run interleaves few subtasks at once
 #: (the items in flight), each with a few distinct values per kind; the sizes leave room for dozens.
-_READINGS: Memo[tuple[str, str | None, str], _Reading] = Memo(256)
-_CATALOGUES: Memo[tuple[str, ...], Catalogue] = Memo(64)
-_RANKINGS: Memo[tuple[Any, ...], list[tuple[Candidate, list[str]]]] = Memo(64)
+_READINGS: Memo[tuple[str, str | None, str], _Reading] = Memo(128)
+_CATALOGUES: Memo[tuple[str, ...], Catalogue] = Memo(32)
+_RANKINGS: Memo[tuple[Any, ...], list[tuple[Candidate, list[str]]]] = Memo(16)
 
 
 # ------------------------------------------------------------------------------------------ the agent

@@ -169,14 +169,14 @@ def candidate_phrase(phrase: str) -> tuple[int, str]:
     return 1, phrase.strip()
 
 
-@lru_cache(maxsize=16_384)
+@lru_cache(maxsize=4096)
 def _phrase_reading(phrase: str) -> tuple[int, tuple[str, ...]]:
     """A candidate phrase's own polarity and the tokens of what it is about."""
     sign, core = candidate_phrase(phrase)
     return sign, tuple(tokenize(core))
 
 
-@lru_cache(maxsize=16_384)
+@lru_cache(maxsize=4096)
 def _name_words(name: str) -> tuple[str, ...]:
     return tuple(w for w in tokenize(name) if w not in STOPWORDS)
 
