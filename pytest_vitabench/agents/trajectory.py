@@ -115,9 +115,21 @@ def parsed_json(content: str) -> Any:
 _CALL_ENCODER = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=str)
 
 
+#: Argument value types whose JSON is determined by (type, value): such calls' keys are memoised.
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def call_key(name: str, args: dict[str, Any] | str) -> str:
     """A tool call's identity (name and arguments), to tell whether it was already made."""
+    if isinstance(args, dict) and all(type(value) in _SCALARS for value in args.values()):
+        # The same detail lookups are checked on every later turn; the type keeps 1, 1.0 and True apart.
+        return _scalar_call_key(name, tuple((key, type(value), value) for key, value in args.items()))
     return name + _CALL_ENCODER.encode(args)
+
+
+@lru_cache(maxsize=4096)
+def _scalar_call_key(name: str, items: tuple[tuple[Any, type, Any], ...]) -> str:
+    return name + _CALL_ENCODER.encode({key: value for key, _, value in items})
 
 
 def _rejects(reply: str | None) -> bool:
