@@ -231,8 +231,8 @@ class CandidateScorer:
                 value -= 2
         # Names only count against a candidate (a disliked ingredient named in the dish), never for it.
         for name in candidate.names():
-            words = [w for w in _name_words(name) if w not in request_words]
-            grams = [words[i:i + 2] for i in range(len(words) - 1)] + [[w] for w in words if len(w) > 3]
+            kept = [w for w in _name_words(name) if w not in request_words]
+            grams = [kept[i:i + 2] for i in range(len(kept) - 1)] + [[w] for w in kept if len(w) > 3]
             for gram in grams:
                 key = " ".join(gram)
                 if key in seen:
