@@ -2,7 +2,9 @@
 
 They are generic: they read the request, the tool results and (for ``reference`` and ``groundtruth-reader``) the
 preference text with the lexical text facts of :mod:`pytest_vitabench.text`; nothing is keyed to a suite's ids. All
-three follow one script, derived afresh from the trajectory at every call (they keep no state):
+three follow one script, derived afresh from the trajectory at every call (they keep no state; what recurs across
+turns and trials, the request's reading, the catalogue and the ranking, is memoised on exactly its inputs, see
+:mod:`.memo`):
 
 1. in a proactive subtask (``reference``, ``groundtruth-reader``), ask once for the missing details: how many, when;
 2. search with the domain's search tools (and fetch details a search left out);
