@@ -2,7 +2,9 @@
 
 They are generic: they read the request, the tool results and (for ``reference`` and ``groundtruth-reader``) the
 preference text with the lexical text facts of :mod:`pytest_vitabench.text`; nothing is keyed to a suite's ids. All
-three follow one script, derived afresh from the trajectory at every call (they keep no state):
+three follow one script, derived afresh from the trajectory at every call (they keep no state; what recurs across
+turns and trials, the request's reading, the catalogue and the ranking, is memoised on exactly its inputs, see
+:mod:`.memo`):
 
 1. in a proactive subtask (``reference``, ``groundtruth-reader``), ask once for the missing details: how many, when;
 2. search with the domain's search tools (and fetch details a search left out);
@@ -19,8 +21,10 @@ instead of its memory: a ceiling for the heuristics, not an answer oracle (that 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from functools import lru_cache
+from typing import Any, NamedTuple
 
 from ..messages import STOP_TOKEN, Message, ToolCall
 from ..text.clauses import profile_statements, situation_of
@@ -28,8 +32,9 @@ from ..text.facts import Facts, extract_facts, parse_now
 from ..text.preferences import PreferenceMemory
 from ..text.words import content_words, tokenize
 from .base import AgentSetup
-from .candidates import Candidate, Catalogue, entity_name, relevance, score_candidate
-from .trajectory import ASK_PREFIX, ID_QUESTION, RECOMMEND_PREFIX, Trajectory, call_key
+from .candidates import Candidate, CandidateScorer, Catalogue, entity_name, relevance
+from .memo import Memo
+from .trajectory import ASK_PREFIX, ID_QUESTION, RECOMMEND_PREFIX, Trajectory, call_key, parsed_json
 
 MAX_ATTEMPTS = 3
 
@@ -56,10 +61,31 @@ _KIND_NOUNS = {
 }
 _OFFICE = re.compile(r"\b(office|work|company|department|school|lab|campus|workplace|desk)\b", re.I)
 _HOME = re.compile(r"\b(home|house|apartment|flat|dorm)\b", re.I)
+_TRAVEL = re.compile(r"\b(hotels?|flights?|trains?|travel|trips?|tickets?)\b")
+_INSTORE = re.compile(r"\b(table|reserve|voucher|salon|massage)\b")
+_PURCHASE = re.compile(r"\b(voucher|coupon|buy|purchase|package|set meal|deal|pass)\b")
+_TABLE = re.compile(r"\b(table|reserve|reservation|room|seat|booth)\b")
+_APPOINTMENT = re.compile(r"\b(appointment|book)\b")
+_TRAIN = re.compile(r"\b(trains?|rail|high-speed|bullet)\b")
+_FLIGHT = re.compile(r"\b(flights?|fly|planes?|airports?|airlines?)\b")
+_ATTRACTION = re.compile(r"\b(attractions?|museums?|parks?|tours?|scenic|zoos?|exhibitions?)\b")
+_DINNER = re.compile(r"dinner|supper")
+_USER_ID = re.compile(r"\b([A-Z]{1,3}\d{3,})\b")
+_PLACE = re.compile(r"\b(?:to|in|at|for|visit|visiting)\s+([A-Z][a-zA-Z]+(?:\s[A-Z][a-zA-Z]+)?)")
+#: Profile keys, matched case-insensitively against the stripped key.
+_CITY_KEY = re.compile(r"^city$|residence|常住地|^location$|hometown", re.I)
+_USER_ID_KEY = re.compile(r"^user[ _]?id$|^uid$|用户", re.I)
+_HOME_KEY = re.compile(r"home.?address|^address$|常住住址|家庭住址|residential", re.I)
+_WORK_KEY = re.compile(r"work.?address|office|company.?address|工作地址", re.I)
+_ADDRESS_KEY = re.compile(r"address", re.I)
+#: Tool results that add nothing to the catalogue of options: our own writes.
+_WRITE_RESULTS = ("create_", "pay_", "instore_reservation", "instore_book")
 
-#: Recent rankings (insertion-ordered, oldest dropped first); see :meth:`_Plan.ranking`.
-_RANKINGS: dict[tuple[Any, ...], list[tuple[Candidate, list[str]]]] = {}
-_RANKINGS_SIZE = 64
+#: Derivations memoised across turns and trials (see :mod:`.memo`). A run interleaves few subtasks at once
+#: (the items in flight), each with a few distinct values per kind; the sizes leave room for dozens.
+_READINGS: Memo[tuple[str, str | None, str], _Reading] = Memo(128)
+_CATALOGUES: Memo[tuple[str, ...], Catalogue] = Memo(32)
+_RANKINGS: Memo[tuple[Any, ...], list[tuple[Candidate, list[str]]]] = Memo(16)
 
 
 # ------------------------------------------------------------------------------------------ the agent
@@ -147,57 +173,34 @@ class GroundtruthReaderAgent(BuiltinAgent):
 class _Plan:
     """Everything derived for one call: the decision kind, the request facts, the candidates."""
 
-    def __init__(self, setup: AgentSetup, trail: Trajectory, agent: BuiltinAgent, domain: str, kind: str):
+    def __init__(self, setup: AgentSetup, trail: Trajectory, agent: BuiltinAgent, domain: str, kind: str,
+                 tools: dict[str, dict[str, Any]] | None = None):
         self.setup, self.trail, self.agent = setup, trail, agent
         self.domain, self.kind = domain, kind
-        self.tools = {t.get("function", {}).get("name"): t.get("function", {}) for t in setup.tools}
-        self.now = parse_now(setup.time)
-        self.words = content_words(trail.instruction)
-        facts = extract_facts(trail.instruction, self.now, set(self.words))
+        self.tools = _tool_specs(setup.tools) if tools is None else tools
+        self.now = _parse_now(setup.time)
+        reply = None
         if trail.asked_details is not None:
-            for reply in trail.user_replies_after(trail.asked_details)[:1]:
-                facts = facts.merged(extract_facts(reply, self.now, set(self.words)))
-        self.facts: Facts = facts
-        self.destination = _destination(trail.instruction)
-        self.origin = _profile_value(setup.user_profile, r"^city$|residence|常住地|^location$|hometown") or ""
-        self.request_words = set(self.words) - set(tokenize(self.destination or ""))
+            reply = next(iter(trail.user_replies_after(trail.asked_details)), None)
+        reading = _READINGS.get((trail.instruction, reply, setup.time),
+                                lambda: _Reading.of(trail.instruction, reply, self.now))
+        self.reading = reading
+        self.words = list(reading.words)
+        self.facts: Facts = reading.facts
+        self.destination = reading.destination
+        self.origin = _profile_value(setup.user_profile, _CITY_KEY) or ""
+        self.request_words = set(reading.request_words)
 
     @classmethod
     def make(cls, setup: AgentSetup, trail: Trajectory, agent: BuiltinAgent) -> _Plan | None:
-        names = {t.get("function", {}).get("name") for t in setup.tools}
-        low = trail.instruction.lower()
+        tools = _tool_specs(setup.tools)
         markers = (("delivery", "create_delivery_order"), ("instore", "instore_shop_search_recommend"),
                    ("ota", "hotel_search_recommand"))
-        domains = [d for d, tool in markers if tool in names]
+        domains = tuple(d for d, tool in markers if tool in tools)
         if not domains:
             return None
-        domain = domains[0]
-        if len(domains) > 1:
-            if re.search(r"\b(hotels?|flights?|trains?|travel|trips?|tickets?)\b", low) and "ota" in domains:
-                domain = "ota"
-            elif re.search(r"\b(table|reserve|voucher|salon|massage)\b", low) and "instore" in domains:
-                domain = "instore"
-        if domain == "delivery":
-            kind = "delivery"
-        elif domain == "instore":
-            if re.search(r"\b(voucher|coupon|buy|purchase|package|set meal|deal|pass)\b", low):
-                kind = "instore_product"
-            elif re.search(r"\b(table|reserve|reservation|room|seat|booth)\b", low):
-                kind = "reservation"
-            elif re.search(r"\b(appointment|book)\b", low):
-                kind = "book"
-            else:
-                kind = "instore_product"
-        else:
-            if re.search(r"\b(trains?|rail|high-speed|bullet)\b", low):
-                kind = "train"
-            elif re.search(r"\b(flights?|fly|planes?|airports?|airlines?)\b", low):
-                kind = "flight"
-            elif re.search(r"\b(attractions?|museums?|parks?|tours?|scenic|zoos?|exhibitions?)\b", low):
-                kind = "attraction"
-            else:
-                kind = "hotel"
-        return cls(setup, trail, agent, domain, kind)
+        domain, kind = _domain_and_kind(trail.instruction, domains)
+        return cls(setup, trail, agent, domain, kind, tools)
 
     # -- talking
     def question(self) -> str:
@@ -212,53 +215,37 @@ class _Plan:
         return f"{ASK_PREFIX}, could you tell me {ask}"
 
     # -- tools
-    def call(self, name: str, **values: Any) -> ToolCall | None:
+    def call(self, name: str, **values: Any) -> _Call | None:
         """A call of ``name`` with the arguments its schema declares (None when the tool is not offered)."""
         spec = self.tools.get(name)
         if spec is None:
             return None
         props = (spec.get("parameters") or {}).get("properties") or {}
-        args = {k: v for k, v in values.items() if k in props and v is not None}
-        return ToolCall(id="", name=name, arguments=args)
+        return _Call(name, {k: v for k, v in values.items() if k in props and v is not None})
 
-    def _emit(self, calls: list[ToolCall | None]) -> Message | None:
-        fresh = [c for c in calls if c is not None and call_key(c.name, c.arguments) not in self.trail.calls]
+    def _emit(self, calls: list[_Call | None]) -> Message | None:
+        """The calls not made yet, as one assistant message (None when all were made)."""
+        made = self.trail.calls
+        fresh = [c for c in calls if c is not None and call_key(c.name, c.arguments) not in made]
         if not fresh:
             return None
         turn = sum(1 for m in self.trail.messages if m.role == "assistant")
-        for k, call in enumerate(fresh):
-            call.id = f"call_{turn}_{k}"
-        return Message(role="assistant", tool_calls=fresh)
+        return Message(role="assistant", tool_calls=[ToolCall(id=f"call_{turn}_{k}", name=c.name, arguments=c.arguments)
+                                                     for k, c in enumerate(fresh)])
 
     def keywords(self) -> list[str]:
-        words = [w for w in self.words if w not in tokenize(self.destination or "")]
-        return words[:6] or [self.trail.instruction[:40]]
+        return list(self.reading.keywords)
 
     def date(self) -> str:
         return self.facts.date or self.now.date().isoformat()
 
     def next_lookup(self) -> Message | None:
         """Search calls first, then detail calls a search left out; None when the catalogue is complete."""
-        kw = self.keywords()
-        searches = {
-            "delivery": [self.call("delivery_store_search_recommand", keywords=kw),
-                         self.call("delivery_product_search_recommand", keywords=kw)],
-            "instore_product": [self.call("instore_shop_search_recommend", keywords=kw),
-                                self.call("instore_product_search_recommend", keywords=kw)],
-            "reservation": [self.call("instore_shop_search_recommend", keywords=kw)],
-            "book": [self.call("instore_shop_search_recommend", keywords=kw)],
-            "hotel": [self.call("hotel_search_recommand", city_name=self.destination or self.origin, key_words=kw)],
-            "train": [self.call("train_ticket_search", departure=self.origin, destination=self.destination or "",
-                                date=self.date())],
-            "flight": [self.call("flight_search_recommend", departure=self.origin,
-                                 destination=self.destination or "")],
-            "attraction": [self.call("attractions_search_recommend", city_name=self.destination or self.origin,
-                                     key_words=kw)],
-        }[self.kind]
-        if any(c is not None and call_key(c.name, c.arguments) not in self.trail.calls for c in searches):
-            return self._emit(searches)
+        message = self._emit(self.searches())
+        if message is not None:
+            return message
         catalogue = self.catalogue()
-        details: list[ToolCall | None] = []
+        details: list[_Call | None] = []
         if self.kind == "delivery":
             owners = {p.get("_owner") for p in catalogue.products.values()}
             missing = [o for o in owners if o and "score" not in catalogue.entities.get(o, {})]
@@ -270,13 +257,38 @@ class _Plan:
             details = [self.call(info, **{key: eid}) for eid in bare[:15]]
         return self._emit(details)
 
+    def searches(self) -> list[_Call | None]:
+        """The search calls of this decision kind (None for a tool the domain does not offer)."""
+        kind = self.kind
+        if kind in ("delivery", "instore_product", "reservation", "book"):
+            kw = self.keywords()
+            if kind == "delivery":
+                return [self.call("delivery_store_search_recommand", keywords=kw),
+                        self.call("delivery_product_search_recommand", keywords=kw)]
+            if kind == "instore_product":
+                return [self.call("instore_shop_search_recommend", keywords=kw),
+                        self.call("instore_product_search_recommend", keywords=kw)]
+            return [self.call("instore_shop_search_recommend", keywords=kw)]
+        if kind == "hotel":
+            return [self.call("hotel_search_recommand", city_name=self.destination or self.origin,
+                              key_words=self.keywords())]
+        if kind == "train":
+            return [self.call("train_ticket_search", departure=self.origin, destination=self.destination or "",
+                              date=self.date())]
+        if kind == "flight":
+            return [self.call("flight_search_recommend", departure=self.origin, destination=self.destination or "")]
+        return [self.call("attractions_search_recommend", city_name=self.destination or self.origin,
+                          key_words=self.keywords())]
+
+    def catalogue_sources(self) -> tuple[str, ...]:
+        """The tool results the catalogue is read from (every read that did not fail), in order."""
+        return tuple(r.content for r in self.trail.results
+                     if not r.error and not r.name.startswith(_WRITE_RESULTS))
+
     def catalogue(self) -> Catalogue:
-        catalogue = Catalogue()
-        for result in self.trail.results:
-            if not result.error and not result.name.startswith(("create_", "pay_", "instore_reservation",
-                                                                "instore_book")):
-                catalogue.add(result.data())
-        return catalogue
+        """The options the read tools returned; shared between turns and trials, so read-only."""
+        sources = self.catalogue_sources()
+        return _CATALOGUES.get(sources, lambda: _catalogue_of(sources))
 
     # -- choosing
     def candidates(self) -> list[Candidate]:
@@ -310,34 +322,29 @@ class _Plan:
     def ranking(self) -> list[tuple[Candidate, list[str]]]:
         """Candidates, best first, with the liked phrases that speak for each.
 
-        Memoised on everything it depends on (the agent's preference text, the request, the user's
-        answers and the read tools' results), because it is asked again at each later turn and in every
-        trial of the same subtask.
+        Memoised on exactly what it reads (the agent's memory, the request's words and facts, the
+        conversation's situation and the catalogue), because it is asked again at each later turn and in
+        every trial of the same subtask. The value is shared: read-only.
         """
         agent = self.agent
-        key = (type(agent).__name__, agent.uses_preferences,
+        situation = situation_of([m.text for m in self.trail.messages if m.role == "user"])
+        key = (type(agent), agent.uses_preferences,
                agent.preference_text(self.setup) if agent.uses_preferences else "",
-               tuple(profile_statements(self.setup.user_profile)), self.kind, self.setup.time,
-               tuple(m.text for m in self.trail.messages if m.role == "user"),
-               tuple((r.name, r.content) for r in self.trail.results if not r.error))
-        cached = _RANKINGS.get(key)
-        if cached is None:
-            cached = self._ranking()
-            _RANKINGS[key] = cached
-            while len(_RANKINGS) > _RANKINGS_SIZE:
-                _RANKINGS.pop(next(iter(_RANKINGS)))
-        return cached
+               tuple(profile_statements(self.setup.user_profile)), self.kind,
+               frozenset(self.request_words), self.facts.date, self.facts.max_price, situation,
+               self.catalogue_sources())
+        return _RANKINGS.get(key, lambda: self._ranking(situation))
 
-    def _ranking(self) -> list[tuple[Candidate, list[str]]]:
+    def _ranking(self, situation: frozenset[tuple[str, str]]) -> list[tuple[Candidate, list[str]]]:
         candidates = self.candidates()
         memory = self.agent.memory(self.setup)
         context = self.request_words | set(tokenize(_KIND_NOUNS[self.kind]))
         for c in candidates:
-            context |= set(tokenize(" ".join(c.phrases())))
-        situation = situation_of([m.text for m in self.trail.messages if m.role == "user"])
+            context |= c.phrase_tokens()
+        score = CandidateScorer(memory, self.request_words, context, situation) if memory else None
         rows = []
         for c in candidates:
-            judged = score_candidate(c, memory, self.request_words, context, situation) if memory else None
+            judged = score(c) if score else None
             value = judged.value if judged else 0.0
             rows.append(((-value, -(c.score or 0.0), c.position), c, judged.reasons if judged else []))
         rows.sort(key=lambda row: row[0])
@@ -381,7 +388,7 @@ class _Plan:
     def quantity(self) -> int:
         return self.facts.count or 1
 
-    def write_call(self, c: Candidate, user_id: str) -> ToolCall | None:
+    def write_call(self, c: Candidate, user_id: str) -> _Call | None:
         write = _WRITE[self.kind][0]
         pid, qty = c.product_id, self.quantity()
         if self.kind == "delivery":
@@ -401,25 +408,25 @@ class _Plan:
                          date=c.date or self.date(), quantity=qty)
 
     def user_id(self) -> str | None:
-        found = _profile_value(self.setup.user_profile, r"^user[ _]?id$|^uid$|用户")
+        found = _profile_value(self.setup.user_profile, _USER_ID_KEY)
         if found:
             return found
         if self.trail.asked_id:
             for message in self.trail.messages:
                 if message.role == "user":
-                    match = re.search(r"\b([A-Z]{1,3}\d{3,})\b", message.text)
+                    match = _USER_ID.search(message.text)
                     if match:
                         return match.group(1)
         return None
 
     def address(self) -> str:
         profile = self.setup.user_profile
-        home = _profile_value(profile, r"home.?address|^address$|常住住址|家庭住址|residential")
-        work = _profile_value(profile, r"work.?address|office|company.?address|工作地址")
+        home = _profile_value(profile, _HOME_KEY)
+        work = _profile_value(profile, _WORK_KEY)
         wants_work = bool(_OFFICE.search(self.trail.instruction)) and not _HOME.search(self.trail.instruction)
         if wants_work and work:
             return work
-        return home or work or _profile_value(profile, r"address") or ""
+        return home or work or _profile_value(profile, _ADDRESS_KEY) or ""
 
     def dispatch_time(self) -> str:
         now = self.now
@@ -435,7 +442,7 @@ class _Plan:
 
     def visit_time(self) -> str:
         low = self.trail.instruction.lower()
-        default = "12:00" if "lunch" in low else "18:00" if re.search(r"dinner|supper", low) else "19:00"
+        default = "12:00" if "lunch" in low else "18:00" if _DINNER.search(low) else "19:00"
         when = f"{self.date()} {self.facts.time or default}:00"
         if when < self.now.strftime("%Y-%m-%d %H:%M:%S"):
             when = (datetime.strptime(when, "%Y-%m-%d %H:%M:%S") + timedelta(days=1)).strftime("%Y-%m-%d %H:%M:%S")
@@ -468,13 +475,97 @@ class _Plan:
 # ------------------------------------------------------------------------------------------ helpers
 
 
+class _Call(NamedTuple):
+    """A tool call the plan may make; a :class:`ToolCall` only once it is emitted (most were made already)."""
+
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """What the request (and the user's answer to our question, if any) says: the same on every turn."""
+
+    words: tuple[str, ...]
+    keywords: tuple[str, ...]
+    facts: Facts  # shared between plans: never modified
+    destination: str | None
+    request_words: frozenset[str]
+
+    @classmethod
+    def of(cls, instruction: str, reply: str | None, now: datetime) -> _Reading:
+        words = content_words(instruction)
+        facts = extract_facts(instruction, now, set(words))
+        if reply is not None:
+            facts = facts.merged(extract_facts(reply, now, set(words)))
+        destination = _destination(instruction)
+        place = tokenize(destination or "")
+        keywords = [w for w in words if w not in place][:6] or [instruction[:40]]
+        return cls(words=tuple(words), keywords=tuple(keywords), facts=facts, destination=destination,
+                   request_words=frozenset(set(words) - set(place)))
+
+
+def _tool_specs(tools: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Each offered tool's function schema, by name."""
+    specs = {}
+    for tool in tools:
+        function = tool.get("function", {})
+        specs[function.get("name")] = function
+    return specs
+
+
+@lru_cache(maxsize=64)
+def _parse_now(time_text: str) -> datetime:
+    return parse_now(time_text)
+
+
+@lru_cache(maxsize=256)
+def _domain_and_kind(instruction: str, domains: tuple[str, ...]) -> tuple[str, str]:
+    """The domain (of those whose tools are offered) and the decision kind the request asks for."""
+    low = instruction.lower()
+    domain = domains[0]
+    if len(domains) > 1:
+        if _TRAVEL.search(low) and "ota" in domains:
+            domain = "ota"
+        elif _INSTORE.search(low) and "instore" in domains:
+            domain = "instore"
+    if domain == "delivery":
+        kind = "delivery"
+    elif domain == "instore":
+        if _PURCHASE.search(low):
+            kind = "instore_product"
+        elif _TABLE.search(low):
+            kind = "reservation"
+        elif _APPOINTMENT.search(low):
+            kind = "book"
+        else:
+            kind = "instore_product"
+    else:
+        if _TRAIN.search(low):
+            kind = "train"
+        elif _FLIGHT.search(low):
+            kind = "flight"
+        elif _ATTRACTION.search(low):
+            kind = "attraction"
+        else:
+            kind = "hotel"
+    return domain, kind
+
+
+def _catalogue_of(sources: tuple[str, ...]) -> Catalogue:
+    catalogue = Catalogue()
+    for content in sources:
+        catalogue.add(parsed_json(content))
+    return catalogue
+
+
 def _text(content: str) -> Message:
     return Message(role="assistant", content=content)
 
 
-def _profile_value(profile: dict[str, Any], key_pattern: str) -> str | None:
+def _profile_value(profile: dict[str, Any], key_pattern: re.Pattern[str]) -> str | None:
     for key, value in profile.items():
-        if re.search(key_pattern, str(key).strip(), re.I) and value not in (None, "", []):
+        if key_pattern.search(str(key).strip()) and value not in (None, "", []):
             return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
     return None
 
@@ -486,8 +577,7 @@ _NOT_PLACES = {"I", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Sat
 
 def _destination(instruction: str) -> str | None:
     """The capitalised place after ``to`` / ``in`` / ``for`` (``Book me a hotel in Hangzhou``)."""
-    for match in re.finditer(r"\b(?:to|in|at|for|visit|visiting)\s+([A-Z][a-zA-Z]+(?:\s[A-Z][a-zA-Z]+)?)",
-                             instruction):
+    for match in _PLACE.finditer(instruction):
         words = [w for w in match.group(1).split() if w not in _NOT_PLACES]
         if words:
             return " ".join(words)

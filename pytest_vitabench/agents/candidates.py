@@ -1,14 +1,18 @@
 """The options a built-in agent can choose, read from tool results, and how well each fits the user.
 
 :class:`Catalogue` collects the entities (stores, shops, hotels, trains, ...) and products that tool results
-mention; :class:`Candidate` is one option; :func:`score_candidate` ranks it against a
-:class:`~pytest_vitabench.text.preferences.PreferenceMemory`, :func:`relevance` against the request.
+mention; :class:`Candidate` is one option; :class:`CandidateScorer` (and :func:`score_candidate`) ranks it against
+a :class:`~pytest_vitabench.text.preferences.PreferenceMemory`, :func:`relevance` against the request.
+
+A ranking reads the same few hundred tag phrases and names for every subtask of a user and every trial, so
+their readings (negation split, tokens) are memoised per text.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from ..text.clauses import as_number
@@ -117,8 +121,15 @@ class Candidate:
         if self.product:
             out += _as_list(self.product.get("tags")) + _as_list(self.product.get("attributes"))
             for key in OPTION_TYPE_KEYS:
-                out += re.split(r"\s*[,/;()]\s*", str(self.product.get(key) or ""))
+                out += _OPTION_SPLIT.split(str(self.product.get(key) or ""))
         return [p for p in (x.strip() for x in out) if p]
+
+    def phrase_tokens(self) -> frozenset[str]:
+        """The tokens of all descriptive phrases (what a threshold's scope may name)."""
+        cached = self.__dict__.get("_phrase_tokens")
+        if cached is None:
+            cached = self.__dict__["_phrase_tokens"] = _token_set(self.phrases())
+        return cached
 
     def names(self) -> list[str]:
         out = [entity_name(self.entity)]
@@ -127,10 +138,26 @@ class Candidate:
         return [n for n in out if n]
 
     def text(self) -> str:
-        parts = self.names() + self.phrases() + [str(self.entity.get("description") or "")]
-        return " ".join(parts)
+        return " ".join(self._text_parts())
+
+    def text_tokens(self) -> frozenset[str]:
+        """The tokens of :meth:`text`."""
+        return _token_set(self._text_parts())
+
+    def _text_parts(self) -> list[str]:
+        return self.names() + self.phrases() + [str(self.entity.get("description") or "")]
 
 
+def _token_set(parts: list[str]) -> frozenset[str]:
+    """The tokens of ``" ".join(parts)``, from each part's (memoised) tokens: no token spans a space, and
+    the same tags, names and descriptions recur across a subtask's candidates."""
+    out: set[str] = set()
+    for part in parts:
+        out.update(tokenize(part))
+    return frozenset(out)
+
+
+_OPTION_SPLIT = re.compile(r"\s*[,/;()]\s*")
 _CANDIDATE_NEGATION = re.compile(r"^(?:no|non|without|not|zero)[\s\-]+(.+)$|^(.+?)[\s\-]+free$", re.I)
 
 
@@ -142,59 +169,94 @@ def candidate_phrase(phrase: str) -> tuple[int, str]:
     return 1, phrase.strip()
 
 
+@lru_cache(maxsize=4096)
+def _phrase_reading(phrase: str) -> tuple[int, tuple[str, ...]]:
+    """A candidate phrase's own polarity and the tokens of what it is about."""
+    sign, core = candidate_phrase(phrase)
+    return sign, tuple(tokenize(core))
+
+
+@lru_cache(maxsize=4096)
+def _name_words(name: str) -> tuple[str, ...]:
+    return tuple(w for w in tokenize(name) if w not in STOPWORDS)
+
+
 @dataclass
 class Judgement:
     value: float
     reasons: list[str]
 
 
-def score_candidate(candidate: Candidate, memory: PreferenceMemory, request_words: set[str],
-                    context: set[str], situation: frozenset[tuple[str, str]] = frozenset()) -> Judgement:
-    """How well a candidate fits the remembered preferences: +1 per liked phrase, -2 per disliked one, -2
-    per violated threshold. Phrases that merely repeat the request (``coffee``) are not evidence; evidence
-    limited to another situation than the conversation's (see :func:`situation_of`) is set aside."""
-    value = 0.0
-    reasons: list[str] = []
-    seen: set[str] = set()
-    for phrase in candidate.phrases():
-        sign, core = candidate_phrase(phrase)
-        words = tokenize(core)
-        if not words or set(words) <= request_words:
-            continue
-        found = memory.polarity(words, situation)
-        if found is None:
-            continue
-        polarity, clause = found
-        key = " ".join(words)
-        if key in seen:
-            continue
-        seen.add(key)
-        if sign * polarity > 0:
-            value += 1
-            reasons.append(phrase)
-        else:
-            value -= 2
-    # Names only count against a candidate (a disliked ingredient named in the dish), never for it.
-    for name in candidate.names():
-        words = [w for w in tokenize(name) if w not in request_words and w not in STOPWORDS]
-        grams = [words[i:i + 2] for i in range(len(words) - 1)] + [[w] for w in words if len(w) > 3]
-        for gram in grams:
-            key = " ".join(gram)
+class CandidateScorer:
+    """Scores the candidates of one ranking: one memory, request, context and situation for all of them.
+
+    Args:
+        memory: The preference evidence.
+        request_words: The request's content words; phrases that merely repeat them are not evidence.
+        context: Words of the request, the decision kind and the candidates, which a threshold's scope
+            must name to apply; not modified while the scorer is in use.
+        situation: The conversation's situation words (see :func:`~pytest_vitabench.text.clauses.situation_of`).
+    """
+
+    def __init__(self, memory: PreferenceMemory, request_words: set[str] | frozenset[str], context: set[str],
+                 situation: frozenset[tuple[str, str]] = frozenset()):
+        self.memory, self.request_words, self.context, self.situation = memory, request_words, context, situation
+        # The same for every candidate whose own phrase words the context already holds (all of a ranking's).
+        self._floor = memory.threshold("min_score", context)
+        self._cap = memory.threshold("max_price", context)
+
+    def __call__(self, candidate: Candidate) -> Judgement:
+        """How well a candidate fits the remembered preferences: +1 per liked phrase, -2 per disliked one, -2
+        per violated threshold. Phrases that merely repeat the request (``coffee``) are not evidence; evidence
+        limited to another situation than the conversation's (see :func:`situation_of`) is set aside."""
+        memory, request_words, situation = self.memory, self.request_words, self.situation
+        value = 0.0
+        reasons: list[str] = []
+        seen: set[str] = set()
+        for phrase in candidate.phrases():
+            sign, words = _phrase_reading(phrase)
+            if not words or request_words.issuperset(words):
+                continue
+            found = memory.polarity(words, situation)
+            if found is None:
+                continue
+            key = " ".join(words)
             if key in seen:
                 continue
-            found = memory.polarity(gram, situation)
-            if found is not None and found[0] < 0:
-                seen.add(key)
+            seen.add(key)
+            if sign * found[0] > 0:
+                value += 1
+                reasons.append(phrase)
+            else:
                 value -= 2
-    floor = memory.threshold("min_score", context)
-    if floor is not None and candidate.score is not None and candidate.score < floor:
-        value -= 2
-    cap = memory.threshold("max_price", context | set(tokenize(" ".join(candidate.phrases()))))
-    if cap is not None and candidate.price is not None and candidate.price > cap:
-        value -= 2
-    return Judgement(value, reasons)
+        # Names only count against a candidate (a disliked ingredient named in the dish), never for it.
+        for name in candidate.names():
+            kept = [w for w in _name_words(name) if w not in request_words]
+            grams = [kept[i:i + 2] for i in range(len(kept) - 1)] + [[w] for w in kept if len(w) > 3]
+            for gram in grams:
+                key = " ".join(gram)
+                if key in seen:
+                    continue
+                found = memory.polarity(gram, situation)
+                if found is not None and found[0] < 0:
+                    seen.add(key)
+                    value -= 2
+        floor = self._floor
+        if floor is not None and candidate.score is not None and candidate.score < floor:
+            value -= 2
+        own = candidate.phrase_tokens()
+        cap = self._cap if own <= self.context else memory.threshold("max_price", self.context | own)
+        if cap is not None and candidate.price is not None and candidate.price > cap:
+            value -= 2
+        return Judgement(value, reasons)
+
+
+def score_candidate(candidate: Candidate, memory: PreferenceMemory, request_words: set[str],
+                    context: set[str], situation: frozenset[tuple[str, str]] = frozenset()) -> Judgement:
+    """One candidate's :class:`CandidateScorer` judgement (a ranking scores all its candidates with one scorer)."""
+    return CandidateScorer(memory, request_words, context, situation)(candidate)
 
 
 def relevance(candidate: Candidate, request_words: set[str]) -> int:
     """How many of the request's content words the candidate's text mentions."""
-    return len(request_words & set(tokenize(candidate.text())))
+    return len(request_words & candidate.text_tokens())

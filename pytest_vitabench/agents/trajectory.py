@@ -24,9 +24,6 @@ _ACCEPT = re.compile(r"^\W*(yes|yeah|yep|sure|ok|okay|great|perfect|fine|go ahea
                      r"order it|that works|alright|all right)\b", re.I)
 
 
-
-
-
 @dataclass
 class ToolResult:
     name: str
@@ -114,9 +111,25 @@ def parsed_json(content: str) -> Any:
     return _decoded(content) if isinstance(content, str) else None
 
 
+#: ``json.dumps(..., sort_keys=True, ensure_ascii=False, default=str)`` without building an encoder per call.
+_CALL_ENCODER = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=str)
+
+
+#: Argument value types whose JSON is determined by (type, value): such calls' keys are memoised.
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def call_key(name: str, args: dict[str, Any] | str) -> str:
     """A tool call's identity (name and arguments), to tell whether it was already made."""
-    return name + json.dumps(args, sort_keys=True, ensure_ascii=False, default=str)
+    if isinstance(args, dict) and all(type(value) in _SCALARS for value in args.values()):
+        # The same detail lookups are checked on every later turn; the type keeps 1, 1.0 and True apart.
+        return _scalar_call_key(name, tuple((key, type(value), value) for key, value in args.items()))
+    return name + _CALL_ENCODER.encode(args)
+
+
+@lru_cache(maxsize=4096)
+def _scalar_call_key(name: str, items: tuple[tuple[Any, type, Any], ...]) -> str:
+    return name + _CALL_ENCODER.encode({key: value for key, _, value in items})
 
 
 def _rejects(reply: str | None) -> bool:
