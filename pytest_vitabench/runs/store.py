@@ -50,8 +50,14 @@ def new_run_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + uuid.uuid4().hex[:6]
 
 
+# Encoders made once: ``json.dumps`` with options builds a new encoder per call, as costly as encoding a
+# small record (``encode`` gives the same text).
+_CANONICAL = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def canonical_json(value: Any) -> bytes:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode()
+    return _CANONICAL.encode(value).encode()
 
 
 def write_atomic(path: Path, data: bytes) -> None:
@@ -149,7 +155,7 @@ class RunStore:
 
     def append(self, record: dict[str, Any]) -> None:
         """Journal one finished item: one ``write`` of one line, fsynced within :data:`FSYNC_INTERVAL_S`."""
-        line = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+        line = _COMPACT.encode(record).encode() + b"\n"
         with self._lock:
             if self._fd is None:
                 journal = self.path / "journal"
