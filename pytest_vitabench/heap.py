@@ -51,10 +51,6 @@ def built_to_last() -> Iterator[None]:
         return
     with _pause_lock:
         _pauses += 1
-        if _pauses == 1:
-            # What is garbage now would be frozen below and never freed if it sits in a reference cycle (an
-            # exception and its frames, an agent's parse trees): ~0.1 MB per item on the paper suite.
-            gc.collect()
         gc.disable()
     try:
         yield

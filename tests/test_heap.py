@@ -49,26 +49,3 @@ def test_built_to_last_pauses_the_collector_and_freezes_what_it_built(monkeypatc
         gc.unfreeze()
         gc.enable()
 
-
-def test_built_to_last_frees_garbage_cycles_instead_of_freezing_them(monkeypatch):
-    import weakref
-
-    from pytest_vitabench import heap
-
-    class Node:
-        pass
-
-    monkeypatch.setattr(heap, "_run_frozen", True)
-    try:
-        gc.disable()  # as in a run: nothing collects the cycle before the user's validation does
-        cycle = Node()
-        cycle.self = cycle  # type: ignore[attr-defined]
-        gone = weakref.ref(cycle)
-        del cycle
-        assert gone() is not None
-        with heap.built_to_last():
-            pass
-        assert gone() is None  # frozen, it would have stayed until the process ended
-    finally:
-        gc.unfreeze()
-        gc.enable()
