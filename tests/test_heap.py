@@ -48,4 +48,3 @@ def test_built_to_last_pauses_the_collector_and_freezes_what_it_built(monkeypatc
     finally:
         gc.unfreeze()
         gc.enable()
-
