@@ -117,3 +117,21 @@ def test_a_snapshot_object_stored_again_is_not_serialised_again(tmp_path, monkey
         store.put_blob_once(f"other snapshot {n}")
     assert store.put_blob_once(shared) == first
     assert sum(value is shared for value in serialised) == 2
+
+
+def test_a_blob_folder_removed_during_a_run_is_made_again(tmp_path):
+    import hashlib
+    import shutil
+
+    from pytest_vitabench.runs.store import canonical_json
+
+    store = RunStore(tmp_path / "run")
+    first = store.put_blob(["first"])
+    # a value whose blob goes to the same two-letter folder, which this store believes exists
+    value = next(["second", n] for n in range(100_000)
+                 if hashlib.sha256(canonical_json(["second", n])).hexdigest()[:2] == first[:2])
+    shutil.rmtree(store.path / "blobs")
+    second = store.put_blob(value)
+    assert second[:2] == first[:2] and second != first
+    assert store.get_blob(second) == value
+    assert not list((store.path / "blobs").rglob("*.tmp"))
