@@ -7,7 +7,6 @@ from typing import Any
 
 from ..suite.schema import DailyRecord, EventRecord
 
-
 #: Made once: ``json.dumps`` with options builds an encoder per call, which cost as much as the encoding of
 #: the small values of a history record.
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "))
