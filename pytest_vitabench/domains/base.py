@@ -68,13 +68,17 @@ class Tool:
         }
 
 
+#: Made once: ``json.dumps`` with options builds an encoder per call (a tool call's result is small).
+_RESULT_ENCODER = json.JSONEncoder(ensure_ascii=False, default=str)
+
+
 def to_text(value: Any) -> str:
     """Render a tool's return value as the text the agent reads."""
     if isinstance(value, str):
         return value
     if isinstance(value, BaseModel):
         value = value.model_dump(mode="json")
-    return json.dumps(value, ensure_ascii=False, default=str)
+    return _RESULT_ENCODER.encode(value)
 
 
 @dataclass

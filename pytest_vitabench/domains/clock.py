@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 from datetime import date, datetime
+from functools import lru_cache
 
 from .base import ToolError
 
@@ -15,21 +16,38 @@ DATE_FORMAT = "%Y-%m-%d"
 
 def parse_time(value: str, what: str = "time") -> datetime:
     """Parse ``YYYY-MM-DD HH:MM:SS`` (seconds optional, ``T`` accepted); ToolError otherwise."""
-    text = str(value).strip().replace("T", " ")
+    parsed = _parse_time_text(str(value).strip().replace("T", " "))
+    if parsed is None:
+        raise ToolError(f"Invalid {what} {value!r}: expected format YYYY-MM-DD HH:MM:SS")
+    return parsed
+
+
+def parse_date(value: str, what: str = "date") -> date:
+    """Parse ``YYYY-MM-DD``; ToolError otherwise."""
+    parsed = _parse_date_text(str(value).strip()[:10])
+    if parsed is None:
+        raise ToolError(f"Invalid {what} {value!r}: expected format YYYY-MM-DD")
+    return parsed
+
+
+# An episode parses the same few times again and again (its clock, the dates of its searches), and
+# ``strptime`` is slow; both results are immutable.
+@lru_cache(maxsize=4096)
+def _parse_time_text(text: str) -> datetime | None:
     for fmt in (TIME_FORMAT, "%Y-%m-%d %H:%M"):
         try:
             return datetime.strptime(text, fmt)
         except ValueError:
             continue
-    raise ToolError(f"Invalid {what} {value!r}: expected format YYYY-MM-DD HH:MM:SS")
+    return None
 
 
-def parse_date(value: str, what: str = "date") -> date:
-    """Parse ``YYYY-MM-DD``; ToolError otherwise."""
+@lru_cache(maxsize=4096)
+def _parse_date_text(text: str) -> date | None:
     try:
-        return datetime.strptime(str(value).strip()[:10], DATE_FORMAT).date()
+        return datetime.strptime(text, DATE_FORMAT).date()
     except ValueError:
-        raise ToolError(f"Invalid {what} {value!r}: expected format YYYY-MM-DD") from None
+        return None
 
 
 def format_time(value: datetime) -> str:

@@ -7,11 +7,15 @@ from typing import Any
 
 from ..suite.schema import DailyRecord, EventRecord
 
+#: Made once: ``json.dumps`` with options builds an encoder per call, which cost as much as the encoding of
+#: the small values of a history record.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "))
+
 
 def _compact(value: Any) -> str:
     if isinstance(value, str):
         return value
-    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    return _ENCODER.encode(value)
 
 
 def render_record(record: DailyRecord | EventRecord) -> list[str]:

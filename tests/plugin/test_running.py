@@ -270,3 +270,20 @@ def stub_replies_again():
         {"content": "Your noodles are ordered. Anything else?"},
         {"content": "No, thanks. ###STOP###"},
     ]
+
+
+def test_a_reported_item_no_longer_holds_its_trajectory(project):
+    # A worker that kept every item's trajectory and memory snapshot until the end grew by ~0.1 MB per item.
+    project.makeconftest((project.path / "conftest.py").read_text() + """
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_logfinish(nodeid):
+    import gc
+    from pytest_vitabench.result import ItemResult
+    held = [o for o in gc.get_referrers(*[r for r in gc.get_objects() if isinstance(r, ItemResult)])
+            if isinstance(o, dict) and "vita_ref" in o]
+    assert not held, f"{nodeid}: an item still holds its result"
+""")
+    result = project.runpytest("--vita-trials", "2", "-k", "U2")
+    result.stdout.fnmatch_lines(["*reward 0.0: 1 unmet of 2*", "*1 failed, 1 passed*"])  # its failure text too
+    result.stdout.no_fnmatch_line("*still holds its result*")
