@@ -604,6 +604,18 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
         for path, size in large_suite_files(config.args, config.invocation_params.dir, _suite_patterns(config)):
             _announce_large_suite(config, path, size)
+
+
+@pytest.hookimpl(wrapper=True, specname="pytest_sessionstart")
+def pytest_sessionstart_preflight(session: pytest.Session) -> Iterator[None]:
+    """Start the preflight's requests in the background once every other ``pytest_sessionstart`` ran, i.e.
+    after xdist has spawned its workers: the preflight thread imports the ``openai`` package, and holding the
+    interpreter lock for that while the controller sets up its workers only delays them."""
+    yield
+    config = session.config
+    controller = _controller(config)
+    if controller is None or config.option.collectonly:
+        return
     if _has_state(config) or any(_option(config, ini) not in (None, "", default)
                                  for ini, default in _OFFLINE_ROLE_DEFAULTS.items()):
         state = _state(config)
