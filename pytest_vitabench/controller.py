@@ -170,10 +170,12 @@ class VitaController:
         self._github_step_summary()
 
     def _suite_languages(self, suites: dict[str, str]) -> dict[str, str]:
-        # lazy: the controller only indexes the file (a few users tell the language), it never validates it all
-        runner = self.state.runner
-        return {path: runner.language_for(runner.suite(path, lazy=True)) for path in sorted(suites)
-                if os.path.exists(path)}
+        # As collected (here, or on the xdist workers, which send theirs); else the controller indexes the
+        # file (lazy: a few users tell the language), never validating it all.
+        state = self.state
+        runner = state.runner
+        return {path: state.languages.get(path) or runner.language_for(runner.suite(path, lazy=True))
+                for path in sorted(suites) if os.path.exists(path)}
 
     def _analyse(self, session: Any, results: list[ItemResult], manifest: dict[str, Any]) -> None:
         """Failure categories and the baseline comparison; the regression gate fails the session."""

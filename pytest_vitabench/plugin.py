@@ -125,6 +125,9 @@ class _State:
         self.runner.index_dir = default_root(config.rootpath) / "suites"
         self.ledger = self.bench.ledger
         self.suites: dict[str, str] = {}
+        #: Suite path -> its prompt language, as collection found it (xdist workers send theirs to the
+        #: controller, which then need not load a suite it never collected only to name its language).
+        self.languages: dict[str, str] = {}
         #: Items each collected suite file holds in all (subtasks x backends x trials), whatever is selected.
         self.planned: dict[str, int] = {}
         from .runs.session import open_run_store
@@ -160,6 +163,7 @@ _WORKER_LLM_DIR = "vita_llm_state_dir"
 _WORKER_LEDGER = "vita_llm_ledger"
 _WORKER_RUN_DIR = "vita_run_dir"
 _WORKER_PLANNED = "vita_planned"
+_WORKER_LANGUAGES = "vita_languages"
 
 
 def _worker_input(config: pytest.Config, key: str) -> Any:
@@ -215,13 +219,16 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node: Any, error: Any) -> None:
-    """xdist (controller side): add each worker's LLM usage to the run's ledger."""
+    """xdist (controller side): add each worker's LLM usage, planned items and suite languages to the run's."""
     output = getattr(node, "workeroutput", {})
     data = output.get(_WORKER_LEDGER)
     if data and _has_state(node.config):
         _state(node.config).ledger.merge(data)
     if output.get(_WORKER_PLANNED) and _has_state(node.config):
         _state(node.config).planned.update(output[_WORKER_PLANNED])
+    if output.get(_WORKER_LANGUAGES) and _has_state(node.config):
+        for path, language in output[_WORKER_LANGUAGES].items():
+            _state(node.config).languages.setdefault(path, language)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -282,7 +289,8 @@ class SuiteFile(pytest.File):
         # Each validated user holds its models (~4 MB on the paper suite); keep those of the items in flight.
         suite.keep_validated = max(8, 2 * state.bench.concurrency)
         state.suites[str(self.path)] = suite.sha256
-        state.runner.language_for(suite)  # a --vita-language that contradicts the suite warns below
+        # a --vita-language that contradicts the suite warns below
+        state.languages[str(self.path)] = state.runner.language_for(suite)
         config = state.run_config
         state.planned[str(self.path)] = sum(len(user.outline) for user in suite.users if user.error is None) \
             * len(config.memory) * config.trials
@@ -599,6 +607,18 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
         for path, size in large_suite_files(config.args, config.invocation_params.dir, _suite_patterns(config)):
             _announce_large_suite(config, path, size)
+
+
+@pytest.hookimpl(wrapper=True, specname="pytest_sessionstart")
+def pytest_sessionstart_preflight(session: pytest.Session) -> Iterator[None]:
+    """Start the preflight's requests in the background once every other ``pytest_sessionstart`` ran, i.e.
+    after xdist has spawned its workers: the preflight thread imports the ``openai`` package, and holding the
+    interpreter lock for that while the controller sets up its workers only delays them."""
+    yield
+    config = session.config
+    controller = _controller(config)
+    if controller is None or config.option.collectonly:
+        return
     if _has_state(config) or any(_option(config, ini) not in (None, "", default)
                                  for ini, default in _OFFLINE_ROLE_DEFAULTS.items()):
         state = _state(config)
@@ -656,6 +676,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         worker_output: dict[str, Any] = getattr(config, "workeroutput", {})
         worker_output[_WORKER_LEDGER] = state.ledger.to_dict()
         worker_output[_WORKER_PLANNED] = dict(state.planned)
+        worker_output[_WORKER_LANGUAGES] = dict(state.languages)
         return
     controller = _controller(config)
     if controller is not None:

@@ -189,22 +189,28 @@ class LLMClient:
 
     def _call(self, kind: str, role: str, model: str, request: dict[str, Any],
               trial_seed: int | None) -> tuple[dict[str, Any], bool]:
-        key = cache_key(kind=kind, role=role, endpoint=self.endpoint, model=model, request=request,
-                        trial_seed=trial_seed)
         cache = self.cache if self.settings.caches(role) else None
+        # The key hashes the canonical JSON of the whole request (under full_context, ~100k tokens): worth it
+        # for a cache lookup; without the cache it is needed only to seed a retry's jitter, so it waits for one.
+        key: str | None = None
         if cache is not None:
+            key = cache_key(kind=kind, role=role, endpoint=self.endpoint, model=model, request=request,
+                            trial_seed=trial_seed)
             payload = cache.get(key)
             log.debug("LLM cache %s: role=%s model=%s seed=%s key=%s", "hit" if payload else "miss",
                       role, model, trial_seed, key)
             if payload is not None:
                 return payload, True
-        payload = self._send(kind, role, model, request, salt=key)
-        if cache is not None:
+        payload = self._send(kind, role, model, request, salt=key, trial_seed=trial_seed)
+        if cache is not None and key is not None:
             cache.put(key, payload, meta={"kind": kind, "role": role, "model": model, "trial_seed": trial_seed,
                                           "endpoint": self.endpoint})
         return payload, False
 
-    def _send(self, kind: str, role: str, model: str, request: dict[str, Any], *, salt: str) -> dict[str, Any]:
+    def _send(self, kind: str, role: str, model: str, request: dict[str, Any], *, salt: str | None,
+              trial_seed: int | None) -> dict[str, Any]:
+        """POST ``request`` with our retries; ``salt`` (the cache key, computed here if ``None`` and a retry
+        is due) seeds the retry jitter, so a request's waits are the same with or without the cache."""
         client = self._client()
         create: Callable[..., Any] = self._post_chat if kind == "chat" else client.embeddings.create
         attempts = self.settings.max_retries + 1
@@ -232,6 +238,9 @@ class LLMClient:
                     if _is_endpoint_failure(reason, status, retryable):
                         self.breaker.record_failure(str(error))
                     raise error from None
+                if salt is None:
+                    salt = cache_key(kind=kind, role=role, endpoint=self.endpoint, model=model, request=request,
+                                     trial_seed=trial_seed)
                 wait = self.backoff.delay(attempt, retry_after=retry_after, salt=salt)
                 self.ledger.note_retry(role)
                 log.info("%s call to %s (model %s): %s; retry %d/%d in %.2f s%s", role, self.host, model,

@@ -185,3 +185,31 @@ def test_no_rate_slot_in_time_is_an_error_without_retries(stub, tmp_path):
     with pytest.raises(LLMError, match="no rate-limit/concurrency slot") as info:
         client.complete("agent", model="m", messages=MSGS)
     assert info.value.reason == "limiter" and info.value.attempts == 1 and len(stub.requests) == 1
+
+
+def test_without_the_cache_a_request_is_hashed_only_when_a_retry_needs_its_jitter(stub, tmp_path, monkeypatch,
+                                                                                   caplog):
+    from pytest_vitabench.llm import cache as cache_module
+    from pytest_vitabench.llm import client as client_module
+
+    hashed: list[str] = []
+
+    def counting_key(**kwargs):
+        hashed.append(kwargs["role"])
+        return cache_module.cache_key(**kwargs)
+
+    monkeypatch.setattr(client_module, "cache_key", counting_key)
+    stub.replies += [{"content": "first"}]
+    assert make(stub).complete("agent", model="m", messages=MSGS).text == "first"
+    assert hashed == []  # the cache is off and nothing was retried: no hash of the request
+
+    # A retried request waits the same jittered time with the cache off (key made for the retry) and on.
+    waits = []
+    for options in ({}, {"cache": "all", "cache_dir": tmp_path / "cache"}):
+        stub.replies += [(500, {"error": {"message": "boom"}}), {"content": "ok"}]
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="pytest_vitabench.llm"):
+            assert make(stub, backoff_base_s=0.05, backoff_max_s=0.1, **options).complete(
+                "agent", model="m", messages=MSGS, seed=3).text == "ok"
+        waits.append([r.getMessage().rsplit(" in ", 1)[1] for r in caplog.records if "retry 1/3" in r.getMessage()])
+    assert hashed == ["agent", "agent"] and waits[0] == waits[1] and len(waits[0]) == 1

@@ -138,6 +138,42 @@ def test_xdist_gives_the_same_metrics_as_a_serial_run(project):
     assert a["metrics"] == b["metrics"]
     assert [r["nodeid"] for r in a["results"]] == [r["nodeid"] for r in b["results"]]
     assert len(b["results"]) == 12
+    assert b["config"]["suite_languages"] == a["config"]["suite_languages"] == {str(project.path / "tasks.json"): "en"}
+
+
+_CONTROLLER_SUITE_SPY = '''
+import json as _json
+from pytest_vitabench.runner import ItemRunner as _Runner
+
+
+def pytest_configure(config):
+    if hasattr(config, "workerinput"):
+        return
+    loads, original = [], _Runner.suite
+
+    def spy(self, path, *, lazy=False):
+        loads.append(str(path))
+        return original(self, path, lazy=lazy)
+
+    def restore_and_write():
+        _Runner.suite = original
+        (config.rootpath / "controller_loads.json").write_text(_json.dumps(loads))
+
+    _Runner.suite = spy
+    config.add_cleanup(restore_and_write)
+'''
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="xdist subprocess test")
+def test_under_xdist_the_controller_loads_no_suite_to_name_its_language(project):
+    # The workers collect and send the language they found; loading the paper suite on the controller
+    # after the last item took a second of the run's end.
+    pytest.importorskip("xdist")
+    conftest = project.path / "conftest.py"
+    conftest.write_text(conftest.read_text() + _CONTROLLER_SUITE_SPY)
+    result = project.runpytest_subprocess("--vita-trials", "1", "-n", "2", "-p", "no:cacheprovider")
+    assert result.stdout.str().count("VitaBench results") == 1
+    assert json.loads((project.path / "controller_loads.json").read_text()) == []
 
 
 def test_a_session_without_suites_is_untouched(pytester):
