@@ -21,7 +21,7 @@ from bisect import bisect_left
 from collections import OrderedDict
 from functools import lru_cache
 
-from .clauses import Clause, ParsedLine, applies, parse_line, parse_statement, reading
+from .clauses import Clause, ParsedLine, applies, clear_parse_caches, parse_line, parse_statement, reading
 from .words import STOPWORDS, find_phrase, tokenize
 
 #: Words that make a threshold clause apply to any merchant.
@@ -175,10 +175,13 @@ class _EvidenceLog:
             self.thresholds.append(Threshold(stated.kind, stated.value, stated.scope, base))
 
     def extend(self, lines: list[str]) -> None:
+        clauses, thresholds, marks = self.clauses, self.thresholds, self.marks
         for line in lines:
-            self._add(parse_line(line))
-            self.lines.append(line)
-            self.marks.append((len(self.clauses), len(self.thresholds)))
+            parsed = parse_line(line)
+            if parsed.clauses or parsed.thresholds:  # most history lines (searches, browsing) state nothing
+                self._add(parsed)
+            marks.append((len(clauses), len(thresholds)))
+        self.lines += lines
 
     def shared(self, lines: list[str]) -> int:
         """How many leading ``lines`` this log has read."""
@@ -254,4 +257,4 @@ def reset_memory_caches() -> None:
     """Forget every parsed memory (for benchmarks that measure a cold start)."""
     _LOGS.clear()
     _recent_memory.cache_clear()
-    parse_line.cache_clear()
+    clear_parse_caches()
