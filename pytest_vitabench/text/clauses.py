@@ -23,7 +23,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ..vocabulary import COMPLAINT_TYPES, DIALOGUE_TYPES, REVIEW_TYPES, SKIP_TYPES
-from .words import normalize, tokenize
+from .words import normalize, token_tuple
 
 _NEGATIONS = frozenset("""
 no not never without avoid avoids avoiding avoided dislike dislikes disliked hate hates hated allergic allergy
@@ -93,7 +93,7 @@ def situation_of(texts: list[str]) -> frozenset[tuple[str, str]]:
     """The situation words stated in a conversation's user turns (request and answers)."""
     found: set[tuple[str, str]] = set()
     for text in texts:
-        for token in tokenize(text):
+        for token in token_tuple(str(text)):
             group = _CONDITION_TERMS.get(token)
             if group:
                 found.add((group, token))
@@ -243,7 +243,7 @@ class _LineParser:
                 self.push(piece, 0 if neutral else default)
 
     def push(self, text: str, default: int) -> None:
-        tokens = tuple(tokenize(text))
+        tokens = token_tuple(text)
         if not tokens:
             return
         self.clauses.append(Clause(tokens=tokens, default=default, text=text.strip(),
@@ -317,9 +317,9 @@ def _loads(text: str) -> Any:
 
 def _flatten(value: Any) -> str:
     if isinstance(value, dict):
-        return ", ".join(f"{k}: {_flatten(v)}" for k, v in value.items())
+        return ", ".join([f"{k}: {_flatten(v) if isinstance(v, (dict, list)) else v}" for k, v in value.items()])
     if isinstance(value, list):
-        return ", ".join(_flatten(v) for v in value)
+        return ", ".join([_flatten(v) if isinstance(v, (dict, list)) else str(v) for v in value])
     return str(value)
 
 

@@ -22,7 +22,7 @@ from collections import OrderedDict
 from functools import lru_cache
 
 from .clauses import Clause, ParsedLine, applies, clear_parse_caches, parse_line, parse_statement, reading
-from .words import STOPWORDS, find_phrase, tokenize
+from .words import STOPWORDS, find_phrase, token_tuple
 
 #: Words that make a threshold clause apply to any merchant.
 _GENERIC_SCOPE = frozenset("merchant merchants store stores shop shops place places restaurant restaurants "
@@ -93,7 +93,7 @@ class PreferenceMemory:
         Clauses limited to another situation than ``situation`` are set aside. Multi-word phrases with no
         evidence fall back to their longest sub-phrases of two or more words.
         """
-        words = tuple(tokenize(phrase) if isinstance(phrase, str) else phrase)
+        words = token_tuple(str(phrase)) if isinstance(phrase, str) else tuple(phrase)
         if not words:
             return None
         key = (words, situation)

@@ -67,6 +67,10 @@ def _tokens(text: str) -> tuple[str, ...]:
     return tuple(stem(w) for w in _WORD.findall(normalize(text)))
 
 
+#: :func:`tokenize` as the shared, immutable tuple, without the copy; ``text`` must be a ``str``.
+token_tuple = _tokens
+
+
 _RAW_WORD = re.compile(r"[a-z0-9][a-z0-9'\-]*")
 
 
