@@ -7,8 +7,9 @@ from", "allergic", ...) precedes a phrase, or an aversion cue follows it (:func:
 records, assistant turns and records about someone else ("for my husband") are not evidence. A line may also
 state thresholds: price caps ("under 40 yuan") and rating floors ("rated at least 4.5").
 
-Parsing a line depends on the line alone, so its result is shared (:func:`parse_line` is memoised) and a memory
-that grows by appending lines re-reads only the new ones (:mod:`.preferences`).
+Parsing a line depends on its record alone (not its date), so the parse of a record is shared
+(memoised by kind and content) and a memory that grows by appending lines re-reads only the new ones
+(:mod:`.preferences`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ..vocabulary import COMPLAINT_TYPES, DIALOGUE_TYPES, REVIEW_TYPES, SKIP_TYPES
-from .words import normalize, tokenize
+from .words import normalize, token_tuple
 
 _NEGATIONS = frozenset("""
 no not never without avoid avoids avoiding avoided dislike dislikes disliked hate hates hated allergic allergy
@@ -92,7 +93,7 @@ def situation_of(texts: list[str]) -> frozenset[tuple[str, str]]:
     """The situation words stated in a conversation's user turns (request and answers)."""
     found: set[tuple[str, str]] = set()
     for text in texts:
-        for token in tokenize(text):
+        for token in token_tuple(str(text)):
             group = _CONDITION_TERMS.get(token)
             if group:
                 found.add((group, token))
@@ -125,6 +126,8 @@ _NO_CONDITIONS: Mapping[str, frozenset[str]] = MappingProxyType({})
 
 def conditions_of(tokens: tuple[str, ...] | list[str]) -> dict[str, frozenset[str]]:
     """The situations a clause is limited to: situation words shortly after a cue ("before afternoon ...")."""
+    if _CONDITION_TERMS.keys().isdisjoint(tokens):  # most clauses name no situation
+        return {}
     found: dict[str, set[str]] = {}
     for i, token in enumerate(tokens):
         group = _CONDITION_TERMS.get(token)
@@ -147,12 +150,50 @@ def applies(clause: Clause, situation: frozenset[tuple[str, str]]) -> bool:
 # ------------------------------------------------------------------------------------------ parsing
 
 
-@lru_cache(maxsize=16_384)
+_NOTHING = ParsedLine((), ())
+
+
 def parse_line(line: str) -> ParsedLine:
-    """Clauses and thresholds of one memory line (memoised: lines recur, e.g. when a text is read afresh)."""
+    """Clauses and thresholds of one memory line.
+
+    A line's date never changes what it states, so the parse of its record (kind and content) is what is
+    memoised: the same review or order recurs on many days and across users, while the dated lines are
+    nearly all distinct. Search and browse records state nothing and are recognised before any cache.
+    """
+    line = line.strip()
+    if not line:
+        return _NOTHING
+    first = line[0]
+    if first == "#" or (first in "[【" and _HEADING.fullmatch(line)):
+        return _NOTHING
+    typed = _TYPED_RECORD.match(line) if first == "-" else None
+    if typed is None:
+        return _parse_free_line(line.lstrip("-* ").strip())
+    _, kind, body = typed.groups()
+    kind = kind.strip().lower()
+    if kind in SKIP_TYPES:
+        return _NOTHING
+    return _parse_record(kind, body)
+
+
+@lru_cache(maxsize=16_384)
+def _parse_record(kind: str, body: str) -> ParsedLine:
     out = _LineParser()
-    out.line(line)
+    out.record(kind, body)
     return out.result()
+
+
+@lru_cache(maxsize=4_096)
+def _parse_free_line(text: str) -> ParsedLine:
+    out = _LineParser()
+    out.text(text, default=1)
+    return out.result()
+
+
+def clear_parse_caches() -> None:
+    """Forget every memoised line parse (for benchmarks that measure a cold start)."""
+    _parse_record.cache_clear()
+    _parse_free_line.cache_clear()
 
 
 def parse_statement(text: str) -> ParsedLine:
@@ -163,7 +204,7 @@ def parse_statement(text: str) -> ParsedLine:
 
 
 class _LineParser:
-    """Reads one memory line into clauses (tag lines, typed history lines, or free text)."""
+    """Reads one memory record or free text into clauses."""
 
     def __init__(self) -> None:
         self.clauses: list[Clause] = []
@@ -172,15 +213,8 @@ class _LineParser:
     def result(self) -> ParsedLine:
         return ParsedLine(tuple(self.clauses), tuple(self.thresholds))
 
-    def line(self, line: str) -> None:
-        line = line.strip()
-        if not line or line.startswith("#") or _HEADING.fullmatch(line):
-            return
-        typed = _TYPED_RECORD.match(line)
-        if not typed:
-            self.text(line.lstrip("-* ").strip(), default=1)
-            return
-        kind, body = typed.group(2).strip().lower(), typed.group(3)
+    def record(self, kind: str, body: str) -> None:
+        """A typed history record: ``kind`` lower-cased, ``body`` its content (JSON or dialogue turns)."""
         if kind in SKIP_TYPES:
             return
         if kind in DIALOGUE_TYPES:
@@ -209,7 +243,7 @@ class _LineParser:
                 self.push(piece, 0 if neutral else default)
 
     def push(self, text: str, default: int) -> None:
-        tokens = tuple(tokenize(text))
+        tokens = token_tuple(text)
         if not tokens:
             return
         self.clauses.append(Clause(tokens=tokens, default=default, text=text.strip(),
@@ -283,9 +317,9 @@ def _loads(text: str) -> Any:
 
 def _flatten(value: Any) -> str:
     if isinstance(value, dict):
-        return ", ".join(f"{k}: {_flatten(v)}" for k, v in value.items())
+        return ", ".join([f"{k}: {_flatten(v) if isinstance(v, (dict, list)) else v}" for k, v in value.items()])
     if isinstance(value, list):
-        return ", ".join(_flatten(v) for v in value)
+        return ", ".join([_flatten(v) if isinstance(v, (dict, list)) else str(v) for v in value])
     return str(value)
 
 
@@ -297,11 +331,14 @@ def as_number(value: Any) -> float | None:
         return None
 
 
+_CONSTRAINT_KEY = re.compile(r"allerg|diet|restriction|disease|illness|过敏|饮食|忌口|疾病", re.I)
+
+
 def profile_statements(profile: dict[str, Any]) -> list[str]:
     """Profile fields that state constraints (allergies, diet), as evidence sentences."""
     out = []
     for key, value in profile.items():
-        if re.search(r"allerg|diet|restriction|disease|illness|过敏|饮食|忌口|疾病", str(key), re.I):
+        if _CONSTRAINT_KEY.search(str(key)):
             text = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
             if text.strip().lower() not in ("", "none", "no", "n/a", "无"):
                 out.append(f"{key}: {text}")

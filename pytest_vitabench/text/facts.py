@@ -7,8 +7,9 @@ the agent's recommendation), so both sides of a conversation read a fact the sam
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
+from functools import lru_cache
 from typing import Any
 
 from .words import normalize, tokenize
@@ -28,6 +29,26 @@ _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
            "november", "december")
 
+# Compiled once: the agent reads the request again on every turn of every item.
+_CLOCK_TEXT = re.compile(r"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?)?")
+_PRICE_CAP = re.compile(r"(?:under|below|less than|no more than|at most|within|up to|budget(?: of| is)?)\s*"
+                        r"(?:¥|rmb|cny)?\s*(\d+(?:\.\d+)?)\s*(?:yuan|rmb|cny|¥|元|kuai)")
+_ISO_DATE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
+_MONTH_NAMES = "|".join(m[:3] + r"[a-z]*" for m in _MONTHS)
+_MONTH_DAY = re.compile(rf"\b({_MONTH_NAMES})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b")
+_DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_NAMES})\b")
+_WEEKDAY = re.compile(r"\b(this|next|coming)?\s*(" + "|".join(_WEEKDAYS) + r")\b")
+_WEEKEND = re.compile(r"\bweekend\b")
+_TOMORROW = re.compile(r"\btomorrow\b")
+_TODAY = re.compile(r"\b(today|tonight|this (morning|afternoon|evening))\b")
+_AM_PM = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(a\.?m\.?|p\.?m\.?)(?![a-z])")
+_CLOCK = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b")
+_NOON = re.compile(r"\bnoon\b")
+_COUNT = re.compile(r"\b(\d{1,3}|" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + r")\b")
+_DECIMAL_BEFORE = re.compile(r"\d\.$")
+_DECIMAL_AFTER = re.compile(r"\.\d")
+_PARTY_OF = re.compile(r"(party of|table for|for)\s*$")
+
 
 @dataclass
 class Facts:
@@ -43,9 +64,13 @@ class Facts:
                      max_price=newer.max_price or self.max_price)
 
 
+@lru_cache(maxsize=1_024)
 def parse_now(time_text: str) -> datetime:
-    """The setup clock (``YYYY-MM-DD HH:MM:SS Weekday``) as a datetime; midnight today if unparsable."""
-    match = re.search(r"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?)?", time_text or "")
+    """The setup clock (``YYYY-MM-DD HH:MM:SS Weekday``) as a datetime; midnight today if unparsable.
+
+    Memoised (a datetime is immutable): every turn of every trial of a subtask reads the same clock.
+    """
+    match = _CLOCK_TEXT.search(time_text or "")
     if match:
         text = match.group(0).replace("T", " ")
         for fmt in ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%d"):
@@ -57,7 +82,15 @@ def parse_now(time_text: str) -> datetime:
 
 
 def extract_facts(text: str, now: datetime, item_words: set[str] | None = None) -> Facts:
-    """Count, date, time and price cap stated in ``text`` (dates resolved against ``now``)."""
+    """Count, date, time and price cap stated in ``text`` (dates resolved against ``now``).
+
+    Memoised by its arguments (the same request is read on every turn); each call gets its own copy.
+    """
+    return replace(_facts(text, now, frozenset(item_words or ())))
+
+
+@lru_cache(maxsize=4_096)
+def _facts(text: str, now: datetime, item_words: frozenset[str]) -> Facts:
     low = normalize(text)
     facts = Facts()
     spans: list[tuple[int, int]] = []
@@ -67,26 +100,23 @@ def extract_facts(text: str, now: datetime, item_words: set[str] | None = None) 
 
     facts.date = _extract_date(low, now.date(), taken)
     facts.time = _extract_time(low, taken)
-    price = re.search(r"(?:under|below|less than|no more than|at most|within|up to|budget(?: of| is)?)\s*"
-                      r"(?:¥|rmb|cny)?\s*(\d+(?:\.\d+)?)\s*(?:yuan|rmb|cny|¥|元|kuai)", low)
+    price = _PRICE_CAP.search(low)
     if price:
         facts.max_price = float(price.group(1))
         taken(price)
-    facts.count = _extract_count(low, spans, item_words or set())
+    facts.count = _extract_count(low, spans, item_words)
     return facts
 
 
 def _extract_date(low: str, today: date, taken: Any) -> str | None:
-    iso = re.search(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b", low)
+    iso = _ISO_DATE.search(low)
     if iso:
         taken(iso)
         try:
             return date(int(iso.group(1)), int(iso.group(2)), int(iso.group(3))).isoformat()
         except ValueError:
             pass
-    months = "|".join(m[:3] + r"[a-z]*" for m in _MONTHS)
-    md = re.search(rf"\b({months})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b", low) or \
-        re.search(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({months})\b", low)
+    md = _MONTH_DAY.search(low) or _DAY_MONTH.search(low)
     if md:
         taken(md)
         month_text, day_text = (md.group(1), md.group(2)) if md.group(1)[0].isalpha() else (md.group(2), md.group(1))
@@ -98,47 +128,46 @@ def _extract_date(low: str, today: date, taken: Any) -> str | None:
             return found.isoformat()
         except ValueError:
             pass
-    wd = re.search(r"\b(this|next|coming)?\s*(" + "|".join(_WEEKDAYS) + r")\b", low)
+    wd = _WEEKDAY.search(low)
     if wd:
         taken(wd)
         ahead = (_WEEKDAYS.index(wd.group(2)) - today.weekday()) % 7
         if ahead == 0 and wd.group(1) == "next":
             ahead = 7
         return (today + timedelta(days=ahead)).isoformat()
-    if re.search(r"\bweekend\b", low):
+    if _WEEKEND.search(low):
         ahead = (5 - today.weekday()) % 7 if today.weekday() != 6 else 0
         return (today + timedelta(days=ahead)).isoformat()
     if "day after tomorrow" in low:
         return (today + timedelta(days=2)).isoformat()
-    if re.search(r"\btomorrow\b", low):
+    if _TOMORROW.search(low):
         return (today + timedelta(days=1)).isoformat()
-    if re.search(r"\b(today|tonight|this (morning|afternoon|evening))\b", low):
+    if _TODAY.search(low):
         return today.isoformat()
     return None
 
 
 def _extract_time(low: str, taken: Any) -> str | None:
-    ampm = re.search(r"\b(\d{1,2})(?::(\d{2}))?\s*(a\.?m\.?|p\.?m\.?)(?![a-z])", low)
+    ampm = _AM_PM.search(low)
     if ampm:
         taken(ampm)
         hour = int(ampm.group(1)) % 12 + (12 if ampm.group(3).startswith("p") else 0)
         return f"{hour:02d}:{int(ampm.group(2) or 0):02d}"
-    clock = re.search(r"\b([01]?\d|2[0-3]):([0-5]\d)\b", low)
+    clock = _CLOCK.search(low)
     if clock:
         taken(clock)
         return f"{int(clock.group(1)):02d}:{clock.group(2)}"
-    if re.search(r"\bnoon\b", low):
+    if _NOON.search(low):
         return "12:00"
     return None
 
 
-def _extract_count(low: str, spans: list[tuple[int, int]], item_words: set[str]) -> int | None:
-    pattern = r"\b(\d{1,3}|" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + r")\b"
-    for match in re.finditer(pattern, low):
+def _extract_count(low: str, spans: list[tuple[int, int]], item_words: frozenset[str]) -> int | None:
+    for match in _COUNT.finditer(low):
         if any(a <= match.start() < b for a, b in spans):
             continue
         word = match.group(1)
-        if re.search(r"\d\.$", low[:match.start()]) or re.match(r"\.\d", low[match.end():]):
+        if _DECIMAL_BEFORE.search(low[:match.start()]) or _DECIMAL_AFTER.match(low[match.end():]):
             continue  # a part of a decimal ("rated 4.6"), not a count
         value = int(word) if word.isdigit() else _NUMBER_WORDS[word]
         if value <= 0 or value > 200:
@@ -148,7 +177,7 @@ def _extract_count(low: str, spans: list[tuple[int, int]], item_words: set[str])
         if after and after[0] in _UNITS:
             continue
         if (any(w in _COUNT_NOUNS or w in item_words for w in after[:2]) or after[:2] == ["of", "us"]
-                or re.search(r"(party of|table for|for)\s*$", before)):
+                or _PARTY_OF.search(before)):
             return value
     return None
 

@@ -21,8 +21,8 @@ from bisect import bisect_left
 from collections import OrderedDict
 from functools import lru_cache
 
-from .clauses import Clause, ParsedLine, applies, parse_line, parse_statement, reading
-from .words import STOPWORDS, find_phrase, tokenize
+from .clauses import Clause, ParsedLine, applies, clear_parse_caches, parse_line, parse_statement, reading
+from .words import STOPWORDS, find_phrase, token_tuple
 
 #: Words that make a threshold clause apply to any merchant.
 _GENERIC_SCOPE = frozenset("merchant merchants store stores shop shops place places restaurant restaurants "
@@ -30,6 +30,8 @@ _GENERIC_SCOPE = frozenset("merchant merchants store stores shop shops place pla
 #: Words of a threshold clause that name no subject ("rating no less than 4.3", "评分4.3以上").
 _THRESHOLD_WORDS = frozenset("rating rate rated score scoring star review must should be only no not less than more "
                              "least at above over below under higher lower minimum maximum yuan rmb price cost".split())
+#: The characters str.splitlines() breaks at.
+_LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
 #: Growing texts whose evidence is kept; a run reads users in collection order, a few in flight at once.
 MAX_LOGS = 16
 
@@ -91,7 +93,7 @@ class PreferenceMemory:
         Clauses limited to another situation than ``situation`` are set aside. Multi-word phrases with no
         evidence fall back to their longest sub-phrases of two or more words.
         """
-        words = tuple(tokenize(phrase) if isinstance(phrase, str) else phrase)
+        words = token_tuple(str(phrase)) if isinstance(phrase, str) else tuple(phrase)
         if not words:
             return None
         key = (words, situation)
@@ -150,6 +152,9 @@ class _EvidenceLog:
     def __init__(self, extra: tuple[str, ...]):
         self.extra = extra
         self.lines: list[str] = []
+        #: The longest text read into this log (its lines are ``lines``): a text that extends it by whole
+        #: lines is recognised by a string comparison, without splitting and comparing its lines again.
+        self.text = ""
         self.clauses: list[Clause] = []
         self.thresholds: list[Threshold] = []
         #: token -> orders of the clauses that contain it, ascending.
@@ -175,10 +180,13 @@ class _EvidenceLog:
             self.thresholds.append(Threshold(stated.kind, stated.value, stated.scope, base))
 
     def extend(self, lines: list[str]) -> None:
+        clauses, thresholds, marks = self.clauses, self.thresholds, self.marks
         for line in lines:
-            self._add(parse_line(line))
-            self.lines.append(line)
-            self.marks.append((len(self.clauses), len(self.thresholds)))
+            parsed = parse_line(line)
+            if parsed.clauses or parsed.thresholds:  # most history lines (searches, browsing) state nothing
+                self._add(parsed)
+            marks.append((len(clauses), len(thresholds)))
+        self.lines += lines
 
     def shared(self, lines: list[str]) -> int:
         """How many leading ``lines`` this log has read."""
@@ -189,6 +197,19 @@ class _EvidenceLog:
         while self.lines[count] == lines[count]:
             count += 1
         return count
+
+    def extension(self, text: str) -> list[str] | None:
+        """The lines ``text`` adds to this log's text when it extends it by whole lines, else None.
+
+        Conservative: None sends the caller to the line-by-line comparison, which finds every other case.
+        """
+        known = self.text
+        if not known or known[-1] in _LINE_BREAKS or not text.startswith(known):
+            return None
+        if len(text) == len(known):
+            return []
+        # Only a lone "\n" right after the known text ends its last line exactly as splitlines() did.
+        return text[len(known) + 1:].splitlines() if text[len(known)] == "\n" else None
 
     def memory(self, lines: int) -> PreferenceMemory:
         found = self.memories.get(lines)
@@ -209,6 +230,17 @@ class _Logs:
 
     def locate(self, text: str, extra: tuple[str, ...]) -> tuple[_EvidenceLog, int]:
         """A log holding ``text``'s evidence and its line count (a log it extends, or grown, or new)."""
+        with self._lock:
+            for key, log in reversed(self._logs.items()):
+                if log.extra != extra:
+                    continue
+                added = log.extension(text)
+                if added is not None:  # the common case: the history grew since the last subtask
+                    self._logs.move_to_end(key)
+                    if added:
+                        log.extend(added)
+                        log.text = text
+                    return log, len(log.lines)
         lines = text.splitlines()
         with self._lock:
             best: tuple[int, _EvidenceLog] | None = None
@@ -229,6 +261,9 @@ class _Logs:
             self._logs.move_to_end(key)
             if len(lines) > len(log.lines):
                 log.extend(lines[len(log.lines):])
+                log.text = text
+            elif len(lines) == len(log.lines):
+                log.text = text
             return log, len(lines)
 
     def memory(self, text: str, extra: tuple[str, ...]) -> PreferenceMemory:
@@ -254,4 +289,4 @@ def reset_memory_caches() -> None:
     """Forget every parsed memory (for benchmarks that measure a cold start)."""
     _LOGS.clear()
     _recent_memory.cache_clear()
-    parse_line.cache_clear()
+    clear_parse_caches()

@@ -67,10 +67,23 @@ def _tokens(text: str) -> tuple[str, ...]:
     return tuple(stem(w) for w in _WORD.findall(normalize(text)))
 
 
+#: :func:`tokenize` as the shared, immutable tuple, without the copy; ``text`` must be a ``str``.
+token_tuple = _tokens
+
+
+_RAW_WORD = re.compile(r"[a-z0-9][a-z0-9'\-]*")
+
+
 def content_words(text: str) -> list[str]:
     """The request's content words (stemmed, deduplicated, in order): what a search should look for."""
+    return list(_content_words(str(text)))
+
+
+@lru_cache(maxsize=4_096)
+def _content_words(text: str) -> tuple[str, ...]:
+    # Memoised: the agent and the scripted user read the same request on every turn.
     out: list[str] = []
-    for raw in re.findall(r"[a-z0-9][a-z0-9'\-]*", normalize(text)):
+    for raw in _RAW_WORD.findall(normalize(text)):
         for part in raw.split("-"):
             part = part.strip("'")
             if part.endswith("'s"):
@@ -80,7 +93,7 @@ def content_words(text: str) -> list[str]:
                 continue
             if word not in out:
                 out.append(word)
-    return out
+    return tuple(out)
 
 
 def find_phrase(tokens: Sequence[str], phrase: Sequence[str]) -> list[int]:

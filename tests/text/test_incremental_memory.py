@@ -145,3 +145,19 @@ def test_the_demo_suites_full_context_memories_answer_as_fresh():
     reset_memory_caches()
     read = [(text, extra, PreferenceMemory.cached(text, extra)) for text, extra in jobs]
     _check_against_fresh(read)
+
+
+@pytest.mark.parametrize("joiner", ["\n", "\r\n", "\r", "\u2028"])
+def test_texts_that_extend_one_another_at_any_line_break_answer_as_fresh(joiner):
+    """A text that extends the last one read is recognised by comparing strings, not lines: every way a
+    line may end or be continued (a break split between texts, a trailing break, a blank line) reads as
+    the whole text read afresh."""
+    full = joiner.join(HISTORY)
+    cut = len(joiner.join(HISTORY[:4]))
+    texts = [full[:cut], full[:cut + 1], full[:cut + len(joiner)], full[:cut] + "\n", full[:cut] + "\n\n",
+             full[:cut] + "\n\n" + HISTORY[5], full[:cut] + "\r", full[:cut] + "\r\n" + HISTORY[6],
+             full[:cut] + " and no more cake", full[:cut] + "\n" + HISTORY[7][:20], full]
+    for order in (texts, texts[::-1], sorted(texts)):
+        reset_memory_caches()
+        read = [(text, (), PreferenceMemory.cached(text)) for text in order]
+        _check_against_fresh(read)
