@@ -23,8 +23,8 @@ def test_the_same_record_on_another_day_reads_the_same(record):
 
 
 def test_lines_that_state_nothing_read_as_nothing():
-    for line in ["", "   ", "# heading", "[Dining history]", "【历史记录】", '- [2025-01-05] [search] {"keyword": "no pork"}',
-                 '- [2025-01-05] [Browse] {"keyword": "avoid sugar"}']:
+    for line in ["", "   ", "# heading", "[Dining history]", "【历史记录】",
+                 '- [2025-01-05] [search] {"keyword": "no pork"}', '- [2025-01-05] [Browse] {"keyword": "no sugar"}']:
         parsed = parse_line(line)
         assert parsed.clauses == () and parsed.thresholds == (), line
 
