@@ -69,6 +69,8 @@ class CachedEmbedder:
         self.computed = 0
         self.reused = 0
         self._lock = threading.Lock()
+        #: Keys another thread is computing now -> set when they are stored (or it gave up).
+        self._pending: dict[str, threading.Event] = {}
 
     def __repr__(self) -> str:
         return f"CachedEmbedder({self.encoder!r}, {self.cache!r})"
@@ -79,6 +81,31 @@ class CachedEmbedder:
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         return self._embed(texts, "query")
 
+    def _compute(self, missing: dict[str, str], kind: str) -> int:
+        """Compute and store the missing vectors, each once per process: a key another thread is already
+        computing (two episodes of the same user embed the same history at once) is waited for instead of
+        being requested and paid for twice. Returns how many vectors this call computed."""
+        with self._lock:
+            mine = {key: text for key, text in missing.items() if key not in self._pending}
+            theirs = [self._pending[key] for key in missing if key not in mine]
+            for key in mine:
+                self._pending[key] = threading.Event()
+        try:
+            if mine:
+                vectors = self.encoder.embed(list(mine.values()), kind)
+                for key, vector in zip(mine, vectors, strict=True):
+                    # Normalise once, before storing: the array used now is the array a later run reads back.
+                    self.cache.put(key, _normalised(vector))
+        finally:
+            with self._lock:
+                for key in mine:
+                    self._pending.pop(key).set()
+        for event in theirs:
+            event.wait()
+        # What the other thread failed to store (its request failed) is computed here after all.
+        rest = {key: text for key, text in missing.items() if key not in mine and self.cache.get(key) is None}
+        return len(mine) + (self._compute(rest, kind) if rest else 0)
+
     def _embed(self, texts: Sequence[str], kind: str) -> np.ndarray:
         import numpy as np
 
@@ -88,14 +115,10 @@ class CachedEmbedder:
         for key, text, vector in zip(keys, texts, found, strict=True):
             if vector is None:
                 missing.setdefault(key, text)
-        if missing:
-            computed = self.encoder.embed(list(missing.values()), kind)
-            for key, vector in zip(missing, computed, strict=True):
-                # Normalise once, before storing: the array used now is the array a later run reads back.
-                self.cache.put(key, _normalised(vector))
+        computed = self._compute(missing, kind) if missing else 0
         with self._lock:
-            self.computed += len(missing)
-            self.reused += len(keys) - len(missing)
+            self.computed += computed
+            self.reused += len(keys) - computed
         vectors = [vector for key in keys if (vector := self.cache.get(key)) is not None]
         if len(vectors) != len(keys):
             raise RuntimeError("the embedding cache has no vector for a key it has just stored")

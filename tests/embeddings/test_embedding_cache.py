@@ -68,3 +68,66 @@ def test_thresholds_follow_the_model():
     assert default_threshold("text-embedding-3-large") == PAPER_THRESHOLD == 0.3
     assert default_threshold(None) == default_threshold("use-multilingual-v3") == 0.12
     assert default_threshold("local:multilingual-e5-small") == 0.0
+
+
+class _SlowOnce(BagOfWords):
+    """Holds its first call until told, so a second thread asks for the same texts meanwhile; can fail."""
+
+    def __init__(self, fail_first: bool = False) -> None:
+        super().__init__()
+        import threading
+
+        self.started = threading.Event()
+        self.release = threading.Event()
+        self.fail_first = fail_first
+
+    def embed(self, texts, kind):
+        first = not self.calls
+        vectors = super().embed(texts, kind)
+        if first:
+            self.started.set()
+            self.release.wait(10)
+            if self.fail_first:
+                raise RuntimeError("endpoint down")
+        return vectors
+
+
+def _two_threads_embed(embedder: CachedEmbedder, encoder: _SlowOnce, texts: list[str]) -> list:
+    import threading
+    import time
+
+    out: list = []
+
+    def embed() -> None:
+        try:
+            out.append(embedder.embed_documents(texts))
+        except RuntimeError as exc:
+            out.append(exc)
+
+    first = threading.Thread(target=embed)
+    first.start()
+    assert encoder.started.wait(10)
+    second = threading.Thread(target=embed)
+    second.start()
+    time.sleep(0.2)  # the second is now waiting on the first's keys (or, on the old code, has asked twice)
+    encoder.release.set()
+    first.join(10)
+    second.join(10)
+    return out
+
+
+def test_texts_another_thread_is_embedding_are_waited_for_not_requested_twice(tmp_path):
+    encoder = _SlowOnce()
+    embedder = CachedEmbedder(encoder, EmbeddingCache(tmp_path))
+    results = _two_threads_embed(embedder, encoder, ["oat milk latte", "hotel with breakfast"])
+    assert encoder.calls == [["oat milk latte", "hotel with breakfast"]]
+    assert (embedder.computed, embedder.reused) == (2, 2)
+    assert np.array_equal(results[0], results[1])
+
+
+def test_a_waiter_computes_what_the_other_thread_failed_to_store(tmp_path):
+    encoder = _SlowOnce(fail_first=True)
+    embedder = CachedEmbedder(encoder, EmbeddingCache(tmp_path))
+    results = _two_threads_embed(embedder, encoder, ["oat milk latte"])
+    assert sorted(type(r).__name__ for r in results) == ["RuntimeError", "ndarray"]
+    assert encoder.calls == [["oat milk latte"], ["oat milk latte"]]
