@@ -63,13 +63,11 @@ def canonical_json(value: Any) -> bytes:
 def write_atomic(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` so that readers see the whole file or none (no fsync)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    _write_new(os.fspath(path.parent), path.name, data)
 
 
 def _write_new(folder: str, name: str, data: bytes) -> None:
-    """:func:`write_atomic` into an existing folder."""
+    """:func:`write_atomic` into an existing folder (plain str paths: it runs for every item's blobs)."""
     target = os.path.join(folder, name)
     tmp = os.path.join(folder, f".{name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
     with open(tmp, "wb") as handle:
