@@ -613,10 +613,15 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 def pytest_sessionstart_preflight(session: pytest.Session) -> Iterator[None]:
     """Start the preflight's requests in the background once every other ``pytest_sessionstart`` ran, i.e.
     after xdist has spawned its workers: the preflight thread imports the ``openai`` package, and holding the
-    interpreter lock for that while the controller sets up its workers only delays them."""
+    interpreter lock for that while the controller sets up its workers only delays them. An xdist worker
+    whose roles call an LLM starts that import in the background too, while it collects."""
     yield
     config = session.config
     controller = _controller(config)
+    if _is_worker(config):
+        if _has_state(config) and _state(config).bench.needs_llm and not config.option.collectonly:
+            _state(config).bench.llm_client().warm_up_in_background()
+        return
     if controller is None or config.option.collectonly:
         return
     if _has_state(config) or any(_option(config, ini) not in (None, "", default)

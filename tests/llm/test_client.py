@@ -218,3 +218,25 @@ def test_without_the_cache_a_request_is_hashed_only_when_a_retry_needs_its_jitte
                 "agent", model="m", messages=MSGS, seed=3).text == "ok"
         waits.append([r.getMessage().rsplit(" in ", 1)[1] for r in caplog.records if "retry 1/3" in r.getMessage()])
     assert hashed == ["agent", "agent"] and waits[0] == waits[1] and len(waits[0]) == 1
+
+
+def test_warm_up_builds_the_client_the_first_call_then_uses(stub):
+    client = make(stub)
+    client.warm_up_in_background().join(timeout=30)
+    built = client._openai
+    assert built is not None and stub.requests == []  # built, nothing sent
+    client.complete("agent", model="m", messages=[{"role": "user", "content": "hi"}])
+    assert client._openai is built and len(stub.requests) == 1
+
+
+def test_a_failed_warm_up_is_left_for_the_first_call(stub, monkeypatch):
+    client = make(stub)
+    failures: list[object] = []
+    monkeypatch.setattr("threading.excepthook", failures.append)
+
+    def broken() -> None:
+        raise RuntimeError("no openai package")
+
+    monkeypatch.setattr(client, "_client", broken)
+    client.warm_up_in_background().join(timeout=30)
+    assert failures == [] and client._openai is None
