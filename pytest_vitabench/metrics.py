@@ -27,6 +27,7 @@ import random
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from operator import itemgetter
 from typing import Any
 
@@ -186,6 +187,29 @@ def _quantile(sorted_values: Sequence[float], q: float) -> float:
     return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
 
 
+def _resamples(n_users: int, bootstrap: int, seed: int) -> tuple[itemgetter[Any], ...]:
+    """The bootstrap's draws of user positions: one getter per resample, which gathers its picks in C.
+
+    ``sum()`` then adds the picks in the same order as a loop would, so the intervals are bit for bit those of
+    the plain loop. The draws depend only on the arguments, and a run's levels and breakdowns mostly share
+    them (a domain or a skill usually spans every user), so small ones are drawn once per process.
+    """
+    if n_users * bootstrap <= _SHARED_DRAWS_MAX:
+        return _shared_resamples(n_users, bootstrap, seed)
+    return _draw_resamples(n_users, bootstrap, seed)
+
+
+def _draw_resamples(n_users: int, bootstrap: int, seed: int) -> tuple[itemgetter[Any], ...]:
+    rng = random.Random(seed)
+    population = range(n_users)
+    return tuple(itemgetter(*rng.choices(population, k=n_users)) for _ in range(bootstrap))
+
+
+#: Draws kept for reuse hold at most this many picks each (8 bytes a pick: a few MB in all).
+_SHARED_DRAWS_MAX = 500_000
+_shared_resamples = lru_cache(maxsize=8)(_draw_resamples)
+
+
 def _bootstrap_ci(users: list[_UserAggregate], bootstrap: int, seed: int) -> list[list[float] | None]:
     """95% percentile intervals of the three metrics, resampling whole users with replacement.
 
@@ -197,15 +221,10 @@ def _bootstrap_ci(users: list[_UserAggregate], bootstrap: int, seed: int) -> lis
         return [[s / u.units] * 2 for s in u.sums]
     if bootstrap <= 0 or n_users == 0:
         return [None, None, None]
-    rng = random.Random(seed)
     columns = [[u.sums[i] for u in users] for i in range(3)]
     counts = [u.units for u in users]
     draws: list[list[float]] = [[], [], []]
-    population = range(n_users)
-    for _ in range(bootstrap):
-        # itemgetter gathers the picks in C; sum() then adds them in the same order as a loop would, so the
-        # intervals are bit for bit those of the plain loop
-        pick = itemgetter(*rng.choices(population, k=n_users))
+    for pick in _resamples(n_users, bootstrap, seed):
         units = sum(pick(counts))
         for i in range(3):
             draws[i].append(sum(pick(columns[i])) / units)
