@@ -33,7 +33,16 @@ from .prompts import agent_system_prompt, time_with_weekday
 from .result import ItemResult
 from .seed_history import seed_messages
 from .suite.language import INDEXED_SAMPLE_USERS, detect_language
-from .suite.loader import LoadedSuite, LoadedUser, SuiteError, ensure_user, load_suite, pinned_user
+from .suite.loader import (
+    LoadedSuite,
+    LoadedUser,
+    SuiteError,
+    ensure_user,
+    held_user,
+    load_suite,
+    needs_validation,
+    pinned_user,
+)
 from .suite.schema import SubTask, UserTask
 from .users.base import UserSetup, UserSimulator
 
@@ -112,6 +121,18 @@ class ItemRunner:
         if user.error is not None:
             raise user.error
         return warnings
+
+    async def ensure_user_async(self, suite: LoadedSuite, user: LoadedUser,
+                                call: Callable[..., Awaitable[Any]]) -> None:
+        """:meth:`ensure_user` from an event loop: in a thread (``call``) only if the user must be parsed.
+
+        Every item of a user after its first skips the thread round trip, which costs several milliseconds
+        when many episodes share the interpreter.
+        """
+        if needs_validation(user):
+            await call(self.ensure_user, suite, user)
+        elif user.error is not None:
+            raise user.error
 
     def language_for(self, suite: LoadedSuite) -> str:
         """The prompt and simulator language of a suite: ``--vita-language``, else detected from its text.
@@ -255,8 +276,8 @@ class ItemRunner:
                                  trial=trial)
         started = time.perf_counter()
         try:
-            await call(self.ensure_user, suite, user)
-            with pinned_user(suite, user):
+            with held_user(suite, user):
+                await self.ensure_user_async(suite, user, call)
                 await self._run_pinned(result, suite, user, index, agent, user_simulator, judge, call, chain_lock)
         except Exception as exc:  # an infrastructure failure: reported as an error, scored as a failure
             self._record_error(result, exc)

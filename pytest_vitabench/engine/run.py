@@ -8,6 +8,7 @@ functions, and asks for results by node id.
 from __future__ import annotations
 
 import asyncio
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -18,7 +19,7 @@ from ..result import ItemResult
 from ..runner import ItemRunner
 from ..runs.records import journal_item, result_from_record
 from ..runs.store import RunStore
-from ..suite.loader import LoadedSuite, LoadedUser
+from ..suite.loader import LoadedSuite, LoadedUser, ensure_user, needs_validation
 from .scheduler import EpisodeScheduler
 
 
@@ -62,6 +63,8 @@ class RunEngine:
         self._chain_locks: dict[Any, asyncio.Lock] = {}
         self._scheduler: EpisodeScheduler | None = None
         self._caller = ThreadedCaller()
+        self._validating = False
+        self._to_validate: OrderedDict[int, tuple[LoadedSuite, LoadedUser]] = OrderedDict()
         if self.concurrency > 1:
             runner.max_chains = max(runner.max_chains, 2 * self.concurrency + 8)
 
@@ -95,7 +98,7 @@ class RunEngine:
         Raises:
             SuiteError: The item's user has invalid data (not a result: nothing is journaled).
         """
-        await asyncio.to_thread(self.runner.ensure_user, job.suite, job.user)
+        await self.runner.ensure_user_async(job.suite, job.user, self._caller)
         key = self.runner.chain_key(job.suite, job.user, job.memory, job.trial)
         lock = self._chain_locks.setdefault(key, asyncio.Lock())
         with item_ledger() as usage:
@@ -114,8 +117,37 @@ class RunEngine:
             self._scheduler = EpisodeScheduler(
                 concurrency=self.concurrency, make=lambda nodeid: self.run_async(job_for(nodeid)),
                 upcoming=lambda nodeid: (n for n in upcoming(nodeid) if n not in self.saved),
-                should_stop=should_stop)
+                should_stop=should_stop, prepare=lambda nodeid: self._validate_ahead(job_for(nodeid)))
         return self._scheduler
+
+    def _validate_ahead(self, job: ItemJob) -> None:
+        """Validate the user of an item about to start, one user at a time, in the scheduler's threads.
+
+        A user's first item would otherwise wait ~50 ms for it (and its other items launched meanwhile with
+        it). Whatever this finds (bad data included) is what the item's own :meth:`ItemRunner.ensure_user`
+        then finds at once.
+        """
+        if needs_validation(job.user):
+            self._to_validate.setdefault(id(job.user), (job.suite, job.user))
+        if self._validating:
+            return
+        while self._to_validate:
+            _, (suite, user) = self._to_validate.popitem(last=False)
+            if needs_validation(user):
+                break
+        else:
+            return
+        self._validating = True
+        future = asyncio.get_running_loop().run_in_executor(None, ensure_user, suite, user)
+
+        def done(finished: asyncio.Future[Any]) -> None:
+            self._validating = False
+            if not finished.cancelled():
+                finished.exception()  # retrieved: the item's own call reports it
+            if self._to_validate:
+                self._validate_ahead(job)
+
+        future.add_done_callback(done)
 
     @property
     def peak_in_flight(self) -> int:

@@ -32,16 +32,20 @@ class EpisodeScheduler:
         upcoming: ``upcoming(key)`` yields the keys this process will ask for from ``key`` on, in order.
         should_stop: Whether to start nothing new (``-x``, ``--maxfail``, an interrupt).
         lookahead: How far beyond the consumer's current key to start; bounds the results held waiting.
+        prepare: ``prepare(key)`` is called once (on the loop, so it must not block) for each of the next
+            ``concurrency`` keys waiting for a free slot, so that their data is ready when they start.
     """
 
     def __init__(self, *, concurrency: int, make: Callable[[str], Coroutine[Any, Any, Any]],
                  upcoming: Callable[[str], Iterable[str]], should_stop: Callable[[], bool] = lambda: False,
-                 lookahead: int | None = None):
+                 lookahead: int | None = None, prepare: Callable[[str], None] | None = None):
         self.concurrency = max(1, concurrency)
         self.lookahead = lookahead or max(4 * self.concurrency, self.concurrency + 8)
         self._make = make
         self._upcoming = upcoming
         self._should_stop = should_stop
+        self._prepare = prepare
+        self._prepared: set[str] = set()
         self._lock = threading.Lock()
         self._futures: dict[str, concurrent.futures.Future[Any]] = {}
         self._started: set[str] = set()
@@ -129,11 +133,21 @@ class EpisodeScheduler:
         if self._cursor not in self._started and not self._should_stop():
             if len(self._tasks) < self.concurrency:
                 self._launch(self._cursor)
+        waiting = 0
         for key in itertools.islice(self._upcoming(self._cursor), self.lookahead):
-            if len(self._tasks) >= self.concurrency or self._should_stop():
+            if key in self._started:
+                continue
+            if self._should_stop():
                 break
-            if key not in self._started:
+            if len(self._tasks) < self.concurrency:
                 self._launch(key)
+            elif self._prepare is not None and waiting < self.concurrency:
+                waiting += 1
+                if key not in self._prepared:
+                    self._prepared.add(key)
+                    self._prepare(key)
+            else:
+                break
 
     def _launch(self, key: str) -> None:
         assert self._loop is not None

@@ -88,6 +88,8 @@ class LoadedSuite:
     #: collection need not validate users again to tell it; ``None``: detect it from the validated users.
     language: str | None = None
     _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
+    #: Guards :attr:`LoadedUser.pins` only: taking it never waits on a validation (which holds ``_lock``).
+    _pins_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _validated: OrderedDict[int, LoadedUser] = field(default_factory=OrderedDict, repr=False)
 
 
@@ -342,17 +344,34 @@ def ensure_user(suite: LoadedSuite, user: LoadedUser) -> list[str]:
         return warnings
 
 
+def needs_validation(user: LoadedUser) -> bool:
+    """Whether :func:`ensure_user` would parse and validate the user, i.e. take a while. Lock-free, for an
+    event loop that must not wait on another thread's validation only to learn there is nothing to do."""
+    return not (user.task is not None or user.error is not None or (user.raw is None and user.span is None))
+
+
 @contextlib.contextmanager
-def pinned_user(suite: LoadedSuite, user: LoadedUser) -> Iterator[LoadedUser]:
-    """Validate the user and keep it validated while the block runs (an item in flight)."""
-    ensure_user(suite, user)
-    with suite._lock:
+def held_user(suite: LoadedSuite, user: LoadedUser) -> Iterator[LoadedUser]:
+    """Keep the user validated while the block runs, once it is; the block validates it (:func:`ensure_user`).
+
+    The pin is taken first, so a validation of another user cannot drop this one between its validation
+    and its use; and without ``_lock``, so an event loop can take it while another thread validates.
+    """
+    with suite._pins_lock:
         user.pins += 1
     try:
         yield user
     finally:
-        with suite._lock:
+        with suite._pins_lock:
             user.pins -= 1
+
+
+@contextlib.contextmanager
+def pinned_user(suite: LoadedSuite, user: LoadedUser) -> Iterator[LoadedUser]:
+    """Validate the user and keep it validated while the block runs (an item in flight)."""
+    with held_user(suite, user):
+        ensure_user(suite, user)
+        yield user
 
 
 def _drop_unpinned(suite: LoadedSuite) -> None:
@@ -392,7 +411,7 @@ def _load_user(
         return user
     try:
         if "subtasks" in entry:
-            task = UserTask.model_validate(entry)
+            task = _validate_user_task(entry)
         elif "instructions" in entry and "environment" in entry:
             task = UserTask.model_validate(convert_vb1_task(entry))
         else:
@@ -429,6 +448,25 @@ def _load_user(
     user.times = times
     user.outline = outline_of(task)
     return user
+
+
+def _validate_user_task(entry: dict[str, Any]) -> UserTask:
+    """``UserTask.model_validate(entry)``, one subtask at a time.
+
+    pydantic validates in C without releasing the interpreter lock: one call for a paper-suite user holds it
+    for ~35 ms, during which no other episode of the process can even read its answer. Subtask by subtask,
+    other threads get their turn every few milliseconds; the task is the same (the subtasks are validated
+    exactly as inside it, and a validated subtask is taken as it is). Invalid data is validated again in one
+    piece, so that the problems and their paths are exactly pydantic's.
+    """
+    subtasks = entry.get("subtasks")
+    if not isinstance(subtasks, list) or not subtasks:
+        return UserTask.model_validate(entry)
+    try:
+        validated = [SubTask.model_validate(sub) for sub in subtasks]
+        return UserTask.model_validate({**entry, "subtasks": validated})
+    except ValidationError:
+        return UserTask.model_validate(entry)
 
 
 def _vb1_path(where: str, prefix: str) -> str:

@@ -125,3 +125,48 @@ def test_the_language_is_cached_with_the_index(tmp_path):
     suite = runner.suite(path, lazy=True)
     assert runner.language_for(suite) == "en"
     assert all(u.task is None for u in suite.users)  # told without validating any user
+
+
+def test_a_held_user_is_pinned_before_it_is_validated(tmp_path):
+    # held_user pins first (without the suite lock an event loop must not wait on), then the block validates:
+    # a validation of another user in between cannot drop it.
+    from pytest_vitabench.suite.loader import held_user, needs_validation
+
+    path = write_suite(tmp_path / "tasks.json", tiny_suite())
+    lazy = load_suite(path, lazy=True, index_dir=tmp_path / "cache")
+    lazy.keep_validated = 1
+    first, second = lazy.users
+    assert needs_validation(first) and needs_validation(second)
+    with held_user(lazy, first):
+        ensure_user(lazy, first)
+        assert not needs_validation(first)
+        ensure_user(lazy, second)  # over the limit: only an unpinned user is dropped
+        assert first.task is not None and needs_validation(second)
+    assert first.pins == 0
+    ensure_user(lazy, second)
+    assert needs_validation(first) and not needs_validation(second)  # unpinned now, so it could go
+
+
+@pytest.mark.parametrize("mutate", [
+    lambda data: data[0]["subtasks"][1].update(domain=7),  # in the second subtask
+    lambda data: data[0].update(user_profile="not an object"),  # beside the subtasks
+    lambda data: (data[0]["subtasks"][0].pop("instruction"), data[0].update(user_profile=[])),  # both
+], ids=["subtask", "top-level", "both"])
+def test_validating_subtask_by_subtask_reports_pydantic_s_own_problems(tmp_path, mutate):
+    # Users are validated a subtask at a time (pydantic holds the interpreter lock per call); bad data is
+    # validated again in one piece, so the problems and their JSON paths are those of a whole validation.
+    from pydantic import ValidationError
+
+    from pytest_vitabench.suite.loader import _validate_user_task
+    from pytest_vitabench.suite.schema import UserTask
+
+    good = tiny_suite()[0]
+    assert _validate_user_task(good) == UserTask.model_validate(good)
+    bad = broken(mutate)[0]
+    with pytest.raises(ValidationError) as whole:
+        UserTask.model_validate(bad)
+    with pytest.raises(ValidationError) as pieces:
+        _validate_user_task(bad)
+    assert pieces.value.errors() == whole.value.errors()
+    user = load_suite(write_suite(tmp_path / "tasks.json", broken(mutate))).users[0]
+    assert user.task is None and user.error is not None
