@@ -11,6 +11,26 @@ if TYPE_CHECKING:
     from _stub_llm import StubLLM
 
 
+def _import_the_whole_plugin() -> None:
+    """Import every module of the package once, before any test runs.
+
+    ``pytester`` drops the modules first imported during an in-process run when the run ends, but the
+    package objects keep attributes pointing to them. A module imported lazily by one inline run (say
+    ``suite.integrity``) and again later is then two modules, each with its own ``SuiteError``, and whether
+    an ``except`` matches depends on which test ran first. Modules imported before any snapshot survive.
+    """
+    import importlib
+    import pkgutil
+
+    import pytest_vitabench
+
+    for module in pkgutil.walk_packages(pytest_vitabench.__path__, "pytest_vitabench."):
+        importlib.import_module(module.name)
+
+
+_import_the_whole_plugin()
+
+
 @pytest.fixture
 def stub() -> Iterator[StubLLM]:
     """An OpenAI-compatible stub server on 127.0.0.1 (``tests/_stub_llm.py``), closed after the test."""
