@@ -37,8 +37,9 @@ class VitaController:
         self._state_of = state_of
         self._has_state = has_state
         self._suite_warning = suite_warning
-        #: Light result payloads by node id, as they arrive (validated once, at the end).
-        self.payloads: dict[str, dict[str, Any]] = {}
+        #: Each item's result by node id, validated from its light payload as it arrives: the controller
+        #: waits on the workers meanwhile, and the end of the run is everyone's wait.
+        self.arrived: dict[str, ItemResult] = {}
         self.results: list[ItemResult] = []
         self.non_vita_failures = 0
         self.started_monotonic: float | None = None
@@ -77,7 +78,9 @@ class VitaController:
     def pytest_runtest_logreport(self, report: Any) -> None:
         payload = getattr(report, "vita_result", None)
         if payload is not None:
-            self.payloads[report.nodeid] = payload
+            from .result import ItemResult
+
+            self.arrived[report.nodeid] = ItemResult.model_validate(payload)
             self._show_progress(payload)
         elif report.failed and self.active:
             self.non_vita_failures += 1
@@ -118,15 +121,14 @@ class VitaController:
 
     def finish(self, session: Any, junit_xml: Any = None) -> None:
         """Score, gate and report the run (``pytest_sessionfinish``, before junitxml writes its file)."""
-        if not self.active or not self.payloads:
+        if not self.active or not self.arrived:
             return
         from .metrics import compute_metrics
         from .report.json_report import build_report, write_report
-        from .result import ItemResult
 
         state, config = self.state, self.config
         run_config = state.run_config
-        self.results = results = [ItemResult.model_validate(payload) for _, payload in sorted(self.payloads.items())]
+        self.results = results = [result for _, result in sorted(self.arrived.items())]
         # K is --vita-trials whatever was selected or finished: a partial run does not shrink K.
         self.metrics = compute_metrics(results, k=run_config.trials, seed=run_config.seed)
         if run_config.fail_under:
