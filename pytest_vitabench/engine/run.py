@@ -121,7 +121,7 @@ class RunEngine:
         return self._scheduler
 
     def _validate_ahead(self, job: ItemJob) -> None:
-        """Validate the user of an item about to start, one user at a time, in the scheduler's threads.
+        """Queue the user of an item about to start for validation in the scheduler's threads.
 
         A user's first item would otherwise wait ~50 ms for it (and its other items launched meanwhile with
         it). Whatever this finds (bad data included) is what the item's own :meth:`ItemRunner.ensure_user`
@@ -129,8 +129,12 @@ class RunEngine:
         """
         if needs_validation(job.user):
             self._to_validate.setdefault(id(job.user), (job.suite, job.user))
-        if self._validating:
-            return
+        if not self._validating:
+            self._validate_next()
+
+    def _validate_next(self) -> None:
+        """Validate the oldest queued user that still needs it; one at a time, so that validations do not
+        crowd the episodes out of the interpreter."""
         while self._to_validate:
             _, (suite, user) = self._to_validate.popitem(last=False)
             if needs_validation(user):
@@ -144,8 +148,7 @@ class RunEngine:
             self._validating = False
             if not finished.cancelled():
                 finished.exception()  # retrieved: the item's own call reports it
-            if self._to_validate:
-                self._validate_ahead(job)
+            self._validate_next()
 
         future.add_done_callback(done)
 

@@ -309,7 +309,7 @@ def ensure_user(suite: LoadedSuite, user: LoadedUser) -> list[str]:
         The warnings the validation produced (empty when the user was already validated).
     """
     with suite._lock:
-        if user.task is not None or user.error is not None or (user.raw is None and user.span is None):
+        if not needs_validation(user):
             if user.index in suite._validated:
                 suite._validated.move_to_end(user.index)
             return []
