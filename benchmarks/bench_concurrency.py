@@ -4,6 +4,7 @@ in flight, how much memory.
     python benchmarks/bench_concurrency.py                  # both configurations of issue 8
     python benchmarks/bench_concurrency.py --latency 0.5 --configs "1x32,2x16"
     python benchmarks/bench_concurrency.py --crash           # kill -9 at half of the 1x32 run, then --vita-resume
+    python benchmarks/bench_concurrency.py --configs 2x16 --repeat 7   # a series, and its median
 
 An OpenAI-compatible stub (tests/_stub_llm.py) on 127.0.0.1 answers every request after a fixed latency:
 the first turn of an episode with a call to a tool that does not exist, the second with ``###STOP###``, so
@@ -18,6 +19,11 @@ with ``--vita-trials 1 --vita-memory none --vita-cache off`` (784 items), ``WORK
 * the stub's peak number of requests in flight (target: the total concurrency);
 * the peak resident memory of the whole pytest process tree (controller and workers, sampled every 50 ms;
   target: under 1 GB), and the machine's load average at the start, since the machine may be shared.
+
+pytest runs with the plugins a user's install has: the pytest plugins that only the project's ``dev`` extra
+brings (its own test suite's tools, see ``DEV_ONLY_PLUGINS``) are disabled with ``-p no:NAME``;
+``--dev-plugins`` keeps them. With ``--repeat N`` the configurations run N times, interleaved, and the
+median wall time of each is printed last.
 """
 
 from __future__ import annotations
@@ -40,6 +46,19 @@ from _stub_llm import StubLLM, tool_call  # noqa: E402
 from bench_paper import _children, _rss_mb, child_env, warm_bytecode  # noqa: E402
 
 REQUESTS_PER_ITEM = 2
+#: pytest plugins installed by the project's ``dev`` extra, not by ``pip install pytest-vitabench``. The
+#: hypothesis plugin alone imports all of hypothesis at every session's end, ~0.3 s after the last item.
+DEV_ONLY_PLUGINS = {"hypothesispytest": "hypothesis", "asyncio": "pytest-asyncio"}
+
+
+def user_install_args(keep_dev_plugins: bool) -> list[str]:
+    """``-p no:NAME`` for each installed dev-only pytest plugin, unless they are kept."""
+    if keep_dev_plugins:
+        return []
+    from importlib.metadata import entry_points
+
+    present = {entry.name for entry in entry_points(group="pytest11")}
+    return [arg for name in DEV_ONLY_PLUGINS if name in present for arg in ("-p", f"no:{name}")]
 
 
 def answer(request: dict[str, Any]) -> dict[str, Any]:
@@ -91,7 +110,7 @@ def run_config(stub: StubLLM, workers: int, concurrency: int, trials: int, extra
             "tree_cpu_s": tree_cpu, "stub_cpu_s": stub_cpu}
 
 
-def crash_and_resume(stub: StubLLM, concurrency: int, trials: int, workdir: Path) -> None:
+def crash_and_resume(stub: StubLLM, concurrency: int, trials: int, workdir: Path, extra: list[str]) -> None:
     """kill -9 the controller when half of the items are journaled, resume, compare with an uninterrupted run."""
     import json
     import shutil
@@ -103,7 +122,7 @@ def crash_and_resume(stub: StubLLM, concurrency: int, trials: int, workdir: Path
         shutil.copy(SUITE, workdir / name / SUITE.name)
     base = [sys.executable, "-m", "pytest", SUITE.name, "-p", "no:cacheprovider", "-q", "--tb=no", "-rN",
             "--vita-model", "stub-model", "--vita-base-url", stub.base_url, "--vita-memory", "none",
-            "--vita-trials", str(trials), "--vita-cache", "off", "--vita-concurrency", str(concurrency)]
+            "--vita-trials", str(trials), "--vita-cache", "off", "--vita-concurrency", str(concurrency), *extra]
     env = child_env({"OPENAI_API_KEY": "local"})
     stub.replies[:] = [answer] * 20_000
     stub.requests.clear()
@@ -143,26 +162,34 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--trials", type=int, default=1)
     parser.add_argument("--crash", action="store_true", help="measure kill -9 at half of the 1x32 run and resume")
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/vitabench-crash-bench"))
+    parser.add_argument("--repeat", type=int, default=1, help="run the configurations N times, interleaved")
+    parser.add_argument("--dev-plugins", action="store_true",
+                        help="keep the pytest plugins of the dev extra (hypothesis, pytest-asyncio) loaded")
     parser.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
     args = parser.parse_args(argv)
     warm_bytecode()
+    extra = [*user_install_args(args.dev_plugins), *args.pytest_args]
     stub = StubLLM(delay=args.latency)
     if args.crash:
         try:
             print(f"load average {os.getloadavg()[0]:.1f}")
-            crash_and_resume(stub, 32, args.trials, args.workdir)
+            crash_and_resume(stub, 32, args.trials, args.workdir, extra)
         finally:
             stub.close()
         return 0
     rows = []
     try:
-        for spec in args.configs.split(","):
-            workers, concurrency = (int(x) for x in spec.lower().split("x"))
-            rows.append(run_config(stub, workers, concurrency, args.trials, args.pytest_args))
+        for _ in range(args.repeat):
+            for spec in args.configs.split(","):
+                workers, concurrency = (int(x) for x in spec.lower().split("x"))
+                rows.append(run_config(stub, workers, concurrency, args.trials, extra))
     finally:
         stub.close()
+    disabled = [arg.removeprefix("no:") for arg in user_install_args(False)[1::2]]
     print(f"paper suite, {args.trials} trial(s), memory none, stub latency {args.latency:g} s on 127.0.0.1, "
-          f"{REQUESTS_PER_ITEM} requests per item; Python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
+          f"{REQUESTS_PER_ITEM} requests per item; Python {sys.version.split()[0]}, {os.cpu_count()} CPUs; "
+          + (f"dev-only pytest plugins disabled: {', '.join(disabled)}"
+             if disabled and not args.dev_plugins else "every installed pytest plugin loaded"))
     print(f"{'configuration':18s} {'items':>5s} {'requests':>8s} {'wall s':>7s} {'bound s':>7s} {'wall/bound':>10s} "
           f"{'span s':>7s} {'span/bound':>10s} {'startup s':>9s} {'peak in flight':>14s} {'tree MB':>8s} "
           f"{'CPU ms/item':>11s} {'stub ms/item':>12s} {'CPU/2 cores/bound':>17s} {'load':>5s}")
@@ -177,6 +204,15 @@ def main(argv: list[str] | None = None) -> int:
               f"{cpu_share:17.2f} {r['load']:5.1f}")
     print("CPU ms/item: user+system CPU of the pytest process tree (controller and workers, startup included) "
           "per item; stub ms/item: the stub's own CPU per item (same machine, same cores)")
+    if args.repeat > 1:
+        import statistics
+
+        for config in dict.fromkeys(r["config"] for r in rows):
+            walls = sorted(r["wall_s"] for r in rows if r["config"] == config)
+            bound = next(r["bound_s"] for r in rows if r["config"] == config)
+            median = statistics.median(walls)
+            print(f"{config}: {len(walls)} runs, wall {', '.join(f'{w:.1f}' for w in walls)} s; "
+                  f"median {median:.2f} s = {median / bound:.3f}x the bound")
     return 0
 
 
