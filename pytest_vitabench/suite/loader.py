@@ -60,8 +60,8 @@ class LoadedUser:
     #: which is per file sha256): validated again without the value scan and the duplicate-key parse,
     #: which only look for what the verdict says is not there (a third of a user's validation).
     verified: bool = False
-    #: Its span's text, zlib-compressed (lazy loading): the whole file's text is not kept (33 MB in every
-    #: xdist worker for the paper suite; its spans compress to 6).
+    #: Its span's text, zlib-compressed (lazy loading), once :func:`pack_spans` ran: then the whole file's
+    #: text is not kept (33 MB in every xdist worker for the paper suite; its spans compress to 6).
     packed: bytes | None = field(default=None, repr=False)
 
 
@@ -80,7 +80,8 @@ class LoadedSuite:
     warnings: list[str] = field(default_factory=list)
     format: str = "vitabench2"
     strict: bool = False
-    #: Unused after loading: a lazily indexed user keeps its own span's text (:attr:`LoadedUser.packed`).
+    #: The file's text, from which a lazily indexed user is read until :func:`pack_spans` has given each its
+    #: own compressed span (:attr:`LoadedUser.packed`) and dropped it.
     text: str = field(default="", repr=False)
     #: Lazily loaded users kept validated at most (least recently used dropped first); 0: all.
     keep_validated: int = 0
@@ -91,6 +92,7 @@ class LoadedSuite:
     #: Guards :attr:`LoadedUser.pins` only: taking it never waits on a validation (which holds ``_lock``).
     _pins_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _validated: OrderedDict[int, LoadedUser] = field(default_factory=OrderedDict, repr=False)
+    _packing: bool = field(default=False, repr=False)
 
 
 def json_path(loc: tuple[Any, ...] | list[Any], prefix: str = "") -> str:
@@ -267,11 +269,35 @@ def _load_indexed(path: Path, raw: bytes, *, strict: bool, index_dir: Path | Non
         suite.format = formats.most_common(1)[0][0]
     if unknown:
         suite.warnings.append(_unknown_keys_warning(path, unknown))
-    for user in suite.users:
-        if user.span is not None:
-            user.packed = zlib.compress(text[user.span[0]:user.span[1]].encode("utf-8"), 1)
-    suite.text = ""
     return suite
+
+
+def pack_spans(suite: LoadedSuite) -> None:
+    """Give each lazily indexed user its own zlib-compressed span, then drop the file's text (thread-safe;
+    the first call does it, later ones return at once).
+
+    Compressing the paper suite's 33 MB takes ~0.25 s of CPU: paid at collection, it delayed every
+    process's first item, while later it runs beside the episodes (zlib releases the interpreter lock).
+    """
+    with suite._lock:
+        if suite._packing or not suite.text:
+            return
+        suite._packing = True
+    text = suite.text
+    for user in suite.users:
+        span = user.span
+        if span is not None and user.packed is None:
+            packed = zlib.compress(text[span[0]:span[1]].encode("utf-8"), 1)
+            with suite._lock:  # a validation reads packed-or-text under the same lock
+                user.packed = packed
+    with suite._lock:
+        suite.text = ""
+
+
+def pack_spans_in_background(suite: LoadedSuite) -> None:
+    """:func:`pack_spans` in a daemon thread, unless it already ran or runs."""
+    if suite.text and not suite._packing:
+        threading.Thread(target=pack_spans, args=(suite,), name="vita-pack-spans", daemon=True).start()
 
 
 def _unknown_keys_warning(path: str | Path, unknown: Counter[str], where: str = "") -> str:

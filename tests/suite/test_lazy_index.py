@@ -9,7 +9,7 @@ import pytest
 from _suites import broken, tiny_suite, write_suite
 
 from pytest_vitabench.suite.index import index_path
-from pytest_vitabench.suite.loader import SuiteError, ensure_user, index_variant, load_suite
+from pytest_vitabench.suite.loader import SuiteError, ensure_user, index_variant, load_suite, pack_spans
 
 
 def test_lazy_outline_equals_the_eager_one_and_the_index_is_cached(tmp_path):
@@ -105,6 +105,7 @@ def test_a_user_with_a_clean_cached_verdict_is_rebuilt_fast_and_the_same(tmp_pat
     load_suite(path, lazy=True, index_dir=tmp_path / "cache")
     lazy = load_suite(path, lazy=True, index_dir=tmp_path / "cache")
     assert [u.verified for u in lazy.users] == [True, False]
+    pack_spans(lazy)
     assert lazy.text == "" and all(u.packed for u in lazy.users)  # spans kept compressed, not the file
     for user in lazy.users:
         ensure_user(lazy, user)
@@ -170,3 +171,33 @@ def test_validating_subtask_by_subtask_reports_pydantic_s_own_problems(tmp_path,
     assert pieces.value.errors() == whole.value.errors()
     user = load_suite(write_suite(tmp_path / "tasks.json", broken(mutate))).users[0]
     assert user.task is None and user.error is not None
+
+
+def test_packed_spans_read_back_the_same_users_and_the_file_text_is_dropped(tmp_path):
+    import threading
+
+    path = write_suite(tmp_path / "tasks.json", tiny_suite() * 3)  # duplicates: errors, and no span to pack
+    eager = load_suite(path)
+    lazy = load_suite(path, lazy=True, index_dir=tmp_path / "cache")
+    assert lazy.text and all(u.packed is None for u in lazy.users)  # collection leaves the packing for later
+    lazy.keep_validated = 1  # validated users are dropped and read again from their span: packed or not
+    ready = threading.Barrier(2)
+
+    def validate_all() -> None:
+        ready.wait()
+        for _ in range(20):
+            for user in lazy.users:
+                ensure_user(lazy, user)
+
+    reader = threading.Thread(target=validate_all)
+    reader.start()
+    ready.wait()
+    pack_spans(lazy)
+    reader.join()
+    pack_spans(lazy)  # a second call does nothing
+    assert lazy.text == ""
+    spans = [u.span is not None for u in lazy.users]
+    assert [u.packed is not None for u in lazy.users] == spans == [True, True] + [False] * 4
+    for user, expected in zip(lazy.users[:2], eager.users[:2], strict=True):
+        ensure_user(lazy, user)
+        assert user.task == expected.task and user.times == expected.times
