@@ -12,7 +12,8 @@ pytest-xdist has no public API for either, so this module is the one place that 
   queued items, which would cut a worker running 16 LLM episodes at once back to 2; and otherwise it sends
   chunks of up to a quarter of what is left, so that when the last items are handed out one worker may hold
   dozens more than the other and finish seconds later (with 16 episodes of ~1 s in flight, every 16 extra
-  items are a second alone). Small top-ups keep the queues level, so the workers finish together.
+  items are a second alone). Small top-ups keep the queues level, and single items once the last
+  ``concurrency x workers`` are handed out, so the workers finish together.
   Installed through ``pytest_xdist_make_scheduler``, for ``--dist load`` only.
 """
 
@@ -83,7 +84,11 @@ def make_deep_load_scheduler(config: Any, log: Any, min_queued: int) -> Any:
             if not self.pending:  # nothing left to hand out: xdist shuts the worker down
                 super().check_schedule(node, duration)
                 return
-            count = top_up(len(self.node2pending[node]), target=min_queued, step=step, available=len(self.pending))
+            # Near the end, one item at a time: the queues each worker holds when the last item is handed out
+            # then differ by at most one, i.e. the workers finish within ~1/N s of each other, not step/N s.
+            ending = len(self.pending) <= min_queued * len(self.nodes)
+            count = top_up(len(self.node2pending[node]), target=min_queued, step=1 if ending else step,
+                           available=len(self.pending))
             if count:
                 self._send_tests(node, count)
 

@@ -69,8 +69,9 @@ def test_top_up_waits_for_a_step_then_refills_to_the_target():
 def test_the_workers_queues_stay_level_to_the_end(pytester):
     scheduler, nodes = _scheduler(pytester, items=784, min_queued=32)
     at_hand_out = _run_to_the_end(scheduler, nodes)
-    # xdist's own scheduling leaves one worker up to 33 items more at this point (2 s of 16 episodes of 1 s)
-    assert max(at_hand_out) - min(at_hand_out) <= 32 // 8 + 1
+    # xdist's own scheduling leaves one worker up to 33 items more at this point (2 s of 16 episodes of 1 s);
+    # steps of 32 // 8 items left up to 5; the last items go one at a time
+    assert max(at_hand_out) - min(at_hand_out) <= 1
     assert sorted(nodes[0].sent + nodes[1].sent) == list(range(784))  # every item once
     assert all(node.shutting_down for node in nodes)
 
