@@ -21,7 +21,7 @@ with ``--vita-trials 1 --vita-memory none --vita-cache off`` (784 items), ``WORK
   target: under 1 GB), and the machine's load average at the start, since the machine may be shared.
 
 pytest runs with the plugins a user's install has: the pytest plugins that only the project's ``dev`` extra
-brings (its own test suite's tools, see ``DEV_ONLY_PLUGINS``) are disabled with ``-p no:NAME``;
+brings (its own test suite's tools, see ``bench_paper.DEV_ONLY_PLUGINS``) are disabled with ``-p no:NAME``;
 ``--dev-plugins`` keeps them. With ``--repeat N`` the configurations run N times, interleaved, and the
 median wall time of each is printed last.
 """
@@ -43,22 +43,9 @@ SUITE = REPO / "suites" / "paper" / "tasks.vita.json.gz"
 sys.path[:0] = [str(REPO / "tests"), str(REPO / "benchmarks")]
 
 from _stub_llm import StubLLM, tool_call  # noqa: E402
-from bench_paper import _children, _rss_mb, child_env, warm_bytecode  # noqa: E402
+from bench_paper import _children, _rss_mb, child_env, plugins_note, user_install_args, warm_bytecode  # noqa: E402
 
 REQUESTS_PER_ITEM = 2
-#: pytest plugins installed by the project's ``dev`` extra, not by ``pip install pytest-vitabench``. The
-#: hypothesis plugin alone imports all of hypothesis at every session's end, ~0.3 s after the last item.
-DEV_ONLY_PLUGINS = {"hypothesispytest": "hypothesis", "asyncio": "pytest-asyncio"}
-
-
-def user_install_args(keep_dev_plugins: bool) -> list[str]:
-    """``-p no:NAME`` for each installed dev-only pytest plugin, unless they are kept."""
-    if keep_dev_plugins:
-        return []
-    from importlib.metadata import entry_points
-
-    present = {entry.name for entry in entry_points(group="pytest11")}
-    return [arg for name in DEV_ONLY_PLUGINS if name in present for arg in ("-p", f"no:{name}")]
 
 
 def answer(request: dict[str, Any]) -> dict[str, Any]:
@@ -185,11 +172,9 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append(run_config(stub, workers, concurrency, args.trials, extra))
     finally:
         stub.close()
-    disabled = [arg.removeprefix("no:") for arg in user_install_args(False)[1::2]]
     print(f"paper suite, {args.trials} trial(s), memory none, stub latency {args.latency:g} s on 127.0.0.1, "
           f"{REQUESTS_PER_ITEM} requests per item; Python {sys.version.split()[0]}, {os.cpu_count()} CPUs; "
-          + (f"dev-only pytest plugins disabled: {', '.join(disabled)}"
-             if disabled and not args.dev_plugins else "every installed pytest plugin loaded"))
+          f"{plugins_note(args.dev_plugins)}")
     print(f"{'configuration':18s} {'items':>5s} {'requests':>8s} {'wall s':>7s} {'bound s':>7s} {'wall/bound':>10s} "
           f"{'span s':>7s} {'span/bound':>10s} {'startup s':>9s} {'peak in flight':>14s} {'tree MB':>8s} "
           f"{'CPU ms/item':>11s} {'stub ms/item':>12s} {'CPU/2 cores/bound':>17s} {'load':>5s}")

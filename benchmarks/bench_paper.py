@@ -8,7 +8,9 @@ Targets (issue 8, on a 2-core machine, 3,136 items, ``-n 2``, full_context): wal
 most 3 s, at most 300 MB per worker; each figure is printed next to its target. The controller's peak
 resident memory is printed too (results travel to it as summaries; trajectories stay in the run directory).
 
-Each configuration runs ``pytest SUITE -n WORKERS`` in a subprocess (so nothing is warm in this process),
+Each configuration runs ``pytest SUITE -n WORKERS`` in a subprocess (so nothing is warm in this process)
+with the pytest plugins a user's install has (those only the ``dev`` extra brings are disabled, see
+``DEV_ONLY_PLUGINS``; ``--dev-plugins`` keeps them),
 samples ``/proc/<pid>/status`` of the run's process tree every 50 ms for the resident set of each process
 (the controller and every xdist worker), and times ``pytest --collect-only`` separately. Figures are the
 median of ``--repeat`` runs. A benchmark, not a test: timing assertions do not belong in the test suite.
@@ -51,6 +53,28 @@ class Run:
     exit_code: int = 0
     #: User + system CPU of the whole process tree (controller and workers): load-independent, unlike wall.
     cpu_s: float = 0.0
+
+
+#: pytest plugins installed by the project's ``dev`` extra (its own test suite's tools), not by ``pip install
+#: pytest-vitabench``. The hypothesis plugin alone imports all of hypothesis at every session's end, ~0.3 s
+#: after the last item.
+DEV_ONLY_PLUGINS = {"hypothesispytest": "hypothesis", "asyncio": "pytest-asyncio"}
+
+
+def user_install_args(keep_dev_plugins: bool = False) -> list[str]:
+    """``-p no:NAME`` for each installed dev-only pytest plugin, unless they are kept."""
+    if keep_dev_plugins:
+        return []
+    from importlib.metadata import entry_points
+
+    present = {entry.name for entry in entry_points(group="pytest11")}
+    return [arg for name in DEV_ONLY_PLUGINS if name in present for arg in ("-p", f"no:{name}")]
+
+
+def plugins_note(keep_dev_plugins: bool) -> str:
+    """What the measured runs loaded, for the report's first line."""
+    disabled = [arg.removeprefix("no:") for arg in user_install_args(keep_dev_plugins)[1::2]]
+    return f"dev-only pytest plugins disabled: {', '.join(disabled)}" if disabled else "every installed pytest plugin"
 
 
 def child_env(extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -135,10 +159,10 @@ def run_once(suite: Path, model: str, memory: str, workers: int, trials: int, ex
     return run
 
 
-def collect_once(suite: Path, memory: str, trials: int) -> tuple[float, float]:
+def collect_once(suite: Path, memory: str, trials: int, extra: list[str]) -> tuple[float, float]:
     """Wall time of ``pytest --collect-only`` (process start to exit) and the number of items collected."""
     command = [sys.executable, "-m", "pytest", str(suite), "-p", "no:cacheprovider", "--collect-only", "-qq",
-               "--vita-memory", memory, "--vita-trials", str(trials)]
+               "--vita-memory", memory, "--vita-trials", str(trials), *extra]
     started = time.perf_counter()
     result = subprocess.run(command, cwd=REPO, capture_output=True, text=True, check=False, env=child_env())
     wall = time.perf_counter() - started
@@ -156,17 +180,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=1, help="runs per configuration (the median is reported)")
     parser.add_argument("--collect-repeat", type=int, default=3)
     parser.add_argument("--json", type=Path, default=None, help="write every measurement here")
+    parser.add_argument("--dev-plugins", action="store_true",
+                        help="keep the pytest plugins of the dev extra (hypothesis, pytest-asyncio) loaded")
     parser.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
     args = parser.parse_args(argv)
     if not args.suite.exists():
         print(f"{args.suite} not found; generate it: vitabench synth --preset paper -o {args.suite}", file=sys.stderr)
         return 2
     warm_bytecode()
-    collections = [collect_once(args.suite, args.memory, args.trials) for _ in range(args.collect_repeat)]
+    extra = [*user_install_args(args.dev_plugins), *args.pytest_args]
+    collections = [collect_once(args.suite, args.memory, args.trials, extra) for _ in range(args.collect_repeat)]
     runs: list[Run] = []
     rows = []
     for model in args.model.split(","):
-        repeats = [run_once(args.suite, model, args.memory, args.workers, args.trials, args.pytest_args)
+        repeats = [run_once(args.suite, model, args.memory, args.workers, args.trials, extra)
                    for _ in range(args.repeat)]
         runs += repeats
         median = sorted(repeats, key=lambda r: r.wall_s)[len(repeats) // 2]
@@ -174,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"suite {args.suite.relative_to(REPO) if args.suite.is_relative_to(REPO) else args.suite}, "
           f"-n {args.workers}, {args.trials} trials, memory {args.memory}, median of {args.repeat} run(s)"
           "; "
-          f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
+          f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs; {plugins_note(args.dev_plugins)}")
     walls = [c[0] for c in collections]
     inner = [c[1] for c in collections]
     print(f"collection (--collect-only, median of {len(collections)}): {statistics.median(walls):.2f}s wall for "
