@@ -55,10 +55,10 @@ class Run:
     cpu_s: float = 0.0
 
 
-#: pytest plugins installed by the project's ``dev`` extra (its own test suite's tools), not by ``pip install
-#: pytest-vitabench``. The hypothesis plugin alone imports all of hypothesis at every session's end, ~0.3 s
-#: after the last item.
-DEV_ONLY_PLUGINS = {"hypothesispytest": "hypothesis", "asyncio": "pytest-asyncio"}
+#: The pytest plugins (entry-point names) of hypothesis and pytest-asyncio, which the project's ``dev`` extra
+#: installs for its own test suite and ``pip install pytest-vitabench`` does not. The hypothesis plugin alone
+#: imports all of hypothesis at every session's end, ~0.3 s after the last item.
+DEV_ONLY_PLUGINS = ("hypothesispytest", "asyncio")
 
 
 def user_install_args(keep_dev_plugins: bool = False) -> list[str]:

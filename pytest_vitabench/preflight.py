@@ -26,6 +26,7 @@ import os
 import re
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from .llm import Ledger, LLMClient, LLMError
@@ -118,6 +119,7 @@ def _request(check: Check) -> tuple[str, dict[str, Any]]:
                                 "max_tokens": 1}
 
 
+@cache
 def _sdk_http_library() -> Any:
     """The HTTP library the installed ``openai`` SDK requires (``httpx``, or ``httpx2`` from openai 3), read
     from its package metadata so that the SDK itself is not imported; ``None`` when it cannot be told."""
