@@ -119,11 +119,20 @@ def _request(check: Check) -> tuple[str, dict[str, Any]]:
                                 "max_tokens": 1}
 
 
-@cache
 def _sdk_http_library() -> Any:
     """The HTTP library the installed ``openai`` SDK requires (``httpx``, or ``httpx2`` from openai 3), read
     from its package metadata so that the SDK itself is not imported; ``None`` when it cannot be told."""
     import importlib
+
+    name = _sdk_http_library_name()
+    try:
+        return importlib.import_module(name) if name else None
+    except ImportError:
+        return None
+
+
+@cache
+def _sdk_http_library_name() -> str | None:
     from importlib import metadata
 
     try:
@@ -133,10 +142,7 @@ def _sdk_http_library() -> Any:
     for requirement in requirements:
         name = re.match(r"[A-Za-z0-9_.-]*", requirement)
         if name and name.group().lower() in ("httpx", "httpx2") and "extra ==" not in requirement:
-            try:
-                return importlib.import_module(name.group().lower())
-            except ImportError:
-                return None
+            return name.group().lower()
     return None
 
 
