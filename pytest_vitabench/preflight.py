@@ -13,8 +13,8 @@ one retry.
 
 Each check is first one plain request over the HTTP library the ``openai`` SDK itself speaks through
 (httpx, or httpx2 from openai 3), with the SDK's URL, key and organisation/project headers, so that the
-controller, which makes no other LLM call, does not import the SDK (about 1 s of CPU, taken from the xdist
-workers starting beside it). That request can only pass a check: anything else than an answer is checked
+controller, which makes no other LLM call, does not import the SDK (a slow import, whose CPU the xdist
+workers starting beside it need). That request can only pass a check: anything else than an answer is checked
 again through the SDK, whose verdict and message stand. A plain request that disagreed with the SDK could
 thus at worst let a run start that the SDK's own check would have stopped, as ``--vita-preflight off``
 does; it never stops a run the SDK would have served.

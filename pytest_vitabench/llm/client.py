@@ -252,7 +252,7 @@ class LLMClient:
     def warm_up_in_background(self) -> threading.Thread:
         """Load the ``openai`` package and build the HTTP client in a daemon thread, now.
 
-        The package takes about 0.6 s of CPU to import, paid by whichever call comes first; an xdist worker
+        The package is slow to import, a cost paid by whichever call comes first; an xdist worker
         that starts this as its session starts pays it while it collects and waits for the controller to send
         it items, not while its first episodes hold their requests back. A failure here is left for the first
         real call to raise and report.

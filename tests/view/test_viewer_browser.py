@@ -7,25 +7,17 @@ The test opens the written page, filters, opens a trajectory and checks what is 
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
+from _browser import launch
 from _paths import REPO_ROOT
 
 from pytest_vitabench.cli import main
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
-
 
 @pytest.fixture(scope="module")
 def page_factory():
-    if CHROMIUM is None:
-        pytest.skip("no Chromium installed (apt-get install chromium); the viewer's browser test needs it")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with launch() as (browser, sync_api):
         errors: list[str] = []
 
         def open_page(path, fragment=""):
@@ -40,7 +32,6 @@ def page_factory():
             return page
 
         yield open_page, errors, sync_api.expect
-        browser.close()
 
 
 @pytest.fixture(scope="module")
