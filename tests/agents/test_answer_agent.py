@@ -123,10 +123,8 @@ def test_answer_key_from_target_markers_uses_the_address_the_request_implies():
 
 
 @pytest.mark.parametrize("change, fragment", [
-    (lambda o: o[1].update(reservation_time="2025-05-01 18:00:00"), "before the subtask's now"),
     (lambda o: o[0]["products"][0].update(product_id="NOPE"), "product NOPE is not sold by SH1001"),
     (lambda o: o[0].update(store_id="SH_GONE"), "SH_GONE is not in the environment's shops"),
-    (lambda o: o[0]["products"].append({"product_id": "SH1001_P2", "quantity": 1}), "takes one product"),
 ])
 def test_answer_key_names_why_a_subtask_is_unsolvable(change, fragment):
     user, sub = _sub(VB1_INSTORE, 0)
