@@ -6,13 +6,14 @@ import copy
 import json
 
 import pytest
-from _official_shape import VB1_INSTORE, VB1_OTA
+from _official_shape import VB1_INSTORE, VB1_OTA, VB1_OTA_TRIPS
 from _paths import VB1_DIR, VB1_SKIP_REASON
 
 from pytest_vitabench.domains import build_environment
 from pytest_vitabench.judges.base import JudgeCase
 from pytest_vitabench.judges.rules import RulesJudge
 from pytest_vitabench.suite.loader import load_suite
+from pytest_vitabench.suite.required_orders import required_orders_of
 
 
 def _case(path, index, calls, *, mutate=None):
@@ -268,3 +269,66 @@ def test_a_visit_without_any_time_is_not_judged_with_the_reason():
     verdict, outcome = _case(VB1_INSTORE, 0, [*HOTPOT, _reserve()], mutate=timeless)
     assert outcome[1].met is None
     assert "the reservation has no reservation_time (nor book_time)" in outcome[1].reason
+
+
+# --- the hand-written travel trips (tests/data/official_shape/vb1_ota_trips.json) ---------------------------
+
+TRIP = "U500001"
+NIGHT_10 = ("create_hotel_order", {"hotel_id": "HT01", "room_id": "HT01_K0410", "user_id": TRIP})
+NIGHT_11 = ("create_hotel_order", {"hotel_id": "HT01", "room_id": "HT01_K0411", "user_id": TRIP})
+
+
+def _fly(flight="FL01", seat="FL01_Y", date="2025-04-10", quantity=3):
+    return ("create_flight_order", {"flight_id": flight, "seat_id": seat, "user_id": TRIP, "date": date,
+                                    "quantity": quantity})
+
+
+def _tickets(ticket, quantity, date="2025-04-11"):
+    return ("create_attraction_order", {"attraction_id": "AT01", "ticket_id": ticket, "user_id": TRIP,
+                                        "date": date, "quantity": quantity})
+
+
+@pytest.mark.parametrize("index, calls, met, fragment", [
+    (0, [NIGHT_10, NIGHT_11], True, "hold it"),
+    (0, [NIGHT_10], False, "product HT01_K0411 (Lakeside Garden Hotel King room) on 2025-04-11 missing"),
+    (0, [NIGHT_10, NIGHT_11, ("create_hotel_order", {"hotel_id": "HT01", "room_id": "HT01_T0410", "user_id": TRIP})],
+     False, "also holds HT01_T0410 (Lakeside Garden Hotel Twin room) on 2025-04-10"),
+    (0, [("create_hotel_order", {"hotel_id": "HT02", "room_id": "HT02_K0410", "user_id": TRIP}),
+         ("create_hotel_order", {"hotel_id": "HT02", "room_id": "HT02_K0411", "user_id": TRIP})],
+     False, "no hotel record at HT01 (Lakeside Garden Hotel) was created"),
+    (1, [_fly()], True, "hold it"),
+    (1, [_fly(seat="FL01_J")], False, "product FL01_Y (3U8961 economy) on 2025-04-10 missing"),
+    (1, [_fly("FL02", "FL02_Y", "2025-04-11")], False, "no flight record at FL01"),
+    (1, [_fly(quantity=2)], False, "quantity of FL01_Y (3U8961 economy) is 2, expected 3"),
+    (2, [("create_train_order", {"train_id": "TR01", "seat_id": "TR01_2", "user_id": TRIP, "date": "2025-04-12",
+                                 "quantity": 2})], True, "hold it"),
+    (2, [("create_train_order", {"train_id": "TR01", "seat_id": "TR01_1", "user_id": TRIP, "date": "2025-04-12",
+                                 "quantity": 2})], False, "product TR01_2 (G1975 second class) on 2025-04-12 missing"),
+    (3, [_tickets("AT01_AD", 2), _tickets("AT01_CH", 1)], True, "hold it"),
+    (3, [_tickets("AT01_AD", 3)], False, "product AT01_CH on 2025-04-11 missing"),
+    (3, [_tickets("AT01_AD12", 2, "2025-04-12"), _tickets("AT01_CH", 1)], False, "product AT01_AD on 2025-04-11 "
+                                                                                 "missing"),
+], ids=["hotel-two-nights", "hotel-one-night", "hotel-extra-room", "hotel-wrong-hotel", "flight", "flight-class",
+        "flight-other-day", "flight-short", "train", "train-class", "attraction", "attraction-no-child",
+        "attraction-wrong-day"])
+def test_travel_trips_are_judged_by_what_the_travel_tools_can_make(index, calls, met, fragment):
+    verdict, outcome = _case(VB1_OTA_TRIPS, index, calls)
+    assert outcome[0].met is met and verdict.reward == float(met), outcome[0].reason
+    assert fragment in outcome[0].reason, outcome[0].reason
+
+
+def test_the_multi_record_trip_needs_every_record_including_the_cancellation():
+    suite = load_suite(VB1_OTA_TRIPS)
+    assert [u.task.subtasks[0].domain for u in suite.users] == ["ota"] * 5
+    kinds = [order.kind for order in required_orders_of(suite.users[4].task.subtasks[0])]
+    assert kinds == ["flight", "taxi", "hotel", "attraction", "train", "train"]
+    everything = [_fly(quantity=2), ("create_taxi_order", {"taxi_id": "TX01", "product_id": "TX01_C",
+                                                            "user_id": TRIP, "quantity": 1}),
+                  NIGHT_10, NIGHT_10, _tickets("AT01_AD", 2),
+                  ("cancel_train_order", {"order_id": "OT2005T0", "user_id": TRIP}),
+                  ("create_train_order", {"train_id": "TR01", "seat_id": "TR01_2", "user_id": TRIP,
+                                          "date": "2025-04-12", "quantity": 2})]
+    assert _case(VB1_OTA_TRIPS, 4, everything)[0].reward == 1.0
+    verdict, outcome = _case(VB1_OTA_TRIPS, 4, [c for c in everything if c[0] != "cancel_train_order"])
+    assert verdict.reward == 0.0 and [v.met for v in outcome] == [True, True, True, True, False, True]
+    assert "status is paid, expected cancelled" in outcome[4].reason
