@@ -371,7 +371,7 @@ def pooled_order_verdict(order: RequiredOrder, siblings: list[RequiredOrder], re
         if product.quantity is not None and all(p.quantity is not None for p in shared):
             wanted = sum(p.quantity or 0 for p in shared) or product.quantity
             if got != wanted:
-                together = " (the required orders there together)" if len(shared) > 1 else ""
+                together = " (the required lines there together)" if len(shared) > 1 else ""
                 problems.append(f"quantity of {product.product_id} is {got}, expected {wanted}{together}"
                                 + (f" over {len(pool)} orders" if len(pool) > 1 else ""))
     listed = [p for o in peers for p in o.products]

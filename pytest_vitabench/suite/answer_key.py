@@ -190,11 +190,16 @@ class _Builder:
             self._add(PlannedCall(tool="create_delivery_order", arguments=args, id_field="order_id", then=then,
                                   describes=order.describe()))
         elif kind == "instore":
-            # one order per line: the tool takes one product, and the judge sums the lines at the shop
+            # One order per product, its lines' quantities summed: the tool takes one product, the judge sums
+            # per product at the shop, and a second order of one product would overwrite the first one's
+            # quantity in the official tools (they store the catalogue's product object in the order).
+            quantities: dict[str, int] = {}
             for product in order.products:
+                quantities[product.product_id] = quantities.get(product.product_id, 0) + (product.quantity or 1)
+            for product_id, quantity in quantities.items():
                 self._add(PlannedCall(tool="create_instore_product_order", id_field="order_id", then=then,
                                       arguments={"user_id": uid, "shop_id": order.entity_id,
-                                                 "product_id": product.product_id, "quantity": product.quantity or 1},
+                                                 "product_id": product_id, "quantity": quantity},
                                       describes=order.describe()))
         elif kind in ("reservation", "book"):
             when = _parse(order.time)

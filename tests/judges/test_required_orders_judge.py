@@ -193,7 +193,7 @@ def test_two_required_orders_at_one_shop_share_its_orders():
     assert _case(VB1_INSTORE, 0, [_buy("SH1001_P1", 2), _reserve()], mutate=twice)[0].reward == 1.0
     verdict, outcome = _case(VB1_INSTORE, 0, [*HOTPOT, _reserve()], mutate=twice)
     assert verdict.reward == 0.0
-    assert "is 1, expected 2 (the required orders there together)" in outcome[0].reason
+    assert "is 1, expected 2 (the required lines there together)" in outcome[0].reason
 
 
 def test_a_hotel_order_of_two_rooms_is_two_orders():
