@@ -113,8 +113,9 @@ def test_every_official_end_state_of_the_oracles_calls_is_judged_met(tmp_path):
         tasks.append({"environment": sub.environment, "calls": calls})
     states = _official_replay(tmp_path, tasks)
     unmet, disagreements, shapes = {}, {}, {"pooled": 0, "free booking": 0, "reservation at a booking-only shop": 0}
-    for (user, sub, refused), task, state in zip(cases, tasks, states):
-        differ = [(call["tool"], ours, got["text"]) for call, got, ours in zip(task["calls"], state["results"], refused)
+    for (user, sub, refused), task, state in zip(cases, tasks, states, strict=True):
+        differ = [(call["tool"], ours, got["text"])
+                  for call, got, ours in zip(task["calls"], state["results"], refused, strict=True)
                   if got["raised"] != ours]
         if differ:
             disagreements[user.key] = differ
