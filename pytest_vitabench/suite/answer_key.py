@@ -3,10 +3,14 @@
 This is what the ``answer`` built-in agent carries out and what ``vitabench validate`` replays to prove a
 subtask solvable. It reads, in this order of precedence:
 
-1. VitaBench 1.0 ``required_orders`` (every record kind, see :mod:`.required_orders`): one write per
-   required record, with the record's own fields (store, products and quantities, options, address,
-   reservation time and party size, ota dates); a required change to an existing order becomes a
-   cancellation or a note change;
+1. VitaBench 1.0 ``required_orders`` (every record kind, see :mod:`.required_orders`): the writes that
+   make each required record with the record's own fields (store, products and quantities, options,
+   address, reservation time and party size, ota dates), in the order the records are listed. A delivery
+   order is one call; an in-store or travel order is one call per product (per room for a hotel), because
+   those tools take one product per call (the rules judge pools them per entity); a reservation or booking
+   at a shop that does not take that kind has the other kind as its alternative; a time before "now" is
+   made as written (the official tools accept it; validation names our ``past_dates`` check). A required
+   change to an existing order becomes a cancellation or a note change;
 2. our ``rubric_checks``: the marked target (``target_product_ids``, else ``*_type == "target"``
    markers) booked with the values the record checks ask for (address, party size, time, dates,
    quantity, payment), and a question that matches each ``asked`` check;
