@@ -145,3 +145,9 @@ def test_finished_orders():
     assert shop.db.books[visit].status == "cancelled"
     assert not shop.call("instore_cancel_order", {"order_id": bought}).error
     assert shop.call("instore_cancel_order", {"order_id": bought}).error
+
+
+def test_an_environment_built_without_checks_has_every_check():
+    from pytest_vitabench.domains.base import ALL_CHECKS
+
+    assert list(ALL_CHECKS) == ALL
