@@ -2,8 +2,8 @@
 
 The official tools (REFERENCE.md §2) accept: delivery and in-store orders beyond stock, in-store times and
 travel dates in the past, delivery products from another store, an attributes list of any length,
-arguments of any JSON type, reservations whatever ``enable_reservation`` says, and cancellations of
-delivered or consumed orders. What both profiles
+arguments of any JSON type, reservations whatever ``enable_reservation`` says, cancellations of
+delivered or consumed orders, and a delivery order without products. What both profiles
 refuse (a dispatch time in the past, an unknown store, a wrong user id, missing or unknown arguments)
 stays refused.
 """
@@ -59,6 +59,7 @@ ALL = list(TOOL_CHECKS)
     ("single_store", lambda env: order(env, product_ids=["P1"]), "not found in store"),
     ("attributes", lambda env: order(env, attributes=["large", "spicy"]), "one entry per product"),
     ("argument_types", lambda env: order(env, product_cnts=["1"]), "must be a positive integer"),
+    ("empty_orders", lambda env: order(env, product_ids=[], product_cnts=[]), "must not be empty"),
 ])
 def test_delivery_checks(check, call, refusal):
     refused = call(delivery(ALL))
