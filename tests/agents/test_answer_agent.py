@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from _official_shape import ALL_FIXTURES, D1_CASE, VB1_INSTORE
+from _official_shape import ALL_FIXTURES, D1_CASE, VB1_INSTORE, VB1_OTA_TRIPS
 from _paths import VB1_DIR, VB1_SKIP_REASON
 
 from pytest_vitabench.agents import make_builtin_agent
@@ -303,3 +303,14 @@ def test_validate_names_a_data_defect_as_unsolvable_under_any_checks(tmp_path):
     [item] = report.unsolvable
     assert "product SH9001_P1 is not sold by SH1001 (sold by SH9001 instead)" in item.reason
     assert "default tool checks" not in item.reason
+
+
+@pytest.mark.parametrize("checks", [ALL_CHECKS, []], ids=["default-checks", "official-checks"])
+def test_the_hand_written_travel_trips_reach_one_under_both_tool_checks(checks):
+    results = [_replay(VB1_OTA_TRIPS, checks, task_id) for task_id in ("OT2001", "OT2002", "OT2003", "OT2004",
+                                                                      "OT2005")]
+    assert [r.reward for r in results] == [1.0] * 5
+    assert all(r.tool_errors == 0 for r in results)
+    # a hotel order of two nights or two rooms is two create_hotel_order calls
+    assert _tools_called(results[0]).count("create_hotel_order") == 2
+    assert _tools_called(results[4]).count("create_hotel_order") == 2
