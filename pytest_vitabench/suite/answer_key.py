@@ -392,7 +392,10 @@ class _Builder:
                 if product_hits:
                     by_kind.setdefault((kind, str(entity_id)), []).extend(product_hits)
                 elif str(entity_id) in targets and container == "shops":
-                    visit = "reservation" if entity.get("enable_reservation", True) is not False else "book"
+                    # the kind the shop takes; a shop that takes neither gets a reservation, which the official
+                    # instore_reservation makes anyway (and validation names our reservation check)
+                    takes_book = entity.get("enable_book") is True and entity.get("enable_reservation") is False
+                    visit = "book" if takes_book else "reservation"
                     by_kind.setdefault((visit, str(entity_id)), []).append((None, ""))
                 elif str(entity_id) in targets:
                     # an entity-level target (a hotel, a flight...): any of its offers that is still bookable
