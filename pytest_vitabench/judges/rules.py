@@ -193,7 +193,7 @@ def outcome_verdicts(subtask: SubTask, records: list[dict[str, Any]],
     aliases = entity_aliases(subtask.environment)
     required = required_orders_of(subtask)
     readable = [o for o in required if isinstance(o, RequiredOrder)]
-    optional = optional_orders_of(subtask)
+    optional = [o for o in optional_orders_of(subtask) if isinstance(o, RequiredOrder)]
     for order in required:
         if isinstance(order, UninterpretableOrder):
             verdicts.append(RubricVerdict(text="[outcome] a required order", kind="outcome", met=None,
@@ -203,6 +203,11 @@ def outcome_verdicts(subtask: SubTask, records: list[dict[str, Any]],
         else:
             verdicts.append(required_order_verdict(order, records, aliases=aliases, coordinates=coordinates,
                                                    kinds=visit_kinds(order, subtask.environment)))
+    for problem in optional_orders_of(subtask):
+        if isinstance(problem, UninterpretableOrder):
+            verdicts.append(RubricVerdict(text="[outcome] an optional order", kind="outcome", met=None,
+                                          reason=f"not judged: the optional order cannot be interpreted, so it "
+                                                 f"allows nothing: {problem}"))
     created = _created(records)
     targets = set(subtask.target_product_ids or []) or _marked_targets(subtask.environment)
     if targets and not verdicts:

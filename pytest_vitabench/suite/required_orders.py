@@ -200,17 +200,17 @@ def required_orders_of(subtask: Any) -> list[RequiredOrder | UninterpretableOrde
     return out
 
 
-def optional_orders_of(subtask: Any) -> list[RequiredOrder]:
-    """The interpretable ``optional_orders`` of a subtask: records the end state may hold besides the required
-    ones (an uninterpretable optional record allows nothing, so it is left out)."""
+def optional_orders_of(subtask: Any) -> list[RequiredOrder | UninterpretableOrder]:
+    """The ``optional_orders`` of a subtask, interpreted (or the reason one cannot be): records the end state
+    may hold besides the required ones. An uninterpretable one allows nothing; the judge reports it."""
     criteria = getattr(subtask, "evaluation_criteria", None)
-    out: list[RequiredOrder] = []
+    out: list[RequiredOrder | UninterpretableOrder] = []
     for state in (getattr(criteria, "expected_states", None) or []) if criteria is not None else []:
         for raw in state.optional_orders or []:
             try:
                 out.append(read_required_order(raw))
-            except UninterpretableOrder:
-                continue
+            except UninterpretableOrder as exc:
+                out.append(exc)
     return out
 
 

@@ -182,6 +182,13 @@ def test_a_product_no_record_lists_is_an_extra_the_record_forbids_unless_optiona
         sub.evaluation_criteria.expected_states[0].optional_orders = [
             {"order_type": "instore", "store_id": "SH1001", "products": [{"product_id": "SH1001_P2"}]}]
     assert _case(VB1_INSTORE, 0, calls, mutate=optional)[0].reward == 1.0
+
+    def unreadable_optional(sub):
+        sub.evaluation_criteria.expected_states[0].optional_orders = [{"order_type": "instore", "store_id": "SH1001"}]
+    verdict, outcome = _case(VB1_INSTORE, 0, calls, mutate=unreadable_optional)
+    assert verdict.reward == 0.0 and outcome[-1].met is None  # the extra is still an extra
+    assert outcome[-1].reason == ("not judged: the optional order cannot be interpreted, so it allows nothing: "
+                                  "the instore order lists no products")
     # an order at another shop is not this record's business
     assert _case(VB1_INSTORE, 0, [*HOTPOT, _buy("SH9001_P1", shop="SH9001"), _reserve()])[0].reward == 1.0
 
