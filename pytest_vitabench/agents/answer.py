@@ -90,14 +90,15 @@ def _next_step(call_id: str, planned: PlannedCall, results: dict[str, Message]) 
 
 
 def record_field(text: str, field: str) -> str:
-    """A field of the record a tool returned: its JSON, else a ``field='value'`` in its string form."""
+    """A field of the record a tool returned: its JSON, else ``field=value`` or ``field: value`` (quoted or
+    not) in its string form, as the official tools' results read."""
     try:
         data: Any = json.loads(text)
     except (TypeError, ValueError):
         data = None
     if isinstance(data, dict):
         return str(data.get(field) or "")
-    found = re.search(rf"\b{re.escape(field)}['\"]?\s*[:=]\s*['\"]([^'\"]+)['\"]", text or "")
+    found = re.search(rf"\b{re.escape(field)}['\"]?\s*[:=]\s*['\"]?([^'\",\s)]+)", text or "")
     return found.group(1) if found else ""
 
 

@@ -314,3 +314,17 @@ def test_the_hand_written_travel_trips_reach_one_under_both_tool_checks(checks):
     # a hotel order of two nights or two rooms is two create_hotel_order calls
     assert _tools_called(results[0]).count("create_hotel_order") == 2
     assert _tools_called(results[4]).count("create_hotel_order") == 2
+
+
+@pytest.mark.parametrize("text, field, value", [
+    ('{"book_id": "BK1", "status": "paid"}', "status", "paid"),
+    ("Booking(book_id=BK1, shop_id=S1, status=paid)", "book_id", "BK1"),
+    ("Order(order_id:OI7, total_price:30, status:unpaid)", "status", "unpaid"),
+    ("Reservation(reservation_id='RS2', status='unconsumed')", "reservation_id", "RS2"),
+    ("Payment successful", "status", ""),
+    ("", "order_id", ""),
+])
+def test_the_oracle_reads_a_created_record_from_json_or_a_string_form(text, field, value):
+    from pytest_vitabench.agents.answer import record_field
+
+    assert record_field(text, field) == value
