@@ -68,11 +68,13 @@ def _next_step(call_id: str, planned: PlannedCall, results: dict[str, Message]) 
     if result is None:
         return _call(call_id, planned.tool, planned.arguments)
     what = planned.describes or planned.tool
-    if result.error:
+    created = record_field(result.text, planned.id_field) if planned.id_field else ""
+    # A refusal may come back as plain text rather than an error (the official tools' failed assertions):
+    # a create call that names no created record failed either way.
+    if result.error or (planned.id_field and not created):
         if planned.instead is not None:
             return _next_step(f"{call_id}_instead", planned.instead, results)
         return f"{what} ({planned.tool}: {result.text[:300]})"
-    created = record_field(result.text, planned.id_field) if planned.id_field else ""
     status = record_field(result.text, "status")
     for offset, follow in enumerate(planned.then):
         if follow.when_status and status and status != follow.when_status:
@@ -80,8 +82,6 @@ def _next_step(call_id: str, planned: PlannedCall, results: dict[str, Message]) 
         follow_id = f"{call_id}_{offset}"
         done = results.get(follow_id)
         if done is None:
-            if planned.id_field and not created:
-                return f"{what} ({planned.tool} returned no {planned.id_field})"
             arguments = {k: (created if v == CREATED else v) for k, v in follow.arguments.items()}
             return _call(follow_id, follow.tool, arguments)
         if done.error:

@@ -328,3 +328,26 @@ def test_the_oracle_reads_a_created_record_from_json_or_a_string_form(text, fiel
     from pytest_vitabench.agents.answer import record_field
 
     assert record_field(text, field) == value
+
+
+def test_a_refusal_returned_as_plain_text_still_leads_to_the_alternative():
+    # The official tools answer a failed assertion with plain text, not an error: a create call whose
+    # result names no created record has failed all the same.
+    from pytest_vitabench.agents.answer import _next_step
+    from pytest_vitabench.messages import Message
+    from pytest_vitabench.suite.answer_key import PlannedCall
+
+    arguments = {"user_id": "U1", "shop_id": "S1", "time": "2025-05-10 18:00:00", "customer_count": 2}
+    planned = PlannedCall(tool="instore_book", arguments=arguments, id_field="book_id",
+                          instead=PlannedCall(tool="instore_reservation", arguments=arguments,
+                                              id_field="reservation_id"))
+    refused = {"answer_0": Message(role="tool", tool_call_id="answer_0", content="Shop does not support booking")}
+    step = _next_step("answer_0", planned, refused)
+    assert isinstance(step, Message) and step.tool_calls[0].name == "instore_reservation"
+    assert step.tool_calls[0].id == "answer_0_instead"
+    made = {**refused, "answer_0_instead": Message(role="tool", tool_call_id="answer_0_instead",
+                                                   content="ReservationInfo(reservation_id=R1, status=unconsumed)")}
+    assert _next_step("answer_0", planned, made) is None
+    without = planned.model_copy(update={"instead": None})
+    assert _next_step("answer_0", without, refused) == (
+        "instore_book (instore_book: Shop does not support booking)")
