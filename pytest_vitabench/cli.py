@@ -122,7 +122,8 @@ def _add_validate(commands: Subcommands) -> None:
                                "and distractor counts, target position) as errors")
     validate.add_argument("--no-answers", dest="answers", action="store_false",
                           help="skip replaying each annotated subtask's answer key (the 'answer' agent under the "
-                               "rules judge), which names every unsolvable subtask and why (an error with --strict)")
+                               "rules judge), which names every unsolvable subtask and why, and which tool check "
+                               "makes one unsolvable only under the default tool checks (an error with --strict)")
     validate.add_argument("--no-rules", dest="rules", action="store_false",
                           help="only load the suite and print its counts")
     validate.add_argument("--no-stats", dest="stats", action="store_false",

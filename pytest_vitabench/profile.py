@@ -27,6 +27,9 @@ TOOL_CHECKS: dict[str, str] = {
     "attributes": "a delivery order whose attributes list is not one entry per product",
     "argument_types": "arguments of the wrong JSON type (the official tools take what the model sends)",
     "reservation": "reservations at a shop whose enable_reservation is false",
+    "finished_orders": "cancelling a delivered delivery order or a consumed in-store order, booking or "
+                       "reservation; changing the note of a cancelled or delivered delivery order",
+    "empty_orders": "a delivery order without products",
 }
 
 
@@ -72,7 +75,8 @@ DEVIATIONS: tuple[Deviation, ...] = (
     Deviation("tool_checks", "vita_tool_checks", "all", "official",
               "tools accept calls the data model allows: no stock check (delivery, in-store), past times for "
               "reservations and travel, products of any store, any attributes length, arguments untyped, "
-              "reservations whatever enable_reservation says",
+              "reservations whatever enable_reservation says, cancellations of delivered or consumed orders, "
+              "delivery orders without products",
               "each of those is refused with a tool error: " + ", ".join(TOOL_CHECKS),
               "an accepted call that no real service would accept rewards a wrong trajectory"),
     Deviation("max_steps", "vita_max_steps", 100, 300,

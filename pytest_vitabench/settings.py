@@ -178,7 +178,7 @@ class RunSettings:
     tool_checks: list[str] = setting(
         default_factory=_all_tool_checks, profile=True, parse=values.tool_checks,
         help="tool checks beyond the official tools: all (default), official (none), or a list of stock, "
-             "past_dates, single_store, attributes, argument_types, reservation")
+             "past_dates, single_store, attributes, argument_types, reservation, finished_orders, empty_orders")
     agent_prompt: Literal["default", "official"] = setting(
         "default", profile=True, parse=values.switch,
         help="agent system prompt: default (our rules) or official (no coaching, confirm the user id)")
