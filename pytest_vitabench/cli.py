@@ -157,7 +157,8 @@ def _add_estimate(commands: Subcommands) -> None:
     estimate.add_argument("--vita-trials", dest="trials", type=_trials, default=4,
                           help="trials per subtask (default: 4)")
     estimate.add_argument("--vita-prices", dest="prices", default=None,
-                          help="'model=prompt/completion,...' USD per 1M tokens (gpt-4.1 list prices built in)")
+                          help="'model=prompt/completion,...' or 'model=prompt/cached/completion,...' in USD per 1M "
+                               "tokens (gpt-4.1's list prices, cached rate included, are built in)")
     estimate.set_defaults(func=_estimate)
 
 
