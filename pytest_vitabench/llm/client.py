@@ -9,6 +9,7 @@ message, log line or cache key.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -24,6 +25,7 @@ from .breaker import CircuitBreaker, CircuitOpen
 from .cache import DiskCache, cache_key
 from .errors import LLMError, endpoint_host, scrub
 from .ledger import Ledger
+from .prefix_order import PrefixOrder
 from .prices import price_for
 from .ratelimit import Limiter, LimiterTimeout
 from .retry import Backoff, is_retryable_status, parse_retry_after
@@ -116,6 +118,7 @@ class LLMClient:
         self.cache = DiskCache(s.cache_dir) if s.cache_dir is not None else None
         self.breaker = CircuitBreaker(self.endpoint, threshold=s.circuit_breaker, state_dir=s.state_dir)
         self.backoff = Backoff(base_s=s.backoff_base_s, max_s=s.backoff_max_s, retry_after_max_s=s.retry_after_max_s)
+        self.prefix_order = PrefixOrder(max_wait_s=s.timeout_s) if s.prompt_cache_order else None
         self._openai: Any = None
         self._lock = threading.Lock()
 
@@ -201,7 +204,9 @@ class LLMClient:
                       role, model, trial_seed, key)
             if payload is not None:
                 return payload, True
-        payload = self._send(kind, role, model, request, salt=key, trial_seed=trial_seed)
+        order = self.prefix_order.turn(request) if self.prefix_order and kind == "chat" else contextlib.nullcontext()
+        with order:
+            payload = self._send(kind, role, model, request, salt=key, trial_seed=trial_seed)
         if cache is not None and key is not None:
             cache.put(key, payload, meta={"kind": kind, "role": role, "model": model, "trial_seed": trial_seed,
                                           "endpoint": self.endpoint})

@@ -53,8 +53,8 @@ _PROMPTS = {
                    "that orders food, books in-store services and arranges travel. You answer with the "
                    "updated memory only."),
         "empty": "(empty: nothing is recorded yet)",
-        "user": """New records since the last update (dated behaviour logs and conversations; some are noise, some concern \
-other people):
+        "user": """New records since the last update (dated behaviour logs and conversations; some are noise, \
+some concern other people):
 {records}
 
 Current memory:
