@@ -19,8 +19,9 @@ Two kinds of earlier request are counted, both of which the plugin's runs send s
 * within one conversation, each request of a role repeats the previous request of that role and extends it
   (agent, user simulator);
 * across the trials of a subtask, trial 0's first agent request is answered before the other trials send
-  theirs (the plugin orders them so) and their first prompts are the same; the agentic memory's rewrite is
-  the same request in every trial.
+  theirs (the plugin orders them so: :mod:`~pytest_vitabench.llm.prefix_order`) and their first prompts are
+  the same; the agentic memory's rewrites of a subtask open with the same new records in every trial (each
+  trial's own memory follows them).
 
 Nothing else is assumed cached (not the judge's windows, whose shared head is below the minimum, nor anything
 across subtasks), so the cached figure is a floor of what a cache earns and a ceiling of the bill.
@@ -217,7 +218,7 @@ def estimate_cost(
                     budget = BOUNDED_MEMORY["agentic"]
                     rewrite = SIMULATOR_PROMPT_TOKENS + min(full_memory, budget) + new_history
                     charge("memory", memory_model, rewrite, min(budget, full_memory), 1,
-                           cached_across_trials=cacheable(rewrite))
+                           cached_across_trials=cacheable(new_history))
                 if backend == "rag" and new_history:
                     chunks = math.ceil(new_history / 512)
                     charge("embeddings", embedding_model, new_history + count_tokens(sub.instruction), 0, chunks + 1)

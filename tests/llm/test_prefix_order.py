@@ -98,8 +98,11 @@ def test_over_http_the_trials_first_requests_hit_the_providers_cache_only_in_ord
                                        prompt_cache_order=ordered))
         messages = _request(LONG, "order me a dessert")["messages"]
         usages: list = []
-        threads = [threading.Thread(target=lambda: usages.append(
-            client.complete("agent", model="m", messages=messages, seed=trial).usage)) for trial in range(4)]
+
+        def trial(seed: int) -> None:
+            usages.append(client.complete("agent", model="m", messages=messages, seed=seed).usage)
+
+        threads = [threading.Thread(target=trial, args=(seed,)) for seed in range(4)]
         with client:
             for thread in threads:
                 thread.start()
