@@ -8,7 +8,7 @@ greeting, the instruction), as are the heads of their memory rewrites (the same 
 all of them miss. With :class:`PrefixOrder`, the first to go leads and its siblings follow once it is
 answered, reading the prefix from cache. Nothing in a request changes: the same requests, in another order.
 
-Prompts are compared by chained hashes of their canonical JSON (tools, then messages) at every
+Prompts are compared by chained hashes of their text (tools, then messages) at every
 :data:`BOUNDARY_CHARS` characters. A request waits only when the longest prefix it shares with requests
 seen within :data:`WARM_S` seconds is at least :data:`MIN_SHARED_CHARS` long, is still being sent, and has
 not been answered since: a conversation's next request (whose prefix was answered a moment ago) never waits,
@@ -18,7 +18,6 @@ nor do items that share no more than their tool schemas.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import threading
 import time
@@ -33,14 +32,26 @@ MIN_SHARED_CHARS = 4 * BOUNDARY_CHARS
 WARM_S = 300.0
 
 
-def prefix_hashes(request: dict[str, Any]) -> list[bytes]:
-    """The chained hash of the prompt's canonical text at each whole :data:`BOUNDARY_CHARS`."""
-    parts = [json.dumps(request.get("tools") or [], sort_keys=True, ensure_ascii=False)]
-    parts += [json.dumps(m, sort_keys=True, ensure_ascii=False) for m in request.get("messages") or []]
-    text = "\n".join(parts).encode()
-    hashes, digest = [], b""
+def prefix_hashes(request: dict[str, Any]) -> list[int]:
+    """The chained hash of the prompt's text (tools, then each message) at each whole :data:`BOUNDARY_CHARS`.
+
+    Message texts are joined as they are, not serialized as JSON, and hashed with Python's own string hash:
+    under ``full_context`` a prompt is ~400 kB, which JSON and a cryptographic hash take several milliseconds
+    over. The order lives in one process, so the per-process salt of ``hash`` does not matter, and a rare
+    64-bit collision costs at most one needless wait.
+    """
+    parts = [json.dumps(request.get("tools") or [], sort_keys=True)]
+    for message in request.get("messages") or []:
+        parts.append(str(message.get("role")))
+        content = message.get("content")
+        parts.append(content if isinstance(content, str) else json.dumps(content, sort_keys=True))
+        if message.get("tool_calls") or message.get("tool_call_id"):
+            parts.append(json.dumps([message.get("tool_calls"), message.get("tool_call_id")], sort_keys=True))
+    text = "\x1e".join(parts)
+    hashes: list[int] = []
+    digest = 0
     for start in range(0, len(text) - BOUNDARY_CHARS + 1, BOUNDARY_CHARS):
-        digest = hashlib.blake2b(digest + text[start:start + BOUNDARY_CHARS], digest_size=16).digest()
+        digest = hash((digest, text[start:start + BOUNDARY_CHARS]))
         hashes.append(digest)
     return hashes
 
@@ -57,8 +68,8 @@ class PrefixOrder:
         self.max_wait_s = max_wait_s
         self.clock = clock
         self._changed = threading.Condition()
-        self._sending: dict[bytes, int] = {}  # prefix hash -> requests sending it now
-        self._answered: dict[bytes, float] = {}  # prefix hash -> when a request with it was last answered
+        self._sending: dict[int, int] = {}  # prefix hash -> requests sending it now
+        self._answered: dict[int, float] = {}  # prefix hash -> when a request with it was last answered
         #: Requests that waited for a leader, and the seconds they waited in all.
         self.followers = 0
         self.waited_s = 0.0
@@ -100,7 +111,7 @@ class PrefixOrder:
                     self._answered = {d: t for d, t in self._answered.items() if now - t <= WARM_S}
                 self._changed.notify_all()
 
-    def _leader_in_flight(self, hashes: list[bytes]) -> bool:
+    def _leader_in_flight(self, hashes: list[int]) -> bool:
         """Whether the longest recently seen prefix of ``hashes`` is long, being sent, and not yet answered."""
         now = self.clock()
         for depth in range(len(hashes), 0, -1):
