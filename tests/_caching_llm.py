@@ -116,6 +116,9 @@ class _CachingReplies(list):
     def __init__(self, stub: StubLLM, cache: PromptCache, answer: Callable[[dict[str, Any]], dict[str, Any]]):
         super().__init__()
         self.stub, self.cache, self.answer = stub, cache, answer
+        #: The prompt and cached tokens reported for each request, in the order of ``stub.requests``.
+        self.prompts: list[int] = []
+        self.cached: list[int] = []
 
     def __bool__(self) -> bool:
         return True
@@ -124,6 +127,8 @@ class _CachingReplies(list):
         request = self.stub.requests[-1]
         message = dict(self.answer(request))
         prompt, cached = self.cache.answer(request, answered_in_s=self.stub.delay)
+        self.cached.append(cached)
+        self.prompts.append(prompt)
         completion = -(-len(json.dumps(message)) // CHARS_PER_TOKEN)
         message["usage"] = {"prompt_tokens": prompt, "completion_tokens": completion,
                             "total_tokens": prompt + completion, "prompt_tokens_details": {"cached_tokens": cached}}

@@ -11,8 +11,7 @@ answered, reading the prefix from cache. Nothing in a request changes: the same 
 Prompts are compared by chained hashes of their text (tools, then messages) at every
 :data:`BOUNDARY_CHARS` characters. A request waits only when the longest prefix it shares with requests
 seen within :data:`WARM_S` seconds is at least :data:`MIN_SHARED_CHARS` long, is still being sent, and has
-not been answered since: a conversation's next request (whose prefix was answered a moment ago) never waits,
-nor do items that share no more than their tool schemas.
+not been answered since: a conversation's next request (whose prefix was answered a moment ago) never waits.
 """
 
 from __future__ import annotations
@@ -26,8 +25,10 @@ from typing import Any
 
 #: Prefix lengths compared, in characters of the canonical prompt (about 1,024 tokens each).
 BOUNDARY_CHARS = 4_096
-#: Waiting pays only for a long shared prefix (about 4,000 tokens, a quarter of the rate saved on each).
-MIN_SHARED_CHARS = 4 * BOUNDARY_CHARS
+#: The shortest shared prefix worth a wait: the providers' minimum cacheable prefix (1,024 tokens). Items that
+#: share only their tool schemas wait at most once, at the start of a run: once answered, the schemas stay
+#: cached while requests keep coming.
+MIN_SHARED_CHARS = BOUNDARY_CHARS
 #: How long an answered prefix counts as cached: the shortest lifetime providers document (5 minutes).
 WARM_S = 300.0
 
