@@ -158,7 +158,8 @@ def _add_estimate(commands: Subcommands) -> None:
     estimate.add_argument("--vita-trials", dest="trials", type=_trials, default=4,
                           help="trials per subtask (default: 4)")
     estimate.add_argument("--vita-prices", dest="prices", default=None,
-                          help="'model=prompt/completion,...' USD per 1M tokens (gpt-4.1 list prices built in)")
+                          help="'model=prompt/completion,...' or 'model=prompt/cached/completion,...' in USD per 1M "
+                               "tokens (gpt-4.1's list prices, cached rate included, are built in)")
     estimate.set_defaults(func=_estimate)
 
 
@@ -185,7 +186,9 @@ def _add_rejudge(commands: Subcommands) -> None:
     rejudge.add_argument("--vita-rpm", default=None, help="requests per minute (default unlimited)")
     rejudge.add_argument("--vita-max-concurrency", default=None, help="requests in flight (default unlimited)")
     rejudge.add_argument("--vita-cache", default="judge", choices=("judge", "all", "off"), help="LLM disk cache")
-    rejudge.add_argument("--vita-prices", default=None, help="model prices: inline spec or .toml/.json file")
+    rejudge.add_argument("--vita-prices", default=None,
+                         help="model prices: 'model=prompt/completion' or 'model=prompt/cached/completion' (USD per "
+                              "1M tokens), or a .toml/.json file")
     rejudge.add_argument("--suite", action="append", default=None, metavar="PATH",
                          help="a suite file's current location, if it moved (matched by content; repeatable)")
     rejudge.add_argument("-o", "--output", default=None,

@@ -159,7 +159,8 @@ class RunSettings:
              "default), all, off")
     prices: str | None = setting(
         scope="run",
-        help="token prices 'model=prompt/completion,...' in USD per 1M tokens, or a .toml/.json file")
+        help="token prices in USD per 1M tokens: 'model=prompt/completion,...', or 'model=prompt/cached/completion' "
+             "with the rate of prompt tokens served from the provider's prompt cache; or a .toml/.json file")
     concurrency: int | Literal["auto"] = setting(
         "auto", scope="run", parse=values.concurrency,
         help="episodes in flight per process, on asyncio (with -n 2, twice as many in all); auto = 1 when every "

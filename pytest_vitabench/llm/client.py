@@ -9,6 +9,7 @@ message, log line or cache key.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -24,6 +25,7 @@ from .breaker import CircuitBreaker, CircuitOpen
 from .cache import DiskCache, cache_key
 from .errors import LLMError, endpoint_host, scrub
 from .ledger import Ledger
+from .prefix_order import PrefixOrder
 from .prices import price_for
 from .ratelimit import Limiter, LimiterTimeout
 from .retry import Backoff, is_retryable_status, parse_retry_after
@@ -116,6 +118,7 @@ class LLMClient:
         self.cache = DiskCache(s.cache_dir) if s.cache_dir is not None else None
         self.breaker = CircuitBreaker(self.endpoint, threshold=s.circuit_breaker, state_dir=s.state_dir)
         self.backoff = Backoff(base_s=s.backoff_base_s, max_s=s.backoff_max_s, retry_after_max_s=s.retry_after_max_s)
+        self.prefix_order = PrefixOrder(max_wait_s=s.timeout_s) if s.prompt_cache_order else None
         self._openai: Any = None
         self._lock = threading.Lock()
 
@@ -201,7 +204,9 @@ class LLMClient:
                       role, model, trial_seed, key)
             if payload is not None:
                 return payload, True
-        payload = self._send(kind, role, model, request, salt=key, trial_seed=trial_seed)
+        order = self.prefix_order.turn(request) if self.prefix_order and kind == "chat" else contextlib.nullcontext()
+        with order:
+            payload = self._send(kind, role, model, request, salt=key, trial_seed=trial_seed)
         if cache is not None and key is not None:
             cache.put(key, payload, meta={"kind": kind, "role": role, "model": model, "trial_seed": trial_seed,
                                           "endpoint": self.endpoint})
@@ -343,9 +348,11 @@ class LLMClient:
     def _usage(self, role: str, model: str, tokens: dict[str, int], cached: bool) -> Usage:
         price = price_for(self.settings.prices, model)
         prompt, completion = tokens.get("prompt_tokens", 0), tokens.get("completion_tokens", 0)
-        usage = Usage(prompt_tokens=prompt, completion_tokens=completion,
+        # A payload cached on disk before this field existed has no cached count: 0, like a provider without one.
+        prompt_cached = tokens.get("cached_prompt_tokens", 0)
+        usage = Usage(prompt_tokens=prompt, completion_tokens=completion, cached_prompt_tokens=prompt_cached,
                       reasoning_tokens=tokens.get("reasoning_tokens", 0),
-                      cost=0.0 if cached or price is None else price.cost(prompt, completion),
+                      cost=0.0 if cached or price is None else price.cost(prompt, completion, prompt_cached),
                       requests=0 if cached else 1, cached_requests=1 if cached else 0)
         self.ledger.record(role, usage, model=model, priced=price is not None)
         return usage
@@ -395,22 +402,45 @@ def _error_detail(body: object, fallback: str) -> str:
     return str(body) if body else fallback
 
 
-def _tokens(usage: Any) -> dict[str, int]:
-    if usage is None:
-        return {"prompt_tokens": 0, "completion_tokens": 0, "reasoning_tokens": 0}
-    details = getattr(usage, "completion_tokens_details", None)
-    return {"prompt_tokens": getattr(usage, "prompt_tokens", 0) or 0,
-            "completion_tokens": getattr(usage, "completion_tokens", 0) or 0,
-            "reasoning_tokens": getattr(details, "reasoning_tokens", 0) or 0}
+#: Where providers put the prompt tokens served from their prompt cache, in the order we look:
+#: OpenAI, Azure and vLLM (``--enable-prompt-tokens-details``) nest ``cached_tokens`` under
+#: ``prompt_tokens_details``; the Responses API's shape uses ``input_tokens_details``; DeepSeek reports
+#: ``prompt_cache_hit_tokens``, Anthropic-compatible layers ``cache_read_input_tokens``, Moonshot ``cached_tokens``.
+_CACHED_SPELLINGS = (("prompt_tokens_details", "cached_tokens"), ("input_tokens_details", "cached_tokens"),
+                     ("prompt_cache_hit_tokens",), ("cache_read_input_tokens",), ("cached_tokens",))
+
+
+def _count(value: Any) -> int:
+    """A token count from a usage field: a non-negative int, or 0 for anything else (``None``, text, junk)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return 0
+    return max(int(value), 0)
+
+
+def _cached_prompt_tokens(usage: dict[str, Any]) -> int:
+    for path in _CACHED_SPELLINGS:
+        value: Any = usage
+        for key in path:
+            value = value.get(key) if isinstance(value, dict) else None
+        if value is not None:
+            return _count(value)
+    return 0
 
 
 def _json_tokens(usage: Any) -> dict[str, int]:
     usage = usage if isinstance(usage, dict) else {}
     details = usage.get("completion_tokens_details") if isinstance(usage.get("completion_tokens_details"), dict) \
         else {}
-    return {"prompt_tokens": int(usage.get("prompt_tokens") or 0),
-            "completion_tokens": int(usage.get("completion_tokens") or 0),
-            "reasoning_tokens": int(details.get("reasoning_tokens") or 0)}
+    cached = _cached_prompt_tokens(usage)
+    if "prompt_tokens" in usage:
+        prompt = _count(usage.get("prompt_tokens"))
+    else:  # the Anthropic shape: ``input_tokens`` leaves out what was read from or written to the cache
+        prompt = _count(usage.get("input_tokens")) + cached + _count(usage.get("cache_creation_input_tokens"))
+    completion = _count(usage.get("completion_tokens", usage.get("output_tokens")))
+    return {"prompt_tokens": prompt, "completion_tokens": completion,
+            "reasoning_tokens": _count(details.get("reasoning_tokens")),
+            # never more than the prompt: a provider's count of a cache hit cannot make a prompt cost less than 0
+            "cached_prompt_tokens": min(cached, prompt)}
 
 
 class BadResponse(ValueError):

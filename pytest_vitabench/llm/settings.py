@@ -95,6 +95,9 @@ class LLMSettings(BaseModel):
     state_dir: Path | None = None
     prices: dict[str, ModelPrice] = Field(default_factory=dict)
     circuit_breaker: int = Field(default=0, ge=0)
+    #: Let siblings with a long shared prompt prefix follow their leader (:mod:`.prefix_order`). No option sets
+    #: it: it changes no request and measured no wall-time cost (docs/cost.md); ``False`` is for measurements.
+    prompt_cache_order: bool = True
 
     def caches(self, role: str) -> bool:
         """Whether calls of ``role`` go through the disk cache."""

@@ -41,21 +41,24 @@ log = logging.getLogger("pytest_vitabench.memory")
 #: The official budget (memory.yaml ``rewrite.max_tokens``).
 DEFAULT_MAX_TOKENS = 4096
 #: Bump when the prompts change: it is part of the snapshot key, so old checkpoints are not reused.
-PROMPT_VERSION = 1
+PROMPT_VERSION = 2
 _THINK = re.compile(r"<think>.*?</think>\s*", re.S)
 
+#: The records come before the memory: they are the same in every trial of a subtask, while each trial's
+#: memory has its own history, so the trials' rewrites share the records as a prompt prefix that a provider's
+#: prompt cache serves (the memory itself would end that shared prefix at its first differing word).
 _PROMPTS = {
     "en": {
         "system": ("You keep the long-term preference memory of one user for a personal service assistant "
                    "that orders food, books in-store services and arranges travel. You answer with the "
                    "updated memory only."),
         "empty": "(empty: nothing is recorded yet)",
-        "user": """Current memory:
-{memory}
-
-New records since the last update (dated behaviour logs and conversations; some are noise, some concern \
-other people):
+        "user": """New records since the last update (dated behaviour logs and conversations; some are noise, \
+some concern other people):
 {records}
+
+Current memory:
+{memory}
 
 Write the complete updated memory.
 - Keep every preference that is still valid.
@@ -70,11 +73,11 @@ user's own taste (note it under Other only if it is a standing habit, saying for
         "system": ("你负责为一位用户维护长期偏好记忆，供点外卖、预订到店服务和安排出行的个人服务助手使用。"
                    "只输出更新后的记忆。"),
         "empty": "（空：尚无记录）",
-        "user": """当前记忆：
-{memory}
-
-上次更新以来的新记录（带日期的行为日志和对话；其中有噪声，也有与他人相关的内容）：
+        "user": """上次更新以来的新记录（带日期的行为日志和对话；其中有噪声，也有与他人相关的内容）：
 {records}
+
+当前记忆：
+{memory}
 
 请写出完整的更新后记忆。
 - 保留所有仍然有效的偏好。

@@ -66,7 +66,10 @@ def _usage_line(results: Sequence[ItemResult]) -> str | None:
         u = totals[role]
         if not (u.prompt_tokens or u.completion_tokens or u.cost or u.requests):
             continue
-        text = f"{role} {u.prompt_tokens:,} in + {u.completion_tokens:,} out tokens"
+        text = f"{role} {u.prompt_tokens:,} in"
+        if u.cached_prompt_tokens:
+            text += f" ({u.cached_prompt_tokens:,} cached)"
+        text += f" + {u.completion_tokens:,} out tokens"
         if u.reasoning_tokens:
             text += f" ({u.reasoning_tokens:,} reasoning)"
         text += f", ${u.cost:.4f}"
