@@ -18,6 +18,8 @@ from .llm import Ledger, LLMClient, MissingAPIKey
 from .llm.settings import settings_for_run
 from .memory.registry import memory_factory
 from .memory.snapshots import SnapshotStore
+from .official_source import OfficialSource
+from .official_source import locate as locate_official_source
 from .option_values import unknown_model_hint
 from .runner import ItemRunner
 
@@ -34,6 +36,8 @@ class Benchmark:
 
     def __init__(self, options: Mapping[str, Any], *, rootdir: Path, state_dir: str):
         self.config = RunConfig.from_options(options)
+        # Read before anything else is built: a missing official source is a usage error naming where it looked.
+        self.official_source = locate_official_source(self.config.official_source)
         self.llm_settings = settings_for_run(self.config, rootdir=rootdir, state_dir=state_dir)
         self.concurrency = resolve_concurrency(self.config.concurrency, self.needs_llm)
         self.ledger = Ledger()
@@ -126,19 +130,33 @@ class Benchmark:
         from .memory.tokens import tokenizer_name
         from .profile import summary
 
-        return summary(self.config, tokenizer=tokenizer_name())
+        block = summary(self.config, tokenizer=tokenizer_name(),
+                        official_wording=self.official_source is not None)
+        block["official_source"] = self.official_source.describe() if self.official_source else None
+        return block
 
     def header_lines(self) -> list[str]:
         """The terminal header: which profile ran, comparability, and how token budgets are counted."""
         from .memory.tokens import tokenizer_name, tokenizer_note
         from .profile import header_line
 
-        lines = [header_line(self.config, tokenizer=tokenizer_name())]
+        official = self.official_source is not None
+        verdict = header_line(self.config, tokenizer=tokenizer_name(), official_wording=official)
+        lines = [verdict, official_source_line(self.official_source)]
         if any(m in ("full_context", "agentic", "rag") for m in self.config.memory):
             lines.append(tokenizer_note())
         if self.config.model_args:
             lines.append(f"agent request settings: {json.dumps(self.config.model_args, sort_keys=True)}")
         return lines
+
+
+def official_source_line(source: OfficialSource | None) -> str:
+    """The header line naming where the official wording comes from (or that it does not)."""
+    from .official_source import NOT_COMPARABLE
+
+    if source is None:
+        return f"official wording: none; {NOT_COMPARABLE}"
+    return f"official wording: {source.package_dir} ({source.found_as}, {source.version})"
 
 
 def _fallback_language(language: str) -> str:

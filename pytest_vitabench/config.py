@@ -56,6 +56,8 @@ class RunConfig(BaseModel, RunSettings):
             from .agents import BUILTIN_AGENTS
 
             fields["memory_model"] = model if model not in BUILTIN_AGENTS else None
+        if not fields.get("official_source"):
+            fields["official_source"] = "auto" if fields.get("profile") == "official" else "none"
         if fields.get("fail_regression") is not None and not fields.get("baseline"):
             raise ValueError("--vita-fail-regression needs --vita-baseline RUN to compare with")
         return cls(**fields)

@@ -186,6 +186,12 @@ class RunSettings:
         "default", profile=True, parse=values.switch,
         help="--vita-outcome-reward inputs: default (last successful write, 'not applicable' allowed) or official "
              "(last resolvable write, target entity shown, every rubric)")
+    official_source: str | None = setting(
+        parse=values.official_source, metavar="DIR|auto|none",
+        help="where the official wording (prompts, tool descriptions) is read from at run time: a checkout of the "
+             "official VitaBench 2.0 harness (or its src/vita directory), auto (the installed 'vita' package, found "
+             "without importing it), or none (our own wording: not comparable with the leaderboard). Default: auto "
+             "under --vita-profile official, else none")
     #: Request settings sent with every agent request; part of the cache key.
     model_args: dict[str, Any] = setting(
         default_factory=dict, parse=values.model_args,

@@ -150,7 +150,7 @@ class Request:
 
 
 def recorded(stub: StubLLM) -> list[Request]:
-    return [Request(role_of(body, path), body) for body, path in zip(stub.requests, stub.paths)]
+    return [Request(role_of(body, path), body) for body, path in zip(stub.requests, stub.paths, strict=True)]
 
 
 # -- the data ----------------------------------------------------------------------------------------------
@@ -227,7 +227,8 @@ def run_official(tasks: list[dict], tmp: Path, *, memory: str = "full_context", 
         start = time.perf_counter()
         done = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, timeout=timeout,
                               stdin=subprocess.DEVNULL)
-        return Run(recorded(stub), time.perf_counter() - start, done.returncode, done.stdout[-4000:] + done.stderr[-4000:])
+        return Run(recorded(stub), time.perf_counter() - start, done.returncode,
+                   done.stdout[-4000:] + done.stderr[-4000:])
     finally:
         stub.close()
 
@@ -247,11 +248,13 @@ def run_ours(tasks: list[dict], tmp: Path, *, memory: str = "full_context", lang
                    "--rootdir", str(work), "--vita-profile", "official", "--vita-model", AGENT,
                    "--vita-user-model", USER, "--vita-judge-model", JUDGE, "--vita-base-url", stub.base_url,
                    "--vita-memory", memory, "--vita-trials", str(trials), "--vita-language", language,
-                   "--vita-concurrency", "1", "--vita-cache", "off", *extra]
+                   "--vita-concurrency", "1", "--vita-cache", "off", "--vita-official-source", str(OFFICIAL_SOURCE),
+                   *extra]
         start = time.perf_counter()
         done = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True, timeout=timeout,
                               stdin=subprocess.DEVNULL)
-        return Run(recorded(stub), time.perf_counter() - start, done.returncode, done.stdout[-4000:] + done.stderr[-4000:])
+        return Run(recorded(stub), time.perf_counter() - start, done.returncode,
+                   done.stdout[-4000:] + done.stderr[-4000:])
     finally:
         stub.close()
 
@@ -269,7 +272,7 @@ def first_difference(ours: Any, theirs: Any, path: str = "") -> tuple[str, Any, 
                 return found
         return None
     if isinstance(ours, list) and isinstance(theirs, list):
-        for i, (a, b) in enumerate(zip(ours, theirs)):
+        for i, (a, b) in enumerate(zip(ours, theirs, strict=False)):
             found = first_difference(a, b, f"{path}[{i}]")
             if found:
                 return found
@@ -296,7 +299,8 @@ class RoleComparison:
         return max(self.ours, self.theirs)
 
     def line(self) -> str:
-        return f"{self.role}: identical {self.identical} of {self.total} (ours sent {self.ours}, official {self.theirs})"
+        return (f"{self.role}: identical {self.identical} of {self.total} "
+                f"(ours sent {self.ours}, official {self.theirs})")
 
 
 def compare(ours: Run, theirs: Run) -> dict[str, RoleComparison]:
@@ -306,7 +310,7 @@ def compare(ours: Run, theirs: Run) -> dict[str, RoleComparison]:
     for role in sorted(set(mine) | set(official)):
         a, b = mine.get(role, []), official.get(role, [])
         result = RoleComparison(role, len(a), len(b), 0)
-        for i, (x, y) in enumerate(zip(a, b)):
+        for i, (x, y) in enumerate(zip(a, b, strict=False)):
             found = first_difference(x, y)
             if found is None:
                 result.identical += 1
