@@ -62,11 +62,14 @@ class Benchmark:
             "rag_threshold": self.config.rag_threshold,
             "full_context_max_tokens": self.config.full_context_max_tokens, "cache_dir": cache_dir,
             "rag_style": self.config.rag_style, "rag_summary": self.config.rag_summary,
+            # The official wording of history records, when the agent prompt is the official one.
+            "official_source": self.official_source if self.config.agent_prompt == "official" else None,
         }
         for name in self.config.memory:  # built once now, so a missing model or package fails before any item
             memory_factory(name, self.memory_options)
         store = SnapshotStore(cache_dir) if cache_dir else None
-        self.runner = ItemRunner(self.config, memory_options=self.memory_options, snapshots=store)
+        self.runner = ItemRunner(self.config, memory_options=self.memory_options, snapshots=store,
+                                 official_source=self.official_source)
         self.user_simulator()  # checks the user and judge settings too
         self.judge()
 

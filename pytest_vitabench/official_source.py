@@ -53,6 +53,19 @@ class OfficialSourceError(ValueError):
 
 
 @dataclass(frozen=True)
+class Template:
+    """An f-string of the official code as a :meth:`str.format` template.
+
+    Attributes:
+        text: The template: the f-string's literal parts (braces doubled) and ``{name}`` per field.
+        fields: The names its fields interpolate, in order.
+    """
+
+    text: str
+    fields: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class OfficialSource:
     """A readable copy of the official harness's ``vita`` package directory.
 
@@ -65,6 +78,7 @@ class OfficialSource:
     found_as: str
     _prompts: dict[str, dict[str, str]] = field(default_factory=dict, compare=False, repr=False)
     _tools: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict, compare=False, repr=False)
+    _code: dict[tuple[str, str], list[Template]] = field(default_factory=dict, compare=False, repr=False)
 
     def files(self) -> list[Path]:
         """Every file the wording is read from, in a stable order."""
@@ -106,6 +120,66 @@ class OfficialSource:
             name = f"TOOL_DESCRIPTIONS_{_DESCRIPTION_SUFFIX[language]}"
             self._tools[key] = literal_assignment(path, name)
         return self._tools[key]
+
+    def code_templates(self, relative: str, function: str) -> list[Template]:
+        """The f-strings of ``function`` in ``relative`` (a path under the package), as format templates.
+
+        Text the official harness writes in code rather than in its prompt files (a header it adds, a label)
+        is read this way: parsed with :mod:`ast`, never executed.
+
+        Raises:
+            OfficialSourceError: No such file or function, or the function holds no f-string.
+        """
+        key = (relative, function)
+        if key not in self._code:
+            node = _function(self.package_dir / relative, function)
+            found = [_template(n) for n in ast.walk(node) if isinstance(n, ast.JoinedStr)]
+            templates = [t for t in found if t is not None]
+            if not templates:
+                raise OfficialSourceError(f"{self.package_dir / relative}: {function}() holds no f-string")
+            self._code[key] = templates
+        return self._code[key]
+
+    def code_template(self, relative: str, function: str, fields: tuple[str, ...]) -> str:
+        """The one f-string of :meth:`code_templates` whose fields are exactly ``fields`` (in order).
+
+        Raises:
+            OfficialSourceError: None or several have those fields.
+        """
+        matches = [t.text for t in self.code_templates(relative, function) if t.fields == fields]
+        if len(matches) != 1:
+            raise OfficialSourceError(f"{self.package_dir / relative}: {function}() has {len(matches)} f-strings "
+                                      f"with the fields {', '.join(fields)} (expected one)")
+        return matches[0]
+
+    def code_literal(self, relative: str, function: str, name: str) -> Any:
+        """The literal value assigned to ``name`` inside ``function`` (a label table, say); never executed.
+
+        Raises:
+            OfficialSourceError: No such assignment, or its value is not a literal.
+        """
+        node = _function(self.package_dir / relative, function)
+        for child in ast.walk(node):
+            if isinstance(child, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in child.targets):
+                try:
+                    return ast.literal_eval(child.value)
+                except ValueError:
+                    break
+        raise OfficialSourceError(f"{self.package_dir / relative}: no literal {name} = ... in {function}()")
+
+    def code_constant(self, relative: str, function: str, keyword: str) -> str:
+        """The string constant passed as ``keyword=`` inside ``function`` (a fixed system message, say).
+
+        Raises:
+            OfficialSourceError: None or several such constants.
+        """
+        node = _function(self.package_dir / relative, function)
+        found = [k.value.value for c in ast.walk(node) if isinstance(c, ast.Call) for k in c.keywords
+                 if k.arg == keyword and isinstance(k.value, ast.Constant) and isinstance(k.value.value, str)]
+        if len(found) != 1:
+            raise OfficialSourceError(f"{self.package_dir / relative}: {function}() passes {len(found)} string "
+                                      f"constants as {keyword}= (expected one)")
+        return found[0]
 
     def check(self) -> None:
         """Read every file once, so a missing or unreadable one fails before any item runs.
@@ -211,6 +285,32 @@ def _resolve_head(git: Path) -> str | None:
             if line.endswith(" " + ref):
                 return line.split(" ", 1)[0]
     return None
+
+
+def _function(path: Path, name: str) -> ast.AST:
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except (OSError, UnicodeDecodeError, SyntaxError) as exc:
+        raise OfficialSourceError(f"cannot read the official code {path}: {exc}") from None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            return node
+    raise OfficialSourceError(f"{path}: no function {name}()")
+
+
+def _template(node: ast.JoinedStr) -> Template | None:
+    """``node`` as a template, or ``None`` when a field is more than a plain name (it could not be filled)."""
+    text, fields = [], []
+    for part in node.values:
+        if isinstance(part, ast.Constant) and isinstance(part.value, str):
+            text.append(part.value.replace("{", "{{").replace("}", "}}"))
+        elif (isinstance(part, ast.FormattedValue) and isinstance(part.value, ast.Name) and part.conversion == -1
+              and part.format_spec is None):
+            text.append("{" + part.value.id + "}")
+            fields.append(part.value.id)
+        else:
+            return None
+    return Template("".join(text), tuple(fields))
 
 
 def read_block_yaml(path: Path) -> dict[str, str]:

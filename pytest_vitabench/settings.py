@@ -112,8 +112,9 @@ class RunSettings:
     max_steps: int = setting(
         100, minimum=2, profile=True,
         help="message hops per subtask, tool results included (default: 100; 300 under --vita-profile official)")
-    seed: int = setting(0, minimum=-(2 ** 63),
-                        help="base seed; trial seeds derive from it with a stable hash (default: 0)")
+    seed: int = setting(0, minimum=-(2 ** 63), ini_default="",
+                        help="base seed; trial seeds derive from it with a stable hash (default: 0; under "
+                             "--vita-profile official 300 and the official derivation, as the official harness)")
     language: Literal["auto", "en", "zh"] = setting(
         "auto", choices=("auto", "en", "zh"),
         help="prompt and simulator language: auto (each suite's, detected from its text; default), en or zh")

@@ -122,6 +122,9 @@ def memory_factory(name: str, options: Mapping[str, Any] | None = None) -> Calla
         from .full_context import DEFAULT_MAX_TOKENS, FullContextMemory
 
         budget = int(opts.get("full_context_max_tokens") or DEFAULT_MAX_TOKENS)
+        wording = _official_wording(opts)
+        if wording is not None:
+            return lambda: FullContextMemory(max_tokens=budget, render=wording.render_records, empty="")
         return lambda: FullContextMemory(max_tokens=budget)
     if name == "agentic":
         return _agentic_factory(opts, who="the agentic memory")
@@ -134,6 +137,15 @@ def memory_factory(name: str, options: Mapping[str, Any] | None = None) -> Calla
 
     raise ValueError(f"--vita-memory: unknown memory backend {name!r}{did_you_mean(name, BUILTIN)}; available: "
                      f"{', '.join(BUILTIN)}, module:Class, or a '{ENTRY_POINT_GROUP}' entry point")
+
+
+def _official_wording(opts: Mapping[str, Any]) -> Any:
+    """The official wording of history records (``official_source`` among the options), else ``None``."""
+    if not opts.get("official_source"):
+        return None
+    from ..official_wording import wording_for
+
+    return wording_for(opts["official_source"], str(opts.get("language") or "en"))
 
 
 def _load_custom(name: str) -> Any:
