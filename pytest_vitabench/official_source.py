@@ -181,6 +181,22 @@ class OfficialSource:
                                       f"constants as {keyword}= (expected one)")
         return found[0]
 
+    def code_dict_value(self, relative: str, function: str, key: str) -> str:
+        """The string a dictionary literal inside ``function`` gives ``key`` (an initial state's text, say).
+
+        Raises:
+            OfficialSourceError: None or several different such strings.
+        """
+        node = _function(self.package_dir / relative, function)
+        pairs = [(k, v) for d in ast.walk(node) if isinstance(d, ast.Dict)
+                 for k, v in zip(d.keys, d.values, strict=True)]
+        found = {v.value for k, v in pairs if isinstance(k, ast.Constant) and k.value == key
+                 and isinstance(v, ast.Constant) and isinstance(v.value, str)}
+        if len(found) != 1:
+            raise OfficialSourceError(f"{self.package_dir / relative}: {function}() gives {key!r} {len(found)} "
+                                      "different strings (expected one)")
+        return found.pop()
+
     def check(self) -> None:
         """Read every file once, so a missing or unreadable one fails before any item runs.
 

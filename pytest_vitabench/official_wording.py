@@ -18,6 +18,7 @@ from .suite.schema import DailyRecord, EventRecord
 
 _AGENT = "agent/personalization_agent.py"
 _RECORDS = "memory/rewrite_memory.py"
+_JUDGE = "evaluator/evaluator_traj.py"
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,62 @@ class OfficialWording:
                 turns = [turn.model_dump() for turn in record.dialogue]
                 lines.append(dialogue_line.format(date=record.date,
                                                   dialogue_str=json.dumps(turns, ensure_ascii=False)))
+        return "\n".join(lines)
+
+
+    # -- the sliding-window judge ---------------------------------------------------------------------
+
+    def rubric_id(self, position: int) -> str:
+        """The official id of the rubric at 0-based ``position``."""
+        return f"rubric_{position}"
+
+    def initial_justification(self) -> str:
+        """What a rubric's justification says before any window judged it."""
+        return self.source.code_dict_value(_JUDGE, "_initialize_rubric_states", "justification")
+
+    def judge_window_messages(self, *, time: str, instruction: str, transcript: str, rubrics: str,
+                              window: int, windows: int) -> list[dict[str, Any]]:
+        """The system and user messages of one sliding-window judge call.
+
+        Args:
+            time: The subtask's clock with its weekday.
+            instruction: The user's instruction.
+            transcript: The window as :meth:`judge_transcript` renders it.
+            rubrics: The rubric states as :meth:`judge_rubrics` renders them.
+            window: This window's 1-based number.
+            windows: How many windows there are.
+        """
+        # The official system information block is a dict's repr: the judge never sees the database.
+        env_info = {"system_time": time, "database": []}
+        system = self.source.prompt("sliding_window_eval_template", self.language).format(
+            env_info=env_info, user_instruction=instruction, window_idx=window, total_windows=windows)
+        user = self.source.code_template(_JUDGE, "_evaluate_window", ("window_content", "current_rubrics_str"))
+        return [{"role": "system", "content": system},
+                {"role": "user", "content": user.format(window_content=transcript, current_rubrics_str=rubrics)}]
+
+    @staticmethod
+    def judge_rubrics(states: Sequence[tuple[str, str, str, bool]]) -> str:
+        """``(id, rubric, justification, met)`` states as the official judge shows them (indented JSON)."""
+        return json.dumps([{"rubric_idx": i, "rubric": r, "justification": j, "meetExpectation": m}
+                           for i, r, j, m in states], ensure_ascii=False, indent=2)
+
+    @staticmethod
+    def judge_transcript(messages: Sequence[Any], start: int, end: int) -> str:
+        """Messages ``start:end`` as ``[n] role: content`` lines, numbered globally from 1; tool calls as
+        ``name(key=repr)`` joined by ``.`` after the content; messages with nothing to show left out."""
+        lines = []
+        for number, message in enumerate(messages[start:end], start + 1):
+            content = message.content or ""
+            if message.role == "assistant" and message.tool_calls:
+                calls = []
+                for call in message.tool_calls:
+                    arguments = call.arguments
+                    shown = (", ".join(f"{k}={v!r}" for k, v in arguments.items()) if isinstance(arguments, dict)
+                             else str(arguments))
+                    calls.append(f"{call.name}({shown})")
+                content = f"{content} {'.'.join(calls)}" if content else ".".join(calls)
+            if content:
+                lines.append(f"[{number}] {message.role}: {content}")
         return "\n".join(lines)
 
 
