@@ -117,7 +117,7 @@ class Benchmark:
         c = self.config
         client = None if c.user_model == "scripted" else self.llm_client()
         return make_user_simulator(c.user_model, client=client, language=_fallback_language(c.language),
-                                   wait_for_action=c.user_wait_for_action)
+                                   wait_for_action=c.user_wait_for_action, official_source=self.official_source)
 
     def judge(self) -> Any:
         from .judges import make_judge

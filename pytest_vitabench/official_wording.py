@@ -79,6 +79,25 @@ class OfficialWording:
         return "\n".join(lines)
 
 
+    # -- the user simulator ---------------------------------------------------------------------------
+
+    def user_system_prompt(self, *, persona: dict[str, Any], instruction: str, proactive: bool,
+                           intention: str) -> str:
+        """The official personalization user's system prompt for one subtask.
+
+        Args:
+            persona: The user's profile, shown as the official simulator shows it (the dict's ``str``).
+            instruction: The subtask's instruction.
+            proactive: A proactive subtask: only then, and only with an intention, the proactive section.
+            intention: The hidden ``user_intention``.
+        """
+        section = ""
+        if proactive and intention:
+            section = self.source.prompt("personalization_user_proactive_section", self.language).format(
+                proactive_info=intention) + "\n"
+        return self.source.prompt("personalization_user_system_prompt", self.language).format(
+            persona=str(persona), instruction=instruction, proactive_section=section)
+
     # -- the sliding-window judge ---------------------------------------------------------------------
 
     def rubric_id(self, position: int) -> str:
