@@ -55,6 +55,22 @@ class OfficialWording:
         return whole.format(base_prompt=policy.format(time=time), profile_section=profile_section,
                             memory_content=memory)
 
+    def tool_schemas(self, domain: str, ours: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The agent's tools for a subtask of ``domain``: the official schemas of the tools our environment has,
+        in the official order, then ours that have no official counterpart (a memory backend's tools).
+
+        A merged domain (``delivery,ota``) keeps our schemas: the official personalization runs have none.
+        """
+        if "," in domain:
+            return ours
+        from .official_tools import official_tool_schemas
+
+        names = {tool["function"]["name"] for tool in ours}
+        official = [tool for tool in official_tool_schemas(self.source, domain, self.language)
+                    if tool["function"]["name"] in names]
+        offered = {tool["function"]["name"] for tool in official}
+        return official + [tool for tool in ours if tool["function"]["name"] not in offered]
+
     def render_records(self, records: Sequence[DailyRecord | EventRecord]) -> str:
         """History records as the official memory backends render them: one line per behaviour, a day's
         dialogue as one JSON line, each with the official (Chinese) type label."""

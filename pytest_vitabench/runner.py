@@ -370,7 +370,9 @@ class ItemRunner:
         setup = AgentSetup(
             system_prompt=system_prompt, hides_greeting=wording is not None and not history,
             official_format=wording is not None,
-            tools=environment.tool_schemas(), memory=snapshot, time=clock, user_profile=profile,
+            tools=(wording.tool_schemas(sub.domain, environment.tool_schemas()) if wording
+                   else environment.tool_schemas()),
+            memory=snapshot, time=clock, user_profile=profile,
             proactive=sub.is_proactive, language=language, seed=result.seed,
             groundtruth=sub.groundtruth_preferences() if getattr(agent, "reads_groundtruth", False) else None,
             answer=_answer_for(agent, sub, environment.user_id, env_time, task),
