@@ -197,6 +197,27 @@ class OfficialSource:
                                       "different strings (expected one)")
         return found.pop()
 
+    def code_choice(self, relative: str, function: str, name: str, language_key: str) -> str:
+        """The string ``function`` assigns to ``name`` for ``language_key``, from a ``a if language == KEY else
+        b`` expression (a fixed line in two languages).
+
+        Raises:
+            OfficialSourceError: No such assignment of that shape.
+        """
+        node = _function(self.package_dir / relative, function)
+        for child in ast.walk(node):
+            if not (isinstance(child, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name
+                                                          for t in child.targets)):
+                continue
+            choice = child.value
+            if (isinstance(choice, ast.IfExp) and isinstance(choice.test, ast.Compare)
+                    and len(choice.test.comparators) == 1 and isinstance(choice.test.comparators[0], ast.Constant)
+                    and isinstance(choice.body, ast.Constant) and isinstance(choice.orelse, ast.Constant)):
+                matches = choice.test.comparators[0].value == language_key
+                return str(choice.body.value if matches else choice.orelse.value)
+        raise OfficialSourceError(f"{self.package_dir / relative}: no {name} = 'a' if language == '...' else 'b' "
+                                  f"in {function}()")
+
     def check(self) -> None:
         """Read every file once, so a missing or unreadable one fails before any item runs.
 

@@ -13,12 +13,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .official_source import OfficialSource
+from .official_source import LANGUAGE_KEYS, OfficialSource
 from .suite.schema import DailyRecord, EventRecord
 
 _AGENT = "agent/personalization_agent.py"
 _RECORDS = "memory/rewrite_memory.py"
 _JUDGE = "evaluator/evaluator_traj.py"
+_ORCHESTRATOR = "orchestrator/orchestrator.py"
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,11 @@ class OfficialWording:
         whole = self.source.code_template(_AGENT, "system_prompt", ("base_prompt", "profile_section", "memory_content"))
         return whole.format(base_prompt=policy.format(time=time), profile_section=profile_section,
                             memory_content=memory)
+
+    def greeting(self) -> str:
+        """The agent's fixed opening line (the official orchestrator's first message), in this language."""
+        return self.source.code_choice(_ORCHESTRATOR, "get_default_first_agent_message", "content",
+                                       LANGUAGE_KEYS[self.language])
 
     def tool_schemas(self, domain: str, ours: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The agent's tools for a subtask of ``domain``: the official schemas of the tools our environment has,
