@@ -218,6 +218,28 @@ class OfficialSource:
         raise OfficialSourceError(f"{self.package_dir / relative}: no {name} = 'a' if language == '...' else 'b' "
                                   f"in {function}()")
 
+    def code_concatenated(self, relative: str, function: str) -> list[str]:
+        """The string constants ``function`` puts first in a ``"..." + ...`` concatenation, in source order."""
+        node = _function(self.package_dir / relative, function)
+        found: list[ast.Constant] = [b.left for b in ast.walk(node) if isinstance(b, ast.BinOp)
+                                     and isinstance(b.op, ast.Add) and isinstance(b.left, ast.Constant)
+                                     and isinstance(b.left.value, str)]
+        return [str(c.value) for c in sorted(found, key=lambda c: (c.lineno, c.col_offset))]
+
+    def code_returned(self, relative: str, function: str) -> str:
+        """The one string constant ``function`` returns (its fallback text, say).
+
+        Raises:
+            OfficialSourceError: None or several.
+        """
+        node = _function(self.package_dir / relative, function)
+        found = [r.value.value for r in ast.walk(node) if isinstance(r, ast.Return)
+                 and isinstance(r.value, ast.Constant) and isinstance(r.value.value, str)]
+        if len(found) != 1:
+            raise OfficialSourceError(f"{self.package_dir / relative}: {function}() returns {len(found)} string "
+                                      "constants (expected one)")
+        return found[0]
+
     def check(self) -> None:
         """Read every file once, so a missing or unreadable one fails before any item runs.
 

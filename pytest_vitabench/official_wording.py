@@ -13,13 +13,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .official_source import LANGUAGE_KEYS, OfficialSource
+from .official_source import LANGUAGE_KEYS, OfficialSource, OfficialSourceError
 from .suite.schema import DailyRecord, EventRecord
 
 _AGENT = "agent/personalization_agent.py"
 _RECORDS = "memory/rewrite_memory.py"
 _JUDGE = "evaluator/evaluator_traj.py"
 _ORCHESTRATOR = "orchestrator/orchestrator.py"
+_GROUNDTRUTH = "memory/groundtruth_memory.py"
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,32 @@ class OfficialWording:
                     if tool["function"]["name"] in names]
         offered = {tool["function"]["name"] for tool in official}
         return official + [tool for tool in ours if tool["function"]["name"] not in offered]
+
+    def render_preferences(self, preferences: dict[str, Any] | None) -> str:
+        """Ground-truth preferences as the official groundtruth memory shows them (its ``current`` tags under
+        a heading, one bracketed line per category); with none, its fallback text."""
+        current: Any = preferences or {}
+        if isinstance(current, dict) and "current" in current:
+            current = current["current"]
+        lines = []
+        if isinstance(current, dict):
+            category_line = self.source.code_template(_GROUNDTRUTH, "read", ("category",))
+            tag_line = self.source.code_template(_GROUNDTRUTH, "read", ("tag",))
+            category_text = self.source.code_template(_GROUNDTRUTH, "read", ("category", "tags"))
+            for category, tags in current.items():
+                if isinstance(tags, list) and tags:
+                    lines.append(category_line.format(category=category))
+                    lines += [tag_line.format(tag=tag) for tag in tags]
+                elif isinstance(tags, str) and tags:
+                    lines.append(category_text.format(category=category, tags=tags))
+        elif current:
+            lines.append(json.dumps(current, ensure_ascii=False, indent=2))
+        if not lines:
+            return self.source.code_returned(_GROUNDTRUTH, "read")
+        headings = self.source.code_concatenated(_GROUNDTRUTH, "read")
+        if not headings:
+            raise OfficialSourceError(f"{self.source.package_dir / _GROUNDTRUTH}: read() has no heading")
+        return headings[0] + "\n".join(lines)
 
     def render_records(self, records: Sequence[DailyRecord | EventRecord]) -> str:
         """History records as the official memory backends render them: one line per behaviour, a day's

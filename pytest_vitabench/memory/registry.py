@@ -117,6 +117,9 @@ def memory_factory(name: str, options: Mapping[str, Any] | None = None) -> Calla
     if name == "groundtruth":
         from .groundtruth import GroundTruthMemory
 
+        wording = _official_wording(opts)
+        if wording is not None:
+            return lambda: GroundTruthMemory(render=wording.render_preferences)
         return GroundTruthMemory
     if name == "full_context":
         from .full_context import DEFAULT_MAX_TOKENS, FullContextMemory
