@@ -152,6 +152,56 @@ class OfficialSource:
                                       f"with the fields {', '.join(fields)} (expected one)")
         return matches[0]
 
+    def code_branch_template(self, relative: str, function: str, fields: tuple[str, ...], language_key: str) -> str:
+        """The f-string with ``fields`` in the branch of an ``if ... == "<key>": ... else: ...`` inside
+        ``function`` that ``language_key`` takes (a sentence the code writes in two languages).
+
+        Raises:
+            OfficialSourceError: No such branch or f-string.
+        """
+        node = _function(self.package_dir / relative, function)
+        for branch in ast.walk(node):
+            if not (isinstance(branch, ast.If) and isinstance(branch.test, ast.Compare)
+                    and len(branch.test.comparators) == 1 and isinstance(branch.test.comparators[0], ast.Constant)):
+                continue
+            taken = branch.body if branch.test.comparators[0].value == language_key else branch.orelse
+            for statement in taken:
+                for child in ast.walk(statement):
+                    template = _template(child) if isinstance(child, ast.JoinedStr) else None
+                    if template is not None and template.fields == fields:
+                        return template.text
+        raise OfficialSourceError(f"{self.package_dir / relative}: {function}() has no f-string with the fields "
+                                  f"{', '.join(fields)} in a language branch")
+
+    def code_fallback(self, relative: str, function: str, keyword: str) -> str:
+        """The string after ``or`` in the ``keyword=... or "text"`` argument inside ``function``.
+
+        Raises:
+            OfficialSourceError: No such argument.
+        """
+        node = _function(self.package_dir / relative, function)
+        for call in ast.walk(node):
+            if isinstance(call, ast.Call):
+                for k in call.keywords:
+                    value = k.value
+                    if (k.arg == keyword and isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or)
+                            and isinstance(value.values[-1], ast.Constant) and isinstance(value.values[-1].value, str)):
+                        return value.values[-1].value
+        raise OfficialSourceError(f"{self.package_dir / relative}: no {keyword}=... or '...' in {function}()")
+
+    def code_docstring(self, relative: str, function: str) -> str:
+        """The docstring of ``function`` (a memory tool's description).
+
+        Raises:
+            OfficialSourceError: It has none.
+        """
+        node = _function(self.package_dir / relative, function)
+        text = ast.get_docstring(node, clean=True) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+            else None
+        if not text:
+            raise OfficialSourceError(f"{self.package_dir / relative}: {function}() has no docstring")
+        return text
+
     def code_literal(self, relative: str, function: str, name: str) -> Any:
         """The literal value assigned to ``name`` inside ``function`` (a label table, say); never executed.
 
@@ -363,10 +413,12 @@ def _template(node: ast.JoinedStr) -> Template | None:
     for part in node.values:
         if isinstance(part, ast.Constant) and isinstance(part.value, str):
             text.append(part.value.replace("{", "{{").replace("}", "}}"))
-        elif (isinstance(part, ast.FormattedValue) and isinstance(part.value, ast.Name) and part.conversion == -1
-              and part.format_spec is None):
-            text.append("{" + part.value.id + "}")
-            fields.append(part.value.id)
+        elif (isinstance(part, ast.FormattedValue) and isinstance(part.value, (ast.Name, ast.Attribute))
+              and part.conversion == -1 and part.format_spec is None):
+            # ``{self.max_tokens}`` becomes the field ``max_tokens``
+            name = part.value.id if isinstance(part.value, ast.Name) else part.value.attr
+            text.append("{" + name + "}")
+            fields.append(name)
         else:
             return None
     return Template("".join(text), tuple(fields))

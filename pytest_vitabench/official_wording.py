@@ -104,6 +104,31 @@ class OfficialWording:
             raise OfficialSourceError(f"{self.source.package_dir / _GROUNDTRUTH}: read() has no heading")
         return headings[0] + "\n".join(lines)
 
+    # -- the agentic (rewrite) memory -------------------------------------------------------------------
+
+    def memory_update_messages(self, *, current: str, records: str, max_tokens: int) -> list[dict[str, str]]:
+        """The official rewrite memory's update request: its fixed system message, the update prompt with the
+        current memory (or the official placeholder) and the new records, and the output budget sentence."""
+        system = self.source.code_constant(_RECORDS, "update", "content")
+        empty = self.source.code_fallback(_RECORDS, "update", "current_memory")
+        user = self.source.prompt("memory_update_prompt", self.language).format(
+            current_memory=current or empty, new_interactions=records)
+        budget = self.source.code_branch_template(_RECORDS, "update", ("max_tokens",), LANGUAGE_KEYS["en"]
+                                                  if self.language == "en" else LANGUAGE_KEYS["zh"])
+        return [{"role": "system", "content": system},
+                {"role": "user", "content": user + budget.format(max_tokens=max_tokens)}]
+
+    def rewrite_memory_empty(self) -> str:
+        """What the official rewrite memory reads as before its first update."""
+        return self.source.code_returned(_RECORDS, "read")
+
+    def memory_tool_description(self, name: str) -> str:
+        """A memory tool's description as the official schema builder gives it: its docstring's first line,
+        then the rest after a blank line."""
+        first, _, rest = self.source.code_docstring(_RECORDS, name).partition("\n")
+        rest = rest.strip()
+        return f"{first}\n\n{rest}" if rest else first
+
     def render_records(self, records: Sequence[DailyRecord | EventRecord]) -> str:
         """History records as the official memory backends render them: one line per behaviour, a day's
         dialogue as one JSON line, each with the official (Chinese) type label."""

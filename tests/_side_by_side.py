@@ -332,9 +332,25 @@ class RoleComparison:
                 f"(ours sent {self.ours}, official {self.theirs})")
 
 
+#: The memory backends' tools. The official harness offers them in the order of a Python set of their names
+#: (string hashes: random per process), so they are compared in name order on both sides.
+MEMORY_TOOLS = ("query_preference_memory", "read_preference_memory")
+
+
+def memory_tools_sorted(body: dict[str, Any]) -> dict[str, Any]:
+    tools = body.get("tools")
+    if not tools:
+        return body
+    others = [t for t in tools if t.get("function", {}).get("name") not in MEMORY_TOOLS]
+    memory = sorted((t for t in tools if t.get("function", {}).get("name") in MEMORY_TOOLS),
+                    key=lambda t: t["function"]["name"])
+    return {**body, "tools": others + memory}
+
+
 def compare(ours: Run, theirs: Run) -> dict[str, RoleComparison]:
     """Per role: how many requests are identical and, for each that is not, its first differing field."""
-    mine, official = ours.by_role(), theirs.by_role()
+    mine = {role: [memory_tools_sorted(b) for b in bodies] for role, bodies in ours.by_role().items()}
+    official = {role: [memory_tools_sorted(b) for b in bodies] for role, bodies in theirs.by_role().items()}
     out = {}
     for role in sorted(set(mine) | set(official)):
         a, b = mine.get(role, []), official.get(role, [])

@@ -187,7 +187,9 @@ def _agentic_factory(opts: dict[str, Any], *, who: str) -> Callable[[], Any]:
                          f"(or $OPENAI_BASE_URL) and the key variable named by --vita-api-key-env")
     budget = int(opts.get("agentic_max_tokens") or DEFAULT_MAX_TOKENS)
     language = str(opts.get("language") or "en")
-    return lambda: AgenticMemory(llm_client=client, memory_model=str(model), max_tokens=budget, language=language)
+    wording = _official_wording(opts)
+    return lambda: AgenticMemory(llm_client=client, memory_model=str(model), max_tokens=budget, language=language,
+                                 wording=wording)
 
 
 def _rag_factory(opts: dict[str, Any]) -> Callable[[], Any]:
