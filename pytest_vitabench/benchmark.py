@@ -38,6 +38,10 @@ class Benchmark:
         self.config = RunConfig.from_options(options)
         # Read before anything else is built: a missing official source is a usage error naming where it looked.
         self.official_source = locate_official_source(self.config.official_source)
+        if self.official_source is not None:
+            from .official_wording import check_wording
+
+            check_wording(self.official_source)
         self.llm_settings = settings_for_run(self.config, rootdir=rootdir, state_dir=state_dir)
         self.concurrency = resolve_concurrency(self.config.concurrency, self.needs_llm)
         self.ledger = Ledger()

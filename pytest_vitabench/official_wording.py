@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .official_source import LANGUAGE_KEYS, OfficialSource, OfficialSourceError
-from .suite.schema import DailyRecord, EventRecord
+from .suite.schema import DailyRecord, DialogueTurn, EventRecord
 
 _AGENT = "agent/personalization_agent.py"
 _RECORDS = "memory/rewrite_memory.py"
@@ -226,6 +226,35 @@ class OfficialWording:
             if content:
                 lines.append(f"[{number}] {message.role}: {content}")
         return "\n".join(lines)
+
+
+def check_wording(source: OfficialSource) -> None:
+    """Read every piece of official text the requests use, in both languages, so that a copy of the harness
+    that lacks one fails before any item runs (naming the file and what is missing).
+
+    Raises:
+        OfficialSourceError: A piece cannot be read.
+    """
+    from .official_tools import official_tool_schemas
+
+    for language in LANGUAGE_KEYS:
+        wording = OfficialWording(source, language)
+        wording.agent_system_prompt(time="", profile={"k": "v"}, memory="", proactive=False)
+        wording.agent_system_prompt(time="", profile={}, memory="", proactive=True)
+        wording.render_records([EventRecord(type="search", timestamp="", content={}),
+                                DailyRecord(date="", dialogue=[DialogueTurn(role="user", content="")])])
+        wording.render_preferences({"current": {"c": ["t"], "d": "s"}})
+        wording.render_preferences(None)
+        wording.greeting()
+        wording.user_system_prompt(persona={}, instruction="", proactive=True, intention="x")
+        wording.initial_justification()
+        wording.judge_window_messages(time="", instruction="", transcript="", rubrics="", window=1, windows=1)
+        wording.memory_update_messages(current="", records="", max_tokens=1)
+        wording.rewrite_memory_empty()
+        for name in ("read_preference_memory", "query_preference_memory"):
+            wording.memory_tool_description(name)
+        for domain in ("delivery", "instore", "ota"):
+            official_tool_schemas(source, domain, language)
 
 
 def wording_for(source: OfficialSource | None, language: str) -> OfficialWording | None:

@@ -163,14 +163,11 @@ def parse_tool_checks(value: Any) -> list[str]:
 #: The reason a run with ``--vita-official-source none`` gives.
 OWN_WORDING = "prompts are pytest-vitabench's own (--vita-official-source none)"
 
-#: Roles whose requests do not yet carry the official wording even with the official source, and what differs
-#: (measured by ``benchmarks/bench_official_side_by_side.py``); a role leaves this list once its requests are
-#: identical to the official harness's.
+#: What still differs from the official requests with the official source, by where it shows (measured by
+#: ``benchmarks/bench_official_side_by_side.py``); an entry leaves once those requests are identical.
 NOT_YET_OFFICIAL: dict[str, str] = {
-    "agent": "system prompt and tool descriptions are not yet read from the official source",
-    "user simulator": "prompt is not yet read from the official source",
-    "judge": "prompt and rubric ids are not yet read from the official source",
-    "memory update": "agentic update and rag summary prompts are not yet read from the official source",
+    "tool results": "tool result strings are not yet the official ones (the records' own string form)",
+    "rag": "rag's embedding inputs, chunk text and summary request are not yet the official ones",
 }
 
 #: The official rag's retrieval (memory.yaml and rag_memory.py of the official harness).
@@ -195,7 +192,7 @@ def comparability(config: Any, *, tokenizer: str = "cl100k_base", official_wordi
     if not official_wording:
         reasons.append(OWN_WORDING)
     else:
-        reasons.extend(f"{role}: {what}" for role, what in NOT_YET_OFFICIAL.items() if role_in_use(config, role))
+        reasons.extend(what for where, what in NOT_YET_OFFICIAL.items() if role_in_use(config, where))
     if config.judge_model == "rules":
         reasons.append("rules judge: offline")
     if config.user_model == "scripted":
@@ -250,19 +247,13 @@ def _rag_reasons(config: Any) -> list[str]:
     return reasons
 
 
-def role_in_use(config: Any, role: str) -> bool:
-    """Whether ``role`` of :data:`NOT_YET_OFFICIAL` sends requests in this configuration."""
-    if role == "agent":
-        from .agents import BUILTIN_AGENTS
+def role_in_use(config: Any, where: str) -> bool:
+    """Whether the difference ``where`` of :data:`NOT_YET_OFFICIAL` reaches a request in this configuration."""
+    if where == "rag":
+        return "rag" in config.memory
+    from .agents import BUILTIN_AGENTS
 
-        return config.model not in BUILTIN_AGENTS
-    if role == "user simulator":
-        return config.user_model != "scripted"
-    if role == "judge":
-        return config.judge_model != "rules"
-    if role == "memory update":
-        return "agentic" in config.memory or "rag" in config.memory
-    return True
+    return config.model not in BUILTIN_AGENTS or config.judge_model != "rules"
 
 
 def summary(config: Any, *, tokenizer: str = "cl100k_base", official_wording: bool = False) -> dict[str, Any]:

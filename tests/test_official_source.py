@@ -34,15 +34,15 @@ def test_a_checkout_its_src_or_its_package_directory_is_found(checkout, where):
 
 def test_block_literals_are_read_as_yaml_reads_them(checkout):
     source = locate(str(checkout))
-    assert source.prompt("memory_update_prompt", "en") == "English memory_update_prompt at {time}\nsecond line\n"
-    assert source.prompt("memory_update_prompt", "zh") == "中文 memory_update_prompt\n\n  indented line"
+    assert source.prompt("full_trajectory_eval_template", "en") == "English full judge\nsecond line\n"
+    assert source.prompt("full_trajectory_eval_template", "zh") == "中文 full judge\n\n  indented line"
     assert read_block_yaml(checkout / "src/vita/prompts/memory_update_prompt.yaml")["name"] == "memory_update_prompt"
 
 
 def test_tool_descriptions_are_parsed_never_executed(checkout):
     source = locate(str(checkout))
-    assert source.tool_descriptions("ota", "en") == {"find_things": {"description": "Find things",
-                                                                     "args": {"keywords": "words"}}}
+    assert source.tool_descriptions("ota", "en")["find_things"]["description"] == "Find things"
+    assert source.tool_descriptions("ota", "en")["find_things"]["args"] == {"keywords": "words"}
     assert source.tool_descriptions("delivery", "zh")["find_things"]["description"] == "找东西"
     assert not list(checkout.rglob("EXECUTED"))
 
