@@ -383,7 +383,7 @@ class ItemRunner:
             # a 1.0 task's text is the user's hidden scenario: an LLM user writes its own opening from it
             scenario_is_hidden=task.source_format == "vitabench1",
             write_tools=frozenset(name for name, tool in environment.tools.items() if tool.kind == "write"),
-            greeting=wording.greeting() if wording else "",
+            greeting=wording.greeting() if wording else "", history_length=len(history),
         )
         return _Prepared(environment=environment, agent_setup=setup, user_setup=user_setup, env_time=env_time,
                          history=history, language=language,

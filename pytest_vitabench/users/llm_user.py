@@ -213,6 +213,10 @@ class LLMUser:
         """
         if not setup.scenario_is_hidden and not any(m.role == "user" for m in messages):
             return Message(role="user", content=setup.instruction)
+        if (self.official_source is not None and not setup.scenario_is_hidden
+                and not any(m.role == "user" for m in messages[setup.history_length:])):
+            # The official simulator's first turn of a subtask is its instruction, after a seeded history too.
+            return Message(role="user", content=setup.instruction)
         if setup.language not in _PROMPT:
             setup = _with_language(setup, self.language)
         chat = self._official_chat(setup, messages)
