@@ -165,6 +165,22 @@ def paper_slice(users: int = 2, subtasks: int = 2, *, pick: Callable[[dict], boo
     return out
 
 
+def coverage_slice() -> list[dict]:
+    """Two users of ``suites/paper``, each with an in-store, a travel and a proactive subtask (in their order),
+    the first user's first subtask opening from a ``message_history``."""
+    kinds = (lambda s: s["domain"] == "instore", lambda s: s["domain"] == "ota",
+             lambda s: "proactive" in s["skill_tested"])
+    data = json.loads(gzip.open(PAPER_SUITE).read())
+    out = []
+    for user in data[:2]:
+        chosen = {id(s) for kind in kinds for s in [next(s for s in user["subtasks"] if kind(s))]}
+        out.append({**user, "subtasks": [s for s in user["subtasks"] if id(s) in chosen]})
+    first = out[0]["subtasks"][0] = dict(out[0]["subtasks"][0])
+    first["message_history"] = [{"role": "assistant", "content": "Hello there."},
+                                {"role": "user", "content": "I would like to book something."}]
+    return out
+
+
 # -- the two runs ------------------------------------------------------------------------------------------
 
 @dataclass

@@ -10,17 +10,23 @@ compared with them set aside, and the strict count is asserted not to fall below
 from __future__ import annotations
 
 import pytest
-from _side_by_side import compare, paper_slice, run_official, run_ours, skip_reason, table
+from _side_by_side import compare, coverage_slice, paper_slice, run_official, run_ours, skip_reason, table
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(skip_reason() is not None, reason=skip_reason() or "")]
 
 #: Roles whose requests are identical apart from tool result strings, per memory backend.
-IDENTICAL_ROLES = {"full_context": ("agent", "judge", "user"), "none": ("agent", "judge", "user")}
+IDENTICAL_ROLES = {"full_context": ("agent", "judge", "user"), "none": ("agent", "judge", "user"),
+                   "agentic": ("agent", "judge", "user", "memory"), "groundtruth": ("agent", "judge", "user")}
 
 
-@pytest.mark.parametrize("memory, language", [("full_context", "en"), ("none", "zh")])
-def test_requests_equal_the_official_harness(tmp_path, memory, language):
-    tasks = paper_slice(users=2, subtasks=2)
+@pytest.mark.parametrize("memory, language, coverage", [
+    ("full_context", "en", False),  # in-store and delivery, the paper suite's first subtasks
+    ("none", "zh", False),
+    ("agentic", "en", True),  # in-store, travel, proactive, a message_history; the memory update requests
+    ("groundtruth", "zh", True),
+])
+def test_requests_equal_the_official_harness(tmp_path, memory, language, coverage):
+    tasks = coverage_slice() if coverage else paper_slice(users=2, subtasks=2)
     official = run_official(tasks, tmp_path, memory=memory, language=language)
     ours = run_ours(tasks, tmp_path, memory=memory, language=language)
     assert official.returncode == 0, official.output
