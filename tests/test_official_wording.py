@@ -161,3 +161,18 @@ def test_rag_with_the_official_retrieval_has_no_retrieval_reason(tmp_path, check
     reasons = comparability(bench.config, official_wording=True)
     assert not [r for r in reasons if r.startswith("rag embeddings") or r.startswith("rag threshold")]
     assert NOT_YET_OFFICIAL["rag"] in reasons
+
+
+def test_agent_messages_in_the_official_form():
+    from pytest_vitabench.agents.openai_agent import to_openai_messages
+
+    messages = [Message(role="assistant", content=None, tool_calls=[ToolCall(id="c", name="find",
+                                                                            arguments={"q": "茶"})]),
+                Message(role="tool", content="found", tool_call_id="c", name="find")]
+    official = to_openai_messages("S", messages, official=True)
+    assert official[1] == {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c", "type": "function", "function": {"name": "find", "arguments": '{"q": "\\u8336"}'}}]}
+    assert official[2] == {"role": "tool", "content": "found", "tool_call_id": "c", "name": "find"}
+    ours = to_openai_messages("S", messages)
+    assert ours[1]["content"] == "" and ours[1]["tool_calls"][0]["function"]["arguments"] == '{"q": "茶"}'
+    assert "name" not in ours[2]
