@@ -267,7 +267,8 @@ def run_ours(tasks: list[dict], tmp: Path, *, memory: str = "full_context", lang
                    "--vita-user-model", USER, "--vita-judge-model", JUDGE, "--vita-base-url", stub.base_url,
                    "--vita-memory", memory, "--vita-trials", str(trials), "--vita-language", language,
                    "--vita-concurrency", "1", "--vita-cache", "off", "--vita-official-source", str(OFFICIAL_SOURCE),
-                   *extra]
+                   # rag as officially: text-embedding-3-large at the chat endpoint (the stub)
+                   *(["--vita-embedding-model", "text-embedding-3-large"] if memory == "rag" else []), *extra]
         start = time.perf_counter()
         done = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True, timeout=timeout,
                               stdin=subprocess.DEVNULL)

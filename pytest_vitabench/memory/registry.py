@@ -218,7 +218,8 @@ def _rag_factory(opts: dict[str, Any]) -> Callable[[], Any]:
     # agent's model; under --vita-rag-style official we do the same whenever a memory model is available.
     wants_summary = opts.get("rag_summary") or (style == "official" and opts.get("memory_model")
                                                  and opts.get("llm_client") is not None)
-    summary = _agentic_factory(opts, who="--vita-rag-summary") if wants_summary else None
+    # The summary keeps our prompt until the official rag summary request is re-built (not the rewrite memory's).
+    summary = _agentic_factory({**opts, "official_source": None}, who="--vita-rag-summary") if wants_summary else None
     if top_k < 1 or chunk_tokens < 1:
         raise ValueError(f"--vita-rag-top-k and the chunk size must be positive, got {top_k} and {chunk_tokens}")
 
