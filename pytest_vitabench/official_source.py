@@ -132,7 +132,7 @@ class OfficialSource:
         """
         key = (relative, function)
         if key not in self._code:
-            node = _function(self.package_dir / relative, function)
+            node = function_node(self.package_dir / relative, function)
             found = [_template(n) for n in ast.walk(node) if isinstance(n, ast.JoinedStr)]
             templates = [t for t in found if t is not None]
             if not templates:
@@ -159,7 +159,7 @@ class OfficialSource:
         Raises:
             OfficialSourceError: No such branch or f-string.
         """
-        node = _function(self.package_dir / relative, function)
+        node = function_node(self.package_dir / relative, function)
         for branch in ast.walk(node):
             if not (isinstance(branch, ast.If) and isinstance(branch.test, ast.Compare)
                     and len(branch.test.comparators) == 1 and isinstance(branch.test.comparators[0], ast.Constant)):
@@ -179,7 +179,7 @@ class OfficialSource:
         Raises:
             OfficialSourceError: No such argument.
         """
-        node = _function(self.package_dir / relative, function)
+        node = function_node(self.package_dir / relative, function)
         for call in ast.walk(node):
             if isinstance(call, ast.Call):
                 for k in call.keywords:
@@ -195,7 +195,7 @@ class OfficialSource:
         Raises:
             OfficialSourceError: It has none.
         """
-        node = _function(self.package_dir / relative, function)
+        node = function_node(self.package_dir / relative, function)
         text = ast.get_docstring(node, clean=True) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
             else None
         if not text:
@@ -208,7 +208,7 @@ class OfficialSource:
         Raises:
             OfficialSourceError: No such assignment, or its value is not a literal.
         """
-        node = _function(self.package_dir / relative, function)
+        node = function_node(self.package_dir / relative, function)
         for child in ast.walk(node):
             if isinstance(child, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in child.targets):
                 try:
@@ -223,7 +223,7 @@ class OfficialSource:
         Raises:
             OfficialSourceError: None or several such constants.
         """
-        node = _function(self.package_dir / relative, function)
+        node = function_node(self.package_dir / relative, function)
         found = [k.value.value for c in ast.walk(node) if isinstance(c, ast.Call) for k in c.keywords
                  if k.arg == keyword and isinstance(k.value, ast.Constant) and isinstance(k.value.value, str)]
         if len(found) != 1:
@@ -237,7 +237,7 @@ class OfficialSource:
         Raises:
             OfficialSourceError: None or several different such strings.
         """
-        node = _function(self.package_dir / relative, function)
+        node = function_node(self.package_dir / relative, function)
         pairs = [(k, v) for d in ast.walk(node) if isinstance(d, ast.Dict)
                  for k, v in zip(d.keys, d.values, strict=True)]
         found = {v.value for k, v in pairs if isinstance(k, ast.Constant) and k.value == key
@@ -254,7 +254,7 @@ class OfficialSource:
         Raises:
             OfficialSourceError: No such assignment of that shape.
         """
-        node = _function(self.package_dir / relative, function)
+        node = function_node(self.package_dir / relative, function)
         for child in ast.walk(node):
             if not (isinstance(child, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name
                                                           for t in child.targets)):
@@ -270,7 +270,7 @@ class OfficialSource:
 
     def code_concatenated(self, relative: str, function: str) -> list[str]:
         """The string constants ``function`` puts first in a ``"..." + ...`` concatenation, in source order."""
-        node = _function(self.package_dir / relative, function)
+        node = function_node(self.package_dir / relative, function)
         found: list[ast.Constant] = [b.left for b in ast.walk(node) if isinstance(b, ast.BinOp)
                                      and isinstance(b.op, ast.Add) and isinstance(b.left, ast.Constant)
                                      and isinstance(b.left.value, str)]
@@ -282,7 +282,7 @@ class OfficialSource:
         Raises:
             OfficialSourceError: None or several.
         """
-        node = _function(self.package_dir / relative, function)
+        node = function_node(self.package_dir / relative, function)
         found = [r.value.value for r in ast.walk(node) if isinstance(r, ast.Return)
                  and isinstance(r.value, ast.Constant) and isinstance(r.value.value, str)]
         if len(found) != 1:
@@ -396,7 +396,12 @@ def _resolve_head(git: Path) -> str | None:
     return None
 
 
-def _function(path: Path, name: str) -> ast.AST:
+def function_node(path: Path, name: str) -> ast.AST:
+    """The definition of function (or method) ``name`` in ``path``, parsed, never run.
+
+    Raises:
+        OfficialSourceError: The file cannot be read or parsed, or has no such function.
+    """
     try:
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     except (OSError, UnicodeDecodeError, SyntaxError) as exc:

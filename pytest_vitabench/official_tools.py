@@ -19,7 +19,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from .official_source import OfficialSource, OfficialSourceError
+from .official_source import OfficialSource, OfficialSourceError, function_node, literal_assignment
 
 _TOOLKIT = "environment/toolkit.py"
 _TOOLKIT_SCHEMA = "environment/toolkit_schema.py"
@@ -59,8 +59,6 @@ def _schemas(source: OfficialSource, domain: str, language: str) -> tuple[dict[s
     methods = _tool_methods(source.package_dir, source.package_dir / "domains" / domain / "tools.py")
     descriptions = source.tool_descriptions(domain, language)
     shared = source.package_dir / _TOOLKIT_SCHEMA
-    from .official_source import literal_assignment
-
     shared_descriptions = literal_assignment(shared, f"TOOLKIT_TOOL_DESCRIPTIONS_{_LANGUAGE_SUFFIX[language]}")
     headings = _headings(source)
     out = []
@@ -75,9 +73,7 @@ def _schemas(source: OfficialSource, domain: str, language: str) -> tuple[dict[s
 
 def _headings(source: OfficialSource) -> tuple[str, ...]:
     """The headings the official docstring builder writes: preconditions, postconditions, arguments, returns."""
-    from .official_source import _function
-
-    node = _function(source.package_dir / _SCHEMA_BUILDER, "generate_tool_docstring")
+    node = function_node(source.package_dir / _SCHEMA_BUILDER, "generate_tool_docstring")
     texts = [call.args[0].value for call in ast.walk(node) if isinstance(call, ast.Call)
              and isinstance(call.func, ast.Attribute) and call.func.attr == "append" and call.args
              and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str) and call.args[0].value]
