@@ -18,7 +18,7 @@ import hashlib
 import importlib.util
 import os
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
@@ -396,8 +396,10 @@ def _resolve_head(git: Path) -> str | None:
     return None
 
 
+@cache
 def function_node(path: Path, name: str) -> ast.AST:
-    """The definition of function (or method) ``name`` in ``path``, parsed, never run.
+    """The definition of function (or method) ``name`` in ``path``, parsed, never run (once per process: the
+    wording is read for every item).
 
     Raises:
         OfficialSourceError: The file cannot be read or parsed, or has no such function.
