@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import random
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,6 +20,11 @@ from .version import __version__
 
 if TYPE_CHECKING:
     from .llm.settings import LLMSettings
+
+
+#: The official harness's default ``--seed`` and the bound of the trial seeds it draws from it.
+OFFICIAL_BASE_SEED = 300
+OFFICIAL_SEED_MAX = 1_000_000
 
 
 class RunConfig(BaseModel, RunSettings):
@@ -56,13 +62,25 @@ class RunConfig(BaseModel, RunSettings):
             from .agents import BUILTIN_AGENTS
 
             fields["memory_model"] = model if model not in BUILTIN_AGENTS else None
+        if fields.get("profile") == "official" and fields.get("seed") is None:
+            fields["seed"] = OFFICIAL_BASE_SEED
+        if not fields.get("official_source"):
+            fields["official_source"] = "auto" if fields.get("profile") == "official" else "none"
         if fields.get("fail_regression") is not None and not fields.get("baseline"):
             raise ValueError("--vita-fail-regression needs --vita-baseline RUN to compare with")
         return cls(**fields)
 
     def trial_seed(self, trial: int) -> int:
         """A stable per-trial seed: the same for every user in a trial, as in the official harness,
-        derived with sha256 (Python's ``hash()`` differs between processes)."""
+        derived with sha256 (Python's ``hash()`` differs between processes).
+
+        Under ``--vita-profile official`` it is the official derivation, so that the seed each request carries
+        is the official one: trial ``t`` takes the ``t``-th ``randint(0, 1_000_000)`` of a generator seeded
+        with ``--vita-seed`` (Python's Mersenne Twister, stable across processes and versions).
+        """
+        if self.profile == "official":
+            draw = random.Random(self.seed)
+            return [draw.randint(0, OFFICIAL_SEED_MAX) for _ in range(trial + 1)][trial]
         digest = hashlib.sha256(f"vitabench:{self.seed}:{trial}".encode()).hexdigest()
         return int(digest[:8], 16)
 

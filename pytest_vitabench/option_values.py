@@ -158,6 +158,14 @@ def profile_name(option: str, value: object) -> str:
     return switch(option, value)
 
 
+def official_source(option: str, value: object) -> str:
+    """``auto``, ``none`` or a directory (checked when the run starts, where a missing one is named)."""
+    text = str(value).strip()
+    if not text:
+        raise ValueError(f"{option} must be a directory, auto or none, got {value!r}")
+    return text.lower() if text.lower() in ("auto", "none") else text
+
+
 def on_off(option: str, value: object) -> bool:
     from .profile import parse_on_off
 

@@ -164,18 +164,39 @@ def parse_tool_checks(value: Any) -> list[str]:
     return [n for n in TOOL_CHECKS if n in names]
 
 
+#: The reason a run with ``--vita-official-source none`` gives.
+OWN_WORDING = "prompts are pytest-vitabench's own (--vita-official-source none)"
+
+#: What still differs from the official requests with the official source, by where it shows (measured by
+#: ``benchmarks/bench_official_side_by_side.py``); an entry leaves once those requests are identical.
+NOT_YET_OFFICIAL: dict[str, str] = {
+    "tool results": "tool result strings are not yet the official ones (the records' own string form)",
+    "rag": "rag's embedding inputs, chunk text and summary request are not yet the official ones",
+}
+
+#: The official rag's retrieval (memory.yaml and rag_memory.py of the official harness).
+OFFICIAL_EMBEDDING_MODEL = "text-embedding-3-large"
+OFFICIAL_RAG_THRESHOLD = 0.3
+OFFICIAL_RAG_TOP_K = 8
+
 #: Memory backends the leaderboard reports (official names: full_context, rewrite, rag).
 LEADERBOARD_MEMORY = ("full_context", "agentic", "rag")
 
 
-def comparability(config: Any, *, tokenizer: str = "cl100k_base") -> list[str]:
+def comparability(config: Any, *, tokenizer: str = "cl100k_base", official_wording: bool = False) -> list[str]:
     """Why this run's numbers cannot stand next to the published leaderboard (empty: they can).
 
     The leaderboard (REFERENCE.md §8) uses an LLM user simulator and an LLM rubric judge (gpt-4.1), the
     sliding-window judge with one vote, 4 trials, the official harness's behaviour for every deviation, and
-    budgets in cl100k_base tokens.
+    budgets in cl100k_base tokens; its requests carry the official wording (``official_wording``: an official
+    source was read, see :mod:`pytest_vitabench.official_source`) and, for rag, the official embedding model and
+    threshold at an endpoint.
     """
     reasons = []
+    if not official_wording:
+        reasons.append(OWN_WORDING)
+    else:
+        reasons.extend(what for where, what in NOT_YET_OFFICIAL.items() if role_in_use(config, where))
     if config.judge_model == "rules":
         reasons.append("rules judge: offline")
     if config.user_model == "scripted":
@@ -203,15 +224,45 @@ def comparability(config: Any, *, tokenizer: str = "cl100k_base") -> list[str]:
             reasons.append(f"{dev.option} {shown}")
     if tokenizer != "cl100k_base" and any(m in ("full_context", "agentic", "rag") for m in config.memory):
         reasons.append("memory budgets counted with the regex estimate, not cl100k_base")
+    if "rag" in config.memory:
+        reasons.extend(_rag_reasons(config))
     others = [m for m in config.memory if m not in LEADERBOARD_MEMORY]
     if others and len(others) == len(config.memory):
         reasons.append(f"memory {', '.join(others)} is not on the leaderboard")
     return reasons
 
 
-def summary(config: Any, *, tokenizer: str = "cl100k_base") -> dict[str, Any]:
+def _rag_reasons(config: Any) -> list[str]:
+    """Why rag's retrieval is not the official one: its embedding model, where it runs, its threshold, top k."""
+    from .embeddings import local_spec
+
+    reasons = []
+    model = config.embedding_model
+    if not model or local_spec(model) is not None:
+        reasons.append(f"rag embeddings by the local model {model or 'use-multilingual-v3'}, not "
+                       f"{OFFICIAL_EMBEDDING_MODEL} at an endpoint")
+    elif model != OFFICIAL_EMBEDDING_MODEL:
+        reasons.append(f"rag embeddings by {model}, not {OFFICIAL_EMBEDDING_MODEL}")
+    threshold = config.rag_threshold
+    if threshold is not None and threshold != OFFICIAL_RAG_THRESHOLD:
+        reasons.append(f"rag threshold {threshold:g}, not {OFFICIAL_RAG_THRESHOLD:g}")
+    if config.rag_top_k != OFFICIAL_RAG_TOP_K:
+        reasons.append(f"rag top k {config.rag_top_k}, not {OFFICIAL_RAG_TOP_K}")
+    return reasons
+
+
+def role_in_use(config: Any, where: str) -> bool:
+    """Whether the difference ``where`` of :data:`NOT_YET_OFFICIAL` reaches a request in this configuration."""
+    if where == "rag":
+        return "rag" in config.memory
+    from .agents import BUILTIN_AGENTS
+
+    return config.model not in BUILTIN_AGENTS or config.judge_model != "rules"
+
+
+def summary(config: Any, *, tokenizer: str = "cl100k_base", official_wording: bool = False) -> dict[str, Any]:
     """The report's ``profile`` block: the profile, every switch's value, and the comparability verdict."""
-    reasons = comparability(config, tokenizer=tokenizer)
+    reasons = comparability(config, tokenizer=tokenizer, official_wording=official_wording)
     return {
         "name": config.profile,
         "switches": {dev.option: getattr(config, dev.field) for dev in DEVIATIONS},
@@ -221,10 +272,10 @@ def summary(config: Any, *, tokenizer: str = "cl100k_base") -> dict[str, Any]:
     }
 
 
-def header_line(config: Any, *, tokenizer: str = "cl100k_base") -> str:
+def header_line(config: Any, *, tokenizer: str = "cl100k_base", official_wording: bool = False) -> str:
     """One terminal header line, e.g. ``vitabench profile: official; not comparable with the leaderboard
     (rules judge: offline; scripted user: offline)``."""
-    reasons = comparability(config, tokenizer=tokenizer)
+    reasons = comparability(config, tokenizer=tokenizer, official_wording=official_wording)
     verdict = "comparable with the leaderboard" if not reasons else (
         "not comparable with the leaderboard (" + "; ".join(reasons) + ")")
     return f"vitabench profile: {config.profile}; {verdict}"

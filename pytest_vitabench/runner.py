@@ -16,7 +16,7 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .agents.base import Agent, AgentSetup
 from .config import RunConfig
@@ -29,6 +29,7 @@ from .memory.base import Memory, MemoryContext, memory_tools, take_usage
 from .memory.registry import is_deterministic, memory_factory
 from .memory.snapshots import SnapshotStore, advance, settings_of, snapshot_key
 from .messages import Usage
+from .official_wording import wording_for
 from .prompts import agent_system_prompt, time_with_weekday
 from .result import ItemResult
 from .seed_history import seed_messages
@@ -50,6 +51,9 @@ ChainKey = tuple[str, str, str, int]
 
 #: 1.0 profiles mix identity with the user's hidden constraints; the agent sees only identity fields.
 _VB1_HIDDEN_PROFILE_KEYS = re.compile(r"diet|restriction|personality|preference|饮食|忌口|性格|偏好", re.I)
+
+if TYPE_CHECKING:
+    from .official_source import OfficialSource
 
 
 @dataclass
@@ -77,8 +81,10 @@ class ItemRunner:
     """Runs items for one configuration; caches loaded suites and memory chains per process."""
 
     def __init__(self, config: RunConfig, *, memory_options: dict[str, Any] | None = None,
-                 snapshots: SnapshotStore | None = None):
+                 snapshots: SnapshotStore | None = None, official_source: OfficialSource | None = None):
         self.config = config
+        #: The user's copy of the official harness whose wording the requests carry (``None``: our own).
+        self.official_source = official_source
         self.memory_options = dict(memory_options or {})
         self.snapshots = snapshots
         self._suites: dict[Path, LoadedSuite] = {}
@@ -352,11 +358,21 @@ class ItemRunner:
         environment.add_tools(tools)
         profile = agent_profile(task)
         clock = time_with_weekday(env_time, language)
+        history = seed_messages(sub.message_history)
+        wording = wording_for(self.official_source, language) if config.agent_prompt == "official" else None
+        if wording is not None:
+            system_prompt = wording.agent_system_prompt(time=clock, profile=profile, memory=snapshot,
+                                                        proactive=sub.is_proactive)
+        else:
+            system_prompt = agent_system_prompt(time=clock, profile=profile, memory=snapshot,
+                                                proactive=sub.is_proactive, language=language,
+                                                style=config.agent_prompt)
         setup = AgentSetup(
-            system_prompt=agent_system_prompt(time=clock, profile=profile, memory=snapshot,
-                                              proactive=sub.is_proactive, language=language,
-                                              style=config.agent_prompt),
-            tools=environment.tool_schemas(), memory=snapshot, time=clock, user_profile=profile,
+            system_prompt=system_prompt, hides_greeting=wording is not None and not history,
+            official_format=wording is not None,
+            tools=(wording.tool_schemas(sub.domain, environment.tool_schemas()) if wording
+                   else environment.tool_schemas()),
+            memory=snapshot, time=clock, user_profile=profile,
             proactive=sub.is_proactive, language=language, seed=result.seed,
             groundtruth=sub.groundtruth_preferences() if getattr(agent, "reads_groundtruth", False) else None,
             answer=_answer_for(agent, sub, environment.user_id, env_time, task),
@@ -367,9 +383,10 @@ class ItemRunner:
             # a 1.0 task's text is the user's hidden scenario: an LLM user writes its own opening from it
             scenario_is_hidden=task.source_format == "vitabench1",
             write_tools=frozenset(name for name, tool in environment.tools.items() if tool.kind == "write"),
+            greeting=wording.greeting() if wording else "", history_length=len(history),
         )
         return _Prepared(environment=environment, agent_setup=setup, user_setup=user_setup, env_time=env_time,
-                         history=seed_messages(sub.message_history), language=language,
+                         history=history, language=language,
                          live_memory=bool(tools)), memory_usage
 
     @staticmethod

@@ -112,8 +112,9 @@ class RunSettings:
     max_steps: int = setting(
         100, minimum=2, profile=True,
         help="message hops per subtask, tool results included (default: 100; 300 under --vita-profile official)")
-    seed: int = setting(0, minimum=-(2 ** 63),
-                        help="base seed; trial seeds derive from it with a stable hash (default: 0)")
+    seed: int = setting(0, minimum=-(2 ** 63), ini_default="",
+                        help="base seed; trial seeds derive from it with a stable hash (default: 0; under "
+                             "--vita-profile official 300 and the official derivation, as the official harness)")
     language: Literal["auto", "en", "zh"] = setting(
         "auto", choices=("auto", "en", "zh"),
         help="prompt and simulator language: auto (each suite's, detected from its text; default), en or zh")
@@ -187,6 +188,12 @@ class RunSettings:
         "default", profile=True, parse=values.switch,
         help="--vita-outcome-reward inputs: default (last successful write, 'not applicable' allowed) or official "
              "(last resolvable write, target entity shown, every rubric)")
+    official_source: str | None = setting(
+        parse=values.official_source, metavar="DIR|auto|none",
+        help="where the official wording (prompts, tool descriptions) is read from at run time: a checkout of the "
+             "official VitaBench 2.0 harness (or its src/vita directory), auto (the installed 'vita' package, found "
+             "without importing it), or none (our own wording: not comparable with the leaderboard). Default: auto "
+             "under --vita-profile official, else none")
     #: Request settings sent with every agent request; part of the cache key.
     model_args: dict[str, Any] = setting(
         default_factory=dict, parse=values.model_args,

@@ -6,7 +6,7 @@ import pytest
 
 from pytest_vitabench.benchmark import Benchmark
 from pytest_vitabench.llm.model_args import parse_model_args
-from pytest_vitabench.profile import DEVIATIONS, TOOL_CHECKS, comparability, parse_tool_checks, resolve
+from pytest_vitabench.profile import DEVIATIONS, OWN_WORDING, TOOL_CHECKS, comparability, parse_tool_checks, resolve
 
 
 def bench(tmp_path, **options) -> Benchmark:
@@ -63,19 +63,20 @@ def test_comparability_names_every_reason(tmp_path):
         "memory budgets counted with the regex estimate")
 
 
-def test_an_official_llm_run_is_comparable(tmp_path, monkeypatch):
+def test_an_official_llm_run_with_our_own_wording_is_not_comparable(tmp_path, monkeypatch):
     monkeypatch.setenv("VITA_TEST_KEY", "k")
     b = bench(tmp_path, vita_profile="official", vita_model="m", vita_user_model="u", vita_judge_model="j",
               vita_base_url="http://127.0.0.1:9/v1", vita_api_key_env="VITA_TEST_KEY", vita_memory="full_context")
-    assert comparability(b.config) == []
+    # With our own wording (the tests' $VITA_OFFICIAL_SOURCE=none) that is the one reason left.
+    assert comparability(b.config) == [OWN_WORDING]
     summary = b.profile_summary()
-    assert summary["comparable_with_leaderboard"] is (summary["tokenizer"] == "cl100k_base")
+    assert summary["comparable_with_leaderboard"] is False and summary["official_source"] is None
     assert summary["switches"]["--vita-judge-records"] is False
     assert b.header_lines()[0].startswith("vitabench profile: official;")
     with_records = bench(tmp_path, vita_profile="official", vita_model="m", vita_user_model="u", vita_judge_model="j",
                          vita_base_url="http://127.0.0.1:9/v1", vita_api_key_env="VITA_TEST_KEY",
                          vita_judge_records="on")
-    assert comparability(with_records.config) == ["--vita-judge-records on"]
+    assert comparability(with_records.config) == [OWN_WORDING, "--vita-judge-records on"]
 
 
 def test_resolve_reads_each_switch_by_ini_key():

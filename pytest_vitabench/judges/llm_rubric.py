@@ -34,6 +34,8 @@ from .votes import majority, vote_seeds
 
 if TYPE_CHECKING:
     from ..llm.client import LLMClient
+    from ..official_source import OfficialSource
+    from ..official_wording import OfficialWording
     from .outcome import OutcomeJudge
 
 Mode = Literal["window", "full"]
@@ -101,6 +103,9 @@ class LLMRubricJudge:
         params: Further request parameters (``max_tokens``, ``reasoning_effort``, ``extra_body`` ...).
         records: Show the judge the final records (``--vita-judge-records``); the official judge sees the
             trajectory only.
+        official_source: The user's copy of the official harness (``--vita-official-source``): the sliding
+            window judge then sends the official prompts, transcript, rubric ids and states, judges only the
+            official rubrics and reads the reply by those ids. ``None``: our own wording.
 
     Raises:
         ValueError: An unknown mode or fewer than one vote.
@@ -108,7 +113,8 @@ class LLMRubricJudge:
 
     def __init__(self, model: str, *, client: LLMClient, mode: Mode = "window", votes: int = 1,
                  language: str = "en", outcome: OutcomeJudge | None = None, temperature: float | None = None,
-                 params: dict[str, Any] | None = None, records: bool = True):
+                 params: dict[str, Any] | None = None, records: bool = True,
+                 official_source: OfficialSource | None = None):
         if mode not in MODES:
             raise ValueError(f"--vita-judge-mode must be one of {', '.join(MODES)}, got {mode!r}")
         if votes < 1:
@@ -123,6 +129,7 @@ class LLMRubricJudge:
         default = 0.0 if votes == 1 else VOTE_TEMPERATURE
         self.params = {"temperature": default if temperature is None else temperature, **(params or {})}
         self.name = model
+        self.official_source = official_source
 
     def __repr__(self) -> str:
         return (f"LLMRubricJudge(model={self.model!r}, mode={self.mode!r}, votes={self.votes}, "
@@ -139,7 +146,9 @@ class LLMRubricJudge:
         subtask = case.subtask
         if subtask.evaluation_criteria is None and not subtask.rubric_checks:
             return Verdict(rubrics=[], reward=0.0, not_judgeable="the subtask has no evaluation criteria")
-        rubrics = rubric_texts(case)
+        wording = self._official_wording()
+        # The official judge knows the data's rubrics only, not the machine-checked ones a suite adds.
+        rubrics = list(dict.fromkeys(subtask.rubrics())) if wording else rubric_texts(case)
         if not rubrics:
             return Verdict(rubrics=[], reward=0.0, not_judgeable="the subtask's evaluation criteria hold no rubric")
         details: dict[str, Any] = {"judge": self.model, "mode": self.mode, "votes": self.votes}
@@ -170,7 +179,17 @@ class LLMRubricJudge:
 
     # -- one vote ---------------------------------------------------------------------------------
 
+    def _official_wording(self) -> OfficialWording | None:
+        if self.official_source is None or self.mode != "window":
+            return None
+        from ..official_wording import wording_for
+
+        return wording_for(self.official_source, self.language)
+
     def _run(self, case: JudgeCase, rubrics: list[str], facts: list[dict[str, Any]], seed: int) -> _Run:
+        wording = self._official_wording()
+        if wording is not None:
+            return self._official_run(wording, case, rubrics, seed)
         run = _Run(states=[_State(text=t, justification=NOT_YET[self.language]) for t in rubrics])
         spans = windows(len(case.messages)) if self.mode == "window" else [(0, len(case.messages))]
         for number, (start, end) in enumerate(spans, 1):
@@ -193,6 +212,36 @@ class LLMRubricJudge:
                 state.judged = True
                 if item.reason:
                     state.justification = item.reason
+        return run
+
+    def _official_run(self, wording: OfficialWording, case: JudgeCase, rubrics: list[str], seed: int) -> _Run:
+        """One vote as the official sliding-window judge runs it: every window is asked, the states carried
+        by their official ids; a reply's item changes only the rubric its ``rubric_idx`` names."""
+        run = _Run(states=[_State(text=t, justification=wording.initial_justification()) for t in rubrics])
+        ids = {wording.rubric_id(pos): pos for pos in range(len(rubrics))}
+        spans = windows(len(case.messages))
+        clock = time_with_weekday(case.time, self.language) if case.time else ""
+        for number, (start, end) in enumerate(spans, 1):
+            run.windows += 1
+            states = wording.judge_rubrics([(wording.rubric_id(pos), s.text, s.justification, s.met)
+                                            for pos, s in enumerate(run.states)])
+            messages = wording.judge_window_messages(
+                time=clock, instruction=case.subtask.instruction, window=number, windows=len(spans),
+                transcript=wording.judge_transcript(case.messages, start, end), rubrics=states)
+            answer = ask(self.client, model=self.model, messages=messages, seed=seed, language=self.language,
+                         read=lambda value: _by_official_id(value, ids), params=self.params)
+            run.calls += answer.calls
+            run.notes += [f"window {number}/{len(spans)}: {note}" for note in answer.notes]
+            if answer.value is None:
+                run.problems.append(f"window {number}/{len(spans)}: judge reply {answer.problem}; rubric states kept")
+                continue
+            for pos, item in answer.value.items():
+                state = run.states[pos]
+                state.judged = True
+                if isinstance(item.get("meetExpectation"), bool):
+                    state.met = item["meetExpectation"]
+                if isinstance(item.get("justification"), str):
+                    state.justification = item["justification"]
         return run
 
     def _messages(self, case: JudgeCase, states: list[_State], facts: list[dict[str, Any]], transcript: str,
@@ -225,6 +274,16 @@ def _matched(value: Any, rubrics: list[str]) -> dict[int, RubricItem]:
     matched = match_items(rubric_items(value), rubrics)
     if not matched:
         raise JudgeParseError("no item of the reply matches a rubric (wrong rubric_idx values?)")
+    return matched
+
+
+def _by_official_id(value: Any, ids: dict[str, int]) -> dict[int, dict[str, Any]]:
+    """The reply's items keyed by the position their official ``rubric_idx`` names (others ignored)."""
+    items = value if isinstance(value, list) else [value]
+    matched = {ids[item["rubric_idx"]]: item for item in items
+               if isinstance(item, dict) and isinstance(item.get("rubric_idx"), str) and item["rubric_idx"] in ids}
+    if not matched:
+        raise JudgeParseError("no item of the reply names an official rubric id (rubric_0, rubric_1, ...)")
     return matched
 
 

@@ -35,6 +35,7 @@ from .tokens import keep_last_tokens
 
 if TYPE_CHECKING:
     from ..llm.client import LLMClient
+    from ..official_wording import OfficialWording
 
 log = logging.getLogger("pytest_vitabench.memory")
 
@@ -110,7 +111,7 @@ class AgenticMemory:
     deterministic = False
 
     def __init__(self, *, llm_client: LLMClient, memory_model: str, max_tokens: int = DEFAULT_MAX_TOKENS,
-                 language: str = "en", temperature: float | None = 0.0):
+                 language: str = "en", temperature: float | None = 0.0, wording: OfficialWording | None = None):
         if max_tokens <= 0:
             raise ValueError(f"agentic max_tokens must be positive, got {max_tokens}")
         self.client = llm_client
@@ -121,19 +122,24 @@ class AgenticMemory:
         self.text = ""
         self.usage = Usage()
         self.fallbacks = 0
+        #: The official wording of the update request, the records and the empty memory (``None``: ours).
+        self.wording = wording
 
     def __repr__(self) -> str:
         return f"AgenticMemory(model={self.model!r}, max_tokens={self.max_tokens})"
 
     def messages(self, records_text: str) -> list[dict[str, str]]:
         """The chat messages of one rewrite."""
+        if self.wording is not None:
+            return self.wording.memory_update_messages(current=self.text, records=records_text,
+                                                       max_tokens=self.max_tokens)
         prompts = _PROMPTS[self.language]
         user = prompts["user"].format(memory=self.text or prompts["empty"], records=records_text,
                                       budget=self.max_tokens)
         return [{"role": "system", "content": prompts["system"]}, {"role": "user", "content": user}]
 
     def update(self, records: list[DailyRecord | EventRecord], context: MemoryContext) -> None:
-        records_text = render_records(records)
+        records_text = self.wording.render_records(records) if self.wording else render_records(records)
         if not records_text:
             return
         completion = self.client.complete("memory", model=self.model, messages=self.messages(records_text),
@@ -152,10 +158,11 @@ class AgenticMemory:
         self.text = keep_last_tokens(merged, self.max_tokens)
 
     def read(self, query: str | None = None) -> str:
-        return self.text or EMPTY_MEMORY
+        return self.text or (self.wording.rewrite_memory_empty() if self.wording else EMPTY_MEMORY)
 
     def tools(self) -> list[Tool]:
-        return preference_tools(read_fn=lambda: self.read(), query_fn=self.read)
+        tools = preference_tools(read_fn=lambda: self.read(), query_fn=self.read)
+        return official_tools(tools, self.wording) if self.wording else tools
 
     def state(self) -> dict[str, Any]:
         return {"text": self.text, "fallbacks": self.fallbacks}
@@ -167,7 +174,24 @@ class AgenticMemory:
     def fingerprint(self) -> dict[str, Any]:
         return {"model": self.model, "endpoint": getattr(self.client, "endpoint", None),
                 "max_tokens": self.max_tokens, "language": self.language, "temperature": self.temperature,
-                "prompt": PROMPT_VERSION, "tokenizer": _tokenizer()}
+                "prompt": PROMPT_VERSION, "tokenizer": _tokenizer(),
+                **({"official_wording": self.wording.source.version} if self.wording else {})}
+
+
+def official_tools(tools: list[Tool], wording: OfficialWording) -> list[Tool]:
+    """``tools`` with the official descriptions and parameter schemas (no argument descriptions, as the
+    official builder renders a signature without documented arguments)."""
+    from dataclasses import replace
+
+    out = []
+    for tool in tools:
+        properties = {name: {"title": name.replace("_", " ").title(), "type": prop.get("type", "string")}
+                      for name, prop in (tool.parameters.get("properties") or {}).items()}
+        parameters: dict[str, Any] = {"properties": properties, "title": "parameters", "type": "object"}
+        if tool.parameters.get("required"):
+            parameters["required"] = list(tool.parameters["required"])
+        out.append(replace(tool, description=wording.memory_tool_description(tool.name), parameters=parameters))
+    return out
 
 
 def _tokenizer() -> str:
