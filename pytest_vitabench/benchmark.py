@@ -119,7 +119,7 @@ class Benchmark:
         client = None if c.judge_model == "rules" else self.llm_client()
         return make_judge(c.judge_model, client=client, mode=c.judge_mode, outcome=c.outcome_reward,
                           votes=c.judge_votes, language=_fallback_language(c.language),
-                          records=c.judge_records, outcome_style=c.outcome_style)
+                          records=c.judge_records, outcome_style=c.outcome_style, failures=c.judge_failures)
 
     def profile_summary(self) -> dict[str, Any]:
         """The report's ``profile`` block: switches, tokenizer and whether the numbers are leaderboard-comparable."""

@@ -202,8 +202,9 @@ def rejudge_report(path: str | Path, judge: Judge, *, suite_paths: SuitePaths = 
         else:
             result.rubrics = verdict.rubrics
             result.reward = verdict.reward
-            if verdict.not_judgeable:
-                result.outcome, result.error = "skipped", verdict.not_judgeable
+            result.judge_details = verdict.details
+            if verdict.not_judgeable or verdict.unscored:
+                result.outcome, result.error = "skipped", verdict.not_judgeable or f"unscored: {verdict.unscored}"
             else:
                 result.outcome, result.error = ("passed" if verdict.reward == 1.0 else "failed"), None
         if mark is not None and ledger is not None:
@@ -290,7 +291,8 @@ def rejudge_command(report_path: str, *, judge_model: str = "rules", judge_mode:
                            language=language,
                            # the saved run's profile: rejudging keeps what the judge was shown
                            records=bool(config.get("judge_records", True)),
-                           outcome_style=str(config.get("outcome_style") or "default"))
+                           outcome_style=str(config.get("outcome_style") or "default"),
+                           failures=str(config.get("judge_failures") or "unscored"))
     except ValueError as exc:  # MissingAPIKey is a ValueError too
         print(f"vitabench rejudge: {exc}", file=sys.stderr)
         return 2
