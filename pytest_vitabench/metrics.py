@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 import random
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from operator import itemgetter
@@ -225,6 +225,37 @@ def _draw_resamples(n_users: int, bootstrap: int, seed: int) -> tuple[itemgetter
 #: Draws kept for reuse hold at most this many picks each (8 bytes a pick: a few MB in all).
 _SHARED_DRAWS_MAX = 500_000
 _shared_resamples = lru_cache(maxsize=8)(_draw_resamples)
+
+
+def bootstrap_interval(groups: Sequence[Any], statistic: Callable[[Sequence[Any]], float | None], *,
+                       bootstrap: int = 1000, seed: int = 0) -> list[float] | None:
+    """95% percentile interval of ``statistic`` over ``groups`` (one per user) resampled with replacement.
+
+    The same user-clustered resampling as the metrics' intervals (the same draws for the same number of users
+    and seed), for figures other than the three metrics (the judge audit's agreement, kappa, flip rate).
+
+    Args:
+        groups: One entry per user: whatever ``statistic`` pools.
+        statistic: The figure of a resample (a list of groups, repeats allowed); ``None`` when undefined
+            (e.g. kappa of a resample with one class only): such resamples are left out.
+        bootstrap: Resamples; 0 gives ``None``.
+        seed: Seed of the draws.
+
+    Returns:
+        ``[lo, hi]``; the point itself for one user; ``None`` without groups, resamples, or defined values.
+    """
+    if not groups:
+        return None
+    if len(groups) == 1:
+        value = statistic(list(groups))
+        return None if value is None else [value, value]
+    if bootstrap <= 0:
+        return None
+    values = sorted(v for v in (statistic(pick(groups)) for pick in _resamples(len(groups), bootstrap, seed))
+                    if v is not None)
+    if not values:
+        return None
+    return [_quantile(values, 0.025), _quantile(values, 0.975)]
 
 
 def _bootstrap_ci(users: list[_UserAggregate], bootstrap: int, seed: int) -> list[list[float] | None]:

@@ -229,6 +229,24 @@ def rejudge_report(path: str | Path, judge: Judge, *, suite_paths: SuitePaths = 
 # -- the command line ----------------------------------------------------------------------------------
 
 
+def open_llm_client(llm_options: Mapping[str, Any] | None) -> tuple[Any, Ledger]:
+    """The one LLM client (cache, limits, ledger) of a command that judges saved runs outside pytest.
+
+    Args:
+        llm_options: Keyword arguments of :func:`~pytest_vitabench.config.settings_from_options`.
+
+    Raises:
+        ValueError: A malformed option (the message names it).
+    """
+    from .config import settings_from_options
+    from .llm import Ledger, LLMClient
+
+    options: dict[str, Any] = {"base_url": None, "api_key_env": "OPENAI_API_KEY", **dict(llm_options or {})}
+    settings = settings_from_options(rootdir=Path.cwd(), **options)
+    ledger = Ledger()
+    return LLMClient(settings, ledger), ledger
+
+
 #: ``vitabench rejudge --help`` (plain text: the module docstring is written for the API docs).
 REJUDGE_DESCRIPTION = """\
 Score the items of a saved --vita-report JSON file again, without calling the agent or the user.
@@ -280,13 +298,7 @@ def rejudge_command(report_path: str, *, judge_model: str = "rules", judge_mode:
     ledger = None
     try:
         if judge_model != "rules":
-            from .config import settings_from_options
-            from .llm import Ledger, LLMClient
-
-            options: dict[str, Any] = {"base_url": None, "api_key_env": "OPENAI_API_KEY", **dict(llm_options or {})}
-            settings = settings_from_options(rootdir=Path.cwd(), **options)
-            ledger = Ledger()
-            client = LLMClient(settings, ledger)
+            client, ledger = open_llm_client(llm_options)
         judge = make_judge(judge_model, client=client, mode=judge_mode, outcome=outcome_reward, votes=judge_votes,
                            language=language,
                            # the saved run's profile: rejudging keeps what the judge was shown

@@ -1,0 +1,237 @@
+"""How often an LLM judge agrees with the rules judge, and with itself: agreement, kappa, false passes and fails.
+
+Pure functions over :class:`~pytest_vitabench.result.ItemResult` records whose ``judge_details["rules"]``
+holds the rules judge's verdicts on the machine-checked rubrics (:class:`~pytest_vitabench.judges.audited.
+AuditedJudge` puts them there). Each machine-checked rubric the LLM judge returned a verdict for is one
+*pair* (truth, verdict):
+
+* agreement: the share of pairs where the verdicts are equal;
+* Cohen's kappa: agreement corrected for the agreement two judges with the same rates of "met" would reach
+  by chance; undefined (``None``) when both judges give one verdict only;
+* false pass rate: among rubrics the truth says are unmet, the share the judge calls met (credit the agent
+  did not earn); false fail rate: among rubrics the truth says are met, the share the judge calls unmet;
+* the flip rate: among rubrics judged in every one of N repeated judgings of the same trajectory, the share
+  whose verdict is not the same every time (the judge's own noise).
+
+Every figure has a 95% interval from resampling users with replacement (:func:`~pytest_vitabench.metrics.
+bootstrap_interval`), because the rubrics of one user share a history and are not independent. A rubric the
+judge failed to return (``judge_failure``) is no pair: it is counted as unscored.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .metrics import bootstrap_interval
+from .result import ItemResult
+
+#: The figures of :func:`figures`, in display order; the first two can be gated on (``judge.kappa=0.8``).
+FIGURES = ("agreement", "kappa", "false_pass", "false_fail")
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One machine-checked rubric judged by both judges.
+
+    Attributes:
+        user: ``(suite, user_id)``: the unit of resampling.
+        nodeid: The item.
+        text: The rubric.
+        kind: The rubric's kind (:mod:`pytest_vitabench.judges.rubric_kinds`).
+        domain: The item's domain.
+        truth: The rules judge's verdict.
+        judged: The LLM judge's verdict.
+        truth_reason: The rules judge's reason.
+        judge_reason: The LLM judge's justification.
+    """
+
+    user: tuple[str, str]
+    nodeid: str
+    text: str
+    kind: str
+    domain: str
+    truth: bool
+    judged: bool
+    truth_reason: str = ""
+    judge_reason: str = ""
+
+
+@dataclass
+class Collected:
+    """What :func:`collect` found in a list of results."""
+
+    pairs: list[Pair]
+    #: Machine-checked rubrics the judge failed to return.
+    unscored: int = 0
+    #: Items with machine-checked rubrics.
+    items: int = 0
+
+
+def collect(results: Iterable[ItemResult]) -> Collected:
+    """The (truth, verdict) pairs of every machine-checked rubric the LLM judge returned a verdict for."""
+    out = Collected(pairs=[])
+    for r in results:
+        truth = (r.judge_details or {}).get("rules") or []
+        if not truth or r.outcome == "error":
+            continue
+        out.items += 1
+        verdicts = {v.text: v for v in r.rubrics if v.kind == "rubric"}
+        for entry in truth:
+            verdict = verdicts.get(entry["text"])
+            if verdict is None or entry.get("met") is None:
+                continue
+            if verdict.judge_failure:
+                out.unscored += 1
+                continue
+            if verdict.met is None:
+                continue  # not judged for a reason of the episode's (scored 0 without judging)
+            out.pairs.append(Pair(user=(r.suite, r.user_id), nodeid=r.nodeid, text=entry["text"],
+                                  kind=str(entry.get("kind") or "other"), domain=r.domain, truth=bool(entry["met"]),
+                                  judged=bool(verdict.met), truth_reason=str(entry.get("reason") or ""),
+                                  judge_reason=verdict.reason))
+    return out
+
+
+def _counts(pairs: Iterable[Pair]) -> tuple[int, int, int, int]:
+    """(both met, false fail, false pass, both unmet)."""
+    a = b = c = d = 0
+    for p in pairs:
+        if p.truth and p.judged:
+            a += 1
+        elif p.truth:
+            b += 1
+        elif p.judged:
+            c += 1
+        else:
+            d += 1
+    return a, b, c, d
+
+
+def _figure(name: str, counts: tuple[int, int, int, int]) -> float | None:
+    a, b, c, d = counts
+    n = a + b + c + d
+    if name == "agreement":
+        return (a + d) / n if n else None
+    if name == "false_pass":
+        return c / (c + d) if c + d else None
+    if name == "false_fail":
+        return b / (a + b) if a + b else None
+    if not n:
+        return None
+    observed = (a + d) / n
+    chance = ((a + b) * (a + c) + (c + d) * (b + d)) / (n * n)
+    return None if chance >= 1.0 else (observed - chance) / (1.0 - chance)
+
+
+def _pooled(groups: Sequence[tuple[int, int, int, int]]) -> tuple[int, int, int, int]:
+    return (sum(g[0] for g in groups), sum(g[1] for g in groups), sum(g[2] for g in groups),
+            sum(g[3] for g in groups))
+
+
+def _pooled_figure(name: str) -> Callable[[Sequence[tuple[int, int, int, int]]], float | None]:
+    return lambda picked: _figure(name, _pooled(picked))
+
+
+def figures(pairs: Sequence[Pair], *, bootstrap: int = 1000, seed: int = 0) -> dict[str, Any]:
+    """Agreement, kappa, false pass and false fail rates of ``pairs``, with bootstrap intervals over users.
+
+    Returns:
+        ``{"n": pairs, "n_users": users, "counts": {"met_met", "met_unmet", "unmet_met", "unmet_unmet"}
+        (truth_judge), FIGURE: value | None for each of FIGURES, "ci95": {FIGURE: [lo, hi] | None}}``.
+    """
+    by_user: dict[tuple[str, str], list[Pair]] = defaultdict(list)
+    for p in pairs:
+        by_user[p.user].append(p)
+    groups = [_counts(by_user[u]) for u in sorted(by_user)]
+    total = _pooled(groups)
+    out: dict[str, Any] = {
+        "n": len(pairs), "n_users": len(groups),
+        "counts": dict(zip(("met_met", "met_unmet", "unmet_met", "unmet_unmet"), total, strict=True)),
+    }
+    out.update({name: _figure(name, total) for name in FIGURES})
+    out["ci95"] = {name: bootstrap_interval(groups, _pooled_figure(name), bootstrap=bootstrap, seed=seed)
+                   for name in FIGURES}
+    return out
+
+
+def breakdown(pairs: Sequence[Pair], key: str, *, bootstrap: int = 1000, seed: int = 0) -> dict[str, Any]:
+    """:func:`figures` per value of a pair attribute (``kind`` or ``domain``)."""
+    grouped: dict[str, list[Pair]] = defaultdict(list)
+    for p in pairs:
+        grouped[getattr(p, key)].append(p)
+    return {name: figures(grouped[name], bootstrap=bootstrap, seed=seed) for name in sorted(grouped)}
+
+
+def flip_rate(repeats: Sequence[Sequence[ItemResult]], *, bootstrap: int = 1000, seed: int = 0) -> dict[str, Any]:
+    """How often N judgings of the same trajectories disagree with each other.
+
+    Args:
+        repeats: One result list per judging, of the same items (matched by node id).
+
+    Returns:
+        ``{"repeats": N, "rubrics": n, "flipped": n, "rate": float | None, "ci95": [lo, hi] | None,
+        "items": n, "items_flipped": n, "item_rate": float | None, "item_ci95": ...}``: rubric level over every
+        rubric every judging returned a verdict for, item level over the rewards of items scored every time.
+    """
+    per_rubric: dict[tuple[str, str], list[bool]] = defaultdict(list)
+    per_item: dict[str, list[float]] = defaultdict(list)
+    users: dict[str, tuple[str, str]] = {}
+    for results in repeats:
+        for r in results:
+            if r.outcome == "error":
+                continue
+            users[r.nodeid] = (r.suite, r.user_id)
+            for v in r.rubrics:
+                if v.met is not None and not v.judge_failure:
+                    per_rubric[(r.nodeid, v.text)].append(v.met)
+            if r.outcome in ("passed", "failed"):
+                per_item[r.nodeid].append(r.reward)
+    n = len(repeats)
+    rubric_groups: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+    for (nodeid, _), verdicts in per_rubric.items():
+        if len(verdicts) == n:
+            cell = rubric_groups[users[nodeid]]
+            cell[0] += len(set(verdicts)) > 1
+            cell[1] += 1
+    item_groups: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+    for nodeid, rewards in per_item.items():
+        if len(rewards) == n:
+            cell = item_groups[users[nodeid]]
+            cell[0] += len(set(rewards)) > 1
+            cell[1] += 1
+
+    def rate(groups: Sequence[list[int]]) -> float | None:
+        total = sum(g[1] for g in groups)
+        return sum(g[0] for g in groups) / total if total else None
+
+    rubric_cells = [rubric_groups[u] for u in sorted(rubric_groups)]
+    item_cells = [item_groups[u] for u in sorted(item_groups)]
+    return {
+        "repeats": n,
+        "rubrics": sum(c[1] for c in rubric_cells), "flipped": sum(c[0] for c in rubric_cells),
+        "rate": rate(rubric_cells), "ci95": bootstrap_interval(rubric_cells, rate, bootstrap=bootstrap, seed=seed),
+        "items": sum(c[1] for c in item_cells), "items_flipped": sum(c[0] for c in item_cells),
+        "item_rate": rate(item_cells),
+        "item_ci95": bootstrap_interval(item_cells, rate, bootstrap=bootstrap, seed=seed),
+    }
+
+
+def judge_summary(results: Sequence[ItemResult], *, bootstrap: int = 1000, seed: int = 0) -> dict[str, Any] | None:
+    """The judge figures of a run (the report's ``judge`` block), or ``None`` when no item has a rules truth.
+
+    Returns:
+        :func:`figures` of every pair, plus ``by_kind``, ``by_domain``, ``unscored`` (machine-checked rubrics
+        the judge failed to return) and ``items`` (items with machine-checked rubrics).
+    """
+    found = collect(results)
+    if not found.items:
+        return None
+    out = figures(found.pairs, bootstrap=bootstrap, seed=seed)
+    out["by_kind"] = breakdown(found.pairs, "kind", bootstrap=bootstrap, seed=seed)
+    out["by_domain"] = breakdown(found.pairs, "domain", bootstrap=bootstrap, seed=seed)
+    out["unscored"] = found.unscored
+    out["items"] = found.items
+    return out
