@@ -13,19 +13,23 @@ AuditedJudge` puts them there). Each machine-checked rubric the LLM judge return
 * the flip rate: among rubrics judged in every one of N repeated judgings of the same trajectory, the share
   whose verdict is not the same every time (the judge's own noise).
 
-Every figure has a 95% interval from resampling users with replacement (:func:`~pytest_vitabench.metrics.
-bootstrap_interval`), because the rubrics of one user share a history and are not independent. A rubric the
-judge failed to return (``judge_failure``) is no pair: it is counted as unscored.
+Every figure has a 95% interval from a two-stage bootstrap: users resampled with replacement (the metrics'
+own draws, :func:`~pytest_vitabench.metrics.bootstrap_intervals`), because the rubrics of one user share a
+history and are not independent, then each drawn user's rubrics resampled with replacement, because with the
+few users of a small suite the spread between users alone misses the chance in which verdicts went wrong
+(on the 4 users of suites/demo the one-stage interval missed a planted error rate). A rubric the judge failed
+to return (``judge_failure``) is no pair: it is counted as unscored.
 """
 
 from __future__ import annotations
 
+import random
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .metrics import bootstrap_interval
+from .metrics import bootstrap_intervals
 from .result import ItemResult
 
 #: The figures of :func:`figures`, in display order; the first two can be gated on (``judge.kappa=0.8``).
@@ -126,13 +130,27 @@ def _figure(name: str, counts: tuple[int, int, int, int]) -> float | None:
     return None if chance >= 1.0 else (observed - chance) / (1.0 - chance)
 
 
-def _pooled(groups: Sequence[tuple[int, int, int, int]]) -> tuple[int, int, int, int]:
-    return (sum(g[0] for g in groups), sum(g[1] for g in groups), sum(g[2] for g in groups),
-            sum(g[3] for g in groups))
+_CELLS = range(4)
 
 
-def _pooled_figure(name: str) -> Callable[[Sequence[tuple[int, int, int, int]]], float | None]:
-    return lambda picked: _figure(name, _pooled(picked))
+def _code(p: Pair) -> int:
+    """The pair's cell in the order of :func:`_counts`."""
+    return 0 if p.truth and p.judged else 1 if p.truth else 2 if p.judged else 3
+
+
+def _two_stage(seed: int) -> Callable[[Sequence[list[int]]], list[int]]:
+    """Cell counts of a resample of users whose own cells are resampled too (one seeded generator)."""
+    rng = random.Random(seed)
+
+    def counts(picked: Sequence[list[int]]) -> list[int]:
+        drawn = [0, 0, 0, 0]
+        for codes in picked:
+            sample = rng.choices(codes, k=len(codes))
+            for cell in _CELLS:
+                drawn[cell] += sample.count(cell)
+        return drawn
+
+    return counts
 
 
 def figures(pairs: Sequence[Pair], *, bootstrap: int = 1000, seed: int = 0) -> dict[str, Any]:
@@ -142,18 +160,24 @@ def figures(pairs: Sequence[Pair], *, bootstrap: int = 1000, seed: int = 0) -> d
         ``{"n": pairs, "n_users": users, "counts": {"met_met", "met_unmet", "unmet_met", "unmet_unmet"}
         (truth_judge), FIGURE: value | None for each of FIGURES, "ci95": {FIGURE: [lo, hi] | None}}``.
     """
-    by_user: dict[tuple[str, str], list[Pair]] = defaultdict(list)
+    by_user: dict[tuple[str, str], list[int]] = defaultdict(list)
     for p in pairs:
-        by_user[p.user].append(p)
-    groups = [_counts(by_user[u]) for u in sorted(by_user)]
-    total = _pooled(groups)
+        by_user[p.user].append(_code(p))
+    groups = [by_user[u] for u in sorted(by_user)]
+    total = _counts(pairs)
     out: dict[str, Any] = {
         "n": len(pairs), "n_users": len(groups),
         "counts": dict(zip(("met_met", "met_unmet", "unmet_met", "unmet_unmet"), total, strict=True)),
     }
     out.update({name: _figure(name, total) for name in FIGURES})
-    out["ci95"] = {name: bootstrap_interval(groups, _pooled_figure(name), bootstrap=bootstrap, seed=seed)
-                   for name in FIGURES}
+    resample = _two_stage(seed)
+
+    def statistic(picked: Sequence[list[int]]) -> list[float | None]:
+        a, b, c, d = resample(picked)
+        return [_figure(name, (a, b, c, d)) for name in FIGURES]
+
+    intervals = bootstrap_intervals(groups, statistic, bootstrap=bootstrap, seed=seed)
+    out["ci95"] = dict(zip(FIGURES, intervals, strict=True))
     return out
 
 
@@ -172,8 +196,8 @@ def flip_rate(repeats: Sequence[Sequence[ItemResult]], *, bootstrap: int = 1000,
         repeats: One result list per judging, of the same items (matched by node id).
 
     Returns:
-        ``{"repeats": N, "rubrics": n, "flipped": n, "rate": float | None, "ci95": [lo, hi] | None,
-        "items": n, "items_flipped": n, "item_rate": float | None, "item_ci95": ...}``: rubric level over every
+        ``{"repeats": N, "rubrics": n, "flipped": n, "rate": float | None, "items": n, "items_flipped": n,
+        "item_rate": float | None, "ci95": {"rate": [lo, hi] | None, "item_rate": ...}}``: rubric level over every
         rubric every judging returned a verdict for, item level over the rewards of items scored every time.
     """
     per_rubric: dict[tuple[str, str], list[bool]] = defaultdict(list)
@@ -190,32 +214,37 @@ def flip_rate(repeats: Sequence[Sequence[ItemResult]], *, bootstrap: int = 1000,
             if r.outcome in ("passed", "failed"):
                 per_item[r.nodeid].append(r.reward)
     n = len(repeats)
-    rubric_groups: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+    # per user, one code per rubric (or item) judged every time: 1 when its verdicts (rewards) differ
+    rubric_flips: dict[tuple[str, str], list[int]] = defaultdict(list)
     for (nodeid, _), verdicts in per_rubric.items():
         if len(verdicts) == n:
-            cell = rubric_groups[users[nodeid]]
-            cell[0] += len(set(verdicts)) > 1
-            cell[1] += 1
-    item_groups: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+            rubric_flips[users[nodeid]].append(int(len(set(verdicts)) > 1))
+    item_flips: dict[tuple[str, str], list[int]] = defaultdict(list)
     for nodeid, rewards in per_item.items():
         if len(rewards) == n:
-            cell = item_groups[users[nodeid]]
-            cell[0] += len(set(rewards)) > 1
-            cell[1] += 1
+            item_flips[users[nodeid]].append(int(len(set(rewards)) > 1))
 
-    def rate(groups: Sequence[list[int]]) -> float | None:
-        total = sum(g[1] for g in groups)
-        return sum(g[0] for g in groups) / total if total else None
+    def interval(by_user: dict[tuple[str, str], list[int]]) -> list[float] | None:
+        rng = random.Random(seed)
 
-    rubric_cells = [rubric_groups[u] for u in sorted(rubric_groups)]
-    item_cells = [item_groups[u] for u in sorted(item_groups)]
+        def rate(picked: Sequence[list[int]]) -> list[float | None]:
+            drawn = [rng.choices(codes, k=len(codes)) for codes in picked]
+            total = sum(len(d) for d in drawn)
+            return [sum(sum(d) for d in drawn) / total if total else None]
+
+        return bootstrap_intervals([by_user[u] for u in sorted(by_user)], rate, bootstrap=bootstrap, seed=seed)[0]
+
+    def point(by_user: dict[tuple[str, str], list[int]]) -> tuple[int, int, float | None]:
+        total = sum(len(c) for c in by_user.values())
+        flipped = sum(sum(c) for c in by_user.values())
+        return total, flipped, (flipped / total if total else None)
+
+    rubrics, flipped, rubric_rate = point(rubric_flips)
+    items, items_flipped, item_rate = point(item_flips)
     return {
-        "repeats": n,
-        "rubrics": sum(c[1] for c in rubric_cells), "flipped": sum(c[0] for c in rubric_cells),
-        "rate": rate(rubric_cells), "ci95": bootstrap_interval(rubric_cells, rate, bootstrap=bootstrap, seed=seed),
-        "items": sum(c[1] for c in item_cells), "items_flipped": sum(c[0] for c in item_cells),
-        "item_rate": rate(item_cells),
-        "item_ci95": bootstrap_interval(item_cells, rate, bootstrap=bootstrap, seed=seed),
+        "repeats": n, "rubrics": rubrics, "flipped": flipped, "rate": rubric_rate,
+        "items": items, "items_flipped": items_flipped, "item_rate": item_rate,
+        "ci95": {"rate": interval(rubric_flips), "item_rate": interval(item_flips)},
     }
 
 

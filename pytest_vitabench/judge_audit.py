@@ -314,7 +314,7 @@ def render_audit(audit: Mapping[str, Any], *, limit: int = 10) -> list[str]:
         flip = setup.get("flip")
         if flip:
             lines.append(f"flip rate over {flip['repeats']} judgings: rubrics {_with_ci(flip, 'rate')} "
-                         f"({flip['flipped']} of {flip['rubrics']}); item rewards {_pct(flip['item_rate'])} "
+                         f"({flip['flipped']} of {flip['rubrics']}); item rewards {_with_ci(flip, 'item_rate')} "
                          f"({flip['items_flipped']} of {flip['items']})")
         for memory, truth in setup["metrics"]["rules"].items():
             per = [j.get(memory, {}) for j in setup["metrics"]["judgings"]]

@@ -227,35 +227,52 @@ _SHARED_DRAWS_MAX = 500_000
 _shared_resamples = lru_cache(maxsize=8)(_draw_resamples)
 
 
-def bootstrap_interval(groups: Sequence[Any], statistic: Callable[[Sequence[Any]], float | None], *,
-                       bootstrap: int = 1000, seed: int = 0) -> list[float] | None:
-    """95% percentile interval of ``statistic`` over ``groups`` (one per user) resampled with replacement.
+def bootstrap_intervals(groups: Sequence[Any], statistic: Callable[[Sequence[Any]], Sequence[float | None]], *,
+                        bootstrap: int = 1000, seed: int = 0) -> list[list[float] | None]:
+    """95% percentile intervals of the figures ``statistic`` computes over ``groups`` (one per user) resampled
+    with replacement.
 
     The same user-clustered resampling as the metrics' intervals (the same draws for the same number of users
     and seed), for figures other than the three metrics (the judge audit's agreement, kappa, flip rate).
 
     Args:
         groups: One entry per user: whatever ``statistic`` pools.
-        statistic: The figure of a resample (a list of groups, repeats allowed); ``None`` when undefined
-            (e.g. kappa of a resample with one class only): such resamples are left out.
-        bootstrap: Resamples; 0 gives ``None``.
+        statistic: The figures of a resample (a list of groups, repeats allowed), always as many; a figure is
+            ``None`` when undefined (e.g. kappa of a resample with one class only): it is then left out of that
+            figure's draws.
+        bootstrap: Resamples; 0 gives ``None`` intervals.
         seed: Seed of the draws.
 
     Returns:
-        ``[lo, hi]``; the point itself for one user; ``None`` without groups, resamples, or defined values.
+        One ``[lo, hi]`` per figure (``None`` without groups, resamples or defined values); with one user, the
+        resample is the user: the interval holds the statistic's own spread, if any (a ``statistic`` that
+        resamples inside the user too has some).
     """
     if not groups:
-        return None
+        return [None] * len(statistic([]))
+    picks: Iterable[Any]
     if len(groups) == 1:
-        value = statistic(list(groups))
-        return None if value is None else [value, value]
-    if bootstrap <= 0:
-        return None
-    values = sorted(v for v in (statistic(pick(groups)) for pick in _resamples(len(groups), bootstrap, seed))
-                    if v is not None)
-    if not values:
-        return None
-    return [_quantile(values, 0.025), _quantile(values, 0.975)]
+        if bootstrap <= 0:
+            point = statistic(list(groups))
+            return [None if v is None else [v, v] for v in point]
+        picks = (list(groups) for _ in range(bootstrap))
+    elif bootstrap <= 0:
+        return [None] * len(statistic(list(groups)))
+    else:
+        picks = (pick(groups) for pick in _resamples(len(groups), bootstrap, seed))
+    draws: list[list[float]] = []
+    for picked in picks:
+        values = statistic(picked)
+        if not draws:
+            draws = [[] for _ in values]
+        for column, value in zip(draws, values, strict=True):
+            if value is not None:
+                column.append(value)
+    out: list[list[float] | None] = []
+    for column in draws:
+        column.sort()
+        out.append([_quantile(column, 0.025), _quantile(column, 0.975)] if column else None)
+    return out
 
 
 def _bootstrap_ci(users: list[_UserAggregate], bootstrap: int, seed: int) -> list[list[float] | None]:
