@@ -24,8 +24,8 @@ to return (``judge_failure``) is no pair: it is counted as unscored.
 from __future__ import annotations
 
 import random
-from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -99,21 +99,6 @@ def collect(results: Iterable[ItemResult]) -> Collected:
     return out
 
 
-def _counts(pairs: Iterable[Pair]) -> tuple[int, int, int, int]:
-    """(both met, false fail, false pass, both unmet)."""
-    a = b = c = d = 0
-    for p in pairs:
-        if p.truth and p.judged:
-            a += 1
-        elif p.truth:
-            b += 1
-        elif p.judged:
-            c += 1
-        else:
-            d += 1
-    return a, b, c, d
-
-
 def _figure(name: str, counts: tuple[int, int, int, int]) -> float | None:
     a, b, c, d = counts
     n = a + b + c + d
@@ -130,27 +115,81 @@ def _figure(name: str, counts: tuple[int, int, int, int]) -> float | None:
     return None if chance >= 1.0 else (observed - chance) / (1.0 - chance)
 
 
-_CELLS = range(4)
-
-
 def _code(p: Pair) -> int:
-    """The pair's cell in the order of :func:`_counts`."""
+    """The pair's cell: 0 both met, 1 a false fail, 2 a false pass, 3 both unmet."""
     return 0 if p.truth and p.judged else 1 if p.truth else 2 if p.judged else 3
 
 
-def _two_stage(seed: int) -> Callable[[Sequence[list[int]]], list[int]]:
-    """Cell counts of a resample of users whose own cells are resampled too (one seeded generator)."""
+def _block(n: int, n_users: int, cells: Sequence[int]) -> dict[str, Any]:
+    a, b, c, d = cells
+    out: dict[str, Any] = {
+        "n": n, "n_users": n_users,
+        "counts": {"met_met": a, "met_unmet": b, "unmet_met": c, "unmet_unmet": d},
+    }
+    out.update({name: _figure(name, (a, b, c, d)) for name in FIGURES})
+    return out
+
+
+def sliced_figures(pairs: Sequence[Pair], keys: Sequence[str] = (), *, bootstrap: int = 1000,
+                   seed: int = 0) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """:func:`figures` of all pairs and of each value of each pair attribute in ``keys``, from one bootstrap.
+
+    Each resample draws users with replacement, then each drawn user's rubrics with replacement (one
+    ``choices`` call per user), and tallies every slice from that one draw: the slices' intervals cost no more
+    draws than the overall one's.
+
+    Returns:
+        The overall block, and ``{key: {value: block}}``.
+    """
+    values = {key: sorted({getattr(p, key) for p in pairs}) for key in keys}
+    # a pair's code: its cell (0-3) and its position among the values of every key, packed in one int
+    radix = [4]
+    for key in keys:
+        radix.append(radix[-1] * len(values[key]))
+    index = {key: {v: i for i, v in enumerate(values[key])} for key in keys}
+
+    def code(p: Pair) -> int:
+        return _code(p) + sum(index[key][getattr(p, key)] * radix[k] for k, key in enumerate(keys))
+
+    def unpack(c: int) -> list[int]:
+        return [(c // radix[k]) % len(values[key]) for k, key in enumerate(keys)]
+
+    by_user: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for p in pairs:
+        by_user[p.user].append(code(p))
+    groups = [by_user[u] for u in sorted(by_user)]
+    slices = [(key, v) for key in keys for v in values[key]]
+    slot = {s: i + 1 for i, s in enumerate(slices)}  # 0 is the overall slice
+
+    def tally(counted: Iterable[tuple[int, int]]) -> list[list[int]]:
+        cells = [[0, 0, 0, 0] for _ in range(len(slices) + 1)]
+        for c, n in counted:
+            cell = c % 4
+            cells[0][cell] += n
+            for key, position in zip(keys, unpack(c), strict=True):
+                cells[slot[(key, values[key][position])]][cell] += n
+        return cells
+
     rng = random.Random(seed)
 
-    def counts(picked: Sequence[list[int]]) -> list[int]:
-        drawn = [0, 0, 0, 0]
+    def statistic(picked: Sequence[list[int]]) -> list[float | None]:
+        drawn: Counter[int] = Counter()
         for codes in picked:
-            sample = rng.choices(codes, k=len(codes))
-            for cell in _CELLS:
-                drawn[cell] += sample.count(cell)
-        return drawn
+            drawn.update(rng.choices(codes, k=len(codes)))
+        return [_figure(name, (c[0], c[1], c[2], c[3])) for c in tally(drawn.items()) for name in FIGURES]
 
-    return counts
+    intervals = bootstrap_intervals(groups, statistic, bootstrap=bootstrap, seed=seed)
+    point = tally(Counter(c for codes in groups for c in codes).items())
+    users = [len(by_user)] + [len({p.user for p in pairs if getattr(p, key) == v}) for key, v in slices]
+    blocks = []
+    for i, cells in enumerate(point):
+        block = _block(sum(cells), users[i], cells)
+        block["ci95"] = dict(zip(FIGURES, intervals[i * len(FIGURES):(i + 1) * len(FIGURES)], strict=True))
+        blocks.append(block)
+    out: dict[str, dict[str, Any]] = {key: {} for key in keys}
+    for (key, v), block in zip(slices, blocks[1:], strict=True):
+        out[key][v] = block
+    return blocks[0], out
 
 
 def figures(pairs: Sequence[Pair], *, bootstrap: int = 1000, seed: int = 0) -> dict[str, Any]:
@@ -160,33 +199,12 @@ def figures(pairs: Sequence[Pair], *, bootstrap: int = 1000, seed: int = 0) -> d
         ``{"n": pairs, "n_users": users, "counts": {"met_met", "met_unmet", "unmet_met", "unmet_unmet"}
         (truth_judge), FIGURE: value | None for each of FIGURES, "ci95": {FIGURE: [lo, hi] | None}}``.
     """
-    by_user: dict[tuple[str, str], list[int]] = defaultdict(list)
-    for p in pairs:
-        by_user[p.user].append(_code(p))
-    groups = [by_user[u] for u in sorted(by_user)]
-    total = _counts(pairs)
-    out: dict[str, Any] = {
-        "n": len(pairs), "n_users": len(groups),
-        "counts": dict(zip(("met_met", "met_unmet", "unmet_met", "unmet_unmet"), total, strict=True)),
-    }
-    out.update({name: _figure(name, total) for name in FIGURES})
-    resample = _two_stage(seed)
-
-    def statistic(picked: Sequence[list[int]]) -> list[float | None]:
-        a, b, c, d = resample(picked)
-        return [_figure(name, (a, b, c, d)) for name in FIGURES]
-
-    intervals = bootstrap_intervals(groups, statistic, bootstrap=bootstrap, seed=seed)
-    out["ci95"] = dict(zip(FIGURES, intervals, strict=True))
-    return out
+    return sliced_figures(pairs, bootstrap=bootstrap, seed=seed)[0]
 
 
 def breakdown(pairs: Sequence[Pair], key: str, *, bootstrap: int = 1000, seed: int = 0) -> dict[str, Any]:
     """:func:`figures` per value of a pair attribute (``kind`` or ``domain``)."""
-    grouped: dict[str, list[Pair]] = defaultdict(list)
-    for p in pairs:
-        grouped[getattr(p, key)].append(p)
-    return {name: figures(grouped[name], bootstrap=bootstrap, seed=seed) for name in sorted(grouped)}
+    return sliced_figures(pairs, (key,), bootstrap=bootstrap, seed=seed)[1][key]
 
 
 def flip_rate(repeats: Sequence[Sequence[ItemResult]], *, bootstrap: int = 1000, seed: int = 0) -> dict[str, Any]:
@@ -258,9 +276,8 @@ def judge_summary(results: Sequence[ItemResult], *, bootstrap: int = 1000, seed:
     found = collect(results)
     if not found.items:
         return None
-    out = figures(found.pairs, bootstrap=bootstrap, seed=seed)
-    out["by_kind"] = breakdown(found.pairs, "kind", bootstrap=bootstrap, seed=seed)
-    out["by_domain"] = breakdown(found.pairs, "domain", bootstrap=bootstrap, seed=seed)
+    out, sliced = sliced_figures(found.pairs, ("kind", "domain"), bootstrap=bootstrap, seed=seed)
+    out["by_kind"], out["by_domain"] = sliced["kind"], sliced["domain"]
     out["unscored"] = found.unscored
     out["items"] = found.items
     return out
