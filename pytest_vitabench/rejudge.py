@@ -308,6 +308,10 @@ def rejudge_command(report_path: str, *, judge_model: str = "rules", judge_mode:
     except ValueError as exc:  # MissingAPIKey is a ValueError too
         print(f"vitabench rejudge: {exc}", file=sys.stderr)
         return 2
+    if judge_model != "rules":
+        from .judges.audited import AuditedJudge
+
+        judge = AuditedJudge(judge)  # the machine checks' verdicts beside the new judge's, as in a run
     judge_config: dict[str, Any] = {"judge_model": judge_model}
     if judge_model != "rules":
         judge_config.update(judge_mode=judge_mode, judge_votes=judge_votes, outcome_reward=outcome_reward)

@@ -195,7 +195,28 @@ def render_table(metrics: dict[str, Any], results: list[ItemResult]) -> list[str
                      f"return a usable verdict for; {unscored} item(s) unscored (left out of the metrics)"
                      + ("" if unscored == failed_items else "; the others failed on another rubric or scored 0 "
                         "(--vita-judge-failures zero)"))
+    judge = _judge_line(results)
+    if judge:
+        lines.append(judge)
     usage = _usage_line(results)
     if usage:
         lines.append(usage)
     return lines
+
+
+def _judge_line(results: Sequence[ItemResult]) -> str | None:
+    """How often the LLM judge agreed with the machine checks, when the results hold both (no interval: the
+    report's ``judge`` block and ``vitabench judge-audit`` have them)."""
+    from ..agreement import judge_summary
+
+    summary = judge_summary(results, bootstrap=0)
+    if summary is None or not summary["n"]:
+        return None
+
+    def shown(name: str) -> str:
+        value = summary[name]
+        return "-" if value is None else f"{value:.3f}"
+
+    return (f"judge vs machine checks: agreement {shown('agreement')}, kappa {shown('kappa')}, false pass "
+            f"{shown('false_pass')}, false fail {shown('false_fail')} over {summary['n']} rubrics "
+            "(vitabench judge-audit for intervals, kinds and flip rate)")

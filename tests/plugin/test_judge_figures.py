@@ -43,7 +43,8 @@ def test_the_report_holds_the_judge_figures_and_the_gate_reads_them(project, jud
     assert judge["false_fail"] == 0.0 and judge["false_pass"] == 1.0 and judge["kappa"] == 0.0
     assert set(judge["by_kind"]) == {"phrase the product carries", "payment or status"}
     assert result.ret == 1
-    result.stdout.fnmatch_lines(["*judge.kappa = 0.000 over * rubrics < 0.500*"])
+    result.stdout.fnmatch_lines(["*judge vs machine checks: agreement *, kappa 0.000, false pass 1.000, false fail "
+                                 "0.000 over * rubrics*", "*judge.kappa = 0.000 over * rubrics < 0.500*"])
     passing, _ = _run(project, judge_stub, "--vita-fail-under", "judge.agreement=0.5")
     assert passing.ret == 0
 
