@@ -176,6 +176,8 @@ def _add_rejudge(commands: Subcommands) -> None:
                          help="LLM judge runs per item, per-rubric majority")
     rejudge.add_argument("--vita-outcome-reward", action="store_true",
                          help="also judge the last order/booking; reward = min(trajectory, outcome)")
+    rejudge.add_argument("--vita-judge-failures", choices=("unscored", "zero"), default=None,
+                         help="a rubric the judge fails to return: unscored or zero (official); default: the run's")
     _add_judge_endpoint(rejudge)
     rejudge.add_argument("-o", "--output", default=None,
                          help="where to write the new report (default: REPORT.rejudged.json beside it)")
@@ -275,7 +277,8 @@ def _rejudge(args: argparse.Namespace) -> int:
     return rejudge_command(
         args.report, judge_model=args.vita_judge_model, judge_mode=args.vita_judge_mode,
         judge_votes=args.vita_judge_votes, outcome_reward=args.vita_outcome_reward, language=args.vita_language,
-        llm_options=_llm_options(args), suite_paths=args.suite, output=args.output)
+        llm_options=_llm_options(args), suite_paths=args.suite, output=args.output,
+        judge_failures=args.vita_judge_failures)
 
 
 def _add_synth(commands: Subcommands) -> None:

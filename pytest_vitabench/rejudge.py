@@ -265,7 +265,7 @@ Unlike the official harness's re-evaluation, each subtask is judged against its 
 def rejudge_command(report_path: str, *, judge_model: str = "rules", judge_mode: str = "window",
                     judge_votes: int = 1, outcome_reward: bool = False, language: str | None = None,
                     llm_options: Mapping[str, Any] | None = None, suite_paths: SuitePaths = None,
-                    output: str | None = None) -> int:
+                    output: str | None = None, judge_failures: str | None = None) -> int:
     """``vitabench rejudge``: judge a saved run again, write the new report, print its metrics.
 
     Args:
@@ -279,6 +279,7 @@ def rejudge_command(report_path: str, *, judge_model: str = "rules", judge_mode:
             (``base_url``, ``api_key_env``, ``rpm``, ``max_concurrency``, ``timeout``, ``cache``, ``prices``).
         suite_paths: Current locations of suite files that moved (matched by content).
         output: Where to write the new report (default: ``REPORT.rejudged.json`` beside it).
+        judge_failures: ``unscored`` or ``zero`` (``--vita-judge-failures``; default: the run's).
 
     Returns:
         The exit status: 0, 1 when some item could not be judged, 2 on usage errors.
@@ -304,7 +305,7 @@ def rejudge_command(report_path: str, *, judge_model: str = "rules", judge_mode:
                            # the saved run's profile: rejudging keeps what the judge was shown
                            records=bool(config.get("judge_records", True)),
                            outcome_style=str(config.get("outcome_style") or "default"),
-                           failures=str(config.get("judge_failures") or "unscored"))
+                           failures=judge_failures or str(config.get("judge_failures") or "unscored"))
     except ValueError as exc:  # MissingAPIKey is a ValueError too
         print(f"vitabench rejudge: {exc}", file=sys.stderr)
         return 2
@@ -314,7 +315,8 @@ def rejudge_command(report_path: str, *, judge_model: str = "rules", judge_mode:
         judge = AuditedJudge(judge)  # the machine checks' verdicts beside the new judge's, as in a run
     judge_config: dict[str, Any] = {"judge_model": judge_model}
     if judge_model != "rules":
-        judge_config.update(judge_mode=judge_mode, judge_votes=judge_votes, outcome_reward=outcome_reward)
+        judge_config.update(judge_mode=judge_mode, judge_votes=judge_votes, outcome_reward=outcome_reward,
+                            judge_failures=judge_failures or str(config.get("judge_failures") or "unscored"))
     try:
         report = rejudge_report(source, judge, suite_paths=suite_paths, ledger=ledger, judge_config=judge_config)
     except RejudgeError as exc:
