@@ -38,9 +38,10 @@ from typing import TYPE_CHECKING, Any
 from .agreement import FIGURES, collect, figures, flip_rate, judge_summary
 from .judges.audited import rules_truth
 from .judges.base import Judge, JudgeCase, Verdict
+from .judges.rules import RulesJudge
 from .messages import Usage
 from .metrics import compute_metrics, metric_key
-from .rejudge import RejudgeError, SuitePaths, _language, replay, resolve_suites
+from .rejudge import RejudgeError, SuitePaths, replay, resolve_suites, suite_language
 from .report.json_report import build_report, load_report
 from .result import ItemResult
 
@@ -212,11 +213,9 @@ def audit_run(path: str | Path, setups: Sequence[JudgeSetup], *, client: LLMClie
     run_language = str(config.get("language") or "en")
     items = []
     mismatches: dict[str, list[str]] = {}
-    from .judges.rules import RulesJudge
-
     rules = RulesJudge()
     for result in chosen:
-        case, problems = replay(result, suites[result.suite], _language(run_language, suites[result.suite]),
+        case, problems = replay(result, suites[result.suite], suite_language(run_language, suites[result.suite]),
                                 checks=config.get("tool_checks"))
         if problems:
             mismatches[result.nodeid] = problems

@@ -97,7 +97,7 @@ def resolve_suites(report: Mapping[str, Any], suite_paths: SuitePaths = None) ->
     return out
 
 
-def _language(configured: str, suite: LoadedSuite) -> str:
+def suite_language(configured: str, suite: LoadedSuite) -> str:
     """The run's language for a suite: as configured, or (``auto``) detected from the suite as the run did."""
     if configured in ("en", "zh"):
         return configured
@@ -188,7 +188,7 @@ def rejudge_report(path: str | Path, judge: Judge, *, suite_paths: SuitePaths = 
         if result.outcome == "error":
             kept.append(result.nodeid)  # the episode never finished: nothing complete to judge
             continue
-        case, problems = replay(result, suites[result.suite], _language(language, suites[result.suite]),
+        case, problems = replay(result, suites[result.suite], suite_language(language, suites[result.suite]),
                                 checks=config.get("tool_checks"))
         if problems:
             mismatches[result.nodeid] = problems
