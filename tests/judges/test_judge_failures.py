@@ -132,3 +132,14 @@ def test_the_official_profile_sets_zero_and_the_switch_wins(tmp_path):
     assert config(vita_profile="official", vita_judge_failures="unscored").judge_failures == "unscored"
     with pytest.raises(ValueError, match="--vita-judge-failures must be one of unscored, zero, got 'never'"):
         config(vita_judge_failures="never")
+
+
+def test_an_unreadable_outcome_judge_is_a_judge_failure_too(stub):
+    from pytest_vitabench.judges import make_judge
+
+    stub.replies += [verdicts(True, True), {"content": "nope"}, {"content": "nope"}]
+    verdict = make_judge("m", client=client_for(stub), mode="full", outcome=True).judge(case())
+    assert verdict.unscored is not None and verdict.rubrics[-1].judge_failure
+    stub.replies += [verdicts(True, True), {"content": "nope"}, {"content": "nope"}]
+    zero = make_judge("m", client=client_for(stub), mode="full", outcome=True, failures="zero").judge(case(seed=9))
+    assert zero.reward == 0.0 and zero.unscored is None  # the official outcome judge scores an unreadable reply 0
