@@ -116,6 +116,17 @@ def test_malformed_replies_are_unscored_exactly_and_left_out_of_the_metrics(demo
     assert setup["agreement"] == 1.0 and setup["unscored"] > 0
 
 
+def test_the_official_window_judge_is_audited_the_same_way(demo_run):
+    planted = PlantedJudge(cases(demo_run), flip=0.2, malformed=0.1, seed=12)
+    report, stub = audit(demo_run, planted, setups=[JudgeSetup("stub-judge", "window")])
+    setup = report["judge_audit"]["setups"][0]
+    assert planted.unknown == 0 and planted.ambiguous == 0
+    assert len(stub.requests) > 80 + planted.unreadable  # several windows per item, a repair per unreadable one
+    # every window answers anew: the last one decides, so each rubric is still flipped with probability 0.2
+    assert within(0.8, setup["ci95"]["agreement"]) and within(0.2, setup["ci95"]["false_fail"])
+    assert setup["unscored_items"] == planted.unreadable > 0
+
+
 def test_repeated_judgings_give_the_flip_rate_and_its_effect_on_the_metrics(demo_run):
     planted = PlantedJudge(cases(demo_run), flip=0.1, seed=6)
     report, stub = audit(demo_run, planted, repeats=3)
