@@ -11,9 +11,10 @@ First a run of ``suites/paper`` with the offline reference agent and the rules j
   window after ``--latency`` seconds with every rubric met; printed: items, requests (and requests per
   item), wall time against the latency bound (requests x latency / concurrency, or the longest item's
   windows x latency if larger), and the audit's own CPU time per item (this process, stub included);
-* recovery: the full-trajectory judge (one call per item) against a stub that knows the rules judge's truth
-  and plants errors (``tests/_stub_judge.py``): verdicts flipped at random, truly unmet rubrics called met, and
-  unreadable replies; printed: what was planted and what the audit measured, with its 95% intervals.
+* recovery: the official window judge and the full-trajectory judge (``--recovery window,full``) against a stub
+  that knows the rules judge's truth and plants errors (``tests/_stub_judge.py``): verdicts flipped at random,
+  truly unmet rubrics called met, and unreadable items; printed: what was planted and what the audit measured,
+  with its 95% intervals.
 
 Wall times on a shared machine are inflated by the other processes: compare the ratio to the bound and the
 request counts, which do not depend on the load.
@@ -99,13 +100,13 @@ def timing(report: Path, cases: list[Any], latency: float, concurrency: int) -> 
           f"CPU {cpu:.1f} s ({1000 * cpu / items:.1f} ms per item, stub and bootstrap included)")
 
 
-def recovery(report: Path, cases: list[Any], concurrency: int) -> None:
+def recovery(report: Path, cases: list[Any], concurrency: int, mode: str) -> None:
     planted = PlantedJudge(cases, flip=0.1, bias_met=0.2, malformed=0.05, seed=0)
     stub = StubLLM()
     stub.responder = planted
     client = client_for(stub, concurrency)
     try:
-        out = audit_run(report, [JudgeSetup("stub-judge", "full")], client=client, ledger=client.ledger,
+        out = audit_run(report, [JudgeSetup("stub-judge", mode)], client=client, ledger=client.ledger,
                         concurrency=concurrency)
     finally:
         client.close()
@@ -116,14 +117,18 @@ def recovery(report: Path, cases: list[Any], concurrency: int) -> None:
         lo, hi = s["ci95"][name] or (float("nan"), float("nan"))
         return f"{s[name]:.3f} [{lo:.3f}, {hi:.3f}]"
 
-    # planted: flips at 0.1 either way, then unmet->met at 0.2 of what is still unmet
+    # planted: flips at 0.1 either way, then unmet->met at 0.2 of what is still unmet; the window judge's verdict
+    # is its last window's, which is planted the same way
     false_pass = 0.1 + 0.9 * 0.2
-    print(f"recovery (full judge; planted flip 0.1, bias to met 0.2, unreadable 0.05; {planted.unknown} requests "
-          f"unrecognised): {s['n']} pairs over {s['n_users']} users")
-    print(f"  false pass: planted {false_pass:.3f} (realised {planted.false_pass / planted.truly_unmet:.3f}), "
-          f"measured {shown('false_pass')}")
-    print(f"  false fail: planted 0.100 (realised {planted.false_fail / planted.truly_met:.3f}), "
-          f"measured {shown('false_fail')}")
+    print(f"recovery ({mode} judge; planted flip 0.1, bias to met 0.2, unreadable 0.05; {len(stub.requests)} "
+          f"requests, {planted.unknown} unrecognised, {planted.ambiguous} last windows ambiguous): {s['n']} pairs over "
+          f"{s['n_users']} users")
+    # the stub counts per request: with one request per item (full judge) that is per rubric, as the audit counts
+    passes, fails = ("", "") if mode != "full" else (
+        f" (realised {planted.false_pass / planted.truly_unmet:.3f})",
+        f" (realised {planted.false_fail / planted.truly_met:.3f})")
+    print(f"  false pass: planted {false_pass:.3f}{passes}, measured {shown('false_pass')}")
+    print(f"  false fail: planted 0.100{fails}, measured {shown('false_fail')}")
     print(f"  agreement {shown('agreement')}, kappa {shown('kappa')}")
     print(f"  unreadable items: planted {planted.unreadable}, unscored items measured {s['unscored_items']} "
           f"({s['unscored']} machine-checked rubrics)")
@@ -134,13 +139,15 @@ def main() -> int:
     parser.add_argument("--run", type=Path, help="a saved run to audit (default: make one of suites/paper)")
     parser.add_argument("--latency", type=float, default=0.2, help="stub latency in seconds (default: 0.2)")
     parser.add_argument("--concurrency", type=int, default=16, help="items judged at once (default: 16)")
+    parser.add_argument("--recovery", default="window,full", help="judge modes of the recovery (default: window,full)")
     args = parser.parse_args()
     print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     with tempfile.TemporaryDirectory() as tmp:
         report = args.run or make_run(Path(tmp))
         cases = cases_of(report)
         timing(report, cases, args.latency, args.concurrency)
-        recovery(report, cases, args.concurrency)
+        for mode in [m.strip() for m in args.recovery.split(",") if m.strip()]:
+            recovery(report, cases, args.concurrency, mode)
     return 0
 
 
