@@ -128,10 +128,16 @@ class Benchmark:
 
         c = self.config
         client = None if c.judge_model == "rules" else self.llm_client()
-        return make_judge(c.judge_model, client=client, mode=c.judge_mode, outcome=c.outcome_reward,
-                          votes=c.judge_votes, language=_fallback_language(c.language),
-                          records=c.judge_records, outcome_style=c.outcome_style,
-                          official_source=self.official_source)
+        judge = make_judge(c.judge_model, client=client, mode=c.judge_mode, outcome=c.outcome_reward,
+                           votes=c.judge_votes, language=_fallback_language(c.language),
+                           records=c.judge_records, outcome_style=c.outcome_style, failures=c.judge_failures,
+                           official_source=self.official_source)
+        if c.judge_model == "rules":
+            return judge
+        from .judges.audited import AuditedJudge
+
+        # The machine checks' verdicts beside the LLM judge's: the report's judge figures and judge.* gates.
+        return AuditedJudge(judge)
 
     def profile_summary(self) -> dict[str, Any]:
         """The report's ``profile`` block: switches, tokenizer and whether the numbers are leaderboard-comparable."""

@@ -154,6 +154,13 @@ def switch(option: str, value: object) -> str:
     return parse_switch(value, option, ("default", "official"))
 
 
+def judge_failures(option: str, value: object) -> str:
+    from .judges.base import JUDGE_FAILURE_POLICIES
+    from .profile import parse_switch
+
+    return parse_switch(value, option, JUDGE_FAILURE_POLICIES)
+
+
 def profile_name(option: str, value: object) -> str:
     return switch(option, value)
 

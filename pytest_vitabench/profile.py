@@ -65,6 +65,14 @@ DEVIATIONS: tuple[Deviation, ...] = (
               "the LLM judge sees the trajectory only (its database field is always empty)",
               "the LLM judge also sees the orders, bookings and reservations as they stand at the end",
               "a judge that cannot see the database credits orders the agent only claimed or that later failed"),
+    Deviation("judge_failures", "vita_judge_failures", "unscored", "zero",
+              "a rubric the LLM judge never returned a readable verdict for keeps its initial state, unmet: the "
+              "item scores 0",
+              "such a rubric, a rubric missing from the reply and a verdict its own justification contradicts are "
+              "judge failures; an item whose reward hangs on one is unscored: reported and counted in its own "
+              "column, left out of the metrics",
+              "a judge failure is not the agent's failure; scoring it 0 lowers the agent's score by the judge's "
+              "error rate"),
     Deviation("rag_style", "vita_rag_style", "default", "official",
               "hits ordered by similarity; no hit: a whitespace keyword search, then an LLM summary of all "
               "chunks (or a dump); read_preference_memory returns that summary",
@@ -213,6 +221,9 @@ def comparability(config: Any, *, tokenizer: str = "cl100k_base", official_wordi
         if dev.field == "judge_records":
             if config.judge_model != "rules" and value:
                 reasons.append(f"{dev.option} on")
+        elif dev.field == "judge_failures":
+            if config.judge_model != "rules" and value != official:
+                reasons.append(f"{dev.option} {value}")
         elif dev.field == "outcome_style":
             if config.outcome_reward and value != official:
                 reasons.append(f"{dev.option} {value}")

@@ -97,7 +97,7 @@ def resolve_suites(report: Mapping[str, Any], suite_paths: SuitePaths = None) ->
     return out
 
 
-def _language(configured: str, suite: LoadedSuite) -> str:
+def suite_language(configured: str, suite: LoadedSuite) -> str:
     """The run's language for a suite: as configured, or (``auto``) detected from the suite as the run did."""
     if configured in ("en", "zh"):
         return configured
@@ -188,7 +188,7 @@ def rejudge_report(path: str | Path, judge: Judge, *, suite_paths: SuitePaths = 
         if result.outcome == "error":
             kept.append(result.nodeid)  # the episode never finished: nothing complete to judge
             continue
-        case, problems = replay(result, suites[result.suite], _language(language, suites[result.suite]),
+        case, problems = replay(result, suites[result.suite], suite_language(language, suites[result.suite]),
                                 checks=config.get("tool_checks"))
         if problems:
             mismatches[result.nodeid] = problems
@@ -202,8 +202,9 @@ def rejudge_report(path: str | Path, judge: Judge, *, suite_paths: SuitePaths = 
         else:
             result.rubrics = verdict.rubrics
             result.reward = verdict.reward
-            if verdict.not_judgeable:
-                result.outcome, result.error = "skipped", verdict.not_judgeable
+            result.judge_details = verdict.details
+            if verdict.not_judgeable or verdict.unscored:
+                result.outcome, result.error = "skipped", verdict.not_judgeable or f"unscored: {verdict.unscored}"
             else:
                 result.outcome, result.error = ("passed" if verdict.reward == 1.0 else "failed"), None
         if mark is not None and ledger is not None:
@@ -228,6 +229,24 @@ def rejudge_report(path: str | Path, judge: Judge, *, suite_paths: SuitePaths = 
 # -- the command line ----------------------------------------------------------------------------------
 
 
+def open_llm_client(llm_options: Mapping[str, Any] | None) -> tuple[Any, Ledger]:
+    """The one LLM client (cache, limits, ledger) of a command that judges saved runs outside pytest.
+
+    Args:
+        llm_options: Keyword arguments of :func:`~pytest_vitabench.config.settings_from_options`.
+
+    Raises:
+        ValueError: A malformed option (the message names it).
+    """
+    from .config import settings_from_options
+    from .llm import Ledger, LLMClient
+
+    options: dict[str, Any] = {"base_url": None, "api_key_env": "OPENAI_API_KEY", **dict(llm_options or {})}
+    settings = settings_from_options(rootdir=Path.cwd(), **options)
+    ledger = Ledger()
+    return LLMClient(settings, ledger), ledger
+
+
 #: ``vitabench rejudge --help`` (plain text: the module docstring is written for the API docs).
 REJUDGE_DESCRIPTION = """\
 Score the items of a saved --vita-report JSON file again, without calling the agent or the user.
@@ -246,7 +265,7 @@ Unlike the official harness's re-evaluation, each subtask is judged against its 
 def rejudge_command(report_path: str, *, judge_model: str = "rules", judge_mode: str = "window",
                     judge_votes: int = 1, outcome_reward: bool = False, language: str | None = None,
                     llm_options: Mapping[str, Any] | None = None, suite_paths: SuitePaths = None,
-                    output: str | None = None) -> int:
+                    output: str | None = None, judge_failures: str | None = None) -> int:
     """``vitabench rejudge``: judge a saved run again, write the new report, print its metrics.
 
     Args:
@@ -260,6 +279,7 @@ def rejudge_command(report_path: str, *, judge_model: str = "rules", judge_mode:
             (``base_url``, ``api_key_env``, ``rpm``, ``max_concurrency``, ``timeout``, ``cache``, ``prices``).
         suite_paths: Current locations of suite files that moved (matched by content).
         output: Where to write the new report (default: ``REPORT.rejudged.json`` beside it).
+        judge_failures: ``unscored`` or ``zero`` (``--vita-judge-failures``; default: the run's).
 
     Returns:
         The exit status: 0, 1 when some item could not be judged, 2 on usage errors.
@@ -279,24 +299,24 @@ def rejudge_command(report_path: str, *, judge_model: str = "rules", judge_mode:
     ledger = None
     try:
         if judge_model != "rules":
-            from .config import settings_from_options
-            from .llm import Ledger, LLMClient
-
-            options: dict[str, Any] = {"base_url": None, "api_key_env": "OPENAI_API_KEY", **dict(llm_options or {})}
-            settings = settings_from_options(rootdir=Path.cwd(), **options)
-            ledger = Ledger()
-            client = LLMClient(settings, ledger)
+            client, ledger = open_llm_client(llm_options)
         judge = make_judge(judge_model, client=client, mode=judge_mode, outcome=outcome_reward, votes=judge_votes,
                            language=language,
                            # the saved run's profile: rejudging keeps what the judge was shown
                            records=bool(config.get("judge_records", True)),
-                           outcome_style=str(config.get("outcome_style") or "default"))
+                           outcome_style=str(config.get("outcome_style") or "default"),
+                           failures=judge_failures or str(config.get("judge_failures") or "unscored"))
     except ValueError as exc:  # MissingAPIKey is a ValueError too
         print(f"vitabench rejudge: {exc}", file=sys.stderr)
         return 2
+    if judge_model != "rules":
+        from .judges.audited import AuditedJudge
+
+        judge = AuditedJudge(judge)  # the machine checks' verdicts beside the new judge's, as in a run
     judge_config: dict[str, Any] = {"judge_model": judge_model}
     if judge_model != "rules":
-        judge_config.update(judge_mode=judge_mode, judge_votes=judge_votes, outcome_reward=outcome_reward)
+        judge_config.update(judge_mode=judge_mode, judge_votes=judge_votes, outcome_reward=outcome_reward,
+                            judge_failures=judge_failures or str(config.get("judge_failures") or "unscored"))
     try:
         report = rejudge_report(source, judge, suite_paths=suite_paths, ledger=ledger, judge_config=judge_config)
     except RejudgeError as exc:

@@ -414,6 +414,9 @@ class ItemRunner:
         if verdict.not_judgeable:
             result.outcome = "skipped"
             result.error = verdict.not_judgeable
+        elif verdict.unscored:  # the judge's failure, not the agent's: left out of the metrics
+            result.outcome = "skipped"
+            result.error = f"unscored: {verdict.unscored}"
         else:
             result.outcome = "passed" if verdict.reward == 1.0 else "failed"
 

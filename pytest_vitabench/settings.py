@@ -173,6 +173,11 @@ class RunSettings:
     judge_records: bool = setting(
         True, profile=True, parse=values.on_off,
         help="LLM judge sees the final orders/bookings/reservations: on (default) or off (official)")
+    judge_failures: Literal["unscored", "zero"] = setting(
+        "unscored", profile=True, parse=values.judge_failures,
+        help="LLM judge: a rubric the judge failed to return (unreadable after the repair request, missing from the "
+             "reply, a justification contradicting its verdict): unscored (default: the item is left out of the "
+             "metrics and counted in the 'unscored' column) or zero (official: the item scores 0)")
     rag_style: Literal["default", "official"] = setting(
         "default", profile=True, parse=values.switch,
         help="rag: default (hits oldest first, newest chunks when nothing matches) or official (by similarity, "

@@ -9,7 +9,11 @@ message scores 0 without a judge call. Otherwise:
 * ``mode="full"`` (§5.3): one call over the whole trajectory.
 
 Every reply is read by the tolerant parser, with one repair retry; a reply still unreadable keeps the
-state and the problem is written into the verdicts' reasons (and ``Verdict.details``). Per-rubric verdicts
+state and the problem is written into the verdicts' reasons (and ``Verdict.details``). A rubric the judge
+never returned a verdict for, or whose last verdict its own justification contradicts, is a *judge
+failure* (``RubricVerdict.judge_failure``): with ``failures="unscored"`` (default) an item whose reward
+hangs on such a rubric is unscored, never failed; ``failures="zero"`` scores it 0 as the official harness
+does (its rubric state starts unmet and an unreadable reply leaves it so). Per-rubric verdicts
 and justifications are kept (§7.1.6). With ``votes=N`` the rubric judge runs N times with distinct cache
 seeds and each rubric takes the majority (ties unmet). With ``outcome`` the outcome judge's verdicts are
 added, which makes the reward ``min(trajectory, outcome)`` whenever the agent attempted a creating write.
@@ -26,7 +30,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..prompts import time_with_weekday
 from .asking import ask
-from .base import JudgeCase, RubricVerdict, Verdict
+from .base import JUDGE_FAILURE_POLICIES, JudgeCase, RubricVerdict, Verdict, unscored_reward
+from .contradiction import contradiction
 from .parsing import JudgeParseError, RubricItem, match_items, rubric_items
 from .prompts import HEADINGS, full_system, lang, window_system
 from .render import record_facts, render_facts, render_messages, windows
@@ -63,6 +68,8 @@ class _State:
     met: bool = False
     justification: str = ""
     judged: bool = False
+    #: Why the latest verdict cannot be trusted (its justification contradicts it), or ``None``.
+    contradicted: str | None = None
 
 
 @dataclass
@@ -83,7 +90,11 @@ class _Run:
         for state in self.states:
             if not state.judged:
                 why = "; ".join(self.problems) if self.problems else "the judge gave no verdict for this rubric"
-                out.append(RubricVerdict(text=state.text, met=None, reason=f"not judged: {why}"))
+                out.append(RubricVerdict(text=state.text, met=None, reason=f"not judged: {why}",
+                                         judge_failure=why))
+            elif state.contradicted:
+                out.append(RubricVerdict(text=state.text, met=None, judge_failure=state.contradicted,
+                                         reason=f"not judged: {state.contradicted} ({state.justification})"))
             else:
                 out.append(RubricVerdict(text=state.text, met=state.met, reason=state.justification + suffix))
         return out
@@ -106,19 +117,25 @@ class LLMRubricJudge:
         official_source: The user's copy of the official harness (``--vita-official-source``): the sliding
             window judge then sends the official prompts, transcript, rubric ids and states, judges only the
             official rubrics and reads the reply by those ids. ``None``: our own wording.
+        failures: ``unscored`` or ``zero``: what a verdict the judge failed to return does to the reward
+            (``--vita-judge-failures``, see :func:`~pytest_vitabench.judges.base.unscored_reward`).
 
     Raises:
-        ValueError: An unknown mode or fewer than one vote.
+        ValueError: An unknown mode or failure policy, or fewer than one vote.
     """
 
     def __init__(self, model: str, *, client: LLMClient, mode: Mode = "window", votes: int = 1,
                  language: str = "en", outcome: OutcomeJudge | None = None, temperature: float | None = None,
-                 params: dict[str, Any] | None = None, records: bool = True,
+                 params: dict[str, Any] | None = None, records: bool = True, failures: str = "unscored",
                  official_source: OfficialSource | None = None):
         if mode not in MODES:
             raise ValueError(f"--vita-judge-mode must be one of {', '.join(MODES)}, got {mode!r}")
         if votes < 1:
             raise ValueError(f"--vita-judge-votes must be at least 1, got {votes}")
+        if failures not in JUDGE_FAILURE_POLICIES:
+            raise ValueError(f"--vita-judge-failures must be one of {', '.join(JUDGE_FAILURE_POLICIES)}, "
+                             f"got {failures!r}")
+        self.failures = failures
         self.model = model
         self.client = client
         self.mode = mode
@@ -159,7 +176,7 @@ class LLMRubricJudge:
                            details=details)
         facts = record_facts(case.environment, subtask, case.time) if self.records else []
         runs = [self._run(case, rubrics, facts, seed) for seed in vote_seeds(case.seed, self.votes)]
-        verdicts = majority([run.verdicts() for run in runs])
+        verdicts = majority([run.verdicts() for run in runs], failures_unmet=self.failures == "zero")
         trajectory_reward = _all_met(verdicts)
         details.update(trajectory_reward=trajectory_reward, windows=runs[0].windows,
                        calls=sum(run.calls for run in runs))
@@ -175,7 +192,10 @@ class LLMRubricJudge:
             details["problems"] = problems
         if notes:
             details["notes"] = notes
-        return Verdict(rubrics=verdicts, reward=_all_met(verdicts), details=details)
+        reward, unscored = unscored_reward(verdicts, self.failures)
+        if unscored:
+            details["unscored"] = unscored
+        return Verdict(rubrics=verdicts, reward=reward, details=details, unscored=unscored)
 
     # -- one vote ---------------------------------------------------------------------------------
 
@@ -212,6 +232,7 @@ class LLMRubricJudge:
                 state.judged = True
                 if item.reason:
                     state.justification = item.reason
+                state.contradicted = contradiction(state.met, item.reason)
         return run
 
     def _official_run(self, wording: OfficialWording, case: JudgeCase, rubrics: list[str], seed: int) -> _Run:

@@ -37,16 +37,24 @@ def build_report(config: dict[str, Any], metrics: dict[str, Any], results: list[
         run: The run metadata block (:func:`pytest_vitabench.runs.session.run_metadata`).
 
     Returns:
-        ``{"schema": "vitabench-report/2", "config": ..., "run": ..., "metrics": ..., "results": [...]}``.
+        ``{"schema": "vitabench-report/2", "config": ..., "run": ..., "metrics": ..., "results": [...]}``, and
+        ``judge`` (:func:`~pytest_vitabench.agreement.judge_summary`) when an LLM judge judged machine-checked
+        rubrics.
     """
+    from ..agreement import judge_summary
+
     ordered = sorted(results, key=lambda r: (r.nodeid, r.memory, r.trial))
-    return {
+    out = {
         "schema": SCHEMA,
         "config": config,
         "run": run or {},
         "metrics": metrics,
         "results": [r.light() for r in ordered],
     }
+    judge = judge_summary(ordered, seed=int(config.get("seed") or 0))
+    if judge is not None:  # an LLM judge on machine-checked rubrics: how often it agreed with the rules judge
+        out["judge"] = judge
+    return out
 
 
 def _finite(value: Any) -> Any:
