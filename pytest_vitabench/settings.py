@@ -152,6 +152,11 @@ class RunSettings:
     max_concurrency: int = setting(
         0, scope="run", parse=values.limit,
         help="LLM requests in flight for the whole run, all xdist workers together (default 0: unlimited)")
+    tpm: int = setting(
+        0, scope="run", parse=values.token_limit,
+        help="LLM tokens per minute for the whole run, all xdist workers together, e.g. 30000 or 2M: each request "
+             "is charged its cl100k estimate (prompt + max_tokens) before it is sent, corrected by the response's "
+             "usage (default 0: unlimited)")
     timeout: float = setting(120, scope="run", parse=values.seconds, help="seconds per LLM request (default: 120)")
     cache: Literal["judge", "all", "off"] = setting(
         "judge", scope="run", choices=("all", "judge", "off"), parse=values.cache_mode,
@@ -211,7 +216,8 @@ class RunSettings:
              "on a terminal, 60 otherwise; 0 or off disables; -q disables too")
     rpm_window: float = setting(
         60, scope="run", parse=values.seconds,
-        help="seconds of the --vita-rpm window (default 60: a per-minute limit; 1 makes it a per-second limit)")
+        help="seconds of the --vita-rpm and --vita-tpm windows (default 60: per-minute limits; 1 makes them "
+             "per-second limits)")
     resume: str | None = setting(
         scope="run", optional_value="latest", metavar="RUN", ini_default="", parse=values.resume,
         help="reuse the finished items of the latest run with the same settings (or of RUN, a run directory or id "

@@ -1,10 +1,11 @@
 """One client for every LLM role (agent, user, judge, memory, embeddings) at any OpenAI-compatible endpoint.
 
-Every call takes the same path: disk cache lookup (for the roles the cache mode covers), a concurrency
-slot and a request-rate slot shared by all processes of the run, the HTTP request with a timeout, our
-own retry loop (the ``openai`` client's retries are off so that limits, ledger and logs see every
-attempt), then the ledger. The API key lives only inside the ``openai`` client: it is in no repr,
-message, log line or cache key.
+Every call takes the same path: disk cache lookup (for the roles the cache mode covers), an adaptive
+concurrency slot of this process (:mod:`.adaptive`: halved on a 429, grown back while the endpoint keeps
+up), a concurrency slot, a token charge (:mod:`.tokenrate`) and a request-rate slot shared by all
+processes of the run, the HTTP request with a timeout, our own retry loop (the ``openai`` client's
+retries are off so that limits, ledger and logs see every attempt), then the ledger. The API key lives
+only inside the ``openai`` client: it is in no repr, message, log line or cache key.
 """
 
 from __future__ import annotations
@@ -20,13 +21,14 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from ..messages import Usage
+from .adaptive import AdaptiveConcurrency, Slot
 from .breaker import CircuitBreaker, CircuitOpen
 from .cache import DiskCache, cache_key
 from .errors import LLMError, endpoint_host, scrub
 from .ledger import Ledger
 from .prices import price_for
 from .ratelimit import Limiter, LimiterTimeout
-from .retry import Backoff, is_retryable_status, parse_retry_after
+from .retry import Backoff, is_retryable_status, names_token_limit, parse_retry_after, token_reset_wait
 from .secrets import check_base_url, install_log_redaction, register_secret, scrub_payload
 from .settings import LOCAL_KEY, LLMSettings, resolve_api_key
 
@@ -113,6 +115,12 @@ class LLMClient:
         s = self.settings
         self.limiter = Limiter(s.state_dir, rpm=s.rpm, max_concurrency=s.max_concurrency,
                                window_s=s.rpm_window_s, max_wait_s=s.max_wait_s)
+        from .tokenrate import TokenBudget
+
+        self.token_budget = TokenBudget(s.state_dir, tokens=s.tpm, window_s=s.tpm_window_s, max_wait_s=s.max_wait_s)
+        self.adaptive = AdaptiveConcurrency(ceiling=s.max_concurrency)
+        #: Tokens per request of each model that the estimate before sending misses (see _correct_tokens).
+        self._unforeseen_tokens: dict[str, int] = {}
         self.cache = DiskCache(s.cache_dir) if s.cache_dir is not None else None
         self.breaker = CircuitBreaker(self.endpoint, threshold=s.circuit_breaker, state_dir=s.state_dir)
         self.backoff = Backoff(base_s=s.backoff_base_s, max_s=s.backoff_max_s, retry_after_max_s=s.retry_after_max_s)
@@ -122,7 +130,7 @@ class LLMClient:
     def __repr__(self) -> str:
         s = self.settings
         return (f"LLMClient(endpoint={self.endpoint!r}, api_key_env={s.api_key_env!r}, cache={s.cache!r}, "
-                f"rpm={s.rpm}, max_concurrency={s.max_concurrency}, timeout_s={s.timeout_s:g})")
+                f"rpm={s.rpm}, tpm={s.tpm}, max_concurrency={s.max_concurrency}, timeout_s={s.timeout_s:g})")
 
     def close(self) -> None:
         with self._lock:
@@ -214,14 +222,28 @@ class LLMClient:
         client = self._client()
         create: Callable[..., Any] = self._post_chat if kind == "chat" else client.embeddings.create
         attempts = self.settings.max_retries + 1
+        estimate: int | None = None
         for attempt in range(attempts):
+            ticket: int | None = None
+            slot: Slot | None = None
             try:
                 self.breaker.check()  # before every attempt: another worker may have opened it meanwhile
-                with self.limiter.concurrency_slot():
+                with self.adaptive.slot() as slot, self.limiter.concurrency_slot():
+                    if self.token_budget.tokens:
+                        if estimate is None:
+                            from .tokenrate import estimate_request_tokens
+
+                            estimate = estimate_request_tokens(request)
+                        # charged inside the slots, right before sending: the window we count is the provider's
+                        ticket = self.token_budget.charge(estimate + self._unforeseen_tokens.get(model, 0))
                     response = create(**request)
                 self.breaker.record_success()
+                self.adaptive.succeeded()
                 # A proxy may echo the request headers into an answer, which is recorded and cached.
-                return scrub_payload(_chat_payload(response)) if kind == "chat" else _embeddings_payload(response)
+                payload = scrub_payload(_chat_payload(response)) if kind == "chat" else _embeddings_payload(response)
+                if ticket is not None and estimate is not None:
+                    self._correct_tokens(model, ticket, estimate, payload["usage"])
+                return payload
             except CircuitOpen as exc:
                 self.ledger.note_error(role)
                 raise LLMError(f"{role} LLM call (model {model}) not sent: {exc}", role=role, model=model,
@@ -232,6 +254,9 @@ class LLMClient:
                 if failure is None:
                     raise
                 reason, status, retryable, retry_after, detail = failure
+                token_limit = False
+                if status == 429:
+                    retry_after, token_limit = self._throttled(exc, ticket, slot, retry_after, detail)
                 if not retryable or attempt + 1 >= attempts:
                     self.ledger.note_error(role)
                     error = self._error(role, model, reason, status, retryable, attempt + 1, detail)
@@ -242,12 +267,42 @@ class LLMClient:
                     salt = cache_key(kind=kind, role=role, endpoint=self.endpoint, model=model, request=request,
                                      trial_seed=trial_seed)
                 wait = self.backoff.delay(attempt, retry_after=retry_after, salt=salt)
+                if token_limit:  # every process waits for the provider's token window, not only this request
+                    self.token_budget.pause(wait)
                 self.ledger.note_retry(role)
                 log.info("%s call to %s (model %s): %s; retry %d/%d in %.2f s%s", role, self.host, model,
                          _what(reason, status, self.settings.timeout_s), attempt + 1, attempts - 1, wait,
-                         " (Retry-After)" if retry_after is not None else "")
+                         " (token limit)" if token_limit else " (Retry-After)" if retry_after is not None else "")
                 time.sleep(wait)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _correct_tokens(self, model: str, ticket: int, estimate: int, usage: dict[str, int]) -> None:
+        """Charge what the provider counted instead of the estimate, and learn what estimates of ``model``
+        miss (mostly the completion, unknown before the answer) so the next charges include it."""
+        spent = usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)
+        self.token_budget.correct(ticket, spent)
+        with self._lock:
+            missed = max(0.0, spent - estimate)
+            before = self._unforeseen_tokens.get(model)
+            # a moving average over about the last ten answers: completions of one model vary, slowly
+            self._unforeseen_tokens[model] = round(missed if before is None else 0.9 * before + 0.1 * missed)
+
+    def _throttled(self, exc: BaseException, ticket: int | None, slot: Slot | None, retry_after: float | None,
+                   detail: str) -> tuple[float | None, bool]:
+        """Account for a 429: the refused request spent no tokens, this process sends fewer requests at
+        once, and a 429 that names a token limit waits for the token window's reset.
+
+        Returns:
+            The wait the server asked for (``None``: back off as usual), and whether it named a token limit.
+        """
+        self.token_budget.correct(ticket, 0)
+        if slot is not None and self.adaptive.throttled(slot):
+            log.info("429 from %s: requests in flight from this process cut to %s", self.host, self.adaptive.limit)
+        response = getattr(exc, "response", None)
+        headers = dict(getattr(response, "headers", None) or {})
+        if not names_token_limit(detail, headers):
+            return retry_after, False
+        return token_reset_wait(detail, headers), True
 
     def warm_up_in_background(self) -> threading.Thread:
         """Load the ``openai`` package and build the HTTP client in a daemon thread, now.
