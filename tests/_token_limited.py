@@ -1,7 +1,8 @@
 """A provider's tokens-per-window limit, scripted into :class:`_stub_llm.StubLLM` as its endless replies.
 
 Set ``stub.replies = TokenLimit(budget, window_s)``: every chat request is counted as a provider counts it
-(``cl100k_base`` tokens of each message's text plus 4 per message, plus the completion it answers with);
+(``cl100k_base`` tokens of each message's text plus 4 per message, the tool definitions as compact JSON, as
+providers count the functions they render into the prompt, plus the completion it answers with);
 one that would take the last ``window_s`` of accepted requests over ``budget`` gets OpenAI's 429 ("Rate
 limit reached ... on tokens per min (TPM) ... Please try again in Xs", with ``x-ratelimit-reset-tokens``),
 anything else the next scripted answer. The accepted requests' ``(time, tokens)`` and the refusals are
@@ -10,6 +11,7 @@ recorded for the checks.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Callable
@@ -48,9 +50,11 @@ class TokenLimit(list):
 
     def _reply(self, request: dict[str, Any]) -> Any:
         prompt = sum(4 + count_tokens(str(m.get("content") or "")) for m in request.get("messages") or [])
+        if request.get("tools"):
+            prompt += count_tokens(json.dumps(request["tools"], ensure_ascii=False, separators=(",", ":")))
         tokens = prompt + COMPLETION_TOKENS
         with self._lock:
-            now = time.time()
+            now = time.time()  # a provider counts a request when it arrives: after the lock, as the next one
             recent = [(t, n) for t, n in self.accepted if t > now - self.window_s]
             used = sum(n for _, n in recent)
             if recent and used + tokens > self.budget:

@@ -119,8 +119,10 @@ class LLMClient:
 
         self.token_budget = TokenBudget(s.state_dir, tokens=s.tpm, window_s=s.tpm_window_s, max_wait_s=s.max_wait_s)
         self.adaptive = AdaptiveConcurrency(ceiling=s.max_concurrency)
-        #: Tokens per request of each model that the estimate before sending misses (see _correct_tokens).
-        self._unforeseen_tokens: dict[str, int] = {}
+        #: How many tokens per request the estimate of each model misses, as learned (see _correct_tokens).
+        self._estimate_error: dict[str, int] = {}
+        #: The tokens the request about to be sent by this thread is charged, and its ticket once charged.
+        self._charge = threading.local()
         self.cache = DiskCache(s.cache_dir) if s.cache_dir is not None else None
         self.breaker = CircuitBreaker(self.endpoint, threshold=s.circuit_breaker, state_dir=s.state_dir)
         self.backoff = Backoff(base_s=s.backoff_base_s, max_s=s.backoff_max_s, retry_after_max_s=s.retry_after_max_s)
@@ -234,9 +236,13 @@ class LLMClient:
                             from .tokenrate import estimate_request_tokens
 
                             estimate = estimate_request_tokens(request)
-                        # charged inside the slots, right before sending: the window we count is the provider's
-                        ticket = self.token_budget.charge(estimate + self._unforeseen_tokens.get(model, 0))
-                    response = create(**request)
+                        learned = self._estimate_error.get(model, 0)
+                        # charged by the HTTP client's request hook (_take_rate_slot), as it goes on the wire
+                        self._charge.tokens, self._charge.ticket = max(estimate // 2, estimate + learned), None
+                    try:
+                        response = create(**request)
+                    finally:
+                        ticket, self._charge.tokens = getattr(self._charge, "ticket", None), None
                 self.breaker.record_success()
                 self.adaptive.succeeded()
                 # A proxy may echo the request headers into an answer, which is recorded and cached.
@@ -277,15 +283,16 @@ class LLMClient:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _correct_tokens(self, model: str, ticket: int, estimate: int, usage: dict[str, int]) -> None:
-        """Charge what the provider counted instead of the estimate, and learn what estimates of ``model``
-        miss (mostly the completion, unknown before the answer) so the next charges include it."""
+        """Charge what the provider counted instead of the estimate, and learn how far estimates of
+        ``model`` are off (the completion, unknown before the answer; the provider's own rendering of tools
+        and messages) so the next charges come closer. A charge is never cut below half its estimate."""
         spent = usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)
         self.token_budget.correct(ticket, spent)
         with self._lock:
-            missed = max(0.0, spent - estimate)
-            before = self._unforeseen_tokens.get(model)
-            # a moving average over about the last ten answers: completions of one model vary, slowly
-            self._unforeseen_tokens[model] = round(missed if before is None else 0.9 * before + 0.1 * missed)
+            error = spent - estimate
+            before = self._estimate_error.get(model)
+            # a moving average over about the last ten answers: one model's completions vary, slowly
+            self._estimate_error[model] = round(error if before is None else 0.9 * before + 0.1 * error)
 
     def _throttled(self, exc: BaseException, ticket: int | None, slot: Slot | None, retry_after: float | None,
                    detail: str) -> tuple[float | None, bool]:
@@ -328,11 +335,11 @@ class LLMClient:
             if self._openai is None:
                 from openai import DefaultHttpxClient, OpenAI  # the openai package loads only when a call is made
 
-                # The rate slot is taken in the HTTP client's request hook, i.e. after the openai package
-                # has built the request and right before it goes on the wire, so the window we count is
-                # the one the server sees.
+                # The rate slot and the token charge are taken in the HTTP client's request hook, i.e. after
+                # the openai package has built the request and right before it goes on the wire, so the
+                # windows we count are the ones the server sees.
                 http_client = (DefaultHttpxClient(event_hooks={"request": [self._take_rate_slot]})
-                               if self.limiter.rpm else None)
+                               if self.limiter.rpm or self.token_budget.tokens else None)
                 self._openai = OpenAI(base_url=self.settings.base_url, api_key=self._key,
                                       timeout=self.settings.timeout_s, max_retries=0, http_client=http_client)
             return self._openai
@@ -359,6 +366,9 @@ class LLMClient:
         return data
 
     def _take_rate_slot(self, _request: Any) -> None:
+        tokens = getattr(self._charge, "tokens", None)
+        if tokens is not None:
+            self._charge.ticket = self.token_budget.charge(tokens)
         self.limiter.acquire_rate()
 
     def _classify(self, exc: BaseException) -> tuple[str, int | None, bool, float | None, str] | None:

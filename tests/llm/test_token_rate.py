@@ -263,7 +263,7 @@ def test_tpm_across_xdist_workers_with_no_item_lost(pytester):
     pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
     (pytester.path / "tasks.json").write_text(json.dumps(tiny_suite()), encoding="utf-8")
     stub = StubLLM()
-    budget, window = 6000, 1.0
+    budget, window = 24_000, 1.0  # about 10 of the suite's agent requests (2,300 tokens each) per window
     limit = TokenLimit(budget=budget, window_s=window)
     stub.replies = limit
     try:
@@ -275,6 +275,8 @@ def test_tpm_across_xdist_workers_with_no_item_lost(pytester):
         assert [r["outcome"] for r in report["results"] if r["outcome"] == "error"] == []
         assert len(report["results"]) == 18 and len(limit.accepted) >= 18
         assert limit.window_max() <= budget
-        assert limit.refused <= 4, result.stdout.str()[-2000:]
+        # Without --vita-tpm the 18 requests meet a wall of 429s (most of them refused at least once); with it
+        # only a request delayed on its way (a busy machine) can land in the provider's previous window.
+        assert limit.refused < 6, result.stdout.str()[-2000:]
     finally:
         stub.close()
