@@ -185,6 +185,12 @@ def _add_rejudge(commands: Subcommands) -> None:
     rejudge.add_argument("--vita-max-concurrency", default=None, help="requests in flight (default unlimited)")
     rejudge.add_argument("--vita-cache", default="judge", choices=("judge", "all", "off"), help="LLM disk cache")
     rejudge.add_argument("--vita-prices", default=None, help="model prices: inline spec or .toml/.json file")
+    rejudge.add_argument("--vita-judge-batch", action="store_true",
+                         help="send the judge's requests through the endpoint's Batch API (files + batches: half "
+                              "the price, answered within 24 h); journaled in the run directory, so rerunning the "
+                              "command after a crash resumes without resubmitting")
+    rejudge.add_argument("--vita-batch-poll", type=float, default=30.0, metavar="SECONDS",
+                         help="with --vita-judge-batch: seconds between status checks of a batch (default 30)")
     rejudge.add_argument("--suite", action="append", default=None, metavar="PATH",
                          help="a suite file's current location, if it moved (matched by content; repeatable)")
     rejudge.add_argument("-o", "--output", default=None,
@@ -201,7 +207,8 @@ def _rejudge(args: argparse.Namespace) -> int:
         llm_options={"base_url": args.vita_base_url, "api_key_env": args.vita_api_key_env, "rpm": args.vita_rpm,
                      "max_concurrency": args.vita_max_concurrency, "timeout": args.vita_timeout,
                      "cache": args.vita_cache, "prices": args.vita_prices},
-        suite_paths=args.suite, output=args.output)
+        suite_paths=args.suite, output=args.output, judge_batch=args.vita_judge_batch,
+        batch_poll_s=args.vita_batch_poll)
 
 
 def _add_synth(commands: Subcommands) -> None:

@@ -15,8 +15,9 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -31,6 +32,9 @@ from .ratelimit import Limiter, LimiterTimeout
 from .retry import Backoff, is_retryable_status, names_token_limit, parse_retry_after, token_reset_wait
 from .secrets import check_base_url, install_log_redaction, register_secret, scrub_payload
 from .settings import LOCAL_KEY, LLMSettings, resolve_api_key
+
+if TYPE_CHECKING:
+    from .deferred import DeferredAnswers
 
 log = logging.getLogger("pytest_vitabench.llm")
 
@@ -128,6 +132,7 @@ class LLMClient:
         self.backoff = Backoff(base_s=s.backoff_base_s, max_s=s.backoff_max_s, retry_after_max_s=s.retry_after_max_s)
         self._openai: Any = None
         self._lock = threading.Lock()
+        self._deferred: DeferredAnswers | None = None
 
     def __repr__(self) -> str:
         s = self.settings
@@ -197,25 +202,64 @@ class LLMClient:
 
     # -- the shared path ----------------------------------------------------------------------------
 
+    @contextmanager
+    def deferring(self, answers: DeferredAnswers) -> Iterator[DeferredAnswers]:
+        """Answer the calls of ``answers.roles`` from ``answers`` (or queue them there) for the body; see
+        :mod:`.deferred`."""
+        self._deferred = answers
+        try:
+            yield answers
+        finally:
+            self._deferred = None
+
     def _call(self, kind: str, role: str, model: str, request: dict[str, Any],
               trial_seed: int | None) -> tuple[dict[str, Any], bool]:
         cache = self.cache if self.settings.caches(role) else None
+        deferred = self._deferred if self._deferred is not None and self._deferred.defers(role) else None
         # The key hashes the canonical JSON of the whole request (under full_context, ~100k tokens): worth it
         # for a cache lookup; without the cache it is needed only to seed a retry's jitter, so it waits for one.
         key: str | None = None
-        if cache is not None:
+        if cache is not None or deferred is not None:
             key = cache_key(kind=kind, role=role, endpoint=self.endpoint, model=model, request=request,
                             trial_seed=trial_seed)
+        if deferred is not None and key is not None and key in deferred.answers:
+            # before the cache, which this answer fills: a replayed pass counts it as the batch's every time
+            return self._deferred_answer(deferred, kind, role, model, key, cache), False
+        if cache is not None and key is not None:
             payload = cache.get(key)
             log.debug("LLM cache %s: role=%s model=%s seed=%s key=%s", "hit" if payload else "miss",
                       role, model, trial_seed, key)
             if payload is not None:
                 return payload, True
+        if deferred is not None and key is not None:
+            if kind != "chat":
+                raise ValueError(f"only chat requests can be deferred to a batch, not {kind}")
+            raise deferred.queue(key, request)
         payload = self._send(kind, role, model, request, salt=key, trial_seed=trial_seed)
         if cache is not None and key is not None:
             cache.put(key, payload, meta={"kind": kind, "role": role, "model": model, "trial_seed": trial_seed,
                                           "endpoint": self.endpoint})
         return payload, False
+
+    def _deferred_answer(self, deferred: DeferredAnswers, kind: str, role: str, model: str, key: str,
+                         cache: DiskCache | None) -> dict[str, Any]:
+        """The batch's answer to ``request`` (known to be in ``deferred``).
+
+        Raises:
+            LLMError: The batch could not answer this request.
+        """
+        answer = deferred.answers[key]
+        if "payload" not in answer:
+            self.ledger.note_error(role)
+            raise LLMError(f"{role} LLM call (model {model}) failed in batch {answer.get('batch_id')}: "
+                           f"{scrub(str(answer.get('error')), self._key)}", role=role, model=model, host=self.host,
+                           status=None, reason="batch", attempts=1, retryable=False)
+        payload: dict[str, Any] = answer["payload"]
+        deferred.note_batch(answer.get("batch_id"))
+        if cache is not None and cache.get(key) is None:  # a later synchronous run finds it too
+            cache.put(key, payload, meta={"kind": kind, "role": role, "model": model, "endpoint": self.endpoint,
+                                          "batch_id": answer.get("batch_id")})
+        return payload
 
     def _send(self, kind: str, role: str, model: str, request: dict[str, Any], *, salt: str | None,
               trial_seed: int | None) -> dict[str, Any]:
@@ -412,8 +456,22 @@ class LLMClient:
                       reasoning_tokens=tokens.get("reasoning_tokens", 0),
                       cost=0.0 if cached or price is None else price.cost(prompt, completion),
                       requests=0 if cached else 1, cached_requests=1 if cached else 0)
+        deferred = self._deferred
+        if deferred is not None and deferred.defers(role):
+            # counted by the batch judge once the pass it belongs to completes (a pass may be replayed)
+            deferred.note_usage(role, usage, model, price is not None)
+            return usage
         self.ledger.record(role, usage, model=model, priced=price is not None)
         return usage
+
+    def api(self) -> Any:
+        """The ``openai`` client behind this one (endpoint, key and timeout set; its retries off), for
+        calls this client does not wrap (the Batch API's files and batches)."""
+        return self._client()
+
+    def redact(self, text: str) -> str:
+        """``text`` without this client's key (for messages quoting the endpoint's answers)."""
+        return scrub(text, self._key)
 
 
 def _is_endpoint_failure(reason: str, status: int | None, retryable: bool) -> bool:
