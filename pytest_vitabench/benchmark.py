@@ -64,7 +64,7 @@ class Benchmark:
         store = SnapshotStore(cache_dir) if cache_dir else None
         self.runner = ItemRunner(self.config, memory_options=self.memory_options, snapshots=store)
         self.user_simulator()  # checks the user and judge settings too
-        self.judge()
+        self._plain_judge()
 
     @property
     def needs_llm(self) -> bool:
@@ -91,7 +91,9 @@ class Benchmark:
                 # Only rag's embeddings call out: the client is aimed at their endpoint, so a local embedding
                 # server needs no key although --vita-base-url (the chat endpoint) is unset.
                 settings = settings.model_copy(update={"base_url": self.config.embedding_base_url})
-            self._llm_client = LLMClient(settings, self.ledger)
+            from .memory.tokens import count_tokens
+
+            self._llm_client = LLMClient(settings, self.ledger, count_tokens=count_tokens)
         return self._llm_client
 
     def agent(self) -> Any:
@@ -112,7 +114,8 @@ class Benchmark:
         return make_user_simulator(c.user_model, client=client, language=_fallback_language(c.language),
                                    wait_for_action=c.user_wait_for_action)
 
-    def judge(self) -> Any:
+    def _plain_judge(self) -> Any:
+        """The judge of ``--vita-judge-model`` and its options, sending its requests one by one."""
         from .judges import make_judge
 
         c = self.config
@@ -120,6 +123,24 @@ class Benchmark:
         return make_judge(c.judge_model, client=client, mode=c.judge_mode, outcome=c.outcome_reward,
                           votes=c.judge_votes, language=_fallback_language(c.language),
                           records=c.judge_records, outcome_style=c.outcome_style)
+
+    def judge(self, *, batch_dir: Path | None = None, writer: str = "main") -> Any:
+        """The judge; with ``--vita-judge-batch``, wrapped to send its requests in batches journaled in
+        ``batch_dir`` (the run directory's ``batches/``) under this process's ``writer`` name."""
+        c = self.config
+        judge = self._plain_judge()
+        if not c.judge_batch or c.judge_model == "rules":
+            return judge
+        client = self.llm_client()
+        from .judges.batched import BatchJudge
+        from .llm.batch import BatchJournal, BatchSubmitter
+
+        if batch_dir is None:
+            raise ValueError("--vita-judge-batch needs a run directory to journal its batches in")
+        submitter = BatchSubmitter(client, BatchJournal(batch_dir, writer=writer), poll_s=c.batch_poll)
+        # A round goes out once the queue has been quiet for a poll interval (at most 2 s): as patient
+        # with the process's own episodes as with the provider.
+        return BatchJudge(judge, client=client, submitter=submitter, linger_s=min(2.0, c.batch_poll))
 
     def profile_summary(self) -> dict[str, Any]:
         """The report's ``profile`` block: switches, tokenizer and whether the numbers are leaderboard-comparable."""

@@ -415,7 +415,8 @@ def vita_user_simulator(request: pytest.FixtureRequest) -> Any:
 @pytest.fixture(scope="session")
 def vita_judge(request: pytest.FixtureRequest) -> Any:
     """The judge (``--vita-judge-model``)."""
-    return _state(request.config).bench.judge()
+    state = _state(request.config)
+    return state.bench.judge(batch_dir=state.store.path / "batches", writer=_worker_id(request.config))
 
 
 @pytest.fixture

@@ -235,6 +235,15 @@ class RunSettings:
     failures: bool = setting(
         False, flag=True, scope="run",
         help="print the failure categories table (category x domain x memory backend) in the summary")
+    judge_batch: bool = setting(
+        False, flag=True, scope="run",
+        help="LLM judge: send the judge's requests through the endpoint's Batch API (files + batches; half the "
+             "price, answered within 24 h), one batch per round whenever every episode in flight waits for its "
+             "verdict; items stay pending until their verdicts arrive. Batches are journaled in the run directory: "
+             "--vita-resume polls them instead of submitting again")
+    batch_poll: float = setting(
+        30, scope="run", parse=values.seconds,
+        help="with --vita-judge-batch: seconds between status checks of a batch (default: 30)")
     rag_summary: bool = setting(
         False, flag=True,
         help="rag: an LLM memory (--vita-memory-model) answers read_preference_memory with a summary of the "

@@ -4,12 +4,13 @@ journaled so that a crash between submission and download resumes without submit
 Providers price batch work at half the synchronous rate and answer within their completion window (OpenAI:
 24 h) instead of at once, which suits judging: nothing waits on a verdict but the report.
 
-The journal is a folder (in the run directory) with two append-only JSONL files:
+The journal is a folder (in the run directory) with two append-only JSONL files per writing process
+(``main``, or the xdist worker's id), read together:
 
-- ``batches.jsonl``: one line per submitted batch (its id, input file id and the request keys it carries),
-  written the moment the batch is created, before any wait; a later line marks it downloaded;
-- ``answers.jsonl``: one line per answered request key (the kept part of the completion, as the synchronous
-  client keeps it, or the error of a request the batch could not answer).
+- ``batches-<writer>.jsonl``: one line per submitted batch (its id, input file id and the request keys it
+  carries), written the moment the batch is created, before any wait; a later line marks it downloaded;
+- ``answers-<writer>.jsonl``: one line per answered request key (the kept part of the completion, as the
+  synchronous client keeps it, or the error of a request the batch could not answer).
 
 A request's key is the disk cache's key (:func:`~.cache.cache_key`): the same request always has the same
 key, so a resumed run finds its answers, and batches already submitted are polled rather than re-sent.
@@ -46,24 +47,26 @@ class BatchJournal:
     """The journal of one run's batches (see the module docstring).
 
     Args:
-        folder: Where the two files live; created on the first write.
+        folder: Where the files live; created on the first write.
+        writer: This process's name in the file names (each process appends to its own files only).
     """
 
-    def __init__(self, folder: Path | str):
+    def __init__(self, folder: Path | str, writer: str = "main"):
         self.folder = Path(folder)
+        self.writer = writer
 
     @property
     def batches_file(self) -> Path:
-        return self.folder / "batches.jsonl"
+        return self.folder / f"batches-{self.writer}.jsonl"
 
     @property
     def answers_file(self) -> Path:
-        return self.folder / "answers.jsonl"
+        return self.folder / f"answers-{self.writer}.jsonl"
 
     def submitted(self) -> dict[str, dict[str, Any]]:
-        """Every batch submitted so far, by id: ``keys``, ``input_file_id``, and ``downloaded`` once done."""
+        """Every batch submitted so far by any writer, by id: ``keys``, ``input_file_id``, and ``downloaded``."""
         out: dict[str, dict[str, Any]] = {}
-        for line in _read_lines(self.batches_file):
+        for line in self._lines("batches"):
             batch_id = line.get("batch_id")
             if not isinstance(batch_id, str):
                 continue
@@ -76,7 +79,10 @@ class BatchJournal:
 
     def answers(self) -> dict[str, dict[str, Any]]:
         """Every answer so far by request key: ``{"payload": ..., "batch_id": ...}`` or ``{"error": ...}``."""
-        return {line["key"]: line for line in _read_lines(self.answers_file) if isinstance(line.get("key"), str)}
+        return {line["key"]: line for line in self._lines("answers") if isinstance(line.get("key"), str)}
+
+    def _lines(self, kind: str) -> list[dict[str, Any]]:
+        return [line for path in sorted(self.folder.glob(f"{kind}-*.jsonl")) for line in _read_lines(path)]
 
     def record_submission(self, batch_id: str, input_file_id: str, keys: list[str]) -> None:
         self._append(self.batches_file, [{"batch_id": batch_id, "input_file_id": input_file_id, "keys": keys,

@@ -99,12 +99,16 @@ class LLMClient:
     Args:
         settings: Endpoint, retry, limit, cache and price settings.
         ledger: Where usage is recorded; a new one by default (shared ledgers make a per-process total).
+        count_tokens: Tokens of a text, for the estimate charged to ``settings.tpm`` before a request is
+            sent (the run passes :func:`pytest_vitabench.memory.tokens.count_tokens`, ``cl100k_base``).
 
     Raises:
         MissingAPIKey: The OpenAI default endpoint is used and the key variable is unset.
+        ValueError: ``settings.tpm`` without ``count_tokens``.
     """
 
-    def __init__(self, settings: LLMSettings | None = None, ledger: Ledger | None = None):
+    def __init__(self, settings: LLMSettings | None = None, ledger: Ledger | None = None, *,
+                 count_tokens: Callable[[str], int] | None = None):
         self.settings = settings or LLMSettings()
         self.ledger = ledger if ledger is not None else Ledger()
         # Before anything can reach the network or a log: no credentials in the URL, and the key redacted
@@ -122,6 +126,10 @@ class LLMClient:
         from .tokenrate import TokenBudget
 
         self.token_budget = TokenBudget(s.state_dir, tokens=s.tpm, window_s=s.tpm_window_s, max_wait_s=s.max_wait_s)
+        if s.tpm and count_tokens is None:
+            raise ValueError("a tokens-per-minute budget (tpm) needs count_tokens, the counter its estimates use "
+                             "(pytest_vitabench.memory.tokens.count_tokens)")
+        self._count_tokens = count_tokens
         self.adaptive = AdaptiveConcurrency(ceiling=s.max_concurrency)
         #: How many tokens per request the estimate of each model misses, as learned (see _correct_tokens).
         self._estimate_error: dict[str, int] = {}
@@ -202,15 +210,19 @@ class LLMClient:
 
     # -- the shared path ----------------------------------------------------------------------------
 
+    def defer(self, answers: DeferredAnswers | None) -> None:
+        """From now on answer the calls of ``answers.roles`` from ``answers`` (or queue them there), see
+        :mod:`.deferred`; ``None`` sends every call again."""
+        self._deferred = answers
+
     @contextmanager
     def deferring(self, answers: DeferredAnswers) -> Iterator[DeferredAnswers]:
-        """Answer the calls of ``answers.roles`` from ``answers`` (or queue them there) for the body; see
-        :mod:`.deferred`."""
-        self._deferred = answers
+        """:meth:`defer` to ``answers`` for the body."""
+        self.defer(answers)
         try:
             yield answers
         finally:
-            self._deferred = None
+            self.defer(None)
 
     def _call(self, kind: str, role: str, model: str, request: dict[str, Any],
               trial_seed: int | None) -> tuple[dict[str, Any], bool]:
@@ -279,7 +291,8 @@ class LLMClient:
                         if estimate is None:
                             from .tokenrate import estimate_request_tokens
 
-                            estimate = estimate_request_tokens(request)
+                            assert self._count_tokens is not None  # checked with tpm in __init__
+                            estimate = estimate_request_tokens(request, self._count_tokens)
                         learned = self._estimate_error.get(model, 0)
                         # charged by the HTTP client's request hook (_take_rate_slot), as it goes on the wire
                         self._charge.tokens, self._charge.ticket = max(estimate // 2, estimate + learned), None

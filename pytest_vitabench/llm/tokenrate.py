@@ -26,7 +26,7 @@ import json
 import os
 import struct
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -41,15 +41,18 @@ _HEAD = struct.Struct("<dQ")
 MESSAGE_OVERHEAD = 4
 
 
-def estimate_request_tokens(request: Mapping[str, Any]) -> int:
+def estimate_request_tokens(request: Mapping[str, Any], count_tokens: Callable[[str], int]) -> int:
     """What a provider's token limiter charges ``request`` on arrival: prompt tokens plus the completion
-    allowance (``max_tokens`` / ``max_completion_tokens``), prompt counted in ``cl100k_base``.
+    allowance (``max_tokens`` / ``max_completion_tokens``).
+
+    Args:
+        request: The chat (or embeddings) request.
+        count_tokens: Tokens of a text (the run's ``cl100k_base`` counter,
+            :func:`pytest_vitabench.memory.tokens.count_tokens`).
 
     The tool schemas are counted as their JSON text, which over-counts a little (providers render them more
     tersely): an over-estimate only delays a request until the response's usage corrects it.
     """
-    from ..memory.tokens import count_tokens
-
     total = 0
     for message in request.get("messages") or ():
         total += MESSAGE_OVERHEAD + count_tokens(_text_of(message.get("content")))

@@ -70,15 +70,16 @@ def test_the_token_reset_wait_comes_from_headers_then_the_message():
 
 def test_the_estimate_counts_messages_tools_and_the_completion_allowance():
     text = "Order me the usual noodles, please."
-    plain = estimate_request_tokens({"messages": [{"role": "user", "content": text}]})
+    plain = estimate_request_tokens({"messages": [{"role": "user", "content": text}]}, count_tokens)
     assert plain == count_tokens(text) + 4
     tools = [{"type": "function", "function": {"name": "search", "parameters": {"type": "object"}}}]
     richer = estimate_request_tokens({"messages": [{"role": "user", "content": text}], "tools": tools,
-                                      "max_tokens": 100})
+                                      "max_tokens": 100}, count_tokens)
     assert richer > plain + 100
-    parts = estimate_request_tokens({"messages": [{"role": "user", "content": [{"type": "text", "text": text}]}]})
+    parts = estimate_request_tokens({"messages": [{"role": "user", "content": [{"type": "text", "text": text}]}]},
+                                    count_tokens)
     assert parts == plain
-    assert estimate_request_tokens({"input": ["a b c", "d"]}) == count_tokens("a b c") + count_tokens("d")
+    assert estimate_request_tokens({"input": ["a b c", "d"]}, count_tokens) == count_tokens("a b c") + count_tokens("d")
 
 
 # -------------------------------------------------------------------------------------------- the budget
@@ -136,6 +137,11 @@ def test_a_torn_state_file_is_read_without_its_torn_tail(tmp_path):
     assert budget.used() == 50
     budget.charge(50)
     assert budget.used() == 100
+
+
+def test_a_budget_without_a_counter_is_refused():
+    with pytest.raises(ValueError, match="tpm.*needs count_tokens"):
+        LLMClient(LLMSettings(base_url="http://127.0.0.1:9/v1", api_key_env="VITA_NO_KEY", tpm=1000))
 
 
 # -------------------------------------------------------------------------------------------- AIMD
@@ -220,7 +226,7 @@ def test_a_refused_request_is_corrected_to_no_tokens_and_the_answer_to_its_usage
         stub.replies += [(429, {"error": {"message": "Too many requests"}}, {"Retry-After": "0"}),
                          {"content": "ok", "usage": {"prompt_tokens": 30, "completion_tokens": 5}}]
         client = LLMClient(LLMSettings(base_url=stub.base_url, api_key_env="VITA_NO_KEY", cache="off",
-                                       state_dir=tmp_path, tpm=10_000, tpm_window_s=30))
+                                       state_dir=tmp_path, tpm=10_000, tpm_window_s=30), count_tokens=count_tokens)
         client.complete("agent", model="m", messages=[{"role": "user", "content": "hello " * 200}])
         assert client.token_budget.used() == 35  # the 429 counted nothing, the answer its usage
     finally:
@@ -233,7 +239,7 @@ def test_the_client_keeps_a_token_budget_against_a_token_limited_provider(tmp_pa
     stub.replies = limit
     try:
         client = LLMClient(LLMSettings(base_url=stub.base_url, api_key_env="VITA_NO_KEY", cache="off",
-                                       state_dir=tmp_path, tpm=400, tpm_window_s=0.5))
+                                       state_dir=tmp_path, tpm=400, tpm_window_s=0.5), count_tokens=count_tokens)
         errors: list[BaseException] = []
 
         def ask(i: int) -> None:
