@@ -356,6 +356,10 @@ def rejudge_command(report_path: str, *, judge_model: str = "rules", judge_mode:
     judge_config: dict[str, Any] = {"judge_model": judge_model}
     if judge_model != "rules":
         judge_config.update(judge_mode=judge_mode, judge_votes=judge_votes, outcome_reward=outcome_reward)
+    if judge_batch and not batch_poll_s > 0:
+        print(f"vitabench rejudge: --vita-batch-poll must be a positive number of seconds, got {batch_poll_s:g}",
+              file=sys.stderr)
+        return 2
     if judge_batch and client is None:
         print("vitabench rejudge: --vita-judge-batch needs an LLM judge (--vita-judge-model NAME); the rules "
               "judge makes no requests", file=sys.stderr)

@@ -7,6 +7,7 @@ same answers to the same requests:
 - ``POST /v1/files`` (multipart, ``purpose=batch``): stores the JSONL input;
 - ``POST /v1/batches``: creates a batch (counted in ``creations``); it completes after ``polls_to_finish``
   retrievals, or never while ``hold`` is set;
+- ``GET /v1/batches``: an empty list (what the preflight asks);
 - ``GET /v1/batches/{id}``: its status (``in_progress`` / ``completed``, with ``output_file_id``);
 - ``GET /v1/files/{id}/content``: the output JSONL, one line per input line (``failing`` custom ids get an
   error line instead).
@@ -110,7 +111,9 @@ class StubBatchAPI:
                 if self._no_batch_api():
                     return
                 parts = self.path.split("?")[0].strip("/").split("/")
-                if len(parts) >= 3 and parts[-2] == "batches":
+                if parts[-1] == "batches":  # the list (the preflight's probe)
+                    self._send(200, {"object": "list", "data": [], "has_more": False})
+                elif len(parts) >= 3 and parts[-2] == "batches":
                     with stub._lock:
                         batch = stub.batches.get(parts[-1])
                         if batch is not None and not stub.hold:

@@ -200,3 +200,19 @@ def test_the_cli_refuses_batch_judging_with_the_rules_judge(saved, capsys):  # n
     report_path, _ = saved
     assert main(["rejudge", str(report_path), "--vita-judge-batch"]) == 2
     assert "--vita-judge-batch needs an LLM judge" in capsys.readouterr().err
+
+
+def test_the_cli_refuses_a_poll_interval_that_is_not_positive(saved, capsys):  # noqa: F811
+    from pytest_vitabench.cli import main
+
+    report_path, _ = saved
+    assert main(["rejudge", str(report_path), "--vita-judge-model", "judge-m", "--vita-base-url",
+                 "http://127.0.0.1:9/v1", "--vita-judge-batch", "--vita-batch-poll", "0"]) == 2
+    assert "--vita-batch-poll must be a positive number of seconds, got 0" in capsys.readouterr().err
+
+
+def test_a_bad_batch_poll_is_a_usage_error_naming_the_option(pytester):
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+    result = pytester.runpytest("--vita-judge-model", "judge-m", "--vita-judge-batch", "--vita-batch-poll", "soon")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--vita-batch-poll must be a number of seconds*"])

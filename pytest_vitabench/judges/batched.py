@@ -134,12 +134,12 @@ def _answer_pending(deferred: DeferredAnswers, submitter: BatchSubmitter, run: B
     journal = submitter.journal
     for batch_id, entry in journal.submitted().items():
         keys = entry["keys"]
-        if entry["downloaded"] or not set(keys) & deferred.pending.keys():
+        if entry["downloaded"] or not set(keys) & deferred.waiting().keys():
             continue
         run.resumed.append(batch_id)
         deferred.add_answers(submitter.wait(batch_id, keys), keys)
-    if deferred.pending:
-        requests = dict(deferred.pending)
+    requests = deferred.waiting()  # what other threads queue from now on goes with the next round
+    if requests:
         batch_id = submitter.submit(requests)
         run.submitted.append(batch_id)
         deferred.add_answers(submitter.wait(batch_id, list(requests)), requests)

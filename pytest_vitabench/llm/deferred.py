@@ -54,6 +54,11 @@ class DeferredAnswers:
             self.pending.setdefault(key, request)
         return AnswerPending(key)
 
+    def waiting(self) -> dict[str, dict[str, Any]]:
+        """A copy of ``pending``, safe while other threads queue requests."""
+        with self._lock:
+            return dict(self.pending)
+
     def add_answers(self, answers: dict[str, dict[str, Any]], keys: Iterable[str] = ()) -> None:
         """Answers arrived (from a batch or the journal); their keys leave ``pending``."""
         with self._lock:

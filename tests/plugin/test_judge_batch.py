@@ -73,3 +73,16 @@ def test_batch_judging_needs_an_llm_judge(project):
     result = project.runpytest("--vita-judge-batch")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--vita-judge-batch needs an LLM judge*"])
+
+
+def test_the_preflight_stops_a_run_whose_endpoint_has_no_batch_api(project):
+    stub = StubBatchAPI(verdicts, batch=False)
+    try:
+        result = project.runpytest("--vita-judge-model", "judge-m", "--vita-base-url", stub.base_url,
+                                   "--vita-judge-batch")
+    finally:
+        stub.close()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*preflight failed, no item was run*",
+                                 "*judge (--vita-judge-batch) at http://127.0.0.1:*: the endpoint has no Batch API "
+                                 "(HTTP 404 on GET /batches)*"])
