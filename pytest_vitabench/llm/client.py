@@ -10,6 +10,7 @@ only inside the ``openai`` client: it is in no repr, message, log line or cache 
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -129,7 +130,9 @@ class LLMClient:
         if s.tpm and count_tokens is None:
             raise ValueError("a tokens-per-minute budget (tpm) needs count_tokens, the counter its estimates use "
                              "(pytest_vitabench.memory.tokens.count_tokens)")
-        self._count_tokens = count_tokens
+        # Every turn of a conversation re-sends its history and its system prompt (the memory: ~100k tokens
+        # under full_context, ~0.1 s of cl100k counting): the same strings, so their counts are remembered.
+        self._count_tokens = functools.lru_cache(maxsize=256)(count_tokens) if count_tokens is not None else None
         self.adaptive = AdaptiveConcurrency(ceiling=s.max_concurrency)
         #: How many tokens per request the estimate of each model misses, as learned (see _correct_tokens).
         self._estimate_error: dict[str, int] = {}
