@@ -10,7 +10,8 @@ per worker), once with ``--vita-tpm`` at the budget and once without it. The win
 Printed per configuration: items and item errors, requests accepted and refused (429), the most tokens
 accepted in any window (must stay within the budget: the stub enforces it, the point is how many 429s it
 takes), and the tokens accepted per whole window from the first acceptance on (the last partial window left
-out) with their median as a share of the budget: the throughput.
+out) with their median as a share of the budget: the throughput. First it prints the CPU of the estimate
+itself: a ~100k-token prompt counted once, and a conversation's next turn.
 
     python benchmarks/tpm_limit.py [--budget 40000] [--trials 40]
 
@@ -71,11 +72,38 @@ def run(budget: int, trials: int, tpm: bool) -> dict[str, object]:
     }
 
 
+def estimate_cost() -> dict[str, object]:
+    """CPU of the estimate charged before sending: a ~100k-token system prompt counted once, then a
+    conversation's next turn (the same prompt and history again) through the client's remembered counts."""
+    import functools
+
+    from pytest_vitabench.llm.tokenrate import estimate_request_tokens
+    from pytest_vitabench.memory.tokens import count_tokens, tokenizer_name
+
+    text = (ROOT / "suites" / "demo" / "tasks.json").read_text(encoding="utf-8")
+    while count_tokens(text) < 100_000:
+        text += text
+    counter = functools.lru_cache(maxsize=256)(count_tokens)
+    messages = [{"role": "system", "content": text}] + [{"role": "user", "content": f"turn {i}"} for i in range(30)]
+    started = time.perf_counter()
+    estimate_request_tokens({"messages": messages}, counter)
+    first = time.perf_counter() - started
+    messages.append({"role": "assistant", "content": "noted"})
+    turns = []
+    for _ in range(5):
+        started = time.perf_counter()
+        estimate_request_tokens({"messages": messages}, counter)
+        turns.append(time.perf_counter() - started)
+    return {"tokenizer": tokenizer_name(), "prompt_tokens": count_tokens(text), "first_ms": round(first * 1000, 1),
+            "next_turn_median_ms": round(statistics.median(turns) * 1000, 3)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--budget", type=int, default=40000, help="the stub's tokens per 1 s window")
     parser.add_argument("--trials", type=int, default=40, help="trials of the 3-item tiny suite")
     args = parser.parse_args()
+    print(json.dumps({"estimate": estimate_cost()}))
     for tpm in (True, False):
         print(json.dumps(run(args.budget, args.trials, tpm)))
 
