@@ -505,6 +505,10 @@ def _engine(state: _State, request: pytest.FixtureRequest) -> Any:
 
         state.engine = RunEngine(runner=state.runner, store=state.store, config_sha256=config_sha256(block),
                                  saved=state.saved, concurrency=state.bench.concurrency, on_first_journal=manifest)
+        if state.run_config.judge_batch:
+            # Items wait for batches before anything is journaled: the run must be resumable from the first
+            # submitted batch on, so that --vita-resume finds its journal (batches/) after a crash.
+            manifest()
     return state.engine
 
 

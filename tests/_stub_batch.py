@@ -3,7 +3,7 @@
 Both paths answer from one function of the request body, so a synchronous judge and a batch judge get the
 same answers to the same requests:
 
-- ``POST /v1/chat/completions``: the answer at once;
+- ``POST /v1/chat/completions``: the answer at once (the plugin's preflight ping gets "OK", unrecorded);
 - ``POST /v1/files`` (multipart, ``purpose=batch``): stores the JSONL input;
 - ``POST /v1/batches``: creates a batch (counted in ``creations``); it completes after ``polls_to_finish``
   retrievals, or never while ``hold`` is set;
@@ -78,6 +78,9 @@ class StubBatchAPI:
                 path = self.path.split("?")[0].rstrip("/")
                 if path.endswith("/chat/completions"):
                     request = json.loads(body)
+                    if self.headers.get("X-Vitabench-Preflight"):  # the plugin's ping: not a judge request
+                        self._send(200, completion(request, "OK"))
+                        return
                     with stub._lock:
                         stub.chat_requests.append(request)
                     self._send(200, completion(request, stub.answer(request)))

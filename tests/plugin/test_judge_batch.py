@@ -86,3 +86,55 @@ def test_the_preflight_stops_a_run_whose_endpoint_has_no_batch_api(project):
     result.stderr.fnmatch_lines(["*preflight failed, no item was run*",
                                  "*judge (--vita-judge-batch) at http://127.0.0.1:*: the endpoint has no Batch API "
                                  "(HTTP 404 on GET /batches)*"])
+
+
+@pytest.mark.slow
+def test_under_xdist_each_worker_batches_its_own_items(project):
+    pytest.importorskip("xdist")
+    stub = StubBatchAPI(verdicts)
+    try:
+        _, synchronous = _run(project, stub)
+        result, batched = _run(project, stub, "-n", "2", "--vita-judge-batch", "--vita-batch-poll", "0.05")
+    finally:
+        stub.close()
+    assert _scores(batched) == _scores(synchronous)
+    assert 1 <= stub.creations <= 2  # a round per worker at most: each waits for its own items
+    assert all(r["judge_details"]["judged_in_batch"] for r in batched["results"])
+    journals = sorted(p.name for p in (project.path / batched["run"]["dir"] / "batches").glob("batches-*.jsonl"))
+    assert journals and all(name.startswith("batches-gw") for name in journals)
+
+
+@pytest.mark.slow
+def test_a_killed_run_resumes_its_journaled_batch_without_resubmitting(project):
+    """The episodes replay identically (a deterministic agent and user), so the resumed run's judge requests are
+    the ones the killed run had submitted: the journaled batch answers them."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    stub = StubBatchAPI(verdicts)
+    stub.hold = True
+    args = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--vita-trials", "2", "--vita-judge-model",
+            "judge-m", "--vita-judge-mode", "full", "--vita-base-url", stub.base_url, "--vita-cache", "off",
+            "--vita-judge-batch", "--vita-batch-poll", "0.05", "--vita-report", "run.json"]
+    try:
+        first = subprocess.Popen(args, cwd=project.path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                 start_new_session=True)
+        deadline = time.monotonic() + 60
+        while stub.creations == 0 and time.monotonic() < deadline and first.poll() is None:
+            time.sleep(0.05)
+        assert stub.creations == 1, first.communicate()[0]
+        time.sleep(0.2)
+        os.killpg(first.pid, signal.SIGKILL)
+        first.wait()
+        stub.hold = False
+        second = subprocess.run([*args, "--vita-resume"], cwd=project.path, capture_output=True, text=True,
+                                timeout=120)
+    finally:
+        stub.close()
+    assert stub.creations == 1 and stub.uploads == 1, second.stdout[-2000:]
+    report = json.loads((project.path / "run.json").read_text())
+    assert len(report["results"]) == 6
+    assert all(r["judge_details"]["judged_in_batch"] == ["batch_1"] for r in report["results"])
