@@ -75,7 +75,7 @@ class Benchmark:
         self.runner = ItemRunner(self.config, memory_options=self.memory_options, snapshots=store,
                                  official_source=self.official_source)
         self.user_simulator()  # checks the user and judge settings too
-        self.judge()
+        self._plain_judge()
 
     @property
     def needs_llm(self) -> bool:
@@ -102,7 +102,9 @@ class Benchmark:
                 # Only rag's embeddings call out: the client is aimed at their endpoint, so a local embedding
                 # server needs no key although --vita-base-url (the chat endpoint) is unset.
                 settings = settings.model_copy(update={"base_url": self.config.embedding_base_url})
-            self._llm_client = LLMClient(settings, self.ledger)
+            from .memory.tokens import count_tokens
+
+            self._llm_client = LLMClient(settings, self.ledger, count_tokens=count_tokens)
         return self._llm_client
 
     def agent(self) -> Any:
@@ -123,7 +125,8 @@ class Benchmark:
         return make_user_simulator(c.user_model, client=client, language=_fallback_language(c.language),
                                    wait_for_action=c.user_wait_for_action, official_source=self.official_source)
 
-    def judge(self) -> Any:
+    def _plain_judge(self) -> Any:
+        """The judge of ``--vita-judge-model`` and its options, sending its requests one by one."""
         from .judges import make_judge
 
         c = self.config
@@ -138,6 +141,24 @@ class Benchmark:
 
         # The machine checks' verdicts beside the LLM judge's: the report's judge figures and judge.* gates.
         return AuditedJudge(judge)
+
+    def judge(self, *, batch_dir: Path | None = None, writer: str = "main") -> Any:
+        """The judge; with ``--vita-judge-batch``, wrapped to send its requests in batches journaled in
+        ``batch_dir`` (the run directory's ``batches/``) under this process's ``writer`` name."""
+        c = self.config
+        judge = self._plain_judge()
+        if not c.judge_batch or c.judge_model == "rules":
+            return judge
+        client = self.llm_client()
+        from .judges.batched import BatchJudge
+        from .llm.batch import BatchJournal, BatchSubmitter
+
+        if batch_dir is None:
+            raise ValueError("--vita-judge-batch needs a run directory to journal its batches in")
+        submitter = BatchSubmitter(client, BatchJournal(batch_dir, writer=writer), poll_s=c.batch_poll)
+        # A round goes out once the queue has been quiet for a poll interval (at most 2 s): as patient
+        # with the process's own episodes as with the provider.
+        return BatchJudge(judge, client=client, submitter=submitter, linger_s=min(2.0, c.batch_poll))
 
     def profile_summary(self) -> dict[str, Any]:
         """The report's ``profile`` block: switches, tokenizer and whether the numbers are leaderboard-comparable."""

@@ -181,6 +181,12 @@ def _add_rejudge(commands: Subcommands) -> None:
     rejudge.add_argument("--vita-judge-failures", choices=("unscored", "zero"), default=None,
                          help="a rubric the judge fails to return: unscored or zero (official); default: the run's")
     _add_judge_endpoint(rejudge)
+    rejudge.add_argument("--vita-judge-batch", action="store_true",
+                         help="send the judge's requests through the endpoint's Batch API (files + batches: half "
+                              "the price, answered within 24 h); journaled in the run directory, so rerunning the "
+                              "command after a crash resumes without resubmitting")
+    rejudge.add_argument("--vita-batch-poll", type=float, default=30.0, metavar="SECONDS",
+                         help="with --vita-judge-batch: seconds between status checks of a batch (default 30)")
     rejudge.add_argument("-o", "--output", default=None,
                          help="where to write the new report (default: REPORT.rejudged.json beside it)")
     rejudge.set_defaults(func=_rejudge)
@@ -282,7 +288,7 @@ def _rejudge(args: argparse.Namespace) -> int:
         args.report, judge_model=args.vita_judge_model, judge_mode=args.vita_judge_mode,
         judge_votes=args.vita_judge_votes, outcome_reward=args.vita_outcome_reward, language=args.vita_language,
         llm_options=_llm_options(args), suite_paths=args.suite, output=args.output,
-        judge_failures=args.vita_judge_failures)
+        judge_failures=args.vita_judge_failures, judge_batch=args.vita_judge_batch, batch_poll_s=args.vita_batch_poll)
 
 
 def _add_synth(commands: Subcommands) -> None:

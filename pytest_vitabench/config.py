@@ -68,6 +68,9 @@ class RunConfig(BaseModel, RunSettings):
             fields["official_source"] = "auto" if fields.get("profile") == "official" else "none"
         if fields.get("fail_regression") is not None and not fields.get("baseline"):
             raise ValueError("--vita-fail-regression needs --vita-baseline RUN to compare with")
+        if fields.get("judge_batch") and fields.get("judge_model", "rules") == "rules":
+            raise ValueError("--vita-judge-batch needs an LLM judge (--vita-judge-model NAME); the rules judge "
+                             "makes no requests")
         return cls(**fields)
 
     def trial_seed(self, trial: int) -> int:
@@ -120,7 +123,8 @@ def settings_from_options(*, base_url: str | None, api_key_env: str, rootdir: Pa
                           state_dir: Path | str | None = None, rpm: object = None, max_concurrency: object = None,
                           timeout: object = None, cache: object = None,
                           prices: str | Path | Mapping[str, Any] | None = None,
-                          cache_dir: Path | str | None = None, circuit_breaker: object = None) -> LLMSettings:
+                          cache_dir: Path | str | None = None, circuit_breaker: object = None,
+                          tpm: object = None) -> LLMSettings:
     """Settings from raw command-line / ini values (strings or ``None``), for a client outside a pytest run
     (``vitabench rejudge``): each value is read by its setting's parser (see :mod:`pytest_vitabench.settings`).
 
@@ -130,7 +134,7 @@ def settings_from_options(*, base_url: str | None, api_key_env: str, rootdir: Pa
         rootdir: Home of the default cache directory and of a relative prices file.
         state_dir: The directory shared by every process of the run.
         rpm: ``--vita-rpm``; max_concurrency: ``--vita-max-concurrency``; timeout: ``--vita-timeout``;
-            cache: ``--vita-cache``; circuit_breaker: ``--vita-circuit-breaker``.
+            cache: ``--vita-cache``; circuit_breaker: ``--vita-circuit-breaker``; tpm: ``--vita-tpm``.
         prices: ``--vita-prices``: inline spec or a ``.toml``/``.json`` file (or a mapping).
         cache_dir: The disk store's root (default ``<rootdir>/.vitabench/cache``; LLM answers go to ``llm/``).
 
@@ -139,7 +143,7 @@ def settings_from_options(*, base_url: str | None, api_key_env: str, rootdir: Pa
     """
     raw = {"vita_base_url": base_url, "vita_api_key_env": api_key_env, "vita_rpm": rpm,
            "vita_max_concurrency": max_concurrency, "vita_timeout": timeout, "vita_cache": cache,
-           "vita_circuit_breaker": circuit_breaker}
+           "vita_circuit_breaker": circuit_breaker, "vita_tpm": tpm}
     if not isinstance(prices, Mapping):
         raw["vita_prices"] = str(prices) if prices else None
     config = RunConfig.from_options({k: v for k, v in raw.items() if v is not None})

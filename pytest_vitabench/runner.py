@@ -8,6 +8,8 @@ served, so running a user's subtasks in order updates the memory once per subtas
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import re
 import threading
 import time
@@ -245,8 +247,10 @@ class ItemRunner:
                                           max_steps=self.config.max_steps,
                                           history=prepared.history)
                     self._record_episode(result, episode, memory_usage)
-                    self._record_verdict(result,
-                                         judge.judge(self._judge_case(result, user, index, prepared, episode)))
+                    verdict = judge.judge(self._judge_case(result, user, index, prepared, episode))
+                    if inspect.isawaitable(verdict):  # an async judge (--vita-judge-batch), here on a loop of its own
+                        verdict = asyncio.run(_awaited(verdict))
+                    self._record_verdict(result, verdict)
                 finally:
                     prepared.environment.close()
                 self._record_category(result, user, index)
@@ -419,6 +423,10 @@ class ItemRunner:
             result.error = f"unscored: {verdict.unscored}"
         else:
             result.outcome = "passed" if verdict.reward == 1.0 else "failed"
+
+
+async def _awaited(value: Any) -> Any:
+    return await value
 
 
 def _answer_for(agent: Agent, sub: SubTask, user_id: str, time: str, task: UserTask) -> Any:

@@ -153,6 +153,11 @@ class RunSettings:
     max_concurrency: int = setting(
         0, scope="run", parse=values.limit,
         help="LLM requests in flight for the whole run, all xdist workers together (default 0: unlimited)")
+    tpm: int = setting(
+        0, scope="run", parse=values.token_limit,
+        help="LLM tokens per minute for the whole run, all xdist workers together, e.g. 30000 or 2M: each request "
+             "is charged its cl100k estimate (prompt + max_tokens) before it is sent, corrected by the response's "
+             "usage (default 0: unlimited)")
     timeout: float = setting(120, scope="run", parse=values.seconds, help="seconds per LLM request (default: 120)")
     cache: Literal["judge", "all", "off"] = setting(
         "judge", scope="run", choices=("all", "judge", "off"), parse=values.cache_mode,
@@ -224,7 +229,8 @@ class RunSettings:
              "on a terminal, 60 otherwise; 0 or off disables; -q disables too")
     rpm_window: float = setting(
         60, scope="run", parse=values.seconds,
-        help="seconds of the --vita-rpm window (default 60: a per-minute limit; 1 makes it a per-second limit)")
+        help="seconds of the --vita-rpm and --vita-tpm windows (default 60: per-minute limits; 1 makes them "
+             "per-second limits)")
     resume: str | None = setting(
         scope="run", optional_value="latest", metavar="RUN", ini_default="", parse=values.resume,
         help="reuse the finished items of the latest run with the same settings (or of RUN, a run directory or id "
@@ -242,6 +248,15 @@ class RunSettings:
     failures: bool = setting(
         False, flag=True, scope="run",
         help="print the failure categories table (category x domain x memory backend) in the summary")
+    judge_batch: bool = setting(
+        False, flag=True, scope="run",
+        help="LLM judge: send the judge's requests through the endpoint's Batch API (files + batches; half the "
+             "price, answered within 24 h), one batch per round whenever every episode in flight waits for its "
+             "verdict; items stay pending until their verdicts arrive. Batches are journaled in the run directory: "
+             "--vita-resume polls them instead of submitting again")
+    batch_poll: float = setting(
+        30, scope="run", parse=values.seconds,
+        help="with --vita-judge-batch: seconds between status checks of a batch (default: 30)")
     rag_summary: bool = setting(
         False, flag=True,
         help="rag: an LLM memory (--vita-memory-model) answers read_preference_memory with a summary of the "
