@@ -132,10 +132,14 @@ class _State:
         self.planned: dict[str, int] = {}
         from .runs.session import open_run_store
 
+        self.shard = self.bench.shard
+        #: The selected items before and after this shard took its share (``None`` until collected).
+        self.shard_split: tuple[int, int] | None = None
         try:
             self.store, self.saved = open_run_store(
                 rootdir=config.rootpath, config=self.run_config.manifest(), resume=self.run_config.resume,
-                run_dir=_worker_input(config, _WORKER_RUN_DIR), writer=_worker_id(config))
+                run_dir=_worker_input(config, _WORKER_RUN_DIR), writer=_worker_id(config),
+                named_dir=self._named_run_dir(config))
         except ValueError as exc:  # ResumeError: the message lists the settings that differ
             raise pytest.UsageError(f"pytest-vitabench: {exc}") from None
         self.engine: Any = None
@@ -144,6 +148,16 @@ class _State:
         self.positions: dict[str, int] = {}
         self.ordered_ids: list[str] = []
         self.interactor: Any = None
+
+    def _named_run_dir(self, config: pytest.Config) -> Any:
+        """The run directory ``--vita-run-id`` names, or a shard's under its derived run id; else ``None``."""
+        if self.run_config.run_id is None and self.shard is None:
+            return None
+        from .shard import derived_run_id, run_directory
+
+        run_id = self.run_config.run_id or derived_run_id(self.run_config.manifest(), _selection(config),
+                                                          config.invocation_params.dir)
+        return run_directory(config.rootpath, run_id, self.shard)
 
 
 def _is_tty(config: pytest.Config) -> bool:
@@ -496,15 +510,57 @@ def _engine(state: _State, request: pytest.FixtureRequest) -> Any:
 
         def manifest() -> None:
             selection = {"planned": sum(state.planned.values()), "selected": len(state.items_by_id),
-                         "args": list(config.args), "keyword": config.getoption("keyword", "") or "",
-                         "markexpr": config.getoption("markexpr", "") or "",
-                         "deselect": list(config.getoption("deselect", None) or [])}
+                         **_selection(config)}
+            if state.shard is not None and state.shard_split is not None:
+                selection["shard"] = {"index": state.shard.index, "count": state.shard.count,
+                                      "source": state.shard.source, "selected_in_run": state.shard_split[0]}
             write_manifest_once(state.store, config=block, suites=dict(state.suites), selection=selection,
                                 command=command(config))
 
         state.engine = RunEngine(runner=state.runner, store=state.store, config_sha256=config_sha256(block),
                                  saved=state.saved, concurrency=state.bench.concurrency, on_first_journal=manifest)
     return state.engine
+
+
+def _selection(config: pytest.Config) -> dict[str, Any]:
+    """What the command line selected: paths, ``-k``, ``-m``, ``--deselect`` (the manifest's, the run id's)."""
+    return {"args": list(config.args), "keyword": config.getoption("keyword", "") or "",
+            "markexpr": config.getoption("markexpr", "") or "",
+            "deselect": list(config.getoption("deselect", None) or [])}
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``--vita-shard``: keep this shard's chains (after ``-k``/``-m``, so every shard splits the same set)."""
+    if not _has_state(config) or _state(config).shard is None:
+        return
+    from .shard import Chain, assign_chains
+
+    state = _state(config)
+    shard = state.shard
+    assert shard is not None
+    counts: dict[tuple[str, str, str], int] = {}
+    sizes: dict[tuple[str, str, str], int] = {}
+    for item in items:
+        ref = getattr(item, "vita_ref", None)
+        if ref is not None:
+            key = (str(item.path), ref.user.key, ref.memory)
+            counts[key] = counts.get(key, 0) + 1
+            sizes[key] = ref.user.span[1] - ref.user.span[0] if ref.user.span else 0
+    owner = assign_chains([Chain(key, n, sizes[key]) for key, n in counts.items()], shard.count)
+
+    def mine(item: pytest.Item) -> bool:
+        ref = getattr(item, "vita_ref", None)
+        if ref is None:
+            return shard.index == 1  # a project's other tests run once, on the first shard
+        return owner[(str(item.path), ref.user.key, ref.memory)] == shard.index
+
+    kept = [item for item in items if mine(item)]
+    dropped = [item for item in items if not mine(item)]
+    state.shard_split = (sum(counts.values()), sum(1 for item in kept if hasattr(item, "vita_ref")))
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+    items[:] = kept
 
 
 def _upcoming(state: _State, session: pytest.Session, nodeid: str) -> Iterator[str]:
@@ -704,7 +760,10 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     from .store import legacy_notice
 
     notice = legacy_notice(config.rootpath)
-    return [*_state(config).bench.header_lines(), *([notice] if notice else [])]
+    state = _state(config)
+    journal = [f"vitabench run {state.store.run_id}: journal {state.store.path}"] \
+        if state.shard is not None or state.run_config.run_id else []
+    return [*state.bench.header_lines(), *journal, *([notice] if notice else [])]
 
 
 def _names_a_suite(config: pytest.Config) -> bool:

@@ -216,6 +216,17 @@ class RunSettings:
         scope="run", optional_value="latest", metavar="RUN", ini_default="", parse=values.resume,
         help="reuse the finished items of the latest run with the same settings (or of RUN, a run directory or id "
              "under .vitabench/runs) and run only the rest; as an ini key: true/latest or the run")
+    shard: str = setting(
+        "auto", scope="run", parse=values.shard, metavar="I/N",
+        help="run only shard I of N (1-based) of the planned items, each user x memory backend whole, balanced by "
+             "expected work; auto (default): from a Slurm array (SLURM_ARRAY_TASK_ID/COUNT) or, as auto/N, from "
+             "a Kubernetes Indexed Job's JOB_COMPLETION_INDEX; off: every item. Shards journal under one "
+             "--vita-run-id; `vitabench merge` joins them. Each shard gets 1/N of --vita-rpm and "
+             "--vita-max-concurrency")
+    run_id: str | None = setting(
+        scope="run", parse=values.run_id, metavar="ID",
+        help="the run's directory name under .vitabench/runs/ (default: a new id; for shards, one derived from "
+             "the settings and the selection, so every shard agrees)")
     strict: bool = setting(
         False, flag=True,
         help="treat out-of-order interactions and subtasks as errors instead of warnings")
