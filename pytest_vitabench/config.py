@@ -92,6 +92,9 @@ def _without_credentials(url: str) -> str:
     # A URL may carry credentials (https://user:key@host/v1): keep only where it points.
     from urllib.parse import urlsplit, urlunsplit
 
+    if "," in url:  # several endpoints of one model
+        return ",".join(_without_credentials(one.strip()) for one in url.split(",") if one.strip())
+
     parts = urlsplit(url)
     host = parts.hostname or ""
     netloc = f"{host}:{parts.port}" if parts.port else host

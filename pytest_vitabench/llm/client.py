@@ -14,7 +14,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -28,7 +28,7 @@ from .prices import price_for
 from .ratelimit import Limiter, LimiterTimeout
 from .retry import Backoff, is_retryable_status, parse_retry_after
 from .secrets import check_base_url, install_log_redaction, register_secret, scrub_payload
-from .settings import LOCAL_KEY, LLMSettings, resolve_api_key
+from .settings import LOCAL_KEY, LLMSettings, base_urls, resolve_api_key
 
 log = logging.getLogger("pytest_vitabench.llm")
 
@@ -87,8 +87,28 @@ def _endpoint(base_url: str | None) -> str:
     return f"{parts.scheme}://{endpoint_host(url)}{parts.path}"
 
 
+class _Endpoint:
+    """One base URL of a client: its SDK client (built on first use), circuit breaker and load."""
+
+    def __init__(self, base_url: str | None, breaker: CircuitBreaker):
+        self.base_url = base_url
+        self.url = _endpoint(base_url)
+        self.host = endpoint_host(self.url)
+        self.breaker = breaker
+        self.openai: Any = None
+        self.in_flight = 0
+
+
 class LLMClient:
     """Chat completions and embeddings with retries, shared limits, a disk cache and a usage ledger.
+
+    Several comma-separated base URLs are replicas of one model. Each request goes to the usable one with
+    the fewest requests in flight (then the fewest sent); a failed attempt is retried on another at once,
+    without a backoff, while one is left that this request has not tried. Each endpoint has its own
+    circuit breaker, which with several endpoints counts failed *attempts*: an endpoint that dies is
+    drained after ``circuit_breaker`` of them and the run goes on with the others, so an item is neither
+    lost nor sent twice (its request is answered once, by one endpoint). Only when every endpoint's
+    breaker is open do calls fail at once. The answers are cached under the whole set of URLs.
 
     Args:
         settings: Endpoint, retry, limit, cache and price settings.
@@ -105,18 +125,20 @@ class LLMClient:
         # from every log record (an endpoint may quote the auth header back).
         check_base_url(self.settings.base_url or os.environ.get("OPENAI_BASE_URL"))
         install_log_redaction()
-        self.endpoint = _endpoint(self.settings.base_url)
-        self.host = endpoint_host(self.endpoint)
+        s = self.settings
+        self.endpoints = [_Endpoint(url, CircuitBreaker(_endpoint(url), threshold=s.circuit_breaker,
+                                                        state_dir=s.state_dir)) for url in base_urls(s.base_url)]
+        self.endpoint = ",".join(e.url for e in self.endpoints)
+        self.host = ",".join(e.host for e in self.endpoints)
         self._key = resolve_api_key(self.settings.api_key_env, self.settings.base_url)
         if self._key != LOCAL_KEY:
             register_secret(self._key)
-        s = self.settings
         self.limiter = Limiter(s.state_dir, rpm=s.rpm, max_concurrency=s.max_concurrency,
                                window_s=s.rpm_window_s, max_wait_s=s.max_wait_s)
         self.cache = DiskCache(s.cache_dir) if s.cache_dir is not None else None
-        self.breaker = CircuitBreaker(self.endpoint, threshold=s.circuit_breaker, state_dir=s.state_dir)
+        #: The first endpoint's breaker (the only one of a client with one base URL).
+        self.breaker = self.endpoints[0].breaker
         self.backoff = Backoff(base_s=s.backoff_base_s, max_s=s.backoff_max_s, retry_after_max_s=s.retry_after_max_s)
-        self._openai: Any = None
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
@@ -126,9 +148,10 @@ class LLMClient:
 
     def close(self) -> None:
         with self._lock:
-            if self._openai is not None:
-                self._openai.close()
-                self._openai = None
+            for endpoint in self.endpoints:
+                if endpoint.openai is not None:
+                    endpoint.openai.close()
+                    endpoint.openai = None
 
     def __enter__(self) -> LLMClient:
         return self
@@ -211,15 +234,27 @@ class LLMClient:
               trial_seed: int | None) -> dict[str, Any]:
         """POST ``request`` with our retries; ``salt`` (the cache key, computed here if ``None`` and a retry
         is due) seeds the retry jitter, so a request's waits are the same with or without the cache."""
-        client = self._client()
-        create: Callable[..., Any] = self._post_chat if kind == "chat" else client.embeddings.create
         attempts = self.settings.max_retries + 1
+        several = len(self.endpoints) > 1
+        tried: set[int] = set()
         for attempt in range(attempts):
+            endpoint: _Endpoint | None = None
             try:
-                self.breaker.check()  # before every attempt: another worker may have opened it meanwhile
-                with self.limiter.concurrency_slot():
-                    response = create(**request)
-                self.breaker.record_success()
+                # Before every attempt: another worker may have opened a breaker meanwhile.
+                endpoint = self._pick_endpoint(tried)
+                tried.add(id(endpoint))
+                try:
+                    with self.limiter.concurrency_slot():
+                        if kind == "chat":
+                            response = self._post_chat(endpoint, **request)
+                        else:
+                            response = self._client(endpoint).embeddings.create(**request)
+                finally:
+                    with self._lock:
+                        endpoint.in_flight -= 1
+                endpoint.breaker.record_success()
+                if several:
+                    self.ledger.note_endpoint(endpoint.url)
                 # A proxy may echo the request headers into an answer, which is recorded and cached.
                 return scrub_payload(_chat_payload(response)) if kind == "chat" else _embeddings_payload(response)
             except CircuitOpen as exc:
@@ -232,12 +267,24 @@ class LLMClient:
                 if failure is None:
                     raise
                 reason, status, retryable, retry_after, detail = failure
+                assert endpoint is not None  # only the request itself is classified
+                if several and status != 429 and _is_endpoint_failure(reason, status, retryable):
+                    self.ledger.note_endpoint(endpoint.url, failed=True)
+                    # Each failed attempt counts (a 429 says busy, not dead): a dead replica is drained before
+                    # its requests run out of retries.
+                    endpoint.breaker.record_failure(
+                        f"{endpoint.host}: {_what(reason, status, self.settings.timeout_s)}")
                 if not retryable or attempt + 1 >= attempts:
                     self.ledger.note_error(role)
-                    error = self._error(role, model, reason, status, retryable, attempt + 1, detail)
-                    if _is_endpoint_failure(reason, status, retryable):
+                    error = self._error(role, model, reason, status, retryable, attempt + 1, detail, endpoint.host)
+                    if not several and _is_endpoint_failure(reason, status, retryable):
                         self.breaker.record_failure(str(error))
                     raise error from None
+                if several and self._untried_left(tried):
+                    self.ledger.note_retry(role)
+                    log.info("%s call to %s (model %s): %s; retrying at once on another endpoint", role,
+                             endpoint.host, model, _what(reason, status, self.settings.timeout_s))
+                    continue
                 if salt is None:
                     salt = cache_key(kind=kind, role=role, endpoint=self.endpoint, model=model, request=request,
                                      trial_seed=trial_seed)
@@ -268,9 +315,30 @@ class LLMClient:
         thread.start()
         return thread
 
-    def _client(self) -> Any:
+    def _pick_endpoint(self, tried: set[int]) -> _Endpoint:
+        """The usable endpoint (breaker closed) with the fewest requests in flight, preferring those this
+        request has not tried; it counts as in flight from here.
+
+        Raises:
+            CircuitOpen: Every endpoint's breaker is open.
+        """
+        usable = [e for e in self.endpoints if e.breaker.reason() is None]
+        if not usable:
+            self.endpoints[-1].breaker.check()
+            raise AssertionError("unreachable")  # pragma: no cover - check() raised
+        fresh = [e for e in usable if id(e) not in tried] or usable
         with self._lock:
-            if self._openai is None:
+            chosen = min(fresh, key=lambda e: e.in_flight)  # ties: the first listed
+            chosen.in_flight += 1
+        return chosen
+
+    def _untried_left(self, tried: set[int]) -> bool:
+        return any(id(e) not in tried and e.breaker.reason() is None for e in self.endpoints)
+
+    def _client(self, endpoint: _Endpoint | None = None) -> Any:
+        endpoint = endpoint or self.endpoints[0]
+        with self._lock:
+            if endpoint.openai is None:
                 from openai import DefaultHttpxClient, OpenAI  # the openai package loads only when a call is made
 
                 # The rate slot is taken in the HTTP client's request hook, i.e. after the openai package
@@ -278,11 +346,11 @@ class LLMClient:
                 # the one the server sees.
                 http_client = (DefaultHttpxClient(event_hooks={"request": [self._take_rate_slot]})
                                if self.limiter.rpm else None)
-                self._openai = OpenAI(base_url=self.settings.base_url, api_key=self._key,
-                                      timeout=self.settings.timeout_s, max_retries=0, http_client=http_client)
-            return self._openai
+                endpoint.openai = OpenAI(base_url=endpoint.base_url, api_key=self._key,
+                                         timeout=self.settings.timeout_s, max_retries=0, http_client=http_client)
+            return endpoint.openai
 
-    def _post_chat(self, **request: Any) -> dict[str, Any]:
+    def _post_chat(self, endpoint: _Endpoint, **request: Any) -> dict[str, Any]:
         """POST a chat completion as a plain JSON body and return the answer's JSON.
 
         ``chat.completions.create`` first walks the whole request through the SDK's typed-dict transform
@@ -296,7 +364,7 @@ class LLMClient:
         for name, option in (("extra_headers", "headers"), ("extra_query", "params"), ("timeout", "timeout")):
             if request.get(name) is not None:
                 options[option] = request.pop(name)
-        response = self._client().post("/chat/completions", body={**request, **extra_body}, options=options,
+        response = self._client(endpoint).post("/chat/completions", body={**request, **extra_body}, options=options,
                                        cast_to=_http_response_class())
         data = response.json()
         if not isinstance(data, dict):
@@ -329,15 +397,15 @@ class LLMClient:
         return None
 
     def _error(self, role: str, model: str, reason: str, status: int | None, retryable: bool, attempts: int,
-               detail: str) -> LLMError:
+               detail: str, host: str | None = None) -> LLMError:
         what = _what(reason, status, self.settings.timeout_s)
         refused = "" if retryable else " (not retried)"
         detail = scrub(detail, self._key)
-        message = (f"{role} LLM call to {self.host} (model {model}) failed after {attempts} attempt(s): "
+        message = (f"{role} LLM call to {host or self.host} (model {model}) failed after {attempts} attempt(s): "
                    f"{what}{refused}{': ' + detail if detail else ''}")
         if status in (401, 403):
             message += f" - check the key in ${self.settings.api_key_env}"
-        return LLMError(message, role=role, model=model, host=self.host, status=status, reason=reason,
+        return LLMError(message, role=role, model=model, host=host or self.host, status=status, reason=reason,
                         attempts=attempts, retryable=retryable)
 
     def _usage(self, role: str, model: str, tokens: dict[str, int], cached: bool) -> Usage:

@@ -32,6 +32,13 @@ CACHED_ROLES: dict[str, frozenset[str] | None] = {
 }
 
 
+def base_urls(value: str | None) -> list[str | None]:
+    """The endpoints of a ``--vita-base-url`` value: several replicas of one model are comma-separated;
+    ``[None]`` (``$OPENAI_BASE_URL`` or OpenAI's default) when unset."""
+    urls = [part.strip() for part in (value or "").split(",") if part.strip()]
+    return list(urls) if urls else [None]
+
+
 class MissingAPIKey(ValueError):
     """No key in the configured environment variable for an endpoint that needs one."""
 
@@ -57,6 +64,8 @@ class LLMSettings(BaseModel):
 
     Attributes:
         base_url: The OpenAI-compatible endpoint; ``None`` means ``$OPENAI_BASE_URL`` or OpenAI's default.
+            Several comma-separated URLs are replicas of one model: requests go to the one with the fewest
+            in flight, and one whose circuit breaker opens is drained (see :class:`~.client.LLMClient`).
         api_key_env: The environment variable that holds the key.
         timeout_s: Seconds per HTTP request.
         max_retries: Retries after the first attempt on 408/409/429, 5xx, timeouts and connection errors.

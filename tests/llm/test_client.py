@@ -223,10 +223,10 @@ def test_without_the_cache_a_request_is_hashed_only_when_a_retry_needs_its_jitte
 def test_warm_up_builds_the_client_the_first_call_then_uses(stub):
     client = make(stub)
     client.warm_up_in_background().join(timeout=30)
-    built = client._openai
+    built = client.endpoints[0].openai
     assert built is not None and stub.requests == []  # built, nothing sent
     client.complete("agent", model="m", messages=[{"role": "user", "content": "hi"}])
-    assert client._openai is built and len(stub.requests) == 1
+    assert client.endpoints[0].openai is built and len(stub.requests) == 1
 
 
 def test_a_failed_warm_up_is_left_for_the_first_call(stub, monkeypatch):
@@ -239,4 +239,4 @@ def test_a_failed_warm_up_is_left_for_the_first_call(stub, monkeypatch):
 
     monkeypatch.setattr(client, "_client", broken)
     client.warm_up_in_background().join(timeout=30)
-    assert failures == [] and client._openai is None
+    assert failures == [] and client.endpoints[0].openai is None
