@@ -33,7 +33,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 SUITES = {
     "demo": (REPO / "suites" / "demo" / "tasks.json", ["--vita-trials", "2", "--vita-memory", "full_context,none"]),
-    "paper": (REPO / "suites" / "paper" / "tasks.vita.json.gz", ["--vita-trials", "1", "--vita-memory", "full_context"]),
+    "paper": (REPO / "suites" / "paper" / "tasks.vita.json.gz",
+              ["--vita-trials", "1", "--vita-memory", "full_context"]),
 }
 COMMON = ["-p", "no:cacheprovider", "-q", "--vita-seed", "3", "--vita-progress", "off"]
 

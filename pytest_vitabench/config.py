@@ -81,7 +81,7 @@ class RunConfig(BaseModel, RunSettings):
     def _block(self, scopes: tuple[str, ...]) -> dict[str, object]:
         names = {item.name for item in specs() if item.meta.scope in scopes}
         data = self.model_dump(include=names)
-        for name in ("base_url", "embedding_base_url"):
+        for name in ("base_url", "embedding_base_url", "limits_url"):
             if data.get(name):
                 data[name] = _without_credentials(str(data[name]))
         data["plugin_version"] = __version__

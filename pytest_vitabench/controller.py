@@ -291,5 +291,9 @@ class VitaController:
 
 
 def command(config: Any) -> list[str]:
-    """The command line that started the run, as recorded in the report and the run manifest."""
-    return ["pytest", *config.invocation_params.args]
+    """The command line that started the run, as recorded in the report and the run manifest; a URL that
+    carries credentials (``--vita-limits-url redis://:password@host``) is recorded without them."""
+    from .llm.secrets import redact_url
+
+    return ["pytest", *(redact_url(arg) if "://" in arg and "@" in arg else arg
+                        for arg in map(str, config.invocation_params.args))]

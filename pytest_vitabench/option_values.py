@@ -257,3 +257,15 @@ def run_id(option: str, value: object) -> str | None:
         raise ValueError(f"{option} must be 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit "
                          f"and not with 'shard-' (it names a directory under .vitabench/runs/); got {text!r}")
     return text
+
+
+def limits_url(option: str, value: object) -> str | None:
+    """A Redis URL (``redis://``, ``rediss://`` or ``unix://``); blank for none."""
+    text = str(value).strip()
+    if not text:
+        return None
+    if not text.startswith(("redis://", "rediss://", "unix://")):
+        shown = text.split("@")[-1]  # never echo a password
+        raise ValueError(f"{option} must be a Redis URL (redis://host:port/db, rediss://... or unix://...), "
+                         f"got {shown!r}")
+    return text

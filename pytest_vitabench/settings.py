@@ -152,6 +152,11 @@ class RunSettings:
     max_concurrency: int = setting(
         0, scope="run", parse=values.limit,
         help="LLM requests in flight for the whole run, all xdist workers together (default 0: unlimited)")
+    limits_url: str | None = setting(
+        scope="run", parse=values.limits_url, metavar="URL",
+        help="redis://host:port/db: hold --vita-rpm and --vita-max-concurrency in this Redis server, shared by "
+             "every process and machine that names it (the shards of a run; needs pip install "
+             "'pytest-vitabench[redis]'); default: within one machine, each --vita-shard taking 1/N")
     timeout: float = setting(120, scope="run", parse=values.seconds, help="seconds per LLM request (default: 120)")
     cache: Literal["judge", "all", "off"] = setting(
         "judge", scope="run", choices=("all", "judge", "off"), parse=values.cache_mode,

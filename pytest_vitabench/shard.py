@@ -185,8 +185,8 @@ SPLIT_LIMITS = ("rpm", "max_concurrency")
 def split_limits(settings: LLMSettings, shard: Shard | None) -> LLMSettings:
     """``settings`` with this shard's part of each run-wide limit (:data:`SPLIT_LIMITS`), so N shards
     together stay within the run's limits without talking to each other."""
-    if shard is None or shard.count == 1:
-        return settings
+    if shard is None or shard.count == 1 or settings.limits_url:
+        return settings  # with a shared limiter (Redis) every shard draws on the whole budget
     update = {name: shard.divide(getattr(settings, name)) for name in SPLIT_LIMITS if getattr(settings, name)}
     return settings.model_copy(update=update)
 

@@ -26,6 +26,7 @@ from .errors import LLMError, endpoint_host, scrub
 from .ledger import Ledger
 from .prices import price_for
 from .ratelimit import Limiter, LimiterTimeout
+from .redis_limits import LEASE_MARGIN_S, RedisLimiter
 from .retry import Backoff, is_retryable_status, parse_retry_after
 from .secrets import check_base_url, install_log_redaction, register_secret, scrub_payload
 from .settings import LOCAL_KEY, LLMSettings, base_urls, resolve_api_key
@@ -133,8 +134,11 @@ class LLMClient:
         self._key = resolve_api_key(self.settings.api_key_env, self.settings.base_url)
         if self._key != LOCAL_KEY:
             register_secret(self._key)
-        self.limiter = Limiter(s.state_dir, rpm=s.rpm, max_concurrency=s.max_concurrency,
-                               window_s=s.rpm_window_s, max_wait_s=s.max_wait_s)
+        self.limiter: Limiter | RedisLimiter = Limiter(
+            s.state_dir, rpm=s.rpm, max_concurrency=s.max_concurrency, window_s=s.rpm_window_s,
+            max_wait_s=s.max_wait_s) if not s.limits_url else RedisLimiter(
+            s.limits_url, rpm=s.rpm, max_concurrency=s.max_concurrency, window_s=s.rpm_window_s,
+            max_wait_s=s.max_wait_s, lease_s=s.timeout_s + LEASE_MARGIN_S)
         self.cache = DiskCache(s.cache_dir) if s.cache_dir is not None else None
         #: The first endpoint's breaker (the only one of a client with one base URL).
         self.breaker = self.endpoints[0].breaker

@@ -84,6 +84,8 @@ class LLMSettings(BaseModel):
         circuit_breaker: Consecutive failed calls to the endpoint after which no more requests are sent in
             this run (see :mod:`pytest_vitabench.llm.breaker`); ``0`` (the default for a client built
             directly) disables it. The plugin's ``--vita-circuit-breaker`` defaults to 5.
+        limits_url: A Redis server holding ``rpm`` and ``max_concurrency`` for every process that names it, on
+            any machine (:mod:`~.redis_limits`); ``None``: the limits hold through ``state_dir``.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -104,6 +106,7 @@ class LLMSettings(BaseModel):
     state_dir: Path | None = None
     prices: dict[str, ModelPrice] = Field(default_factory=dict)
     circuit_breaker: int = Field(default=0, ge=0)
+    limits_url: str | None = None
 
     def caches(self, role: str) -> bool:
         """Whether calls of ``role`` go through the disk cache."""
@@ -135,7 +138,7 @@ def settings_for_run(config: RunConfig, *, rootdir: Path, state_dir: Path | str 
     return LLMSettings(
         base_url=config.base_url or None, api_key_env=config.api_key_env, timeout_s=config.timeout,
         rpm=config.rpm or None, rpm_window_s=config.rpm_window, max_concurrency=config.max_concurrency or None,
-        cache=config.cache, circuit_breaker=config.circuit_breaker,
+        cache=config.cache, circuit_breaker=config.circuit_breaker, limits_url=config.limits_url,
         cache_dir=Path(cache_dir) if cache_dir else default_root(rootdir),
         state_dir=Path(state_dir) if state_dir else None,
         prices=load_prices(config.prices, base_dir=Path(rootdir)),

@@ -82,7 +82,8 @@ def test_requests_spread_over_healthy_endpoints(project):
     assert sum(received) == 3 * SUBTASKS * TRIALS * REQUESTS_PER_ITEM
     assert min(received) >= sum(received) // 4  # least in flight: both carry a fair part
     endpoints = json.loads((project.path / "two.json").read_text())["usage"]["endpoints"]
-    assert {url: e["requests"] for url, e in endpoints.items()} == {s.base_url: n for s, n in zip(stubs, received)}
+    expected = {s.base_url: n for s, n in zip(stubs, received, strict=True)}
+    assert {url: e["requests"] for url, e in endpoints.items()} == expected
 
 
 def test_every_endpoint_dead_is_an_error_not_a_hang(project):

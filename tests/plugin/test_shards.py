@@ -4,10 +4,14 @@ unsharded run with the same seed reports; pieces that do not belong together are
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from _engine_helpers import scripted_stub, write_many
 from _paths import REPO_ROOT
+from _redis import redis
 
 from pytest_vitabench.cli import main
 from pytest_vitabench.runs import open_run
@@ -177,3 +181,32 @@ def test_the_parent_of_shards_is_not_read_as_one_run(project):
     project.runpytest(*BASE, "--vita-shard", "1/2", "--vita-run-id", "two", "-k", "U100001")
     with pytest.raises(ValueError, match="holds the shards of a run.*vitabench merge"):
         open_run(project.path / ".vitabench/runs/two")
+
+
+SHARD_ARGS = ["-p", "no:cacheprovider", "--vita-model", "stub-model", "--vita-memory", "none", "--vita-trials", "2",
+              "--vita-concurrency", "4", "--vita-cache", "off", "--vita-max-concurrency", "2",
+              "--vita-preflight", "off"]
+
+
+@pytest.mark.slow
+def test_two_shards_on_one_redis_hold_the_runs_in_flight_limit_and_report_no_password(pytester, redis_url):
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+    write_many(pytester.path / "tasks.json", users=4, subtasks=2)
+    stub = scripted_stub(delay=0.05)
+    url = redis_url.replace("redis://", "redis://:not-a-real-pass@")
+    redis.Redis.from_url(redis_url).config_set("requirepass", "not-a-real-pass")  # a password in the URL
+    try:
+        shards = [subprocess.Popen([sys.executable, "-m", "pytest", *SHARD_ARGS, "--vita-base-url",
+                                    stub.base_url, "--vita-limits-url", url, "--vita-shard", f"{i}/2",
+                                    "--vita-report", f"r{i}.json"], cwd=pytester.path,
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                  for i in (1, 2)]
+        outputs = [p.communicate(timeout=300)[0] for p in shards]
+    finally:
+        stub.close()
+    assert all(p.returncode == 1 for p in shards), outputs  # odd trials fail by design; no error
+    assert len(stub.requests) == 4 * 2 * 2 * 3
+    assert stub.peak_live <= 2  # both shards together, not 2 each
+    for i in (1, 2):
+        text = (pytester.path / f"r{i}.json").read_text()
+        assert "not-a-real-pass" not in text and '"limits_url": "redis://127.0.0.1:' in text
