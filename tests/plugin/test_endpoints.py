@@ -103,3 +103,17 @@ def test_a_url_in_the_list_that_carries_credentials_is_refused(project):
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*carries credentials*"])
     assert "secret" not in result.stderr.str() + result.stdout.str()
+
+
+def test_the_preflight_checks_every_endpoint_and_names_the_dead_one(project):
+    alive, dead = scripted_stub(delay=0.0), scripted_stub(delay=0.0)
+    dead_url = dead.base_url
+    dead.close()
+    try:
+        result = project.runpytest(*BASE, "-k", "U1", "--vita-base-url", f"{alive.base_url},{dead_url}")
+    finally:
+        alive.close()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    text = result.stderr.str() + result.stdout.str()
+    assert "preflight failed" in text and dead_url in text
+    assert alive.requests == [] and len(alive.preflights) == 1  # the live one was checked too, nothing ran

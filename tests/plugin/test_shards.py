@@ -177,6 +177,17 @@ def test_a_run_id_with_other_settings_is_refused(project):
                                 "*seed: saved 0, now 3*"])
 
 
+def test_resume_on_a_shard_continues_its_own_directory(project):
+    first = project.runpytest(*BASE, "--vita-shard", "2/2", "--vita-run-id", "again", "-k", "U100001 or U100002")
+    assert first.ret in (0, 1)
+    resumed = project.runpytest(*BASE, "--vita-shard", "2/2", "--vita-run-id", "again", "-k", "U100001 or U100002",
+                                "--vita-resume", "--vita-report", "resumed.json")
+    assert resumed.ret == first.ret
+    report = json.loads((project.path / "resumed.json").read_text())
+    assert report["results"] and all(r["resumed"] for r in report["results"])
+    assert report["run"]["dir"].endswith("again/shard-2-of-2")
+
+
 def test_the_parent_of_shards_is_not_read_as_one_run(project):
     project.runpytest(*BASE, "--vita-shard", "1/2", "--vita-run-id", "two", "-k", "U100001")
     with pytest.raises(ValueError, match="holds the shards of a run.*vitabench merge"):
