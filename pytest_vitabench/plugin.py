@@ -532,35 +532,25 @@ def _selection(config: pytest.Config) -> dict[str, Any]:
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     """``--vita-shard``: keep this shard's chains (after ``-k``/``-m``, so every shard splits the same set)."""
-    if not _has_state(config) or _state(config).shard is None:
+    shard = _state(config).shard if _has_state(config) else None
+    if shard is None:
         return
-    from .shard import Chain, assign_chains
+    from .shard import take_share
 
     state = _state(config)
-    shard = state.shard
-    assert shard is not None
-    counts: dict[tuple[str, str, str], int] = {}
-    sizes: dict[tuple[str, str, str], int] = {}
-    for item in items:
-        ref = getattr(item, "vita_ref", None)
-        if ref is not None:
-            key = (str(item.path), ref.user.key, ref.memory)
-            counts[key] = counts.get(key, 0) + 1
-            sizes[key] = ref.user.span[1] - ref.user.span[0] if ref.user.span else 0
-    owner = assign_chains([Chain(key, n, sizes[key]) for key, n in counts.items()], shard.count)
 
-    def mine(item: pytest.Item) -> bool:
+    def chain_of(item: pytest.Item) -> tuple[tuple[str, str, str], int] | None:
         ref = getattr(item, "vita_ref", None)
         if ref is None:
-            return shard.index == 1  # a project's other tests run once, on the first shard
-        return owner[(str(item.path), ref.user.key, ref.memory)] == shard.index
+            return None
+        span = ref.user.span
+        return (str(item.path), ref.user.key, ref.memory), (span[1] - span[0] if span else 0)
 
-    kept = [item for item in items if mine(item)]
-    dropped = [item for item in items if not mine(item)]
-    state.shard_split = (sum(counts.values()), sum(1 for item in kept if hasattr(item, "vita_ref")))
-    if dropped:
-        config.hook.pytest_deselected(items=dropped)
-    items[:] = kept
+    share = take_share(items, shard, chain_of)
+    state.shard_split = (share.selected_in_run, share.selected_here)
+    if share.dropped:
+        config.hook.pytest_deselected(items=share.dropped)
+    items[:] = share.kept
 
 
 def _upcoming(state: _State, session: pytest.Session, nodeid: str) -> Iterator[str]:

@@ -22,10 +22,10 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 if TYPE_CHECKING:
     from .llm.settings import LLMSettings
@@ -163,6 +163,52 @@ def assign_chains(chains: Iterable[Chain], count: int) -> dict[tuple[str, str, s
         loads[shard] += weights[key]
         out[key] = shard + 1
     return out
+
+
+Item = TypeVar("Item")
+
+
+@dataclass
+class Share(Generic[Item]):
+    """What one shard keeps of the selected items.
+
+    Attributes:
+        kept: Its items, in collection order (and the items that belong to no chain, on shard 1).
+        dropped: The other shards' items.
+        selected_in_run: The chained items of the whole run (every shard counts the same).
+        selected_here: The chained items this shard runs.
+    """
+
+    kept: list[Item]
+    dropped: list[Item]
+    selected_in_run: int
+    selected_here: int
+
+
+def take_share(items: Sequence[Item], shard: Shard,
+               chain_of: Callable[[Item], tuple[tuple[str, str, str], int] | None]) -> Share[Item]:
+    """This shard's items: whole chains, assigned by :func:`assign_chains`.
+
+    Args:
+        items: The selected items, as every shard collects them.
+        shard: This shard.
+        chain_of: An item's chain key and its user's history size, or ``None`` for an item of no chain (a
+            project's other tests, which run once, on shard 1).
+    """
+    counts: dict[tuple[str, str, str], int] = {}
+    sizes: dict[tuple[str, str, str], int] = {}
+    chains = [chain_of(item) for item in items]
+    for chain in chains:
+        if chain is not None:
+            key, size = chain
+            counts[key] = counts.get(key, 0) + 1
+            sizes[key] = size
+    owner = assign_chains([Chain(key, n, sizes[key]) for key, n in counts.items()], shard.count)
+    mine = [shard.index == 1 if chain is None else owner[chain[0]] == shard.index for chain in chains]
+    kept = [item for item, keep in zip(items, mine, strict=True) if keep]
+    dropped = [item for item, keep in zip(items, mine, strict=True) if not keep]
+    here = sum(1 for chain, keep in zip(chains, mine, strict=True) if keep and chain is not None)
+    return Share(kept=kept, dropped=dropped, selected_in_run=sum(counts.values()), selected_here=here)
 
 
 def shard_loads(chains: Iterable[Chain], count: int) -> list[float]:

@@ -65,3 +65,22 @@ def test_each_shard_gets_its_part_of_the_limits_unless_redis_holds_them():
     assert split_limits(LLMSettings(), Shard(1, 4)).rpm is None  # unlimited stays unlimited
     shared = settings.model_copy(update={"limits_url": "redis://127.0.0.1:1/0"})
     assert split_limits(shared, Shard(1, 4)).rpm == 100
+
+
+def test_a_share_keeps_whole_chains_and_other_tests_on_the_first_shard():
+    from pytest_vitabench.shard import take_share
+
+    items = [(user, memory, trial) for user in "ABCDE" for memory in ("none", "rag") for trial in range(3)]
+    items.append(("other test", "", 0))
+
+    def chain_of(item):
+        return None if item[0] == "other test" else (("s.json", item[0], item[1]), 100)
+
+    shares = [take_share(items, Shard(i, 3), chain_of) for i in (1, 2, 3)]
+    kept = [item for share in shares for item in share.kept]
+    assert sorted(kept) == sorted(items)  # every item on exactly one shard
+    assert ("other test", "", 0) in shares[0].kept
+    for share in shares:
+        assert share.selected_in_run == 30 and share.selected_here == sum(1 for i in share.kept if i[1])
+        chains = {(u, m) for u, m, _ in share.kept if m}
+        assert all(sum(1 for i in share.kept if (i[0], i[1]) == c) == 3 for c in chains)  # all 3 trials together
