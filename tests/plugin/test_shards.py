@@ -221,3 +221,31 @@ def test_two_shards_on_one_redis_hold_the_runs_in_flight_limit_and_report_no_pas
     for i in (1, 2):
         text = (pytester.path / f"r{i}.json").read_text()
         assert "not-a-real-pass" not in text and '"limits_url": "redis://127.0.0.1:' in text
+
+
+def test_merging_shard_reports_gates_compares_and_writes_the_step_summary(project, capsys, monkeypatch, tmp_path):
+    select = ["-k", "U100001 or U100003"]
+    for index in (1, 2):
+        project.runpytest(*BASE, *select, "--vita-shard", f"{index}/2", "--vita-report", f"r{index}.json")
+    project.runpytest(*BASE, *select, "--vita-shard", "off", "--vita-report", "base.json")
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    capsys.readouterr()
+    status = main(["merge", str(project.path / "r1.json"), str(project.path / "r2.json"), "-o",
+                   str(project.path / "m.json"), "--vita-fail-under", "full_context:avg=0.5",
+                   "--vita-baseline", str(project.path / "base.json"), "--vita-fail-regression", "0.05"])
+    printed = capsys.readouterr().out
+    assert status == 0, printed
+    assert "exit status 0: every gate passed" in printed
+    merged = json.loads((project.path / "m.json").read_text())
+    base = json.loads((project.path / "base.json").read_text())
+    assert merged["metrics"] == base["metrics"] and _outcomes(merged) == _outcomes(base)
+    comparison = merged["comparison"]  # against the same run made unsharded: nothing changed
+    assert comparison["delta"] == 0 and comparison["regressed"] == comparison["fixed"] == []
+    assert comparison["settings"] == {}  # how the run was split is no setting that differs
+    text = summary.read_text()
+    assert text.startswith("## VitaBench results (merged shards)") and "exit status 0" in text
+    # the same pieces under a gate they miss: exit 1, named in the summary too
+    assert main(["merge", str(project.path / "r1.json"), str(project.path / "r2.json"), "-o",
+                 str(project.path / "m2.json"), "--vita-fail-under", "avg=0.99"]) == 1
+    assert "FAIL-UNDER: " in capsys.readouterr().out
