@@ -69,9 +69,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--latency", type=float, default=2.0)
     parser.add_argument("--top", type=int, default=25, help="functions listed by self time")
     parser.add_argument("--no-profile", action="store_true", help="only the CPU figures, without py-spy")
+    parser.add_argument("--keep-alive", action="store_true",
+                        help="the stub speaks HTTP/1.1 and keeps connections open, as vLLM and hosted APIs do "
+                             "(by default it closes each one, as an HTTP/1.0 server)")
     args = parser.parse_args(argv)
     warm_bytecode()
     stub = StubLLM(delay=args.latency)
+    if args.keep_alive:
+        stub.server.RequestHandlerClass.protocol_version = "HTTP/1.1"  # type: ignore[attr-defined]
     stub.replies[:] = [answer] * 20_000
     command = [sys.executable, "-m", "pytest", str(SUITE), "-p", "no:cacheprovider", "-q", "--tb=no", "-rN",
                "--vita-model", "stub-model", "--vita-base-url", stub.base_url, "--vita-memory", "none",
@@ -112,7 +117,8 @@ def main(argv: list[str] | None = None) -> int:
         last_answer, run_end_cpu = ended, last_cpu
     run_cpu = run_end_cpu - startup_cpu
     bound = max(requests * args.latency / args.concurrency, REQUESTS_PER_ITEM * args.latency)
-    print(f"1 process x {args.concurrency} in flight, stub latency {args.latency:g} s, {requests} requests; "
+    wire = "HTTP/1.1 keep-alive" if args.keep_alive else "HTTP/1.0, a connection per request"
+    print(f"1 process x {args.concurrency} in flight, stub latency {args.latency:g} s ({wire}), {requests} requests; "
           f"load average at start {load:.1f} on {os.cpu_count()} cores (shared: wall times are inflated)")
     print(f"startup: {startup_cpu:.2f} CPU s before the first request ({first_request - started:.1f} s wall)")
     print(f"episodes: {run_cpu:.2f} CPU s for {requests} requests = {1000 * run_cpu / max(requests, 1):.2f} CPU ms "
