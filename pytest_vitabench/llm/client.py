@@ -98,6 +98,8 @@ class _Endpoint:
         self.breaker = breaker
         self.openai: Any = None
         self.in_flight = 0
+        #: Attempts sent to it: the tie-break, so that requests one at a time alternate between endpoints.
+        self.sent = 0
 
 
 class LLMClient:
@@ -320,8 +322,8 @@ class LLMClient:
         return thread
 
     def _pick_endpoint(self, tried: set[int]) -> _Endpoint:
-        """The usable endpoint (breaker closed) with the fewest requests in flight, preferring those this
-        request has not tried; it counts as in flight from here.
+        """The usable endpoint (breaker closed) with the fewest requests in flight (then the fewest sent),
+        preferring those this request has not tried; it counts as in flight from here.
 
         Raises:
             CircuitOpen: Every endpoint's breaker is open.
@@ -332,8 +334,9 @@ class LLMClient:
             raise AssertionError("unreachable")  # pragma: no cover - check() raised
         fresh = [e for e in usable if id(e) not in tried] or usable
         with self._lock:
-            chosen = min(fresh, key=lambda e: e.in_flight)  # ties: the first listed
+            chosen = min(fresh, key=lambda e: (e.in_flight, e.sent))  # then the first listed
             chosen.in_flight += 1
+            chosen.sent += 1
         return chosen
 
     def _untried_left(self, tried: set[int]) -> bool:
