@@ -65,6 +65,7 @@ def test_an_endpoint_killed_halfway_is_drained_and_no_item_is_lost(project):
     assert 0 < received[1] < received[0] and received[1] < received[2]
     assert report["usage"]["roles"]["agent"]["errors"] == 0
     line = next(line for line in result.outlines if line.startswith("requests per endpoint: "))
+    print(f"\nthree endpoints, the second killed after {ITEMS * REQUESTS_PER_ITEM // 2} requests: {line}")
     assert f"{stubs[1].base_url} {received[1]} (" in line and " failed attempts)" in line
     assert f"{stubs[0].base_url} {received[0]}" in line and f"{stubs[2].base_url} {received[2]}" in line
 
