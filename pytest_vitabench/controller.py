@@ -158,12 +158,14 @@ class VitaController:
             self._github_annotations(found)
         from .runs.session import run_metadata, write_run_summary
 
-        run = run_metadata(store=state.store, started=state.started, command=command(config),
-                           rootdir=config.rootpath, planned=sum(state.planned.values()), completed=len(results),
-                           resumed=sum(1 for r in results if r.resumed))
+        counts = {"planned": sum(state.planned.values()), "completed": len(results),
+                  "resumed": sum(1 for r in results if r.resumed)}
         # What `vitabench merge` needs beyond the journal: the report's config block and the usage.
-        write_run_summary(state.store, config=manifest, usage=state.ledger.to_dict(), run=run)
+        write_run_summary(state.store, config=manifest, usage=state.ledger.to_dict(),
+                          run={"id": state.store.run_id, **counts})
         if run_config.report:
+            run = run_metadata(store=state.store, started=state.started, command=command(config),
+                               rootdir=config.rootpath, **counts)
             report = build_report(manifest, self.metrics, results, run=run)
             report["usage"] = state.ledger.to_dict()
             if self.analysis is not None:

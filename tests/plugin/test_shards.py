@@ -74,6 +74,9 @@ def test_four_shards_merged_equal_one_unsharded_run(project, capsys):
     run = open_run(project.path / "merged.json")
     some = run.results[-1]["nodeid"]
     assert run.messages(some) == open_run(project.path / "full.json").messages(some) != []
+    assert main(["view", str(project.path / "merged.json"), "-o", str(project.path / "m.html"), "--no-open"]) == 0
+    assert main(["view", str(project.path / "full.json"), "-o", str(project.path / "f.html"), "--no-open"]) == 0
+    assert abs((project.path / "m.html").stat().st_size - (project.path / "f.html").stat().st_size) < 200
 
 
 def test_a_missing_shard_makes_the_merge_partial_and_a_gate_untrustworthy(project, capsys):
