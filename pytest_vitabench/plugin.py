@@ -544,7 +544,9 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         if ref is None:
             return None
         span = ref.user.span
-        return (str(item.path), ref.user.key, ref.memory), (span[1] - span[0] if span else 0)
+        # The file as the node id names it (relative to the rootdir): the same on every machine, wherever
+        # the checkout is, so the tie-breaks of the split agree too.
+        return (item.nodeid.split("::", 1)[0], ref.user.key, ref.memory), (span[1] - span[0] if span else 0)
 
     share = take_share(items, shard, chain_of)
     state.shard_split = (share.selected_in_run, share.selected_here)

@@ -131,7 +131,7 @@ class Chain:
     """One user under one memory backend: the unit that stays in one shard.
 
     Attributes:
-        key: ``(suite path, user key, memory backend)``.
+        key: ``(suite file as the node ids name it, user key, memory backend)``: machine-independent.
         items: Its selected items (subtasks x trials).
         history_size: The size of the user's data (its history dominates it), in bytes; ``0`` when unknown.
     """
