@@ -252,3 +252,23 @@ def test_merging_shard_reports_gates_compares_and_writes_the_step_summary(projec
     assert main(["merge", str(project.path / "r1.json"), str(project.path / "r2.json"), "-o",
                  str(project.path / "m2.json"), "--vita-fail-under", "avg=0.99"]) == 1
     assert "FAIL-UNDER: " in capsys.readouterr().out
+
+
+def test_merged_llm_usage_and_cost_equal_the_unsharded_runs(pytester):
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+    write_many(pytester.path / "tasks.json", users=4, subtasks=2)
+    stub = scripted_stub(delay=0.0)
+    args = ["-p", "no:cacheprovider", "--vita-model", "stub-model", "--vita-memory", "none", "--vita-trials", "2",
+            "--vita-cache", "off", "--vita-prices", "stub-model=1.0/2.0", "--vita-base-url", stub.base_url]
+    try:
+        for index in (1, 2):
+            pytester.runpytest(*args, "--vita-shard", f"{index}/2", "--vita-run-id", "llm")
+        pytester.runpytest(*args, "--vita-shard", "off", "--vita-report", "one.json")
+    finally:
+        stub.close()
+    assert main(["merge", str(pytester.path / ".vitabench/runs/llm"), "-o", str(pytester.path / "m.json")]) == 0
+    merged = json.loads((pytester.path / "m.json").read_text())
+    one = json.loads((pytester.path / "one.json").read_text())
+    assert merged["usage"] == one["usage"] and merged["usage"]["total"]["requests"] == 4 * 2 * 2 * 3
+    assert merged["usage"]["total"]["cost"] > 0
+    assert merged["metrics"] == one["metrics"] and _outcomes(merged) == _outcomes(one)
