@@ -22,6 +22,7 @@ from .official_source import OfficialSource
 from .official_source import locate as locate_official_source
 from .option_values import unknown_model_hint
 from .runner import ItemRunner
+from .shard import resolve_shard, split_limits
 
 
 class Benchmark:
@@ -42,7 +43,10 @@ class Benchmark:
             from .official_wording import check_wording
 
             check_wording(self.official_source)
-        self.llm_settings = settings_for_run(self.config, rootdir=rootdir, state_dir=state_dir)
+        #: This process's shard of the run (``None``: unsharded); its limits are its part of the run's.
+        self.shard = resolve_shard(self.config.shard)
+        self.llm_settings = split_limits(settings_for_run(self.config, rootdir=rootdir, state_dir=state_dir),
+                                         self.shard)
         self.concurrency = resolve_concurrency(self.config.concurrency, self.needs_llm)
         self.ledger = Ledger()
         self._llm_client: LLMClient | None = None
@@ -180,6 +184,10 @@ class Benchmark:
         lines = [verdict, official_source_line(self.official_source)]
         if any(m in ("full_context", "agentic", "rag") for m in self.config.memory):
             lines.append(tokenizer_note())
+        if self.shard is not None:
+            lines.append(f"vitabench {self.shard.label} (from {self.shard.source}): this process runs its share of "
+                         "the selected items; its gates and exit status are the shard's; `vitabench merge` joins "
+                         "the shards into the run's report")
         if self.config.model_args:
             lines.append(f"agent request settings: {json.dumps(self.config.model_args, sort_keys=True)}")
         return lines

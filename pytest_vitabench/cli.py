@@ -9,6 +9,7 @@
     vitabench view run.json                       # the run in the browser (one self-contained HTML file)
     vitabench plot run.json -o plots/             # the paper's figures as PNG/SVG
     vitabench compare base.json new.json          # paired comparison: regressed and fixed subtasks
+    vitabench merge .vitabench/runs/RUN_ID -o run.json   # the shards of a run as one report
 
 Run the benchmark itself with pytest (``pytest suites/demo``).
 """
@@ -387,6 +388,35 @@ def _compare(args: argparse.Namespace) -> int:
                            limit=args.limit, seed=args.seed)
 
 
+def _add_merge(commands: Subcommands) -> None:
+    merge = commands.add_parser(
+        "merge", help="join the shards of a run (--vita-shard) into one report, gated like a run",
+        description="Join the pieces of one run (the run directories of its --vita-shard shards, a directory "
+                    "holding them, or their --vita-report files) into the report the run would have written in "
+                    "one process: the same metrics, intervals, failures, usage and cost. Pieces whose settings or "
+                    "suite files differ are refused (the differences are listed); missing shards or items make "
+                    "the merge partial. Exit status: 0 merged (and every gate passed), 1 a gate failed, 4 the "
+                    "pieces cannot be merged, 6 a gate met infrastructure errors or missing items.")
+    merge.add_argument("pieces", nargs="+", metavar="RUN_DIR_OR_REPORT",
+                       help="run directories (.vitabench/runs/RUN_ID/shard-I-of-N), directories holding them, or "
+                            "JSON reports")
+    merge.add_argument("-o", "--output", required=True, help="where to write the merged JSON report")
+    merge.add_argument("--vita-fail-under", default=None, metavar="SPEC",
+                       help="thresholds as for a run, e.g. 'avg@4=0.40,pass^4=0.20': the exit status is the gate's")
+    merge.add_argument("--vita-baseline", default=None, metavar="RUN",
+                       help="a saved run to compare the merged run with, paired per user and subtask")
+    merge.add_argument("--vita-fail-regression", type=float, default=None, metavar="DELTA",
+                       help="with --vita-baseline: exit 1 when Avg drops significantly by more than DELTA")
+    merge.set_defaults(func=_merge)
+
+
+def _merge(args: argparse.Namespace) -> int:
+    from .merge import merge_command
+
+    return merge_command(args.pieces, output=args.output, fail_under=args.vita_fail_under,
+                         baseline=args.vita_baseline, fail_regression=args.vita_fail_regression)
+
+
 def _add_cache(commands: Subcommands) -> None:
     from pathlib import Path
 
@@ -429,7 +459,7 @@ def _cache_clear(args: argparse.Namespace) -> int:
 #: Every subcommand, in the order ``vitabench --help`` lists them.
 SUBCOMMANDS: list[Callable[[Subcommands], None]] = [
     _add_validate, _add_show, _add_estimate, _add_rejudge, _add_judge_audit, _add_synth, _add_view, _add_plot,
-    _add_compare, _add_cache,
+    _add_compare, _add_merge, _add_cache,
 ]
 
 

@@ -102,7 +102,7 @@ class RunConfig(BaseModel, RunSettings):
     def _block(self, scopes: tuple[str, ...]) -> dict[str, object]:
         names = {item.name for item in specs() if item.meta.scope in scopes}
         data = self.model_dump(include=names)
-        for name in ("base_url", "embedding_base_url"):
+        for name in ("base_url", "embedding_base_url", "limits_url"):
             if data.get(name):
                 data[name] = _without_credentials(str(data[name]))
         data["plugin_version"] = __version__
@@ -112,6 +112,9 @@ class RunConfig(BaseModel, RunSettings):
 def _without_credentials(url: str) -> str:
     # A URL may carry credentials (https://user:key@host/v1): keep only where it points.
     from urllib.parse import urlsplit, urlunsplit
+
+    if "," in url:  # several endpoints of one model
+        return ",".join(_without_credentials(one.strip()) for one in url.split(",") if one.strip())
 
     parts = urlsplit(url)
     host = parts.hostname or ""

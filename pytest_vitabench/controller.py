@@ -152,13 +152,20 @@ class VitaController:
                                other_failures=self.non_vita_failures)
             session.exitstatus = gated_exit_status(int(session.exitstatus), found)
             self.gate_verdict = explain(int(session.exitstatus), found)
+            if state.shard is not None:  # a shard's gate saw a part of the run, and must say so
+                self.gate_verdict = (f"{state.shard.label}: {self.gate_verdict} (this shard's items only; gate the "
+                                     "run with `vitabench merge ... --vita-fail-under`)")
             self._github_annotations(found)
-        if run_config.report:
-            from .runs.session import run_metadata
+        from .runs.session import run_metadata, write_run_summary
 
+        counts = {"planned": sum(state.planned.values()), "completed": len(results),
+                  "resumed": sum(1 for r in results if r.resumed)}
+        # What `vitabench merge` needs beyond the journal: the report's config block and the usage.
+        write_run_summary(state.store, config=manifest, usage=state.ledger.to_dict(),
+                          run={"id": state.store.run_id, **counts})
+        if run_config.report:
             run = run_metadata(store=state.store, started=state.started, command=command(config),
-                               rootdir=config.rootpath, planned=sum(state.planned.values()), completed=len(results),
-                               resumed=sum(1 for r in results if r.resumed))
+                               rootdir=config.rootpath, **counts)
             report = build_report(manifest, self.metrics, results, run=run)
             report["usage"] = state.ledger.to_dict()
             if self.analysis is not None:
@@ -246,7 +253,10 @@ class VitaController:
         terminalreporter.section("VitaBench results")
         write(state.bench.header_lines()[0])
         planned, completed = sum(state.planned.values()), len(results)
-        if planned and completed < planned:
+        if state.shard is not None:
+            write(f"{state.shard.label}: {completed} items of run {state.store.run_id} in {state.store.path}; "
+                  "`vitabench merge` joins the shards into the run's report")
+        elif planned and completed < planned:
             write(f"partial: {completed} of {planned} planned items (run {state.store.run_id}; "
                   f"--vita-resume completes it)", yellow=True)
         for line in render_table(self.metrics, results):
@@ -273,8 +283,9 @@ class VitaController:
                 if outcome.status == "not_checked":
                     write(f"fail-under: {outcome.message}", yellow=True)
             if self.violations:
+                scope = f" ({state.shard.label})" if state.shard is not None else ""
                 for message in self.violations:
-                    write(f"FAIL-UNDER: {message}", red=True)
+                    write(f"FAIL-UNDER{scope}: {message}", red=True)
             else:
                 write("fail-under thresholds met", green=True)
         if self.gate_verdict:
@@ -282,5 +293,9 @@ class VitaController:
 
 
 def command(config: Any) -> list[str]:
-    """The command line that started the run, as recorded in the report and the run manifest."""
-    return ["pytest", *config.invocation_params.args]
+    """The command line that started the run, as recorded in the report and the run manifest; a URL that
+    carries credentials (``--vita-limits-url redis://:password@host``) is recorded without them."""
+    from .llm.secrets import redact_url
+
+    return ["pytest", *(redact_url(arg) if "://" in arg and "@" in arg else arg
+                        for arg in map(str, config.invocation_params.args))]

@@ -7,6 +7,7 @@ plugin turns the ``ValueError`` into a pytest usage error.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable
 from typing import TypeVar
 
@@ -257,3 +258,50 @@ def resume(option: str, value: object) -> str | None:
     if not text or text.lower() in ("false", "no", "0", "off"):
         return None
     return "latest" if text.lower() in ("true", "yes", "1", "on") else text
+
+
+_SHARD = re.compile(r"^(?:(?P<index>\d+)|auto)(?:/(?P<count>\d+))?$")
+
+
+def shard(option: str, value: object) -> str:
+    """``off``, ``auto``, ``auto/N`` or ``I/N`` with ``1 <= I <= N`` (the job runner's variables are read later)."""
+    text = str(value).strip().lower()
+    if text in ("off", "none", "no", "false", "0"):
+        return "off"
+    match = _SHARD.match(text)
+    if match is None or (match["index"] is not None and match["count"] is None):
+        raise ValueError(f"{option} must be I/N (this is shard I of N, 1-based, e.g. 2/4), auto (from "
+                         f"SLURM_ARRAY_TASK_ID/COUNT), auto/N (the index from JOB_COMPLETION_INDEX or Slurm) or off; "
+                         f"got {value!r}")
+    count = int(match["count"]) if match["count"] is not None else None
+    if count is not None and count < 1:
+        raise ValueError(f"{option}: the number of shards must be at least 1, got {value!r}")
+    if match["index"] is not None and count is not None and not 1 <= int(match["index"]) <= count:
+        raise ValueError(f"{option}: shard {match['index']} of {count} is outside 1..{count} (shards count from 1)")
+    return text
+
+
+_RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+
+
+def run_id(option: str, value: object) -> str | None:
+    """A run directory's name: letters, digits, ``.``, ``_`` and ``-`` (it becomes a path component)."""
+    text = str(value).strip()
+    if not text:
+        return None
+    if not _RUN_ID.match(text) or text.startswith("shard-"):
+        raise ValueError(f"{option} must be 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit "
+                         f"and not with 'shard-' (it names a directory under .vitabench/runs/); got {text!r}")
+    return text
+
+
+def limits_url(option: str, value: object) -> str | None:
+    """A Redis URL (``redis://``, ``rediss://`` or ``unix://``); blank for none."""
+    text = str(value).strip()
+    if not text:
+        return None
+    if not text.startswith(("redis://", "rediss://", "unix://")):
+        shown = text.split("@")[-1]  # never echo a password
+        raise ValueError(f"{option} must be a Redis URL (redis://host:port/db, rediss://... or unix://...), "
+                         f"got {shown!r}")
+    return text

@@ -132,10 +132,14 @@ class _State:
         self.planned: dict[str, int] = {}
         from .runs.session import open_run_store
 
+        self.shard = self.bench.shard
+        #: The selected items before and after this shard took its share (``None`` until collected).
+        self.shard_split: tuple[int, int] | None = None
         try:
             self.store, self.saved = open_run_store(
                 rootdir=config.rootpath, config=self.run_config.manifest(), resume=self.run_config.resume,
-                run_dir=_worker_input(config, _WORKER_RUN_DIR), writer=_worker_id(config))
+                run_dir=_worker_input(config, _WORKER_RUN_DIR), writer=_worker_id(config),
+                named_dir=self._named_run_dir(config))
         except ValueError as exc:  # ResumeError: the message lists the settings that differ
             raise pytest.UsageError(f"pytest-vitabench: {exc}") from None
         self.engine: Any = None
@@ -144,6 +148,16 @@ class _State:
         self.positions: dict[str, int] = {}
         self.ordered_ids: list[str] = []
         self.interactor: Any = None
+
+    def _named_run_dir(self, config: pytest.Config) -> Any:
+        """The run directory ``--vita-run-id`` names, or a shard's under its derived run id; else ``None``."""
+        if self.run_config.run_id is None and self.shard is None:
+            return None
+        from .shard import derived_run_id, run_directory
+
+        run_id = self.run_config.run_id or derived_run_id(self.run_config.manifest(), _selection(config),
+                                                          config.invocation_params.dir)
+        return run_directory(config.rootpath, run_id, self.shard)
 
 
 def _is_tty(config: pytest.Config) -> bool:
@@ -497,9 +511,10 @@ def _engine(state: _State, request: pytest.FixtureRequest) -> Any:
 
         def manifest() -> None:
             selection = {"planned": sum(state.planned.values()), "selected": len(state.items_by_id),
-                         "args": list(config.args), "keyword": config.getoption("keyword", "") or "",
-                         "markexpr": config.getoption("markexpr", "") or "",
-                         "deselect": list(config.getoption("deselect", None) or [])}
+                         **_selection(config)}
+            if state.shard is not None and state.shard_split is not None:
+                selection["shard"] = {"index": state.shard.index, "count": state.shard.count,
+                                      "source": state.shard.source, "selected_in_run": state.shard_split[0]}
             write_manifest_once(state.store, config=block, suites=dict(state.suites), selection=selection,
                                 command=command(config))
 
@@ -510,6 +525,39 @@ def _engine(state: _State, request: pytest.FixtureRequest) -> Any:
             # submitted batch on, so that --vita-resume finds its journal (batches/) after a crash.
             manifest()
     return state.engine
+
+
+def _selection(config: pytest.Config) -> dict[str, Any]:
+    """What the command line selected: paths, ``-k``, ``-m``, ``--deselect`` (the manifest's, the run id's)."""
+    return {"args": list(config.args), "keyword": config.getoption("keyword", "") or "",
+            "markexpr": config.getoption("markexpr", "") or "",
+            "deselect": list(config.getoption("deselect", None) or [])}
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``--vita-shard``: keep this shard's chains (after ``-k``/``-m``, so every shard splits the same set)."""
+    shard = _state(config).shard if _has_state(config) else None
+    if shard is None:
+        return
+    from .shard import take_share
+
+    state = _state(config)
+
+    def chain_of(item: pytest.Item) -> tuple[tuple[str, str, str], int] | None:
+        ref = getattr(item, "vita_ref", None)
+        if ref is None:
+            return None
+        span = ref.user.span
+        # The file as the node id names it (relative to the rootdir): the same on every machine, wherever
+        # the checkout is, so the tie-breaks of the split agree too.
+        return (item.nodeid.split("::", 1)[0], ref.user.key, ref.memory), (span[1] - span[0] if span else 0)
+
+    share = take_share(items, shard, chain_of)
+    state.shard_split = (share.selected_in_run, share.selected_here)
+    if share.dropped:
+        config.hook.pytest_deselected(items=share.dropped)
+    items[:] = share.kept
 
 
 def _upcoming(state: _State, session: pytest.Session, nodeid: str) -> Iterator[str]:
@@ -709,7 +757,10 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     from .store import legacy_notice
 
     notice = legacy_notice(config.rootpath)
-    return [*_state(config).bench.header_lines(), *([notice] if notice else [])]
+    state = _state(config)
+    journal = [f"vitabench run {state.store.run_id}: journal {state.store.path}"] \
+        if state.shard is not None or state.run_config.run_id else []
+    return [*state.bench.header_lines(), *journal, *([notice] if notice else [])]
 
 
 def _names_a_suite(config: pytest.Config) -> bool:

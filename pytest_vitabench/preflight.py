@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from .llm import Ledger, LLMClient, LLMError
 from .llm.client import OPENAI_DEFAULT_BASE_URL, endpoint_url
-from .llm.settings import resolve_api_key
+from .llm.settings import base_urls, resolve_api_key
 from .option_values import unknown_model_hint
 
 if TYPE_CHECKING:
@@ -85,10 +85,11 @@ def planned_checks(bench: Benchmark) -> list[Check]:
         if local_spec(c.embedding_model) is None:
             wanted.append(("embeddings", "embeddings", c.embedding_model, c.embedding_base_url or c.base_url))
     checks: dict[tuple[str, str, str], Check] = {}
-    for role, kind, model, base_url in wanted:
-        check = checks.setdefault((kind, model, endpoint_url(base_url)), Check(kind, model, base_url))
-        if role not in check.roles:
-            check.roles.append(role)
+    for role, kind, model, configured in wanted:
+        for base_url in base_urls(configured):  # each replica of a model must answer
+            check = checks.setdefault((kind, model, endpoint_url(base_url)), Check(kind, model, base_url))
+            if role not in check.roles:
+                check.roles.append(role)
     return list(checks.values())
 
 

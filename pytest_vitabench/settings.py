@@ -158,6 +158,11 @@ class RunSettings:
         help="LLM tokens per minute for the whole run, all xdist workers together, e.g. 30000 or 2M: each request "
              "is charged its cl100k estimate (prompt + max_tokens) before it is sent, corrected by the response's "
              "usage (default 0: unlimited)")
+    limits_url: str | None = setting(
+        scope="run", parse=values.limits_url, metavar="URL",
+        help="redis://host:port/db: hold --vita-rpm and --vita-max-concurrency in this Redis server, shared by "
+             "every process and machine that names it (the shards of a run; needs pip install "
+             "'pytest-vitabench[redis]'); default: within one machine, each --vita-shard taking 1/N")
     timeout: float = setting(120, scope="run", parse=values.seconds, help="seconds per LLM request (default: 120)")
     cache: Literal["judge", "all", "off"] = setting(
         "judge", scope="run", choices=("all", "judge", "off"), parse=values.cache_mode,
@@ -235,6 +240,17 @@ class RunSettings:
         scope="run", optional_value="latest", metavar="RUN", ini_default="", parse=values.resume,
         help="reuse the finished items of the latest run with the same settings (or of RUN, a run directory or id "
              "under .vitabench/runs) and run only the rest; as an ini key: true/latest or the run")
+    shard: str = setting(
+        "auto", scope="run", parse=values.shard, metavar="I/N",
+        help="run only shard I of N (1-based) of the planned items, each user x memory backend whole, balanced by "
+             "expected work; auto (default): from a Slurm array (SLURM_ARRAY_TASK_ID/COUNT) or, as auto/N, from "
+             "a Kubernetes Indexed Job's JOB_COMPLETION_INDEX; off: every item. Shards journal under one "
+             "--vita-run-id; `vitabench merge` joins them. Each shard gets 1/N of --vita-rpm and "
+             "--vita-max-concurrency")
+    run_id: str | None = setting(
+        scope="run", parse=values.run_id, metavar="ID",
+        help="the run's directory name under .vitabench/runs/ (default: a new id; for shards, one derived from "
+             "the settings and the selection, so every shard agrees)")
     strict: bool = setting(
         False, flag=True,
         help="treat out-of-order interactions and subtasks as errors instead of warnings")

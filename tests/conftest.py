@@ -37,6 +37,14 @@ os.environ.setdefault("VITA_OFFICIAL_SOURCE", "none")
 
 
 @pytest.fixture
+def redis_url(tmp_path) -> Iterator[str]:
+    """A real Redis server on 127.0.0.1 for the test (``tests/_redis.py``); skips where none is installed."""
+    from _redis import start_redis
+
+    yield from start_redis(tmp_path)
+
+
+@pytest.fixture
 def stub() -> Iterator[StubLLM]:
     """An OpenAI-compatible stub server on 127.0.0.1 (``tests/_stub_llm.py``), closed after the test."""
     from _stub_llm import StubLLM

@@ -32,9 +32,10 @@ from .ledger import Ledger
 from .prefix_order import PrefixOrder
 from .prices import price_for
 from .ratelimit import Limiter, LimiterTimeout
+from .redis_limits import LEASE_MARGIN_S, RedisLimiter
 from .retry import Backoff, is_retryable_status, names_token_limit, parse_retry_after, token_reset_wait
 from .secrets import check_base_url, install_log_redaction, register_secret, scrub_payload
-from .settings import LOCAL_KEY, LLMSettings, resolve_api_key
+from .settings import LOCAL_KEY, LLMSettings, base_urls, resolve_api_key
 
 if TYPE_CHECKING:
     from .deferred import DeferredAnswers
@@ -96,8 +97,30 @@ def _endpoint(base_url: str | None) -> str:
     return f"{parts.scheme}://{endpoint_host(url)}{parts.path}"
 
 
+class _Endpoint:
+    """One base URL of a client: its SDK client (built on first use), circuit breaker and load."""
+
+    def __init__(self, base_url: str | None, breaker: CircuitBreaker):
+        self.base_url = base_url
+        self.url = _endpoint(base_url)
+        self.host = endpoint_host(self.url)
+        self.breaker = breaker
+        self.openai: Any = None
+        self.in_flight = 0
+        #: Attempts sent to it: the tie-break, so that requests one at a time alternate between endpoints.
+        self.sent = 0
+
+
 class LLMClient:
     """Chat completions and embeddings with retries, shared limits, a disk cache and a usage ledger.
+
+    Several comma-separated base URLs are replicas of one model. Each request goes to the usable one with
+    the fewest requests in flight (then the fewest sent); a failed attempt is retried on another at once,
+    without a backoff, while one is left that this request has not tried. Each endpoint has its own
+    circuit breaker, which with several endpoints counts failed *attempts*: an endpoint that dies is
+    drained after ``circuit_breaker`` of them and the run goes on with the others, so an item is neither
+    lost nor sent twice (its request is answered once, by one endpoint). Only when every endpoint's
+    breaker is open do calls fail at once. The answers are cached under the whole set of URLs.
 
     Args:
         settings: Endpoint, retry, limit, cache and price settings.
@@ -118,14 +141,19 @@ class LLMClient:
         # from every log record (an endpoint may quote the auth header back).
         check_base_url(self.settings.base_url or os.environ.get("OPENAI_BASE_URL"))
         install_log_redaction()
-        self.endpoint = _endpoint(self.settings.base_url)
-        self.host = endpoint_host(self.endpoint)
+        s = self.settings
+        self.endpoints = [_Endpoint(url, CircuitBreaker(_endpoint(url), threshold=s.circuit_breaker,
+                                                        state_dir=s.state_dir)) for url in base_urls(s.base_url)]
+        self.endpoint = ",".join(e.url for e in self.endpoints)
+        self.host = ",".join(e.host for e in self.endpoints)
         self._key = resolve_api_key(self.settings.api_key_env, self.settings.base_url)
         if self._key != LOCAL_KEY:
             register_secret(self._key)
-        s = self.settings
-        self.limiter = Limiter(s.state_dir, rpm=s.rpm, max_concurrency=s.max_concurrency,
-                               window_s=s.rpm_window_s, max_wait_s=s.max_wait_s)
+        self.limiter: Limiter | RedisLimiter = Limiter(
+            s.state_dir, rpm=s.rpm, max_concurrency=s.max_concurrency, window_s=s.rpm_window_s,
+            max_wait_s=s.max_wait_s) if not s.limits_url else RedisLimiter(
+            s.limits_url, rpm=s.rpm, max_concurrency=s.max_concurrency, window_s=s.rpm_window_s,
+            max_wait_s=s.max_wait_s, lease_s=s.timeout_s + LEASE_MARGIN_S)
         from .tokenrate import TokenBudget
 
         self.token_budget = TokenBudget(s.state_dir, tokens=s.tpm, window_s=s.tpm_window_s, max_wait_s=s.max_wait_s)
@@ -141,10 +169,10 @@ class LLMClient:
         #: The tokens the request about to be sent by this thread is charged, and its ticket once charged.
         self._charge = threading.local()
         self.cache = DiskCache(s.cache_dir) if s.cache_dir is not None else None
-        self.breaker = CircuitBreaker(self.endpoint, threshold=s.circuit_breaker, state_dir=s.state_dir)
+        #: The first endpoint's breaker (the only one of a client with one base URL).
+        self.breaker = self.endpoints[0].breaker
         self.backoff = Backoff(base_s=s.backoff_base_s, max_s=s.backoff_max_s, retry_after_max_s=s.retry_after_max_s)
         self.prefix_order = PrefixOrder(max_wait_s=s.timeout_s) if s.prompt_cache_order else None
-        self._openai: Any = None
         self._lock = threading.Lock()
         self._deferred: DeferredAnswers | None = None
 
@@ -155,9 +183,10 @@ class LLMClient:
 
     def close(self) -> None:
         with self._lock:
-            if self._openai is not None:
-                self._openai.close()
-                self._openai = None
+            for endpoint in self.endpoints:
+                if endpoint.openai is not None:
+                    endpoint.openai.close()
+                    endpoint.openai = None
 
     def __enter__(self) -> LLMClient:
         return self
@@ -285,31 +314,43 @@ class LLMClient:
               trial_seed: int | None) -> dict[str, Any]:
         """POST ``request`` with our retries; ``salt`` (the cache key, computed here if ``None`` and a retry
         is due) seeds the retry jitter, so a request's waits are the same with or without the cache."""
-        client = self._client()
-        create: Callable[..., Any] = self._post_chat if kind == "chat" else client.embeddings.create
         attempts = self.settings.max_retries + 1
         estimate: int | None = None
+        several = len(self.endpoints) > 1
+        tried: set[int] = set()
         for attempt in range(attempts):
             ticket: int | None = None
             slot: Slot | None = None
+            endpoint: _Endpoint | None = None
             try:
-                self.breaker.check()  # before every attempt: another worker may have opened it meanwhile
-                with self.adaptive.slot() as slot, self.limiter.concurrency_slot():
-                    if self.token_budget.tokens:
-                        if estimate is None:
-                            from .tokenrate import estimate_request_tokens
+                # Before every attempt: another worker may have opened a breaker meanwhile.
+                endpoint = self._pick_endpoint(tried)
+                tried.add(id(endpoint))
+                try:
+                    with self.adaptive.slot() as slot, self.limiter.concurrency_slot():
+                        if self.token_budget.tokens:
+                            if estimate is None:
+                                from .tokenrate import estimate_request_tokens
 
-                            assert self._count_tokens is not None  # checked with tpm in __init__
-                            estimate = estimate_request_tokens(request, self._count_tokens)
-                        learned = self._estimate_error.get(model, 0)
-                        # charged by the HTTP client's request hook (_take_rate_slot), as it goes on the wire
-                        self._charge.tokens, self._charge.ticket = max(estimate // 2, estimate + learned), None
-                    try:
-                        response = create(**request)
-                    finally:
-                        ticket, self._charge.tokens = getattr(self._charge, "ticket", None), None
-                self.breaker.record_success()
+                                assert self._count_tokens is not None  # checked with tpm in __init__
+                                estimate = estimate_request_tokens(request, self._count_tokens)
+                            learned = self._estimate_error.get(model, 0)
+                            # charged by the HTTP client's request hook (_take_rate_slot), as it goes on the wire
+                            self._charge.tokens, self._charge.ticket = max(estimate // 2, estimate + learned), None
+                        try:
+                            if kind == "chat":
+                                response = self._post_chat(endpoint, **request)
+                            else:
+                                response = self._client(endpoint).embeddings.create(**request)
+                        finally:
+                            ticket, self._charge.tokens = getattr(self._charge, "ticket", None), None
+                finally:
+                    with self._lock:
+                        endpoint.in_flight -= 1
+                endpoint.breaker.record_success()
                 self.adaptive.succeeded()
+                if several:
+                    self.ledger.note_endpoint(endpoint.url)
                 # A proxy may echo the request headers into an answer, which is recorded and cached.
                 payload = scrub_payload(_chat_payload(response)) if kind == "chat" else _embeddings_payload(response)
                 if ticket is not None and estimate is not None:
@@ -325,15 +366,27 @@ class LLMClient:
                 if failure is None:
                     raise
                 reason, status, retryable, retry_after, detail = failure
+                assert endpoint is not None  # only the request itself is classified
                 token_limit = False
                 if status == 429:
                     retry_after, token_limit = self._throttled(exc, ticket, slot, retry_after, detail)
+                if several and status != 429 and _is_endpoint_failure(reason, status, retryable):
+                    self.ledger.note_endpoint(endpoint.url, failed=True)
+                    # Each failed attempt counts (a 429 says busy, not dead): a dead replica is drained before
+                    # its requests run out of retries.
+                    endpoint.breaker.record_failure(
+                        f"{endpoint.host}: {_what(reason, status, self.settings.timeout_s)}")
                 if not retryable or attempt + 1 >= attempts:
                     self.ledger.note_error(role)
-                    error = self._error(role, model, reason, status, retryable, attempt + 1, detail)
-                    if _is_endpoint_failure(reason, status, retryable):
+                    error = self._error(role, model, reason, status, retryable, attempt + 1, detail, endpoint.host)
+                    if not several and _is_endpoint_failure(reason, status, retryable):
                         self.breaker.record_failure(str(error))
                     raise error from None
+                if several and self._untried_left(tried):
+                    self.ledger.note_retry(role)
+                    log.info("%s call to %s (model %s): %s; retrying at once on another endpoint", role,
+                             endpoint.host, model, _what(reason, status, self.settings.timeout_s))
+                    continue
                 if salt is None:
                     salt = cache_key(kind=kind, role=role, endpoint=self.endpoint, model=model, request=request,
                                      trial_seed=trial_seed)
@@ -395,9 +448,31 @@ class LLMClient:
         thread.start()
         return thread
 
-    def _client(self) -> Any:
+    def _pick_endpoint(self, tried: set[int]) -> _Endpoint:
+        """The usable endpoint (breaker closed) with the fewest requests in flight (then the fewest sent),
+        preferring those this request has not tried; it counts as in flight from here.
+
+        Raises:
+            CircuitOpen: Every endpoint's breaker is open.
+        """
+        usable = [e for e in self.endpoints if e.breaker.reason() is None]
+        if not usable:
+            self.endpoints[-1].breaker.check()
+            raise AssertionError("unreachable")  # pragma: no cover - check() raised
+        fresh = [e for e in usable if id(e) not in tried] or usable
         with self._lock:
-            if self._openai is None:
+            chosen = min(fresh, key=lambda e: (e.in_flight, e.sent))  # then the first listed
+            chosen.in_flight += 1
+            chosen.sent += 1
+        return chosen
+
+    def _untried_left(self, tried: set[int]) -> bool:
+        return any(id(e) not in tried and e.breaker.reason() is None for e in self.endpoints)
+
+    def _client(self, endpoint: _Endpoint | None = None) -> Any:
+        endpoint = endpoint or self.endpoints[0]
+        with self._lock:
+            if endpoint.openai is None:
                 from openai import DefaultHttpxClient, OpenAI  # the openai package loads only when a call is made
 
                 # The rate slot and the token charge are taken in the HTTP client's request hook, i.e. after
@@ -405,11 +480,11 @@ class LLMClient:
                 # windows we count are the ones the server sees.
                 http_client = (DefaultHttpxClient(event_hooks={"request": [self._take_rate_slot]})
                                if self.limiter.rpm or self.token_budget.tokens else None)
-                self._openai = OpenAI(base_url=self.settings.base_url, api_key=self._key,
-                                      timeout=self.settings.timeout_s, max_retries=0, http_client=http_client)
-            return self._openai
+                endpoint.openai = OpenAI(base_url=endpoint.base_url, api_key=self._key,
+                                         timeout=self.settings.timeout_s, max_retries=0, http_client=http_client)
+            return endpoint.openai
 
-    def _post_chat(self, **request: Any) -> dict[str, Any]:
+    def _post_chat(self, endpoint: _Endpoint, **request: Any) -> dict[str, Any]:
         """POST a chat completion as a plain JSON body and return the answer's JSON.
 
         ``chat.completions.create`` first walks the whole request through the SDK's typed-dict transform
@@ -423,7 +498,7 @@ class LLMClient:
         for name, option in (("extra_headers", "headers"), ("extra_query", "params"), ("timeout", "timeout")):
             if request.get(name) is not None:
                 options[option] = request.pop(name)
-        response = self._client().post("/chat/completions", body={**request, **extra_body}, options=options,
+        response = self._client(endpoint).post("/chat/completions", body={**request, **extra_body}, options=options,
                                        cast_to=_http_response_class())
         data = response.json()
         if not isinstance(data, dict):
@@ -459,15 +534,15 @@ class LLMClient:
         return None
 
     def _error(self, role: str, model: str, reason: str, status: int | None, retryable: bool, attempts: int,
-               detail: str) -> LLMError:
+               detail: str, host: str | None = None) -> LLMError:
         what = _what(reason, status, self.settings.timeout_s)
         refused = "" if retryable else " (not retried)"
         detail = scrub(detail, self._key)
-        message = (f"{role} LLM call to {self.host} (model {model}) failed after {attempts} attempt(s): "
+        message = (f"{role} LLM call to {host or self.host} (model {model}) failed after {attempts} attempt(s): "
                    f"{what}{refused}{': ' + detail if detail else ''}")
         if status in (401, 403):
             message += f" - check the key in ${self.settings.api_key_env}"
-        return LLMError(message, role=role, model=model, host=self.host, status=status, reason=reason,
+        return LLMError(message, role=role, model=model, host=host or self.host, status=status, reason=reason,
                         attempts=attempts, retryable=retryable)
 
     def _usage(self, role: str, model: str, tokens: dict[str, int], cached: bool) -> Usage:

@@ -44,6 +44,8 @@ class Ledger:
         self._usage: dict[str, Usage] = {}
         self._retries: dict[str, int] = {}
         self._errors: dict[str, int] = {}
+        #: Endpoint URL -> [answered requests, failed attempts]; kept only for a model with several base URLs.
+        self._endpoints: dict[str, list[int]] = {}
         self.unpriced: set[str] = set()
 
     def record(self, role: str, usage: Usage, *, model: str | None = None, priced: bool = True) -> None:
@@ -64,6 +66,17 @@ class Ledger:
         """A call that failed for good (after its retries)."""
         with self._lock:
             self._errors[role] = self._errors.get(role, 0) + 1
+
+    def note_endpoint(self, url: str, *, failed: bool = False) -> None:
+        """One request answered by (or one attempt failed at) ``url``, one of several base URLs."""
+        with self._lock:
+            counts = self._endpoints.setdefault(url, [0, 0])
+            counts[1 if failed else 0] += 1
+
+    def endpoints(self) -> dict[str, dict[str, int]]:
+        """``{url: {"requests": answered, "failed_attempts": n}}`` (empty with a single base URL)."""
+        with self._lock:
+            return {url: {"requests": n, "failed_attempts": f} for url, (n, f) in sorted(self._endpoints.items())}
 
     def by_role(self) -> dict[str, Usage]:
         with self._lock:
@@ -104,7 +117,11 @@ class Ledger:
                 for role in roles
             }
             unpriced = sorted(self.unpriced)
-        return {"roles": out, "total": self.total().model_dump(), "unpriced_models": unpriced}
+        data = {"roles": out, "total": self.total().model_dump(), "unpriced_models": unpriced}
+        endpoints = self.endpoints()
+        if endpoints:
+            data["endpoints"] = endpoints
+        return data
 
     def merge(self, data: Mapping[str, Any] | Ledger) -> None:
         """Add another ledger (or its ``to_dict()``, e.g. from an xdist worker) into this one."""
@@ -118,6 +135,10 @@ class Ledger:
                 self._errors[role] = self._errors.get(role, 0) + int(entry.get("errors", 0))
         with self._lock:
             self.unpriced.update(data.get("unpriced_models") or [])
+            for url, entry in (data.get("endpoints") or {}).items():
+                counts = self._endpoints.setdefault(url, [0, 0])
+                counts[0] += int(entry.get("requests", 0))
+                counts[1] += int(entry.get("failed_attempts", 0))
 
     def table_lines(self) -> list[str]:
         """A plain-text table for the terminal summary (no colours); empty when no call was made."""
@@ -146,6 +167,11 @@ class Ledger:
                  for row in rows]
         if self.unpriced:
             lines.append(f"cost unknown (no price) for: {', '.join(sorted(self.unpriced))}; set --vita-prices")
+        endpoints = self.endpoints()
+        if endpoints:
+            lines.append("requests per endpoint: " + ", ".join(
+                f"{url} {e['requests']:,}" + (f" ({e['failed_attempts']:,} failed attempts)" if e["failed_attempts"]
+                                              else "") for url, e in endpoints.items()))
         return lines
 
 

@@ -59,6 +59,10 @@ def check_base_url(url: str | None, what: str = "the base URL (--vita-base-url o
     """
     if not url:
         return
+    if "," in url:  # several endpoints of one model: each is checked
+        for one in url.split(","):
+            check_base_url(one.strip(), what)
+        return
     parts = urlsplit(url if "//" in url else f"//{url}")
     secret_params = [name for name, _ in parse_qsl(parts.query, keep_blank_values=True)
                      if name.lower() in SECRET_QUERY_KEYS]

@@ -32,6 +32,13 @@ CACHED_ROLES: dict[str, frozenset[str] | None] = {
 }
 
 
+def base_urls(value: str | None) -> list[str | None]:
+    """The endpoints of a ``--vita-base-url`` value: several replicas of one model are comma-separated;
+    ``[None]`` (``$OPENAI_BASE_URL`` or OpenAI's default) when unset."""
+    urls = [part.strip() for part in (value or "").split(",") if part.strip()]
+    return list(urls) if urls else [None]
+
+
 class MissingAPIKey(ValueError):
     """No key in the configured environment variable for an endpoint that needs one."""
 
@@ -57,6 +64,8 @@ class LLMSettings(BaseModel):
 
     Attributes:
         base_url: The OpenAI-compatible endpoint; ``None`` means ``$OPENAI_BASE_URL`` or OpenAI's default.
+            Several comma-separated URLs are replicas of one model: requests go to the one with the fewest
+            in flight, and one whose circuit breaker opens is drained (see :class:`~.client.LLMClient`).
         api_key_env: The environment variable that holds the key.
         timeout_s: Seconds per HTTP request.
         max_retries: Retries after the first attempt on 408/409/429, 5xx, timeouts and connection errors.
@@ -78,6 +87,8 @@ class LLMSettings(BaseModel):
         circuit_breaker: Consecutive failed calls to the endpoint after which no more requests are sent in
             this run (see :mod:`pytest_vitabench.llm.breaker`); ``0`` (the default for a client built
             directly) disables it. The plugin's ``--vita-circuit-breaker`` defaults to 5.
+        limits_url: A Redis server holding ``rpm`` and ``max_concurrency`` for every process that names it, on
+            any machine (:mod:`~.redis_limits`); ``None``: the limits hold through ``state_dir``.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -103,6 +114,7 @@ class LLMSettings(BaseModel):
     #: Let siblings with a long shared prompt prefix follow their leader (:mod:`.prefix_order`). No option sets
     #: it: it changes no request and measured no wall-time cost (docs/cost.md); ``False`` is for measurements.
     prompt_cache_order: bool = True
+    limits_url: str | None = None
 
     def caches(self, role: str) -> bool:
         """Whether calls of ``role`` go through the disk cache."""
@@ -135,7 +147,7 @@ def settings_for_run(config: RunConfig, *, rootdir: Path, state_dir: Path | str 
         base_url=config.base_url or None, api_key_env=config.api_key_env, timeout_s=config.timeout,
         rpm=config.rpm or None, rpm_window_s=config.rpm_window, max_concurrency=config.max_concurrency or None,
         tpm=config.tpm or None, tpm_window_s=config.rpm_window,
-        cache=config.cache, circuit_breaker=config.circuit_breaker,
+        cache=config.cache, circuit_breaker=config.circuit_breaker, limits_url=config.limits_url,
         cache_dir=Path(cache_dir) if cache_dir else default_root(rootdir),
         state_dir=Path(state_dir) if state_dir else None,
         prices=load_prices(config.prices, base_dir=Path(rootdir)),

@@ -42,10 +42,12 @@ class Run:
     """
 
     def __init__(self, report: dict[str, Any], *, source: Path, store: RunStore | None,
-                 inline: dict[str, dict[str, Any]] | None = None):
+                 inline: dict[str, dict[str, Any]] | None = None, more_stores: tuple[RunStore, ...] = ()):
         self.report = report
         self.source = source
         self.store = store
+        #: A merged run's other run directories (one per shard), searched for trajectories after ``store``.
+        self.more_stores = more_stores
         self._inline = inline or {}
         self._by_id = {row["nodeid"]: row for row in report.get("results", [])}
 
@@ -82,11 +84,15 @@ class Run:
         if field in inline:
             return inline[field]
         digest = row.get(ref)
-        if digest and self.store is not None:
+        if not digest:
+            return None
+        for store in (self.store, *self.more_stores):
+            if store is None:
+                continue
             try:
-                return self.store.get_blob(digest)
+                return store.get_blob(digest)
             except (OSError, ValueError):
-                return None
+                continue
         return None
 
 
@@ -124,24 +130,32 @@ def open_run(path: str | os.PathLike[str]) -> Run:
         rows.append({key: value for key, value in row.items() if key not in _HEAVY})
     report = {**data, "schema": SCHEMA_V2, "results": rows}
     report.setdefault("run", {})
-    return Run(report, source=source, store=_store_of(report, source), inline=inline)
+    stores = _stores_of(report, source)
+    return Run(report, source=source, store=stores[0] if stores else None, inline=inline,
+               more_stores=tuple(stores[1:]))
 
 
-def _store_of(report: dict[str, Any], source: Path) -> RunStore | None:
-    """The run directory a /2 report points to: as recorded, else a sibling path relative to the report."""
-    directory = (report.get("run") or {}).get("dir")
-    if not directory:
-        return None
-    for candidate in (Path(directory), source.parent / directory):
-        if candidate.is_dir():
-            return RunStore(candidate)
-    return None
+def _stores_of(report: dict[str, Any], source: Path) -> list[RunStore]:
+    """The run directories a /2 report points to (``dir``, or a merged run's ``dirs``, one per shard): as
+    recorded, else a path relative to the report (a run copied with its directories beside it)."""
+    run = report.get("run") or {}
+    directories = [run["dir"]] if run.get("dir") else list(run.get("dirs") or [])
+    out = []
+    for directory in directories:
+        for candidate in (Path(directory), source.parent / directory, source.parent / Path(directory).name):
+            if candidate.is_dir():
+                out.append(RunStore(candidate))
+                break
+    return out
 
 
 def _open_run_dir(path: Path) -> Run:
     store = RunStore(path)
     manifest = store.manifest()
     if manifest is None:
+        if any(path.glob("shard-*-of-*/manifest.json")):
+            raise ValueError(f"{path} holds the shards of a run (--vita-shard), not one run directory: join them "
+                             f"with `vitabench merge {path} -o run.json` and open run.json")
         raise ValueError(f"{path} is not a VitaBench run directory (no readable manifest.json)")
     from ..metrics import compute_metrics
     from ..result import ItemResult

