@@ -19,6 +19,9 @@ def _import_the_whole_plugin() -> None:
     package objects keep attributes pointing to them. A module imported lazily by one inline run (say
     ``suite.integrity``) and again later is then two modules, each with its own ``SuiteError``, and whether
     an ``except`` matches depends on which test ran first. Modules imported before any snapshot survive.
+
+    The same holds for the SDK: an inline run's preflight imports the SDK's HTTP library by itself, and a
+    client built after that run would wrap a second copy of it, whose timeouts the SDK no longer recognises.
     """
     import importlib
     import pkgutil
@@ -27,6 +30,17 @@ def _import_the_whole_plugin() -> None:
 
     for module in pkgutil.walk_packages(pytest_vitabench.__path__, "pytest_vitabench."):
         importlib.import_module(module.name)
+    importlib.import_module("openai")
+    for name in ("httpx", "httpcore", "httpx2", "httpcore2"):  # whichever the installed SDK uses
+        try:
+            package = importlib.import_module(name)
+        except ImportError:
+            continue
+        for module in pkgutil.walk_packages(package.__path__, f"{name}."):
+            try:
+                importlib.import_module(module.name)
+            except ImportError:  # an optional backend (trio, h2, socks) that is not installed
+                pass
 
 
 _import_the_whole_plugin()
