@@ -43,6 +43,8 @@ def normalize(text: str) -> str:
 
 def stem(word: str) -> str:
     """A tiny plural stemmer: ``rooms`` -> ``room``, ``dishes`` -> ``dish``, ``berries`` -> ``berry``."""
+    if not word.endswith("s"):  # most words; every rule below strips an "s"
+        return word
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
     if len(word) > 4 and word.endswith(("ches", "shes", "sses", "xes")):
@@ -57,12 +59,12 @@ _WORD = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?")
 
 def tokenize(text: str) -> list[str]:
     """Normalised, stemmed word tokens (letters and digits; ``non-smoking`` -> ``non``, ``smoking``)."""
-    return [stem(w) for w in _WORD.findall(normalize(text))]
+    return list(map(stem, _WORD.findall(normalize(text))))
 
 
 def token_tuple(text: str) -> tuple[str, ...]:
     """:func:`tokenize` as a tuple (clauses and phrases are keys and stay immutable)."""
-    return tuple(stem(w) for w in _WORD.findall(normalize(text)))
+    return tuple(map(stem, _WORD.findall(normalize(text))))
 
 
 _RAW_WORD = re.compile(r"[a-z0-9][a-z0-9'\-]*")
