@@ -2,9 +2,9 @@
 
 They are generic: they read the request, the tool results and (for ``reference`` and ``groundtruth-reader``) the
 preference text with the lexical text facts of :mod:`pytest_vitabench.text`; nothing is keyed to a suite's ids. All
-three follow one script, derived afresh from the trajectory at every call (they keep no state; what recurs across
-turns and trials, the request's reading, the catalogue and the ranking, is memoised on exactly its inputs, see
-:mod:`.memo`):
+three follow one script, derived afresh from the trajectory at every call (the conversation is their only state;
+one memo per agent remembers each turn's catalogue and ranking, keyed by exactly what they read, because every
+later turn and every trial of a subtask asks for them again):
 
 1. in a proactive subtask (``reference``, ``groundtruth-reader``), ask once for the missing details: how many, when;
 2. search with the domain's search tools (and fetch details a search left out);
@@ -21,9 +21,9 @@ instead of its memory: a ceiling for the heuristics, not an answer oracle (that 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+import threading
+from collections import OrderedDict
 from datetime import datetime, timedelta
-from functools import lru_cache
 from typing import Any, NamedTuple
 
 from ..messages import STOP_TOKEN, Message, ToolCall
@@ -33,7 +33,6 @@ from ..text.preferences import PreferenceMemory
 from ..text.words import content_words, tokenize
 from .base import AgentSetup
 from .candidates import Candidate, CandidateScorer, Catalogue, entity_name, relevance
-from .memo import Memo
 from .trajectory import ASK_PREFIX, ID_QUESTION, RECOMMEND_PREFIX, Trajectory, call_key, parsed_json
 
 MAX_ATTEMPTS = 3
@@ -81,12 +80,6 @@ _ADDRESS_KEY = re.compile(r"address", re.I)
 #: Tool results that add nothing to the catalogue of options: our own writes.
 _WRITE_RESULTS = ("create_", "pay_", "instore_reservation", "instore_book")
 
-#: Derivations memoised across turns and trials (see :mod:`.memo`). A run interleaves few subtasks at once
-#: (the items in flight), each with a few distinct values per kind; the sizes leave room for dozens.
-_READINGS: Memo[tuple[str, str | None, str], _Reading] = Memo(128)
-_CATALOGUES: Memo[tuple[str, ...], Catalogue] = Memo(32)
-_RANKINGS: Memo[tuple[Any, ...], list[tuple[Candidate, list[str]]]] = Memo(16)
-
 
 # ------------------------------------------------------------------------------------------ the agent
 
@@ -104,6 +97,13 @@ class BuiltinAgent:
     uses_preferences = True
     asks_when_proactive = True
     reads_groundtruth = False
+    #: How many turns' choices the agent remembers: enough for the items a process has in flight and the
+    #: trials of a subtask, since a choice holds its parsed tool results.
+    remembered_choices = 64
+
+    def __init__(self) -> None:
+        self._choices: OrderedDict[tuple[Any, ...], _Choice] = OrderedDict()
+        self._lock = threading.Lock()  # episodes in flight may share the agent across threads
 
     def respond(self, setup: AgentSetup, messages: list[Message]) -> Message:
         """The next assistant message for this trajectory.
@@ -118,8 +118,20 @@ class BuiltinAgent:
 
     def memory(self, setup: AgentSetup) -> PreferenceMemory:
         if not self.uses_preferences:
-            return PreferenceMemory.cached("")
-        return PreferenceMemory.cached(self.preference_text(setup), tuple(profile_statements(setup.user_profile)))
+            return PreferenceMemory()
+        return PreferenceMemory(self.preference_text(setup), profile_statements(setup.user_profile))
+
+    def choice(self, key: tuple[Any, ...]) -> _Choice:
+        """The turn's catalogue and ranking for ``key`` (what they read), remembered or new; read-only."""
+        with self._lock:
+            found = self._choices.get(key)
+            if found is not None:
+                self._choices.move_to_end(key)
+                return found
+            found = self._choices[key] = _Choice()
+            while len(self._choices) > self.remembered_choices:
+                self._choices.popitem(last=False)
+            return found
 
     # -- the script
     def _respond(self, setup: AgentSetup, messages: list[Message]) -> Message:
@@ -178,18 +190,21 @@ class _Plan:
         self.setup, self.trail, self.agent = setup, trail, agent
         self.domain, self.kind = domain, kind
         self.tools = _tool_specs(setup.tools) if tools is None else tools
-        self.now = _parse_now(setup.time)
-        reply = None
+        self.now = parse_now(setup.time)
+        # What the request (and the user's answer to our question, if any) says: the same on every turn.
+        instruction = trail.instruction
+        words = content_words(instruction)
+        self.facts: Facts = extract_facts(instruction, self.now, set(words))
         if trail.asked_details is not None:
             reply = next(iter(trail.user_replies_after(trail.asked_details)), None)
-        reading = _READINGS.get((trail.instruction, reply, setup.time),
-                                lambda: _Reading.of(trail.instruction, reply, self.now))
-        self.reading = reading
-        self.words = list(reading.words)
-        self.facts: Facts = reading.facts
-        self.destination = reading.destination
+            if reply is not None:
+                self.facts = self.facts.merged(extract_facts(reply, self.now, set(words)))
+        self.destination = _destination(instruction)
+        place = tokenize(self.destination or "")
+        self._keywords = [w for w in words if w not in place][:6] or [instruction[:40]]
+        self.request_words = set(words) - set(place)
         self.origin = _profile_value(setup.user_profile, _CITY_KEY) or ""
-        self.request_words = set(reading.request_words)
+        self._choice: _Choice | None = None
 
     @classmethod
     def make(cls, setup: AgentSetup, trail: Trajectory, agent: BuiltinAgent) -> _Plan | None:
@@ -234,7 +249,7 @@ class _Plan:
                                                      for k, c in enumerate(fresh)])
 
     def keywords(self) -> list[str]:
-        return list(self.reading.keywords)
+        return list(self._keywords)
 
     def date(self) -> str:
         return self.facts.date or self.now.date().isoformat()
@@ -285,10 +300,27 @@ class _Plan:
         return tuple(r.content for r in self.trail.results
                      if not r.error and not r.name.startswith(_WRITE_RESULTS))
 
+    def remembered(self) -> _Choice:
+        """This turn's entry in the agent's memo, keyed by everything the catalogue and the ranking read: the
+        agent's memory, the request's words and facts, the conversation's situation and the tool results."""
+        if self._choice is None:
+            agent = self.agent
+            key = (agent.preference_text(self.setup) if agent.uses_preferences else "",
+                   tuple(profile_statements(self.setup.user_profile)), self.kind, frozenset(self.request_words),
+                   self.facts.date, self.facts.max_price, self.situation(), self.catalogue_sources())
+            self._choice = agent.choice(key)
+        return self._choice
+
+    def situation(self) -> frozenset[tuple[str, str]]:
+        """The situation words the user's turns state (see :func:`situation_of`)."""
+        return situation_of([m.text for m in self.trail.messages if m.role == "user"])
+
     def catalogue(self) -> Catalogue:
         """The options the read tools returned; shared between turns and trials, so read-only."""
-        sources = self.catalogue_sources()
-        return _CATALOGUES.get(sources, lambda: _catalogue_of(sources))
+        choice = self.remembered()
+        if choice.catalogue is None:
+            choice.catalogue = _catalogue_of(self.catalogue_sources())
+        return choice.catalogue
 
     # -- choosing
     def candidates(self) -> list[Candidate]:
@@ -320,20 +352,11 @@ class _Plan:
         return out
 
     def ranking(self) -> list[tuple[Candidate, list[str]]]:
-        """Candidates, best first, with the liked phrases that speak for each.
-
-        Memoised on exactly what it reads (the agent's memory, the request's words and facts, the
-        conversation's situation and the catalogue), because it is asked again at each later turn and in
-        every trial of the same subtask. The value is shared: read-only.
-        """
-        agent = self.agent
-        situation = situation_of([m.text for m in self.trail.messages if m.role == "user"])
-        key = (type(agent), agent.uses_preferences,
-               agent.preference_text(self.setup) if agent.uses_preferences else "",
-               tuple(profile_statements(self.setup.user_profile)), self.kind,
-               frozenset(self.request_words), self.facts.date, self.facts.max_price, situation,
-               self.catalogue_sources())
-        return _RANKINGS.get(key, lambda: self._ranking(situation))
+        """Candidates, best first, with the liked phrases that speak for each; shared, so read-only."""
+        choice = self.remembered()
+        if choice.ranking is None:
+            choice.ranking = self._ranking(self.situation())
+        return choice.ranking
 
     def _ranking(self, situation: frozenset[tuple[str, str]]) -> list[tuple[Candidate, list[str]]]:
         candidates = self.candidates()
@@ -482,27 +505,15 @@ class _Call(NamedTuple):
     arguments: dict[str, Any]
 
 
-@dataclass(frozen=True)
-class _Reading:
-    """What the request (and the user's answer to our question, if any) says: the same on every turn."""
+class _Choice:
+    """One entry of an agent's memo: the catalogue and the ranking, each derived when first asked for.
 
-    words: tuple[str, ...]
-    keywords: tuple[str, ...]
-    facts: Facts  # shared between plans: never modified
-    destination: str | None
-    request_words: frozenset[str]
+    Two threads may derive the same value at once; either copy serves, since derivations are deterministic.
+    """
 
-    @classmethod
-    def of(cls, instruction: str, reply: str | None, now: datetime) -> _Reading:
-        words = content_words(instruction)
-        facts = extract_facts(instruction, now, set(words))
-        if reply is not None:
-            facts = facts.merged(extract_facts(reply, now, set(words)))
-        destination = _destination(instruction)
-        place = tokenize(destination or "")
-        keywords = [w for w in words if w not in place][:6] or [instruction[:40]]
-        return cls(words=tuple(words), keywords=tuple(keywords), facts=facts, destination=destination,
-                   request_words=frozenset(set(words) - set(place)))
+    def __init__(self) -> None:
+        self.catalogue: Catalogue | None = None
+        self.ranking: list[tuple[Candidate, list[str]]] | None = None
 
 
 def _tool_specs(tools: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -514,12 +525,6 @@ def _tool_specs(tools: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return specs
 
 
-@lru_cache(maxsize=64)
-def _parse_now(time_text: str) -> datetime:
-    return parse_now(time_text)
-
-
-@lru_cache(maxsize=256)
 def _domain_and_kind(instruction: str, domains: tuple[str, ...]) -> tuple[str, str]:
     """The domain (of those whose tools are offered) and the decision kind the request asks for."""
     low = instruction.lower()

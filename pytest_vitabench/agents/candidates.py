@@ -3,21 +3,17 @@
 :class:`Catalogue` collects the entities (stores, shops, hotels, trains, ...) and products that tool results
 mention; :class:`Candidate` is one option; :class:`CandidateScorer` (and :func:`score_candidate`) ranks it against
 a :class:`~pytest_vitabench.text.preferences.PreferenceMemory`, :func:`relevance` against the request.
-
-A ranking reads the same few hundred tag phrases and names for every subtask of a user and every trial, so
-their readings (negation split, tokens) are memoised per text.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 from ..text.clauses import as_number
 from ..text.preferences import PreferenceMemory
-from ..text.words import STOPWORDS, tokenize
+from ..text.words import STOPWORDS, token_tuple, tokenize
 from ..vocabulary import OPTION_TYPE_KEYS
 
 ENTITY_KEYS = ("store_id", "shop_id", "hotel_id", "attraction_id", "flight_id", "train_id", "taxi_id")
@@ -111,12 +107,6 @@ class Candidate:
 
     def phrases(self) -> list[str]:
         """Descriptive phrases: entity and product tags, attributes, room/seat/ticket types."""
-        cached = self.__dict__.get("_phrases")
-        if cached is None:
-            cached = self.__dict__["_phrases"] = self._phrases()
-        return list(cached)
-
-    def _phrases(self) -> list[str]:
         out = _as_list(self.entity.get("tags"))
         if self.product:
             out += _as_list(self.product.get("tags")) + _as_list(self.product.get("attributes"))
@@ -126,10 +116,7 @@ class Candidate:
 
     def phrase_tokens(self) -> frozenset[str]:
         """The tokens of all descriptive phrases (what a threshold's scope may name)."""
-        cached = self.__dict__.get("_phrase_tokens")
-        if cached is None:
-            cached = self.__dict__["_phrase_tokens"] = _token_set(self.phrases())
-        return cached
+        return frozenset(tokenize(" ".join(self.phrases())))
 
     def names(self) -> list[str]:
         out = [entity_name(self.entity)]
@@ -138,23 +125,11 @@ class Candidate:
         return [n for n in out if n]
 
     def text(self) -> str:
-        return " ".join(self._text_parts())
+        return " ".join(self.names() + self.phrases() + [str(self.entity.get("description") or "")])
 
     def text_tokens(self) -> frozenset[str]:
         """The tokens of :meth:`text`."""
-        return _token_set(self._text_parts())
-
-    def _text_parts(self) -> list[str]:
-        return self.names() + self.phrases() + [str(self.entity.get("description") or "")]
-
-
-def _token_set(parts: list[str]) -> frozenset[str]:
-    """The tokens of ``" ".join(parts)``, from each part's (memoised) tokens: no token spans a space, and
-    the same tags, names and descriptions recur across a subtask's candidates."""
-    out: set[str] = set()
-    for part in parts:
-        out.update(tokenize(part))
-    return frozenset(out)
+        return frozenset(tokenize(self.text()))
 
 
 _OPTION_SPLIT = re.compile(r"\s*[,/;()]\s*")
@@ -167,18 +142,6 @@ def candidate_phrase(phrase: str) -> tuple[int, str]:
     if match:
         return -1, (match.group(1) or match.group(2)).strip()
     return 1, phrase.strip()
-
-
-@lru_cache(maxsize=4096)
-def _phrase_reading(phrase: str) -> tuple[int, tuple[str, ...]]:
-    """A candidate phrase's own polarity and the tokens of what it is about."""
-    sign, core = candidate_phrase(phrase)
-    return sign, tuple(tokenize(core))
-
-
-@lru_cache(maxsize=4096)
-def _name_words(name: str) -> tuple[str, ...]:
-    return tuple(w for w in tokenize(name) if w not in STOPWORDS)
 
 
 @dataclass
@@ -214,7 +177,8 @@ class CandidateScorer:
         reasons: list[str] = []
         seen: set[str] = set()
         for phrase in candidate.phrases():
-            sign, words = _phrase_reading(phrase)
+            sign, core = candidate_phrase(phrase)
+            words = token_tuple(core)
             if not words or request_words.issuperset(words):
                 continue
             found = memory.polarity(words, situation)
@@ -231,7 +195,7 @@ class CandidateScorer:
                 value -= 2
         # Names only count against a candidate (a disliked ingredient named in the dish), never for it.
         for name in candidate.names():
-            kept = [w for w in _name_words(name) if w not in request_words]
+            kept = [w for w in tokenize(name) if w not in STOPWORDS and w not in request_words]
             grams = [kept[i:i + 2] for i in range(len(kept) - 1)] + [[w] for w in kept if len(w) > 3]
             for gram in grams:
                 key = " ".join(gram)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 from ..messages import Message
@@ -95,41 +94,17 @@ class Trajectory:
         return [r for r in self.results if r.name in names]
 
 
-@lru_cache(maxsize=256)
-def _decoded(content: str) -> Any:
+def parsed_json(content: str) -> Any:
+    """A tool result's JSON, or None when it is not JSON."""
     try:
         return json.loads(content)
     except (TypeError, ValueError):
         return None
 
 
-def parsed_json(content: str) -> Any:
-    """A tool result's JSON, decoded once per distinct text (the trajectory is re-read on every turn).
-
-    The value is shared between calls: treat it as read-only (the catalogue copies what it keeps).
-    """
-    return _decoded(content) if isinstance(content, str) else None
-
-
-#: ``json.dumps(..., sort_keys=True, ensure_ascii=False, default=str)`` without building an encoder per call.
-_CALL_ENCODER = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=str)
-
-
-#: Argument value types whose JSON is determined by (type, value): such calls' keys are memoised.
-_SCALARS = frozenset({str, int, float, bool, type(None)})
-
-
 def call_key(name: str, args: dict[str, Any] | str) -> str:
     """A tool call's identity (name and arguments), to tell whether it was already made."""
-    if isinstance(args, dict) and all(type(value) in _SCALARS for value in args.values()):
-        # The same detail lookups are checked on every later turn; the type keeps 1, 1.0 and True apart.
-        return _scalar_call_key(name, tuple((key, type(value), value) for key, value in args.items()))
-    return name + _CALL_ENCODER.encode(args)
-
-
-@lru_cache(maxsize=4096)
-def _scalar_call_key(name: str, items: tuple[tuple[Any, type, Any], ...]) -> str:
-    return name + _CALL_ENCODER.encode({key: value for key, _, value in items})
+    return name + json.dumps(args, sort_keys=True, ensure_ascii=False, default=str)
 
 
 def _rejects(reply: str | None) -> bool:

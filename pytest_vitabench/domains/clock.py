@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 from datetime import date, datetime
-from functools import lru_cache
 
 from .base import ToolError
 
@@ -30,9 +29,6 @@ def parse_date(value: str, what: str = "date") -> date:
     return parsed
 
 
-# An episode parses the same few times again and again (its clock, the dates of its searches), and
-# ``strptime`` is slow; both results are immutable.
-@lru_cache(maxsize=4096)
 def _parse_time_text(text: str) -> datetime | None:
     for fmt in (TIME_FORMAT, "%Y-%m-%d %H:%M"):
         try:
@@ -42,7 +38,6 @@ def _parse_time_text(text: str) -> datetime | None:
     return None
 
 
-@lru_cache(maxsize=4096)
 def _parse_date_text(text: str) -> date | None:
     try:
         return datetime.strptime(text, DATE_FORMAT).date()

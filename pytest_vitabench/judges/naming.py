@@ -9,8 +9,6 @@ Only agent-visible label fields are used (never ``*_type`` markers or ``distract
 from __future__ import annotations
 
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
@@ -43,29 +41,8 @@ def entity_names(environment: Mapping[str, Any]) -> dict[str, str]:
     """``{id: readable label}`` for every named entity and product in a subtask environment.
 
     A product without a name of its own (a train seat, a hotel room) is labelled with its parent's
-    label first, e.g. ``G7502 second class``. Remembered for the last few environments: every failed
-    trial and backend of a subtask asks again, and the walk shows in an LLM-bound item's profile.
-    The caller must not mutate the result nor the environment (a suite's data is read-only).
+    label first, e.g. ``G7502 second class``.
     """
-    with _RECENT_LOCK:
-        cached = _RECENT.get(id(environment))
-        if cached is not None and cached[0] is environment:  # the id of a live object (we hold it)
-            _RECENT.move_to_end(id(environment))
-            return cached[1]
-    names = _walk_names(environment)
-    with _RECENT_LOCK:
-        _RECENT[id(environment)] = (environment, names)
-        while len(_RECENT) > _RECENT_SIZE:
-            _RECENT.popitem(last=False)
-    return names
-
-
-_RECENT: OrderedDict[int, tuple[Mapping[str, Any], dict[str, str]]] = OrderedDict()
-_RECENT_LOCK = threading.Lock()
-_RECENT_SIZE = 64
-
-
-def _walk_names(environment: Mapping[str, Any]) -> dict[str, str]:
     names: dict[str, str] = {}
 
     def walk(node: Any, parent_label: str | None) -> None:

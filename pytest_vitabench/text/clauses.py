@@ -7,9 +7,7 @@ from", "allergic", ...) precedes a phrase, or an aversion cue follows it (:func:
 records, assistant turns and records about someone else ("for my husband") are not evidence. A line may also
 state thresholds: price caps ("under 40 yuan") and rating floors ("rated at least 4.5").
 
-Parsing a line depends on its record alone (not its date), so the parse of a record is shared
-(memoised by kind and content) and a memory that grows by appending lines re-reads only the new ones
-(:mod:`.preferences`).
+Parsing a line depends on its record alone, never on its date.
 """
 
 from __future__ import annotations
@@ -18,7 +16,6 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
 
@@ -154,11 +151,9 @@ _NOTHING = ParsedLine((), ())
 
 
 def parse_line(line: str) -> ParsedLine:
-    """Clauses and thresholds of one memory line.
+    """Clauses and thresholds of one memory line (its date, if any, never changes what it states).
 
-    A line's date never changes what it states, so the parse of its record (kind and content) is what is
-    memoised: the same review or order recurs on many days and across users, while the dated lines are
-    nearly all distinct. Search and browse records state nothing and are recognised before any cache.
+    Headings and search or browse records state nothing.
     """
     line = line.strip()
     if not line:
@@ -168,34 +163,11 @@ def parse_line(line: str) -> ParsedLine:
         return _NOTHING
     typed = _TYPED_RECORD.match(line) if first == "-" else None
     if typed is None:
-        return _parse_free_line(line.lstrip("-* ").strip())
+        return parse_statement(line.lstrip("-* ").strip())
     _, kind, body = typed.groups()
-    kind = kind.strip().lower()
-    if kind in SKIP_TYPES:
-        return _NOTHING
-    return _parse_record(kind, body)
-
-
-#: Records recur across days and users (25k distinct among the paper suite's 49k evidence lines): 8k entries
-#: (~2 MB) keep 90% of the hits of an unbounded cache.
-@lru_cache(maxsize=8_192)
-def _parse_record(kind: str, body: str) -> ParsedLine:
     out = _LineParser()
-    out.record(kind, body)
+    out.record(kind.strip().lower(), body)
     return out.result()
-
-
-@lru_cache(maxsize=4_096)
-def _parse_free_line(text: str) -> ParsedLine:
-    out = _LineParser()
-    out.text(text, default=1)
-    return out.result()
-
-
-def clear_parse_caches() -> None:
-    """Forget every memoised line parse (for benchmarks that measure a cold start)."""
-    _parse_record.cache_clear()
-    _parse_free_line.cache_clear()
 
 
 def parse_statement(text: str) -> ParsedLine:

@@ -7,9 +7,8 @@ the agent's recommendation), so both sides of a conversation read a fact the sam
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from functools import lru_cache
 from typing import Any
 
 from .words import normalize, tokenize
@@ -29,7 +28,6 @@ _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
            "november", "december")
 
-# Compiled once: the agent reads the request again on every turn of every item.
 _CLOCK_TEXT = re.compile(r"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?)?")
 _PRICE_CAP = re.compile(r"(?:under|below|less than|no more than|at most|within|up to|budget(?: of| is)?)\s*"
                         r"(?:¥|rmb|cny)?\s*(\d+(?:\.\d+)?)\s*(?:yuan|rmb|cny|¥|元|kuai)")
@@ -64,12 +62,8 @@ class Facts:
                      max_price=newer.max_price or self.max_price)
 
 
-@lru_cache(maxsize=1_024)
 def parse_now(time_text: str) -> datetime:
-    """The setup clock (``YYYY-MM-DD HH:MM:SS Weekday``) as a datetime; midnight today if unparsable.
-
-    Memoised (a datetime is immutable): every turn of every trial of a subtask reads the same clock.
-    """
+    """The setup clock (``YYYY-MM-DD HH:MM:SS Weekday``) as a datetime; midnight today if unparsable."""
     match = _CLOCK_TEXT.search(time_text or "")
     if match:
         text = match.group(0).replace("T", " ")
@@ -82,15 +76,7 @@ def parse_now(time_text: str) -> datetime:
 
 
 def extract_facts(text: str, now: datetime, item_words: set[str] | None = None) -> Facts:
-    """Count, date, time and price cap stated in ``text`` (dates resolved against ``now``).
-
-    Memoised by its arguments (the same request is read on every turn); each call gets its own copy.
-    """
-    return replace(_facts(text, now, frozenset(item_words or ())))
-
-
-@lru_cache(maxsize=4_096)
-def _facts(text: str, now: datetime, item_words: frozenset[str]) -> Facts:
+    """Count, date, time and price cap stated in ``text`` (dates resolved against ``now``)."""
     low = normalize(text)
     facts = Facts()
     spans: list[tuple[int, int]] = []
@@ -104,7 +90,7 @@ def _facts(text: str, now: datetime, item_words: frozenset[str]) -> Facts:
     if price:
         facts.max_price = float(price.group(1))
         taken(price)
-    facts.count = _extract_count(low, spans, item_words)
+    facts.count = _extract_count(low, spans, item_words or set())
     return facts
 
 
@@ -162,7 +148,7 @@ def _extract_time(low: str, taken: Any) -> str | None:
     return None
 
 
-def _extract_count(low: str, spans: list[tuple[int, int]], item_words: frozenset[str]) -> int | None:
+def _extract_count(low: str, spans: list[tuple[int, int]], item_words: set[str]) -> int | None:
     for match in _COUNT.finditer(low):
         if any(a <= match.start() < b for a, b in spans):
             continue

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import lru_cache
 
 STOPWORDS = frozenset("""
 a an the me my mine i i'm im we us our you your it its this that these those some any something anything
@@ -44,6 +43,8 @@ def normalize(text: str) -> str:
 
 def stem(word: str) -> str:
     """A tiny plural stemmer: ``rooms`` -> ``room``, ``dishes`` -> ``dish``, ``berries`` -> ``berry``."""
+    if not word.endswith("s"):  # most words; every rule below strips an "s"
+        return word
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
     if len(word) > 4 and word.endswith(("ches", "shes", "sses", "xes")):
@@ -58,17 +59,12 @@ _WORD = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?")
 
 def tokenize(text: str) -> list[str]:
     """Normalised, stemmed word tokens (letters and digits; ``non-smoking`` -> ``non``, ``smoking``)."""
-    return list(_tokens(str(text)))
+    return list(map(stem, _WORD.findall(normalize(text))))
 
 
-@lru_cache(maxsize=131_072)
-def _tokens(text: str) -> tuple[str, ...]:
-    # Memoised: candidates, tags and requests are tokenised again on every turn of every trial.
-    return tuple(stem(w) for w in _WORD.findall(normalize(text)))
-
-
-#: :func:`tokenize` as the shared, immutable tuple, without the copy; ``text`` must be a ``str``.
-token_tuple = _tokens
+def token_tuple(text: str) -> tuple[str, ...]:
+    """:func:`tokenize` as a tuple (clauses and phrases are keys and stay immutable)."""
+    return tuple(map(stem, _WORD.findall(normalize(text))))
 
 
 _RAW_WORD = re.compile(r"[a-z0-9][a-z0-9'\-]*")
@@ -76,12 +72,6 @@ _RAW_WORD = re.compile(r"[a-z0-9][a-z0-9'\-]*")
 
 def content_words(text: str) -> list[str]:
     """The request's content words (stemmed, deduplicated, in order): what a search should look for."""
-    return list(_content_words(str(text)))
-
-
-@lru_cache(maxsize=4_096)
-def _content_words(text: str) -> tuple[str, ...]:
-    # Memoised: the agent and the scripted user read the same request on every turn.
     out: list[str] = []
     for raw in _RAW_WORD.findall(normalize(text)):
         for part in raw.split("-"):
@@ -93,7 +83,7 @@ def _content_words(text: str) -> tuple[str, ...]:
                 continue
             if word not in out:
                 out.append(word)
-    return tuple(out)
+    return out
 
 
 def find_phrase(tokens: Sequence[str], phrase: Sequence[str]) -> list[int]:

@@ -1,16 +1,15 @@
-"""The built-in agents' memos: a remembered derivation is the one a fresh derivation gives."""
+"""The built-in agent's one memo: a remembered choice is the one a fresh agent makes."""
 
 from __future__ import annotations
 
 import json
-import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from _paths import REPO_ROOT
 
 from pytest_vitabench.agents import make_builtin_agent
 from pytest_vitabench.agents.candidates import Candidate, relevance
-from pytest_vitabench.agents.memo import Memo, clear_memos
 from pytest_vitabench.agents.trajectory import call_key
 from pytest_vitabench.config import RunConfig
 from pytest_vitabench.judges.rules import RulesJudge
@@ -21,47 +20,6 @@ from pytest_vitabench.users.scripted import ScriptedUser
 DEMO = REPO_ROOT / "suites" / "demo" / "tasks.json"
 
 
-def test_memo_derives_once_per_key_and_drops_the_least_recently_used():
-    memo: Memo[str, list[str]] = Memo(2)
-    derived: list[str] = []
-
-    def derive(key: str) -> list[str]:
-        derived.append(key)
-        return [key]
-
-    first = memo.get("a", lambda: derive("a"))
-    assert memo.get("a", lambda: derive("a")) is first and derived == ["a"]
-    memo.get("b", lambda: derive("b"))
-    memo.get("a", lambda: derive("a"))  # "a" is now the most recent: "b" goes first
-    memo.get("c", lambda: derive("c"))
-    assert len(memo) == 2
-    memo.get("a", lambda: derive("a"))
-    memo.get("b", lambda: derive("b"))
-    assert derived == ["a", "b", "c", "b"]
-    clear_memos()
-    assert len(memo) == 0
-
-
-def test_memo_serves_threads():
-    memo: Memo[int, int] = Memo(8)
-    errors: list[BaseException] = []
-
-    def work(offset: int) -> None:
-        try:
-            for n in range(2000):
-                key = (n + offset) % 20
-                assert memo.get(key, lambda k=key: k * k) == key * key
-        except BaseException as exc:  # pragma: no cover - reported below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert not errors and len(memo) <= 8
-
-
 @pytest.mark.parametrize("args", [
     {"store_id": "S1"}, {"a": 1}, {"a": 1.0}, {"a": True}, {"a": None, "b": "x"}, {"b": "x", "a": None},
     {"keywords": ["milk", "tea"]}, {"a": {"b": 1}}, {1: "x"}, "raw arguments", {"名字": "奶茶"},
@@ -69,7 +27,6 @@ def test_memo_serves_threads():
 def test_call_keys_are_the_sorted_json_of_the_arguments(args):
     expected = "t" + json.dumps(args, sort_keys=True, ensure_ascii=False, default=str)
     assert call_key("t", args) == expected
-    assert call_key("t", args) == expected  # memoised the second time: still the same
 
 
 def test_call_keys_keep_equal_numbers_of_other_types_apart():
@@ -92,34 +49,52 @@ def test_candidate_text_tokens_are_the_tokens_of_its_text(entity, product):
     assert relevance(candidate, words) == len(words) - 1
 
 
-def _episodes(order: list[tuple[int, int, str]], cold: bool) -> dict[tuple[int, int, str], list[dict]]:
+def _run(runner: ItemRunner, suite, agent, job: tuple[int, int, str]) -> list[dict]:
+    user_index, index, memory = job
+    user = suite.users[user_index]
+    assert user.task is not None, user.error
+    sub = user.task.subtasks[index]
+    result = runner.run(nodeid=f"{user.key}::{sub.subtask_id}[{memory}-t0]", suite=suite, user=user, index=index,
+                        memory_name=memory, trial=0, agent=agent, user_simulator=ScriptedUser(), judge=RulesJudge())
+    assert result.outcome != "error", result.error
+    return [m.model_dump(exclude={"usage"}) for m in result.messages]
+
+
+def _episodes(order: list[tuple[int, int, str]], agent=None) -> dict[tuple[int, int, str], list[dict]]:
+    """Each job's conversation: with one agent for all of them, or a new agent (an empty memo) for each."""
     runner = ItemRunner(RunConfig(model="reference", memory=["none", "groundtruth", "full_context"], trials=1))
     suite = runner.suite(DEMO)
-    agent, user_sim, judge = make_builtin_agent("reference"), ScriptedUser(), RulesJudge()
-    out = {}
-    clear_memos()
-    for user_index, index, memory in order:
-        if cold:
-            clear_memos()
-        user = suite.users[user_index]
-        assert user.task is not None, user.error
-        sub = user.task.subtasks[index]
-        result = runner.run(nodeid=f"{user.key}::{sub.subtask_id}[{memory}-t0]", suite=suite, user=user,
-                            index=index, memory_name=memory, trial=0, agent=agent, user_simulator=user_sim,
-                            judge=judge)
-        assert result.outcome != "error", result.error
-        out[user_index, index, memory] = [m.model_dump(exclude={"usage"}) for m in result.messages]
-    return out
+    return {job: _run(runner, suite, agent or make_builtin_agent("reference"), job) for job in order}
 
 
-def test_warm_memos_in_any_order_give_the_conversations_of_cold_ones():
-    """Every item of the demo under three memories: with the memos cleared before each item, and warm in
-    suite order and in reverse (other users' and other memories' derivations in the memos)."""
+def _demo_jobs() -> list[tuple[int, int, str]]:
     suite = ItemRunner(RunConfig()).suite(DEMO)
-    order = [(u, i, memory) for u, user in enumerate(suite.users) for i in range(len(user.task.subtasks))
-             for memory in ("none", "groundtruth", "full_context")]
-    cold = _episodes(order, cold=True)
-    assert _episodes(order, cold=False) == cold
-    assert _episodes(order[::-1], cold=False) == cold
+    return [(u, i, memory) for u, user in enumerate(suite.users) for i in range(len(user.task.subtasks))
+            for memory in ("none", "groundtruth", "full_context")]
+
+
+@pytest.mark.slow
+def test_one_agent_in_any_order_has_the_conversations_of_fresh_agents():
+    """Every item of the demo under three memories: a new agent for each item, and one agent for all of them
+    in suite order and in reverse (other users' and other memories' choices in its memo)."""
+    order = _demo_jobs()
+    fresh = _episodes(order)
+    shared = make_builtin_agent("reference")
+    assert _episodes(order, shared) == fresh
+    assert _episodes(order[::-1], shared) == fresh
+    assert len(shared._choices) <= shared.remembered_choices
     # the memories lead to different conversations, so a memo keyed too loosely would have shown
-    assert any(cold[u, i, "none"] != cold[u, i, "full_context"] for u, i, _ in order)
+    assert any(fresh[u, i, "none"] != fresh[u, i, "full_context"] for u, i, _ in order)
+
+
+@pytest.mark.slow
+def test_one_agent_serves_episodes_in_threads():
+    order = _demo_jobs()[:24]
+    fresh = _episodes(order)
+    runner = ItemRunner(RunConfig(model="reference", memory=["none", "groundtruth", "full_context"], trials=1))
+    suite = runner.suite(DEMO)
+    shared = make_builtin_agent("reference")
+    shared.remembered_choices = 4  # evictions while other threads read
+    with ThreadPoolExecutor(4) as pool:
+        got = dict(zip(order * 2, pool.map(lambda job: _run(runner, suite, shared, job), order * 2), strict=True))
+    assert got == fresh
