@@ -91,6 +91,14 @@ DEVIATIONS: tuple[Deviation, ...] = (
               "judges the last successful write as it stands at the end, shows the chosen entity only, and lets "
               "a rubric about the conversation be 'not applicable' (met)",
               "a failed call is not an outcome; a rubric no entity can show would fail every outcome"),
+    Deviation("search_style", "vita_search_style", "default", "official",
+              "search keywords joined with no separator ('spicy','noodles' -> 'spicynoodles'); the candidate text "
+              "glues a store's or hotel's name to its first tag; punctuation stripped; ties in database order; "
+              "candidates sharing a text all show the last of them; a city or route matches at partial ratio 40",
+              "keywords joined with spaces over 'name tag tag' texts; ties by id; a city matches at 80 after "
+              "dropping a 'city' suffix; flights and trains by departure time",
+              "joined keywords and glued names rank the wrong candidates first; a 40 city bar lets unrelated "
+              "cities through"),
 )
 
 _BY_FIELD = {d.field: d for d in DEVIATIONS}

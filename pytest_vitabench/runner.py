@@ -347,6 +347,7 @@ class ItemRunner:
         environment = build_environment(
             sub.domain, sub.environment, user_id=str(sub.environment.get("user_id") or task.user_id),
             time=env_time, seed=result.seed, language=language, checks=config.tool_checks,
+            search_style=config.search_style,
         )
         tools = memory_tools(memory)
         environment.add_tools(tools)

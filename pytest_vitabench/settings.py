@@ -186,6 +186,10 @@ class RunSettings:
         "default", profile=True, parse=values.switch,
         help="--vita-outcome-reward inputs: default (last successful write, 'not applicable' allowed) or official "
              "(last resolvable write, target entity shown, every rubric)")
+    search_style: Literal["default", "official"] = setting(
+        "default", profile=True, parse=values.switch,
+        help="search tools: default (keywords joined with spaces, ties by id, strict city match) or official "
+             "(keywords joined with nothing, punctuation stripped, ties in database order, city match at 40)")
     #: Request settings sent with every agent request; part of the cache key.
     model_args: dict[str, Any] = setting(
         default_factory=dict, parse=values.model_args,

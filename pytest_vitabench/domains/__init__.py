@@ -84,7 +84,7 @@ def validate_environment(domain: str, environment: dict[str, Any]) -> None:
 
 def build_environment(
     domain: str, environment: dict[str, Any], *, user_id: str, time: str, seed: int, language: str = "en",
-    checks: list[str] | None = None,
+    checks: list[str] | None = None, search_style: str = "default",
 ) -> Environment:
     """A fresh environment for one episode, over a deep copy of ``environment``.
 
@@ -97,6 +97,8 @@ def build_environment(
         language: ``en`` or ``zh``.
         checks: The tool checks we add over the official tools (``--vita-tool-checks``; see
             :data:`pytest_vitabench.profile.TOOL_CHECKS`); ``None``: all of them.
+        search_style: ``default`` or ``official`` ranking and filtering of the search tools
+            (``--vita-search-style``).
     """
     from .entities import load_db
     from .environment import DomainEnvironment
@@ -109,6 +111,7 @@ def build_environment(
     env = env_class(domain=",".join(names), time=db.time, user_id=db.user_id, db=db, seed=seed, language=language)
     if checks is not None:
         env.checks = frozenset(checks)
+    env.search_style = search_style
     env.add_tools(SharedTools(env).tools())
     for spec in specs:
         env.add_tools(spec.tools(env).tools())

@@ -97,6 +97,20 @@ class Environment:
     #: this, never a global, so one process can run environments of both profiles.
     checks: frozenset[str] = field(default_factory=lambda: frozenset(ALL_CHECKS))
 
+    #: ``default`` or ``official`` (``--vita-search-style``): how the search tools rank and filter.
+    search_style: str = "default"
+
+    @property
+    def official_search(self) -> bool:
+        """Whether the search tools rank, join keywords and filter cities as the official ones."""
+        return self.search_style == "official"
+
+    def rank(self, keywords: Any, candidates: list[tuple[str, str, Any]]) -> list[Any]:
+        """The candidates ranked by the search style in force; ``(id, text, item)`` triples."""
+        from .fuzzy import fuzzy_rank, official_rank
+
+        return (official_rank if self.official_search else fuzzy_rank)(keywords, candidates)
+
     def checking(self, name: str) -> bool:
         """Whether the added tool check ``name`` is in force."""
         return name in self.checks

@@ -9,7 +9,6 @@ from ..base import ToolError
 from ..clock import format_time, parse_time
 from ..declare import Arg, ToolSet, tool
 from ..entities import Order, OrderProduct
-from ..fuzzy import fuzzy_rank
 from ..geo import distance_m
 from ..shared_tools import OrderId, UserId
 from .models import DeliveryDB, Store, StoreProduct
@@ -123,19 +122,23 @@ class DeliveryTools(ToolSet):
     def delivery_store_search_recommand(self, keywords: Keywords) -> list[dict[str, Any]]:
         """Search delivery stores by keywords (matched against store names and tags). Returns stores ranked
         by relevance, without their product lists; use get_delivery_store_info for those."""
-        candidates = [(s.store_id, f"{s.name} {' '.join(s.tags)}", s) for s in self.db.stores.values()]
-        return [s.summary() for s in fuzzy_rank(keywords, candidates)]
+        official = self.env.official_search
+        candidates = [(s.store_id, s.name + ",".join(s.tags) if official else f"{s.name} {' '.join(s.tags)}", s)
+                      for s in self.db.stores.values()]
+        return [s.summary() for s in self.env.rank(keywords, candidates)]
 
     @tool()
     def delivery_product_search_recommand(self, keywords: Keywords) -> list[dict[str, Any]]:
         """Search delivery products by keywords (matched against store name, product name and tags).
         Returns products ranked by relevance, each with its store ID and name."""
+        # The official text holds the tag list as Python prints it, brackets and quotes included.
+        tags = repr if self.env.official_search else " ".join
         candidates = [
-            (p.product_id, f"{p.store_name} {p.name} {' '.join(p.tags)}", p)
+            (p.product_id, f"{p.store_name} {p.name} {tags(list(p.tags))}", p)
             for s in self.db.stores.values()
             for p in s.products
         ]
-        return [p.view() for p in fuzzy_rank(keywords, candidates)]
+        return [p.view() for p in self.env.rank(keywords, candidates)]
 
     @tool("write")
     def create_delivery_order(

@@ -10,7 +10,6 @@ from ..base import ToolError
 from ..clock import format_time, parse_time
 from ..declare import Arg, ToolSet, tool
 from ..entities import Order, OrderProduct
-from ..fuzzy import fuzzy_rank
 from ..shared_tools import OrderId, UserId
 from .models import BookInfo, InStoreDB, ReservationInfo, Shop, ShopProduct
 
@@ -104,7 +103,7 @@ class InstoreTools(ToolSet):
         """Search in-store shops by keywords (matched against shop names and tags). Returns shops ranked by
         relevance with score, location, tags and whether they accept bookings / reservations."""
         candidates = [(s.shop_id, f"{s.shop_name},{','.join(s.tags)}", s) for s in self.db.shops.values()]
-        return [s.summary() for s in fuzzy_rank(keywords, candidates)]
+        return [s.summary() for s in self.env.rank(keywords, candidates)]
 
     @tool()
     def instore_product_search_recommend(self, keywords: Keywords) -> list[dict[str, Any]]:
@@ -113,7 +112,7 @@ class InstoreTools(ToolSet):
         candidates = [
             (p.product_id, f"{p.name},{','.join(p.tags)}", p) for s in self.db.shops.values() for p in s.products
         ]
-        return [p.view() for p in fuzzy_rank(keywords, candidates)]
+        return [p.view() for p in self.env.rank(keywords, candidates)]
 
     # ------------------------------------------------------------------ orders
 

@@ -13,7 +13,7 @@ from ..base import ToolError
 from ..clock import parse_date
 from ..declare import Arg, tool
 from ..entities import Entity
-from ..fuzzy import fuzzy_rank, fuzzy_score
+from ..fuzzy import fuzzy_rank, fuzzy_score, official_match
 from ..shared_tools import OrderId, UserId
 from .booking import STATUSES, OtaBooking
 from .models import ORDER_KINDS, Flight
@@ -95,20 +95,29 @@ class OtaTools(OtaBooking):
 
     # ------------------------------------------------------------------ search
 
-    @staticmethod
     def ranked(
+        self,
         items: Mapping[str, Entity],
         city_name: str,
         city_text: Callable[[Any], str],
         key_words: Sequence[str] | None,
         text: Callable[[Any], str],
+        official_text: Callable[[Any], str],
     ) -> list[Any]:
+        if self.env.official_search:
+            # The official filter reads the address only; the keywords are joined with nothing.
+            in_city = [(eid, item) for eid, item in items.items()
+                       if official_match(city_name, item.location.address if item.location else "")]
+            return self.env.rank(list(key_words or []), [(eid, official_text(item), item) for eid, item in in_city])
         in_city = [(eid, item) for eid, item in items.items() if _matches(city_name, city_text(item))]
         words = [str(w) for w in (key_words or []) if str(w).strip()]
         return fuzzy_rank(words, [(eid, text(item), item) for eid, item in in_city])
 
-    @staticmethod
-    def route(items: dict[str, Any], departure: str, destination: str) -> list[Any]:
+    def route(self, items: dict[str, Any], departure: str, destination: str) -> list[Any]:
+        if self.env.official_search:  # the database's order, the official threshold
+            return [item for item in items.values()
+                    if official_match(departure, item.departure_city)
+                    and official_match(destination, item.arrival_city)]
         hits = [
             item
             for item in items.values()
@@ -134,6 +143,7 @@ class OtaTools(OtaBooking):
             lambda h: f"{h.location.address if h.location else ''} {h.hotel_name}",
             key_words,
             lambda h: f"{h.hotel_name} {' '.join(h.tags)}",
+            lambda h: h.hotel_name + ",".join(h.tags),
         )
         return [h.summary() for h in hits] or _none_found(f"hotel in {city_name!r}")
 
@@ -149,6 +159,7 @@ class OtaTools(OtaBooking):
             lambda a: f"{a.location.address if a.location else ''} {a.attraction_name}",
             key_words,
             lambda a: f"{a.attraction_name} {a.description}",
+            lambda a: f"{a.attraction_name},{a.description},{a.location.address if a.location else ''}",
         )
         return [a.summary() for a in hits] or _none_found(f"attraction in {city_name!r}")
 
@@ -188,6 +199,13 @@ class OtaTools(OtaBooking):
     ) -> Any:
         """Search taxi offers between a pick-up and a drop-off location. Returns matching offers (car type,
         platform, estimated duration and price, products), or an empty result if none match."""
+        if self.env.official_search:
+            # The official filter and order; its fallback to every taxi when none matches stays fixed.
+            hits = [taxi for taxi in self.db.taxis.values()
+                    if official_match(departure_location, taxi.address("departure") or "")
+                    and official_match(arrival_location, taxi.address("arrival") or "")]
+            return [taxi.view() for taxi in hits] or _none_found(
+                f"taxi from {departure_location!r} to {arrival_location!r}")
         scored = []
         for taxi_id, taxi in self.db.taxis.items():
             start = fuzzy_score(departure_location, taxi.address("departure")) if taxi.address("departure") else 0
