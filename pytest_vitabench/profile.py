@@ -99,6 +99,14 @@ DEVIATIONS: tuple[Deviation, ...] = (
               "dropping a 'city' suffix; flights and trains by departure time",
               "joined keywords and glued names rank the wrong candidates first; a 40 city bar lets unrelated "
               "cities through"),
+    Deviation("episode_style", "vita_episode_style", "default", "official",
+              "an agent message with ###STOP### ends the subtask even when it also calls tools (they never run); "
+              "3 attempts at a non-empty agent message; a crash, or tool-call arguments that are not a JSON "
+              "object, restarts the run up to 3 times (4 attempts)",
+              "the tool calls next to ###STOP### run and the agent goes on; 4 attempts; a crash is an error at "
+              "once; malformed arguments go back to the agent as a counted tool error",
+              "an order placed together with the stop token is the agent's outcome; a restart re-rolls a crashed "
+              "trial instead of reporting it"),
 )
 
 _BY_FIELD = {d.field: d for d in DEVIATIONS}

@@ -190,6 +190,11 @@ class RunSettings:
         "default", profile=True, parse=values.switch,
         help="search tools: default (keywords joined with spaces, ties by id, strict city match) or official "
              "(keywords joined with nothing, punctuation stripped, ties in database order, city match at 40)")
+    episode_style: Literal["default", "official"] = setting(
+        "default", profile=True, parse=values.switch,
+        help="episode rules: default (tool calls next to ###STOP### run, 4 attempts at a valid agent message, a "
+             "crash is an error) or official (###STOP### ends the episode at once, 3 attempts, a crash or malformed "
+             "tool-call JSON restarts the episode up to 3 times)")
     #: Request settings sent with every agent request; part of the cache key.
     model_args: dict[str, Any] = setting(
         default_factory=dict, parse=values.model_args,

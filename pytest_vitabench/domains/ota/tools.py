@@ -53,6 +53,11 @@ def _matches(query: str, text: str, threshold: float = CITY_MATCH) -> bool:
     return bool(query) and bool(text) and fuzzy_score(query, text) >= threshold
 
 
+def _address(item: Any) -> str:
+    location = getattr(item, "location", None)
+    return location.address if location else ""
+
+
 def _none_found(what: str) -> dict[str, Any]:
     # An explicit empty result rather than a fallback list: the agent must not book an unrelated match.
     return {"results": [], "message": f"No {what} found"}
@@ -107,7 +112,7 @@ class OtaTools(OtaBooking):
         if self.env.official_search:
             # The official filter reads the address only; the keywords are joined with nothing.
             in_city = [(eid, item) for eid, item in items.items()
-                       if official_match(city_name, item.location.address if item.location else "")]
+                       if official_match(city_name, _address(item))]
             return self.env.rank(list(key_words or []), [(eid, official_text(item), item) for eid, item in in_city])
         in_city = [(eid, item) for eid, item in items.items() if _matches(city_name, city_text(item))]
         words = [str(w) for w in (key_words or []) if str(w).strip()]
@@ -159,7 +164,7 @@ class OtaTools(OtaBooking):
             lambda a: f"{a.location.address if a.location else ''} {a.attraction_name}",
             key_words,
             lambda a: f"{a.attraction_name} {a.description}",
-            lambda a: f"{a.attraction_name},{a.description},{a.location.address if a.location else ''}",
+            lambda a: f"{a.attraction_name},{a.description},{_address(a)}",
         )
         return [a.summary() for a in hits] or _none_found(f"attraction in {city_name!r}")
 
