@@ -130,7 +130,8 @@ class VitaController:
         run_config = state.run_config
         self.results = results = [result for _, result in sorted(self.arrived.items())]
         # K is --vita-trials whatever was selected or finished: a partial run does not shrink K.
-        self.metrics = compute_metrics(results, k=run_config.trials, seed=run_config.seed)
+        self.metrics = compute_metrics(results, k=run_config.trials, seed=run_config.seed,
+                                       style=run_config.metrics_style, trials=run_config.trials)
         if run_config.fail_under:
             from .report.thresholds import check_thresholds, gate_metrics, parse_fail_under
 

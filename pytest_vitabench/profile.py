@@ -107,6 +107,14 @@ DEVIATIONS: tuple[Deviation, ...] = (
               "once; malformed arguments go back to the agent as a counted tool error",
               "an order placed together with the stop token is the agent's outcome; a restart re-rolls a crashed "
               "trial instead of reporting it"),
+    Deviation("metrics_style", "vita_metrics_style", "default", "official",
+              "subtask level: each missing trial of a subtask counts as a 0.0 reward (Avg@k and Pass@k keep the "
+              "partial credit); a subtask without evaluation criteria is a unit of 0.0 rewards when a later "
+              "subtask of that user was judged, and no unit otherwise",
+              "a subtask with fewer than k finished trials scores 0 on all three metrics (counted in n_short); a "
+              "subtask without criteria is reported as not judged and left out",
+              "a partial run's Avg@k is not comparable with a full one's; a subtask nobody can judge is not the "
+              "agent's failure"),
 )
 
 _BY_FIELD = {d.field: d for d in DEVIATIONS}

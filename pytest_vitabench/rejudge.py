@@ -211,7 +211,8 @@ def rejudge_report(path: str | Path, judge: Judge, *, suite_paths: SuitePaths = 
         if progress is not None:
             progress(result)
     new_config = {**config, **dict(judge_config or {})}
-    metrics = compute_metrics(results, seed=int(config.get("seed") or 0))
+    metrics = compute_metrics(results, seed=int(config.get("seed") or 0),
+                              style=str(config.get("metrics_style") or "default"))
     out = build_report(new_config, metrics, results, run=report.get("run"))
     out["rejudged_from"] = {
         "report": str(path),

@@ -195,6 +195,10 @@ class RunSettings:
         help="episode rules: default (tool calls next to ###STOP### run, 4 attempts at a valid agent message, a "
              "crash is an error) or official (###STOP### ends the episode at once, 3 attempts, a crash or malformed "
              "tool-call JSON restarts the episode up to 3 times)")
+    metrics_style: Literal["default", "official"] = setting(
+        "default", profile=True, parse=values.switch,
+        help="subtask-level metrics: default (a subtask short of trials scores 0, one without criteria is left out) "
+             "or official (each missing trial counts 0.0; a subtask without criteria before a judged one counts 0.0)")
     #: Request settings sent with every agent request; part of the cache key.
     model_args: dict[str, Any] = setting(
         default_factory=dict, parse=values.model_args,
