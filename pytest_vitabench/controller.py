@@ -142,8 +142,11 @@ class VitaController:
         from .report.run_analysis import complete_suite_hashes
 
         suites = complete_suite_hashes(state.suites, results)
+        from .suite.fetch import suite_sources
+
         manifest = {**run_config.report_config(), "suites": suites,
-                    "profile_summary": state.bench.profile_summary(), "suite_languages": self._suite_languages(suites)}
+                    "profile_summary": state.bench.profile_summary(), "suite_languages": self._suite_languages(suites),
+                    "suite_sources": suite_sources(suites)}
         self._analyse(session, results, manifest)
         if self.thresholds is not None or self.gated or self.gate_failures:
             from .report.exit_policy import GateInputs, explain, gated_exit_status
