@@ -99,6 +99,13 @@ DEVIATIONS: tuple[Deviation, ...] = (
               "dropping a 'city' suffix; flights and trains by departure time",
               "joined keywords and glued names rank the wrong candidates first; a 40 city bar lets unrelated "
               "cities through"),
+    Deviation("tool_results", "vita_tool_results", "default", "official",
+              "tools answer with their records' own string forms (Python reprs: 'Store(name=..., tags=[...])'); a "
+              "failed precondition is plain text, not an error; their own checks, order and state changes (a "
+              "delivered order can be cancelled, a cancelled one modified)",
+              "JSON of each record's visible fields; every refusal is a counted tool error",
+              "JSON is what a tool-calling model is trained on; a refusal the agent can tell from a result is "
+              "counted; the official text of a loaded order shows its raw product dicts"),
     Deviation("episode_style", "vita_episode_style", "default", "official",
               "an agent message with ###STOP### ends the subtask even when it also calls tools (they never run); "
               "3 attempts at a non-empty agent message; a crash, or tool-call arguments that are not a JSON "

@@ -388,7 +388,7 @@ class ItemRunner:
             built = build_environment(
                 sub.domain, sub.environment, user_id=str(sub.environment.get("user_id") or task.user_id),
                 time=env_time, seed=result.seed, language=language, checks=config.tool_checks,
-                search_style=config.search_style,
+                search_style=config.search_style, tool_results=config.tool_results,
             )
             built.add_tools(tools)
             return built

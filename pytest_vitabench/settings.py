@@ -190,6 +190,10 @@ class RunSettings:
         "default", profile=True, parse=values.switch,
         help="search tools: default (keywords joined with spaces, ties by id, strict city match) or official "
              "(keywords joined with nothing, punctuation stripped, ties in database order, city match at 40)")
+    tool_results: Literal["default", "official"] = setting(
+        "default", profile=True, parse=values.switch,
+        help="tool answers: default (JSON of the visible fields; refusals are errors) or official (the official "
+             "tools' own text: records' string forms, failed preconditions as plain text; delivery tools)")
     episode_style: Literal["default", "official"] = setting(
         "default", profile=True, parse=values.switch,
         help="episode rules: default (tool calls next to ###STOP### run, 4 attempts at a valid agent message, a "

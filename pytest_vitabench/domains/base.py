@@ -99,6 +99,13 @@ class Environment:
 
     #: ``default`` or ``official`` (``--vita-search-style``): how the search tools rank and filter.
     search_style: str = "default"
+    #: ``default`` or ``official`` (``--vita-tool-results``): JSON views, or the official tools' own answers.
+    tool_results: str = "default"
+
+    @property
+    def official_results(self) -> bool:
+        """Whether the tools answer as the official ones (their records' string forms, their checks)."""
+        return self.tool_results == "official"
 
     @property
     def official_search(self) -> bool:

@@ -23,7 +23,8 @@ from _paths import REPO_ROOT
 OFFICIAL_DIR = Path(os.environ.get("VITA_OFFICIAL_DIR") or REPO_ROOT.parent / "shared" / "official" / "VitaBench-2.0")
 
 #: Reads {"domain", "environment", "language", "calls": [[name, arguments], ...]} on stdin and prints, per
-#: call, what the official environment returns to the model: [content, error].
+#: call, what the official environment returns to the model: [content, error]. An argument "$CREATED" stands for
+#: the id of the order the last create_* call made (ids are generated differently on each side).
 _RUNNER = r"""
 import json, sys
 from vita.data_model.message import ToolCall
@@ -34,10 +35,14 @@ if "," in job["domain"]:
     env = get_cross_environment(job["domain"], job["environment"], job["language"])
 else:
     env = registry.get_env_constructor(job["domain"])(job["environment"], job["language"])
-out = []
+import re
+out, created = [], ""
 for i, (name, arguments) in enumerate(job["calls"]):
+    arguments = {k: (created if v == "$CREATED" else v) for k, v in arguments.items()}
     message = env.get_response(ToolCall(id=f"c{i}", name=name, arguments=arguments, requestor="assistant"))
     out.append([message.content, bool(message.error)])
+    if name.startswith("create_") and (found := re.search(r"order_id:([^,]+),", message.content)):
+        created = found.group(1)
 sys.stdout.write("\n" + json.dumps(out, ensure_ascii=False))
 """
 

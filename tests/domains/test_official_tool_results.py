@@ -1,0 +1,123 @@
+"""``--vita-tool-results official``: the delivery tools answer with the official tools' own text.
+
+The conformance test runs the official tools (VITA_OFFICIAL_PYTHON, a copy of ../shared/official) and ours on the
+same database and the same calls, successes and failures, and compares every answer and its error flag; the
+created order's id is the one thing generated differently on each side, so it is masked.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from typing import Any
+
+import pytest
+from _official_tools import run_official_tools
+from _paths import REPO_ROOT
+
+from pytest_vitabench.domains import build_environment
+from pytest_vitabench.vocabulary import is_hidden
+
+PAPER = REPO_ROOT / "suites" / "paper" / "tasks.vita.json.gz"
+_CREATED = re.compile(r"order_id:([^,]+),")
+
+
+def _delivery_subtask() -> dict[str, Any]:
+    with gzip.open(PAPER, "rt", encoding="utf-8") as fh:
+        users = json.load(fh)
+    return next(s for u in users for s in u["subtasks"] if s["domain"] == "delivery" and s["environment"].get("stores"))
+
+
+def _ours(environment: dict[str, Any], calls: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, bool]]:
+    env = build_environment("delivery", environment, user_id=environment["user_id"], time=environment["time"],
+                            seed=0, checks=[], search_style="official", tool_results="official")
+    out, created = [], ""
+    for name, arguments in calls:
+        result = env.call(name, {k: (created if v == "$CREATED" else v) for k, v in arguments.items()})
+        out.append((result.content, result.error))
+        if name.startswith("create_") and (found := _CREATED.search(result.content)):
+            created = found.group(1)
+    return out
+
+
+def _calls(environment: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    store_id, store = next(iter(environment["stores"].items()))
+    product = store["products"][0]
+    other = store["products"][-1]
+    user, now = environment["user_id"], environment["time"]
+    address = environment["location"][0]["address"] if environment.get("location") else store["location"]["address"]
+    later = now[:11] + "23:30:00"
+    order = {"user_id": user, "store_id": store_id, "product_ids": [product["product_id"], other["product_id"]],
+             "product_cnts": [2, 1], "address": address, "dispatch_time": later}
+    return [
+        ("delivery_distance_to_time", {"distance": 1234}),
+        ("delivery_distance_to_time", {"distance": 1234.9}),
+        ("get_delivery_store_info", {"store_id": store_id}),
+        ("get_delivery_store_info", {"store_id": "S-none"}),
+        ("get_delivery_product_info", {"product_id": product["product_id"]}),
+        ("get_delivery_product_info", {"product_id": "P-none"}),
+        ("delivery_store_search_recommand", {"keywords": [store["name"]]}),
+        ("delivery_product_search_recommand", {"keywords": [product["name"], "spicy"]}),
+        ("create_delivery_order", {**order, "user_id": ""}),
+        ("create_delivery_order", {**order, "user_id": "someone else"}),
+        ("create_delivery_order", {**order, "store_id": "S-none"}),
+        ("create_delivery_order", {**order, "product_ids": ["P-none"], "product_cnts": [1]}),
+        ("create_delivery_order", {**order, "product_cnts": [2, 0]}),
+        ("create_delivery_order", {**order, "dispatch_time": "tonight"}),
+        ("create_delivery_order", {**order, "dispatch_time": "2000-01-01 00:00:00"}),
+        ("create_delivery_order", {**order, "address": ""}),
+        ("create_delivery_order", {**order, "attributes": ["less ice"], "note": "ring twice"}),
+        ("get_delivery_order_status", {"order_id": "$CREATED"}),
+        ("get_delivery_order_detail", {"order_id": "$CREATED"}),
+        ("search_delivery_orders", {"user_id": user}),
+        ("search_delivery_orders", {"user_id": user, "status": "paid"}),
+        ("pay_delivery_order", {"order_id": "$CREATED"}),
+        ("pay_delivery_order", {"order_id": "$CREATED"}),
+        ("modify_delivery_order", {"order_id": "$CREATED", "note": "no chopsticks"}),
+        ("cancel_delivery_order", {"order_id": "$CREATED"}),
+        ("cancel_delivery_order", {"order_id": "$CREATED"}),
+        ("get_delivery_order_detail", {"order_id": "O-none"}),
+        ("get_delivery_order_detail", {"order_id": ""}),
+    ]
+
+
+def _masked(answers: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
+    ids = {m.group(1) for content, _ in answers for m in _CREATED.finditer(content)}
+    out = []
+    for content, error in answers:
+        for rid in ids:
+            content = content.replace(rid, "<ORDER>")
+        out.append((content, error))
+    return out
+
+
+@pytest.mark.slow
+def test_delivery_answers_equal_the_official_tools(tmp_path):
+    if not PAPER.exists():
+        pytest.skip(f"{PAPER} is missing")
+    sub = _delivery_subtask()
+    calls = _calls(sub["environment"])
+    official = _masked(run_official_tools(tmp_path, "delivery", sub["environment"], calls))
+    ours = _masked(_ours(sub["environment"], calls))
+    mismatches = [(name, args, o, t) for (name, args), o, t in zip(calls, official, ours, strict=True) if o != t]
+    assert not mismatches, "\n\n".join(f"{n} {a}\n official: {o}\n ours:     {t}" for n, a, o, t in mismatches)
+    # the official text keeps answers to the agent: no hidden marker of the data reaches it
+    assert not any(is_hidden(key, "target") for content, _ in ours for key in re.findall(r"(\w+_type)=", content))
+
+
+def test_default_results_stay_json():
+    sub_env = {"time": "2025-06-01 11:00:00", "user_id": "U1", "stores": {"S1": {
+        "name": "Noodle Bar", "score": 4, "location": {"address": "A", "longitude": 1, "latitude": 2},
+        "tags": ["noodles"], "products": [{"product_id": "P1", "name": "Noodles", "price": 12, "tags": []}]}}}
+    env = build_environment("delivery", sub_env, user_id="U1", time=sub_env["time"], seed=0)
+    assert json.loads(env.call("get_delivery_store_info", {"store_id": "S1"}).content)["store_id"] == "S1"
+    official = build_environment("delivery", sub_env, user_id="U1", time=sub_env["time"], seed=0,
+                                 tool_results="official")
+    answer = official.call("get_delivery_store_info", {"store_id": "S1"})
+    assert answer.content.startswith("Store(name=Noodle Bar, store_id=S1, score=4.0, location=A longitude:1.0,")
+    assert "products=StoreProduct(store_name=Noodle Bar, store_id=S1, product_name=Noodles" in answer.content
+    refused = official.call("create_delivery_order", {"user_id": "U2", "store_id": "S1", "product_ids": ["P1"],
+                                                      "product_cnts": [1], "address": "A",
+                                                      "dispatch_time": "2025-06-01 12:00:00"})
+    assert (refused.content, refused.error) == ("User ID does not match", False)  # plain text, as officially
