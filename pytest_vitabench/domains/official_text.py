@@ -63,13 +63,20 @@ def order_repr(order: Order, products: str) -> str:
     head = (f"Order(order_id:{order.order_id}, order_type:{order.order_type}, user_id:{order.user_id}, "
             f"{ORDER_ID_LABEL.get(order.order_type, 'store_id')}:{order.store_id}, ")
     if order.order_type == "delivery":
-        head += (f"dispatch_time:{order.dispatch_time}, shipping_time:{number(order.shipping_time or 0.0)}, "
+        head += (f"dispatch_time:{order.dispatch_time}, shipping_time:{_shipping(order)}, "
                  f"delivery_time:{order.delivery_time}, ")
     tail = (f"total_price:{number(order.total_price)}, create_time:{order.create_time}, "
             f"update_time:{order.update_time}, ")
     if order.order_type == "delivery":
         tail += f"note:{order.note}, "
     return f"{head}{tail}status:{order.status}, products:{products})"
+
+
+def _shipping(order: Order) -> str:
+    # The official field defaults to 0.0 when the data leaves it out, and keeps an explicit null.
+    if order.shipping_time is None:
+        return "None" if "shipping_time" in order.model_fields_set else "0.0"
+    return number(order.shipping_time)
 
 
 def raw_products(order: Order) -> str | None:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from _official_tools import run_official_tools
-from _paths import REPO_ROOT
+from _paths import REPO_ROOT, VB1_DIR, VB1_SKIP_REASON
 
 from pytest_vitabench.domains import build_environment
 from pytest_vitabench.vocabulary import is_hidden
@@ -29,7 +29,7 @@ def _delivery_subtask() -> dict[str, Any]:
     return next(s for u in users for s in u["subtasks"] if s["domain"] == "delivery" and s["environment"].get("stores"))
 
 
-def _ours(environment: dict[str, Any], calls: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, bool]]:
+def _ours(environment: dict[str, Any], calls: list[tuple[str, Any]]) -> list[tuple[str, bool]]:
     env = build_environment("delivery", environment, user_id=environment["user_id"], time=environment["time"],
                             seed=0, checks=[], search_style="official", tool_results="official")
     out, created = [], ""
@@ -104,6 +104,34 @@ def test_delivery_answers_equal_the_official_tools(tmp_path):
     assert not mismatches, "\n\n".join(f"{n} {a}\n official: {o}\n ours:     {t}" for n, a, o, t in mismatches)
     # the official text keeps answers to the agent: no hidden marker of the data reaches it
     assert not any(is_hidden(key, "target") for content, _ in ours for key in re.findall(r"(\w+_type)=", content))
+
+
+@pytest.mark.slow
+def test_loaded_orders_and_vitabench1_stores_equal_the_official_tools(tmp_path):
+    """VitaBench 1.0 data: orders loaded from the data (their raw product dicts, null shipping times) and its
+    stores' own attribute and tag forms."""
+    path = VB1_DIR / "delivery_tasks_en.json"
+    if not path.exists():
+        pytest.skip(VB1_SKIP_REASON)
+    tasks = json.loads(path.read_text(encoding="utf-8"))
+    compared = 0
+    for task in [t for t in tasks if t["environment"].get("orders")][:3]:
+        env = task["environment"]
+        user = env["user_id"]
+        calls: list[tuple[str, Any]] = [("get_delivery_store_info", {"store_id": sid}) for sid in env["stores"]]
+        for order_id in env["orders"]:
+            calls += [("get_delivery_order_detail", {"order_id": order_id}),
+                      ("get_delivery_order_status", {"order_id": order_id})]
+        calls += [("search_delivery_orders", {"user_id": user, "status": status})
+                  for status in ("paid", "unpaid", "delivered", "cancelled")]
+        calls += [("cancel_delivery_order", {"order_id": next(iter(env["orders"]))}),
+                  ("search_delivery_orders", {"user_id": user, "status": "cancelled"})]
+        official = run_official_tools(tmp_path, "delivery", env, calls)
+        ours = _ours(env, calls)
+        mismatches = [(n, a, o, t) for (n, a), o, t in zip(calls, official, ours, strict=True) if o != t]
+        assert not mismatches, "\n\n".join(f"{n} {a}\n official: {o}\n ours:     {t}" for n, a, o, t in mismatches)
+        compared += len(calls)
+    assert compared > 10
 
 
 def test_default_results_stay_json():
