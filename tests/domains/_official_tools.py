@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -36,15 +37,23 @@ if "," in job["domain"]:
 else:
     env = registry.get_env_constructor(job["domain"])(job["environment"], job["language"])
 import re
+CREATING, CREATED = set(job["creating"]), job["created"]
 out, created = [], ""
 for i, (name, arguments) in enumerate(job["calls"]):
     arguments = {k: (created if v == "$CREATED" else v) for k, v in arguments.items()}
     message = env.get_response(ToolCall(id=f"c{i}", name=name, arguments=arguments, requestor="assistant"))
     out.append([message.content, bool(message.error)])
-    if name.startswith("create_") and (found := re.search(r"order_id:([^,]+),", message.content)):
+    if name in CREATING and (found := re.match(CREATED, message.content)):
         created = found.group(1)
 sys.stdout.write("\n" + json.dumps(out, ensure_ascii=False))
 """
+
+
+#: Tools whose answer starts with the record they created, and the id in that answer.
+CREATING = frozenset({"create_delivery_order", "create_instore_product_order", "instore_book", "instore_reservation",
+                      "create_hotel_order", "create_attraction_order", "create_flight_order", "create_train_order",
+                      "create_taxi_order"})
+CREATED = re.compile(r"(?:Order\(order_id:|BookInfo\(book_id=|ReservationInfo\(reservation_id=)([^,]+),")
 
 
 def official_python() -> str:
@@ -81,7 +90,8 @@ def run_official_tools(tmp_path: Path, domain: str, environment: dict[str, Any],
     python = official_python()
     src = official_source_copy(tmp_path)
     job = json.dumps({"domain": domain, "environment": environment, "language": language,
-                      "calls": [list(c) for c in calls]}, ensure_ascii=False)
+                      "calls": [list(c) for c in calls], "creating": sorted(CREATING), "created": CREATED.pattern},
+                     ensure_ascii=False)
     done = subprocess.run([python, "-c", _RUNNER], input=job, capture_output=True, text=True, timeout=300,
                           cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(src / "src"), "LOGURU_LEVEL": "ERROR",
                                "VITA_MODEL_CONFIG_PATH": str(src / "models.yaml")})

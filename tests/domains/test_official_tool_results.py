@@ -1,4 +1,4 @@
-"""``--vita-tool-results official``: the delivery tools answer with the official tools' own text.
+"""``--vita-tool-results official``: the delivery and in-store tools answer with the official tools' own text.
 
 The conformance test runs the official tools (VITA_OFFICIAL_PYTHON, a copy of ../shared/official) and ours on the
 same database and the same calls, successes and failures, and compares every answer and its error flag; the
@@ -7,36 +7,41 @@ created order's id is the one thing generated differently on each side, so it is
 
 from __future__ import annotations
 
+import copy
 import gzip
 import json
 import re
 from typing import Any
 
 import pytest
-from _official_tools import run_official_tools
+from _official_tools import CREATED, CREATING, run_official_tools
 from _paths import REPO_ROOT, VB1_DIR, VB1_SKIP_REASON
 
 from pytest_vitabench.domains import build_environment
 from pytest_vitabench.vocabulary import is_hidden
 
 PAPER = REPO_ROOT / "suites" / "paper" / "tasks.vita.json.gz"
-_CREATED = re.compile(r"order_id:([^,]+),")
+
+
+def _paper_subtask(domain: str, container: str) -> dict[str, Any]:
+    with gzip.open(PAPER, "rt", encoding="utf-8") as fh:
+        users = json.load(fh)
+    return next(s for u in users for s in u["subtasks"] if s["domain"] == domain and s["environment"].get(container))
 
 
 def _delivery_subtask() -> dict[str, Any]:
-    with gzip.open(PAPER, "rt", encoding="utf-8") as fh:
-        users = json.load(fh)
-    return next(s for u in users for s in u["subtasks"] if s["domain"] == "delivery" and s["environment"].get("stores"))
+    return _paper_subtask("delivery", "stores")
 
 
-def _ours(environment: dict[str, Any], calls: list[tuple[str, Any]]) -> list[tuple[str, bool]]:
-    env = build_environment("delivery", environment, user_id=environment["user_id"], time=environment["time"],
+def _ours(environment: dict[str, Any], calls: list[tuple[str, Any]], domain: str = "delivery"
+          ) -> list[tuple[str, bool]]:
+    env = build_environment(domain, environment, user_id=environment["user_id"], time=environment["time"],
                             seed=0, checks=[], search_style="official", tool_results="official")
     out, created = [], ""
     for name, arguments in calls:
         result = env.call(name, {k: (created if v == "$CREATED" else v) for k, v in arguments.items()})
         out.append((result.content, result.error))
-        if name.startswith("create_") and (found := _CREATED.search(result.content)):
+        if name in CREATING and (found := CREATED.match(result.content)):
             created = found.group(1)
     return out
 
@@ -82,8 +87,58 @@ def _calls(environment: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     ]
 
 
+def _instore_calls(environment: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    shops = list(environment["shops"].items())
+    shop_id, shop = shops[0]
+    bookable = next((sid for sid, s in shops if s.get("enable_book")), shop_id)
+    product = shop["products"][0]
+    user, now = environment["user_id"], environment["time"]
+    visit = now[:11] + "19:00:00"
+    return [
+        ("instore_shop_search_recommend", {"keywords": [shop["shop_name"]]}),
+        ("instore_product_search_recommend", {"keywords": [product["name"], "set meal"]}),
+        ("get_instore_orders", {"user_id": user}),
+        ("get_instore_books", {"user_id": user}),
+        ("get_instore_reservations", {"user_id": user}),
+        ("create_instore_product_order", {"user_id": "nobody", "shop_id": shop_id, "product_id": "x"}),
+        ("create_instore_product_order", {"user_id": user, "shop_id": "SH-none", "product_id": "x"}),
+        ("create_instore_product_order", {"user_id": user, "shop_id": shop_id, "product_id": "P-none"}),
+        ("create_instore_product_order", {"user_id": user, "shop_id": shop_id, "product_id": product["product_id"],
+                                          "quantity": 0}),
+        ("create_instore_product_order", {"user_id": user, "shop_id": shop_id, "product_id": product["product_id"],
+                                          "quantity": 2}),
+        ("pay_instore_order", {"order_id": "$CREATED"}),
+        ("pay_instore_order", {"order_id": "$CREATED"}),
+        ("get_instore_orders", {"user_id": user}),
+        ("instore_cancel_order", {"order_id": "$CREATED"}),
+        ("instore_cancel_order", {"order_id": "$CREATED"}),
+        ("pay_instore_order", {"order_id": "O-none"}),
+        ("instore_book", {"user_id": user, "shop_id": bookable, "time": "19:00", "customer_count": 2}),
+        ("instore_book", {"user_id": user, "shop_id": bookable, "time": visit, "customer_count": 0}),
+        ("instore_book", {"user_id": user, "shop_id": bookable, "time": visit, "customer_count": 2}),
+        ("search_instore_book", {"user_id": user, "book_id": "$CREATED"}),
+        ("pay_instore_book", {"book_id": "$CREATED"}),
+        ("instore_cancel_book", {"book_id": "$CREATED"}),
+        ("instore_cancel_book", {"book_id": "$CREATED"}),
+        ("search_instore_book", {"user_id": user}),
+        ("search_instore_book", {"user_id": user, "book_id": "B-none"}),
+        ("instore_reservation", {"user_id": user, "shop_id": shop_id, "time": "later", "customer_count": 2}),
+        ("instore_reservation", {"user_id": user, "shop_id": shop_id, "time": visit, "customer_count": 3}),
+        ("instore_modify_reservation", {"reservation_id": "$CREATED", "time": now[:11] + "20:00:00",
+                                        "customer_count": 4}),
+        ("instore_modify_reservation", {"reservation_id": "$CREATED", "time": "", "customer_count": 4}),
+        ("search_instore_reservation", {"user_id": user, "reservation_id": "$CREATED"}),
+        ("instore_cancel_reservation", {"reservation_id": "$CREATED"}),
+        ("instore_modify_reservation", {"reservation_id": "$CREATED", "time": visit}),
+        ("instore_cancel_reservation", {"reservation_id": "$CREATED"}),
+        ("get_instore_reservations", {"user_id": user}),
+        ("search_instore_reservation", {"user_id": "nobody"}),
+        ("instore_cancel_reservation", {"reservation_id": "R-none"}),
+    ]
+
+
 def _masked(answers: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
-    ids = {m.group(1) for content, _ in answers for m in _CREATED.finditer(content)}
+    ids = {m.group(1) for content, _ in answers if (m := CREATED.match(content))}
     out = []
     for content, error in answers:
         for rid in ids:
@@ -107,27 +162,55 @@ def test_delivery_answers_equal_the_official_tools(tmp_path):
 
 
 @pytest.mark.slow
-def test_loaded_orders_and_vitabench1_stores_equal_the_official_tools(tmp_path):
-    """VitaBench 1.0 data: orders loaded from the data (their raw product dicts, null shipping times) and its
-    stores' own attribute and tag forms."""
-    path = VB1_DIR / "delivery_tasks_en.json"
-    if not path.exists():
-        pytest.skip(VB1_SKIP_REASON)
-    tasks = json.loads(path.read_text(encoding="utf-8"))
-    compared = 0
-    for task in [t for t in tasks if t["environment"].get("orders")][:3]:
-        env = task["environment"]
-        user = env["user_id"]
+def test_instore_answers_equal_the_official_tools(tmp_path):
+    if not PAPER.exists():
+        pytest.skip(f"{PAPER} is missing")
+    environment = copy.deepcopy(_paper_subtask("instore", "shops")["environment"])
+    # the paper suite has no shop taking paid bookings: make the first one take them
+    next(iter(environment["shops"].values())).update(enable_book=True, book_price=88)
+    calls = _instore_calls(environment)
+    official = _masked(run_official_tools(tmp_path, "instore", environment, calls))
+    ours = _masked(_ours(environment, calls, "instore"))
+    mismatches = [(name, args, o, t) for (name, args), o, t in zip(calls, official, ours, strict=True) if o != t]
+    assert not mismatches, "\n\n".join(f"{n} {a}\n official: {o}\n ours:     {t}" for n, a, o, t in mismatches)
+
+
+def _vb1_calls(domain: str, env: dict[str, Any]) -> list[tuple[str, Any]]:
+    user = env["user_id"]
+    if domain == "delivery":
         calls: list[tuple[str, Any]] = [("get_delivery_store_info", {"store_id": sid}) for sid in env["stores"]]
-        for order_id in env["orders"]:
+        for order_id in env.get("orders") or {}:
             calls += [("get_delivery_order_detail", {"order_id": order_id}),
                       ("get_delivery_order_status", {"order_id": order_id})]
         calls += [("search_delivery_orders", {"user_id": user, "status": status})
                   for status in ("paid", "unpaid", "delivered", "cancelled")]
-        calls += [("cancel_delivery_order", {"order_id": next(iter(env["orders"]))}),
-                  ("search_delivery_orders", {"user_id": user, "status": "cancelled"})]
-        official = run_official_tools(tmp_path, "delivery", env, calls)
-        ours = _ours(env, calls)
+        return calls + [("cancel_delivery_order", {"order_id": next(iter(env["orders"]))}),
+                        ("search_delivery_orders", {"user_id": user, "status": "cancelled"})]
+    calls = [("instore_shop_search_recommend", {"keywords": [next(iter(env["shops"].values()))["shop_name"]]}),
+             ("get_instore_orders", {"user_id": user}), ("get_instore_books", {"user_id": user}),
+             ("get_instore_reservations", {"user_id": user})]
+    calls += [("search_instore_reservation", {"user_id": user, "reservation_id": rid})
+              for rid in env.get("reservations") or {}]
+    calls += [("search_instore_book", {"user_id": user, "book_id": bid}) for bid in env.get("books") or {}]
+    return calls + [("instore_cancel_order", {"order_id": oid}) for oid in env.get("orders") or {}]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("domain", ["delivery", "instore"])
+def test_loaded_records_of_vitabench1_equal_the_official_tools(tmp_path, domain):
+    """VitaBench 1.0 data: orders, bookings and reservations loaded from the data (raw product dicts, null
+    shipping times) and its own forms of attributes and tags."""
+    path = VB1_DIR / f"{domain}_tasks_en.json"
+    if not path.exists():
+        pytest.skip(VB1_SKIP_REASON)
+    tasks = json.loads(path.read_text(encoding="utf-8"))
+    compared = 0
+    records = ("orders", "reservations", "books")
+    for task in [t for t in tasks if any(t["environment"].get(r) for r in records)][:3]:
+        env = task["environment"]
+        calls = _vb1_calls(domain, env)
+        official = run_official_tools(tmp_path, domain, env, calls)
+        ours = _ours(env, calls, domain)
         mismatches = [(n, a, o, t) for (n, a), o, t in zip(calls, official, ours, strict=True) if o != t]
         assert not mismatches, "\n\n".join(f"{n} {a}\n official: {o}\n ours:     {t}" for n, a, o, t in mismatches)
         compared += len(calls)
