@@ -118,7 +118,8 @@ def build_environment(
     if checks is not None:
         env.checks = frozenset(checks)
     env.search_style = search_style
-    env.tool_results = tool_results
+    # All or nothing per environment: a travel subtask keeps JSON answers in every tool, shared ones included.
+    env.tool_results = tool_results if all(name in OFFICIAL_RESULT_DOMAINS for name in names) else "default"
     env.add_tools(SharedTools(env).tools())
     for spec in specs:
         env.add_tools(spec.tools(env).tools())

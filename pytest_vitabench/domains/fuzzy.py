@@ -71,6 +71,14 @@ def official_rank(
     return [owner[rows[i][0]] for i in order[:top_k]]
 
 
+def official_score(query: str, text: str) -> float:
+    """The official search score of one text: partial ratio after the default processor on both sides."""
+    from rapidfuzz import fuzz
+    from rapidfuzz.utils import default_process
+
+    return float(fuzz.partial_ratio(default_process(query), default_process(text)))
+
+
 def official_match(query: str, text: str) -> bool:
     """The official city and address filter: raw partial ratio (no processing), rounded, at least 40."""
     from rapidfuzz import fuzz

@@ -84,6 +84,28 @@ def _calls(environment: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
         ("cancel_delivery_order", {"order_id": "$CREATED"}),
         ("get_delivery_order_detail", {"order_id": "O-none"}),
         ("get_delivery_order_detail", {"order_id": ""}),
+        *_shared_calls(environment, store),
+    ]
+
+
+def _shared_calls(environment: dict[str, Any], entity: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """The tools every domain offers, around one entity of the database."""
+    here = entity["location"]
+    weather = environment.get("weather") or [{"city": "Nowhere", "datetime": "2025-01-01"}]
+    day = weather[0]["datetime"]
+    return [
+        ("longitude_latitude_to_distance", {"longitude1": here["longitude"], "latitude1": here["latitude"],
+                                            "longitude2": here["longitude"] + 0.01, "latitude2": here["latitude"]}),
+        ("longitude_latitude_to_distance", {"longitude1": 1.5, "latitude1": 2, "longitude2": 1.5, "latitude2": 2}),
+        ("weather", {"address": here["address"], "date_start": day, "date_end": day}),
+        ("weather", {"address": weather[0]["city"], "date_start": "2000-01-01", "date_end": "2000-01-02"}),
+        ("weather", {"address": "Atlantis", "date_start": day, "date_end": day}),
+        ("weather", {"address": here["address"], "date_start": "tomorrow", "date_end": day}),
+        ("address_to_longitude_latitude", {"address": here["address"]}),
+        ("address_to_longitude_latitude", {"address": "Bahnhofstrasse 1, Zurich"}),
+        ("get_user_all_orders", {}),
+        ("get_nearby", {"longitude": here["longitude"], "latitude": here["latitude"], "range": 3000}),
+        ("get_nearby", {"longitude": 0.0, "latitude": 0.0, "range": 1}),
     ]
 
 
@@ -134,6 +156,7 @@ def _instore_calls(environment: dict[str, Any]) -> list[tuple[str, dict[str, Any
         ("get_instore_reservations", {"user_id": user}),
         ("search_instore_reservation", {"user_id": "nobody"}),
         ("instore_cancel_reservation", {"reservation_id": "R-none"}),
+        *_shared_calls(environment, shop),
     ]
 
 

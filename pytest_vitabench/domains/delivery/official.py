@@ -21,7 +21,7 @@ from ..geo import distance_m
 from .models import Store, StoreProduct
 
 if TYPE_CHECKING:
-    from .tools import DeliveryTools
+    from ..environment import DomainEnvironment
 
 
 def store_str(store: Store) -> str:
@@ -54,12 +54,12 @@ def _valid_time(value: Any) -> bool:
 class OfficialDelivery:
     """The official behaviour of each delivery tool, over our environment and database."""
 
-    def __init__(self, tools: DeliveryTools) -> None:
-        self.tools = tools
+    def __init__(self, env: DomainEnvironment) -> None:
+        self.env = env
 
     @property
     def db(self) -> Any:
-        return self.tools.db
+        return self.env.db
 
     # ---- lookups (the official ones raise ValueError: the agent reads "Error: ...")
 
@@ -116,7 +116,7 @@ class OfficialDelivery:
     def create_delivery_order(self, user_id: str, store_id: str, product_ids: list[str], product_cnts: list[int],
                               address: str, dispatch_time: str, attributes: list[str] | None,
                               note: str | None) -> str:
-        env = self.tools.env
+        env = self.env
         if not user_id:
             return "User ID cannot be empty"
         if user_id != self.db.user_id:

@@ -39,7 +39,7 @@ class DeliveryTools(ToolSet):
     @cached_property
     def official(self) -> OfficialDelivery:
         """The official tools' behaviour (``--vita-tool-results official``)."""
-        return OfficialDelivery(self)
+        return OfficialDelivery(self.env)
 
     # ------------------------------------------------------------------ helpers
 

@@ -18,7 +18,7 @@ from ..entities import Order, OrderProduct
 from .models import BookInfo, ReservationInfo, Shop, ShopProduct
 
 if TYPE_CHECKING:
-    from .tools import InstoreTools
+    from ..environment import DomainEnvironment
 
 
 def shop_str(shop: Shop) -> str:
@@ -57,12 +57,12 @@ def _valid_time(value: Any) -> bool:
 class OfficialInstore:
     """The official behaviour of each in-store tool, over our environment and database."""
 
-    def __init__(self, tools: InstoreTools) -> None:
-        self.tools = tools
+    def __init__(self, env: DomainEnvironment) -> None:
+        self.env = env
 
     @property
     def db(self) -> Any:
-        return self.tools.db
+        return self.env.db
 
     def _user_problem(self, user_id: str) -> str | None:
         if not user_id:
@@ -122,7 +122,7 @@ class OfficialInstore:
         if not quantity > 0:
             return "Quantity must be greater than 0"
         product = self.product(product_id)
-        env = self.tools.env
+        env = self.env
         now = env.now_text()
         created = Order(order_id=env.new_id("OI"), order_type="instore", user_id=user_id, store_id=shop_id,
                         total_price=quantity * product.price, create_time=now, update_time=now, status="unpaid",
@@ -137,7 +137,7 @@ class OfficialInstore:
         target = self.order(order_id)
         if target.status != "unpaid":
             return f"Order {order_id} is not in `unpaid` status."
-        target.status, target.update_time = "paid", self.tools.env.now_text()
+        target.status, target.update_time = "paid", self.env.now_text()
         return "Payment successful"
 
     def instore_cancel_order(self, order_id: str) -> str:
@@ -146,7 +146,7 @@ class OfficialInstore:
         target = self.order(order_id)
         if target.status == "cancelled":
             return f"Order {target.order_id} is already cancelled."
-        target.status, target.update_time = "cancelled", self.tools.env.now_text()
+        target.status, target.update_time = "cancelled", self.env.now_text()
         return f"Order {target.order_id} is cancelled."
 
     def instore_book(self, user_id: str, shop_id: str, time: str, customer_count: Any) -> str:
@@ -164,7 +164,7 @@ class OfficialInstore:
         shop = self.db.shops[shop_id]
         if not shop.enable_book:
             return "Shop does not support table booking"
-        env = self.tools.env
+        env = self.env
         book = BookInfo(book_id=env.new_id("BK"), shop_id=shop_id, book_time=time, customer_count=customer_count,
                         book_price=shop.book_price, customer_id=user_id,
                         status="unpaid" if shop.book_price > 0 else "paid", update_time=env.now_text())
@@ -177,7 +177,7 @@ class OfficialInstore:
         book = self.book(book_id)
         if book.status != "unpaid":
             return f"BookInfo {book.book_id} is not in `unpaid` status."
-        book.status, book.update_time = "paid", self.tools.env.now_text()
+        book.status, book.update_time = "paid", self.env.now_text()
         return "Payment successful"
 
     def instore_cancel_book(self, book_id: str) -> str:
@@ -186,7 +186,7 @@ class OfficialInstore:
         book = self.book(book_id)
         if book.status == "cancelled":
             return f"BookInfo {book.book_id} is already cancelled."
-        book.status, book.update_time = "cancelled", self.tools.env.now_text()
+        book.status, book.update_time = "cancelled", self.env.now_text()
         return f"BookInfo {book.book_id} is cancelled."
 
     def instore_reservation(self, user_id: str, shop_id: str, time: str, customer_count: Any) -> str:
@@ -199,7 +199,7 @@ class OfficialInstore:
             return "Reservation time format is incorrect, correct format is %Y-%m-%d %H:%M:%S"
         if not customer_count > 0:
             return "Number of customers for reservation must be greater than 0"
-        env = self.tools.env
+        env = self.env
         reservation = ReservationInfo(reservation_id=env.new_id("RS"), shop_id=shop_id, reservation_time=time,
                                       customer_id=user_id, customer_count=customer_count, status="unconsumed",
                                       update_time=env.now_text())
@@ -219,7 +219,7 @@ class OfficialInstore:
         if not _valid_time(time):
             return "Reservation time format is incorrect, correct format is %Y-%m-%d %H:%M:%S"
         reservation.reservation_time, reservation.customer_count = time, customer_count
-        reservation.update_time = self.tools.env.now_text()
+        reservation.update_time = self.env.now_text()
         return reservation_repr(reservation)
 
     def instore_cancel_reservation(self, reservation_id: str) -> str:
@@ -228,7 +228,7 @@ class OfficialInstore:
         reservation = self.reservation(reservation_id)
         if reservation.status == "cancelled":
             return f"ReservationInfo {reservation.reservation_id} is already cancelled."
-        reservation.status, reservation.update_time = "cancelled", self.tools.env.now_text()
+        reservation.status, reservation.update_time = "cancelled", self.env.now_text()
         return f"ReservationInfo {reservation.reservation_id} is cancelled."
 
     def get_instore_orders(self, user_id: str) -> str:

@@ -47,7 +47,7 @@ class InstoreTools(ToolSet):
     @cached_property
     def official(self) -> OfficialInstore:
         """The official tools' behaviour (``--vita-tool-results official``)."""
-        return OfficialInstore(self)
+        return OfficialInstore(self.env)
 
     # ------------------------------------------------------------------ helpers
 
