@@ -383,12 +383,14 @@ class ItemRunner:
         result.memory_snapshot = snapshot
         env_time = user.times[index]
         tools = memory_tools(memory)
+        # The offline built-in agents read JSON answers; the official text is for models.
+        tool_results = "default" if getattr(agent, "reads_json_results", False) else config.tool_results
 
         def fresh_environment() -> Environment:
             built = build_environment(
                 sub.domain, sub.environment, user_id=str(sub.environment.get("user_id") or task.user_id),
                 time=env_time, seed=result.seed, language=language, checks=config.tool_checks,
-                search_style=config.search_style, tool_results=config.tool_results,
+                search_style=config.search_style, tool_results=tool_results,
             )
             built.add_tools(tools)
             return built

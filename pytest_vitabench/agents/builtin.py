@@ -104,6 +104,8 @@ class BuiltinAgent:
     uses_preferences = True
     asks_when_proactive = True
     reads_groundtruth = False
+    #: The script reads tool results as JSON: it always gets our answers (``--vita-tool-results`` is for models).
+    reads_json_results = True
 
     def respond(self, setup: AgentSetup, messages: list[Message]) -> Message:
         """The next assistant message for this trajectory.
