@@ -44,6 +44,10 @@ def test_each_switch_wins_over_the_profile(tmp_path):
     ({"vita_rag_style": "fancy"}, "--vita-rag-style must be one of"),
     ({"vita_language": "fr"}, "--vita-language must be"),
     ({"vita_model_args": "{not json"}, "not valid JSON"),
+    ({"vita_search_style": "fuzzy"}, "--vita-search-style must be one of default, official, got 'fuzzy'"),
+    ({"vita_tool_results": "repr"}, "--vita-tool-results must be one of default, official"),
+    ({"vita_episode_style": "tau2"}, "--vita-episode-style must be one of default, official"),
+    ({"vita_metrics_style": "paper"}, "--vita-metrics-style must be one of default, official"),
 ])
 def test_bad_switch_values_name_the_option(tmp_path, options, message):
     with pytest.raises(ValueError, match=message):

@@ -1,5 +1,6 @@
-"""``--vita-episode-style official`` through pytest: a crashed episode starts again (up to 3 times), as the
-official harness reruns a crashed run, against a real OpenAI client and a stub endpoint on 127.0.0.1."""
+"""The official switches through pytest, against a real OpenAI client and a stub endpoint on 127.0.0.1:
+``--vita-episode-style official`` starts a crashed episode again (up to 3 times), as the official harness reruns a
+crashed run; ``--vita-tool-results official`` sends the model the official tools' text."""
 
 from __future__ import annotations
 
@@ -67,3 +68,24 @@ def test_by_default_malformed_arguments_go_back_to_the_agent(project):
         assert result["steps"] == 4  # instruction, the call, its tool error, the agent's stop
     finally:
         stub.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("style", "start"), [("official", "Store(name=Quiet Noodles, store_id=S2, score=4.5, "),
+                                              ("default", '{"store_id": "S2", "name": "Quiet Noodles"')])
+def test_the_model_reads_the_tool_answers_of_the_style(project, style, start):
+    stub = StubLLM()
+    try:
+        stub.replies += [{"content": None, "tool_calls": [tool_call("c1", "get_delivery_store_info",
+                                                                    {"store_id": "S2"})]}, STOP]
+        _run(project, stub, "--vita-tool-results", style)
+        answer = stub.requests[1]["messages"][-1]
+        assert answer["role"] == "tool" and answer["content"].startswith(start)
+    finally:
+        stub.close()
+
+
+def test_a_bad_style_is_a_usage_error_naming_the_option(project):
+    result = project.runpytest("--vita-tool-results", "repr", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--vita-tool-results must be one of default, official, got 'repr'*"])
