@@ -239,9 +239,13 @@ def comparability(config: Any, *, tokenizer: str = "cl100k_base") -> list[str]:
 def summary(config: Any, *, tokenizer: str = "cl100k_base") -> dict[str, Any]:
     """The report's ``profile`` block: the profile, every switch's value, and the comparability verdict."""
     reasons = comparability(config, tokenizer=tokenizer)
+    from .domains import OFFICIAL_RESULT_DOMAINS
+
     return {
         "name": config.profile,
         "switches": {dev.option: getattr(config, dev.field) for dev in DEVIATIONS},
+        # --vita-tool-results official reaches these domains only; the others keep JSON answers.
+        "official_tool_results_domains": list(OFFICIAL_RESULT_DOMAINS) if config.tool_results == "official" else [],
         "tokenizer": tokenizer,
         "comparable_with_leaderboard": not reasons,
         "not_comparable_because": reasons,

@@ -138,3 +138,9 @@ def test_readme_and_help_name_every_switch():
     for dev in DEVIATIONS:
         assert f"`{dev.option}`" in section and dev.option in helps, dev.option
     assert "--vita-profile" in helps and "--vita-model-args" in helps
+
+
+def test_the_report_says_which_domains_get_the_official_tool_text(tmp_path):
+    assert bench(tmp_path, vita_profile="official").profile_summary()["official_tool_results_domains"] == [
+        "delivery", "instore"]
+    assert bench(tmp_path).profile_summary()["official_tool_results_domains"] == []
