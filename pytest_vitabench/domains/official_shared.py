@@ -78,23 +78,11 @@ class OfficialShared:
         return "\n".join(self.order_repr(o) for o in self.env.db.orders.values())
 
     def order_repr(self, order: Order) -> str:
-        from .delivery.official import OfficialDelivery
-        from .instore.official import OfficialInstore
-
-        if order.order_type == "delivery":
-            return OfficialDelivery(self.env).order_repr(order)
-        if order.order_type == "instore":
-            return OfficialInstore(self.env).order_repr(order)
-        # Travel orders have no official text here yet (their domain keeps JSON answers).
-        raw = text.raw_products(order)
-        return text.order_repr(order, raw if raw is not None else repr([line.view() for line in order.products]))
+        return text.order_text(self.env.db, order)
 
     def get_nearby(self, longitude: Any, latitude: Any, radius: Any) -> str:
-        from .delivery.official import store_str
-        from .instore.official import shop_str
-
         found = []
-        for name, render in (("stores", store_str), ("shops", shop_str)):
+        for name, render in (("stores", text.store_str), ("shops", text.shop_str)):
             for entity in (getattr(self.env.db, name, None) or {}).values():
                 loc = entity.location
                 if distance(longitude, latitude, loc.longitude, loc.latitude) <= radius:

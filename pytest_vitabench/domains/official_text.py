@@ -84,3 +84,64 @@ def raw_products(order: Order) -> str | None:
     ``None`` for an order created during the episode."""
     raw = order.raw_products
     return None if raw is None else repr(render(raw))  # hidden keys dropped, as everywhere
+
+
+# ---- entities (duck-typed: this module imports no domain, so every domain's tools can use it)
+
+
+def store_str(store: Any) -> str:
+    """A delivery store without its products (search results, nearby)."""
+    return (f"Store(name={store.name}, store_id={store.store_id}, score={number(store.score)}, "
+            f"location={location(store.location)}, tags={list(store.tags)!r})")
+
+
+def store_repr(store: Any) -> str:
+    # The official form closes the parenthesis before the products.
+    products = "\n".join(store_product_repr(p) for p in store.products)
+    return f"{store_str(store)}, products={products}"
+
+
+def store_product_repr(product: Any, quantity: Any = None, attributes: Any = None) -> str:
+    return (f"StoreProduct(store_name={product.store_name}, store_id={product.store_id}, "
+            f"product_name={product.name}, product_id={product.product_id}, "
+            f"attributes={attributes_text(product.attributes if attributes is None else attributes)}, "
+            f"quantity={count(product.quantity if quantity is None else quantity)}, "
+            f"price={number(product.price)}, tags={list(product.tags)!r})")
+
+
+def shop_str(shop: Any) -> str:
+    """An in-store shop without its products."""
+    return (f"Shop(shop_name={shop.shop_name}, shop_id={shop.shop_id}, score={number(shop.score)}, "
+            f"location={location(shop.location)}, tags={list(shop.tags)!r}, enable_book={shop.enable_book}, "
+            f"book_price={number(shop.book_price)}, enable_reservation={shop.enable_reservation})")
+
+
+def shop_product_repr(product: Any, quantity: Any = None) -> str:
+    shown = product.quantity if quantity is None else quantity
+    return (f"ShopProduct(shop_id={product.shop_id}, product_id={product.product_id}, name={product.name}, "
+            f"price={number(product.price)}, quantity={count(shown)}, tags={list(product.tags)!r})")
+
+
+def _catalogue_product(db: Any, container: str, product_id: str) -> Any:
+    for entity in (getattr(db, container, None) or {}).values():
+        for product in entity.products:
+            if product.product_id == product_id:
+                return product
+    return None
+
+
+def order_text(db: Any, order: Order) -> str:
+    """An order with its products as the official tools print it: a loaded order's products as the data gives
+    them, a created one's as catalogue products carrying the ordered quantity (and attributes)."""
+    raw = raw_products(order)
+    if raw is not None:
+        return order_repr(order, raw)
+    lines = []
+    for line in order.products:
+        if order.order_type == "delivery" and (p := _catalogue_product(db, "stores", line.product_id)) is not None:
+            lines.append(store_product_repr(p, quantity=line.quantity, attributes=line.attributes or ""))
+        elif order.order_type == "instore" and (p := _catalogue_product(db, "shops", line.product_id)) is not None:
+            lines.append(shop_product_repr(p, quantity=line.quantity))
+        else:  # travel orders have no official text here yet
+            lines.append(repr(line.view()))
+    return order_repr(order, "[" + ", ".join(lines) + "]")

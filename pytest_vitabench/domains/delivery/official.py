@@ -24,25 +24,6 @@ if TYPE_CHECKING:
     from ..environment import DomainEnvironment
 
 
-def store_str(store: Store) -> str:
-    return (f"Store(name={store.name}, store_id={store.store_id}, score={text.number(store.score)}, "
-            f"location={text.location(store.location)}, tags={list(store.tags)!r})")
-
-
-def store_repr(store: Store) -> str:
-    # The official form closes the parenthesis before the products.
-    products = "\n".join(product_repr(p) for p in store.products)
-    return f"{store_str(store)}, products={products}"
-
-
-def product_repr(product: StoreProduct, quantity: Any = None, attributes: Any = None) -> str:
-    return (f"StoreProduct(store_name={product.store_name}, store_id={product.store_id}, "
-            f"product_name={product.name}, product_id={product.product_id}, "
-            f"attributes={text.attributes_text(product.attributes if attributes is None else attributes)}, "
-            f"quantity={text.count(product.quantity if quantity is None else quantity)}, "
-            f"price={text.number(product.price)}, tags={list(product.tags)!r})")
-
-
 def _valid_time(value: Any) -> bool:
     try:
         datetime.strptime(str(value), TIME_FORMAT)
@@ -84,14 +65,7 @@ class OfficialDelivery:
         return found
 
     def order_repr(self, order: Order) -> str:
-        raw = text.raw_products(order)
-        if raw is None:
-            lines = []
-            for line in order.products:
-                product = self.product(line.product_id)
-                lines.append(product_repr(product, quantity=line.quantity, attributes=line.attributes or ""))
-            raw = "[" + ", ".join(lines) + "]"
-        return text.order_repr(order, raw)
+        return text.order_text(self.db, order)
 
     # ---- the tools
 
@@ -102,16 +76,16 @@ class OfficialDelivery:
         return text.json_number(round(25.00 + int(distance) * 0.006510, 0))
 
     def get_delivery_store_info(self, store_id: str) -> str:
-        return store_repr(self.store(store_id))
+        return text.store_repr(self.store(store_id))
 
     def get_delivery_product_info(self, product_id: str) -> str:
-        return product_repr(self.product(product_id))
+        return text.store_product_repr(self.product(product_id))
 
     def store_search(self, ranked: list[Store]) -> str:
-        return "\n".join(store_str(s) for s in ranked)
+        return "\n".join(text.store_str(s) for s in ranked)
 
     def product_search(self, ranked: list[StoreProduct]) -> str:
-        return "\n".join(product_repr(p) for p in ranked)
+        return "\n".join(text.store_product_repr(p) for p in ranked)
 
     def create_delivery_order(self, user_id: str, store_id: str, product_ids: list[str], product_cnts: list[int],
                               address: str, dispatch_time: str, attributes: list[str] | None,

@@ -21,18 +21,6 @@ if TYPE_CHECKING:
     from ..environment import DomainEnvironment
 
 
-def shop_str(shop: Shop) -> str:
-    return (f"Shop(shop_name={shop.shop_name}, shop_id={shop.shop_id}, score={text.number(shop.score)}, "
-            f"location={text.location(shop.location)}, tags={list(shop.tags)!r}, enable_book={shop.enable_book}, "
-            f"book_price={text.number(shop.book_price)}, enable_reservation={shop.enable_reservation})")
-
-
-def product_repr(product: ShopProduct, quantity: Any = None) -> str:
-    shown = product.quantity if quantity is None else quantity
-    return (f"ShopProduct(shop_id={product.shop_id}, product_id={product.product_id}, name={product.name}, "
-            f"price={text.number(product.price)}, quantity={text.count(shown)}, tags={list(product.tags)!r})")
-
-
 def book_repr(book: BookInfo) -> str:
     # The official form has no space after the first comma and no closing parenthesis.
     return (f"BookInfo(book_id={book.book_id},shop_id={book.shop_id}, book_time={book.book_time}, "
@@ -97,19 +85,15 @@ class OfficialInstore:
         return self.db.reservations[reservation_id]
 
     def order_repr(self, order: Order) -> str:
-        raw = text.raw_products(order)
-        if raw is None:
-            raw = "[" + ", ".join(product_repr(self.product(line.product_id), quantity=line.quantity)
-                                  for line in order.products) + "]"
-        return text.order_repr(order, raw)
+        return text.order_text(self.db, order)
 
     # ---- the tools
 
     def shop_search(self, ranked: list[Shop]) -> str:
-        return "\n".join(shop_str(s) for s in ranked)
+        return "\n".join(text.shop_str(s) for s in ranked)
 
     def product_search(self, ranked: list[ShopProduct]) -> str:
-        return "\n".join(product_repr(p) for p in ranked)
+        return "\n".join(text.shop_product_repr(p) for p in ranked)
 
     def create_instore_product_order(self, user_id: str, shop_id: str, product_id: str, quantity: Any) -> str:
         problem = self._user_problem(user_id)
