@@ -193,7 +193,7 @@ class RunSettings:
     tool_results: Literal["default", "official"] = setting(
         "default", profile=True, parse=values.switch,
         help="tool answers: default (JSON of the visible fields; refusals are errors) or official (the official "
-             "tools' own text: records' string forms, failed preconditions as plain text; delivery tools)")
+             "tools' own text: records' string forms, failed preconditions as plain text, their checks)")
     episode_style: Literal["default", "official"] = setting(
         "default", profile=True, parse=values.switch,
         help="episode rules: default (tool calls next to ###STOP### run, 4 attempts at a valid agent message, a "

@@ -142,5 +142,5 @@ def test_readme_and_help_name_every_switch():
 
 def test_the_report_says_which_domains_get_the_official_tool_text(tmp_path):
     assert bench(tmp_path, vita_profile="official").profile_summary()["official_tool_results_domains"] == [
-        "delivery", "instore"]
+        "delivery", "instore", "ota"]
     assert bench(tmp_path).profile_summary()["official_tool_results_domains"] == []

@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # the spec module imports the tool machinery; at runtime only
 DOMAINS = ("delivery", "instore", "ota")
 #: The domains whose tools answer as the official ones under ``--vita-tool-results official`` (the others keep
 #: their JSON answers).
-OFFICIAL_RESULT_DOMAINS = ("delivery", "instore")
+OFFICIAL_RESULT_DOMAINS = ("delivery", "instore", "ota")
 
 __all__ = ["DOMAINS", "OFFICIAL_RESULT_DOMAINS", "build_environment", "domain_spec", "split_domains", "tool_names",
            "validate_environment"]

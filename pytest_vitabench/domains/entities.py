@@ -147,6 +147,11 @@ class Order(Entity):
     def raw_products(self) -> list[Any] | None:
         return self._raw_products
 
+    def replace_products(self, products: list[OrderProduct]) -> None:
+        """New product lines (a changed date): the data's own form of the old ones no longer applies."""
+        self.products = products
+        self._raw_products = None
+
 
 class DomainDB(BaseModel):
     """Fields every domain database has. Unknown top-level keys are ignored, as the official loader does."""

@@ -142,6 +142,71 @@ def order_text(db: Any, order: Order) -> str:
             lines.append(store_product_repr(p, quantity=line.quantity, attributes=line.attributes or ""))
         elif order.order_type == "instore" and (p := _catalogue_product(db, "shops", line.product_id)) is not None:
             lines.append(shop_product_repr(p, quantity=line.quantity))
-        else:  # travel orders have no official text here yet
+        elif order.order_type in OTA_PRODUCT:
+            lines.append(ota_product_repr(order.order_type, line))
+        else:
             lines.append(repr(line.view()))
     return order_repr(order, "[" + ", ".join(lines) + "]")
+
+
+# ---- travel entities (their locations print as pydantic prints a model: field=repr(value) ...)
+
+
+def location_str(loc: Any) -> str:
+    if loc is None or isinstance(loc, str):
+        return str(loc)
+    return f"address={loc.address!r} longitude={number(loc.longitude)} latitude={number(loc.latitude)}"
+
+
+def _int(value: Any) -> str:
+    try:
+        return str(int(float(value)))
+    except (TypeError, ValueError):
+        return str(value)
+
+
+#: Order kind -> (product class name, its type field, the label of its id).
+OTA_PRODUCT = {"hotel": ("HotelProduct", "room_type", "room_id"),
+               "attraction": ("AttractionProduct", "ticket_type", "attraction_id"),
+               "flight": ("FlightProduct", "seat_type", "seat_id"), "train": ("TrainProduct", "seat_type", "seat_id")}
+
+
+def ota_product_repr(kind: str, product: Any) -> str:
+    if kind == "taxi":
+        return (f"TaxiProduct(taxi_type={product.taxi_type}, platform={product.platform}, "
+                f"price={number(product.price)}, quantity={count(product.quantity)}, product_id={product.product_id})")
+    name, type_field, id_label = OTA_PRODUCT[kind]
+    return (f"{name}({type_field}={getattr(product, type_field)}, date={product.date}, price={number(product.price)}, "
+            f"quantity={count(product.quantity)}, {id_label}={product.product_id})")
+
+
+def ota_str(kind: str, item: Any) -> str:
+    """A travel entity without its products (search results)."""
+    if kind == "hotel":
+        return (f"Hotel(hotel_id={item.hotel_id}, hotel_name={item.hotel_name}, score={number(item.score)}, "
+                f"star_rating={_int(item.star_rating)}, location={location_str(item.location)}, "
+                f"tags={list(item.tags)!r})")
+    if kind == "attraction":  # the official form ends with ", " and no parenthesis
+        return (f"Attraction(attraction_id={item.attraction_id}, attraction_name={item.attraction_name}, "
+                f"location={location_str(item.location)}, description={item.description}, "
+                f"score={number(item.score)}, opening_hours={item.opening_hours}, ")
+    if kind in ("flight", "train"):
+        place = "airport" if kind == "flight" else "station"
+        return (f"{kind.capitalize()}({kind}_id={getattr(item, kind + '_id')}, "
+                f"{kind}_number={getattr(item, kind + '_number')}, departure_city={item.departure_city}, "
+                f"arrival_city={item.arrival_city}, "
+                f"departure_{place}_location={location_str(getattr(item, f'departure_{place}_location'))}, "
+                f"arrival_{place}_location={location_str(getattr(item, f'arrival_{place}_location'))}, "
+                f"departure_time={item.departure_time}, arrival_time={item.arrival_time}, tags={list(item.tags)!r})")
+    return (f"Taxi(taxi_id={item.taxi_id}, taxi_type={item.taxi_type}, platform={item.platform}, "
+            f"departure_location={location_str(item.departure_location)}, "
+            f"arrival_location={location_str(item.arrival_location)}, estimated_duration={item.estimated_duration}, "
+            f"estimated_price={number(item.estimated_price)}, tags={list(item.tags)!r})")
+
+
+def ota_repr(kind: str, item: Any) -> str:
+    """A travel entity with its products (the info tools)."""
+    products = "\n".join(ota_product_repr(kind, p) for p in item.products)
+    if kind == "attraction":
+        return (f"{ota_str(kind, item)}ticket_price={number(item.ticket_price)}, products={products})")
+    return f"{ota_str(kind, item)[:-1]}, products={products})"

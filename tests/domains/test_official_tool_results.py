@@ -1,4 +1,4 @@
-"""``--vita-tool-results official``: the delivery and in-store tools answer with the official tools' own text.
+"""``--vita-tool-results official``: the delivery, in-store and travel tools answer with the official tools' own text.
 
 The conformance test runs the official tools (VITA_OFFICIAL_PYTHON, a copy of ../shared/official) and ours on the
 same database and the same calls, successes and failures, and compares every answer and its error flag; the
@@ -160,6 +160,71 @@ def _instore_calls(environment: dict[str, Any]) -> list[tuple[str, dict[str, Any
     ]
 
 
+def _ota_calls(environment: dict[str, Any], kind: str) -> list[tuple[str, dict[str, Any]]]:
+    """One travel kind's tools around the first entity of the database: info, search, the order's life."""
+    container = {"hotel": "hotels", "attraction": "attractions", "flight": "flights", "train": "trains"}[kind]
+    entity_id, entity = next(iter(environment[container].items()))
+    product = entity["products"][0]
+    for eid, candidate in environment[container].items():  # a seat type on two dates: the date change works
+        offers = candidate["products"]
+        pair = next(((a, b) for a in offers for b in offers
+                     if a.get("seat_type") and a.get("seat_type") == b.get("seat_type") and a["date"] != b["date"]
+                     and a["quantity"] and b["quantity"]), None)
+        if pair:
+            entity_id, entity, product = eid, candidate, pair[0]
+            break
+    user = environment["user_id"]
+    info = {"hotel": "get_ota_hotel_info", "attraction": "get_ota_attraction_info", "flight": "get_ota_flight_info",
+            "train": "get_ota_train_info"}[kind]
+    key = f"{kind}_id"
+    calls: list[tuple[str, dict[str, Any]]] = [(info, {key: entity_id}), (info, {key: "X-none"}), (info, {key: ""})]
+    if kind in ("hotel", "attraction"):
+        city = entity["location"]["address"].split(",")[-1].strip()
+        search = "hotel_search_recommand" if kind == "hotel" else "attractions_search_recommend"
+        name = entity.get("hotel_name") or entity.get("attraction_name")
+        calls += [(search, {"city_name": city, "key_words": [name]}), (search, {"city_name": "Xyzzy", "key_words": []})]
+    else:
+        route = {"departure": entity["departure_city"], "destination": entity["arrival_city"]}
+        if kind == "flight":
+            calls += [("flight_search_recommend", route), ("flight_search_recommend", {**route, "departure": ""})]
+        else:
+            calls += [("train_ticket_search", {**route, "date": product["date"]}),
+                      ("train_ticket_search", {**route, "date": "someday"})]
+    if kind == "hotel":
+        create = [("create_hotel_order", {"hotel_id": entity_id, "room_id": product["product_id"], "user_id": "x"}),
+                  ("create_hotel_order", {"hotel_id": "H-none", "room_id": "r", "user_id": user}),
+                  ("create_hotel_order", {"hotel_id": entity_id, "room_id": product["product_id"], "user_id": user})]
+    else:
+        word = {"attraction": "ticket_id", "flight": "seat_id", "train": "seat_id"}[kind]
+        base = {key: entity_id, word: product["product_id"], "user_id": user, "date": product["date"], "quantity": 1}
+        create = [(f"create_{kind}_order", {**base, "date": "1999-01-01"}),
+                  (f"create_{kind}_order", {**base, "quantity": 0}),
+                  (f"create_{kind}_order", {**base, "quantity": 10 ** 6}),
+                  (f"create_{kind}_order", base)]
+    calls += create
+    other = "attraction" if kind != "attraction" else "hotel"
+    calls += [(f"search_{kind}_order", {"user_id": user, "status": "unpaid"}),
+              (f"pay_{kind}_order", {"order_id": "$CREATED"}), (f"pay_{kind}_order", {"order_id": "$CREATED"}),
+              (f"get_{kind}_order_detail", {"order_id": "$CREATED"}),
+              (f"get_{other}_order_detail", {"order_id": "$CREATED"}),
+              (f"search_{kind}_order", {"user_id": user}),
+              (f"search_{kind}_order", {"user_id": user, "date": product["date"]}),
+              (f"search_{kind}_order", {"user_id": user, "date": "1999/01/01"})]
+    if kind in ("flight", "train"):
+        later = next((p["date"] for p in entity["products"] if p.get("seat_type") == product.get("seat_type")
+                      and p["date"] != product["date"]), "2030-01-01")
+        calls += [(f"modify_{kind}_order", {"order_id": "$CREATED", "user_id": "x", "new_date": later}),
+                  (f"modify_{kind}_order", {"order_id": "$CREATED", "user_id": user, "new_date": "soon"}),
+                  (f"modify_{kind}_order", {"order_id": "$CREATED", "user_id": user, "new_date": "2031-02-03"}),
+                  (f"modify_{kind}_order", {"order_id": "$CREATED", "user_id": user, "new_date": later}),
+                  (f"get_{kind}_order_detail", {"order_id": "$CREATED"})]
+    calls += [(f"cancel_{kind}_order", {"order_id": "$CREATED", "user_id": user}),
+              (f"cancel_{kind}_order", {"order_id": "$CREATED", "user_id": user}),
+              (f"cancel_{kind}_order", {"order_id": "O-none", "user_id": user}),
+              ("get_user_all_orders", {})]
+    return calls
+
+
 def _masked(answers: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
     ids = {m.group(1) for content, _ in answers if (m := CREATED.match(content))}
     out = []
@@ -196,6 +261,21 @@ def test_instore_answers_equal_the_official_tools(tmp_path):
     ours = _masked(_ours(environment, calls, "instore"))
     mismatches = [(name, args, o, t) for (name, args), o, t in zip(calls, official, ours, strict=True) if o != t]
     assert not mismatches, "\n\n".join(f"{n} {a}\n official: {o}\n ours:     {t}" for n, a, o, t in mismatches)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["hotel", "attraction", "flight", "train"])
+def test_travel_answers_equal_the_official_tools(tmp_path, kind):
+    if not PAPER.exists():
+        pytest.skip(f"{PAPER} is missing")
+    container = kind + "s"
+    sub = _paper_subtask("ota", container)
+    calls = _ota_calls(sub["environment"], kind)
+    official = _masked(run_official_tools(tmp_path, "ota", sub["environment"], calls))
+    ours = _masked(_ours(sub["environment"], calls, "ota"))
+    mismatches = [(name, args, o, t) for (name, args), o, t in zip(calls, official, ours, strict=True) if o != t]
+    assert not mismatches, "\n\n".join(f"{n} {a}\n official: {o}\n ours:     {t}" for n, a, o, t in mismatches)
+    assert not any("distraction" in content for content, _ in ours)  # hidden markers stay hidden
 
 
 def _vb1_calls(domain: str, env: dict[str, Any]) -> list[tuple[str, Any]]:
