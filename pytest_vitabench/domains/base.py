@@ -4,7 +4,8 @@ A domain (``delivery``, ``instore``, ``ota``) declares its tools on a ``declare.
 environment holds them bound as :class:`Tool` objects and implements :meth:`Environment.records`. Tool
 results are JSON text built from an explicit allow-list of visible fields per entity, so hidden fields
 in the suite data (``*_type`` markers, ``distraction_reason``, ``category``, ...) can never reach the
-agent.
+agent. Under ``--vita-tool-results official`` they are the official tools' text instead
+(:mod:`.official_text`), which also prints declared fields only.
 """
 
 from __future__ import annotations
