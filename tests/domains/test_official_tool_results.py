@@ -287,6 +287,10 @@ def _vb1_calls(domain: str, env: dict[str, Any]) -> list[tuple[str, Any]]:
                       ("get_delivery_order_status", {"order_id": order_id})]
         calls += [("search_delivery_orders", {"user_id": user, "status": status})
                   for status in ("paid", "unpaid", "delivered", "cancelled")]
+        store = next(iter(env["stores"].values()))
+        words = [store["name"][:2], *[str(t) for t in store.get("tags") or []][:1]]
+        calls += [("delivery_store_search_recommand", {"keywords": words}),
+                  ("delivery_product_search_recommand", {"keywords": words[::-1]})]
         return calls + [("cancel_delivery_order", {"order_id": next(iter(env["orders"]))}),
                         ("search_delivery_orders", {"user_id": user, "status": "cancelled"})]
     calls = [("instore_shop_search_recommend", {"keywords": [next(iter(env["shops"].values()))["shop_name"]]}),
@@ -299,11 +303,11 @@ def _vb1_calls(domain: str, env: dict[str, Any]) -> list[tuple[str, Any]]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("domain", ["delivery", "instore"])
-def test_loaded_records_of_vitabench1_equal_the_official_tools(tmp_path, domain):
-    """VitaBench 1.0 data: orders, bookings and reservations loaded from the data (raw product dicts, null
-    shipping times) and its own forms of attributes and tags."""
-    path = VB1_DIR / f"{domain}_tasks_en.json"
+@pytest.mark.parametrize(("domain", "language"), [("delivery", "en"), ("delivery", "zh"), ("instore", "en")])
+def test_loaded_records_of_vitabench1_equal_the_official_tools(tmp_path, domain, language):
+    """VitaBench 1.0 data, English and Chinese: orders, bookings and reservations loaded from the data (raw
+    product dicts, null shipping times), its own forms of attributes and tags, searches in its words."""
+    path = VB1_DIR / f"{domain}_tasks_{language}.json"
     if not path.exists():
         pytest.skip(VB1_SKIP_REASON)
     tasks = json.loads(path.read_text(encoding="utf-8"))
@@ -312,7 +316,8 @@ def test_loaded_records_of_vitabench1_equal_the_official_tools(tmp_path, domain)
     for task in [t for t in tasks if any(t["environment"].get(r) for r in records)][:3]:
         env = task["environment"]
         calls = _vb1_calls(domain, env)
-        official = run_official_tools(tmp_path, domain, env, calls)
+        official = run_official_tools(tmp_path, domain, env, calls,
+                                      language="chinese" if language == "zh" else "english")
         ours = _ours(env, calls, domain)
         mismatches = [(n, a, o, t) for (n, a), o, t in zip(calls, official, ours, strict=True) if o != t]
         assert not mismatches, "\n\n".join(f"{n} {a}\n official: {o}\n ours:     {t}" for n, a, o, t in mismatches)
