@@ -84,6 +84,13 @@ def _calls(environment: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
         ("cancel_delivery_order", {"order_id": "$CREATED"}),
         ("get_delivery_order_detail", {"order_id": "O-none"}),
         ("get_delivery_order_detail", {"order_id": ""}),
+        # arguments as the model sends them: no conversion, Python's words for a call that does not fit
+        ("delivery_distance_to_time", {"distance": "12"}),
+        ("get_delivery_store_info", {"store": store_id}),
+        ("get_delivery_store_info", {}),
+        ("create_delivery_order", {"user_id": user}),
+        ("create_delivery_order", {**order, "product_cnts": ["1", "2"]}),
+        ("weather", {"address": address}),
         *_shared_calls(environment, store),
     ]
 
@@ -156,6 +163,7 @@ def _instore_calls(environment: dict[str, Any]) -> list[tuple[str, dict[str, Any
         ("get_instore_reservations", {"user_id": user}),
         ("search_instore_reservation", {"user_id": "nobody"}),
         ("instore_cancel_reservation", {"reservation_id": "R-none"}),
+        ("instore_book", {"user_id": user, "shop_id": shop_id}),
         *_shared_calls(environment, shop),
     ]
 
@@ -221,6 +229,7 @@ def _ota_calls(environment: dict[str, Any], kind: str) -> list[tuple[str, dict[s
     calls += [(f"cancel_{kind}_order", {"order_id": "$CREATED", "user_id": user}),
               (f"cancel_{kind}_order", {"order_id": "$CREATED", "user_id": user}),
               (f"cancel_{kind}_order", {"order_id": "O-none", "user_id": user}),
+              (f"pay_{kind}_order", {}), ("get_user_all_orders", {"user_id": user}),
               ("get_user_all_orders", {})]
     return calls
 
