@@ -6,8 +6,7 @@ one batch of tool results); an assistant message with tool calls goes to the env
 reaches the user); tool errors go back to the agent and are counted; an empty agent message is retried
 up to three times before the episode ends as ``invalid_agent_message``.
 
-``style="official"`` (``--vita-episode-style official``) plays the official orchestrator's rules instead: the
-agent's context leaves out the greeting (the official agent starts from the user's first message), an
+``style="official"`` (``--vita-episode-style official``) plays the official orchestrator's rules instead: an
 agent message holding the stop token ends the episode even when it also calls tools (they are not run), an
 invalid agent message gets three attempts in all, and tool-call arguments that are not a JSON object raise
 :class:`MalformedToolCall` (the official harness crashes there and restarts the episode; the runner does).
@@ -207,12 +206,10 @@ async def play_episode(
         if first.has_stop():
             termination = "user_stop"
     official = style == "official"
-    # The official agent's context starts at the user's first message: the greeting is the user's only.
-    hidden = 1 if official and not history else 0
     while steps < max_steps and termination != "user_stop":
         reply = None
         for _ in range(AGENT_ATTEMPTS["official" if official else "default"]):
-            reply = await call(agent.respond, agent_setup, messages[hidden:])
+            reply = await call(agent.respond, agent_setup, list(messages))
             if _valid(reply):
                 break
         if not _valid(reply):

@@ -107,12 +107,10 @@ DEVIATIONS: tuple[Deviation, ...] = (
               "JSON is what a tool-calling model is trained on; a refusal the agent can tell from a result is "
               "counted; the official text of a loaded order shows its raw product dicts"),
     Deviation("episode_style", "vita_episode_style", "default", "official",
-              "the agent's context starts at the user's first message (the greeting is not in it); "
               "an agent message with ###STOP### ends the subtask even when it also calls tools (they never run); "
               "3 attempts at a non-empty agent message; a crash, or tool-call arguments that are not a JSON "
               "object, restarts the run up to 3 times (4 attempts)",
-              "the agent also sees its greeting; the tool calls next to ###STOP### run and the agent goes on; 4 "
-              "attempts; a crash is an error at "
+              "the tool calls next to ###STOP### run and the agent goes on; 4 attempts; a crash is an error at "
               "once; malformed arguments go back to the agent as a counted tool error",
               "an order placed together with the stop token is the agent's outcome; a restart re-rolls a crashed "
               "trial instead of reporting it"),

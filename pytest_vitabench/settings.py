@@ -197,8 +197,8 @@ class RunSettings:
     episode_style: Literal["default", "official"] = setting(
         "default", profile=True, parse=values.switch,
         help="episode rules: default (tool calls next to ###STOP### run, 4 attempts at a valid agent message, a "
-             "crash is an error) or official (the agent does not see the greeting, ###STOP### ends the episode at "
-             "once, 3 attempts, a crash or malformed tool-call JSON restarts the episode up to 3 times)")
+             "crash is an error) or official (###STOP### ends the episode at once, 3 attempts, a crash or malformed "
+             "tool-call JSON restarts the episode up to 3 times)")
     metrics_style: Literal["default", "official"] = setting(
         "default", profile=True, parse=values.switch,
         help="subtask-level metrics: default (a subtask short of trials scores 0, one without criteria is left out) "

@@ -43,13 +43,3 @@ def test_malformed_tool_arguments_crash_the_episode_officially_and_are_a_tool_er
         _play(Scripted([reply]), "official")
     ours = _play(Scripted([reply]), "default")
     assert [m.error for m in ours.messages if m.role == "tool"] == [False, True]
-
-
-def test_the_official_agent_never_sees_the_greeting_but_the_trajectory_keeps_it():
-    agent = Scripted([Message(role="assistant", content="Sure. ###STOP###")])
-    result = _play(agent, "official")
-    assert [m.role for m in agent.seen[0]] == ["user"] and agent.seen[0][0].content == "Order me noodles."
-    assert result.messages[0].role == "assistant" and result.messages[0].content == "Hello, how can I help you?"
-    ours = Scripted([Message(role="assistant", content="Sure. ###STOP###")])
-    _play(ours, "default")
-    assert [m.role for m in ours.seen[0]] == ["assistant", "user"]
