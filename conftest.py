@@ -20,6 +20,7 @@ SLOW_TESTS = (
     "tests/plugin/test_faults.py",
     "tests/llm/test_xdist_limits.py",
     "tests/view/test_viewer_browser.py",
+    "tests/test_docs_browser.py",
     "tests/test_readme.py::test_readme_command_runs_as_written",
     "tests/plugin/test_running.py::test_rate_and_concurrency_limits_hold_across_xdist_workers",
     "tests/plugin/test_running.py::test_xdist_gives_the_same_metrics_as_a_serial_run",

@@ -3,12 +3,14 @@
     python benchmarks/import_graph.py            # prints every circle and the counts; exit 1 if any
     python benchmarks/import_graph.py --json     # the same as JSON
     python benchmarks/import_graph.py --root /path/to/old/checkout/pytest_vitabench   # before/after
+    python benchmarks/import_graph.py --type-checking   # the circles the type checker sees
 
 What counts as an import: every ``import`` and ``from ... import`` statement of a module under
 ``pytest_vitabench/``, at module level *and* inside functions and methods (a deferred import still
 couples the two modules; it only hides the circle from Python's import machinery), except statements
-under ``if TYPE_CHECKING:`` (they never run). ``from pkg import name`` points at ``pkg.name`` when that
-is a module or package, else at ``pkg``'s ``__init__``.
+under ``if TYPE_CHECKING:`` (they never run; ``--type-checking`` counts them too, as the type checker
+does). ``from pkg import name`` points at ``pkg.name`` when that is a module or package, else at
+``pkg``'s ``__init__``.
 
 Module level: the nodes are the modules (a package's ``__init__`` is its own node, named after the
 package); a circle is a strongly connected component of two or more modules, or a module importing
@@ -58,16 +60,16 @@ def _is_type_checking(test: ast.expr) -> bool:
         isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
-def _import_nodes(tree: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
+def _import_nodes(tree: ast.AST, type_checking: bool = False) -> Iterator[ast.Import | ast.ImportFrom]:
     """Every import statement, at any depth, except the bodies of ``if TYPE_CHECKING:`` (their
-    ``else:`` branch runs, so it is kept)."""
+    ``else:`` branch runs, so it is kept) unless ``type_checking``: the type checker follows those too."""
     stack: list[ast.AST] = [tree]
     while stack:
         node = stack.pop()
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             yield node
             continue
-        if isinstance(node, ast.If) and _is_type_checking(node.test):
+        if not type_checking and isinstance(node, ast.If) and _is_type_checking(node.test):
             stack.extend(node.orelse)
             continue
         stack.extend(ast.iter_child_nodes(node))
@@ -82,12 +84,13 @@ def _resolve_base(module: str, is_package: bool, node: ast.ImportFrom) -> str | 
     return f"{package}.{node.module}" if node.module else package
 
 
-def imports_of(module: str, path: Path, modules: dict[str, Path]) -> set[str]:
-    """The package modules that ``module`` imports (see the module docstring for what counts)."""
+def imports_of(module: str, path: Path, modules: dict[str, Path], type_checking: bool = False) -> set[str]:
+    """The package modules that ``module`` imports (see the module docstring for what counts;
+    ``type_checking`` counts the ``if TYPE_CHECKING:`` imports too)."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     is_package = path.name == "__init__.py"
     targets: set[str] = set()
-    for node in _import_nodes(tree):
+    for node in _import_nodes(tree, type_checking):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 name = alias.name
@@ -108,9 +111,9 @@ def imports_of(module: str, path: Path, modules: dict[str, Path]) -> set[str]:
     return targets
 
 
-def module_graph(root: Path = ROOT) -> dict[str, set[str]]:
+def module_graph(root: Path = ROOT, type_checking: bool = False) -> dict[str, set[str]]:
     modules = module_names(root)
-    return {name: imports_of(name, path, modules) for name, path in modules.items()}
+    return {name: imports_of(name, path, modules, type_checking) for name, path in modules.items()}
 
 
 def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -231,9 +234,14 @@ def _short(name: str) -> str:
     return name.removeprefix(PACKAGE + ".") if name != PACKAGE else "(package __init__)"
 
 
-def measure(root: Path = ROOT) -> dict[str, object]:
-    """All the figures: module circles, package circles, and the informational lumped view."""
-    graph = module_graph(root)
+def measure(root: Path = ROOT, type_checking: bool = False) -> dict[str, object]:
+    """All the figures: module circles, package circles, and the informational lumped view.
+
+    Args:
+        root: The package directory to read.
+        type_checking: Count the imports under ``if TYPE_CHECKING:`` too (the circles the type checker sees).
+    """
+    graph = module_graph(root, type_checking)
     module_circles = [{"members": [_short(m) for m in comp], "cycle": [_short(m) for m in shortest_cycle(graph, comp)]}
                       for comp in strongly_connected(graph)]
     package_circles = []
@@ -255,13 +263,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=ROOT,
                         help="the package directory to read (default: this checkout's; e.g. an older checkout's "
                              "pytest_vitabench/ for a before/after comparison)")
+    parser.add_argument("--type-checking", action="store_true",
+                        help="count the imports under `if TYPE_CHECKING:` too (the circles mypy sees)")
     args = parser.parse_args(argv)
-    figures = measure(args.root)
+    figures = measure(args.root, args.type_checking)
     if args.json:
         print(json.dumps(figures, indent=1))
     else:
+        counted = "included" if args.type_checking else "excluded"
         print(f"{figures['modules']} modules, {figures['imports']} imports inside {PACKAGE} "
-              "(function-level included, TYPE_CHECKING excluded)")
+              f"(function-level included, TYPE_CHECKING {counted})")
         for title, key in (("module-level circles", "module_circles"), ("package-level circles", "package_circles"),
                            ("lumped root view (information only)", "lumped_root_circles")):
             circles = figures[key]

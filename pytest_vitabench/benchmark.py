@@ -18,6 +18,8 @@ from .llm import Ledger, LLMClient, MissingAPIKey
 from .llm.settings import settings_for_run
 from .memory.registry import memory_factory
 from .memory.snapshots import SnapshotStore
+from .official_source import OfficialSource
+from .official_source import locate as locate_official_source
 from .option_values import unknown_model_hint
 from .runner import ItemRunner
 
@@ -34,6 +36,12 @@ class Benchmark:
 
     def __init__(self, options: Mapping[str, Any], *, rootdir: Path, state_dir: str):
         self.config = RunConfig.from_options(options)
+        # Read before anything else is built: a missing official source is a usage error naming where it looked.
+        self.official_source = locate_official_source(self.config.official_source)
+        if self.official_source is not None:
+            from .official_wording import check_wording
+
+            check_wording(self.official_source)
         self.llm_settings = settings_for_run(self.config, rootdir=rootdir, state_dir=state_dir)
         self.concurrency = resolve_concurrency(self.config.concurrency, self.needs_llm)
         self.ledger = Ledger()
@@ -58,13 +66,16 @@ class Benchmark:
             "rag_threshold": self.config.rag_threshold,
             "full_context_max_tokens": self.config.full_context_max_tokens, "cache_dir": cache_dir,
             "rag_style": self.config.rag_style, "rag_summary": self.config.rag_summary,
+            # The official wording of history records, when the agent prompt is the official one.
+            "official_source": self.official_source if self.config.agent_prompt == "official" else None,
         }
         for name in self.config.memory:  # built once now, so a missing model or package fails before any item
             memory_factory(name, self.memory_options)
         store = SnapshotStore(cache_dir) if cache_dir else None
-        self.runner = ItemRunner(self.config, memory_options=self.memory_options, snapshots=store)
+        self.runner = ItemRunner(self.config, memory_options=self.memory_options, snapshots=store,
+                                 official_source=self.official_source)
         self.user_simulator()  # checks the user and judge settings too
-        self.judge()
+        self._plain_judge()
 
     @property
     def needs_llm(self) -> bool:
@@ -91,7 +102,9 @@ class Benchmark:
                 # Only rag's embeddings call out: the client is aimed at their endpoint, so a local embedding
                 # server needs no key although --vita-base-url (the chat endpoint) is unset.
                 settings = settings.model_copy(update={"base_url": self.config.embedding_base_url})
-            self._llm_client = LLMClient(settings, self.ledger)
+            from .memory.tokens import count_tokens
+
+            self._llm_client = LLMClient(settings, self.ledger, count_tokens=count_tokens)
         return self._llm_client
 
     def agent(self) -> Any:
@@ -110,35 +123,75 @@ class Benchmark:
         c = self.config
         client = None if c.user_model == "scripted" else self.llm_client()
         return make_user_simulator(c.user_model, client=client, language=_fallback_language(c.language),
-                                   wait_for_action=c.user_wait_for_action)
+                                   wait_for_action=c.user_wait_for_action, official_source=self.official_source)
 
-    def judge(self) -> Any:
+    def _plain_judge(self) -> Any:
+        """The judge of ``--vita-judge-model`` and its options, sending its requests one by one."""
         from .judges import make_judge
 
         c = self.config
         client = None if c.judge_model == "rules" else self.llm_client()
-        return make_judge(c.judge_model, client=client, mode=c.judge_mode, outcome=c.outcome_reward,
-                          votes=c.judge_votes, language=_fallback_language(c.language),
-                          records=c.judge_records, outcome_style=c.outcome_style)
+        judge = make_judge(c.judge_model, client=client, mode=c.judge_mode, outcome=c.outcome_reward,
+                           votes=c.judge_votes, language=_fallback_language(c.language),
+                           records=c.judge_records, outcome_style=c.outcome_style, failures=c.judge_failures,
+                           official_source=self.official_source)
+        if c.judge_model == "rules":
+            return judge
+        from .judges.audited import AuditedJudge
+
+        # The machine checks' verdicts beside the LLM judge's: the report's judge figures and judge.* gates.
+        return AuditedJudge(judge)
+
+    def judge(self, *, batch_dir: Path | None = None, writer: str = "main") -> Any:
+        """The judge; with ``--vita-judge-batch``, wrapped to send its requests in batches journaled in
+        ``batch_dir`` (the run directory's ``batches/``) under this process's ``writer`` name."""
+        c = self.config
+        judge = self._plain_judge()
+        if not c.judge_batch or c.judge_model == "rules":
+            return judge
+        client = self.llm_client()
+        from .judges.batched import BatchJudge
+        from .llm.batch import BatchJournal, BatchSubmitter
+
+        if batch_dir is None:
+            raise ValueError("--vita-judge-batch needs a run directory to journal its batches in")
+        submitter = BatchSubmitter(client, BatchJournal(batch_dir, writer=writer), poll_s=c.batch_poll)
+        # A round goes out once the queue has been quiet for a poll interval (at most 2 s): as patient
+        # with the process's own episodes as with the provider.
+        return BatchJudge(judge, client=client, submitter=submitter, linger_s=min(2.0, c.batch_poll))
 
     def profile_summary(self) -> dict[str, Any]:
         """The report's ``profile`` block: switches, tokenizer and whether the numbers are leaderboard-comparable."""
         from .memory.tokens import tokenizer_name
         from .profile import summary
 
-        return summary(self.config, tokenizer=tokenizer_name())
+        block = summary(self.config, tokenizer=tokenizer_name(),
+                        official_wording=self.official_source is not None)
+        block["official_source"] = self.official_source.describe() if self.official_source else None
+        return block
 
     def header_lines(self) -> list[str]:
         """The terminal header: which profile ran, comparability, and how token budgets are counted."""
         from .memory.tokens import tokenizer_name, tokenizer_note
         from .profile import header_line
 
-        lines = [header_line(self.config, tokenizer=tokenizer_name())]
+        official = self.official_source is not None
+        verdict = header_line(self.config, tokenizer=tokenizer_name(), official_wording=official)
+        lines = [verdict, official_source_line(self.official_source)]
         if any(m in ("full_context", "agentic", "rag") for m in self.config.memory):
             lines.append(tokenizer_note())
         if self.config.model_args:
             lines.append(f"agent request settings: {json.dumps(self.config.model_args, sort_keys=True)}")
         return lines
+
+
+def official_source_line(source: OfficialSource | None) -> str:
+    """The header line naming where the official wording comes from (or that it does not)."""
+    from .official_source import NOT_COMPARABLE
+
+    if source is None:
+        return f"official wording: none; {NOT_COMPARABLE}"
+    return f"official wording: {source.package_dir} ({source.found_as}, {source.version})"
 
 
 def _fallback_language(language: str) -> str:

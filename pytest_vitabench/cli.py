@@ -4,6 +4,7 @@
     vitabench synth --preset paper --seed 0 -o suites/paper/tasks.vita.json.gz   # generate a suite
     vitabench show run.json                       # the metrics table of a saved report
     vitabench rejudge run.json --vita-judge-model gpt-4.1   # score saved trajectories again
+    vitabench judge-audit run.json --vita-judge-model gpt-4.1 --repeats 3   # how far the judge can be trusted
     vitabench estimate suites/demo/tasks.json     # tokens and cost of the paper's LLM configuration
     vitabench view run.json                       # the run in the browser (one self-contained HTML file)
     vitabench plot run.json -o plots/             # the paper's figures as PNG/SVG
@@ -123,7 +124,8 @@ def _add_validate(commands: Subcommands) -> None:
                                "and distractor counts, target position) as errors")
     validate.add_argument("--no-answers", dest="answers", action="store_false",
                           help="skip replaying each annotated subtask's answer key (the 'answer' agent under the "
-                               "rules judge), which names every unsolvable subtask and why (an error with --strict)")
+                               "rules judge), which names every unsolvable subtask and why, and which tool check "
+                               "makes one unsolvable only under the default tool checks (an error with --strict)")
     validate.add_argument("--no-rules", dest="rules", action="store_false",
                           help="only load the suite and print its counts")
     validate.add_argument("--no-stats", dest="stats", action="store_false",
@@ -158,7 +160,8 @@ def _add_estimate(commands: Subcommands) -> None:
     estimate.add_argument("--vita-trials", dest="trials", type=_trials, default=4,
                           help="trials per subtask (default: 4)")
     estimate.add_argument("--vita-prices", dest="prices", default=None,
-                          help="'model=prompt/completion,...' USD per 1M tokens (gpt-4.1 list prices built in)")
+                          help="'model=prompt/completion,...' or 'model=prompt/cached/completion,...' in USD per 1M "
+                               "tokens (gpt-4.1's list prices, cached rate included, are built in)")
     estimate.set_defaults(func=_estimate)
 
 
@@ -176,21 +179,107 @@ def _add_rejudge(commands: Subcommands) -> None:
                          help="LLM judge runs per item, per-rubric majority")
     rejudge.add_argument("--vita-outcome-reward", action="store_true",
                          help="also judge the last order/booking; reward = min(trajectory, outcome)")
-    rejudge.add_argument("--vita-language", choices=("en", "zh"), default=None,
-                         help="judge prompt language (default: the run's)")
-    rejudge.add_argument("--vita-base-url", default=None,
-                         help="OpenAI-compatible endpoint (default $OPENAI_BASE_URL)")
-    rejudge.add_argument("--vita-api-key-env", default="OPENAI_API_KEY", help="variable holding the API key")
-    rejudge.add_argument("--vita-timeout", default=None, help="seconds per request (default 120)")
-    rejudge.add_argument("--vita-rpm", default=None, help="requests per minute (default unlimited)")
-    rejudge.add_argument("--vita-max-concurrency", default=None, help="requests in flight (default unlimited)")
-    rejudge.add_argument("--vita-cache", default="judge", choices=("judge", "all", "off"), help="LLM disk cache")
-    rejudge.add_argument("--vita-prices", default=None, help="model prices: inline spec or .toml/.json file")
-    rejudge.add_argument("--suite", action="append", default=None, metavar="PATH",
-                         help="a suite file's current location, if it moved (matched by content; repeatable)")
+    rejudge.add_argument("--vita-judge-failures", choices=("unscored", "zero"), default=None,
+                         help="a rubric the judge fails to return: unscored or zero (official); default: the run's")
+    _add_judge_endpoint(rejudge)
+    rejudge.add_argument("--vita-judge-batch", action="store_true",
+                         help="send the judge's requests through the endpoint's Batch API (files + batches: half "
+                              "the price, answered within 24 h); journaled in the run directory, so rerunning the "
+                              "command after a crash resumes without resubmitting")
+    rejudge.add_argument("--vita-batch-poll", type=float, default=30.0, metavar="SECONDS",
+                         help="with --vita-judge-batch: seconds between status checks of a batch (default 30)")
     rejudge.add_argument("-o", "--output", default=None,
                          help="where to write the new report (default: REPORT.rejudged.json beside it)")
     rejudge.set_defaults(func=_rejudge)
+
+
+def _add_judge_endpoint(parser: argparse.ArgumentParser) -> None:
+    """The judge's language, endpoint, client limits and suite locations (rejudge and judge-audit)."""
+    parser.add_argument("--vita-language", choices=("en", "zh"), default=None,
+                        help="judge prompt language (default: the run's)")
+    parser.add_argument("--vita-base-url", default=None,
+                        help="OpenAI-compatible endpoint (default $OPENAI_BASE_URL)")
+    parser.add_argument("--vita-api-key-env", default="OPENAI_API_KEY", help="variable holding the API key")
+    parser.add_argument("--vita-timeout", default=None, help="seconds per request (default 120)")
+    parser.add_argument("--vita-rpm", default=None, help="requests per minute (default unlimited)")
+    parser.add_argument("--vita-max-concurrency", default=None, help="requests in flight (default unlimited)")
+    parser.add_argument("--vita-cache", default="judge", choices=("judge", "all", "off"), help="LLM disk cache")
+    parser.add_argument("--vita-prices", default=None,
+                        help="model prices: 'model=prompt/completion' or 'model=prompt/cached/completion' (USD per "
+                             "1M tokens), or a .toml/.json file")
+    parser.add_argument("--suite", action="append", default=None, metavar="PATH",
+                        help="a suite file's current location, if it moved (matched by content; repeatable)")
+
+
+def _llm_options(args: argparse.Namespace) -> dict[str, object]:
+    return {"base_url": args.vita_base_url, "api_key_env": args.vita_api_key_env, "rpm": args.vita_rpm,
+            "max_concurrency": args.vita_max_concurrency, "timeout": args.vita_timeout, "cache": args.vita_cache,
+            "prices": args.vita_prices}
+
+
+def _positive(option: str) -> Callable[[str], int]:
+    def parse(value: str) -> int:
+        from .option_values import whole_number
+
+        try:
+            return whole_number(option, value, minimum=1, default=1)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return parse
+
+
+def _add_judge_audit(commands: Subcommands) -> None:
+    from .judge_audit import AUDIT_DESCRIPTION
+
+    audit = commands.add_parser(
+        "judge-audit", help="measure an LLM judge against the rules judge and itself on a saved run",
+        description=AUDIT_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    audit.add_argument("report", help="the --vita-report JSON file of a run on a suite with machine checks")
+    audit.add_argument("--vita-judge-model", required=True, help="the LLM judge model to audit")
+    audit.add_argument("--vita-judge-mode", choices=("window", "full"), default="window",
+                       help="sliding window (official default) or one call over the whole trajectory")
+    audit.add_argument("--vita-judge-votes", type=_positive("--vita-judge-votes"), default=1,
+                       help="judge runs per item, per-rubric majority (default: 1)")
+    audit.add_argument("--vita-judge-failures", choices=("unscored", "zero"), default="unscored",
+                       help="a rubric the judge fails to return: unscored (default) or zero (official)")
+    audit.add_argument("--against-model", default=None,
+                       help="also audit this judge model and compare it with the first (default: the same model)")
+    audit.add_argument("--against-mode", choices=("window", "full"), default=None,
+                       help="also audit this judge mode and compare it with the first")
+    audit.add_argument("--against-votes", type=_positive("--against-votes"), default=None,
+                       help="also audit this number of votes and compare it with the first")
+    audit.add_argument("--repeats", type=_positive("--repeats"), default=1,
+                       help="judgings of every item per configuration; 2 or more measure the flip rate (default: 1)")
+    audit.add_argument("--sample", type=_positive("--sample"), default=None,
+                       help="audit this many items drawn at random (default: every finished item)")
+    audit.add_argument("--seed", type=int, default=0, help="seed of the sample and the bootstrap (default: 0)")
+    audit.add_argument("--concurrency", type=_positive("--concurrency"), default=8,
+                       help="items judged at the same time (default: 8; --vita-rpm and --vita-max-concurrency apply)")
+    audit.add_argument("--vita-fail-under", default=None,
+                       help="gate on the judge: e.g. judge.kappa=0.8,judge.agreement=0.9 (exit 1 when missed)")
+    audit.add_argument("--viewer", default=None,
+                       help="prefix of the disagreement links (default: the audit report's .html name)")
+    audit.add_argument("--limit", type=int, default=10, help="disagreements printed per judge (default: 10)")
+    _add_judge_endpoint(audit)
+    audit.add_argument("-o", "--output", default=None,
+                       help="where to write the audit report (default: REPORT.judge-audit.json beside it)")
+    audit.set_defaults(func=_judge_audit)
+
+
+def _judge_audit(args: argparse.Namespace) -> int:
+    from .judge_audit import JudgeSetup, audit_command
+
+    setups = [JudgeSetup(args.vita_judge_model, args.vita_judge_mode, args.vita_judge_votes)]
+    if args.against_model or args.against_mode or args.against_votes:
+        setups.append(JudgeSetup(args.against_model or args.vita_judge_model,
+                                 args.against_mode or args.vita_judge_mode,
+                                 args.against_votes or args.vita_judge_votes))
+    return audit_command(args.report, setups=setups, repeats=args.repeats, sample=args.sample, seed=args.seed,
+                         failures=args.vita_judge_failures, language=args.vita_language,
+                         llm_options=_llm_options(args), suite_paths=args.suite, output=args.output,
+                         viewer=args.viewer, concurrency=args.concurrency, fail_under=args.vita_fail_under,
+                         limit=args.limit)
 
 
 def _rejudge(args: argparse.Namespace) -> int:
@@ -199,10 +288,8 @@ def _rejudge(args: argparse.Namespace) -> int:
     return rejudge_command(
         args.report, judge_model=args.vita_judge_model, judge_mode=args.vita_judge_mode,
         judge_votes=args.vita_judge_votes, outcome_reward=args.vita_outcome_reward, language=args.vita_language,
-        llm_options={"base_url": args.vita_base_url, "api_key_env": args.vita_api_key_env, "rpm": args.vita_rpm,
-                     "max_concurrency": args.vita_max_concurrency, "timeout": args.vita_timeout,
-                     "cache": args.vita_cache, "prices": args.vita_prices},
-        suite_paths=args.suite, output=args.output)
+        llm_options=_llm_options(args), suite_paths=args.suite, output=args.output,
+        judge_failures=args.vita_judge_failures, judge_batch=args.vita_judge_batch, batch_poll_s=args.vita_batch_poll)
 
 
 def _add_synth(commands: Subcommands) -> None:
@@ -372,8 +459,8 @@ def _fetch(args: argparse.Namespace) -> int:
 
 #: Every subcommand, in the order ``vitabench --help`` lists them.
 SUBCOMMANDS: list[Callable[[Subcommands], None]] = [
-    _add_validate, _add_show, _add_estimate, _add_rejudge, _add_synth, _add_view, _add_plot, _add_compare,
-    _add_cache, _add_fetch,
+    _add_validate, _add_show, _add_estimate, _add_rejudge, _add_judge_audit, _add_synth, _add_view, _add_plot,
+    _add_compare, _add_cache, _add_fetch,
 ]
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import random
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,6 +20,11 @@ from .version import __version__
 
 if TYPE_CHECKING:
     from .llm.settings import LLMSettings
+
+
+#: The official harness's default ``--seed`` and the bound of the trial seeds it draws from it.
+OFFICIAL_BASE_SEED = 300
+OFFICIAL_SEED_MAX = 1_000_000
 
 
 class RunConfig(BaseModel, RunSettings):
@@ -56,13 +62,28 @@ class RunConfig(BaseModel, RunSettings):
             from .agents import BUILTIN_AGENTS
 
             fields["memory_model"] = model if model not in BUILTIN_AGENTS else None
+        if fields.get("profile") == "official" and fields.get("seed") is None:
+            fields["seed"] = OFFICIAL_BASE_SEED
+        if not fields.get("official_source"):
+            fields["official_source"] = "auto" if fields.get("profile") == "official" else "none"
         if fields.get("fail_regression") is not None and not fields.get("baseline"):
             raise ValueError("--vita-fail-regression needs --vita-baseline RUN to compare with")
+        if fields.get("judge_batch") and fields.get("judge_model", "rules") == "rules":
+            raise ValueError("--vita-judge-batch needs an LLM judge (--vita-judge-model NAME); the rules judge "
+                             "makes no requests")
         return cls(**fields)
 
     def trial_seed(self, trial: int) -> int:
         """A stable per-trial seed: the same for every user in a trial, as in the official harness,
-        derived with sha256 (Python's ``hash()`` differs between processes)."""
+        derived with sha256 (Python's ``hash()`` differs between processes).
+
+        Under ``--vita-profile official`` it is the official derivation, so that the seed each request carries
+        is the official one: trial ``t`` takes the ``t``-th ``randint(0, 1_000_000)`` of a generator seeded
+        with ``--vita-seed`` (Python's Mersenne Twister, stable across processes and versions).
+        """
+        if self.profile == "official":
+            draw = random.Random(self.seed)
+            return [draw.randint(0, OFFICIAL_SEED_MAX) for _ in range(trial + 1)][trial]
         digest = hashlib.sha256(f"vitabench:{self.seed}:{trial}".encode()).hexdigest()
         return int(digest[:8], 16)
 
@@ -102,7 +123,8 @@ def settings_from_options(*, base_url: str | None, api_key_env: str, rootdir: Pa
                           state_dir: Path | str | None = None, rpm: object = None, max_concurrency: object = None,
                           timeout: object = None, cache: object = None,
                           prices: str | Path | Mapping[str, Any] | None = None,
-                          cache_dir: Path | str | None = None, circuit_breaker: object = None) -> LLMSettings:
+                          cache_dir: Path | str | None = None, circuit_breaker: object = None,
+                          tpm: object = None) -> LLMSettings:
     """Settings from raw command-line / ini values (strings or ``None``), for a client outside a pytest run
     (``vitabench rejudge``): each value is read by its setting's parser (see :mod:`pytest_vitabench.settings`).
 
@@ -112,7 +134,7 @@ def settings_from_options(*, base_url: str | None, api_key_env: str, rootdir: Pa
         rootdir: Home of the default cache directory and of a relative prices file.
         state_dir: The directory shared by every process of the run.
         rpm: ``--vita-rpm``; max_concurrency: ``--vita-max-concurrency``; timeout: ``--vita-timeout``;
-            cache: ``--vita-cache``; circuit_breaker: ``--vita-circuit-breaker``.
+            cache: ``--vita-cache``; circuit_breaker: ``--vita-circuit-breaker``; tpm: ``--vita-tpm``.
         prices: ``--vita-prices``: inline spec or a ``.toml``/``.json`` file (or a mapping).
         cache_dir: The disk store's root (default ``<rootdir>/.vitabench/cache``; LLM answers go to ``llm/``).
 
@@ -121,7 +143,7 @@ def settings_from_options(*, base_url: str | None, api_key_env: str, rootdir: Pa
     """
     raw = {"vita_base_url": base_url, "vita_api_key_env": api_key_env, "vita_rpm": rpm,
            "vita_max_concurrency": max_concurrency, "vita_timeout": timeout, "vita_cache": cache,
-           "vita_circuit_breaker": circuit_breaker}
+           "vita_circuit_breaker": circuit_breaker, "vita_tpm": tpm}
     if not isinstance(prices, Mapping):
         raw["vita_prices"] = str(prices) if prices else None
     config = RunConfig.from_options({k: v for k, v in raw.items() if v is not None})

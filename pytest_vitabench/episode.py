@@ -194,7 +194,8 @@ async def play_episode(
             if answer.has_stop():
                 termination = "user_stop"
     else:
-        messages = [Message(role="assistant", content=GREETING.get(user_setup.language, GREETING["en"]))]
+        greeting = user_setup.greeting or GREETING.get(user_setup.language, GREETING["en"])
+        messages = [Message(role="assistant", content=greeting)]
         # The first user turn is the instruction verbatim, with no simulator call (REFERENCE.md §3.4),
         # except for a hidden scenario (VitaBench 1.0 tasks), from which the simulator writes its opening.
         if user_setup.scenario_is_hidden:

@@ -9,13 +9,29 @@ budget), plus the rewrite calls of ``agentic`` and the embeddings of ``rag``.
 
 Token counts use the harness's estimator (``memory/tokens.py``), within about 15% of cl100k; real
 trajectories of an LLM agent are usually longer than the reference agent's, so treat the figure as a floor.
+
+Provider prompt caching is modeled the way OpenAI documents it for its automatic cache (DeepSeek, Anthropic's
+automatic caching and vLLM's prefix caching behave alike): the longest prefix of a prompt that an earlier
+request sent within the cache's lifetime (:data:`CACHE_TTL_S`) is served from cache, counted in steps of
+:data:`CACHE_STEP` tokens once it reaches :data:`CACHE_MIN_PREFIX`, and billed at the model's cached rate.
+Two kinds of earlier request are counted, both of which the plugin's runs send seconds apart:
+
+* within one conversation, each request of a role repeats the previous request of that role and extends it
+  (agent, user simulator);
+* across the trials of a subtask, trial 0's first agent request is answered before the other trials send
+  theirs (the plugin orders them so: :mod:`~pytest_vitabench.llm.prefix_order`) and their first prompts are
+  the same; the agentic memory's rewrites of a subtask open with the same new records in every trial (each
+  trial's own memory follows them).
+
+Nothing else is assumed cached (not the judge's windows, whose shared head is below the minimum, nor anything
+across subtasks), so the cached figure is a floor of what a cache earns and a ceiling of the bill.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,13 +50,28 @@ WINDOW, STEP = 10, 8
 #: Rough size of a judge's verdict per rubric, and of an instruction-style system prompt.
 VERDICT_TOKENS = 45
 SIMULATOR_PROMPT_TOKENS = 450
+#: The provider's prompt cache as OpenAI documents it: prefixes of 1,024 tokens or more, hits in 128-token
+#: steps, kept for 5 to 10 minutes without use (the shorter figure is the one a plan can count on).
+CACHE_MIN_PREFIX, CACHE_STEP, CACHE_TTL_S = 1_024, 128, 300
+
+
+def cacheable(prefix_tokens: int) -> int:
+    """The tokens a provider serves from its cache when ``prefix_tokens`` of a prompt were seen before."""
+    return prefix_tokens // CACHE_STEP * CACHE_STEP if prefix_tokens >= CACHE_MIN_PREFIX else 0
 
 
 @dataclass
 class Estimate:
+    """The estimated usage: the ledger holds the tokens (cached ones counted) and the cost with caching.
+
+    Attributes:
+        list_cost: USD per role at list prices without any prompt caching.
+    """
+
     ledger: Ledger
     items: int
     subtasks: int
+    list_cost: dict[str, float] = field(default_factory=dict)
 
     def lines(self) -> list[str]:
         total = self.ledger.total()
@@ -50,6 +81,13 @@ class Estimate:
             per_item = total.cost / self.items
             lines.append(f"per item: {total.prompt_tokens / self.items:,.0f} prompt + "
                          f"{total.completion_tokens / self.items:,.0f} completion tokens, ${per_item:.4f}")
+        list_total = sum(self.list_cost.values())
+        if list_total:
+            lines.append(f"cost at list prices: ${list_total:,.2f} without prompt caching, ${total.cost:,.2f} with it "
+                         f"({total.cached_prompt_tokens / max(total.prompt_tokens, 1):.0%} of prompt tokens cached)")
+            lines.append(f"prompt caching modeled: prefixes of {CACHE_MIN_PREFIX:,}+ tokens in {CACHE_STEP}-token "
+                         f"steps, kept {CACHE_TTL_S // 60} min; each conversation's previous request, and trial 0's "
+                         "first agent request for the other trials (see docs/cost.md)")
         return lines
 
 
@@ -101,13 +139,20 @@ def estimate_cost(
     memory_model = memory_model or agent_model
     items = subtasks = 0
     tool_tokens: dict[str, int] = {}
+    list_cost: dict[str, float] = {}
 
-    def charge(role: str, model: str, prompt: int, completion: int, calls: int) -> None:
+    def charge(role: str, model: str, prompt: int, completion: int, calls: int, *, cached: int = 0,
+               cached_across_trials: int = 0) -> None:
+        """Record one subtask's calls of ``role`` for every trial: ``cached`` prompt tokens in each trial,
+        ``cached_across_trials`` more in each trial after the first."""
         price = price_for(prices, model)
-        scale = trials
-        usage = Usage(prompt_tokens=prompt * scale, completion_tokens=completion * scale, requests=calls * scale,
-                      cost=(price.cost(prompt, completion) * scale) if price else 0.0)
+        all_cached = cached * trials + cached_across_trials * (trials - 1)
+        usage = Usage(prompt_tokens=prompt * trials, completion_tokens=completion * trials, requests=calls * trials,
+                      cached_prompt_tokens=all_cached,
+                      cost=price.cost(prompt * trials, completion * trials, all_cached) if price else 0.0)
         ledger.record(role, usage, model=model, priced=price is not None)
+        if price:
+            list_cost[role] = list_cost.get(role, 0.0) + price.cost(prompt * trials, completion * trials)
 
     for user_entry in suite.users:
         if user_entry.task is None:
@@ -132,25 +177,36 @@ def estimate_cost(
                     backend, min(full_memory, BOUNDED_MEMORY.get(backend, full_memory)))
                 if backend == "groundtruth":
                     memory_tokens = count_tokens(render_preferences(sub.groundtruth_preferences()))
-                prompt = completion = calls = history = 0
+                prompt = completion = calls = history = cached = 0
+                first = previous = None
                 # messages[0] is the fixed greeting and messages[1] the verbatim instruction: no LLM calls
                 for position, message in enumerate(messages):
                     if message.role == "assistant" and position >= 2:
-                        prompt += base + memory_tokens + history
+                        request = base + memory_tokens + history
+                        # the previous request is this one's prefix; the first is the same in every trial
+                        cached += cacheable(previous) if previous is not None else 0
+                        first = request if first is None else first
+                        previous = request
+                        prompt += request
                         completion += _tokens(message)
                         calls += 1
                     history += _tokens(message)
-                charge("agent", agent_model, prompt, completion, calls)
+                charge("agent", agent_model, prompt, completion, calls, cached=cached,
+                       cached_across_trials=cacheable(first or 0))
                 if user_model != "scripted":
-                    prompt = completion = calls = history = 0
+                    prompt = completion = calls = history = cached = 0
+                    previous = None
                     for position, message in enumerate(messages):
                         if message.role == "user" and position >= 2:
-                            prompt += SIMULATOR_PROMPT_TOKENS + history
+                            request = SIMULATOR_PROMPT_TOKENS + history
+                            cached += cacheable(previous) if previous is not None else 0
+                            previous = request
+                            prompt += request
                             completion += _tokens(message)
                             calls += 1
                         if message.role != "tool" and not message.tool_calls:
                             history += _tokens(message)
-                    charge("user", user_model, prompt, completion, calls)
+                    charge("user", user_model, prompt, completion, calls, cached=cached)
                 if judge_model != "rules":
                     rubric_tokens = sum(count_tokens(r) + 20 for r in sub.rubrics())
                     windows = _judge_windows(len(messages))
@@ -160,12 +216,13 @@ def estimate_cost(
                            len(windows))
                 if backend == "agentic":
                     budget = BOUNDED_MEMORY["agentic"]
-                    charge("memory", memory_model, SIMULATOR_PROMPT_TOKENS + min(full_memory, budget) + new_history,
-                           min(budget, full_memory), 1)
+                    rewrite = SIMULATOR_PROMPT_TOKENS + min(full_memory, budget) + new_history
+                    charge("memory", memory_model, rewrite, min(budget, full_memory), 1,
+                           cached_across_trials=cacheable(new_history))
                 if backend == "rag" and new_history:
                     chunks = math.ceil(new_history / 512)
                     charge("embeddings", embedding_model, new_history + count_tokens(sub.instruction), 0, chunks + 1)
-    return Estimate(ledger=ledger, items=items, subtasks=subtasks)
+    return Estimate(ledger=ledger, items=items, subtasks=subtasks, list_cost=list_cost)
 
 
 def _tool_schemas(sub: Any, user_entry: Any) -> list[dict[str, Any]]:
@@ -178,8 +235,8 @@ def _tool_schemas(sub: Any, user_entry: Any) -> list[dict[str, Any]]:
 
 #: List prices in USD per 1M tokens at the models' releases (gpt-4.1: April 2025); --vita-prices overrides.
 DEFAULT_PRICES = {
-    "gpt-4.1": ModelPrice(prompt_per_1m=2.0, completion_per_1m=8.0),
-    "gpt-4.1-mini": ModelPrice(prompt_per_1m=0.4, completion_per_1m=1.6),
+    "gpt-4.1": ModelPrice(prompt_per_1m=2.0, cached_per_1m=0.5, completion_per_1m=8.0),
+    "gpt-4.1-mini": ModelPrice(prompt_per_1m=0.4, cached_per_1m=0.1, completion_per_1m=1.6),
     "text-embedding-3-large": ModelPrice(prompt_per_1m=0.13, completion_per_1m=0.0),
 }
 

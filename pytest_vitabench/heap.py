@@ -2,7 +2,7 @@
 
 CPython's full collections walk every tracked object. After collection, a process holds thousands of
 pytest items, the plugin's modules and the suite's index, all alive until the end; a paper-scale run
-spent ~40% of its CPU in the collector (measured with ``gc.callbacks``, LLM agent at a stub), most of it
+spent much of its CPU in the collector (as ``gc.callbacks`` show, LLM agent at a stub), most of it
 re-walking objects that could never be garbage. :func:`freeze_long_lived` moves what is alive at that
 point to the permanent generation (``gc.freeze``): it is still freed by reference counting as usual,
 only never scanned for cycles again.
@@ -37,8 +37,8 @@ def built_to_last() -> Iterator[None]:
 
     A user's validated models (~50,000 tracked objects on the paper suite) are built mid-run, when its first
     item starts, and live as long as its items run. Built under the collector, they set off young collections
-    while they are made and are then walked by every older one: measured on the latency-bound paper run, 2.7 s
-    of one process's 20 s of CPU went to the collector, most of it on those models. Here the collector is paused
+    while they are made and are then walked by every older one: on the latency-bound paper run, most of
+    what each process spent in the collector went to those models. Here the collector is paused
     while the block runs and everything young is frozen when it ends, as after collection. Objects of other
     episodes that happen to be young at that moment are frozen too; they are still freed by reference counting,
     only a reference cycle among them would stay until the process ends.
@@ -66,8 +66,8 @@ def freeze_before_exit() -> None:
     """Exempt what the run built from the collections pytest makes as it unconfigures (call last).
 
     pytest collects garbage several times at the very end, to report unraisable exceptions of finalizers; over
-    a paper-scale run's results, users and clients that took seconds in every process, after the last item
-    (measured: 4.5 s of a 36 s latency-bound run). What the run built is freed by reference counting when the
+    a paper-scale run's results, users and clients that took seconds in every process, after the last
+    item. What the run built is freed by reference counting when the
     process ends; only cycles made during the run are no longer searched for finalizer errors.
     """
     gc.freeze()

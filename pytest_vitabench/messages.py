@@ -39,10 +39,13 @@ class Usage(BaseModel):
     """Tokens and cost of one LLM call or of many summed (zero for offline roles).
 
     Tokens count every call, cache hits included (what the model consumed to produce the answers);
-    ``cost`` and ``requests`` count only calls paid for in this run, ``cached_requests`` the rest.
+    ``cost`` and ``requests`` count only calls paid for in this run, ``cached_requests`` the rest (answers
+    from our own disk cache). ``cached_prompt_tokens`` is the part of ``prompt_tokens`` the provider served
+    from its prompt cache (billed at its cached-input rate), as the response's usage reports it.
     """
 
     prompt_tokens: int = 0
+    cached_prompt_tokens: int = 0
     completion_tokens: int = 0
     reasoning_tokens: int = 0
     cost: float = 0.0
@@ -52,6 +55,7 @@ class Usage(BaseModel):
     def __add__(self, other: Usage) -> Usage:
         return Usage(
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            cached_prompt_tokens=self.cached_prompt_tokens + other.cached_prompt_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,
             reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
             cost=self.cost + other.cost,

@@ -8,6 +8,10 @@ Semantics (REFERENCE.md §5.6-§5.8, with the official bugs of §7.1 fixed):
 * an ``error`` item counts as reward 0 (a failure) and is never dropped from a denominator, so a user
   whose every trial crashed still contributes all of its units;
 * a ``skipped`` item (the judge could not judge anything) is left out and only counted;
+* an *unscored* item (``ItemResult.unscored``: its reward hangs on a verdict the judge failed to return) is
+  left out too, and so is its unit when the trials left are fewer than K (never scored 0 as short: the
+  shortfall is the judge's, not the agent's); the subtask level counts such items in ``n_unscored``, the
+  user level leaves out the trials that hold one;
 * the subtask level (the leaderboard's headline) has one unit per ``(suite, user_id, subtask_id)``, the
   user level one unit per ``(suite, user_id)`` whose per-trial reward is the mean of that trial's subtask
   rewards;
@@ -32,7 +36,7 @@ from __future__ import annotations
 import math
 import random
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from operator import itemgetter
@@ -137,6 +141,7 @@ class _Trial:
     trial: int
     reward: float
     error: bool
+    unscored: bool = False
     #: Official style only: a stand-in 0.0 for a subtask without criteria, counted at the subtask level alone.
     unjudged: bool = False
 
@@ -168,6 +173,9 @@ def _aggregates(trials: Sequence[_Trial], level: str, k: int,
                 pad_to: int = 0) -> tuple[list[_UserAggregate], int]:
     """Per-user aggregates of one level, sorted by user so results never depend on input order.
 
+    Unscored trials are left out; a unit they leave with fewer than k trials is left out too (not short), and
+    a user left with no unit is no user of the level.
+
     Returns:
         The aggregates and the number of units with fewer than k trials.
     """
@@ -180,16 +188,24 @@ def _aggregates(trials: Sequence[_Trial], level: str, k: int,
     for user in sorted(by_user):
         units: dict[Any, list[float]] = defaultdict(list)
         if level == "subtask":
+            unscored = {t.subtask_id for t in by_user[user] if t.unscored}
             for t in by_user[user]:
-                units[t.subtask_id].append(t.reward)
-            unit_rewards = [sorted(units[key]) for key in sorted(units)]
+                if not t.unscored:
+                    units[t.subtask_id].append(t.reward)
+            keyed = [(key in unscored, sorted(units[key])) for key in sorted(set(units) | unscored)]
         else:
+            unscored_trials = {t.trial for t in by_user[user] if t.unscored}
             for t in by_user[user]:
-                units[t.trial].append(t.reward)
+                if t.trial not in unscored_trials:
+                    units[t.trial].append(t.reward)
             # Sorting within a trial fixes the float summation order; the mean is the user's reward.
-            unit_rewards = [[math.fsum(rs) / len(rs) for _, rs in sorted(units.items())]]
+            keyed = [(bool(unscored_trials), [math.fsum(rs) / len(rs) for _, rs in sorted(units.items())])]
         sums = [0.0, 0.0, 0.0]
-        for rewards in unit_rewards:
+        counted = 0
+        for has_unscored, rewards in keyed:
+            if len(rewards) < k and has_unscored:
+                continue  # short because the judge failed: left out, not scored 0
+            counted += 1
             if len(rewards) < k:
                 short += 1
             values = _unit_values(rewards, k, pad_to if level == "subtask" else 0)
@@ -197,7 +213,8 @@ def _aggregates(trials: Sequence[_Trial], level: str, k: int,
                 continue
             for i, v in enumerate(values):
                 sums[i] += v
-        out.append(_UserAggregate(sums=sums, units=len(unit_rewards)))
+        if counted:
+            out.append(_UserAggregate(sums=sums, units=counted))
     return out, short
 
 
@@ -230,6 +247,54 @@ def _draw_resamples(n_users: int, bootstrap: int, seed: int) -> tuple[itemgetter
 #: Draws kept for reuse hold at most this many picks each (8 bytes a pick: a few MB in all).
 _SHARED_DRAWS_MAX = 500_000
 _shared_resamples = lru_cache(maxsize=8)(_draw_resamples)
+
+
+def bootstrap_intervals(groups: Sequence[Any], statistic: Callable[[Sequence[Any]], Sequence[float | None]], *,
+                        bootstrap: int = 1000, seed: int = 0) -> list[list[float] | None]:
+    """95% percentile intervals of the figures ``statistic`` computes over ``groups`` (one per user) resampled
+    with replacement.
+
+    The same user-clustered resampling as the metrics' intervals (the same draws for the same number of users
+    and seed), for figures other than the three metrics (the judge audit's agreement, kappa, flip rate).
+
+    Args:
+        groups: One entry per user: whatever ``statistic`` pools.
+        statistic: The figures of a resample (a list of groups, repeats allowed), always as many; a figure is
+            ``None`` when undefined (e.g. kappa of a resample with one class only): it is then left out of that
+            figure's draws.
+        bootstrap: Resamples; 0 gives ``None`` intervals.
+        seed: Seed of the draws.
+
+    Returns:
+        One ``[lo, hi]`` per figure (``None`` without groups, resamples or defined values); with one user, the
+        resample is the user: the interval holds the statistic's own spread, if any (a ``statistic`` that
+        resamples inside the user too has some).
+    """
+    if not groups:
+        return [None] * len(statistic([]))
+    picks: Iterable[Any]
+    if len(groups) == 1:
+        if bootstrap <= 0:
+            point = statistic(list(groups))
+            return [None if v is None else [v, v] for v in point]
+        picks = (list(groups) for _ in range(bootstrap))
+    elif bootstrap <= 0:
+        return [None] * len(statistic(list(groups)))
+    else:
+        picks = (pick(groups) for pick in _resamples(len(groups), bootstrap, seed))
+    draws: list[list[float]] = []
+    for picked in picks:
+        values = statistic(picked)
+        if not draws:
+            draws = [[] for _ in values]
+        for column, value in zip(draws, values, strict=True):
+            if value is not None:
+                column.append(value)
+    out: list[list[float] | None] = []
+    for column in draws:
+        column.sort()
+        out.append([_quantile(column, 0.025), _quantile(column, 0.975)] if column else None)
+    return out
 
 
 def _bootstrap_ci(users: list[_UserAggregate], bootstrap: int, seed: int) -> list[list[float] | None]:
@@ -270,6 +335,7 @@ def _level(trials: Sequence[_Trial], level: str, k: int, bootstrap: int, seed: i
     out: dict[str, Any] = dict(zip(keys, values, strict=True))
     out["n_units"] = n_units
     out["n_errors"] = sum(1 for t in trials if t.error)
+    out["n_unscored"] = sum(1 for t in trials if t.unscored)
     out["n_short"] = short
     out["ci95"] = dict(zip(keys, cis, strict=True))
     return out
@@ -293,7 +359,7 @@ def _to_trial(r: ItemResult) -> _Trial:
     error = r.outcome == "error"
     return _Trial(suite=r.suite, user_id=r.user_id, subtask_id=r.subtask_id, domain=r.domain,
                   skills=tuple(sorted(set(r.skills))), trial=r.trial,
-                  reward=0.0 if error else float(r.reward), error=error)
+                  reward=0.0 if error else float(r.reward), error=error, unscored=r.unscored)
 
 
 def _official_unjudged(results: Sequence[ItemResult]) -> list[tuple[str, _Trial]]:
@@ -327,7 +393,7 @@ def default_k(results: Iterable[ItemResult]) -> int | None:
     """
     counts: dict[tuple[str, str, str, str], int] = defaultdict(int)
     for r in results:
-        if r.outcome != "skipped":
+        if r.outcome != "skipped" or r.unscored:  # an unscored item was run: it counts towards K
             counts[(r.memory, r.suite, r.user_id, r.subtask_id)] += 1
     return min(counts.values()) if counts else None
 
@@ -335,14 +401,19 @@ def default_k(results: Iterable[ItemResult]) -> int | None:
 def _user_means(trials: Sequence[_Trial], k: int) -> dict[tuple[str, str], dict[str, float]]:
     """``{(suite, user): {subtask_id: unit Avg@k}}``; a unit with fewer than k trials scores 0."""
     units: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    unscored: set[tuple[str, str, str]] = set()
     for t in trials:
-        units[(t.suite, t.user_id)][t.subtask_id].append(t.reward)
+        if t.unscored:
+            unscored.add((t.suite, t.user_id, t.subtask_id))
+        else:
+            units[(t.suite, t.user_id)][t.subtask_id].append(t.reward)
     out: dict[tuple[str, str], dict[str, float]] = {}
     for user, by_unit in units.items():
         out[user] = {}
         for unit, rewards in by_unit.items():
             values = _unit_values(sorted(rewards), k)
-            out[user][unit] = values[0] if values is not None else 0.0
+            if values is not None or (*user, unit) not in unscored:  # short by the judge's failure: left out
+                out[user][unit] = values[0] if values is not None else 0.0
     return out
 
 
@@ -418,7 +489,7 @@ def compute_metrics(results: Sequence[ItemResult], *, k: int | None = None, boot
     by_memory: dict[str, list[_Trial]] = defaultdict(list)
     skipped: dict[str, int] = defaultdict(int)
     for r in results:
-        if r.outcome == "skipped":
+        if r.outcome == "skipped" and not r.unscored:
             skipped[r.memory] += 1
         else:
             by_memory[r.memory].append(_to_trial(r))

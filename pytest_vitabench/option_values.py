@@ -119,6 +119,27 @@ def limit(option: str, value: object) -> int:
     return number
 
 
+_TOKEN_SUFFIXES = {"k": 1_000, "m": 1_000_000}
+
+
+def token_limit(option: str, value: object) -> int:
+    """A positive number of tokens, with an optional ``k`` / ``M`` suffix (``30k``, ``2M``); empty, ``0``,
+    ``none`` and ``unlimited`` mean unlimited (``0``)."""
+    text = "" if value is None else str(value).strip().lower().replace("_", "")
+    if text in ("", "0", "none", "unlimited"):
+        return 0
+    scale = _TOKEN_SUFFIXES.get(text[-1], 1)
+    number_text = text[:-1] if scale != 1 else text
+    try:
+        number = float(number_text)
+    except ValueError:
+        raise ValueError(f"{option} must be a number of tokens such as 30000, 30k or 2M (0 for unlimited), "
+                         f"got {value!r}") from None
+    if number < 0 or number * scale != int(number * scale):
+        raise ValueError(f"{option} must be a whole, non-negative number of tokens, got {value!r}")
+    return int(number * scale)
+
+
 def seconds(option: str, value: object) -> float:
     """A positive number of seconds."""
     try:
@@ -154,8 +175,23 @@ def switch(option: str, value: object) -> str:
     return parse_switch(value, option, ("default", "official"))
 
 
+def judge_failures(option: str, value: object) -> str:
+    from .judges.base import JUDGE_FAILURE_POLICIES
+    from .profile import parse_switch
+
+    return parse_switch(value, option, JUDGE_FAILURE_POLICIES)
+
+
 def profile_name(option: str, value: object) -> str:
     return switch(option, value)
+
+
+def official_source(option: str, value: object) -> str:
+    """``auto``, ``none`` or a directory (checked when the run starts, where a missing one is named)."""
+    text = str(value).strip()
+    if not text:
+        raise ValueError(f"{option} must be a directory, auto or none, got {value!r}")
+    return text.lower() if text.lower() in ("auto", "none") else text
 
 
 def on_off(option: str, value: object) -> bool:

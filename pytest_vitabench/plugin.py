@@ -415,7 +415,8 @@ def vita_user_simulator(request: pytest.FixtureRequest) -> Any:
 @pytest.fixture(scope="session")
 def vita_judge(request: pytest.FixtureRequest) -> Any:
     """The judge (``--vita-judge-model``)."""
-    return _state(request.config).bench.judge()
+    state = _state(request.config)
+    return state.bench.judge(batch_dir=state.store.path / "batches", writer=_worker_id(request.config))
 
 
 @pytest.fixture
@@ -504,6 +505,10 @@ def _engine(state: _State, request: pytest.FixtureRequest) -> Any:
 
         state.engine = RunEngine(runner=state.runner, store=state.store, config_sha256=config_sha256(block),
                                  saved=state.saved, concurrency=state.bench.concurrency, on_first_journal=manifest)
+        if state.run_config.judge_batch:
+            # Items wait for batches before anything is journaled: the run must be resumable from the first
+            # submitted batch on, so that --vita-resume finds its journal (batches/) after a crash.
+            manifest()
     return state.engine
 
 

@@ -13,8 +13,8 @@ one retry.
 
 Each check is first one plain request over the HTTP library the ``openai`` SDK itself speaks through
 (httpx, or httpx2 from openai 3), with the SDK's URL, key and organisation/project headers, so that the
-controller, which makes no other LLM call, does not import the SDK (about 1 s of CPU, taken from the xdist
-workers starting beside it). That request can only pass a check: anything else than an answer is checked
+controller, which makes no other LLM call, does not import the SDK (a slow import, whose CPU the xdist
+workers starting beside it need). That request can only pass a check: anything else than an answer is checked
 again through the SDK, whose verdict and message stand. A plain request that disagreed with the SDK could
 thus at worst let a run start that the SDK's own check would have stopped, as ``--vita-preflight off``
 does; it never stops a run the SDK would have served.
@@ -218,7 +218,29 @@ def run_checks(bench: Benchmark, checks: list[Check] | None = None) -> list[str]
                 failures.append(message)
         except ValueError as exc:  # a missing key for a separate embeddings endpoint
             failures.append(f"{', '.join(check.roles)} model {check.model!r} at {check.url}: {exc}")
+    if checks is None and bench.config.judge_batch and bench.config.judge_model != "rules":
+        failures += _batch_api_failures(bench)
     return failures
+
+
+def _batch_api_failures(bench: Benchmark) -> list[str]:
+    """``--vita-judge-batch``: whether the judge's endpoint serves the Batch API (``GET /batches``), checked
+    now rather than after every episode of the run has been paid for."""
+    import openai
+
+    url = endpoint_url(bench.config.base_url)
+    try:
+        with _client(bench, bench.config.base_url) as client:
+            client.api().batches.list(limit=1)
+    except openai.APIStatusError as exc:
+        if exc.status_code in (404, 405):
+            return [f"judge (--vita-judge-batch) at {url}: the endpoint has no Batch API (HTTP {exc.status_code} on "
+                    "GET /batches); judge without --vita-judge-batch"]
+        if exc.status_code in (401, 403):
+            return [f"judge (--vita-judge-batch) at {url}: the Batch API refused the key (HTTP {exc.status_code})"]
+    except (openai.APIConnectionError, ValueError):
+        pass  # the chat check above already reports an endpoint that cannot be reached
+    return []
 
 
 def start_checks(bench: Benchmark) -> Future[list[str]]:

@@ -27,6 +27,9 @@ TOOL_CHECKS: dict[str, str] = {
     "attributes": "a delivery order whose attributes list is not one entry per product",
     "argument_types": "arguments of the wrong JSON type (the official tools take what the model sends)",
     "reservation": "reservations at a shop whose enable_reservation is false",
+    "finished_orders": "cancelling a delivered delivery order or a consumed in-store order, booking or "
+                       "reservation; changing the note of a cancelled or delivered delivery order",
+    "empty_orders": "a delivery order without products",
 }
 
 
@@ -62,6 +65,14 @@ DEVIATIONS: tuple[Deviation, ...] = (
               "the LLM judge sees the trajectory only (its database field is always empty)",
               "the LLM judge also sees the orders, bookings and reservations as they stand at the end",
               "a judge that cannot see the database credits orders the agent only claimed or that later failed"),
+    Deviation("judge_failures", "vita_judge_failures", "unscored", "zero",
+              "a rubric the LLM judge never returned a readable verdict for keeps its initial state, unmet: the "
+              "item scores 0",
+              "such a rubric, a rubric missing from the reply and a verdict its own justification contradicts are "
+              "judge failures; an item whose reward hangs on one is unscored: reported and counted in its own "
+              "column, left out of the metrics",
+              "a judge failure is not the agent's failure; scoring it 0 lowers the agent's score by the judge's "
+              "error rate"),
     Deviation("rag_style", "vita_rag_style", "default", "official",
               "hits ordered by similarity; no hit: a whitespace keyword search, then an LLM summary of all "
               "chunks (or a dump); read_preference_memory returns that summary",
@@ -72,7 +83,8 @@ DEVIATIONS: tuple[Deviation, ...] = (
     Deviation("tool_checks", "vita_tool_checks", "all", "official",
               "tools accept calls the data model allows: no stock check (delivery, in-store), past times for "
               "reservations and travel, products of any store, any attributes length, arguments untyped, "
-              "reservations whatever enable_reservation says",
+              "reservations whatever enable_reservation says, cancellations of delivered or consumed orders, "
+              "delivery orders without products",
               "each of those is refused with a tool error: " + ", ".join(TOOL_CHECKS),
               "an accepted call that no real service would accept rewards a wrong trajectory"),
     Deviation("max_steps", "vita_max_steps", 100, 300,
@@ -191,18 +203,39 @@ def parse_tool_checks(value: Any) -> list[str]:
     return [n for n in TOOL_CHECKS if n in names]
 
 
+#: The reason a run with ``--vita-official-source none`` gives.
+OWN_WORDING = "prompts are pytest-vitabench's own (--vita-official-source none)"
+
+#: What still differs from the official requests with the official source, by where it shows (measured by
+#: ``benchmarks/bench_official_side_by_side.py``); an entry leaves once those requests are identical.
+NOT_YET_OFFICIAL: dict[str, str] = {
+    "tool results": "tool result strings are not yet the official ones (the records' own string form)",
+    "rag": "rag's embedding inputs, chunk text and summary request are not yet the official ones",
+}
+
+#: The official rag's retrieval (memory.yaml and rag_memory.py of the official harness).
+OFFICIAL_EMBEDDING_MODEL = "text-embedding-3-large"
+OFFICIAL_RAG_THRESHOLD = 0.3
+OFFICIAL_RAG_TOP_K = 8
+
 #: Memory backends the leaderboard reports (official names: full_context, rewrite, rag).
 LEADERBOARD_MEMORY = ("full_context", "agentic", "rag")
 
 
-def comparability(config: Any, *, tokenizer: str = "cl100k_base") -> list[str]:
+def comparability(config: Any, *, tokenizer: str = "cl100k_base", official_wording: bool = False) -> list[str]:
     """Why this run's numbers cannot stand next to the published leaderboard (empty: they can).
 
     The leaderboard (REFERENCE.md §8) uses an LLM user simulator and an LLM rubric judge (gpt-4.1), the
     sliding-window judge with one vote, 4 trials, the official harness's behaviour for every deviation, and
-    budgets in cl100k_base tokens.
+    budgets in cl100k_base tokens; its requests carry the official wording (``official_wording``: an official
+    source was read, see :mod:`pytest_vitabench.official_source`) and, for rag, the official embedding model and
+    threshold at an endpoint.
     """
     reasons = []
+    if not official_wording:
+        reasons.append(OWN_WORDING)
+    else:
+        reasons.extend(what for where, what in NOT_YET_OFFICIAL.items() if role_in_use(config, where))
     if config.judge_model == "rules":
         reasons.append("rules judge: offline")
     if config.user_model == "scripted":
@@ -219,6 +252,9 @@ def comparability(config: Any, *, tokenizer: str = "cl100k_base") -> list[str]:
         if dev.field == "judge_records":
             if config.judge_model != "rules" and value:
                 reasons.append(f"{dev.option} on")
+        elif dev.field == "judge_failures":
+            if config.judge_model != "rules" and value != official:
+                reasons.append(f"{dev.option} {value}")
         elif dev.field == "outcome_style":
             if config.outcome_reward and value != official:
                 reasons.append(f"{dev.option} {value}")
@@ -230,15 +266,45 @@ def comparability(config: Any, *, tokenizer: str = "cl100k_base") -> list[str]:
             reasons.append(f"{dev.option} {shown}")
     if tokenizer != "cl100k_base" and any(m in ("full_context", "agentic", "rag") for m in config.memory):
         reasons.append("memory budgets counted with the regex estimate, not cl100k_base")
+    if "rag" in config.memory:
+        reasons.extend(_rag_reasons(config))
     others = [m for m in config.memory if m not in LEADERBOARD_MEMORY]
     if others and len(others) == len(config.memory):
         reasons.append(f"memory {', '.join(others)} is not on the leaderboard")
     return reasons
 
 
-def summary(config: Any, *, tokenizer: str = "cl100k_base") -> dict[str, Any]:
+def _rag_reasons(config: Any) -> list[str]:
+    """Why rag's retrieval is not the official one: its embedding model, where it runs, its threshold, top k."""
+    from .embeddings import local_spec
+
+    reasons = []
+    model = config.embedding_model
+    if not model or local_spec(model) is not None:
+        reasons.append(f"rag embeddings by the local model {model or 'use-multilingual-v3'}, not "
+                       f"{OFFICIAL_EMBEDDING_MODEL} at an endpoint")
+    elif model != OFFICIAL_EMBEDDING_MODEL:
+        reasons.append(f"rag embeddings by {model}, not {OFFICIAL_EMBEDDING_MODEL}")
+    threshold = config.rag_threshold
+    if threshold is not None and threshold != OFFICIAL_RAG_THRESHOLD:
+        reasons.append(f"rag threshold {threshold:g}, not {OFFICIAL_RAG_THRESHOLD:g}")
+    if config.rag_top_k != OFFICIAL_RAG_TOP_K:
+        reasons.append(f"rag top k {config.rag_top_k}, not {OFFICIAL_RAG_TOP_K}")
+    return reasons
+
+
+def role_in_use(config: Any, where: str) -> bool:
+    """Whether the difference ``where`` of :data:`NOT_YET_OFFICIAL` reaches a request in this configuration."""
+    if where == "rag":
+        return "rag" in config.memory
+    from .agents import BUILTIN_AGENTS
+
+    return config.model not in BUILTIN_AGENTS or config.judge_model != "rules"
+
+
+def summary(config: Any, *, tokenizer: str = "cl100k_base", official_wording: bool = False) -> dict[str, Any]:
     """The report's ``profile`` block: the profile, every switch's value, and the comparability verdict."""
-    reasons = comparability(config, tokenizer=tokenizer)
+    reasons = comparability(config, tokenizer=tokenizer, official_wording=official_wording)
     from .domains import OFFICIAL_RESULT_DOMAINS
 
     return {
@@ -252,10 +318,10 @@ def summary(config: Any, *, tokenizer: str = "cl100k_base") -> dict[str, Any]:
     }
 
 
-def header_line(config: Any, *, tokenizer: str = "cl100k_base") -> str:
+def header_line(config: Any, *, tokenizer: str = "cl100k_base", official_wording: bool = False) -> str:
     """One terminal header line, e.g. ``vitabench profile: official; not comparable with the leaderboard
     (rules judge: offline; scripted user: offline)``."""
-    reasons = comparability(config, tokenizer=tokenizer)
+    reasons = comparability(config, tokenizer=tokenizer, official_wording=official_wording)
     verdict = "comparable with the leaderboard" if not reasons else (
         "not comparable with the leaderboard (" + "; ".join(reasons) + ")")
     return f"vitabench profile: {config.profile}; {verdict}"

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .domains import build_environment
-from .judges.base import Judge, JudgeCase
+from .judges.base import Judge, JudgeCase, Verdict
 from .messages import Usage
 from .metrics import compute_metrics
 from .report.json_report import build_report, load_report
@@ -32,6 +32,7 @@ from .result import ItemResult
 from .suite.loader import LoadedSuite, load_suite, read_suite_bytes
 
 if TYPE_CHECKING:
+    from .llm.batch import BatchSubmitter
     from .llm.ledger import Ledger
 
 SuitePaths = Sequence[str | Path] | Mapping[str, str | Path] | None
@@ -97,7 +98,7 @@ def resolve_suites(report: Mapping[str, Any], suite_paths: SuitePaths = None) ->
     return out
 
 
-def _language(configured: str, suite: LoadedSuite) -> str:
+def suite_language(configured: str, suite: LoadedSuite) -> str:
     """The run's language for a suite: as configured, or (``auto``) detected from the suite as the run did."""
     if configured in ("en", "zh"):
         return configured
@@ -153,7 +154,8 @@ def replay(result: ItemResult, suite: LoadedSuite, language: str, checks: list[s
 
 def rejudge_report(path: str | Path, judge: Judge, *, suite_paths: SuitePaths = None,
                    ledger: Ledger | None = None, judge_config: Mapping[str, Any] | None = None,
-                   progress: Callable[[ItemResult], None] | None = None) -> dict[str, Any]:
+                   progress: Callable[[ItemResult], None] | None = None,
+                   batch: BatchSubmitter | None = None) -> dict[str, Any]:
     """Score a saved report's trajectories again with ``judge`` and return a new report (same schema).
 
     Args:
@@ -163,6 +165,8 @@ def rejudge_report(path: str | Path, judge: Judge, *, suite_paths: SuitePaths = 
         ledger: The LLM client's ledger, to record each item's judge usage in its ``usage["judge"]``.
         judge_config: Config keys describing the new judge (``judge_model``, ``judge_mode`` ...).
         progress: Called with each re-judged result.
+        batch: Judge through this Batch API submitter (``--vita-judge-batch``) instead of call by call; the
+            judge's requests go out in rounds of batches (see :mod:`pytest_vitabench.judges.batched`).
 
     Returns:
         The new report: ``config`` updated with ``judge_config``, ``metrics`` recomputed, ``results``
@@ -172,6 +176,8 @@ def rejudge_report(path: str | Path, judge: Judge, *, suite_paths: SuitePaths = 
 
     Raises:
         RejudgeError: The report or a suite is unusable (see :func:`resolve_suites`).
+        BatchUnsupported: ``batch`` was given and its endpoint has no Batch API.
+        LLMError: A batch failed as a whole or did not finish in time (journaled: a rerun resumes it).
     """
     try:
         report = load_report(path)
@@ -188,34 +194,32 @@ def rejudge_report(path: str | Path, judge: Judge, *, suite_paths: SuitePaths = 
     mismatches: dict[str, list[str]] = {}
     kept: list[str] = []
     failed: dict[str, str] = {}
+    batched: list[tuple[ItemResult, JudgeCase]] = []
     for result in results:
         if result.outcome == "error":
             kept.append(result.nodeid)  # the episode never finished: nothing complete to judge
             continue
         # The run's search and answer styles, so that a replayed call answers as it did in the run.
         styles = {key: str(config.get(key) or "default") for key in ("search_style", "tool_results")}
-        case, problems = replay(result, suites[result.suite], _language(language, suites[result.suite]),
+        case, problems = replay(result, suites[result.suite], suite_language(language, suites[result.suite]),
                                 checks=config.get("tool_checks"), styles=styles)
         if problems:
             mismatches[result.nodeid] = problems
+        if batch is not None:
+            batched.append((result, case))  # judged together below
+            continue
         mark = ledger.snapshot() if ledger is not None else None
         try:
             verdict = judge.judge(case)
         except Exception as exc:  # an infrastructure failure of the judge: reported, never scored as judged
-            result.outcome, result.reward, result.rubrics = "error", 0.0, []
-            result.error = f"re-judging failed: {type(exc).__name__}: {exc}"
-            failed[result.nodeid] = result.error
+            _record_failure(result, exc, failed)
         else:
-            result.rubrics = verdict.rubrics
-            result.reward = verdict.reward
-            if verdict.not_judgeable:
-                result.outcome, result.error = "skipped", verdict.not_judgeable
-            else:
-                result.outcome, result.error = ("passed" if verdict.reward == 1.0 else "failed"), None
+            _record_verdict(result, verdict)
         if mark is not None and ledger is not None:
             result.usage["judge"] = ledger.since(mark).get("judge", Usage())
         if progress is not None:
             progress(result)
+    batch_note = _judge_batched(batched, judge, batch, failed, progress) if batch is not None else None
     new_config = {**config, **dict(judge_config or {})}
     metrics = compute_metrics(results, seed=int(config.get("seed") or 0),
                               style=str(config.get("metrics_style") or "default"))
@@ -229,10 +233,81 @@ def rejudge_report(path: str | Path, judge: Judge, *, suite_paths: SuitePaths = 
         "judge_failures": failed,
         "replay_mismatches": mismatches,
     }
+    if batch_note is not None:
+        out["rejudged_from"]["batch"] = batch_note
     return out
 
 
+def _record_verdict(result: ItemResult, verdict: Verdict) -> None:
+    result.rubrics = verdict.rubrics
+    result.reward = verdict.reward
+    result.judge_details = verdict.details
+    if verdict.not_judgeable or verdict.unscored:
+        result.outcome, result.error = "skipped", verdict.not_judgeable or f"unscored: {verdict.unscored}"
+    else:
+        result.outcome, result.error = ("passed" if verdict.reward == 1.0 else "failed"), None
+
+
+def _record_failure(result: ItemResult, exc: BaseException, failed: dict[str, str]) -> None:
+    result.outcome, result.reward, result.rubrics = "error", 0.0, []
+    result.error = f"re-judging failed: {type(exc).__name__}: {exc}"
+    failed[result.nodeid] = result.error
+
+
+def _judge_batched(items: list[tuple[ItemResult, JudgeCase]], judge: Judge, batch: BatchSubmitter,
+                   failed: dict[str, str], progress: Callable[[ItemResult], None] | None) -> dict[str, Any]:
+    """Judge ``items`` through ``batch``; each result says which batches judged it (``judge_details``)."""
+    from .judges.batched import judge_in_batches
+
+    run = judge_in_batches([case for _, case in items], judge, client=batch.client, submitter=batch)
+    for (result, _), outcome in zip(items, run.outcomes, strict=True):
+        if outcome.verdict is None:
+            _record_failure(result, outcome.error or RuntimeError("no verdict"), failed)
+        else:
+            _record_verdict(result, outcome.verdict)
+            result.judge_details = {**outcome.verdict.details, "judged_in_batch": outcome.batch_ids}
+        result.usage["judge"] = outcome.usage
+        if progress is not None:
+            progress(result)
+    return {"journal": str(batch.journal.folder), "rounds": run.rounds, "submitted": run.submitted,
+            "resumed": run.resumed,
+            "items": sorted(result.nodeid for result, _ in items if result.judge_details.get("judged_in_batch"))}
+
+
+def batch_journal_folder(report_path: str | Path) -> Path:
+    """Where ``vitabench rejudge --vita-judge-batch`` journals its batches: ``batches/`` in the report's
+    run directory, or ``REPORT.batches/`` beside a report that has none."""
+    from .runs.reader import open_run
+
+    source = Path(report_path)
+    try:
+        store = open_run(source).store
+    except (OSError, ValueError):
+        store = None
+    if store is not None:
+        return store.path / "batches"
+    return source.with_name(f"{source.stem}.batches")
+
+
 # -- the command line ----------------------------------------------------------------------------------
+
+
+def open_llm_client(llm_options: Mapping[str, Any] | None) -> tuple[Any, Ledger]:
+    """The one LLM client (cache, limits, ledger) of a command that judges saved runs outside pytest.
+
+    Args:
+        llm_options: Keyword arguments of :func:`~pytest_vitabench.config.settings_from_options`.
+
+    Raises:
+        ValueError: A malformed option (the message names it).
+    """
+    from .config import settings_from_options
+    from .llm import Ledger, LLMClient
+
+    options: dict[str, Any] = {"base_url": None, "api_key_env": "OPENAI_API_KEY", **dict(llm_options or {})}
+    settings = settings_from_options(rootdir=Path.cwd(), **options)
+    ledger = Ledger()
+    return LLMClient(settings, ledger), ledger
 
 
 #: ``vitabench rejudge --help`` (plain text: the module docstring is written for the API docs).
@@ -253,7 +328,8 @@ Unlike the official harness's re-evaluation, each subtask is judged against its 
 def rejudge_command(report_path: str, *, judge_model: str = "rules", judge_mode: str = "window",
                     judge_votes: int = 1, outcome_reward: bool = False, language: str | None = None,
                     llm_options: Mapping[str, Any] | None = None, suite_paths: SuitePaths = None,
-                    output: str | None = None) -> int:
+                    output: str | None = None, judge_failures: str | None = None, judge_batch: bool = False,
+                    batch_poll_s: float = 30.0) -> int:
     """``vitabench rejudge``: judge a saved run again, write the new report, print its metrics.
 
     Args:
@@ -267,6 +343,10 @@ def rejudge_command(report_path: str, *, judge_model: str = "rules", judge_mode:
             (``base_url``, ``api_key_env``, ``rpm``, ``max_concurrency``, ``timeout``, ``cache``, ``prices``).
         suite_paths: Current locations of suite files that moved (matched by content).
         output: Where to write the new report (default: ``REPORT.rejudged.json`` beside it).
+        judge_failures: ``unscored`` or ``zero`` (``--vita-judge-failures``; default: the run's).
+        judge_batch: Send the judge's requests through the endpoint's Batch API (``--vita-judge-batch``),
+            journaled in the run directory (or ``REPORT.batches/`` beside a report without one).
+        batch_poll_s: Seconds between status checks of a batch.
 
     Returns:
         The exit status: 0, 1 when some item could not be judged, 2 on usage errors.
@@ -286,29 +366,51 @@ def rejudge_command(report_path: str, *, judge_model: str = "rules", judge_mode:
     ledger = None
     try:
         if judge_model != "rules":
-            from .config import settings_from_options
-            from .llm import Ledger, LLMClient
-
-            options: dict[str, Any] = {"base_url": None, "api_key_env": "OPENAI_API_KEY", **dict(llm_options or {})}
-            settings = settings_from_options(rootdir=Path.cwd(), **options)
-            ledger = Ledger()
-            client = LLMClient(settings, ledger)
+            client, ledger = open_llm_client(llm_options)
         judge = make_judge(judge_model, client=client, mode=judge_mode, outcome=outcome_reward, votes=judge_votes,
                            language=language,
                            # the saved run's profile: rejudging keeps what the judge was shown
                            records=bool(config.get("judge_records", True)),
-                           outcome_style=str(config.get("outcome_style") or "default"))
+                           outcome_style=str(config.get("outcome_style") or "default"),
+                           failures=judge_failures or str(config.get("judge_failures") or "unscored"))
     except ValueError as exc:  # MissingAPIKey is a ValueError too
         print(f"vitabench rejudge: {exc}", file=sys.stderr)
         return 2
+    if judge_model != "rules":
+        from .judges.audited import AuditedJudge
+
+        judge = AuditedJudge(judge)  # the machine checks' verdicts beside the new judge's, as in a run
     judge_config: dict[str, Any] = {"judge_model": judge_model}
     if judge_model != "rules":
-        judge_config.update(judge_mode=judge_mode, judge_votes=judge_votes, outcome_reward=outcome_reward)
+        judge_config.update(judge_mode=judge_mode, judge_votes=judge_votes, outcome_reward=outcome_reward,
+                            judge_failures=judge_failures or str(config.get("judge_failures") or "unscored"))
+    if judge_batch and not batch_poll_s > 0:
+        print(f"vitabench rejudge: --vita-batch-poll must be a positive number of seconds, got {batch_poll_s:g}",
+              file=sys.stderr)
+        return 2
+    if judge_batch and client is None:
+        print("vitabench rejudge: --vita-judge-batch needs an LLM judge (--vita-judge-model NAME); the rules "
+              "judge makes no requests", file=sys.stderr)
+        return 2
+    batch = None
+    if judge_batch and client is not None:
+        from .llm.batch import BatchJournal, BatchSubmitter
+
+        folder = batch_journal_folder(source)
+        print(f"judging in batches through {client.endpoint}; journal: {folder} (rerun the same command to resume)")
+        batch = BatchSubmitter(client, BatchJournal(folder), poll_s=batch_poll_s,
+                               on_wait=lambda batch_id, status: print(f"batch {batch_id}: {status}", flush=True))
+    from .llm.errors import LLMError
+
     try:
-        report = rejudge_report(source, judge, suite_paths=suite_paths, ledger=ledger, judge_config=judge_config)
+        report = rejudge_report(source, judge, suite_paths=suite_paths, ledger=ledger, judge_config=judge_config,
+                                batch=batch)
     except RejudgeError as exc:
         print(f"vitabench rejudge: {exc}", file=sys.stderr)
         return 2
+    except LLMError as exc:  # a batch that failed as a whole, or an endpoint without a Batch API
+        print(f"vitabench rejudge: {exc}", file=sys.stderr)
+        return 2 if exc.status in (404, 405) else 1
     finally:
         if client is not None:
             client.close()
@@ -328,6 +430,10 @@ def rejudge_command(report_path: str, *, judge_model: str = "rules", judge_mode:
         print(f"{len(note['kept_errors'])} item(s) kept as infrastructure errors (their episodes never finished)")
     for nodeid, error in note["judge_failures"].items():
         print(f"error: {nodeid}: {error}")
+    if "batch" in note:
+        done = note["batch"]
+        print(f"judged in batch: {len(done['items'])} item(s) in {done['rounds']} round(s); batches submitted: "
+              f"{', '.join(done['submitted']) or 'none'}; resumed: {', '.join(done['resumed']) or 'none'}")
     print(f"wrote {written} (re-judged with {judge_model})")
     return 1 if note["judge_failures"] else 0
 

@@ -19,7 +19,8 @@ class ItemResult(BaseModel):
 
     ``outcome`` is ``error`` when the infrastructure failed; such an item still counts as a failure
     (reward 0) in every metric, never dropped from a denominator. ``skipped`` marks an item that the
-    configured judge could not judge at all; it is left out of the metrics and counted apart.
+    configured judge could not judge at all, or an *unscored* one (:attr:`unscored`): its reward hangs on
+    a verdict the judge failed to return; both are left out of the metrics and counted apart.
     """
 
     nodeid: str
@@ -58,6 +59,11 @@ class ItemResult(BaseModel):
     resumed: bool = False
     #: Times the episode crashed and started again (``--vita-episode-style official``; 0 otherwise).
     restarts: int = 0
+
+    @property
+    def unscored(self) -> bool:
+        """Skipped because the judge failed to return a verdict the reward depends on (not the agent's fault)."""
+        return self.outcome == "skipped" and any(v.judge_failure for v in self.rubrics)
 
     def failure_text(self) -> str:
         """The assertion-style message of a failed or errored item: each unmet rubric and why."""

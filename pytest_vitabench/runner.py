@@ -8,6 +8,8 @@ served, so running a user's subtasks in order updates the memory once per subtas
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import re
 import threading
 import time
@@ -16,7 +18,7 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .agents.base import Agent, AgentSetup
 from .config import RunConfig
@@ -29,6 +31,7 @@ from .memory.base import Memory, MemoryContext, memory_tools, take_usage
 from .memory.registry import is_deterministic, memory_factory
 from .memory.snapshots import SnapshotStore, advance, settings_of, snapshot_key
 from .messages import Usage
+from .official_wording import wording_for
 from .prompts import agent_system_prompt, time_with_weekday
 from .result import ItemResult
 from .seed_history import seed_messages
@@ -50,6 +53,9 @@ ChainKey = tuple[str, str, str, int]
 
 #: 1.0 profiles mix identity with the user's hidden constraints; the agent sees only identity fields.
 _VB1_HIDDEN_PROFILE_KEYS = re.compile(r"diet|restriction|personality|preference|饮食|忌口|性格|偏好", re.I)
+
+if TYPE_CHECKING:
+    from .official_source import OfficialSource
 
 
 @dataclass
@@ -89,8 +95,10 @@ class ItemRunner:
     """Runs items for one configuration; caches loaded suites and memory chains per process."""
 
     def __init__(self, config: RunConfig, *, memory_options: dict[str, Any] | None = None,
-                 snapshots: SnapshotStore | None = None):
+                 snapshots: SnapshotStore | None = None, official_source: OfficialSource | None = None):
         self.config = config
+        #: The user's copy of the official harness whose wording the requests carry (``None``: our own).
+        self.official_source = official_source
         self.memory_options = dict(memory_options or {})
         self.snapshots = snapshots
         self._suites: dict[Path, LoadedSuite] = {}
@@ -258,8 +266,10 @@ class ItemRunner:
                             if not self._restarted(result, prepared):
                                 raise
                     self._record_episode(result, episode, memory_usage)
-                    self._record_verdict(result,
-                                         judge.judge(self._judge_case(result, user, index, prepared, episode)))
+                    verdict = judge.judge(self._judge_case(result, user, index, prepared, episode))
+                    if inspect.isawaitable(verdict):  # an async judge (--vita-judge-batch), here on a loop of its own
+                        verdict = asyncio.run(_awaited(verdict))
+                    self._record_verdict(result, verdict)
                 finally:
                     prepared.environment.close()
                 self._record_category(result, user, index)
@@ -398,11 +408,21 @@ class ItemRunner:
         environment = fresh_environment()
         profile = agent_profile(task)
         clock = time_with_weekday(env_time, language)
+        history = seed_messages(sub.message_history)
+        wording = wording_for(self.official_source, language) if config.agent_prompt == "official" else None
+        if wording is not None:
+            system_prompt = wording.agent_system_prompt(time=clock, profile=profile, memory=snapshot,
+                                                        proactive=sub.is_proactive)
+        else:
+            system_prompt = agent_system_prompt(time=clock, profile=profile, memory=snapshot,
+                                                proactive=sub.is_proactive, language=language,
+                                                style=config.agent_prompt)
         setup = AgentSetup(
-            system_prompt=agent_system_prompt(time=clock, profile=profile, memory=snapshot,
-                                              proactive=sub.is_proactive, language=language,
-                                              style=config.agent_prompt),
-            tools=environment.tool_schemas(), memory=snapshot, time=clock, user_profile=profile,
+            system_prompt=system_prompt, hides_greeting=wording is not None and not history,
+            official_format=wording is not None,
+            tools=(wording.tool_schemas(sub.domain, environment.tool_schemas()) if wording
+                   else environment.tool_schemas()),
+            memory=snapshot, time=clock, user_profile=profile,
             proactive=sub.is_proactive, language=language, seed=result.seed,
             groundtruth=sub.groundtruth_preferences() if getattr(agent, "reads_groundtruth", False) else None,
             answer=_answer_for(agent, sub, environment.user_id, env_time, task),
@@ -413,9 +433,10 @@ class ItemRunner:
             # a 1.0 task's text is the user's hidden scenario: an LLM user writes its own opening from it
             scenario_is_hidden=task.source_format == "vitabench1",
             write_tools=frozenset(name for name, tool in environment.tools.items() if tool.kind == "write"),
+            greeting=wording.greeting() if wording else "", history_length=len(history),
         )
         return _Prepared(environment=environment, agent_setup=setup, user_setup=user_setup, env_time=env_time,
-                         history=seed_messages(sub.message_history), language=language,
+                         history=history, language=language,
                          live_memory=bool(tools), rebuild=fresh_environment), memory_usage
 
     @staticmethod
@@ -443,8 +464,15 @@ class ItemRunner:
         if verdict.not_judgeable:
             result.outcome = "skipped"
             result.error = verdict.not_judgeable
+        elif verdict.unscored:  # the judge's failure, not the agent's: left out of the metrics
+            result.outcome = "skipped"
+            result.error = f"unscored: {verdict.unscored}"
         else:
             result.outcome = "passed" if verdict.reward == 1.0 else "failed"
+
+
+async def _awaited(value: Any) -> Any:
+    return await value
 
 
 def _answer_for(agent: Agent, sub: SubTask, user_id: str, time: str, task: UserTask) -> Any:

@@ -112,8 +112,9 @@ class RunSettings:
     max_steps: int = setting(
         100, minimum=2, profile=True,
         help="message hops per subtask, tool results included (default: 100; 300 under --vita-profile official)")
-    seed: int = setting(0, minimum=-(2 ** 63),
-                        help="base seed; trial seeds derive from it with a stable hash (default: 0)")
+    seed: int = setting(0, minimum=-(2 ** 63), ini_default="",
+                        help="base seed; trial seeds derive from it with a stable hash (default: 0; under "
+                             "--vita-profile official 300 and the official derivation, as the official harness)")
     language: Literal["auto", "en", "zh"] = setting(
         "auto", choices=("auto", "en", "zh"),
         help="prompt and simulator language: auto (each suite's, detected from its text; default), en or zh")
@@ -152,6 +153,11 @@ class RunSettings:
     max_concurrency: int = setting(
         0, scope="run", parse=values.limit,
         help="LLM requests in flight for the whole run, all xdist workers together (default 0: unlimited)")
+    tpm: int = setting(
+        0, scope="run", parse=values.token_limit,
+        help="LLM tokens per minute for the whole run, all xdist workers together, e.g. 30000 or 2M: each request "
+             "is charged its cl100k estimate (prompt + max_tokens) before it is sent, corrected by the response's "
+             "usage (default 0: unlimited)")
     timeout: float = setting(120, scope="run", parse=values.seconds, help="seconds per LLM request (default: 120)")
     cache: Literal["judge", "all", "off"] = setting(
         "judge", scope="run", choices=("all", "judge", "off"), parse=values.cache_mode,
@@ -159,7 +165,8 @@ class RunSettings:
              "default), all, off")
     prices: str | None = setting(
         scope="run",
-        help="token prices 'model=prompt/completion,...' in USD per 1M tokens, or a .toml/.json file")
+        help="token prices in USD per 1M tokens: 'model=prompt/completion,...', or 'model=prompt/cached/completion' "
+             "with the rate of prompt tokens served from the provider's prompt cache; or a .toml/.json file")
     concurrency: int | Literal["auto"] = setting(
         "auto", scope="run", parse=values.concurrency,
         help="episodes in flight per process, on asyncio (with -n 2, twice as many in all); auto = 1 when every "
@@ -171,6 +178,11 @@ class RunSettings:
     judge_records: bool = setting(
         True, profile=True, parse=values.on_off,
         help="LLM judge sees the final orders/bookings/reservations: on (default) or off (official)")
+    judge_failures: Literal["unscored", "zero"] = setting(
+        "unscored", profile=True, parse=values.judge_failures,
+        help="LLM judge: a rubric the judge failed to return (unreadable after the repair request, missing from the "
+             "reply, a justification contradicting its verdict): unscored (default: the item is left out of the "
+             "metrics and counted in the 'unscored' column) or zero (official: the item scores 0)")
     rag_style: Literal["default", "official"] = setting(
         "default", profile=True, parse=values.switch,
         help="rag: default (hits oldest first, newest chunks when nothing matches) or official (by similarity, "
@@ -178,7 +190,7 @@ class RunSettings:
     tool_checks: list[str] = setting(
         default_factory=_all_tool_checks, profile=True, parse=values.tool_checks,
         help="tool checks beyond the official tools: all (default), official (none), or a list of stock, "
-             "past_dates, single_store, attributes, argument_types, reservation")
+             "past_dates, single_store, attributes, argument_types, reservation, finished_orders, empty_orders")
     agent_prompt: Literal["default", "official"] = setting(
         "default", profile=True, parse=values.switch,
         help="agent system prompt: default (our rules) or official (no coaching, confirm the user id)")
@@ -186,6 +198,12 @@ class RunSettings:
         "default", profile=True, parse=values.switch,
         help="--vita-outcome-reward inputs: default (last successful write, 'not applicable' allowed) or official "
              "(last resolvable write, target entity shown, every rubric)")
+    official_source: str | None = setting(
+        parse=values.official_source, metavar="DIR|auto|none",
+        help="where the official wording (prompts, tool descriptions) is read from at run time: a checkout of the "
+             "official VitaBench 2.0 harness (or its src/vita directory), auto (the installed 'vita' package, found "
+             "without importing it), or none (our own wording: not comparable with the leaderboard). Default: auto "
+             "under --vita-profile official, else none")
     search_style: Literal["default", "official"] = setting(
         "default", profile=True, parse=values.switch,
         help="search tools: default (keywords joined with spaces, ties by id, strict city match) or official "
@@ -228,7 +246,8 @@ class RunSettings:
              "on a terminal, 60 otherwise; 0 or off disables; -q disables too")
     rpm_window: float = setting(
         60, scope="run", parse=values.seconds,
-        help="seconds of the --vita-rpm window (default 60: a per-minute limit; 1 makes it a per-second limit)")
+        help="seconds of the --vita-rpm and --vita-tpm windows (default 60: per-minute limits; 1 makes them "
+             "per-second limits)")
     resume: str | None = setting(
         scope="run", optional_value="latest", metavar="RUN", ini_default="", parse=values.resume,
         help="reuse the finished items of the latest run with the same settings (or of RUN, a run directory or id "
@@ -246,6 +265,15 @@ class RunSettings:
     failures: bool = setting(
         False, flag=True, scope="run",
         help="print the failure categories table (category x domain x memory backend) in the summary")
+    judge_batch: bool = setting(
+        False, flag=True, scope="run",
+        help="LLM judge: send the judge's requests through the endpoint's Batch API (files + batches; half the "
+             "price, answered within 24 h), one batch per round whenever every episode in flight waits for its "
+             "verdict; items stay pending until their verdicts arrive. Batches are journaled in the run directory: "
+             "--vita-resume polls them instead of submitting again")
+    batch_poll: float = setting(
+        30, scope="run", parse=values.seconds,
+        help="with --vita-judge-batch: seconds between status checks of a batch (default: 30)")
     rag_summary: bool = setting(
         False, flag=True,
         help="rag: an LLM memory (--vita-memory-model) answers read_preference_memory with a summary of the "

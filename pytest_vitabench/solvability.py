@@ -3,16 +3,27 @@
 For each subtask with an answer annotation (``required_orders``, ``rubric_checks``, ``target_product_ids``
 or ``*_type`` target markers) this runs the ``answer`` agent against the ``scripted`` user in a fresh
 environment and scores the trajectory with the ``rules`` judge, exactly as ``pytest --vita-model answer``
-would (memory ``none``, trial 0). A reward below 1.0 means no agent can solve the subtask as annotated here:
-the key could not be derived (a required product the store does not sell, a record no tool can make), a
-tool refused the right answer, or the judge rejected it. Each such subtask is named with the reason.
+would (memory ``none``, trial 0, the default tool checks). A reward below 1.0 means no agent can solve the
+subtask as annotated here: the key could not be derived (a required product the store does not sell, a
+record no tool can make), a tool refused the right answer, or the judge rejected it. Each such subtask is
+named with the reason.
+
+A subtask that fails under the default tool checks is replayed under the official tools' rules
+(``--vita-tool-checks official``). If it passes there, the answer the data expects is one only our stricter
+checks refuse (a booking in the past, an out-of-stock product): it is reported as "unsolvable under the
+default tool checks", naming the check (found by replaying with each check turned off in turn) and the
+tool's refusal.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from .suite.loader import LoadedSuite
+
+if TYPE_CHECKING:
+    from .result import ItemResult
 
 
 @dataclass
@@ -49,13 +60,25 @@ def check_solvability(suite: LoadedSuite) -> SolvabilityReport:
     from .agents.answer import AnswerAgent
     from .config import RunConfig
     from .judges.rules import RulesJudge
+    from .profile import TOOL_CHECKS
     from .runner import ItemRunner
     from .suite.answer_key import answer_key
     from .users.scripted import ScriptedUser
 
     report = SolvabilityReport()
-    runner = ItemRunner(RunConfig.model_validate({"model": "answer", "memory": ["none"], "trials": 1}))
     agent, user_simulator, judge = AnswerAgent(), ScriptedUser(), RulesJudge()
+    runners: dict[tuple[str, ...], ItemRunner] = {}
+
+    def replay(user: Any, index: int, checks: list[str]) -> ItemResult:
+        runner = runners.get(tuple(checks))
+        if runner is None:
+            runner = runners[tuple(checks)] = ItemRunner(RunConfig.model_validate(
+                {"model": "answer", "memory": ["none"], "trials": 1, "tool_checks": checks}))
+        sub = user.task.subtasks[index]
+        return runner.run(nodeid=f"{user.key}::{sub.subtask_id}", suite=suite, user=user, index=index,
+                          memory_name="none", trial=0, agent=agent, user_simulator=user_simulator, judge=judge)
+
+    default_checks = list(TOOL_CHECKS)
     for user in suite.users:
         task = user.task
         if task is None:
@@ -67,18 +90,37 @@ def check_solvability(suite: LoadedSuite) -> SolvabilityReport:
                 report.unannotated += 1
                 continue
             report.annotated += 1
-            result = runner.run(nodeid=f"{user.key}::{sub.subtask_id}", suite=suite, user=user, index=index,
-                                memory_name="none", trial=0, agent=agent, user_simulator=user_simulator, judge=judge)
+            result = replay(user, index, default_checks)
             if result.outcome == "passed":
                 report.solved += 1
                 continue
-            reasons = list(key.problems)
-            if result.outcome == "error":
-                reasons.append(f"the replay crashed: {result.error}")
-            elif result.outcome == "skipped" and not key.problems:
-                reasons.append(f"not judgeable: {result.error}")
-            # the key's own problems come first; the judge's verdicts add what else went wrong
-            reasons += [f"{v.text}: {v.reason}" for v in result.rubrics if v.met is False]
-            report.unsolvable.append(Unsolvable(task.id, sub.subtask_id, "; ".join(dict.fromkeys(reasons))
-                                                or f"reward {result.reward}"))
+            official = replay(user, index, [])
+            if official.outcome == "passed":
+                culprits = [c for c in default_checks
+                            if replay(user, index, [k for k in default_checks if k != c]).outcome == "passed"]
+                named = ", ".join(f"the {c!r} check ({TOOL_CHECKS[c]})" for c in culprits) or "the checks together"
+                refusals = "; ".join(dict.fromkeys(_refusals(result))) or _reasons(key.problems, result)
+                report.unsolvable.append(Unsolvable(task.id, sub.subtask_id, (
+                    f"unsolvable under the default tool checks: {named} refuses it: {refusals}; "
+                    "reaches 1.0 with --vita-tool-checks official")))
+                continue
+            report.unsolvable.append(Unsolvable(task.id, sub.subtask_id, _reasons(key.problems, official)))
     return report
+
+
+def _reasons(problems: list[str], result: ItemResult) -> str:
+    """Why a replay did not reach 1.0: the key's own problems first, then what the judge found."""
+    reasons = list(problems)
+    if result.outcome == "error":
+        reasons.append(f"the replay crashed: {result.error}")
+    elif result.outcome == "skipped" and not problems:
+        reasons.append(f"not judgeable: {result.error}")
+    reasons += [f"{v.text}: {v.reason}" for v in result.rubrics if v.met is False]
+    return "; ".join(dict.fromkeys(reasons)) or f"reward {result.reward}"
+
+
+def _refusals(result: ItemResult) -> list[str]:
+    """The tool errors of a replay, each with the call it answered."""
+    calls = {c.id: c.name for m in result.messages if m.role == "assistant" for c in m.tool_calls or []}
+    return [f"{calls.get(m.tool_call_id or '', 'a tool')}: {m.text[:200]}" for m in result.messages
+            if m.role == "tool" and m.error]

@@ -50,6 +50,8 @@ class StubLLM:
         self.times: list[float] = []
         self.spans: list[tuple[float, float]] = []
         self.delay = delay
+        #: Answers every chat request the queue does not (a function of the request body, like a queued one).
+        self.responder: Any = None
         #: Requests being answered right now, and the most at any moment (exact, unlike max_in_flight()).
         self.live = 0
         self.peak_live = 0
@@ -84,7 +86,7 @@ class StubLLM:
                     stub.paths.append(self.path)
                     stub.times.append(arrived)
                     queue = stub.embedding_replies if embeddings else stub.replies
-                    reply = queue.pop(0) if queue else None
+                    reply = queue.pop(0) if queue else (None if embeddings else stub.responder)
                 if reply is None:
                     reply = Reply(body=_embeddings(body)) if embeddings else {"content": "###STOP###"}
                 with stub._lock:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -29,6 +30,10 @@ def _import_the_whole_plugin() -> None:
 
 
 _import_the_whole_plugin()
+
+# `--vita-official-source auto` (the official profile's default) takes this first: the plugin's own tests run
+# with our wording unless a test names an official source, so they behave alike with or without ../shared.
+os.environ.setdefault("VITA_OFFICIAL_SOURCE", "none")
 
 
 @pytest.fixture

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from _suites import tiny_suite, write_suite
 
 from pytest_vitabench.cli import main
@@ -14,7 +15,9 @@ def test_offline_roles_cost_nothing_and_trials_scale_linearly(tmp_path):
     four = estimate_cost(path, memory=["none"], trials=4, agent_model="gpt-4.1", prices=DEFAULT_PRICES)
     assert set(one.ledger.by_role()) == {"agent"} and one.items == 3 and four.items == 12
     assert four.ledger.total().prompt_tokens == 4 * one.ledger.total().prompt_tokens
-    assert abs(four.ledger.total().cost - 4 * one.ledger.total().cost) < 1e-9 and one.ledger.total().cost > 0
+    # the list price scales with the trials; the bill with caching less (the trials share their first prompt)
+    assert abs(four.list_cost["agent"] - 4 * one.list_cost["agent"]) < 1e-9 and one.ledger.total().cost > 0
+    assert one.ledger.total().cost < four.ledger.total().cost < 4 * one.ledger.total().cost
 
 
 def test_memory_backends_and_llm_roles_add_their_costs(tmp_path):
@@ -33,3 +36,42 @@ def test_unpriced_models_are_listed_not_guessed(tmp_path, capsys):
     assert main(["estimate", str(path), "--vita-model", "my-local-model", "--vita-memory", "none"]) == 0
     out = capsys.readouterr().out
     assert "my-local-model" in out and "per item:" in out
+
+
+def test_caching_is_modeled_per_conversation_and_across_trials_and_both_bills_are_printed(tmp_path, capsys):
+    from pytest_vitabench.estimate import CACHE_MIN_PREFIX, CACHE_STEP, cacheable
+
+    assert cacheable(CACHE_MIN_PREFIX - 1) == 0 and cacheable(CACHE_MIN_PREFIX) == CACHE_MIN_PREFIX
+    assert cacheable(5_000) == 5_000 // CACHE_STEP * CACHE_STEP
+    path = write_suite(tmp_path / "tasks.json", tiny_suite())
+    one = estimate_cost(path, memory=["full_context"], trials=1, agent_model="gpt-4.1", prices=DEFAULT_PRICES)
+    four = estimate_cost(path, memory=["full_context"], trials=4, agent_model="gpt-4.1", prices=DEFAULT_PRICES)
+    agent_one, agent_four = one.ledger.by_role()["agent"], four.ledger.by_role()["agent"]
+    assert 0 < agent_one.cached_prompt_tokens < agent_one.prompt_tokens  # within each conversation
+    assert agent_four.cached_prompt_tokens > 4 * agent_one.cached_prompt_tokens  # and the trials' first requests
+    price = DEFAULT_PRICES["gpt-4.1"]
+    assert agent_four.cost == pytest.approx(price.cost(agent_four.prompt_tokens, agent_four.completion_tokens,
+                                                       agent_four.cached_prompt_tokens))
+    assert four.list_cost["agent"] == pytest.approx(price.cost(agent_four.prompt_tokens, agent_four.completion_tokens))
+    assert four.list_cost["agent"] > agent_four.cost
+    assert main(["estimate", str(path), "--vita-memory", "full_context", "--vita-user-model", "scripted",
+                 "--vita-judge-model", "rules"]) == 0
+    out = capsys.readouterr().out
+    assert f"cost at list prices: ${four.list_cost['agent']:,.2f} without prompt caching, ${agent_four.cost:,.2f} " \
+           "with it" in out
+    assert "kept 5 min" in out and "prompt cached" in out
+
+
+def test_without_a_cached_rate_both_bills_are_the_same(tmp_path, capsys):
+    path = write_suite(tmp_path / "tasks.json", tiny_suite())
+    assert main(["estimate", str(path), "--vita-memory", "full_context", "--vita-user-model", "scripted",
+                 "--vita-judge-model", "rules", "--vita-prices", "gpt-4.1=2/8"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("cost at list prices"))
+    without, with_cache = line.split("$")[1].split(" ")[0], line.split("$")[2].split(" ")[0]
+    assert without == with_cache
+
+
+def test_bad_prices_for_the_estimate_name_the_entry(tmp_path, capsys):
+    path = write_suite(tmp_path / "tasks.json", tiny_suite())
+    assert main(["estimate", str(path), "--vita-prices", "gpt-4.1=2/x/8"]) == 2
+    assert "'gpt-4.1=2/x/8': prices must be numbers" in capsys.readouterr().err

@@ -64,3 +64,14 @@ def test_package_level_circle_between_subpackages(import_graph, tmp_path):
     assert figures["module_circles"] == []  # no module imports one that imports it back
     assert [c["members"] for c in figures["package_circles"]] == [["report", "view"]]
     assert figures["package_circles"][0]["cycle"] in (["report", "view", "report"], ["view", "report", "view"])
+
+
+def test_type_checking_imports_close_a_circle_only_when_counted(import_graph, tmp_path):
+    root = _package(tmp_path, {
+        "__init__.py": "",
+        "a.py": "from . import b\n",
+        "b.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .a import f\nelse:\n    pass\n",
+    })
+    assert import_graph.measure(root)["module_circles"] == []
+    circles = import_graph.measure(root, type_checking=True)["module_circles"]
+    assert [c["members"] for c in circles] == [["a", "b"]]

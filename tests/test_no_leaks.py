@@ -30,7 +30,8 @@ from pytest_vitabench.vocabulary import ANSWER_MARKER_VALUES, HIDDEN_KEYS, MARKE
 DEMO = REPO_ROOT / "suites" / "demo" / "tasks.json"
 #: The value planted under every hidden key (long enough to count as a distraction reason when planted there).
 PLANTED = "PLANTED-ANSWER-5c1e: the one the user wants"
-SUITES = [DEMO, VB1_DIR / "delivery_tasks_en.json", VB1_DIR / "delivery_tasks_zh.json"]
+SUITES = [DEMO, VB1_DIR / "delivery_tasks_en.json", VB1_DIR / "delivery_tasks_zh.json",
+          VB1_DIR / "instore_tasks_en.json"]
 
 
 def _hidden_texts(environment: dict[str, Any]) -> set[str]:

@@ -6,7 +6,7 @@ import pytest
 
 from pytest_vitabench.benchmark import Benchmark
 from pytest_vitabench.llm.model_args import parse_model_args
-from pytest_vitabench.profile import DEVIATIONS, TOOL_CHECKS, comparability, parse_tool_checks, resolve
+from pytest_vitabench.profile import DEVIATIONS, OWN_WORDING, TOOL_CHECKS, comparability, parse_tool_checks, resolve
 
 
 def bench(tmp_path, **options) -> Benchmark:
@@ -67,19 +67,20 @@ def test_comparability_names_every_reason(tmp_path):
         "memory budgets counted with the regex estimate")
 
 
-def test_an_official_llm_run_is_comparable(tmp_path, monkeypatch):
+def test_an_official_llm_run_with_our_own_wording_is_not_comparable(tmp_path, monkeypatch):
     monkeypatch.setenv("VITA_TEST_KEY", "k")
     b = bench(tmp_path, vita_profile="official", vita_model="m", vita_user_model="u", vita_judge_model="j",
               vita_base_url="http://127.0.0.1:9/v1", vita_api_key_env="VITA_TEST_KEY", vita_memory="full_context")
-    assert comparability(b.config) == []
+    # With our own wording (the tests' $VITA_OFFICIAL_SOURCE=none) that is the one reason left.
+    assert comparability(b.config) == [OWN_WORDING]
     summary = b.profile_summary()
-    assert summary["comparable_with_leaderboard"] is (summary["tokenizer"] == "cl100k_base")
+    assert summary["comparable_with_leaderboard"] is False and summary["official_source"] is None
     assert summary["switches"]["--vita-judge-records"] is False
     assert b.header_lines()[0].startswith("vitabench profile: official;")
     with_records = bench(tmp_path, vita_profile="official", vita_model="m", vita_user_model="u", vita_judge_model="j",
                          vita_base_url="http://127.0.0.1:9/v1", vita_api_key_env="VITA_TEST_KEY",
                          vita_judge_records="on")
-    assert comparability(with_records.config) == ["--vita-judge-records on"]
+    assert comparability(with_records.config) == [OWN_WORDING, "--vita-judge-records on"]
 
 
 def test_resolve_reads_each_switch_by_ini_key():
@@ -125,15 +126,14 @@ def test_model_args_reach_the_agent_and_the_report_config(tmp_path, monkeypatch)
     assert any("reasoning_effort" in line for line in b.header_lines())
 
 
-def test_readme_and_help_name_every_switch():
-    from _paths import REPO_ROOT
+def test_the_deviation_table_and_help_name_every_switch():
+    from _docs import DOCS_DIR, page
 
     from pytest_vitabench.settings import specs
 
-    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Comparable with the leaderboard")[1]
-    # rows a branch adds wait in docs/deviations-*.md until the lead places them in the table
-    section += "".join(p.read_text(encoding="utf-8") for p in sorted((REPO_ROOT / "docs").glob("deviations-*.md")))
+    # The official profile's page holds the table; a branch's docs/deviations-<branch>.md adds rows to it.
+    section = page("official-profile.md").split("## Deviations")[1]
+    section += "".join(p.read_text(encoding="utf-8") for p in sorted(DOCS_DIR.glob("deviations-*.md")))
     helps = {spec.option: spec.meta.help for spec in specs()}
     for dev in DEVIATIONS:
         assert f"`{dev.option}`" in section and dev.option in helps, dev.option

@@ -12,6 +12,7 @@ import subprocess
 import sys
 
 import pytest
+from _docs import doc_texts
 from _paths import REPO_ROOT
 
 import pytest_vitabench
@@ -64,15 +65,16 @@ def _imports(tree: ast.AST) -> list[str]:
 def _worked_examples() -> list[tuple[str, str]]:
     sources = [(str(path.relative_to(REPO_ROOT)), path.read_text(encoding="utf-8"))
                for path in sorted((REPO_ROOT / "examples").rglob("*.py"))]
-    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
-    for number, block in enumerate(re.findall(r"```python\n(.*?)```", readme, flags=re.S)):
-        sources.append((f"README.md python block {number + 1}", block))
+    for name, text in doc_texts().items():
+        for number, block in enumerate(re.findall(r"```python\n(.*?)```", text, flags=re.S)):
+            sources.append((f"{name} python block {number + 1}", block))
     return sources
 
 
 def test_worked_examples_import_only_the_public_api():
     examples = _worked_examples()
     assert any(name.startswith("examples/") for name, _ in examples)
+    assert any(name.startswith("docs/") for name, _ in examples)  # the pages' Python blocks are read too
     private = {name: [m for m in _imports(ast.parse(text)) if m != "pytest_vitabench"] for name, text in examples}
     assert {name: modules for name, modules in private.items() if modules} == {}
     used = {alias.name for _, text in examples for node in ast.walk(ast.parse(text))

@@ -1,5 +1,5 @@
-"""README examples run as written: every command in a fenced shell block of README.md that names
-``suites/demo`` is executed against a copy of the demo suite.
+"""Documented examples run as written: every command in a fenced shell block of README.md or of a page
+under docs/ that names ``suites/demo`` is executed against a copy of the demo suite.
 
 Each command runs in a temporary project (a copy of ``suites/demo`` and an empty ``pytest.ini``), so runs
 write no report, cache or journal into the repository. Commands that name an LLM model get an
@@ -18,17 +18,21 @@ import subprocess
 import sys
 
 import pytest
+from _docs import README, doc_texts
 from _paths import REPO_ROOT
 from _stub_llm import StubLLM
 
-README = REPO_ROOT / "README.md"
-_FENCE = re.compile(r"^```(?:bash|sh|shell|console)?\s*\n(.*?)^```", re.MULTILINE | re.DOTALL)
+#: A fenced block and its language; every fence is matched (a yaml block too), so that the blocks never shift.
+_FENCE = re.compile(r"^```([\w-]*)[^\n]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
+_SHELL = ("", "bash", "sh", "shell", "console")
 
 
-def demo_commands() -> list[str]:
-    """The shell commands in README.md's fenced blocks that name suites/demo, continuation lines joined."""
+def demo_commands(text: str) -> list[str]:
+    """The shell commands in ``text``'s fenced blocks that name suites/demo, continuation lines joined."""
     commands = []
-    for block in _FENCE.findall(README.read_text(encoding="utf-8")):
+    for language, block in _FENCE.findall(text):
+        if language not in _SHELL:
+            continue
         for line in block.replace("\\\n", " ").splitlines():
             if "suites/demo" not in line or line.lstrip().startswith(("#", "$ vitabench", "vitabench")):
                 continue
@@ -38,12 +42,18 @@ def demo_commands() -> list[str]:
     return commands
 
 
-COMMANDS = demo_commands()
+DOCS = doc_texts()
+#: Each distinct command once (a page may repeat the README's), in the order the files list them.
+COMMANDS = list(dict.fromkeys(command for text in DOCS.values() for command in demo_commands(text)))
 
 
-def test_the_readme_has_demo_commands():
-    assert len(COMMANDS) >= 6, COMMANDS
-    assert 'pytest suites/demo -k "U100002 and t0"' in COMMANDS
+def test_the_readme_and_the_docs_have_demo_commands():
+    readme = [command.split("#")[0].strip() for command in demo_commands(README.read_text(encoding="utf-8"))]
+    assert "pytest suites/demo" in readme and 'pytest suites/demo -k "U100002 and t0"' in readme
+    from_pages = {command for name, text in DOCS.items() if name.startswith("docs/") for command in demo_commands(text)}
+    assert len(from_pages) >= 6, from_pages
+    assert any(c.startswith("pytest suites/demo --vita-failures") for c in from_pages)  # a page's own command
+    assert len(COMMANDS) >= 8, COMMANDS
 
 
 @pytest.fixture(scope="module")

@@ -97,10 +97,12 @@ def test_a_baseline_comparison_ignores_how_the_runs_went():
     assert "rpm" in settings_difference(base, {**base, "rpm": 60})  # only when asked to ignore them
 
 
-def test_the_readme_options_table_has_a_row_per_setting():
-    from _paths import REPO_ROOT
+def test_the_options_reference_has_a_row_per_setting_with_its_help():
+    from _docs import options_hook, page
 
-    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
-    table = readme.split("## Options", 1)[1].split("\n## ", 1)[0]
-    missing = [s.option for s in specs() if f"| `{s.option}" not in table]
-    assert not missing, missing
+    assert options_hook().MARKER in page("reference.md")
+    table = options_hook().options_table()
+    rows = {line.split("`")[1].split(" ")[0]: line for line in table.splitlines()[2:]}
+    assert list(rows) == [s.option for s in specs()]  # every setting, in --help order
+    for s in specs():
+        assert f"`{s.ini}`" in rows[s.option] and s.meta.help.replace("|", "\\|") in rows[s.option], s.option

@@ -6,16 +6,20 @@ the required writes with valid arguments. Its script, derived afresh from the tr
 
 1. ask the key's questions first (a proactive subtask always gets one), one turn each;
 2. make each planned write; after it, the calls on the record it created (payment, a required
-   cancellation), with the id the tool returned;
-3. confirm and ask whether anything else is needed, then end with ``###STOP###``.
+   cancellation), with the id the tool returned. Like a careful agent it reads what the tool returned:
+   a record created already paid (a zero-price booking) is not paid again; a refused write is retried as
+   its planned alternative (a booking where the shop takes no reservations), and a write that still fails
+   is reported at the end while the other planned writes go ahead;
+3. confirm and ask whether anything else is needed, then end with ``###STOP###``; if some write failed,
+   say which and why instead, and end.
 
-A tool error or an unsolvable key ends the conversation with the reason, so a reward below 1.0 always
-comes with a trajectory that shows why.
+So a reward below 1.0 always comes with a trajectory that shows why.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from ..messages import STOP_TOKEN, Message, ToolCall
@@ -46,41 +50,58 @@ class AnswerAgent:
             if question not in said:
                 return _text(question)
         results = {m.tool_call_id: m for m in messages if m.role == "tool" and m.tool_call_id}
+        failures = []
         for index, planned in enumerate(key.calls):
             step = _next_step(f"answer_{index}", planned, results)
             if isinstance(step, Message):
                 return step
+            if step:
+                failures.append(step)
+        if failures:
+            return _text(f"Sorry, I could not complete {'; '.join(failures)}. Everything else you asked for is "
+                         f"done. {STOP_TOKEN}")
         return _text(DONE_TEXT)
 
 
-def _next_step(call_id: str, planned: PlannedCall, results: dict[str, Message]) -> Message | None:
-    """The next message for one planned call and its follow-ups; None once all of them succeeded."""
+def _next_step(call_id: str, planned: PlannedCall, results: dict[str, Message]) -> Message | str | None:
+    """The next message for one planned call and its follow-ups; None once all of them succeeded, or why
+    they failed."""
     result = results.get(call_id)
     if result is None:
         return _call(call_id, planned.tool, planned.arguments)
-    if result.error:
-        what = planned.describes or planned.tool
-        return _text(f"Sorry, I could not complete {what}: {result.text[:300]} {STOP_TOKEN}")
-    created = _record_id(result.text, planned.id_field) if planned.id_field else ""
+    what = planned.describes or planned.tool
+    created = record_field(result.text, planned.id_field) if planned.id_field else ""
+    # A refusal may come back as plain text rather than an error (the official tools' failed assertions):
+    # a create call that names no created record failed either way.
+    if result.error or (planned.id_field and not created):
+        if planned.instead is not None:
+            return _next_step(f"{call_id}_instead", planned.instead, results)
+        return f"{what} ({planned.tool}: {result.text[:300]})"
+    status = record_field(result.text, "status")
     for offset, follow in enumerate(planned.then):
+        if follow.when_status and status and status != follow.when_status:
+            continue
         follow_id = f"{call_id}_{offset}"
         done = results.get(follow_id)
         if done is None:
-            if planned.id_field and not created:
-                return _text(f"Sorry, {planned.tool} returned no {planned.id_field}. {STOP_TOKEN}")
             arguments = {k: (created if v == CREATED else v) for k, v in follow.arguments.items()}
             return _call(follow_id, follow.tool, arguments)
         if done.error:
-            return _text(f"Sorry, {follow.tool} failed: {done.text[:300]} {STOP_TOKEN}")
+            return f"{what} ({follow.tool}: {done.text[:300]})"
     return None
 
 
-def _record_id(text: str, field: str) -> str:
+def record_field(text: str, field: str) -> str:
+    """A field of the record a tool returned: its JSON, else ``field=value`` or ``field: value`` (quoted or
+    not) in its string form, as the official tools' results read."""
     try:
         data: Any = json.loads(text)
     except (TypeError, ValueError):
-        return ""
-    return str(data.get(field) or "") if isinstance(data, dict) else ""
+        data = None
+    if isinstance(data, dict):
+        return str(data.get(field) or "")
+    found = re.search(rf"\b{re.escape(field)}['\"]?\s*[:=]\s*['\"]?([^'\",\s)]+)", text or "")
+    return found.group(1) if found else ""
 
 
 def _call(call_id: str, name: str, arguments: dict[str, Any]) -> Message:

@@ -30,6 +30,10 @@ class AgentSetup:
         seed: The trial's seed, for agents that sample.
         groundtruth: The ground-truth preferences; set only for agents that declare
             ``reads_groundtruth = True`` (``groundtruth-reader``), never for the agent under test.
+        hides_greeting: The conversation's first message is the opening greeting, which the agent does not see
+            (the official harness shows it to the user simulator only); set under the official wording.
+        official_format: Requests in the official harness's message form (see
+            :func:`~pytest_vitabench.agents.openai_agent.to_openai_messages`); set under the official wording.
         answer: The subtask's answer key (:class:`~pytest_vitabench.suite.answer_key.AnswerKey`); set only
             for agents that declare ``reads_answer = True`` (the ``answer`` built-in), never for the agent
             under test.
@@ -45,6 +49,8 @@ class AgentSetup:
     seed: int = 0
     groundtruth: dict[str, Any] | None = None
     answer: Any = None
+    hides_greeting: bool = False
+    official_format: bool = False
 
 
 @runtime_checkable

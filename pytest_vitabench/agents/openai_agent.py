@@ -25,21 +25,28 @@ def api_key(api_key_env: str, base_url: str | None) -> str:
     return resolve_api_key(api_key_env, base_url)
 
 
-def to_openai_messages(system_prompt: str, messages: list[Message]) -> list[dict[str, Any]]:
-    """The conversation in chat-completions format, from the agent's point of view."""
+def to_openai_messages(system_prompt: str, messages: list[Message], *, official: bool = False) -> list[dict[str, Any]]:
+    """The conversation in chat-completions format, from the agent's point of view.
+
+    Args:
+        official: In the official harness's form: an assistant's missing content stays null, tool call
+            arguments are ASCII JSON, a tool result carries the tool's name.
+    """
     out: list[dict[str, Any]] = [{"role": "system", "content": system_prompt}]
     for message in messages:
         if message.role == "tool":
-            out.append({"role": "tool", "tool_call_id": message.tool_call_id, "content": message.text})
+            result = {"role": "tool", "content": message.text, "tool_call_id": message.tool_call_id}
+            out.append({**result, "name": message.name} if official else result)
         elif message.role == "assistant":
             # An empty string, not null: llama.cpp's server rejects "content": null and its chat templates
             # read the field of every message; OpenAI accepts either next to tool calls.
-            entry: dict[str, Any] = {"role": "assistant", "content": message.content or ""}
+            content = message.content if official else message.content or ""
+            entry: dict[str, Any] = {"role": "assistant", "content": content}
             if message.tool_calls:
                 entry["tool_calls"] = [
                     {"id": call.id, "type": "function",
                      "function": {"name": call.name, "arguments": call.arguments if isinstance(call.arguments, str)
-                                  else json.dumps(call.arguments, ensure_ascii=False)}}
+                                  else json.dumps(call.arguments, ensure_ascii=official)}}
                     for call in message.tool_calls
                 ]
             out.append(entry)
@@ -93,7 +100,9 @@ class OpenAIAgent:
 
     def respond(self, setup: AgentSetup, messages: list[Message]) -> Message:
         completion = self.client.complete(
-            "agent", model=self.model, messages=to_openai_messages(setup.system_prompt, messages),
+            "agent", model=self.model,
+            messages=to_openai_messages(setup.system_prompt, messages[1:] if setup.hides_greeting else messages,
+                                        official=setup.official_format),
             tools=setup.tools or None, seed=setup.seed, **{"temperature": self.temperature, **self.params})
         calls = [
             ToolCall(id=call["id"], name=call["function"]["name"],

@@ -22,7 +22,8 @@ from .arguments import ArgumentValidator, lax_arguments
 
 ToolKind = Literal["read", "write", "generic"]
 #: Names of the tool checks we add over the official tools (kept equal to ``profile.TOOL_CHECKS``).
-ALL_CHECKS = ("stock", "past_dates", "single_store", "attributes", "argument_types", "reservation")
+ALL_CHECKS = ("stock", "past_dates", "single_store", "attributes", "argument_types", "reservation",
+              "finished_orders", "empty_orders")
 
 
 class ToolError(Exception):

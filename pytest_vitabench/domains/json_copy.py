@@ -2,8 +2,8 @@
 
 Every episode starts from a private copy of its subtask's environment (write tools mutate it). Those
 dicts come from a JSON parser, so they hold only dicts, lists and immutable scalars: a copy that knows
-this needs no memo and no per-type dispatch, and takes a third of ``copy.deepcopy``'s time (which was
-~3% of an offline item's and ~10% of an LLM-bound item's CPU on the paper suite, by cProfile).
+this needs no memo and no per-type dispatch, and takes a fraction of ``copy.deepcopy``'s time, which showed
+in every item's profile on the paper suite.
 """
 
 from __future__ import annotations

@@ -127,7 +127,7 @@ class RunEngine:
     def _validate_ahead(self, job: ItemJob) -> None:
         """Queue the user of an item about to start for validation in the scheduler's threads.
 
-        A user's first item would otherwise wait ~50 ms for it (and its other items launched meanwhile with
+        A user's first item would otherwise wait for it (and its other items launched meanwhile with
         it). Whatever this finds (bad data included) is what the item's own :meth:`ItemRunner.ensure_user`
         then finds at once.
         """

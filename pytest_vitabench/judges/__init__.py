@@ -16,7 +16,8 @@ JUDGE_MODES = ("window", "full")
 
 def make_judge(name: str, *, client: LLMClient | None = None, mode: str = "window", outcome: bool = False,
                votes: int = 1, language: str = "en", params: dict[str, Any] | None = None,
-               records: bool = True, outcome_style: str = "default") -> Judge:
+               records: bool = True, outcome_style: str = "default", failures: str = "unscored",
+               official_source: Any = None) -> Judge:
     """Return the judge for ``--vita-judge-model``.
 
     Args:
@@ -30,6 +31,9 @@ def make_judge(name: str, *, client: LLMClient | None = None, mode: str = "windo
         records: LLM judge: show the final records (``--vita-judge-records``; the official judge does not).
         outcome_style: ``default`` or ``official`` inputs and semantics of the outcome judge
             (``--vita-outcome-style``).
+        official_source: The user's copy of the official harness: the sliding-window judge sends its wording.
+        failures: LLM judge: ``unscored`` or ``zero``, what a verdict the judge failed to return does to the
+            reward (``--vita-judge-failures``).
 
     Raises:
         ValueError: An LLM judge without a client, an unknown mode, fewer than one vote, or LLM-only
@@ -53,4 +57,5 @@ def make_judge(name: str, *, client: LLMClient | None = None, mode: str = "windo
     return LLMRubricJudge(name, client=client, mode=mode, votes=votes, language=language,  # type: ignore[arg-type]
                           outcome=OutcomeJudge(name, client=client, language=language, params=params,
                                                style=outcome_style)
-                          if outcome else None, params=params, records=records)
+                          if outcome else None, params=params, records=records, failures=failures,
+                          official_source=official_source)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
 from ..domains.base import Environment
 from ..messages import Message
@@ -25,12 +25,25 @@ class RubricVerdict(BaseModel):
         reason: Why, in a sentence a person can act on.
         kind: ``rubric`` for a suite rubric, ``outcome`` for a check of the final state against the
             suite's targets that no rubric states.
+        judge_failure: Why the judge failed to return this verdict (no readable reply after the repair
+            request, no verdict for this rubric in the reply, a justification that contradicts the verdict),
+            or ``None``. Such a verdict is the judge's failure, never the agent's: see
+            :func:`unscored_reward` and ``--vita-judge-failures``.
     """
 
     text: str
     met: bool | None
     reason: str = ""
     kind: Literal["rubric", "outcome"] = "rubric"
+    judge_failure: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_empty_failure(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # Most verdicts are no judge failure: reports and journals stay as they were without the key.
+        data: dict[str, Any] = handler(self)
+        if data.get("judge_failure") is None:
+            data.pop("judge_failure", None)
+        return data
 
 
 class Verdict(BaseModel):
@@ -40,6 +53,9 @@ class Verdict(BaseModel):
     not_judgeable: str | None = None
     #: Judge-specific details (LLM judges: mode, votes, windows, trajectory and outcome rewards, problems).
     details: dict[str, Any] = Field(default_factory=dict)
+    #: Set when the reward cannot be known because the judge failed on some rubric while every other one
+    #: is met: the item is then *unscored* (left out of the metrics, counted apart), never failed.
+    unscored: str | None = None
 
     @property
     def unmet(self) -> list[RubricVerdict]:
@@ -49,11 +65,46 @@ class Verdict(BaseModel):
     def not_judged(self) -> list[RubricVerdict]:
         return [r for r in self.rubrics if r.met is None]
 
+    @property
+    def judge_failures(self) -> list[RubricVerdict]:
+        return [r for r in self.rubrics if r.judge_failure]
+
 
 def reward_of(verdicts: list[RubricVerdict]) -> float:
     """The official binary reward: 1.0 only if there is something judged and every judged check is met."""
     judged = [v for v in verdicts if v.met is not None]
     return 1.0 if judged and all(v.met for v in judged) else 0.0
+
+
+#: ``--vita-judge-failures``: ``unscored`` (ours) leaves an item whose reward hangs on a verdict the judge
+#: failed to return out of the metrics; ``zero`` (the official harness) scores such a verdict unmet.
+JUDGE_FAILURE_POLICIES = ("unscored", "zero")
+
+
+def unscored_reward(verdicts: list[RubricVerdict], policy: str = "unscored") -> tuple[float, str | None]:
+    """The binary reward of verdicts some of which the judge may have failed to return.
+
+    A verdict met ``False`` by the judge decides the reward (0) whatever the failed ones would have said. When
+    every returned verdict is met and some verdict is a judge failure, the reward is unknown: under
+    ``unscored`` the item is unscored (reward 0.0 with a reason, left out of the metrics); under ``zero`` it
+    scores 0 as the official harness does. Verdicts ``None`` for other reasons count as unmet.
+
+    Returns:
+        The reward and, when the item is unscored, why.
+
+    Raises:
+        ValueError: An unknown policy.
+    """
+    if policy not in JUDGE_FAILURE_POLICIES:
+        raise ValueError(f"--vita-judge-failures must be one of {', '.join(JUDGE_FAILURE_POLICIES)}, got {policy!r}")
+    failed = [v for v in verdicts if v.judge_failure]
+    returned = [v for v in verdicts if not v.judge_failure]
+    if any(v.met is not True for v in returned):
+        return 0.0, None
+    if failed and policy == "unscored":
+        why = "; ".join(dict.fromkeys(v.judge_failure or "" for v in failed))
+        return 0.0, f"the judge failed to return {len(failed)} verdict(s): {why}"
+    return (1.0 if verdicts and not failed else 0.0), None
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,11 @@ message scores 0 without a judge call. Otherwise:
 * ``mode="full"`` (§5.3): one call over the whole trajectory.
 
 Every reply is read by the tolerant parser, with one repair retry; a reply still unreadable keeps the
-state and the problem is written into the verdicts' reasons (and ``Verdict.details``). Per-rubric verdicts
+state and the problem is written into the verdicts' reasons (and ``Verdict.details``). A rubric the judge
+never returned a verdict for, or whose last verdict its own justification contradicts, is a *judge
+failure* (``RubricVerdict.judge_failure``): with ``failures="unscored"`` (default) an item whose reward
+hangs on such a rubric is unscored, never failed; ``failures="zero"`` scores it 0 as the official harness
+does (its rubric state starts unmet and an unreadable reply leaves it so). Per-rubric verdicts
 and justifications are kept (§7.1.6). With ``votes=N`` the rubric judge runs N times with distinct cache
 seeds and each rubric takes the majority (ties unmet). With ``outcome`` the outcome judge's verdicts are
 added, which makes the reward ``min(trajectory, outcome)`` whenever the agent attempted a creating write.
@@ -26,7 +30,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..prompts import time_with_weekday
 from .asking import ask
-from .base import JudgeCase, RubricVerdict, Verdict
+from .base import JUDGE_FAILURE_POLICIES, JudgeCase, RubricVerdict, Verdict, unscored_reward
+from .contradiction import contradiction
 from .parsing import JudgeParseError, RubricItem, match_items, rubric_items
 from .prompts import HEADINGS, full_system, lang, window_system
 from .render import record_facts, render_facts, render_messages, windows
@@ -34,6 +39,8 @@ from .votes import majority, vote_seeds
 
 if TYPE_CHECKING:
     from ..llm.client import LLMClient
+    from ..official_source import OfficialSource
+    from ..official_wording import OfficialWording
     from .outcome import OutcomeJudge
 
 Mode = Literal["window", "full"]
@@ -61,6 +68,8 @@ class _State:
     met: bool = False
     justification: str = ""
     judged: bool = False
+    #: Why the latest verdict cannot be trusted (its justification contradicts it), or ``None``.
+    contradicted: str | None = None
 
 
 @dataclass
@@ -81,7 +90,11 @@ class _Run:
         for state in self.states:
             if not state.judged:
                 why = "; ".join(self.problems) if self.problems else "the judge gave no verdict for this rubric"
-                out.append(RubricVerdict(text=state.text, met=None, reason=f"not judged: {why}"))
+                out.append(RubricVerdict(text=state.text, met=None, reason=f"not judged: {why}",
+                                         judge_failure=why))
+            elif state.contradicted:
+                out.append(RubricVerdict(text=state.text, met=None, judge_failure=state.contradicted,
+                                         reason=f"not judged: {state.contradicted} ({state.justification})"))
             else:
                 out.append(RubricVerdict(text=state.text, met=state.met, reason=state.justification + suffix))
         return out
@@ -101,18 +114,28 @@ class LLMRubricJudge:
         params: Further request parameters (``max_tokens``, ``reasoning_effort``, ``extra_body`` ...).
         records: Show the judge the final records (``--vita-judge-records``); the official judge sees the
             trajectory only.
+        official_source: The user's copy of the official harness (``--vita-official-source``): the sliding
+            window judge then sends the official prompts, transcript, rubric ids and states, judges only the
+            official rubrics and reads the reply by those ids. ``None``: our own wording.
+        failures: ``unscored`` or ``zero``: what a verdict the judge failed to return does to the reward
+            (``--vita-judge-failures``, see :func:`~pytest_vitabench.judges.base.unscored_reward`).
 
     Raises:
-        ValueError: An unknown mode or fewer than one vote.
+        ValueError: An unknown mode or failure policy, or fewer than one vote.
     """
 
     def __init__(self, model: str, *, client: LLMClient, mode: Mode = "window", votes: int = 1,
                  language: str = "en", outcome: OutcomeJudge | None = None, temperature: float | None = None,
-                 params: dict[str, Any] | None = None, records: bool = True):
+                 params: dict[str, Any] | None = None, records: bool = True, failures: str = "unscored",
+                 official_source: OfficialSource | None = None):
         if mode not in MODES:
             raise ValueError(f"--vita-judge-mode must be one of {', '.join(MODES)}, got {mode!r}")
         if votes < 1:
             raise ValueError(f"--vita-judge-votes must be at least 1, got {votes}")
+        if failures not in JUDGE_FAILURE_POLICIES:
+            raise ValueError(f"--vita-judge-failures must be one of {', '.join(JUDGE_FAILURE_POLICIES)}, "
+                             f"got {failures!r}")
+        self.failures = failures
         self.model = model
         self.client = client
         self.mode = mode
@@ -123,6 +146,7 @@ class LLMRubricJudge:
         default = 0.0 if votes == 1 else VOTE_TEMPERATURE
         self.params = {"temperature": default if temperature is None else temperature, **(params or {})}
         self.name = model
+        self.official_source = official_source
 
     def __repr__(self) -> str:
         return (f"LLMRubricJudge(model={self.model!r}, mode={self.mode!r}, votes={self.votes}, "
@@ -139,7 +163,9 @@ class LLMRubricJudge:
         subtask = case.subtask
         if subtask.evaluation_criteria is None and not subtask.rubric_checks:
             return Verdict(rubrics=[], reward=0.0, not_judgeable="the subtask has no evaluation criteria")
-        rubrics = rubric_texts(case)
+        wording = self._official_wording()
+        # The official judge knows the data's rubrics only, not the machine-checked ones a suite adds.
+        rubrics = list(dict.fromkeys(subtask.rubrics())) if wording else rubric_texts(case)
         if not rubrics:
             return Verdict(rubrics=[], reward=0.0, not_judgeable="the subtask's evaluation criteria hold no rubric")
         details: dict[str, Any] = {"judge": self.model, "mode": self.mode, "votes": self.votes}
@@ -150,7 +176,7 @@ class LLMRubricJudge:
                            details=details)
         facts = record_facts(case.environment, subtask, case.time) if self.records else []
         runs = [self._run(case, rubrics, facts, seed) for seed in vote_seeds(case.seed, self.votes)]
-        verdicts = majority([run.verdicts() for run in runs])
+        verdicts = majority([run.verdicts() for run in runs], failures_unmet=self.failures == "zero")
         trajectory_reward = _all_met(verdicts)
         details.update(trajectory_reward=trajectory_reward, windows=runs[0].windows,
                        calls=sum(run.calls for run in runs))
@@ -166,11 +192,24 @@ class LLMRubricJudge:
             details["problems"] = problems
         if notes:
             details["notes"] = notes
-        return Verdict(rubrics=verdicts, reward=_all_met(verdicts), details=details)
+        reward, unscored = unscored_reward(verdicts, self.failures)
+        if unscored:
+            details["unscored"] = unscored
+        return Verdict(rubrics=verdicts, reward=reward, details=details, unscored=unscored)
 
     # -- one vote ---------------------------------------------------------------------------------
 
+    def _official_wording(self) -> OfficialWording | None:
+        if self.official_source is None or self.mode != "window":
+            return None
+        from ..official_wording import wording_for
+
+        return wording_for(self.official_source, self.language)
+
     def _run(self, case: JudgeCase, rubrics: list[str], facts: list[dict[str, Any]], seed: int) -> _Run:
+        wording = self._official_wording()
+        if wording is not None:
+            return self._official_run(wording, case, rubrics, seed)
         run = _Run(states=[_State(text=t, justification=NOT_YET[self.language]) for t in rubrics])
         spans = windows(len(case.messages)) if self.mode == "window" else [(0, len(case.messages))]
         for number, (start, end) in enumerate(spans, 1):
@@ -193,6 +232,37 @@ class LLMRubricJudge:
                 state.judged = True
                 if item.reason:
                     state.justification = item.reason
+                state.contradicted = contradiction(state.met, item.reason)
+        return run
+
+    def _official_run(self, wording: OfficialWording, case: JudgeCase, rubrics: list[str], seed: int) -> _Run:
+        """One vote as the official sliding-window judge runs it: every window is asked, the states carried
+        by their official ids; a reply's item changes only the rubric its ``rubric_idx`` names."""
+        run = _Run(states=[_State(text=t, justification=wording.initial_justification()) for t in rubrics])
+        ids = {wording.rubric_id(pos): pos for pos in range(len(rubrics))}
+        spans = windows(len(case.messages))
+        clock = time_with_weekday(case.time, self.language) if case.time else ""
+        for number, (start, end) in enumerate(spans, 1):
+            run.windows += 1
+            states = wording.judge_rubrics([(wording.rubric_id(pos), s.text, s.justification, s.met)
+                                            for pos, s in enumerate(run.states)])
+            messages = wording.judge_window_messages(
+                time=clock, instruction=case.subtask.instruction, window=number, windows=len(spans),
+                transcript=wording.judge_transcript(case.messages, start, end), rubrics=states)
+            answer = ask(self.client, model=self.model, messages=messages, seed=seed, language=self.language,
+                         read=lambda value: _by_official_id(value, ids), params=self.params)
+            run.calls += answer.calls
+            run.notes += [f"window {number}/{len(spans)}: {note}" for note in answer.notes]
+            if answer.value is None:
+                run.problems.append(f"window {number}/{len(spans)}: judge reply {answer.problem}; rubric states kept")
+                continue
+            for pos, item in answer.value.items():
+                state = run.states[pos]
+                state.judged = True
+                if isinstance(item.get("meetExpectation"), bool):
+                    state.met = item["meetExpectation"]
+                if isinstance(item.get("justification"), str):
+                    state.justification = item["justification"]
         return run
 
     def _messages(self, case: JudgeCase, states: list[_State], facts: list[dict[str, Any]], transcript: str,
@@ -225,6 +295,16 @@ def _matched(value: Any, rubrics: list[str]) -> dict[int, RubricItem]:
     matched = match_items(rubric_items(value), rubrics)
     if not matched:
         raise JudgeParseError("no item of the reply matches a rubric (wrong rubric_idx values?)")
+    return matched
+
+
+def _by_official_id(value: Any, ids: dict[str, int]) -> dict[int, dict[str, Any]]:
+    """The reply's items keyed by the position their official ``rubric_idx`` names (others ignored)."""
+    items = value if isinstance(value, list) else [value]
+    matched = {ids[item["rubric_idx"]]: item for item in items
+               if isinstance(item, dict) and isinstance(item.get("rubric_idx"), str) and item["rubric_idx"] in ids}
+    if not matched:
+        raise JudgeParseError("no item of the reply names an official rubric id (rubric_0, rubric_1, ...)")
     return matched
 
 

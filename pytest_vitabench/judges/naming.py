@@ -44,7 +44,7 @@ def entity_names(environment: Mapping[str, Any]) -> dict[str, str]:
 
     A product without a name of its own (a train seat, a hotel room) is labelled with its parent's
     label first, e.g. ``G7502 second class``. Remembered for the last few environments: every failed
-    trial and backend of a subtask asks again, and the walk cost ~7% of an LLM-bound item's CPU.
+    trial and backend of a subtask asks again, and the walk shows in an LLM-bound item's profile.
     The caller must not mutate the result nor the environment (a suite's data is read-only).
     """
     with _RECENT_LOCK:

@@ -177,7 +177,7 @@ class OutcomeJudge:
         if answer.value is None:
             problem = f"outcome judge: {answer.problem}"
             verdicts = [RubricVerdict(text=OUTCOME_PREFIX + text, met=None, kind="outcome",
-                                      reason=f"not judged: {problem}") for text in rubrics]
+                                      reason=f"not judged: {problem}", judge_failure=problem) for text in rubrics]
             return OutcomeResult(has_action=True, verdicts=verdicts, reward=0.0, detail=detail, problems=[problem],
                                  notes=[f"outcome judge: {n}" for n in answer.notes])
         verdicts = answer.value
@@ -219,7 +219,7 @@ class OutcomeJudge:
         if answer.value is None:  # official: an unreadable reply scores 0
             problem = f"outcome judge: {answer.problem}"
             verdicts = [RubricVerdict(text=OUTCOME_PREFIX + text, met=None, kind="outcome",
-                                      reason=f"not judged: {problem}") for text in rubrics]
+                                      reason=f"not judged: {problem}", judge_failure=problem) for text in rubrics]
             return OutcomeResult(has_action=True, verdicts=verdicts, reward=0.0, detail=detail, problems=[problem],
                                  notes=notes)
         reward = 1.0 if all(v.met is True for v in answer.value) else 0.0
@@ -252,7 +252,8 @@ def _read(value: Any, rubrics: list[str], *, applicable: bool = True) -> list[Ru
         item = matched.get(pos)
         if item is None:
             verdicts.append(RubricVerdict(text=OUTCOME_PREFIX + text, met=None, kind="outcome",
-                                          reason="not judged: the outcome judge gave no verdict for this rubric"))
+                                          reason="not judged: the outcome judge gave no verdict for this rubric",
+                                          judge_failure="the outcome judge gave no verdict for this rubric"))
         elif applicable and as_bool(item.raw.get("applicable")) is False:
             verdicts.append(RubricVerdict(text=OUTCOME_PREFIX + text, met=True, kind="outcome",
                                           reason=f"not about the outcome (judged on the trajectory): {item.reason}"))

@@ -4,9 +4,9 @@ For each rubric it runs the suite's machine check (``rubric_checks``, see ``suit
 without a check is reported as *not judged* (``met=None``), never passed. When some rubric cannot be
 judged, the judge adds outcome checks from whatever the suite marks as the answer: ``target_product_ids``,
 ``*_type == "target"`` markers in the environment, or VitaBench 1.0 ``required_orders`` (each record kind
-judged on its own fields; see ``suite/required_orders.py``). The reward is
-the official binary one over the judged checks (REFERENCE.md §5.2), and 0 whenever the episode ended by
-``max_steps`` or an invalid agent message (§5.1).
+judged on what the official tools can make of it; see :func:`outcome_verdicts` and
+``docs/required-records.md``). The reward is the official binary one over the judged checks
+(REFERENCE.md §5.2), and 0 whenever the episode ended by ``max_steps`` or an invalid agent message (§5.1).
 """
 
 from __future__ import annotations
@@ -16,7 +16,14 @@ from typing import Any
 
 from ..messages import Message
 from ..suite.checks import Check, Condition, NoRecordCheck, RecordCheck, TextCheck, ToolCalledCheck
-from ..suite.required_orders import RequiredOrder, UninterpretableOrder, required_orders_of
+from ..suite.required_orders import (
+    POOLED_KINDS,
+    RequiredOrder,
+    UninterpretableOrder,
+    optional_orders_of,
+    required_orders_of,
+    visit_kinds,
+)
 from ..suite.schema import SubTask
 from .base import JudgeCase, RubricVerdict, Verdict, reward_of
 from .naming import entity_names, with_names
@@ -170,18 +177,37 @@ def outcome_verdicts(subtask: SubTask, records: list[dict[str, Any]],
                      coordinates: dict[str, tuple[float, float]] | None = None) -> list[RubricVerdict]:
     """Outcome checks from the suite's answer annotations, used where rubrics cannot be judged.
 
-    VitaBench 1.0 ``required_orders`` come first, each judged on the fields its kind really has (see
-    :func:`required_order_verdict`); a record that cannot be interpreted is *not judged*, with the reason.
-    Without required orders, the target markers or ``target_product_ids`` say what must be ordered.
+    VitaBench 1.0 ``required_orders`` come first, each judged on what the official tools can make of it:
+
+    * a delivery order is one order (``create_delivery_order`` takes every product in one call):
+      :func:`required_order_verdict`;
+    * an in-store or travel order is judged against all the new orders at its entity together, because those
+      tools take one product per call: :func:`pooled_order_verdict`;
+    * a reservation or booking is one visit record at the shop, time and party size; where the shop does not
+      take the kind the record names but takes the other, the other kind meets it too (:func:`visit_kinds`).
+
+    A record that cannot be interpreted is *not judged*, with the reason. Without required orders, the
+    target markers or ``target_product_ids`` say what must be ordered.
     """
     verdicts = []
     aliases = entity_aliases(subtask.environment)
-    for order in required_orders_of(subtask):
+    required = required_orders_of(subtask)
+    readable = [o for o in required if isinstance(o, RequiredOrder)]
+    optional = [o for o in optional_orders_of(subtask) if isinstance(o, RequiredOrder)]
+    for order in required:
         if isinstance(order, UninterpretableOrder):
             verdicts.append(RubricVerdict(text="[outcome] a required order", kind="outcome", met=None,
                                           reason=f"not judged: the required order cannot be interpreted: {order}"))
+        elif order.kind in POOLED_KINDS and not order.existing:
+            verdicts.append(pooled_order_verdict(order, readable + optional, records, aliases=aliases))
         else:
-            verdicts.append(required_order_verdict(order, records, aliases=aliases, coordinates=coordinates))
+            verdicts.append(required_order_verdict(order, records, aliases=aliases, coordinates=coordinates,
+                                                   kinds=visit_kinds(order, subtask.environment)))
+    for problem in optional_orders_of(subtask):
+        if isinstance(problem, UninterpretableOrder):
+            verdicts.append(RubricVerdict(text="[outcome] an optional order", kind="outcome", met=None,
+                                          reason=f"not judged: the optional order cannot be interpreted, so it "
+                                                 f"allows nothing: {problem}"))
     created = _created(records)
     targets = set(subtask.target_product_ids or []) or _marked_targets(subtask.environment)
     if targets and not verdicts:
@@ -201,8 +227,17 @@ def _same_text(got: Any, wanted: str) -> bool:
     return bool(a) and (a == b or b in a or a in b or fuzz.ratio(a, b) >= 90)
 
 
+_MOMENT = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})[ T](\d{1,2}):(\d{2})")
+
+
 def _minute(value: Any) -> str:
-    return str(value or "").replace("T", " ").strip()[:16]
+    """A date and time to the minute, zero-padded (1.0 data writes ``2024-12-2 18:00:00``)."""
+    text = str(value or "").replace("T", " ").strip()
+    found = _MOMENT.match(text)
+    if found is None:
+        return text[:16]
+    year, month, day, hour, minute = (int(part) for part in found.groups())
+    return f"{year:04d}-{month:02d}-{day:02d} {hour:02d}:{minute:02d}"
 
 
 def entity_aliases(environment: dict[str, Any]) -> dict[str, set[str]]:
@@ -278,10 +313,94 @@ def required_order_problems(order: RequiredOrder, record: dict[str, Any], *,
     return problems
 
 
+def _lines(record: dict[str, Any]) -> list[tuple[str, int, str | None]]:
+    """(product id, quantity, date) of each line of an order record."""
+    pids = [str(p) for p in record.get("product_ids") or []]
+    quantities = record.get("quantities") or []
+    dates = record.get("dates") or []
+    return [(pid, int(quantities[i]) if i < len(quantities) else 1,
+             str(dates[i])[:10] if len(dates) == len(pids) else None) for i, pid in enumerate(pids)]
+
+
+def pooled_order_verdict(order: RequiredOrder, siblings: list[RequiredOrder], records: list[dict[str, Any]], *,
+                         aliases: dict[str, set[str]] | None = None) -> RubricVerdict:
+    """Whether the new orders at a required in-store or travel order's entity, together, hold it.
+
+    The official tools for these kinds (``create_instore_product_order``, ``create_hotel_order`` ...) take one
+    product per call, so a required order of several products, or several lines of one product, can only be
+    met by several orders. The rule, over the live (or, for a required cancellation, the cancelled) new
+    orders of the kind at the required entity:
+
+    * each required product (and date, when the record gives one) is there, its quantity summed over those
+      orders equal to the quantity all the required orders at the entity ask for together;
+    * no such order holds a product (or a date of it) that neither a required nor an optional order at the
+      entity lists: the record is the whole purchase there.
+
+    Orders at other entities are not this record's business: other records and the rubrics judge them.
+
+    Args:
+        order: The required order judged.
+        siblings: Every interpretable required and optional order of the subtask (the ones at the same
+            entity share its orders).
+        records: The final state's records.
+        aliases: Each entity id's other ids.
+    """
+    text = f"[outcome] {order.describe()}"
+    same = (aliases or {}).get(order.entity_id, set()) | {order.entity_id}
+    cancelled = order.status == "cancelled"
+    pool = [r for r in records if r.get("new") and r["record_type"] == order.kind and r.get("entity_id") in same
+            and (r.get("status") == "cancelled") == cancelled]
+    if not pool:
+        state = "cancelled " if cancelled else ""
+        others = ", ".join(f"{_describe(r)} ({r.get('status')})" for r in records if r.get("new"))
+        return RubricVerdict(text=text, kind="outcome", met=False,
+                             reason=f"no {state}{order.kind} record at {order.entity_id} was created"
+                             + (f"; created: {others}" if others else ""))
+    peers = [o for o in siblings if o.kind == order.kind and not o.existing and o.entity_id in same
+             and (o.status == "cancelled") == cancelled]
+    lines = [line for record in pool for line in _lines(record)]
+
+    def fits(product: Any, pid: str, date: str | None) -> bool:
+        return product.product_id == pid and (not product.date or product.date == date)
+
+    problems = []
+    for product in order.products:
+        got = sum(q for pid, q, date in lines if fits(product, pid, date))
+        if not got:
+            held = [pid + (f" on {date}" if date else "") for pid, _, date in lines]
+            on = f" on {product.date}" if product.date else ""
+            problems.append(f"product {product.product_id}{on} missing (the orders there hold {held})")
+            continue
+        shared = [p for o in peers for p in o.products if p.product_id == product.product_id
+                  and p.date == product.date]
+        if product.quantity is not None and all(p.quantity is not None for p in shared):
+            wanted = sum(p.quantity or 0 for p in shared) or product.quantity
+            if got != wanted:
+                together = " (the required lines there together)" if len(shared) > 1 else ""
+                problems.append(f"quantity of {product.product_id} is {got}, expected {wanted}{together}"
+                                + (f" over {len(pool)} orders" if len(pool) > 1 else ""))
+    listed = [p for o in peers for p in o.products]
+    extra = sorted({pid + (f" on {date}" if date else "") for pid, _, date in lines
+                    if not any(fits(p, pid, date) for p in listed)})
+    if extra:
+        problems.append(f"also holds {', '.join(extra)}, which no required order at {order.entity_id} lists")
+    ids = ", ".join(str(r.get("record_id")) for r in pool)
+    if not problems:
+        return RubricVerdict(text=text, kind="outcome", met=True,
+                             reason=f"{order.kind} order(s) {ids} at {order.entity_id} hold it")
+    return RubricVerdict(text=text, kind="outcome", met=False,
+                         reason=f"{order.kind} order(s) {ids} at {order.entity_id}: " + "; ".join(problems))
+
+
 def required_order_verdict(order: RequiredOrder, records: list[dict[str, Any]], *,
                            aliases: dict[str, set[str]] | None = None,
-                           coordinates: dict[str, tuple[float, float]] | None = None) -> RubricVerdict:
-    """Whether the final state holds one required 1.0 record (a new one, or a change to an existing one)."""
+                           coordinates: dict[str, tuple[float, float]] | None = None,
+                           kinds: tuple[str, ...] | None = None) -> RubricVerdict:
+    """Whether the final state holds one required 1.0 record (a new one, or a change to an existing one).
+
+    Args:
+        kinds: The record kinds that meet it (default: the order's own; see :func:`visit_kinds`).
+    """
     text = f"[outcome] {order.describe()}"
     if order.existing:
         record = next((r for r in records if r.get("record_id") == order.record_id), None)
@@ -295,7 +414,7 @@ def required_order_verdict(order: RequiredOrder, records: list[dict[str, Any]], 
         return RubricVerdict(text=text, kind="outcome", met=not problems,
                              reason="; ".join(problems) or f"order {order.record_id} is {record.get('status')}")
     wanted_cancelled = order.status == "cancelled"
-    candidates = [r for r in records if r.get("new") and r["record_type"] == order.kind
+    candidates = [r for r in records if r.get("new") and r["record_type"] in (kinds or (order.kind,))
                   and (r.get("status") == "cancelled") == wanted_cancelled]
     if not candidates:
         state = "cancelled " if wanted_cancelled else ""

@@ -1,8 +1,11 @@
 """Majority voting over repeated judge runs (``--vita-judge-votes N``).
 
 A single judge sample makes the binary all-rubrics reward sensitive to judge noise on any one rubric
-(REFERENCE.md §7.2). With N votes each rubric is met when more than half of the votes say so; a tie, or a
-vote that could not judge the rubric, counts as unmet, so voting never makes a pass easier to get by luck.
+(REFERENCE.md §7.2). With N votes each rubric is met when more than half of the votes say so; a tie counts as
+unmet, so voting never makes a pass easier to get by luck. A vote in which the judge failed to return the
+rubric (``judge_failure``) is left out of the count (``failures_unmet=False``, the default) or counts as
+unmet (``failures_unmet=True``, ``--vita-judge-failures zero``); a rubric no vote returned stays a judge
+failure.
 """
 
 from __future__ import annotations
@@ -18,8 +21,12 @@ def vote_seeds(trial_seed: int, votes: int) -> list[int]:
     return [trial_seed * 1000 + vote for vote in range(votes)]
 
 
-def majority(runs: list[list[RubricVerdict]]) -> list[RubricVerdict]:
+def majority(runs: list[list[RubricVerdict]], *, failures_unmet: bool = False) -> list[RubricVerdict]:
     """Per-rubric majority of ``runs`` (each a verdict list over the same rubrics, in the same order).
+
+    Args:
+        runs: One verdict list per vote.
+        failures_unmet: Count a vote's judge failure as an unmet vote instead of leaving it out.
 
     Raises:
         ValueError: No runs, or runs of different lengths.
@@ -30,11 +37,11 @@ def majority(runs: list[list[RubricVerdict]]) -> list[RubricVerdict]:
         raise ValueError("every vote must judge the same rubrics")
     if len(runs) == 1:
         return list(runs[0])
-    total = len(runs)
     out = []
     for column in zip(*runs, strict=True):
         yes = sum(1 for v in column if v.met is True)
         no = sum(1 for v in column if v.met is False)
+        total = len(column) if failures_unmet else len(column) - sum(1 for v in column if v.judge_failure)
         if yes == 0 and no == 0:
             out.append(column[0].model_copy(update={"reason": f"no vote could judge it: {column[0].reason}"}))
             continue

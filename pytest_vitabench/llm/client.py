@@ -1,34 +1,43 @@
 """One client for every LLM role (agent, user, judge, memory, embeddings) at any OpenAI-compatible endpoint.
 
-Every call takes the same path: disk cache lookup (for the roles the cache mode covers), a concurrency
-slot and a request-rate slot shared by all processes of the run, the HTTP request with a timeout, our
-own retry loop (the ``openai`` client's retries are off so that limits, ledger and logs see every
-attempt), then the ledger. The API key lives only inside the ``openai`` client: it is in no repr,
-message, log line or cache key.
+Every call takes the same path: disk cache lookup (for the roles the cache mode covers), an adaptive
+concurrency slot of this process (:mod:`.adaptive`: halved on a 429, grown back while the endpoint keeps
+up), a concurrency slot, a token charge (:mod:`.tokenrate`) and a request-rate slot shared by all
+processes of the run, the HTTP request with a timeout, our own retry loop (the ``openai`` client's
+retries are off so that limits, ledger and logs see every attempt), then the ledger. The API key lives
+only inside the ``openai`` client: it is in no repr, message, log line or cache key.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
 import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
 from ..messages import Usage
+from .adaptive import AdaptiveConcurrency, Slot
 from .breaker import CircuitBreaker, CircuitOpen
 from .cache import DiskCache, cache_key
 from .errors import LLMError, endpoint_host, scrub
 from .ledger import Ledger
+from .prefix_order import PrefixOrder
 from .prices import price_for
 from .ratelimit import Limiter, LimiterTimeout
-from .retry import Backoff, is_retryable_status, parse_retry_after
+from .retry import Backoff, is_retryable_status, names_token_limit, parse_retry_after, token_reset_wait
 from .secrets import check_base_url, install_log_redaction, register_secret, scrub_payload
 from .settings import LOCAL_KEY, LLMSettings, resolve_api_key
+
+if TYPE_CHECKING:
+    from .deferred import DeferredAnswers
 
 log = logging.getLogger("pytest_vitabench.llm")
 
@@ -93,12 +102,16 @@ class LLMClient:
     Args:
         settings: Endpoint, retry, limit, cache and price settings.
         ledger: Where usage is recorded; a new one by default (shared ledgers make a per-process total).
+        count_tokens: Tokens of a text, for the estimate charged to ``settings.tpm`` before a request is
+            sent (the run passes :func:`pytest_vitabench.memory.tokens.count_tokens`, ``cl100k_base``).
 
     Raises:
         MissingAPIKey: The OpenAI default endpoint is used and the key variable is unset.
+        ValueError: ``settings.tpm`` without ``count_tokens``.
     """
 
-    def __init__(self, settings: LLMSettings | None = None, ledger: Ledger | None = None):
+    def __init__(self, settings: LLMSettings | None = None, ledger: Ledger | None = None, *,
+                 count_tokens: Callable[[str], int] | None = None):
         self.settings = settings or LLMSettings()
         self.ledger = ledger if ledger is not None else Ledger()
         # Before anything can reach the network or a log: no credentials in the URL, and the key redacted
@@ -113,16 +126,32 @@ class LLMClient:
         s = self.settings
         self.limiter = Limiter(s.state_dir, rpm=s.rpm, max_concurrency=s.max_concurrency,
                                window_s=s.rpm_window_s, max_wait_s=s.max_wait_s)
+        from .tokenrate import TokenBudget
+
+        self.token_budget = TokenBudget(s.state_dir, tokens=s.tpm, window_s=s.tpm_window_s, max_wait_s=s.max_wait_s)
+        if s.tpm and count_tokens is None:
+            raise ValueError("a tokens-per-minute budget (tpm) needs count_tokens, the counter its estimates use "
+                             "(pytest_vitabench.memory.tokens.count_tokens)")
+        # Every turn of a conversation re-sends its history and its system prompt (the memory: ~100k tokens
+        # under full_context, ~0.1 s of cl100k counting): the same strings, so their counts are remembered.
+        self._count_tokens = functools.lru_cache(maxsize=256)(count_tokens) if count_tokens is not None else None
+        self.adaptive = AdaptiveConcurrency(ceiling=s.max_concurrency)
+        #: How many tokens per request the estimate of each model misses, as learned (see _correct_tokens).
+        self._estimate_error: dict[str, int] = {}
+        #: The tokens the request about to be sent by this thread is charged, and its ticket once charged.
+        self._charge = threading.local()
         self.cache = DiskCache(s.cache_dir) if s.cache_dir is not None else None
         self.breaker = CircuitBreaker(self.endpoint, threshold=s.circuit_breaker, state_dir=s.state_dir)
         self.backoff = Backoff(base_s=s.backoff_base_s, max_s=s.backoff_max_s, retry_after_max_s=s.retry_after_max_s)
+        self.prefix_order = PrefixOrder(max_wait_s=s.timeout_s) if s.prompt_cache_order else None
         self._openai: Any = None
         self._lock = threading.Lock()
+        self._deferred: DeferredAnswers | None = None
 
     def __repr__(self) -> str:
         s = self.settings
         return (f"LLMClient(endpoint={self.endpoint!r}, api_key_env={s.api_key_env!r}, cache={s.cache!r}, "
-                f"rpm={s.rpm}, max_concurrency={s.max_concurrency}, timeout_s={s.timeout_s:g})")
+                f"rpm={s.rpm}, tpm={s.tpm}, max_concurrency={s.max_concurrency}, timeout_s={s.timeout_s:g})")
 
     def close(self) -> None:
         with self._lock:
@@ -187,25 +216,70 @@ class LLMClient:
 
     # -- the shared path ----------------------------------------------------------------------------
 
+    def defer(self, answers: DeferredAnswers | None) -> None:
+        """From now on answer the calls of ``answers.roles`` from ``answers`` (or queue them there), see
+        :mod:`.deferred`; ``None`` sends every call again."""
+        self._deferred = answers
+
+    @contextmanager
+    def deferring(self, answers: DeferredAnswers) -> Iterator[DeferredAnswers]:
+        """:meth:`defer` to ``answers`` for the body."""
+        self.defer(answers)
+        try:
+            yield answers
+        finally:
+            self.defer(None)
+
     def _call(self, kind: str, role: str, model: str, request: dict[str, Any],
               trial_seed: int | None) -> tuple[dict[str, Any], bool]:
         cache = self.cache if self.settings.caches(role) else None
+        deferred = self._deferred if self._deferred is not None and self._deferred.defers(role) else None
         # The key hashes the canonical JSON of the whole request (under full_context, ~100k tokens): worth it
         # for a cache lookup; without the cache it is needed only to seed a retry's jitter, so it waits for one.
         key: str | None = None
-        if cache is not None:
+        if cache is not None or deferred is not None:
             key = cache_key(kind=kind, role=role, endpoint=self.endpoint, model=model, request=request,
                             trial_seed=trial_seed)
+        if deferred is not None and key is not None and key in deferred.answers:
+            # before the cache, which this answer fills: a replayed pass counts it as the batch's every time
+            return self._deferred_answer(deferred, kind, role, model, key, cache), False
+        if cache is not None and key is not None:
             payload = cache.get(key)
             log.debug("LLM cache %s: role=%s model=%s seed=%s key=%s", "hit" if payload else "miss",
                       role, model, trial_seed, key)
             if payload is not None:
                 return payload, True
-        payload = self._send(kind, role, model, request, salt=key, trial_seed=trial_seed)
+        if deferred is not None and key is not None:
+            if kind != "chat":
+                raise ValueError(f"only chat requests can be deferred to a batch, not {kind}")
+            raise deferred.queue(key, request)
+        order = self.prefix_order.turn(request) if self.prefix_order and kind == "chat" else contextlib.nullcontext()
+        with order:
+            payload = self._send(kind, role, model, request, salt=key, trial_seed=trial_seed)
         if cache is not None and key is not None:
             cache.put(key, payload, meta={"kind": kind, "role": role, "model": model, "trial_seed": trial_seed,
                                           "endpoint": self.endpoint})
         return payload, False
+
+    def _deferred_answer(self, deferred: DeferredAnswers, kind: str, role: str, model: str, key: str,
+                         cache: DiskCache | None) -> dict[str, Any]:
+        """The batch's answer to ``request`` (known to be in ``deferred``).
+
+        Raises:
+            LLMError: The batch could not answer this request.
+        """
+        answer = deferred.answers[key]
+        if "payload" not in answer:
+            self.ledger.note_error(role)
+            raise LLMError(f"{role} LLM call (model {model}) failed in batch {answer.get('batch_id')}: "
+                           f"{scrub(str(answer.get('error')), self._key)}", role=role, model=model, host=self.host,
+                           status=None, reason="batch", attempts=1, retryable=False)
+        payload: dict[str, Any] = answer["payload"]
+        deferred.note_batch(answer.get("batch_id"))
+        if cache is not None and cache.get(key) is None:  # a later synchronous run finds it too
+            cache.put(key, payload, meta={"kind": kind, "role": role, "model": model, "endpoint": self.endpoint,
+                                          "batch_id": answer.get("batch_id")})
+        return payload
 
     def _send(self, kind: str, role: str, model: str, request: dict[str, Any], *, salt: str | None,
               trial_seed: int | None) -> dict[str, Any]:
@@ -214,14 +288,33 @@ class LLMClient:
         client = self._client()
         create: Callable[..., Any] = self._post_chat if kind == "chat" else client.embeddings.create
         attempts = self.settings.max_retries + 1
+        estimate: int | None = None
         for attempt in range(attempts):
+            ticket: int | None = None
+            slot: Slot | None = None
             try:
                 self.breaker.check()  # before every attempt: another worker may have opened it meanwhile
-                with self.limiter.concurrency_slot():
-                    response = create(**request)
+                with self.adaptive.slot() as slot, self.limiter.concurrency_slot():
+                    if self.token_budget.tokens:
+                        if estimate is None:
+                            from .tokenrate import estimate_request_tokens
+
+                            assert self._count_tokens is not None  # checked with tpm in __init__
+                            estimate = estimate_request_tokens(request, self._count_tokens)
+                        learned = self._estimate_error.get(model, 0)
+                        # charged by the HTTP client's request hook (_take_rate_slot), as it goes on the wire
+                        self._charge.tokens, self._charge.ticket = max(estimate // 2, estimate + learned), None
+                    try:
+                        response = create(**request)
+                    finally:
+                        ticket, self._charge.tokens = getattr(self._charge, "ticket", None), None
                 self.breaker.record_success()
+                self.adaptive.succeeded()
                 # A proxy may echo the request headers into an answer, which is recorded and cached.
-                return scrub_payload(_chat_payload(response)) if kind == "chat" else _embeddings_payload(response)
+                payload = scrub_payload(_chat_payload(response)) if kind == "chat" else _embeddings_payload(response)
+                if ticket is not None and estimate is not None:
+                    self._correct_tokens(model, ticket, estimate, payload["usage"])
+                return payload
             except CircuitOpen as exc:
                 self.ledger.note_error(role)
                 raise LLMError(f"{role} LLM call (model {model}) not sent: {exc}", role=role, model=model,
@@ -232,6 +325,9 @@ class LLMClient:
                 if failure is None:
                     raise
                 reason, status, retryable, retry_after, detail = failure
+                token_limit = False
+                if status == 429:
+                    retry_after, token_limit = self._throttled(exc, ticket, slot, retry_after, detail)
                 if not retryable or attempt + 1 >= attempts:
                     self.ledger.note_error(role)
                     error = self._error(role, model, reason, status, retryable, attempt + 1, detail)
@@ -242,17 +338,48 @@ class LLMClient:
                     salt = cache_key(kind=kind, role=role, endpoint=self.endpoint, model=model, request=request,
                                      trial_seed=trial_seed)
                 wait = self.backoff.delay(attempt, retry_after=retry_after, salt=salt)
+                if token_limit:  # every process waits for the provider's token window, not only this request
+                    self.token_budget.pause(wait)
                 self.ledger.note_retry(role)
                 log.info("%s call to %s (model %s): %s; retry %d/%d in %.2f s%s", role, self.host, model,
                          _what(reason, status, self.settings.timeout_s), attempt + 1, attempts - 1, wait,
-                         " (Retry-After)" if retry_after is not None else "")
+                         " (token limit)" if token_limit else " (Retry-After)" if retry_after is not None else "")
                 time.sleep(wait)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _correct_tokens(self, model: str, ticket: int, estimate: int, usage: dict[str, int]) -> None:
+        """Charge what the provider counted instead of the estimate, and learn how far estimates of
+        ``model`` are off (the completion, unknown before the answer; the provider's own rendering of tools
+        and messages) so the next charges come closer. A charge is never cut below half its estimate."""
+        spent = usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)
+        self.token_budget.correct(ticket, spent)
+        with self._lock:
+            error = spent - estimate
+            before = self._estimate_error.get(model)
+            # a moving average over about the last ten answers: one model's completions vary, slowly
+            self._estimate_error[model] = round(error if before is None else 0.9 * before + 0.1 * error)
+
+    def _throttled(self, exc: BaseException, ticket: int | None, slot: Slot | None, retry_after: float | None,
+                   detail: str) -> tuple[float | None, bool]:
+        """Account for a 429: the refused request spent no tokens, this process sends fewer requests at
+        once, and a 429 that names a token limit waits for the token window's reset.
+
+        Returns:
+            The wait the server asked for (``None``: back off as usual), and whether it named a token limit.
+        """
+        self.token_budget.correct(ticket, 0)
+        if slot is not None and self.adaptive.throttled(slot):
+            log.info("429 from %s: requests in flight from this process cut to %s", self.host, self.adaptive.limit)
+        response = getattr(exc, "response", None)
+        headers = dict(getattr(response, "headers", None) or {})
+        if not names_token_limit(detail, headers):
+            return retry_after, False
+        return token_reset_wait(detail, headers), True
 
     def warm_up_in_background(self) -> threading.Thread:
         """Load the ``openai`` package and build the HTTP client in a daemon thread, now.
 
-        The package takes about 0.6 s of CPU to import, paid by whichever call comes first; an xdist worker
+        The package is slow to import, a cost paid by whichever call comes first; an xdist worker
         that starts this as its session starts pays it while it collects and waits for the controller to send
         it items, not while its first episodes hold their requests back. A failure here is left for the first
         real call to raise and report.
@@ -273,11 +400,11 @@ class LLMClient:
             if self._openai is None:
                 from openai import DefaultHttpxClient, OpenAI  # the openai package loads only when a call is made
 
-                # The rate slot is taken in the HTTP client's request hook, i.e. after the openai package
-                # has built the request and right before it goes on the wire, so the window we count is
-                # the one the server sees.
+                # The rate slot and the token charge are taken in the HTTP client's request hook, i.e. after
+                # the openai package has built the request and right before it goes on the wire, so the
+                # windows we count are the ones the server sees.
                 http_client = (DefaultHttpxClient(event_hooks={"request": [self._take_rate_slot]})
-                               if self.limiter.rpm else None)
+                               if self.limiter.rpm or self.token_budget.tokens else None)
                 self._openai = OpenAI(base_url=self.settings.base_url, api_key=self._key,
                                       timeout=self.settings.timeout_s, max_retries=0, http_client=http_client)
             return self._openai
@@ -304,6 +431,9 @@ class LLMClient:
         return data
 
     def _take_rate_slot(self, _request: Any) -> None:
+        tokens = getattr(self._charge, "tokens", None)
+        if tokens is not None:
+            self._charge.ticket = self.token_budget.charge(tokens)
         self.limiter.acquire_rate()
 
     def _classify(self, exc: BaseException) -> tuple[str, int | None, bool, float | None, str] | None:
@@ -343,12 +473,28 @@ class LLMClient:
     def _usage(self, role: str, model: str, tokens: dict[str, int], cached: bool) -> Usage:
         price = price_for(self.settings.prices, model)
         prompt, completion = tokens.get("prompt_tokens", 0), tokens.get("completion_tokens", 0)
-        usage = Usage(prompt_tokens=prompt, completion_tokens=completion,
+        # A payload cached on disk before this field existed has no cached count: 0, like a provider without one.
+        prompt_cached = tokens.get("cached_prompt_tokens", 0)
+        usage = Usage(prompt_tokens=prompt, completion_tokens=completion, cached_prompt_tokens=prompt_cached,
                       reasoning_tokens=tokens.get("reasoning_tokens", 0),
-                      cost=0.0 if cached or price is None else price.cost(prompt, completion),
+                      cost=0.0 if cached or price is None else price.cost(prompt, completion, prompt_cached),
                       requests=0 if cached else 1, cached_requests=1 if cached else 0)
+        deferred = self._deferred
+        if deferred is not None and deferred.defers(role):
+            # counted by the batch judge once the pass it belongs to completes (a pass may be replayed)
+            deferred.note_usage(role, usage, model, price is not None)
+            return usage
         self.ledger.record(role, usage, model=model, priced=price is not None)
         return usage
+
+    def api(self) -> Any:
+        """The ``openai`` client behind this one (endpoint, key and timeout set; its retries off), for
+        calls this client does not wrap (the Batch API's files and batches)."""
+        return self._client()
+
+    def redact(self, text: str) -> str:
+        """``text`` without this client's key (for messages quoting the endpoint's answers)."""
+        return scrub(text, self._key)
 
 
 def _is_endpoint_failure(reason: str, status: int | None, retryable: bool) -> bool:
@@ -395,22 +541,45 @@ def _error_detail(body: object, fallback: str) -> str:
     return str(body) if body else fallback
 
 
-def _tokens(usage: Any) -> dict[str, int]:
-    if usage is None:
-        return {"prompt_tokens": 0, "completion_tokens": 0, "reasoning_tokens": 0}
-    details = getattr(usage, "completion_tokens_details", None)
-    return {"prompt_tokens": getattr(usage, "prompt_tokens", 0) or 0,
-            "completion_tokens": getattr(usage, "completion_tokens", 0) or 0,
-            "reasoning_tokens": getattr(details, "reasoning_tokens", 0) or 0}
+#: Where providers put the prompt tokens served from their prompt cache, in the order we look:
+#: OpenAI, Azure and vLLM (``--enable-prompt-tokens-details``) nest ``cached_tokens`` under
+#: ``prompt_tokens_details``; the Responses API's shape uses ``input_tokens_details``; DeepSeek reports
+#: ``prompt_cache_hit_tokens``, Anthropic-compatible layers ``cache_read_input_tokens``, Moonshot ``cached_tokens``.
+_CACHED_SPELLINGS = (("prompt_tokens_details", "cached_tokens"), ("input_tokens_details", "cached_tokens"),
+                     ("prompt_cache_hit_tokens",), ("cache_read_input_tokens",), ("cached_tokens",))
+
+
+def _count(value: Any) -> int:
+    """A token count from a usage field: a non-negative int, or 0 for anything else (``None``, text, junk)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return 0
+    return max(int(value), 0)
+
+
+def _cached_prompt_tokens(usage: dict[str, Any]) -> int:
+    for path in _CACHED_SPELLINGS:
+        value: Any = usage
+        for key in path:
+            value = value.get(key) if isinstance(value, dict) else None
+        if value is not None:
+            return _count(value)
+    return 0
 
 
 def _json_tokens(usage: Any) -> dict[str, int]:
     usage = usage if isinstance(usage, dict) else {}
     details = usage.get("completion_tokens_details") if isinstance(usage.get("completion_tokens_details"), dict) \
         else {}
-    return {"prompt_tokens": int(usage.get("prompt_tokens") or 0),
-            "completion_tokens": int(usage.get("completion_tokens") or 0),
-            "reasoning_tokens": int(details.get("reasoning_tokens") or 0)}
+    cached = _cached_prompt_tokens(usage)
+    if "prompt_tokens" in usage:
+        prompt = _count(usage.get("prompt_tokens"))
+    else:  # the Anthropic shape: ``input_tokens`` leaves out what was read from or written to the cache
+        prompt = _count(usage.get("input_tokens")) + cached + _count(usage.get("cache_creation_input_tokens"))
+    completion = _count(usage.get("completion_tokens", usage.get("output_tokens")))
+    return {"prompt_tokens": prompt, "completion_tokens": completion,
+            "reasoning_tokens": _count(details.get("reasoning_tokens")),
+            # never more than the prompt: a provider's count of a cache hit cannot make a prompt cost less than 0
+            "cached_prompt_tokens": min(cached, prompt)}
 
 
 class BadResponse(ValueError):

@@ -124,17 +124,21 @@ class Ledger:
         data = self.to_dict()["roles"]
         if not data:
             return []
-        header = ["role", "requests", "cached", "retries", "errors", "prompt", "completion", "reasoning", "cost $"]
+        # "cached" counts answers from our disk cache; "prompt cached" the prompt tokens the provider
+        # served from its prompt cache (and their share of the prompt), billed at the cached rate.
+        header = ["role", "requests", "cached", "retries", "errors", "prompt", "prompt cached", "completion",
+                  "reasoning", "cost $"]
         rows = [header]
         for role, u in data.items():
             rows.append([role, f"{u['requests']:,}", f"{u['cached_requests']:,}", f"{u['retries']:,}",
-                         f"{u['errors']:,}", f"{u['prompt_tokens']:,}", f"{u['completion_tokens']:,}",
+                         f"{u['errors']:,}", f"{u['prompt_tokens']:,}",
+                         _cached_cell(u['cached_prompt_tokens'], u['prompt_tokens']), f"{u['completion_tokens']:,}",
                          f"{u['reasoning_tokens']:,}", f"{u['cost']:.4f}"])
         total = self.total()
         rows.append(["total", f"{total.requests:,}", f"{total.cached_requests:,}",
                      f"{sum(u['retries'] for u in data.values()):,}", f"{sum(u['errors'] for u in data.values()):,}",
-                     f"{total.prompt_tokens:,}", f"{total.completion_tokens:,}", f"{total.reasoning_tokens:,}",
-                     f"{total.cost:.4f}"])
+                     f"{total.prompt_tokens:,}", _cached_cell(total.cached_prompt_tokens, total.prompt_tokens),
+                     f"{total.completion_tokens:,}", f"{total.reasoning_tokens:,}", f"{total.cost:.4f}"])
         widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
         # The role column reads best left-aligned, numbers right-aligned.
         lines = ["  ".join(cell.ljust(width) if i == 0 else cell.rjust(width)
@@ -143,6 +147,11 @@ class Ledger:
         if self.unpriced:
             lines.append(f"cost unknown (no price) for: {', '.join(sorted(self.unpriced))}; set --vita-prices")
         return lines
+
+
+def _cached_cell(cached: int, prompt: int) -> str:
+    """``812,004 (76%)``: the cached prompt tokens and their share of the prompt tokens."""
+    return f"{cached:,} ({cached / prompt:.0%})" if prompt else f"{cached:,}"
 
 
 def _role_order(role: str) -> tuple[int, str]:

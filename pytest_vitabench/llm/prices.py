@@ -2,11 +2,14 @@
 
 Accepted forms (``--vita-prices`` / ini ``vita_prices``):
 
-- inline: ``gpt-4.1=2/8,gpt-4.1-mini=0.4/1.6`` (USD per million prompt / completion tokens);
-- a ``.toml`` or ``.json`` file mapping model names to ``{prompt_per_1m, completion_per_1m}``, either at the
-  top level or under a ``models`` table. The official ``models.yaml`` field names ``prompt_price`` and
-  ``completion_price`` are accepted too, so its ``cost_1m_token_dollar`` blocks can be copied over.
+- inline: ``gpt-4.1=2/8,gpt-4.1-mini=0.4/1.6`` (USD per million prompt / completion tokens), or with the
+  cached-input rate in the middle: ``gpt-4.1=2/0.5/8`` (prompt / cached prompt / completion);
+- a ``.toml`` or ``.json`` file mapping model names to ``{prompt_per_1m, cached_per_1m, completion_per_1m}``
+  (``cached_per_1m`` optional), either at the top level or under a ``models`` table. The official
+  ``models.yaml`` field names ``prompt_price`` and ``completion_price`` are accepted too, so its
+  ``cost_1m_token_dollar`` blocks can be copied over.
 
+Without a cached rate, cached prompt tokens are billed at the prompt rate (the list price without cache).
 Reasoning tokens are billed as completion tokens (OpenAI counts them inside ``completion_tokens``).
 """
 
@@ -33,9 +36,19 @@ class ModelPrice(BaseModel):
     prompt_per_1m: float = Field(ge=0, validation_alias=AliasChoices("prompt_per_1m", "prompt_price", "prompt"))
     completion_per_1m: float = Field(
         ge=0, validation_alias=AliasChoices("completion_per_1m", "completion_price", "completion"))
+    #: The rate of prompt tokens served from the provider's prompt cache; ``None``: the prompt rate.
+    cached_per_1m: float | None = Field(
+        default=None, ge=0, validation_alias=AliasChoices("cached_per_1m", "cached_prompt_price", "cached"))
 
-    def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
-        return (prompt_tokens * self.prompt_per_1m + completion_tokens * self.completion_per_1m) / 1_000_000
+    @property
+    def cached_rate(self) -> float:
+        return self.prompt_per_1m if self.cached_per_1m is None else self.cached_per_1m
+
+    def cost(self, prompt_tokens: int, completion_tokens: int, cached_prompt_tokens: int = 0) -> float:
+        """USD of one call (or a sum of calls); ``cached_prompt_tokens`` is the cached part of ``prompt_tokens``."""
+        cached = min(max(cached_prompt_tokens, 0), prompt_tokens)
+        return ((prompt_tokens - cached) * self.prompt_per_1m + cached * self.cached_rate
+                + completion_tokens * self.completion_per_1m) / 1_000_000
 
 
 def _price(name: str, value: Any) -> ModelPrice:
@@ -43,10 +56,13 @@ def _price(name: str, value: Any) -> ModelPrice:
         return value
     if isinstance(value, (list, tuple)) and len(value) == 2:
         return ModelPrice(prompt_per_1m=value[0], completion_per_1m=value[1])
+    if isinstance(value, (list, tuple)) and len(value) == 3:
+        return ModelPrice(prompt_per_1m=value[0], cached_per_1m=value[1], completion_per_1m=value[2])
     if isinstance(value, Mapping):
         # The official models.yaml nests the prices under ``cost_1m_token_dollar``.
         return ModelPrice.model_validate(value.get("cost_1m_token_dollar", value))
-    raise ValueError(f"price of {name!r} must be {{prompt_per_1m, completion_per_1m}} or [prompt, completion]")
+    raise ValueError(f"price of {name!r} must be {{prompt_per_1m, cached_per_1m, completion_per_1m}}, "
+                     "[prompt, completion] or [prompt, cached, completion]")
 
 
 def _from_mapping(data: Mapping[str, Any]) -> dict[str, ModelPrice]:
@@ -59,13 +75,18 @@ def _from_inline(spec: str) -> dict[str, ModelPrice]:
     for entry in filter(None, (part.strip() for part in spec.split(","))):
         # Model names may contain '/' (``openai/gpt-4.1``), so split the name off at the last '='.
         name, sep, value = entry.rpartition("=")
-        prompt, slash, completion = value.partition("/")
-        if not (sep and name.strip() and slash):
-            raise ValueError(f"bad price entry {entry!r}: expected MODEL=PROMPT/COMPLETION (USD per 1M tokens)")
+        rates = value.split("/")
+        if not (sep and name.strip() and len(rates) in (2, 3)):
+            raise ValueError(f"bad price entry {entry!r}: expected MODEL=PROMPT/COMPLETION or "
+                             "MODEL=PROMPT/CACHED/COMPLETION (USD per 1M tokens)")
         try:
-            prices[name.strip()] = ModelPrice(prompt_per_1m=float(prompt), completion_per_1m=float(completion))
+            numbers = [float(rate) for rate in rates]
         except ValueError:
             raise ValueError(f"bad price entry {entry!r}: prices must be numbers") from None
+        try:
+            prices[name.strip()] = _price(name.strip(), numbers)
+        except ValueError:  # pydantic's message lists field names the user never typed
+            raise ValueError(f"bad price entry {entry!r}: prices must not be negative") from None
     return prices
 
 

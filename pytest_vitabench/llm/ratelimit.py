@@ -42,6 +42,12 @@ _GUARD_MIN_S = 0.05
 _GUARD_MAX_S = 0.25
 
 
+def guard_for(window_s: float) -> float:
+    """How much longer than ``window_s`` a stamp is kept, for the transit between our stamp and the
+    provider's count (see :data:`_GUARD_FRACTION`)."""
+    return min(max(window_s * _GUARD_FRACTION, _GUARD_MIN_S), _GUARD_MAX_S)
+
+
 class LimiterTimeout(TimeoutError):
     """No rate or concurrency slot became free within ``max_wait_s``."""
 
@@ -82,7 +88,7 @@ class Limiter:
         self.max_concurrency = max_concurrency
         self.window_s = window_s
         self.max_wait_s = max_wait_s
-        self.guard_s = min(max(window_s * _GUARD_FRACTION, _GUARD_MIN_S), _GUARD_MAX_S)
+        self.guard_s = guard_for(window_s)
         root = self.state_dir or Path()
         # The ring's size is the limit, so different limits must not share a file.
         self._ring = root / f"{scope}.rate-{rpm}-per-{window_s:g}s"

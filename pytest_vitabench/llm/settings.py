@@ -66,6 +66,9 @@ class LLMSettings(BaseModel):
         rpm: Requests per ``rpm_window_s`` across every process sharing ``state_dir``; ``None``: unlimited.
         rpm_window_s: The sliding window of ``rpm`` (60 s; shorter only in tests).
         max_concurrency: Requests in flight across every process sharing ``state_dir``; ``None``: unlimited.
+        tpm: Tokens (prompt plus completion, estimated before sending and corrected by the response's
+            usage) per ``tpm_window_s`` across every process sharing ``state_dir``; ``None``: unlimited.
+        tpm_window_s: The sliding window of ``tpm`` (60 s; shorter only in tests and benchmarks).
         max_wait_s: The longest wait for a rate-limit or concurrency slot before the call fails.
         cache: ``judge`` (judge, memory and embedding calls), ``all`` or ``off``.
         cache_dir: The disk store's root (answers under ``llm/``); ``None`` disables caching whatever ``cache`` says.
@@ -89,12 +92,17 @@ class LLMSettings(BaseModel):
     rpm: int | None = Field(default=None, ge=1)
     rpm_window_s: float = Field(default=60.0, gt=0)
     max_concurrency: int | None = Field(default=None, ge=1)
+    tpm: int | None = Field(default=None, ge=1)
+    tpm_window_s: float = Field(default=60.0, gt=0)
     max_wait_s: float = Field(default=3600.0, gt=0)
     cache: CacheMode = "judge"
     cache_dir: Path | None = None
     state_dir: Path | None = None
     prices: dict[str, ModelPrice] = Field(default_factory=dict)
     circuit_breaker: int = Field(default=0, ge=0)
+    #: Let siblings with a long shared prompt prefix follow their leader (:mod:`.prefix_order`). No option sets
+    #: it: it changes no request and measured no wall-time cost (docs/cost.md); ``False`` is for measurements.
+    prompt_cache_order: bool = True
 
     def caches(self, role: str) -> bool:
         """Whether calls of ``role`` go through the disk cache."""
@@ -126,6 +134,7 @@ def settings_for_run(config: RunConfig, *, rootdir: Path, state_dir: Path | str 
     return LLMSettings(
         base_url=config.base_url or None, api_key_env=config.api_key_env, timeout_s=config.timeout,
         rpm=config.rpm or None, rpm_window_s=config.rpm_window, max_concurrency=config.max_concurrency or None,
+        tpm=config.tpm or None, tpm_window_s=config.rpm_window,
         cache=config.cache, circuit_breaker=config.circuit_breaker,
         cache_dir=Path(cache_dir) if cache_dir else default_root(rootdir),
         state_dir=Path(state_dir) if state_dir else None,

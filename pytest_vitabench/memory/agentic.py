@@ -35,27 +35,31 @@ from .tokens import keep_last_tokens
 
 if TYPE_CHECKING:
     from ..llm.client import LLMClient
+    from ..official_wording import OfficialWording
 
 log = logging.getLogger("pytest_vitabench.memory")
 
 #: The official budget (memory.yaml ``rewrite.max_tokens``).
 DEFAULT_MAX_TOKENS = 4096
 #: Bump when the prompts change: it is part of the snapshot key, so old checkpoints are not reused.
-PROMPT_VERSION = 1
+PROMPT_VERSION = 2
 _THINK = re.compile(r"<think>.*?</think>\s*", re.S)
 
+#: The records come before the memory: they are the same in every trial of a subtask, while each trial's
+#: memory has its own history, so the trials' rewrites share the records as a prompt prefix that a provider's
+#: prompt cache serves (the memory itself would end that shared prefix at its first differing word).
 _PROMPTS = {
     "en": {
         "system": ("You keep the long-term preference memory of one user for a personal service assistant "
                    "that orders food, books in-store services and arranges travel. You answer with the "
                    "updated memory only."),
         "empty": "(empty: nothing is recorded yet)",
-        "user": """Current memory:
-{memory}
-
-New records since the last update (dated behaviour logs and conversations; some are noise, some concern \
-other people):
+        "user": """New records since the last update (dated behaviour logs and conversations; some are noise, \
+some concern other people):
 {records}
+
+Current memory:
+{memory}
 
 Write the complete updated memory.
 - Keep every preference that is still valid.
@@ -70,11 +74,11 @@ user's own taste (note it under Other only if it is a standing habit, saying for
         "system": ("你负责为一位用户维护长期偏好记忆，供点外卖、预订到店服务和安排出行的个人服务助手使用。"
                    "只输出更新后的记忆。"),
         "empty": "（空：尚无记录）",
-        "user": """当前记忆：
-{memory}
-
-上次更新以来的新记录（带日期的行为日志和对话；其中有噪声，也有与他人相关的内容）：
+        "user": """上次更新以来的新记录（带日期的行为日志和对话；其中有噪声，也有与他人相关的内容）：
 {records}
+
+当前记忆：
+{memory}
 
 请写出完整的更新后记忆。
 - 保留所有仍然有效的偏好。
@@ -107,7 +111,7 @@ class AgenticMemory:
     deterministic = False
 
     def __init__(self, *, llm_client: LLMClient, memory_model: str, max_tokens: int = DEFAULT_MAX_TOKENS,
-                 language: str = "en", temperature: float | None = 0.0):
+                 language: str = "en", temperature: float | None = 0.0, wording: OfficialWording | None = None):
         if max_tokens <= 0:
             raise ValueError(f"agentic max_tokens must be positive, got {max_tokens}")
         self.client = llm_client
@@ -118,19 +122,24 @@ class AgenticMemory:
         self.text = ""
         self.usage = Usage()
         self.fallbacks = 0
+        #: The official wording of the update request, the records and the empty memory (``None``: ours).
+        self.wording = wording
 
     def __repr__(self) -> str:
         return f"AgenticMemory(model={self.model!r}, max_tokens={self.max_tokens})"
 
     def messages(self, records_text: str) -> list[dict[str, str]]:
         """The chat messages of one rewrite."""
+        if self.wording is not None:
+            return self.wording.memory_update_messages(current=self.text, records=records_text,
+                                                       max_tokens=self.max_tokens)
         prompts = _PROMPTS[self.language]
         user = prompts["user"].format(memory=self.text or prompts["empty"], records=records_text,
                                       budget=self.max_tokens)
         return [{"role": "system", "content": prompts["system"]}, {"role": "user", "content": user}]
 
     def update(self, records: list[DailyRecord | EventRecord], context: MemoryContext) -> None:
-        records_text = render_records(records)
+        records_text = self.wording.render_records(records) if self.wording else render_records(records)
         if not records_text:
             return
         completion = self.client.complete("memory", model=self.model, messages=self.messages(records_text),
@@ -149,10 +158,11 @@ class AgenticMemory:
         self.text = keep_last_tokens(merged, self.max_tokens)
 
     def read(self, query: str | None = None) -> str:
-        return self.text or EMPTY_MEMORY
+        return self.text or (self.wording.rewrite_memory_empty() if self.wording else EMPTY_MEMORY)
 
     def tools(self) -> list[Tool]:
-        return preference_tools(read_fn=lambda: self.read(), query_fn=self.read)
+        tools = preference_tools(read_fn=lambda: self.read(), query_fn=self.read)
+        return official_tools(tools, self.wording) if self.wording else tools
 
     def state(self) -> dict[str, Any]:
         return {"text": self.text, "fallbacks": self.fallbacks}
@@ -164,7 +174,24 @@ class AgenticMemory:
     def fingerprint(self) -> dict[str, Any]:
         return {"model": self.model, "endpoint": getattr(self.client, "endpoint", None),
                 "max_tokens": self.max_tokens, "language": self.language, "temperature": self.temperature,
-                "prompt": PROMPT_VERSION, "tokenizer": _tokenizer()}
+                "prompt": PROMPT_VERSION, "tokenizer": _tokenizer(),
+                **({"official_wording": self.wording.source.version} if self.wording else {})}
+
+
+def official_tools(tools: list[Tool], wording: OfficialWording) -> list[Tool]:
+    """``tools`` with the official descriptions and parameter schemas (no argument descriptions, as the
+    official builder renders a signature without documented arguments)."""
+    from dataclasses import replace
+
+    out = []
+    for tool in tools:
+        properties = {name: {"title": name.replace("_", " ").title(), "type": prop.get("type", "string")}
+                      for name, prop in (tool.parameters.get("properties") or {}).items()}
+        parameters: dict[str, Any] = {"properties": properties, "title": "parameters", "type": "object"}
+        if tool.parameters.get("required"):
+            parameters["required"] = list(tool.parameters["required"])
+        out.append(replace(tool, description=wording.memory_tool_description(tool.name), parameters=parameters))
+    return out
 
 
 def _tokenizer() -> str:

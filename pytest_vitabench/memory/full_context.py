@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..suite.schema import DailyRecord, EventRecord
 from .base import EMPTY_MEMORY, MemoryContext
 from .render import render_records
@@ -14,17 +16,27 @@ DEFAULT_MAX_TOKENS = 102_400
 class FullContextMemory:
     name = "full_context"
 
-    def __init__(self, max_tokens: int = DEFAULT_MAX_TOKENS) -> None:
+    def __init__(self, max_tokens: int = DEFAULT_MAX_TOKENS, *,
+                 render: Callable[[list[DailyRecord | EventRecord]], str] = render_records,
+                 empty: str = EMPTY_MEMORY) -> None:
+        """
+        Args:
+            max_tokens: The budget the text is cut to, from the front.
+            render: Records to text (the official wording's under ``--vita-official-source``).
+            empty: What an empty memory reads as (the official memory reads as nothing at all).
+        """
         if max_tokens <= 0:
             raise ValueError(f"max_tokens must be positive, got {max_tokens}")
         self.max_tokens = max_tokens
+        self._render = render
+        self._empty = empty
         self._chunks: list[str] = []
         # Counted once per update: re-tokenising the whole history on every read dominated paper-scale runs.
         self._tokens = 0
         self._text: str | None = None
 
     def update(self, records: list[DailyRecord | EventRecord], context: MemoryContext) -> None:
-        text = render_records(records)
+        text = self._render(records)
         if text:
             self._chunks.append(text)
             self._tokens += count_tokens(text)
@@ -32,7 +44,7 @@ class FullContextMemory:
 
     def read(self, query: str | None = None) -> str:
         if not self._chunks:
-            return EMPTY_MEMORY
+            return self._empty
         if self._text is None:
             joined = "\n".join(self._chunks)
             self._text = joined if self._tokens <= self.max_tokens else keep_last_tokens(joined, self.max_tokens)

@@ -5,6 +5,9 @@ It is the only place where ``personalized_preference_memory`` reaches an agent.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from ..suite.schema import DailyRecord, EventRecord
 from .base import EMPTY_MEMORY, MemoryContext
 from .render import render_preferences
@@ -13,12 +16,21 @@ from .render import render_preferences
 class GroundTruthMemory:
     name = "groundtruth"
 
-    def __init__(self) -> None:
+    def __init__(self, *, render: Callable[[dict[str, Any] | None], str] | None = None) -> None:
+        """
+        Args:
+            render: Preferences to text, the empty case included (the official wording's under
+                ``--vita-official-source``); ``None``: ours.
+        """
         self._text = ""
+        self._render = render
 
     def update(self, records: list[DailyRecord | EventRecord], context: MemoryContext) -> None:
         # The annotation of the subtask about to run replaces the previous one: it already reflects drift.
-        self._text = render_preferences(context.groundtruth)
+        if self._render is not None:
+            self._text = self._render(context.groundtruth)
+        else:
+            self._text = render_preferences(context.groundtruth)
 
     def read(self, query: str | None = None) -> str:
         return self._text or EMPTY_MEMORY

@@ -117,11 +117,17 @@ def memory_factory(name: str, options: Mapping[str, Any] | None = None) -> Calla
     if name == "groundtruth":
         from .groundtruth import GroundTruthMemory
 
+        wording = _official_wording(opts)
+        if wording is not None:
+            return lambda: GroundTruthMemory(render=wording.render_preferences)
         return GroundTruthMemory
     if name == "full_context":
         from .full_context import DEFAULT_MAX_TOKENS, FullContextMemory
 
         budget = int(opts.get("full_context_max_tokens") or DEFAULT_MAX_TOKENS)
+        wording = _official_wording(opts)
+        if wording is not None:
+            return lambda: FullContextMemory(max_tokens=budget, render=wording.render_records, empty="")
         return lambda: FullContextMemory(max_tokens=budget)
     if name == "agentic":
         return _agentic_factory(opts, who="the agentic memory")
@@ -134,6 +140,15 @@ def memory_factory(name: str, options: Mapping[str, Any] | None = None) -> Calla
 
     raise ValueError(f"--vita-memory: unknown memory backend {name!r}{did_you_mean(name, BUILTIN)}; available: "
                      f"{', '.join(BUILTIN)}, module:Class, or a '{ENTRY_POINT_GROUP}' entry point")
+
+
+def _official_wording(opts: Mapping[str, Any]) -> Any:
+    """The official wording of history records (``official_source`` among the options), else ``None``."""
+    if not opts.get("official_source"):
+        return None
+    from ..official_wording import wording_for
+
+    return wording_for(opts["official_source"], str(opts.get("language") or "en"))
 
 
 def _load_custom(name: str) -> Any:
@@ -172,7 +187,9 @@ def _agentic_factory(opts: dict[str, Any], *, who: str) -> Callable[[], Any]:
                          f"(or $OPENAI_BASE_URL) and the key variable named by --vita-api-key-env")
     budget = int(opts.get("agentic_max_tokens") or DEFAULT_MAX_TOKENS)
     language = str(opts.get("language") or "en")
-    return lambda: AgenticMemory(llm_client=client, memory_model=str(model), max_tokens=budget, language=language)
+    wording = _official_wording(opts)
+    return lambda: AgenticMemory(llm_client=client, memory_model=str(model), max_tokens=budget, language=language,
+                                 wording=wording)
 
 
 def _rag_factory(opts: dict[str, Any]) -> Callable[[], Any]:
@@ -201,7 +218,8 @@ def _rag_factory(opts: dict[str, Any]) -> Callable[[], Any]:
     # agent's model; under --vita-rag-style official we do the same whenever a memory model is available.
     wants_summary = opts.get("rag_summary") or (style == "official" and opts.get("memory_model")
                                                  and opts.get("llm_client") is not None)
-    summary = _agentic_factory(opts, who="--vita-rag-summary") if wants_summary else None
+    # The summary keeps our prompt until the official rag summary request is re-built (not the rewrite memory's).
+    summary = _agentic_factory({**opts, "official_source": None}, who="--vita-rag-summary") if wants_summary else None
     if top_k < 1 or chunk_tokens < 1:
         raise ValueError(f"--vita-rag-top-k and the chunk size must be positive, got {top_k} and {chunk_tokens}")
 

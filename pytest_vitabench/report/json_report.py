@@ -13,10 +13,10 @@ from __future__ import annotations
 import json
 import math
 import os
-import uuid
 from pathlib import Path
 from typing import Any
 
+from ..atomic_file import write_atomic
 from ..result import ItemResult
 
 SCHEMA = "vitabench-report/2"
@@ -37,16 +37,24 @@ def build_report(config: dict[str, Any], metrics: dict[str, Any], results: list[
         run: The run metadata block (:func:`pytest_vitabench.runs.session.run_metadata`).
 
     Returns:
-        ``{"schema": "vitabench-report/2", "config": ..., "run": ..., "metrics": ..., "results": [...]}``.
+        ``{"schema": "vitabench-report/2", "config": ..., "run": ..., "metrics": ..., "results": [...]}``, and
+        ``judge`` (:func:`~pytest_vitabench.agreement.judge_summary`) when an LLM judge judged machine-checked
+        rubrics.
     """
+    from ..agreement import judge_summary
+
     ordered = sorted(results, key=lambda r: (r.nodeid, r.memory, r.trial))
-    return {
+    out = {
         "schema": SCHEMA,
         "config": config,
         "run": run or {},
         "metrics": metrics,
         "results": [r.light() for r in ordered],
     }
+    judge = judge_summary(ordered, seed=int(config.get("seed") or 0))
+    if judge is not None:  # an LLM judge on machine-checked rubrics: how often it agreed with the rules judge
+        out["judge"] = judge
+    return out
 
 
 def _finite(value: Any) -> Any:
@@ -80,20 +88,7 @@ def write_report(path: str | os.PathLike[str], report: dict[str, Any]) -> Path:
     except ValueError:
         # Only walk the (large) document when it actually holds a non-finite number.
         text = json.dumps(_finite(report), indent=1, ensure_ascii=False, allow_nan=False)
-    # Same directory, so os.replace is a rename within one filesystem; os.open honours the umask,
-    # unlike tempfile's private 0600 files.
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.write("\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    write_atomic(target, (text + "\n").encode("utf-8"), durable=True)
     return target
 
 

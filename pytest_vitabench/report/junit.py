@@ -1,7 +1,8 @@
 """JUnit XML properties: per item (``<testcase>``) and per run (``<testsuite>``), all strings or numbers.
 
 CI dashboards read these without parsing the JSON report: per item the reward, memory, trial and domain
-(set by the plugin), plus skills, steps, termination, tokens and cost; per run each headline metric
+(set by the plugin), plus skills, steps, termination, tokens (the prompt tokens served from the provider's
+prompt cache among them) and cost; per run each headline metric
 with its 95% interval.
 """
 
@@ -21,6 +22,7 @@ def item_properties(result: ItemResult) -> list[tuple[str, object]]:
         ("vita_steps", result.steps),
         ("vita_termination", result.termination),
         ("vita_prompt_tokens", sum(u.prompt_tokens for u in usage)),
+        ("vita_cached_prompt_tokens", sum(u.cached_prompt_tokens for u in usage)),
         ("vita_completion_tokens", sum(u.completion_tokens for u in usage)),
         ("vita_cost_usd", round(sum(u.cost for u in usage), 6)),
     ]

@@ -103,6 +103,8 @@ class Progress:
         self.judged = 0
         self.reward_sum = 0.0
         self.tokens = 0
+        self.prompt_tokens = 0
+        self.cached_prompt_tokens = 0
         self.cost = 0.0
 
     def plan(self, planned: int) -> None:
@@ -122,7 +124,10 @@ class Progress:
             self.reward_sum += float(payload.get("reward") or 0.0)
         for usage in (payload.get("usage") or {}).values():
             if isinstance(usage, Mapping):
-                self.tokens += int(usage.get("prompt_tokens") or 0) + int(usage.get("completion_tokens") or 0)
+                prompt = int(usage.get("prompt_tokens") or 0)
+                self.tokens += prompt + int(usage.get("completion_tokens") or 0)
+                self.prompt_tokens += prompt
+                self.cached_prompt_tokens += int(usage.get("cached_prompt_tokens") or 0)
                 self.cost += float(usage.get("cost") or 0.0)
 
     def due(self) -> bool:
@@ -143,8 +148,8 @@ class Progress:
         return elapsed / self.done * (self.planned - self.done)
 
     def line(self) -> str:
-        """E.g. ``vitabench: 120/3136 items (3.8%), 2m05s elapsed, ETA 52m24s, Avg 0.712, 1,234 tokens,
-        $0.0123, 0 errors``."""
+        """E.g. ``vitabench: 120/3136 items (3.8%), 2m05s elapsed, ETA 52m24s, Avg 0.712, 1,234 tokens
+        (76% of prompt cached), $0.0123, 0 errors`` (the cached share only when a provider reported one)."""
         elapsed = self.clock() - self.started
         if self.planned:
             head = f"vitabench: {self.done}/{self.planned} items ({100 * self.done / self.planned:.1f}%)"
@@ -156,6 +161,9 @@ class Progress:
             parts.append(f"ETA {_duration(eta)}")
         if self.judged:
             parts.append(f"Avg {self.reward_sum / self.judged:.3f}")
-        parts.append(f"{self.tokens:,} tokens, ${self.cost:.4f}")
+        tokens = f"{self.tokens:,} tokens"
+        if self.cached_prompt_tokens and self.prompt_tokens:
+            tokens += f" ({self.cached_prompt_tokens / self.prompt_tokens:.0%} of prompt cached)"
+        parts.append(f"{tokens}, ${self.cost:.4f}")
         parts.append(f"{self.errors} error{'s' if self.errors != 1 else ''}")
         return ", ".join(parts)

@@ -34,15 +34,16 @@ def _cell(level: dict[str, Any], key: str) -> str:
     return f"{_fmt(value)} [{_fmt(ci[0])}, {_fmt(ci[1])}]"
 
 
-def _header(k: int | None) -> list[str]:
+def _header(k: int | None, unscored: bool = False) -> list[str]:
     label = "k" if k is None else str(k)
     metrics = [f"{_HEADER_NAMES[n]}{'^' if n == 'pass^' else '@'}{label}" for n in METRIC_NAMES]
-    return ["memory", "level", *metrics, "units", "errors"]
+    return ["memory", "level", *metrics, "units", "errors", *(["unscored"] if unscored else [])]
 
 
-def _row(memory: str, label: str, level: dict[str, Any], k: int) -> list[str]:
+def _row(memory: str, label: str, level: dict[str, Any], k: int, unscored: bool = False) -> list[str]:
     cells = [_cell(level, metric_key(name, k)) for name in METRIC_NAMES]
-    return [memory, label, *cells, str(level.get("n_units", 0)), str(level.get("n_errors", 0))]
+    return [memory, label, *cells, str(level.get("n_units", 0)), str(level.get("n_errors", 0)),
+            *([str(level.get("n_unscored", 0))] if unscored else [])]
 
 
 def _align(rows: list[list[str]]) -> list[str]:
@@ -66,7 +67,10 @@ def _usage_line(results: Sequence[ItemResult]) -> str | None:
         u = totals[role]
         if not (u.prompt_tokens or u.completion_tokens or u.cost or u.requests):
             continue
-        text = f"{role} {u.prompt_tokens:,} in + {u.completion_tokens:,} out tokens"
+        text = f"{role} {u.prompt_tokens:,} in"
+        if u.cached_prompt_tokens:
+            text += f" ({u.cached_prompt_tokens:,} cached)"
+        text += f" + {u.completion_tokens:,} out tokens"
         if u.reasoning_tokens:
             text += f" ({u.reasoning_tokens:,} reasoning)"
         text += f", ${u.cost:.4f}"
@@ -136,7 +140,9 @@ def render_table(metrics: dict[str, Any], results: list[ItemResult]) -> list[str
     One row per memory backend at the subtask level (the headline), then the user-level rows, then the
     by-domain and by-skill rows; each metric shows its 95% interval. When several backends ran, the
     comparison pivot of :func:`render_pivot` follows. Then one line each for item outcomes, rubrics not
-    judged, and (when any is non-zero) token usage and cost per role.
+    judged, and (when any is non-zero) token usage and cost per role. When the judge failed to return some
+    verdict, an ``unscored`` column counts the items left out of the metrics for it (the judge's failure,
+    not the agent's), and a line counts the rubrics.
 
     Args:
         metrics: The output of :func:`pytest_vitabench.metrics.compute_metrics`.
@@ -147,6 +153,8 @@ def render_table(metrics: dict[str, Any], results: list[ItemResult]) -> list[str
     """
     ks = {m["k"] for m in metrics.values()}
     k_shared = next(iter(ks)) if len(ks) == 1 else None
+    failures = [(r, v) for r in results for v in r.rubrics if v.judge_failure]
+    judge_failed = bool(failures)
     lines: list[str] = []
     if metrics:
         title = "VitaBench metrics"
@@ -154,16 +162,16 @@ def render_table(metrics: dict[str, Any], results: list[ItemResult]) -> list[str
             f"{name}={m['k']}" for name, m in sorted(metrics.items()))
         title += "; 95% intervals: bootstrap over users)"
         lines.append(title)
-        rows = [_header(k_shared)]
+        rows = [_header(k_shared, judge_failed)]
         memories = sorted(metrics)
         for level in ("subtask", "user"):
             for memory in memories:
-                rows.append(_row(memory, level, metrics[memory][level], metrics[memory]["k"]))
+                rows.append(_row(memory, level, metrics[memory][level], metrics[memory]["k"], judge_failed))
         for breakdown, prefix in (("by_domain", "domain"), ("by_skill", "skill")):
             for memory in memories:
                 m = metrics[memory]
                 for name, sub in m["subtask"].get(breakdown, {}).items():
-                    rows.append(_row(memory, f"{prefix}={name}", sub, m["k"]))
+                    rows.append(_row(memory, f"{prefix}={name}", sub, m["k"], judge_failed))
         lines.extend(_align(rows))
         short = sum(m[level].get("n_short", 0) for m in metrics.values() for level in ("subtask", "user"))
         if short:
@@ -183,7 +191,35 @@ def render_table(metrics: dict[str, Any], results: list[ItemResult]) -> list[str
     total = sum(len(r.rubrics) for r in results)
     lines.append(f"rubrics not judged: {len(not_judged)} of {total}"
                  + (f" (in {n_items} item{'s' if n_items != 1 else ''})" if not_judged else ""))
+    if failures:
+        unscored = sum(1 for r in results if r.unscored)
+        failed_items = len({r.nodeid for r, _ in failures})
+        lines.append(f"judge failures: {len(failures)} rubric(s) in {failed_items} item(s) the judge did not "
+                     f"return a usable verdict for; {unscored} item(s) unscored (left out of the metrics)"
+                     + ("" if unscored == failed_items else "; the others failed on another rubric or scored 0 "
+                        "(--vita-judge-failures zero)"))
+    judge = _judge_line(results)
+    if judge:
+        lines.append(judge)
     usage = _usage_line(results)
     if usage:
         lines.append(usage)
     return lines
+
+
+def _judge_line(results: Sequence[ItemResult]) -> str | None:
+    """How often the LLM judge agreed with the machine checks, when the results hold both (no interval: the
+    report's ``judge`` block and ``vitabench judge-audit`` have them)."""
+    from ..agreement import judge_summary
+
+    summary = judge_summary(results, bootstrap=0)
+    if summary is None or not summary["n"]:
+        return None
+
+    def shown(name: str) -> str:
+        value = summary[name]
+        return "-" if value is None else f"{value:.3f}"
+
+    return (f"judge vs machine checks: agreement {shown('agreement')}, kappa {shown('kappa')}, false pass "
+            f"{shown('false_pass')}, false fail {shown('false_fail')} over {summary['n']} rubrics "
+            "(vitabench judge-audit for intervals, kinds and flip rate)")

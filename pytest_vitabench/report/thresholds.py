@@ -8,6 +8,11 @@ Grammar (entries separated by commas, whitespace ignored, metric names case-inse
 e.g. ``avg@4=0.40,pass^4=0.20``, ``user.pass@4=0.1``, ``full_context:avg=0.5``, ``pass^k=0.2``. LEVEL is
 ``subtask`` (default) or ``user``; without MEMORY every backend in the run must meet the threshold.
 
+``judge.agreement=0.9`` and ``judge.kappa=0.8`` gate on the LLM judge instead: its agreement with the rules
+judge on the machine-checked rubrics (:mod:`pytest_vitabench.agreement`), from the rules verdicts an
+LLM-judged run records beside each item's (or a ``vitabench judge-audit`` report). A run with no such rubric
+misses the threshold: a gate on the judge must not pass because nothing measured it.
+
 How K meets the run's k (the trials per subtask in the results), so that one gate written for a full
 run does not refuse a smoke run with fewer trials (``-k t0``, ``--vita-trials 1``):
 
@@ -34,6 +39,8 @@ if TYPE_CHECKING:
 
 _METRIC = re.compile(r"^(?:(avg@|pass@|pass\^)(\d+|k)|(avg))$", re.IGNORECASE)
 _FAMILY = {"avg@": "avg", "pass@": "pass", "pass^": "pass^", "avg": "avg"}
+#: ``judge.FIGURE`` thresholds: the agreement figures a higher value of which is better.
+JUDGE_FIGURES = ("agreement", "kappa")
 # Metrics are means of floats; without a little slack a run scoring exactly the threshold could fail on
 # the last bit of a sum.
 _EPS = 1e-9
@@ -47,7 +54,7 @@ class Threshold:
         metric: ``avg``, ``pass`` or ``pass^``.
         k: The K the threshold is stated for; ``None`` for "the run's k" (written ``k``, or a bare ``avg``).
         value: The minimum, in [0, 1].
-        level: ``subtask`` or ``user``.
+        level: ``subtask``, ``user``, or ``judge`` (``metric`` is then one of :data:`JUDGE_FIGURES`).
         memory: The backend it applies to, or ``None`` for every backend in the run.
     """
 
@@ -59,12 +66,14 @@ class Threshold:
 
     @property
     def key(self) -> str:
-        """The metric as written, e.g. ``pass^4`` or ``pass^k``."""
+        """The metric as written, e.g. ``pass^4``, ``pass^k`` or ``judge.kappa``."""
+        if self.level == "judge":
+            return f"judge.{self.metric}"
         return metric_key(self.metric, self.k) if self.k is not None else metric_key(self.metric, 0)[:-1] + "k"
 
     def __str__(self) -> str:
         prefix = f"{self.memory}:" if self.memory is not None else ""
-        level = "user." if self.level == "user" else ""
+        level = "user." if self.level == "user" else ""  # judge. is part of the key
         return f"{prefix}{level}{self.key}={self.value:g}"
 
 
@@ -80,6 +89,8 @@ def _parse_one(entry: str) -> Threshold:
         raise ValueError(f"--vita-fail-under entry {entry!r} has an empty memory backend before ':'")
     rest = rest.strip()
     level = "subtask"
+    if rest.lower().startswith("judge."):
+        return _parse_judge(entry, rest[len("judge."):].strip().lower(), rhs, memory)
     if "." in rest:
         level, _, rest = rest.partition(".")
         level = level.strip().lower()
@@ -96,13 +107,29 @@ def _parse_one(entry: str) -> Threshold:
     k = None if k_text == "k" else int(k_text)
     if k is not None and k < 1:
         raise ValueError(f"--vita-fail-under entry {entry!r}: K must be at least 1")
+    value = _value(entry, rhs)
+    if not (math.isfinite(value) and 0.0 <= value <= 1.0):
+        raise ValueError(f"--vita-fail-under entry {entry!r}: {rhs} is outside [0, 1]")
+    return Threshold(metric=_FAMILY[family], k=k, value=value, level=level, memory=memory)
+
+
+def _value(entry: str, rhs: str) -> float:
     try:
         value = float(rhs)
     except ValueError:
         raise ValueError(f"--vita-fail-under entry {entry!r}: {rhs!r} is not a number") from None
-    if not (math.isfinite(value) and 0.0 <= value <= 1.0):
-        raise ValueError(f"--vita-fail-under entry {entry!r}: {rhs} is outside [0, 1]")
-    return Threshold(metric=_FAMILY[family], k=k, value=value, level=level, memory=memory)
+    return value
+
+
+def _parse_judge(entry: str, figure: str, rhs: str, memory: str | None) -> Threshold:
+    if figure not in JUDGE_FIGURES:
+        raise ValueError(f"--vita-fail-under entry {entry!r}: unknown judge figure {figure!r} "
+                         f"(use judge.{' or judge.'.join(JUDGE_FIGURES)})")
+    value = _value(entry, rhs)
+    low = -1.0 if figure == "kappa" else 0.0  # kappa can be negative: worse than chance
+    if not (math.isfinite(value) and low <= value <= 1.0):
+        raise ValueError(f"--vita-fail-under entry {entry!r}: {rhs} is outside [{low:g}, 1]")
+    return Threshold(metric=figure, k=None, value=value, level="judge", memory=memory)
 
 
 def parse_fail_under(spec: str) -> list[Threshold]:
@@ -189,6 +216,9 @@ def check_thresholds(thresholds: list[Threshold], metrics: dict[str, Any],
     """
     outcomes: list[ThresholdOutcome] = []
     for t in thresholds:
+        if t.level == "judge":
+            outcomes.append(_check_judge(t, results or []))
+            continue
         if t.memory is not None:
             if t.memory not in metrics:
                 run = ", ".join(sorted(metrics)) or "none"
@@ -216,6 +246,26 @@ def check_thresholds(thresholds: list[Threshold], metrics: dict[str, Any],
             else:
                 outcomes.append(ThresholdOutcome(t, memory, "met", value, k, f"{comparison} >= {t.value:.3f}"))
     return outcomes
+
+
+def _check_judge(t: Threshold, results: Sequence[ItemResult]) -> ThresholdOutcome:
+    from ..agreement import judge_summary
+
+    own = [r for r in results if t.memory is None or r.memory == t.memory]
+    summary = judge_summary(own, bootstrap=0)
+    scope = f" ({t.memory})" if t.memory else ""
+    if summary is None or not summary["n"]:
+        return ThresholdOutcome(t, t.memory, "missed", None, None, (
+            f"threshold {t}: no machine-checked rubric of this run{scope} was judged by an LLM judge, so the judge's "
+            "agreement with the rules judge is unknown (run an LLM judge on a suite with rubric_checks)"))
+    value = summary[t.metric]
+    if value is None:
+        return ThresholdOutcome(t, t.memory, "missed", None, None,
+                                f"threshold {t}: {t.key} is undefined{scope} (every verdict the same on both sides)")
+    shown = f"{t.key}{scope} = {_fmt(value, t.value)} over {summary['n']} rubrics"
+    if value < t.value - _EPS:
+        return ThresholdOutcome(t, t.memory, "missed", value, None, f"{shown} < {t.value:.3f}")
+    return ThresholdOutcome(t, t.memory, "met", value, None, f"{shown} >= {t.value:.3f}")
 
 
 def evaluate_thresholds(thresholds: list[Threshold], metrics: dict[str, Any],

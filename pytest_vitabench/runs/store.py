@@ -10,7 +10,7 @@ Why JSONL files and not SQLite in WAL mode: every process of a run (the controll
 appends to its own file, so writers never contend for a lock and a process killed with ``kill -9`` can
 leave at most one torn last line, which the reader skips. A line goes to the kernel in one ``write`` on an
 ``O_APPEND`` descriptor the moment the item finishes, which is all a killed process needs (the page cache
-outlives it); ``fsync`` (4-5 ms each on this machine's disk, more than an offline item's whole run) is
+outlives it); ``fsync`` (on a common disk, longer than an offline item's whole run) is
 batched by a background thread to at most every :data:`FSYNC_INTERVAL_S`, which bounds what a power loss
 or kernel crash can take. The files are plain text that ``jq`` and ``grep`` read, and the reader needs no
 schema migration. SQLite would give the same durability with one fsync per commit or a shared WAL, and a
@@ -35,6 +35,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ..atomic_file import write_atomic
+
 #: Seconds between the batched fsyncs of a journal that has new lines.
 FSYNC_INTERVAL_S = 0.5
 RUNS_DIR = Path(".vitabench") / "runs"
@@ -58,21 +60,6 @@ _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 def canonical_json(value: Any) -> bytes:
     return _CANONICAL.encode(value).encode()
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so that readers see the whole file or none (no fsync)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    _write_new(os.fspath(path.parent), path.name, data)
-
-
-def _write_new(folder: str, name: str, data: bytes) -> None:
-    """:func:`write_atomic` into an existing folder (plain str paths: it runs for every item's blobs)."""
-    target = os.path.join(folder, name)
-    tmp = os.path.join(folder, f".{name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-    with open(tmp, "wb") as handle:
-        handle.write(data)
-    os.replace(tmp, target)
 
 
 class RunStore:
@@ -112,6 +99,7 @@ class RunStore:
         return data if isinstance(data, dict) else None
 
     def write_manifest(self, manifest: dict[str, Any]) -> None:
+        self.path.mkdir(parents=True, exist_ok=True)
         write_atomic(self.path / MANIFEST, json.dumps(manifest, indent=1, ensure_ascii=False).encode())
 
     # -- blobs ----------------------------------------------------------------------------------------
@@ -133,10 +121,10 @@ class RunStore:
             # Level 1: half the CPU of level 5 (2 ms of every offline item went here) for blobs ~30% larger.
             packed = gzip.compress(data, compresslevel=BLOB_COMPRESSLEVEL, mtime=0)
             try:
-                _write_new(folder, name, packed)
+                write_atomic(os.path.join(folder, name), packed)
             except FileNotFoundError:  # the folder was removed under this run
                 os.makedirs(folder, exist_ok=True)
-                _write_new(folder, name, packed)
+                write_atomic(os.path.join(folder, name), packed)
         self._known_blobs.add(digest)
         return digest
 
@@ -145,7 +133,7 @@ class RunStore:
 
         For immutable values handed out again and again: a deterministic backend's memory snapshot is one
         ``str`` object shared by every trial of a subtask, up to ~100k tokens under ``full_context``, and
-        encoding it canonically to hash it again took 3% of an offline item's CPU.
+        encoding it canonically to hash it again showed in every offline item's profile.
         """
         with self._lock:
             remembered = self._digests_by_identity.get(id(value))

@@ -3,10 +3,14 @@
 This is what the ``answer`` built-in agent carries out and what ``vitabench validate`` replays to prove a
 subtask solvable. It reads, in this order of precedence:
 
-1. VitaBench 1.0 ``required_orders`` (every record kind, see :mod:`.required_orders`): one write per
-   required record, with the record's own fields (store, products and quantities, options, address,
-   reservation time and party size, ota dates); a required change to an existing order becomes a
-   cancellation or a note change;
+1. VitaBench 1.0 ``required_orders`` (every record kind, see :mod:`.required_orders`): the writes that
+   make each required record with the record's own fields (store, products and quantities, options,
+   address, reservation time and party size, ota dates), in the order the records are listed. A delivery
+   order is one call; an in-store or travel order is one call per product (per room for a hotel), because
+   those tools take one product per call (the rules judge pools them per entity); a reservation or booking
+   at a shop that does not take that kind has the other kind as its alternative; a time before "now" is
+   made as written (the official tools accept it; validation names our ``past_dates`` check). A required
+   change to an existing order becomes a cancellation or a note change;
 2. our ``rubric_checks``: the marked target (``target_product_ids``, else ``*_type == "target"``
    markers) booked with the values the record checks ask for (address, party size, time, dates,
    quantity, payment), and a question that matches each ``asked`` check;
@@ -26,7 +30,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from .checks import NoRecordCheck, RecordCheck, TextCheck, ToolCalledCheck
-from .required_orders import RequiredOrder, UninterpretableOrder, required_orders_of
+from .required_orders import RequiredOrder, UninterpretableOrder, required_orders_of, visit_kinds
 
 #: Placeholder in a follow-up call's arguments for the id of the record the main call created.
 CREATED = "<created>"
@@ -59,6 +63,9 @@ class PlannedCall(BaseModel):
             ``book_id``); empty when the call creates nothing.
         then: Calls on the created record (payment, a required cancellation); the value :data:`CREATED`
             in their arguments stands for the created record's id.
+        when_status: Make this follow-up only while the created record has this status (a payment only while
+            ``unpaid``: a zero-price booking is created paid); empty: always.
+        instead: The call to make when this one is refused (a booking where the shop takes no reservations).
         describes: What the call achieves, for messages and reports.
     """
 
@@ -66,6 +73,8 @@ class PlannedCall(BaseModel):
     arguments: dict[str, Any]
     id_field: str = ""
     then: list[PlannedCall] = Field(default_factory=list)
+    when_status: str = ""
+    instead: PlannedCall | None = None
     describes: str = ""
 
 
@@ -185,37 +194,55 @@ class _Builder:
             self._add(PlannedCall(tool="create_delivery_order", arguments=args, id_field="order_id", then=then,
                                   describes=order.describe()))
         elif kind == "instore":
-            if len(order.products) != 1:
-                self.key.problems.append(f"{order.describe()}: create_instore_product_order takes one product, "
-                                         f"the required order has {len(order.products)}")
+            # One order per product, its lines' quantities summed: the tool takes one product, the judge sums
+            # per product at the shop, and a second order of one product would overwrite the first one's
+            # quantity in the official tools (they store the catalogue's product object in the order).
+            quantities: dict[str, int] = {}
             for product in order.products:
+                quantities[product.product_id] = quantities.get(product.product_id, 0) + (product.quantity or 1)
+            for product_id, quantity in quantities.items():
                 self._add(PlannedCall(tool="create_instore_product_order", id_field="order_id", then=then,
                                       arguments={"user_id": uid, "shop_id": order.entity_id,
-                                                 "product_id": product.product_id, "quantity": product.quantity or 1},
+                                                 "product_id": product_id, "quantity": quantity},
                                       describes=order.describe()))
         elif kind in ("reservation", "book"):
             when = _parse(order.time)
             if when is None:
                 self.key.problems.append(f"{order.describe()}: unreadable time {order.time!r}")
                 return
-            if when < self.now:
-                self.key.problems.append(f"{order.describe()}: the time is before the subtask's now "
-                                         f"{self.now:%Y-%m-%d %H:%M:%S}, which the tools refuse")
-            tool = "instore_reservation" if kind == "reservation" else "instore_book"
-            visit_then = then if kind == "book" or order.status == "cancelled" else []
-            self._add(PlannedCall(tool=tool, id_field=f"{kind}_id", then=visit_then,
-                                  arguments={"user_id": uid, "shop_id": order.entity_id,
-                                             "time": when.strftime("%Y-%m-%d %H:%M:%S"),
-                                             "customer_count": order.customer_count or 1},
-                                  describes=order.describe()))
+            # A time before "now" is made as written: the official tools accept it, our past_dates check
+            # refuses it, and validation says which.
+            arguments = {"user_id": uid, "shop_id": order.entity_id, "time": when.strftime("%Y-%m-%d %H:%M:%S"),
+                         "customer_count": order.customer_count or 1}
+            self._add(self._visit_call(kind, order, arguments))
         else:
-            if len(order.products) != 1:
-                self.key.problems.append(f"{order.describe()}: the {kind} tools order one product at a time, "
-                                         f"the required order has {len(order.products)}")
+            # one order per product line: these tools take one product per call (the judge pools them)
             for product in order.products:
                 date = product.date or self._product_date(kind, order.entity_id, product.product_id)
-                self._add(self._ota_call(kind, order.entity_id, product.product_id, date, product.quantity or 1,
-                                         then, order.describe()))
+                for call in self._ota_calls(kind, order.entity_id, product.product_id, date, product.quantity or 1,
+                                            then, order.describe()):
+                    self._add(call)
+
+    def _visit_call(self, kind: str, order: RequiredOrder, arguments: dict[str, Any]) -> PlannedCall:
+        """The reservation or booking call, with the other kind as the alternative where the judge accepts it
+        (the shop does not take the named kind: see :func:`.required_orders.visit_kinds`)."""
+        tool = {"reservation": "instore_reservation", "book": "instore_book"}
+        cancelling = order.status == "cancelled"
+        pay = [] if order.status == "unpaid" else self._pay_call("book")
+
+        def visit(which: str) -> PlannedCall:
+            if cancelling:
+                follow = [PlannedCall(tool=_CANCEL[which], arguments={f"{which}_id": CREATED})]
+            else:
+                follow = pay if which == "book" else []
+            return PlannedCall(tool=tool[which], id_field=f"{which}_id", then=follow, arguments=arguments,
+                               describes=order.describe())
+
+        main = visit(kind)
+        others = [k for k in visit_kinds(order, self.env) if k != kind]
+        if others:
+            main.instead = visit(others[0])
+        return main
 
     def _address_of(self, order: RequiredOrder) -> str:
         """The required address as the environment knows it: the known location at the required coordinates
@@ -348,8 +375,9 @@ class _Builder:
                                              "time": when.strftime("%Y-%m-%d %H:%M:%S")},
                                   describes=f"{kind} at {entity_id}"))
         else:
-            self._add(self._ota_call(kind, entity_id, product_id or "", date, quantity, then,
-                                     f"book {product_id} of {entity_id}"))
+            for call in self._ota_calls(kind, entity_id, product_id or "", date, quantity, then,
+                                        f"book {product_id} of {entity_id}"):
+                self._add(call)
 
     # ------------------------------------------------------------------ official shape: targets only
     def _from_targets(self, targets: set[str]) -> None:
@@ -364,7 +392,10 @@ class _Builder:
                 if product_hits:
                     by_kind.setdefault((kind, str(entity_id)), []).extend(product_hits)
                 elif str(entity_id) in targets and container == "shops":
-                    visit = "reservation" if entity.get("enable_reservation", True) is not False else "book"
+                    # the kind the shop takes; a shop that takes neither gets a reservation, which the official
+                    # instore_reservation makes anyway (and validation names our reservation check)
+                    takes_book = entity.get("enable_book") is True and entity.get("enable_reservation") is False
+                    visit = "book" if takes_book else "reservation"
                     by_kind.setdefault((visit, str(entity_id)), []).append((None, ""))
                 elif str(entity_id) in targets:
                     # an entity-level target (a hotel, a flight...): any of its offers that is still bookable
@@ -404,7 +435,9 @@ class _Builder:
                                       describes=f"{kind} at {entity_id}"))
             else:
                 for pid, date in hits:
-                    self._add(self._ota_call(kind, entity_id, pid or "", date, 1, then, f"book {pid} of {entity_id}"))
+                    for call in self._ota_calls(kind, entity_id, pid or "", date, 1, then,
+                                                f"book {pid} of {entity_id}"):
+                        self._add(call)
 
     # ------------------------------------------------------------------ helpers
     def _add(self, call: PlannedCall) -> None:
@@ -414,16 +447,18 @@ class _Builder:
         if kind not in _PAY:
             return []
         id_name = "book_id" if kind == "book" else "order_id"
-        return [PlannedCall(tool=_PAY[kind], arguments={id_name: CREATED}, describes="pay")]
+        return [PlannedCall(tool=_PAY[kind], arguments={id_name: CREATED}, when_status="unpaid", describes="pay")]
 
-    def _ota_call(self, kind: str, entity_id: str, product_id: str, date: str, quantity: int,
-                  then: list[PlannedCall], describes: str) -> PlannedCall:
+    def _ota_calls(self, kind: str, entity_id: str, product_id: str, date: str, quantity: int,
+                   then: list[PlannedCall], describes: str) -> list[PlannedCall]:
+        """The travel orders for ``quantity`` of one product: one call, or one per room for a hotel
+        (``create_hotel_order`` books one room)."""
         uid = self.user_id
         if kind == "hotel":
-            if quantity != 1:
-                self.key.problems.append(f"{describes}: create_hotel_order books one room, {quantity} required")
             args: dict[str, Any] = {"hotel_id": entity_id, "room_id": product_id, "user_id": uid}
-        elif kind == "taxi":
+            return [PlannedCall(tool="create_hotel_order", arguments=args, id_field="order_id", then=then,
+                                describes=describes) for _ in range(max(quantity, 1))]
+        if kind == "taxi":
             args = {"taxi_id": entity_id, "product_id": product_id, "user_id": uid, "quantity": quantity}
         else:
             if not date:
@@ -431,8 +466,8 @@ class _Builder:
             product_key = "ticket_id" if kind == "attraction" else "seat_id"
             args = {f"{kind}_id": entity_id, product_key: product_id, "user_id": uid, "date": date,
                     "quantity": quantity}
-        return PlannedCall(tool=f"create_{kind}_order", arguments=args, id_field="order_id", then=then,
-                           describes=describes)
+        return [PlannedCall(tool=f"create_{kind}_order", arguments=args, id_field="order_id", then=then,
+                            describes=describes)]
 
     def _options(self, kind: str) -> list[tuple[str, str | None, str]]:
         """Every (entity id, product id, product date) a record of ``kind`` could be made of."""

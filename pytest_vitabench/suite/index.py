@@ -11,10 +11,10 @@ later collection (and every xdist worker after the first run) only hashes the fi
 from __future__ import annotations
 
 import json
-import os
-import uuid
 from pathlib import Path
 from typing import Any
+
+from ..atomic_file import write_atomic
 
 INDEX_VERSION = 1
 _WHITESPACE = " \t\n\r"
@@ -106,9 +106,7 @@ def write_index(directory: Path | None, sha256: str, users: list[dict[str, Any]]
     target = index_path(directory, sha256, variant)
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f".{target.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-        tmp.write_text(json.dumps({"version": INDEX_VERSION, "users": users, "language": language}),
-                       encoding="utf-8")
-        os.replace(tmp, target)
+        write_atomic(target, json.dumps({"version": INDEX_VERSION, "users": users, "language": language})
+                     .encode("utf-8"))
     except OSError:
         pass

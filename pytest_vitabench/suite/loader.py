@@ -276,7 +276,7 @@ def pack_spans(suite: LoadedSuite) -> None:
     """Give each lazily indexed user its own zlib-compressed span, then drop the file's text (thread-safe;
     the first call does it, later ones return at once).
 
-    Compressing the paper suite's 33 MB takes ~0.25 s of CPU: paid at collection, it delayed every
+    Compressing the paper suite's 33 MB takes a while: paid at collection, it delayed every
     process's first item, while later it runs beside the episodes (zlib releases the interpreter lock).
     """
     with suite._lock:
@@ -480,7 +480,7 @@ def _validate_user_task(entry: dict[str, Any]) -> UserTask:
     """``UserTask.model_validate(entry)``, one subtask at a time.
 
     pydantic validates in C without releasing the interpreter lock: one call for a paper-suite user holds it
-    for ~35 ms, during which no other episode of the process can even read its answer. Subtask by subtask,
+    for the whole user, during which no other episode of the process can even read its answer. Subtask by subtask,
     other threads get their turn every few milliseconds; the task is the same (the subtasks are validated
     exactly as inside it, and a validated subtask is taken as it is). Invalid data is validated again in one
     piece, so that the problems and their paths are exactly pydantic's.

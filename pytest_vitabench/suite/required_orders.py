@@ -21,6 +21,9 @@ from pydantic import BaseModel, Field
 
 RequiredKind = Literal["delivery", "instore", "hotel", "attraction", "flight", "train", "taxi", "reservation", "book"]
 ORDER_KINDS = ("delivery", "instore", "hotel", "attraction", "flight", "train", "taxi")
+#: Order kinds whose official creating tool takes one product per call (``create_instore_product_order``,
+#: ``create_hotel_order``, ...): a required order of several products is several orders at its entity.
+POOLED_KINDS = ("instore", "hotel", "attraction", "flight", "train", "taxi")
 #: 1.0 spellings of order types.
 _ORDER_TYPE_ALIASES = {"in-store": "instore", "in_store": "instore", "到店": "instore", "外卖": "delivery",
                        "酒店": "hotel", "景点": "attraction", "门票": "attraction", "机票": "flight", "航班": "flight",
@@ -117,7 +120,8 @@ def read_required_order(raw: Any, initial_orders: dict[str, Any] | None = None) 
     if not isinstance(raw, dict):
         raise UninterpretableOrder(f"a required order must be an object, got {type(raw).__name__}")
     if "order_type" not in raw:
-        if raw.get("reservation_id") or "reservation_time" in raw:
+        # the id names the kind; the time key only when there is no id (the 1.0 files mix the time keys)
+        if raw.get("reservation_id") or (not raw.get("book_id") and "reservation_time" in raw):
             return _visit(raw, "reservation", "reservation_id", "reservation_time")
         if raw.get("book_id") or "book_time" in raw:
             return _visit(raw, "book", "book_id", "book_time")
@@ -162,9 +166,12 @@ def _visit(raw: dict[str, Any], kind: RequiredKind, id_key: str, time_key: str) 
     entity = _text(raw.get("shop_id") or raw.get("store_id"))
     if not entity:
         raise UninterpretableOrder(f"the {kind} names no shop_id")
-    when = _text(raw.get(time_key))
+    # 1.0 files mix the two visit shapes (a reservation_id with a book_time, a book_id with a
+    # reservation_time): the record's own time key first, else the other kind's.
+    other_key = "book_time" if time_key == "reservation_time" else "reservation_time"
+    when = _text(raw.get(time_key)) or _text(raw.get(other_key))
     if not when:
-        raise UninterpretableOrder(f"the {kind} has no {time_key}")
+        raise UninterpretableOrder(f"the {kind} has no {time_key} (nor {other_key})")
     return RequiredOrder(kind=kind, record_id=_text(raw.get(id_key)), entity_id=entity, time=when,
                          customer_count=_count(raw.get("customer_count"), "customer_count"),
                          status=_text(raw.get("status")).lower())
@@ -191,3 +198,38 @@ def required_orders_of(subtask: Any) -> list[RequiredOrder | UninterpretableOrde
             seen.add(key)
             out.append(order)
     return out
+
+
+def optional_orders_of(subtask: Any) -> list[RequiredOrder | UninterpretableOrder]:
+    """The ``optional_orders`` of a subtask, interpreted (or the reason one cannot be): records the end state
+    may hold besides the required ones. An uninterpretable one allows nothing; the judge reports it."""
+    criteria = getattr(subtask, "evaluation_criteria", None)
+    out: list[RequiredOrder | UninterpretableOrder] = []
+    for state in (getattr(criteria, "expected_states", None) or []) if criteria is not None else []:
+        for raw in state.optional_orders or []:
+            try:
+                out.append(read_required_order(raw))
+            except UninterpretableOrder as exc:
+                out.append(exc)
+    return out
+
+
+def visit_kinds(order: RequiredOrder, environment: dict[str, Any]) -> tuple[str, ...]:
+    """The record kinds that meet a required reservation or booking (see ``docs/required-records.md``).
+
+    The kind the record names always does. The other kind does too when the shop does not take the named
+    kind and takes the other: 1.0 data names visits loosely (reservations carrying ``book_price`` and
+    ``book_time``, bookings carrying ``reservation_time``, rubrics calling both "reservation"), and the
+    official ``instore_book`` refuses a shop without ``enable_book``, so the booking such a record names can
+    only be made as a reservation (and a reservation at a booking-only shop is what our default
+    ``reservation`` tool check refuses, so a careful agent books it).
+    """
+    if order.kind not in ("reservation", "book"):
+        return (order.kind,)
+    other = "book" if order.kind == "reservation" else "reservation"
+    shop = next((s for key, s in (environment.get("shops") or {}).items()
+                 if isinstance(s, dict) and order.entity_id in (str(key), str(s.get("shop_id")))), None)
+    if shop is None:
+        return (order.kind,)
+    takes = {"reservation": shop.get("enable_reservation") is True, "book": shop.get("enable_book") is True}
+    return (order.kind, other) if takes[other] and not takes[order.kind] else (order.kind,)

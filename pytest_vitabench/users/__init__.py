@@ -14,7 +14,8 @@ __all__ = ["UserSetup", "UserSimulator", "make_user_simulator"]
 
 
 def make_user_simulator(name: str, *, client: LLMClient | None = None, language: str = "en",
-                        wait_for_action: bool = False, params: dict[str, Any] | None = None) -> UserSimulator:
+                        wait_for_action: bool = False, params: dict[str, Any] | None = None,
+                        official_source: Any = None) -> UserSimulator:
     """A user simulator by ``--vita-user-model`` name.
 
     Args:
@@ -23,6 +24,7 @@ def make_user_simulator(name: str, *, client: LLMClient | None = None, language:
         language: Prompt language fallback (each item's ``UserSetup.language`` is used first).
         wait_for_action: ``--vita-user-wait-for-action``: no stop before a write has completed or been refused.
         params: Extra request parameters of the LLM user.
+        official_source: The user's copy of the official harness: the LLM user sends its wording.
 
     Raises:
         ValueError: An LLM user without a client.
@@ -37,4 +39,5 @@ def make_user_simulator(name: str, *, client: LLMClient | None = None, language:
                          "(an endpoint: --vita-base-url / $OPENAI_BASE_URL and a key in --vita-api-key-env)")
     from .llm_user import LLMUser
 
-    return LLMUser(name, client=client, language=language, wait_for_action=wait_for_action, params=params)
+    return LLMUser(name, client=client, language=language, wait_for_action=wait_for_action, params=params,
+                   official_source=official_source)

@@ -23,6 +23,8 @@ class UserSetup:
         seed: The trial's seed.
         scenario_is_hidden: ``instruction`` is the user's hidden scenario rather than a message to send
             (converted VitaBench 1.0 tasks): an LLM user writes its own first message from it.
+        history_length: How many messages of the subtask's ``message_history`` precede the conversation.
+        greeting: The agent's opening line when it is not ours (the official wording's); empty: ours.
         write_tools: Names of the environment's state-changing tools (``Tool.kind == "write"``), so a
             simulator can tell whether the agent's action has completed or been refused; empty means
             "guess from the tool name".
@@ -37,6 +39,8 @@ class UserSetup:
     seed: int = 0
     scenario_is_hidden: bool = False
     write_tools: frozenset[str] = frozenset()
+    greeting: str = ""
+    history_length: int = 0
 
 
 @runtime_checkable

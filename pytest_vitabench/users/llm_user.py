@@ -27,6 +27,7 @@ from .base import UserSetup
 
 if TYPE_CHECKING:
     from ..llm.client import LLMClient
+    from ..official_source import OfficialSource
 
 MAX_NUDGES = 2
 #: Fallback classification of write tools when ``UserSetup.write_tools`` is empty.
@@ -184,17 +185,22 @@ class LLMUser:
         wait_for_action: Enable the premature-stop guard (see the module docstring).
         temperature: Sampling temperature (the official default is 0.0).
         params: Further request parameters (``max_tokens``, ``extra_body`` ...).
+        official_source: The user's copy of the official harness (``--vita-official-source``): the system
+            prompt is the official one and the conversation is flipped as officially (every agent message
+            without tool calls, even an empty one). ``None``: our own wording.
     """
 
     name = "llm"
 
     def __init__(self, model: str, *, client: LLMClient, language: str = "en", wait_for_action: bool = False,
-                 temperature: float = 0.0, params: dict[str, Any] | None = None):
+                 temperature: float = 0.0, params: dict[str, Any] | None = None,
+                 official_source: OfficialSource | None = None):
         self.model = model
         self.client = client
         self.language = _lang(language)
         self.wait_for_action = wait_for_action
         self.params = {"temperature": temperature, **(params or {})}
+        self.official_source = official_source
 
     def __repr__(self) -> str:
         return f"LLMUser(model={self.model!r}, wait_for_action={self.wait_for_action})"
@@ -207,10 +213,16 @@ class LLMUser:
         """
         if not setup.scenario_is_hidden and not any(m.role == "user" for m in messages):
             return Message(role="user", content=setup.instruction)
+        if (self.official_source is not None and not setup.scenario_is_hidden
+                and not any(m.role == "user" for m in messages[setup.history_length:])):
+            # The official simulator's first turn of a subtask is its instruction, after a seeded history too.
+            return Message(role="user", content=setup.instruction)
         if setup.language not in _PROMPT:
             setup = _with_language(setup, self.language)
-        chat = [{"role": "system", "content": user_system_prompt(setup, wait_for_action=self.wait_for_action)},
-                *flip_roles(messages)]
+        chat = self._official_chat(setup, messages)
+        if chat is None:
+            chat = [{"role": "system", "content": user_system_prompt(setup, wait_for_action=self.wait_for_action)},
+                    *flip_roles(messages)]
         usage = Usage()
         text = ""
         # An empty reply (a filtered or reasoning-only answer) is asked again once before a neutral reply.
@@ -229,6 +241,23 @@ class LLMUser:
             if nudges < MAX_NUDGES:
                 text = f"{strip_stop(text)} {NUDGE[language]}".strip()
         return Message(role="user", content=text, usage=usage)
+
+
+    def _official_chat(self, setup: UserSetup, messages: list[Message]) -> list[dict[str, Any]] | None:
+        """The official simulator's request messages, or ``None`` without an official source (or for a
+        VitaBench 1.0 task, whose hidden scenario the official personalization user has no place for)."""
+        if self.official_source is None or setup.scenario_is_hidden:
+            return None
+        from ..official_wording import wording_for
+
+        wording = wording_for(self.official_source, _lang(setup.language))
+        assert wording is not None
+        system = wording.user_system_prompt(persona=setup.persona, instruction=setup.instruction,
+                                            proactive=setup.proactive, intention=setup.user_intention)
+        flipped = [{"role": "user", "content": m.content} if m.role == "assistant"
+                   else {"role": "assistant", "content": m.content}
+                   for m in messages if (m.role == "assistant" and not m.tool_calls) or m.role == "user"]
+        return [{"role": "system", "content": system}, *flipped]
 
 
 def _with_language(setup: UserSetup, language: str) -> UserSetup:

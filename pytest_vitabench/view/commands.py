@@ -41,7 +41,8 @@ def render_run_page(run: Run, *, suite_dirs: list[str] | None = None, baseline: 
         comparison = compare_runs(baseline, run, ignored_settings=run_scoped()).to_dict()
     return build_viewer(run, catalogue=catalogue, metrics_lines=render_table(metrics, results),
                         plots=plot_data(run.results, metrics), failures=analyse_run(run, catalogue),
-                        comparison=comparison)
+                        comparison=comparison, judge=run.report.get("judge"),
+                        judge_audit=run.report.get("judge_audit"))
 
 
 def view_command(run_path: str, *, output: str | None = None, suite_dirs: list[str] | None = None,

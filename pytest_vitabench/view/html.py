@@ -90,7 +90,8 @@ def _compact_message(message: Mapping[str, Any]) -> dict[str, Any]:
 
 def build_viewer(run: Run, *, catalogue: Catalogue | None = None, metrics_lines: list[str] | None = None,
                  plots: Mapping[str, Any] | None = None, failures: Mapping[str, Any] | None = None,
-                 comparison: Mapping[str, Any] | None = None, title: str | None = None) -> str:
+                 comparison: Mapping[str, Any] | None = None, title: str | None = None,
+                 judge: Mapping[str, Any] | None = None, judge_audit: Mapping[str, Any] | None = None) -> str:
     """The viewer page of a run.
 
     Args:
@@ -101,6 +102,8 @@ def build_viewer(run: Run, *, catalogue: Catalogue | None = None, metrics_lines:
         failures: :func:`~pytest_vitabench.report.failures.failure_table` of the run.
         comparison: ``Comparison.to_dict()`` against a baseline, shown as its own tab.
         title: The page title (default: the run's file name).
+        judge: The report's ``judge`` figures (an LLM judge against the machine checks), shown in a Judge tab.
+        judge_audit: The ``judge_audit`` block of a ``vitabench judge-audit`` report, shown in the Judge tab.
 
     Returns:
         The HTML document.
@@ -163,6 +166,8 @@ def build_viewer(run: Run, *, catalogue: Catalogue | None = None, metrics_lines:
         "plots": plots or {},
         "failures": {"categories": CATEGORIES, "cells": (failures or {}).get("cells") or []},
         "comparison": comparison,
+        "judge": judge,
+        "judge_audit": judge_audit,
         "suites": [] if catalogue is None else [s.__dict__ for s in catalogue.statuses],
         "columns": INDEX_COLUMNS,
     }

@@ -2,7 +2,8 @@
 
 The official tools (REFERENCE.md §2) accept: delivery and in-store orders beyond stock, in-store times and
 travel dates in the past, delivery products from another store, an attributes list of any length,
-arguments of any JSON type, and reservations whatever ``enable_reservation`` says. What both profiles
+arguments of any JSON type, reservations whatever ``enable_reservation`` says, cancellations of
+delivered or consumed orders, and a delivery order without products. What both profiles
 refuse (a dispatch time in the past, an unknown store, a wrong user id, missing or unknown arguments)
 stays refused.
 """
@@ -58,6 +59,7 @@ ALL = list(TOOL_CHECKS)
     ("single_store", lambda env: order(env, product_ids=["P1"]), "not found in store"),
     ("attributes", lambda env: order(env, attributes=["large", "spicy"]), "one entry per product"),
     ("argument_types", lambda env: order(env, product_cnts=["1"]), "must be a positive integer"),
+    ("empty_orders", lambda env: order(env, product_ids=[], product_cnts=[]), "must not be empty"),
 ])
 def test_delivery_checks(check, call, refusal):
     refused = call(delivery(ALL))
@@ -112,3 +114,41 @@ def test_ota_past_dates():
     assert "in the past" in ota(ALL).call("create_hotel_order", args).content
     assert not ota([]).call("create_hotel_order", args).error
     assert not ota([c for c in ALL if c != "past_dates"]).call("create_hotel_order", args).error
+
+
+def test_finished_orders():
+    # The official tools cancel a delivered delivery order and a consumed in-store order, booking or
+    # reservation, and change the note of a finished delivery order; cancelling twice is refused by both.
+    def finished(checks):
+        env = delivery(checks)
+        made = json.loads(order(env).content)["order_id"]
+        env.db.orders[made].status = "delivered"
+        shop = instore(checks)
+        shop.db.orders.update(env.db.orders)
+        visit = json.loads(shop.call("instore_book", {"user_id": "U1", "shop_id": "H1",
+                                                      "time": "2025-06-02 12:00:00"}).content)["book_id"]
+        shop.db.books[visit].status = "consumed"
+        bought = json.loads(shop.call("create_instore_product_order", {
+            "user_id": "U1", "shop_id": "H1", "product_id": "Q1", "quantity": 1}).content)["order_id"]
+        shop.db.orders[bought].status = "consumed"
+        return env, made, shop, visit, bought
+
+    env, made, shop, visit, bought = finished(ALL)
+    assert "its status is 'delivered'" in env.call("cancel_delivery_order", {"order_id": made}).content
+    assert "its status is 'delivered'" in env.call("modify_delivery_order", {"order_id": made, "note": "x"}).content
+    assert "its status is 'consumed'" in shop.call("instore_cancel_book", {"book_id": visit}).content
+    assert "its status is 'consumed'" in shop.call("instore_cancel_order", {"order_id": bought}).content
+    env, made, shop, visit, bought = finished([c for c in ALL if c != "finished_orders"])
+    assert not env.call("modify_delivery_order", {"order_id": made, "note": "x"}).error
+    assert not env.call("cancel_delivery_order", {"order_id": made}).error
+    assert "its status is 'cancelled'" in env.call("cancel_delivery_order", {"order_id": made}).content
+    assert not shop.call("instore_cancel_book", {"book_id": visit}).error
+    assert shop.db.books[visit].status == "cancelled"
+    assert not shop.call("instore_cancel_order", {"order_id": bought}).error
+    assert shop.call("instore_cancel_order", {"order_id": bought}).error
+
+
+def test_an_environment_built_without_checks_has_every_check():
+    from pytest_vitabench.domains.base import ALL_CHECKS
+
+    assert list(ALL_CHECKS) == ALL

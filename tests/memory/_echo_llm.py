@@ -10,7 +10,7 @@ from _stub_llm import StubLLM
 
 from pytest_vitabench.memory.tokens import keep_last_tokens
 
-_SECTIONS = re.compile(r"Current memory:\n(?P<memory>.*?)\n\nNew records[^\n]*:\n(?P<records>.*?)\n\nWrite the",
+_SECTIONS = re.compile(r"New records[^\n]*:\n(?P<records>.*?)\n\nCurrent memory:\n(?P<memory>.*?)\n\nWrite the",
                        re.S)
 _BUDGET = re.compile(r"within about (\d+) tokens")
 

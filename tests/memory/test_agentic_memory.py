@@ -95,3 +95,20 @@ def test_repeated_rewrites_come_from_the_llm_cache(stub, tmp_path):
     again.update(RECORDS, CTX)
     assert again.read() == "Food:\n- oat milk" and len(stub.requests) == 1
     assert again.usage.cached_requests == 1 and again.usage.cost == 0
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_trials_rewrites_share_the_new_records_as_their_prompt_prefix(language):
+    """Each trial keeps its own memory, the records are the same: they come first, so a provider's prompt
+    cache serves them to every trial after the first."""
+    records = "2030-01-01 ordered oat latte, less sugar\n" * 50
+    rewrites = []
+    for trial_memory in ("Food:\n- likes oat milk", "Food:\n- likes oat milk, no sugar"):
+        memory = AgenticMemory(llm_client=None, memory_model="m", language=language)  # type: ignore[arg-type]
+        memory.text = trial_memory
+        rewrites.append(memory.messages(records))
+    (system_a, user_a), (system_b, user_b) = rewrites
+    assert system_a == system_b
+    shared = next(i for i, (a, b) in enumerate(zip(user_a["content"], user_b["content"], strict=False)) if a != b)
+    assert records.strip() in user_a["content"][:shared]
+    assert user_a["content"].index(records) < user_a["content"].index("likes oat milk")

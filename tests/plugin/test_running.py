@@ -87,7 +87,8 @@ def test_junit_properties(project, monkeypatch):
     props = {p.get("name"): p.get("value") for p in case.iter("property")}
     assert props == {"vita_reward": "1.0", "vita_memory": "full_context", "vita_trial": "0", "vita_domain": "delivery",
                      "vita_skills": "personalize", "vita_steps": props["vita_steps"], "vita_termination": "agent_stop",
-                     "vita_prompt_tokens": "0", "vita_completion_tokens": "0", "vita_cost_usd": "0.0"}
+                     "vita_prompt_tokens": "0", "vita_cached_prompt_tokens": "0", "vita_completion_tokens": "0",
+                     "vita_cost_usd": "0.0"}
     assert int(props["vita_steps"]) >= 4
     suite_props = {p.get("name"): p.get("value") for p in root.find("testsuite").find("properties")}
     assert suite_props["vita_model"] == "reference" and suite_props["vita_full_context_avg@1"] == "1.0"

@@ -144,3 +144,19 @@ def test_with_names_leaves_longer_ids_and_unknown_text_alone():
     names = {"S1": "Noodle Bar", "P1": "Beef noodles"}
     assert with_names("at S10 and S1, P1x, 'P1'", names) == "at S10 and S1 (Noodle Bar), P1x, 'P1' (Beef noodles)"
     assert with_names("nothing here", names) == "nothing here" and with_names("S1", {}) == "S1"
+
+
+def test_junit_and_progress_show_cached_prompt_tokens():
+    from pytest_vitabench.messages import Usage
+    from pytest_vitabench.report.junit import item_properties
+
+    record = item("U1", "s1", 0, 1.0).model_copy(update={"usage": {
+        "agent": Usage(prompt_tokens=3000, cached_prompt_tokens=2048, requests=2),
+        "judge": Usage(prompt_tokens=1000, cached_prompt_tokens=0, requests=1)}})
+    assert dict(item_properties(record))["vita_cached_prompt_tokens"] == 2048
+    progress = Progress(interval_s=10, clock=lambda: 0.0)
+    progress.add(record.model_dump(mode="json"))
+    assert "4,000 tokens (51% of prompt cached), $0.0000" in progress.line()
+    progress = Progress(interval_s=10, clock=lambda: 0.0)
+    progress.add({"outcome": "passed", "reward": 1.0, "usage": {"agent": {"prompt_tokens": 5}}})
+    assert "cached" not in progress.line()  # a provider that reports no cache: the line stays as it was

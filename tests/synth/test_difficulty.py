@@ -1,4 +1,4 @@
-"""The built-in agents make a generated suite's difficulty visible (a small version of the README table).
+"""The built-in agents make a generated suite's difficulty visible (a small version of the table in docs/suites.md).
 
 The ceiling (``groundtruth-reader``, or ``reference`` reading the ground truth) solves nearly everything; reading only
 the request (``literal``, ``reference`` without memory) picks the popular, well-rated, wrong option; reading

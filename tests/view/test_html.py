@@ -67,3 +67,27 @@ def test_hostile_text_stays_inside_its_block_and_heavy_data_is_packed_per_subtas
 def test_without_a_catalogue_no_names_are_embedded():
     page = build_viewer(_run())
     assert re.search(r'id="vita-names">\{\}</script>', page)
+
+
+def test_the_item_detail_shows_cached_prompt_tokens_per_role(tmp_path):
+    """The viewer's own usage renderer, run by Node: cached tokens appear only where a provider reported them."""
+    import shutil
+    import subprocess
+
+    import pytest
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("no Node.js installed; the viewer's script is checked in a browser test elsewhere")
+    template = (Path(__file__).parents[2] / "pytest_vitabench" / "view" / "viewer.html").read_text()
+    functions = [re.search(rf"^function {name}\(.*?\}}$", template, re.M | re.S).group(0)
+                 for name in ("esc", "usageText")]
+    usage = {"agent": {"prompt_tokens": 3000, "cached_prompt_tokens": 2048, "completion_tokens": 20, "cost": 0.5},
+             "user": {"prompt_tokens": 40, "completion_tokens": 5, "cost": 0.0}, "judge": {"prompt_tokens": 0}}
+    script = "\n".join(functions) + f"\nprocess.stdout.write(usageText({json.dumps(usage)}));"
+    (tmp_path / "usage.js").write_text(script)
+    shown = subprocess.run([node, str(tmp_path / "usage.js")], capture_output=True, text=True, check=True).stdout
+    assert shown == "agent 3000 (2048 cached)+20 tok $0.5000; user 40+5 tok $0.0000"
+    page = build_viewer(_run())
+    record = _unpack(page, "vita-chunk-0")["0"]
+    assert record["usage"] == _run().results[0]["usage"]  # the usage per role travels to the page as it is

@@ -7,25 +7,17 @@ The test opens the written page, filters, opens a trajectory and checks what is 
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
+from _browser import launch
 from _paths import REPO_ROOT
 
 from pytest_vitabench.cli import main
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
-
 
 @pytest.fixture(scope="module")
 def page_factory():
-    if CHROMIUM is None:
-        pytest.skip("no Chromium installed (apt-get install chromium); the viewer's browser test needs it")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with launch() as (browser, sync_api):
         errors: list[str] = []
 
         def open_page(path, fragment=""):
@@ -40,7 +32,6 @@ def page_factory():
             return page
 
         yield open_page, errors, sync_api.expect
-        browser.close()
 
 
 @pytest.fixture(scope="module")
@@ -141,3 +132,52 @@ def test_failure_table_plots_and_deep_links(page_factory, demo_run, tmp_path):
     deep = open_page(html, "#unit=U100002/sub_U100002_2/full_context")
     assert deep.locator("#detail .side > div").count() == 2
     assert errors == []
+
+
+def test_the_judge_tab_shows_the_audit_and_links_each_disagreement_to_its_item(page_factory, demo_run, tmp_path):
+    from _stub_judge import PlantedJudge
+    from _stub_llm import StubLLM
+
+    from pytest_vitabench.judge_audit import JudgeSetup, audit_run
+    from pytest_vitabench.llm import LLMClient, LLMSettings
+    from pytest_vitabench.rejudge import replay, resolve_suites
+    from pytest_vitabench.report.json_report import load_report, write_report
+    from pytest_vitabench.result import ItemResult
+    from pytest_vitabench.runs import open_run
+
+    open_page, errors, expect = page_factory
+    plain = tmp_path / "plain.html"
+    assert main(["view", str(demo_run), "-o", str(plain)]) == 0
+    assert open_page(plain).locator("#judge-tab").is_hidden()  # a rules-judged run has no judge figures
+
+    suites = resolve_suites(load_report(demo_run))
+    run = open_run(demo_run)
+    cases = [replay(ItemResult.model_validate(run.full_result(r["nodeid"])), suites[r["suite"]], "en")[0]
+             for r in run.results]
+    stub = StubLLM()
+    stub.responder = PlantedJudge(cases, flip=0.2, seed=1)
+    client = LLMClient(LLMSettings(base_url=stub.base_url, api_key_env="VITA_NO_SUCH_VAR", cache="off"))
+    try:
+        report = audit_run(demo_run, [JudgeSetup("stub-judge", "full")], client=client, ledger=client.ledger,
+                           repeats=2)
+    finally:
+        client.close()
+        stub.close()
+    audit_path = write_report(demo_run.with_name("audit.json"), report)
+    html = tmp_path / "audit.html"
+    assert main(["view", str(audit_path), "-o", str(html)]) == 0
+    page = open_page(html)
+    page.click("#judge-tab")
+    setup = report["judge_audit"]["setups"][0]
+    overall = page.inner_text("#setup-0-all")
+    assert f"{setup['agreement']:.3f}" in overall and f"{setup['kappa']:.3f}" in overall
+    assert "rating floor" in page.inner_text("#setup-0-kind") and "ota" in page.inner_text("#setup-0-domain")
+    assert f"{setup['flip']['rate']:.3f}" in page.inner_text("#flip-0")
+    rows = page.locator("#disagree-0 tr")
+    assert rows.count() == len(setup["disagreements"]) + 1
+    first = setup["disagreements"][0]
+    assert first["rules_reason"][:40] in page.inner_text("#disagree-0")
+    page.locator("#disagree-0 a.item").first.click()
+    page.wait_for_selector("#detail .messages")
+    assert first["nodeid"] in page.inner_text("#detail") and page.locator("#tab-items").is_visible()
+    assert not errors

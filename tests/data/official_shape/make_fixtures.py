@@ -13,7 +13,10 @@ copied. They exercise what our own generator never writes:
   consumption``, ``in-store``, ``到店``, an unknown label) and whose required orders are in-store product
   orders, table reservations (``reservation_id``, ``shop_id``, ``reservation_time``, ``customer_count``, no
   ``order_type``) and seat bookings;
-* ``vb1_ota_tasks.json``: 1.0 travel tasks requiring hotel, flight, train, attraction and taxi orders.
+* ``vb1_ota_tasks.json``: 1.0 travel tasks requiring hotel, flight, train, attraction and taxi orders;
+* ``vb1_ota_trips.json``: 1.0 travel tasks, one per kind (hotel nights, flight seats, train seats, attraction
+  tickets of two types) and a multi-record trip with a cancellation, each with distractors (another date,
+  another seat class, another hotel) and required orders the travel tools can only make as several orders.
 """
 
 from __future__ import annotations
@@ -275,9 +278,122 @@ def vb1_ota() -> list[dict]:
     ]
 
 
+TRIP_PROFILE = {"user id": "U500001", "occupation": "Architect", "gender": "female", "residence": "Chengdu",
+                "home address": "Unit 6, 21 Kehua North Road, Wuhou District, Chengdu"}
+
+
+def _trip_order(kind, oid, entity, lines, status="paid"):
+    """A 1.0 travel order record; ``lines`` are (product id, date, quantity, price)."""
+    return {"order_id": oid, "order_type": kind, "user_id": "U500001", "store_id": entity, "note": "",
+            "location": None, "dispatch_time": "", "shipping_time": None, "delivery_time": "",
+            "total_price": sum(q * price for _, _, q, price in lines), "create_time": "", "update_time": "",
+            "status": status, "products": [{"product_id": pid, "price": price, "quantity": q, "date": date}
+                                           for pid, date, q, price in lines]}
+
+
+def _trip_env(**containers):
+    chengdu = _loc(TRIP_PROFILE["home address"], 104.07, 30.63)
+    return {"time": "2025-04-01 09:00:00", "user_id": "U500001", "orders": containers.pop("orders", {}),
+            "weather": [], "location": [chengdu], **containers}
+
+
+def _hotel(hotel_id, name, score, stars, tags, address, rooms, hotel_type="normal"):
+    return {"hotel_id": hotel_id, "hotel_name": name, "score": score, "star_rating": stars, "tags": tags,
+            "location": _loc(address, 120.15, 30.26), "hotel_type": hotel_type,
+            "products": [{"product_id": pid, "room_type": room, "price": price, "quantity": 4, "date": date}
+                         for pid, room, price, date in rooms]}
+
+
+def _ride(kind, ride_id, number, origin, destination, depart, arrive, seats, stations):
+    where = "airport" if kind == "flight" else "station"
+    return {f"{kind}_id": ride_id, f"{kind}_number": number, "departure_city": origin, "arrival_city": destination,
+            "departure_time": depart, "arrival_time": arrive, "tags": [],
+            f"departure_{where}_location": _loc(stations[0], 104.44, 30.31),
+            f"arrival_{where}_location": _loc(stations[1], 120.43, 30.23),
+            "products": [{"product_id": pid, "seat_type": seat, "price": price, "quantity": 12, "date": date}
+                         for pid, seat, price, date in seats]}
+
+
+def _attraction(attraction_id, name, tickets):
+    return {"attraction_id": attraction_id, "attraction_name": name, "score": 4.8,
+            "location": _loc(f"{name}, Hangzhou", 120.10, 30.24), "description": "scenic area",
+            "opening_hours": "08:00-17:30", "ticket_price": tickets[0][2],
+            "products": [{"product_id": pid, "ticket_type": ticket, "price": price, "quantity": 40, "date": date}
+                         for pid, ticket, price, date in tickets]}
+
+
+def vb1_ota_trips() -> list[dict]:
+    lakeside = _hotel("HT01", "Lakeside Garden Hotel", 4.7, 4, ["gym", "quiet"], "9 Nanshan Road, Hangzhou", [
+        ("HT01_K0410", "King room", 620, "2025-04-10"), ("HT01_K0411", "King room", 620, "2025-04-11"),
+        ("HT01_T0410", "Twin room", 580, "2025-04-10")], hotel_type="target")
+    noisy = _hotel("HT02", "Station Express Inn", 4.1, 2, ["budget"], "3 Huancheng East Road, Hangzhou", [
+        ("HT02_K0410", "King room", 260, "2025-04-10"), ("HT02_K0411", "King room", 260, "2025-04-11")])
+    morning = _ride("flight", "FL01", "3U8961", "Chengdu", "Hangzhou", "2025-04-10 07:40:00",
+                    "2025-04-10 10:20:00", [("FL01_Y", "economy", 980, "2025-04-10"),
+                                            ("FL01_J", "business", 2960, "2025-04-10")],
+                    ("Chengdu Tianfu Airport", "Hangzhou Xiaoshan Airport"))
+    later = _ride("flight", "FL02", "CA4523", "Chengdu", "Hangzhou", "2025-04-11 07:40:00",
+                  "2025-04-11 10:20:00", [("FL02_Y", "economy", 760, "2025-04-11")],
+                  ("Chengdu Tianfu Airport", "Hangzhou Xiaoshan Airport"))
+    home_train = _ride("train", "TR01", "G1975", "Hangzhou", "Chengdu", "2025-04-12 08:05:00",
+                       "2025-04-12 19:30:00", [("TR01_2", "second class", 890, "2025-04-12"),
+                                               ("TR01_1", "first class", 1420, "2025-04-12")],
+                       ("Hangzhou East Station", "Chengdu East Station"))
+    other_train = _ride("train", "TR02", "G1977", "Hangzhou", "Chengdu", "2025-04-13 08:05:00",
+                        "2025-04-13 19:30:00", [("TR02_2", "second class", 890, "2025-04-13")],
+                        ("Hangzhou East Station", "Chengdu East Station"))
+    park = _attraction("AT01", "Xixi Wetland Park", [("AT01_AD", "adult", 80, "2025-04-11"),
+                                                     ("AT01_CH", "child", 40, "2025-04-11"),
+                                                     ("AT01_AD12", "adult", 80, "2025-04-12")])
+    taxi = {"taxi_id": "TX01", "taxi_type": "comfort", "platform": "DiDi", "departure_location":
+            "Hangzhou Xiaoshan Airport", "arrival_location": "Lakeside Garden Hotel", "estimated_duration": 55,
+            "estimated_price": 170, "tags": [], "products": [{"product_id": "TX01_C", "taxi_type": "comfort",
+                                                              "platform": "DiDi", "price": 170, "quantity": 5}]}
+    booked_train = _trip_order("train", "OT2005T0", "TR02", [("TR02_2", "2025-04-13", 2, 890)])
+    return [
+        _vb1_task("OT2001", "OTA", "Book a king room at a quiet hotel with a gym in Hangzhou for the nights of "
+                  "April 10th and 11th.", _trip_env(hotels={"HT01": lakeside, "HT02": noisy}),
+                  [_trip_order("hotel", "OT2001H", "HT01", [("HT01_K0410", "2025-04-10", 1, 620),
+                                                            ("HT01_K0411", "2025-04-11", 1, 620)])],
+                  ["A king room at Lakeside Garden Hotel for the night of 2025-04-10",
+                   "A king room at Lakeside Garden Hotel for the night of 2025-04-11"], TRIP_PROFILE),
+        _vb1_task("OT2002", "OTA", "Three of us fly from Chengdu to Hangzhou on the morning of April 10th; economy "
+                  "is fine.", _trip_env(flights={"FL01": morning, "FL02": later}),
+                  [_trip_order("flight", "OT2002F", "FL01", [("FL01_Y", "2025-04-10", 3, 980)])],
+                  ["Three economy seats on 3U8961 on 2025-04-10"], TRIP_PROFILE),
+        _vb1_task("OT2003", "OTA", "Get two second-class seats on the high-speed train from Hangzhou back to "
+                  "Chengdu on April 12th.", _trip_env(trains={"TR01": home_train, "TR02": other_train}),
+                  [_trip_order("train", "OT2003T", "TR01", [("TR01_2", "2025-04-12", 2, 890)])],
+                  ["Two second-class seats on G1975 on 2025-04-12"], TRIP_PROFILE),
+        _vb1_task("OT2004", "OTA", "Buy tickets to Xixi Wetland Park on April 11th for me, my husband and our "
+                  "daughter.", _trip_env(attractions={"AT01": park}),
+                  [_trip_order("attraction", "OT2004A", "AT01", [("AT01_AD", "2025-04-11", 2, 80),
+                                                                 ("AT01_CH", "2025-04-11", 1, 40)])],
+                  ["Two adult tickets for Xixi Wetland Park on 2025-04-11",
+                   "One child ticket for Xixi Wetland Park on 2025-04-11"], TRIP_PROFILE),
+        _vb1_task("OT2005", "OTA", "Plan our family trip to Hangzhou: fly there on the morning of April 10th (two "
+                  "of us), take a comfort car from the airport, two king rooms at the quiet hotel for the 10th, the "
+                  "wetland park on the 11th, and cancel the train home I booked for the 13th: we go back on the 12th "
+                  "by second class instead.",
+                  _trip_env(flights={"FL01": morning, "FL02": later}, hotels={"HT01": lakeside, "HT02": noisy},
+                            trains={"TR01": home_train, "TR02": other_train}, attractions={"AT01": park},
+                            taxis={"TX01": taxi}, orders={"OT2005T0": booked_train}),
+                  [_trip_order("flight", "OT2005F", "FL01", [("FL01_Y", "2025-04-10", 2, 980)]),
+                   _trip_order("taxi", "OT2005X", "TX01", [("TX01_C", "", 1, 170)]),
+                   _trip_order("hotel", "OT2005H", "HT01", [("HT01_K0410", "2025-04-10", 2, 620)]),
+                   _trip_order("attraction", "OT2005A", "AT01", [("AT01_AD", "2025-04-11", 2, 80)]),
+                   {**booked_train, "status": "cancelled"},
+                   _trip_order("train", "OT2005T", "TR01", [("TR01_2", "2025-04-12", 2, 890)])],
+                  ["Two economy seats on 3U8961 on 2025-04-10", "A comfort taxi from the airport to the hotel",
+                   "Two king rooms at Lakeside Garden Hotel for 2025-04-10",
+                   "Two adult Xixi Wetland Park tickets for 2025-04-11", "The G1977 train order is cancelled",
+                   "Two second-class seats on G1975 on 2025-04-12"], TRIP_PROFILE),
+    ]
+
+
 def main() -> None:
     for name, data in (("d1_case_study.json", d1_case_study()), ("vb1_instore_tasks.json", vb1_instore()),
-                       ("vb1_ota_tasks.json", vb1_ota())):
+                       ("vb1_ota_tasks.json", vb1_ota()), ("vb1_ota_trips.json", vb1_ota_trips())):
         (HERE / name).write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 

@@ -1,0 +1,406 @@
+"""``vitabench judge-audit RUN --vita-judge-model X``: how far an LLM judge can be trusted, measured on a saved run.
+
+The saved trajectories are judged again, as :mod:`pytest_vitabench.rejudge` does (same replay, same suite
+checks), by one or more judge configurations, each ``repeats`` times, through the one LLM client (cache,
+limits, ledger). Where a rubric has a machine check, the rules judge's verdict is the truth, and the audit
+reports for each configuration (:mod:`pytest_vitabench.agreement`):
+
+* agreement, Cohen's kappa, false pass and false fail rates, with 95% intervals over users; the same by
+  rubric kind and by domain;
+* the rubrics the judge failed to return (unscored);
+* with ``repeats`` > 1, the flip rate between the judgings and the Avg@k / Pass^k each judging gives, next to
+  the rules judge's;
+* requests, tokens, cost and time;
+* every disagreement, with a link into the viewer and the judge's justification beside the rules reason.
+
+With several configurations (``--against-mode full``, ``--against-votes 3``), each later one is also compared
+with the first, so a team can pick the cheapest judge whose agreement it accepts.
+
+The output is a report of the ``vitabench-report`` schema (the first configuration's first judging, so
+``vitabench view`` and ``vitabench show`` read it) with the audit in its ``judge_audit`` block. Submitting the
+requests as one Batch API job is the business of the judge's client (``--vita-judge-batch``): the audit
+only asks the judge for verdicts, item by item.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import random
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .agreement import FIGURES, collect, figures, flip_rate, judge_summary
+from .judges.audited import rules_truth
+from .judges.base import Judge, JudgeCase, Verdict
+from .judges.rules import RulesJudge
+from .messages import Usage
+from .metrics import compute_metrics, metric_key
+from .rejudge import RejudgeError, SuitePaths, replay, resolve_suites, suite_language
+from .report.json_report import build_report, load_report
+from .result import ItemResult
+
+if TYPE_CHECKING:
+    from .llm.client import LLMClient
+    from .llm.ledger import Ledger
+
+SCHEMA = "vitabench-judge-audit/1"
+
+
+@dataclass(frozen=True)
+class JudgeSetup:
+    """One judge configuration under audit.
+
+    Attributes:
+        model: The judge model.
+        mode: ``window`` (the official sliding window) or ``full`` (one call over the trajectory).
+        votes: Judge runs per item, per-rubric majority.
+    """
+
+    model: str
+    mode: str = "window"
+    votes: int = 1
+
+    @property
+    def label(self) -> str:
+        return f"{self.model} {self.mode} x{self.votes}"
+
+
+def repeat_seed(seed: int, repeat: int) -> int:
+    """The cache seed of the ``repeat``-th judging of an item of trial seed ``seed``.
+
+    The first judging keeps the trial seed, so the run's own judge calls are cache hits; the others are new,
+    stable samples (a repeated audit reuses them), distinct from the seeds of votes.
+    """
+    if repeat == 0:
+        return seed
+    digest = hashlib.sha256(f"vitabench:judge-audit:{seed}:{repeat}".encode()).hexdigest()
+    return int(digest[:15], 16)
+
+
+@dataclass
+class _Item:
+    result: ItemResult
+    case: JudgeCase
+    truth: list[dict[str, Any]]
+    truth_reward: float
+
+
+def _judged(item: _Item, verdict: Verdict | None, error: str | None) -> ItemResult:
+    """The item as this judging scored it, with the rules judge's verdicts beside the judge's."""
+    result = item.result.model_copy(deep=True)
+    if verdict is None:
+        result.outcome, result.reward, result.rubrics, result.error = "error", 0.0, [], error
+        result.judge_details = {}
+        return result
+    result.rubrics, result.reward = verdict.rubrics, verdict.reward
+    result.judge_details = {**verdict.details, "rules": item.truth, "rules_reward": item.truth_reward}
+    if verdict.not_judgeable or verdict.unscored:
+        result.outcome, result.error = "skipped", verdict.not_judgeable or f"unscored: {verdict.unscored}"
+    else:
+        result.outcome, result.error = ("passed" if verdict.reward == 1.0 else "failed"), None
+    return result
+
+
+def _judge_item(judge: Judge, item: _Item, repeat: int) -> ItemResult:
+    case = dataclasses.replace(item.case, seed=repeat_seed(item.case.seed, repeat))
+    try:
+        return _judged(item, judge.judge(case), None)
+    except Exception as exc:  # an infrastructure failure of the judge: counted, never a verdict
+        return _judged(item, None, f"judging failed: {type(exc).__name__}: {exc}")
+
+
+def _headline(metrics: Mapping[str, Any]) -> dict[str, dict[str, float | None]]:
+    """Subtask-level Avg@k and Pass^k per backend."""
+    return {memory: {"avg": m["subtask"].get(metric_key("avg", m["k"])),
+                     "pass^": m["subtask"].get(metric_key("pass^", m["k"])), "k": m["k"]}
+            for memory, m in metrics.items()}
+
+
+def _truth_results(items: Sequence[_Item]) -> list[ItemResult]:
+    """The items as the rules judge scores them (where every rubric has a check, the truth's metrics)."""
+    out = []
+    for item in items:
+        result = item.result.model_copy()
+        result.reward = item.truth_reward
+        result.outcome = "passed" if item.truth_reward == 1.0 else "failed"
+        out.append(result)
+    return out
+
+
+def _disagreements(results: Sequence[ItemResult], viewer: str) -> list[dict[str, Any]]:
+    return [{"nodeid": p.nodeid, "link": f"{viewer}#item={p.nodeid}", "rubric": p.text, "kind": p.kind,
+             "domain": p.domain, "judge_met": p.judged, "judge_reason": p.judge_reason, "rules_met": p.truth,
+             "rules_reason": p.truth_reason}
+            for p in collect(results).pairs if p.truth != p.judged]
+
+
+def _against(reference: Sequence[ItemResult], other: Sequence[ItemResult], *, bootstrap: int,
+             seed: int) -> dict[str, Any]:
+    """``other``'s verdicts measured against ``reference``'s (as if the reference were the truth)."""
+    as_truth = {}
+    for r in reference:
+        entries = [{"text": v.text, "met": v.met, "kind": kind, "reason": v.reason}
+                   for v, kind in _kinds(r) if v.met is not None and not v.judge_failure]
+        as_truth[r.nodeid] = entries
+    relabelled = []
+    for r in other:
+        copy = r.model_copy()
+        copy.judge_details = {**r.judge_details, "rules": as_truth.get(r.nodeid, [])}
+        relabelled.append(copy)
+    return figures(collect(relabelled).pairs, bootstrap=bootstrap, seed=seed)
+
+
+def _kinds(result: ItemResult) -> list[tuple[Any, str]]:
+    kinds = {entry["text"]: entry.get("kind") or "other" for entry in result.judge_details.get("rules") or []}
+    return [(v, kinds[v.text]) for v in result.rubrics if v.kind == "rubric" and v.text in kinds]
+
+
+def audit_run(path: str | Path, setups: Sequence[JudgeSetup], *, client: LLMClient, ledger: Ledger,
+              repeats: int = 1, sample: int | None = None, seed: int = 0, suite_paths: SuitePaths = None,
+              failures: str = "unscored", language: str | None = None, viewer: str = "",
+              concurrency: int = 8, bootstrap: int = 1000,
+              progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Judge a saved run again with every setup, ``repeats`` times each, and measure it against the rules judge.
+
+    Args:
+        path: The run's ``vitabench-report`` file.
+        setups: The judge configurations; the first is the one audited, the others are also compared with it.
+        client: The one LLM client; ``ledger`` is its ledger (the cost of each setup is read from it).
+        repeats: Judgings of every item per setup (the flip rate needs 2 or more).
+        sample: Audit this many items, drawn at random with ``seed`` (default: every finished item).
+        seed: Seed of the sample and of the bootstrap.
+        suite_paths: Where the suites are now (see :func:`~pytest_vitabench.rejudge.resolve_suites`).
+        failures: ``--vita-judge-failures`` of the judges.
+        language: The judge prompt language (default: the run's).
+        viewer: Prefix of the disagreement links (the audit report's viewer page).
+        concurrency: Items judged at the same time (the client's limits still apply).
+        bootstrap: Resamples of the intervals.
+        progress: Called with a line per finished judging.
+
+    Returns:
+        The audit report: a ``vitabench-report`` of the first setup's first judging, with its ``judge`` figures
+        and the whole audit in ``judge_audit``.
+
+    Raises:
+        RejudgeError: The run or a suite is unusable; ValueError: bad arguments.
+    """
+    from .judges import make_judge
+    from .runs.reader import open_run
+
+    if not setups:
+        raise ValueError("judge-audit needs at least one judge configuration")
+    if repeats < 1:
+        raise ValueError(f"--repeats must be at least 1, got {repeats}")
+    if sample is not None and sample < 1:
+        raise ValueError(f"--sample must be at least 1, got {sample}")
+    try:
+        report = load_report(path)
+    except (OSError, ValueError) as exc:
+        raise RejudgeError(str(exc)) from exc
+    config = dict(report.get("config") or {})
+    suites = resolve_suites(report, suite_paths)
+    saved = open_run(path)
+    results = [ItemResult.model_validate(saved.full_result(row["nodeid"])) for row in saved.results]
+    finished = sorted((r for r in results if r.outcome != "error"), key=lambda r: r.nodeid)
+    chosen = finished if sample is None or sample >= len(finished) else sorted(
+        random.Random(seed).sample(finished, sample), key=lambda r: r.nodeid)
+    run_language = str(config.get("language") or "en")
+    items = []
+    mismatches: dict[str, list[str]] = {}
+    rules = RulesJudge()
+    for result in chosen:
+        case, problems = replay(result, suites[result.suite], suite_language(run_language, suites[result.suite]),
+                                checks=config.get("tool_checks"))
+        if problems:
+            mismatches[result.nodeid] = problems
+        items.append(_Item(result=result, case=case, truth=rules_truth(case), truth_reward=rules.judge(case).reward))
+    if not any(item.truth for item in items):
+        raise RejudgeError(f"no audited item of {path} has a machine-checked rubric (rubric_checks), so there is "
+                           "no truth to measure the judge against; audit a run of suites/demo, suites/paper or a "
+                           "suite written by vitabench synth")
+    truth_metrics = _headline(compute_metrics(_truth_results(items), bootstrap=0))
+    audited: list[dict[str, Any]] = []
+    first_results: list[list[ItemResult]] = []
+    for setup in setups:
+        judge = make_judge(setup.model, client=client, mode=setup.mode, votes=setup.votes,
+                           language=language or run_language, records=bool(config.get("judge_records", True)),
+                           failures=failures)
+        mark = ledger.snapshot()
+        started = time.perf_counter()
+        judgings: list[list[ItemResult]] = []
+        for repeat in range(repeats):
+            with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+                judgings.append(list(pool.map(lambda item, r=repeat, j=judge: _judge_item(j, item, r), items)))
+            if progress is not None:
+                progress(f"{setup.label}: judging {repeat + 1}/{repeats} of {len(items)} items done")
+        seconds = time.perf_counter() - started
+        usage = ledger.since(mark).get("judge", Usage())
+        first = judgings[0]
+        summary = judge_summary(first, bootstrap=bootstrap, seed=seed) or {}
+        audited.append({
+            "label": setup.label, **dataclasses.asdict(setup), **summary,
+            "errors": sum(1 for r in first if r.outcome == "error"),
+            "unscored_items": sum(1 for r in first if r.unscored),
+            "flip": flip_rate(judgings, bootstrap=bootstrap, seed=seed) if repeats > 1 else None,
+            "metrics": {"rules": truth_metrics,
+                        "judgings": [_headline(compute_metrics(j, bootstrap=0)) for j in judgings]},
+            "usage": usage.model_dump(), "seconds": round(seconds, 3),
+            "disagreements": _disagreements(first, viewer),
+        })
+        first_results.append(first)
+    between = [{"reference": setups[0].label, "other": setups[i].label,
+                **_against(first_results[0], first_results[i], bootstrap=bootstrap, seed=seed)}
+               for i in range(1, len(setups))]
+    audit = {"schema": SCHEMA, "source": str(path), "items": len(items), "finished_items": len(finished),
+             "sampled": len(items) < len(finished), "sample_seed": seed, "repeats": repeats,
+             "setups": audited, "between": between, "replay_mismatches": mismatches}
+    lead = setups[0]
+    new_config = {**config, "judge_model": lead.model, "judge_mode": lead.mode, "judge_votes": lead.votes,
+                  "judge_failures": failures}
+    out = build_report(new_config, compute_metrics(first_results[0], seed=seed), first_results[0],
+                       run=report.get("run"))
+    out["judge_audit"] = audit
+    return out
+
+
+# -- what the terminal shows ---------------------------------------------------------------------------
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _with_ci(block: Mapping[str, Any], name: str) -> str:
+    ci = (block.get("ci95") or {}).get(name)
+    text = _pct(block.get(name))
+    return text if not ci else f"{text} [{_pct(ci[0])}, {_pct(ci[1])}]"
+
+
+def _table(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True)))
+            .rstrip() for row in rows]
+
+
+def _figure_rows(label: str, blocks: Mapping[str, Mapping[str, Any]]) -> list[list[str]]:
+    rows = [[label, "pairs", "users", *FIGURES]]
+    for name, block in blocks.items():
+        rows.append([name, str(block.get("n", 0)), str(block.get("n_users", 0)),
+                     *(_with_ci(block, f) for f in FIGURES)])
+    return rows
+
+
+def render_audit(audit: Mapping[str, Any], *, limit: int = 10) -> list[str]:
+    """The terminal lines of a ``judge_audit`` block."""
+    lines = [f"Judge audit of {audit['source']}: {audit['items']} items"
+             + (f" (a sample of {audit['finished_items']}, seed {audit['sample_seed']})" if audit["sampled"] else "")
+             + f", {audit['repeats']} judging(s) per item per judge; truth: the rules judge's machine checks; "
+               "95% intervals: bootstrap over users"]
+    for setup in audit["setups"]:
+        lines += ["", f"== {setup['label']}"]
+        lines += _table(_figure_rows("all", {"all": setup}) if setup.get("n") is not None else [["no pairs"]])
+        for key, title in (("by_kind", "rubric kind"), ("by_domain", "domain")):
+            if setup.get(key):
+                lines += _table(_figure_rows(title, setup[key]))
+        lines.append(f"unscored: {setup.get('unscored', 0)} machine-checked rubric(s) the judge failed to return, "
+                     f"{setup['unscored_items']} item(s) unscored; {setup['errors']} item(s) the judge errored on")
+        flip = setup.get("flip")
+        if flip:
+            lines.append(f"flip rate over {flip['repeats']} judgings: rubrics {_with_ci(flip, 'rate')} "
+                         f"({flip['flipped']} of {flip['rubrics']}); item rewards {_with_ci(flip, 'item_rate')} "
+                         f"({flip['items_flipped']} of {flip['items']})")
+        for memory, truth in setup["metrics"]["rules"].items():
+            per = [j.get(memory, {}) for j in setup["metrics"]["judgings"]]
+            avg = ", ".join(_pct(p.get("avg")) for p in per)
+            hat = ", ".join(_pct(p.get("pass^")) for p in per)
+            k = truth["k"]
+            lines.append(f"{memory}: Avg@{k} rules {_pct(truth['avg'])}, judge {avg}; Pass^{k} rules "
+                         f"{_pct(truth['pass^'])}, judge {hat}")
+        usage = setup["usage"]
+        lines.append(f"cost: {usage['requests']} request(s) ({usage['cached_requests']} from the cache), "
+                     f"{usage['prompt_tokens']:,} in + {usage['completion_tokens']:,} out tokens, "
+                     f"${usage['cost']:.4f}, {setup['seconds']:.1f} s")
+        shown = setup["disagreements"][:limit]
+        if shown:
+            lines.append(f"disagreements ({len(setup['disagreements'])}; first {len(shown)}):")
+            for d in shown:
+                lines.append(f"  {d['nodeid']} [{d['kind']}] {d['rubric']}")
+                lines.append(f"    judge {'met' if d['judge_met'] else 'unmet'}: {d['judge_reason'][:200]}")
+                lines.append(f"    rules {'met' if d['rules_met'] else 'unmet'}: {d['rules_reason'][:200]}")
+                lines.append(f"    {d['link']}")
+    for pair in audit.get("between") or []:
+        lines += ["", f"== {pair['other']} against {pair['reference']} (the reference's verdicts as the truth)"]
+        lines += _table(_figure_rows("all", {"all": pair}))
+    return lines
+
+
+# -- the command ----------------------------------------------------------------------------------------
+
+#: ``vitabench judge-audit --help``.
+AUDIT_DESCRIPTION = """\
+Measure an LLM judge against the rules judge on a saved run, and against itself.
+
+The saved trajectories are judged again (as vitabench rejudge does: nothing is asked of the agent or the
+user). Every rubric with a machine check (suites/demo, suites/paper, anything vitabench synth writes) has a
+true verdict, the rules judge's; the audit reports agreement, Cohen's kappa, false passes and false fails
+with 95% intervals over users, by rubric kind and by domain, the rubrics the judge failed to return, the
+flip rate between --repeats judgings and what it does to Avg@k and Pass^k, the cost, and every
+disagreement with a link into the viewer. --against-mode / --against-votes / --against-model audit a
+second configuration and compare it with the first.
+
+The output is a report (vitabench view / show read it) with the audit in its judge_audit block; with
+--vita-fail-under judge.kappa=0.8 (or judge.agreement=...) the exit status is the gate's.
+"""
+
+
+def audit_command(run_path: str, *, setups: Sequence[JudgeSetup], repeats: int = 1, sample: int | None = None,
+                  seed: int = 0, failures: str = "unscored", language: str | None = None,
+                  llm_options: Mapping[str, Any] | None = None, suite_paths: SuitePaths = None,
+                  output: str | None = None, viewer: str | None = None, concurrency: int = 8,
+                  fail_under: str | None = None, limit: int = 10) -> int:
+    """``vitabench judge-audit``: audit, write the audit report, print it, check the gate.
+
+    Returns:
+        The exit status: 0; 1 when a ``fail_under`` threshold is missed; 2 on usage errors.
+    """
+    from .rejudge import open_llm_client
+    from .report.json_report import write_report
+    from .report.thresholds import check_thresholds, parse_fail_under
+
+    source = Path(run_path)
+    written = Path(output) if output else source.with_name(f"{source.stem}.judge-audit.json")
+    if any(setup.model == "rules" for setup in setups):
+        print("vitabench judge-audit: --vita-judge-model must name an LLM judge (the rules judge is the truth "
+              "it is measured against)", file=sys.stderr)
+        return 2
+    client = None
+    try:
+        thresholds = parse_fail_under(fail_under) if fail_under else []
+        client, ledger = open_llm_client(llm_options)
+        report = audit_run(source, setups, client=client, ledger=ledger, repeats=repeats, sample=sample, seed=seed,
+                           suite_paths=suite_paths, failures=failures, language=language,
+                           viewer=viewer if viewer is not None else written.with_suffix(".html").name,
+                           concurrency=concurrency, progress=lambda line: print(line, file=sys.stderr))
+    except (RejudgeError, ValueError) as exc:
+        print(f"vitabench judge-audit: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        if client is not None:
+            client.close()
+    write_report(written, report)
+    for line in render_audit(report["judge_audit"], limit=limit):
+        print(line)
+    print(f"wrote {written} (vitabench view {written} shows it, with a Judge tab)")
+    if not thresholds:
+        return 0
+    results = [ItemResult.model_validate(r) for r in report["results"]]
+    outcomes = check_thresholds(thresholds, report["metrics"], results)
+    for outcome in outcomes:
+        print(f"{'ok' if outcome.status != 'missed' else 'MISSED'}: {outcome.message}")
+    return 1 if any(o.status == "missed" for o in outcomes) else 0

@@ -1,0 +1,511 @@
+"""The user's copy of the official VitaBench 2.0 harness, read for its wording (``--vita-official-source``).
+
+The project ships only its own text. Where a request must carry the official wording (prompts, tool
+descriptions), it is read at run time from the user's copy of the official harness: a checkout of
+``meituan-longcat/VitaBench-2.0``, or the installed ``vita`` package, found without importing it. Prompts are
+YAML files of block literals (read here with a small reader for exactly that subset, so PyYAML is not needed);
+tool descriptions are the literal dictionaries of each domain's ``tools_schema.py``, parsed with :mod:`ast`
+and never executed.
+
+A source is named in the report and the header by where it is and its version: the git commit of a checkout,
+else the sha256 of the files it is read from.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import importlib.util
+import os
+from dataclasses import dataclass, field
+from functools import cache, cached_property
+from pathlib import Path
+from typing import Any
+
+#: The values of ``--vita-official-source`` that are not a directory.
+AUTO, NONE = "auto", "none"
+
+#: Prompt files (``prompts/<name>.yaml``) whose wording reaches a model.
+PROMPTS = (
+    "personalization_agent_system_prompt",
+    "personalization_agent_proactive_system_prompt",
+    "personalization_agent_addendum",
+    "personalization_user_system_prompt",
+    "personalization_user_proactive_section",
+    "sliding_window_eval_template",
+    "full_trajectory_eval_template",
+    "memory_update_prompt",
+)
+DOMAINS = ("delivery", "instore", "ota")
+#: Our language codes -> the official prompt files' keys.
+LANGUAGE_KEYS = {"en": "english", "zh": "chinese"}
+#: Our language codes -> the suffix of the official tool description dictionaries.
+_DESCRIPTION_SUFFIX = {"en": "EN", "zh": "ZH"}
+
+#: What ``auto`` takes before looking for an installed package (the plugin's own tests set it to ``none``).
+ENVIRONMENT = "VITA_OFFICIAL_SOURCE"
+
+NOT_COMPARABLE = "not comparable: prompts are pytest-vitabench's own"
+
+
+class OfficialSourceError(ValueError):
+    """The official source is missing or unreadable; the message names what was looked for."""
+
+
+@dataclass(frozen=True)
+class Template:
+    """An f-string of the official code as a :meth:`str.format` template.
+
+    Attributes:
+        text: The template: the f-string's literal parts (braces doubled) and ``{name}`` per field.
+        fields: The names its fields interpolate, in order.
+    """
+
+    text: str
+    fields: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class OfficialSource:
+    """A readable copy of the official harness's ``vita`` package directory.
+
+    Attributes:
+        package_dir: The directory holding ``prompts/`` and ``domains/`` (``<checkout>/src/vita``).
+        found_as: How it was found: ``checkout``, ``package directory`` or ``installed package``.
+    """
+
+    package_dir: Path
+    found_as: str
+    _prompts: dict[str, dict[str, str]] = field(default_factory=dict, compare=False, repr=False)
+    _tools: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict, compare=False, repr=False)
+    _code: dict[tuple[str, str], list[Template]] = field(default_factory=dict, compare=False, repr=False)
+
+    def files(self) -> list[Path]:
+        """Every file the wording is read from, in a stable order."""
+        prompts = [self.package_dir / "prompts" / f"{name}.yaml" for name in PROMPTS]
+        return prompts + [self.package_dir / "domains" / d / "tools_schema.py" for d in DOMAINS]
+
+    @cached_property
+    def version(self) -> str:
+        """``git <commit>`` of a checkout, else ``sha256 <hex>`` of :meth:`files`."""
+        commit = _git_commit(self.package_dir)
+        if commit:
+            return f"git {commit}"
+        digest = hashlib.sha256()
+        for path in self.files():
+            digest.update(path.relative_to(self.package_dir).as_posix().encode() + b"\0")
+            digest.update(path.read_bytes() + b"\0")
+        return f"sha256 {digest.hexdigest()}"
+
+    def describe(self) -> dict[str, str]:
+        """The report's ``official_source`` block."""
+        return {"path": str(self.package_dir), "found_as": self.found_as, "version": self.version}
+
+    def prompt(self, name: str, language: str) -> str:
+        """The text of prompt ``name`` (one of :data:`PROMPTS`) in ``language`` (``en``/``zh``)."""
+        if name not in self._prompts:
+            path = self.package_dir / "prompts" / f"{name}.yaml"
+            self._prompts[name] = read_block_yaml(path)
+        texts = self._prompts[name]
+        key = LANGUAGE_KEYS[language]
+        if key not in texts:
+            raise OfficialSourceError(f"{self.package_dir / 'prompts' / (name + '.yaml')}: no {key!r} text")
+        return texts[key]
+
+    def tool_descriptions(self, domain: str, language: str) -> dict[str, Any]:
+        """``{tool name: {description, preconditions, postconditions, args, returns, ...}}`` of a domain."""
+        key = (domain, language)
+        if key not in self._tools:
+            path = self.package_dir / "domains" / domain / "tools_schema.py"
+            name = f"TOOL_DESCRIPTIONS_{_DESCRIPTION_SUFFIX[language]}"
+            self._tools[key] = literal_assignment(path, name)
+        return self._tools[key]
+
+    def code_templates(self, relative: str, function: str) -> list[Template]:
+        """The f-strings of ``function`` in ``relative`` (a path under the package), as format templates.
+
+        Text the official harness writes in code rather than in its prompt files (a header it adds, a label)
+        is read this way: parsed with :mod:`ast`, never executed.
+
+        Raises:
+            OfficialSourceError: No such file or function, or the function holds no f-string.
+        """
+        key = (relative, function)
+        if key not in self._code:
+            node = function_node(self.package_dir / relative, function)
+            found = [_template(n) for n in ast.walk(node) if isinstance(n, ast.JoinedStr)]
+            templates = [t for t in found if t is not None]
+            if not templates:
+                raise OfficialSourceError(f"{self.package_dir / relative}: {function}() holds no f-string")
+            self._code[key] = templates
+        return self._code[key]
+
+    def code_template(self, relative: str, function: str, fields: tuple[str, ...]) -> str:
+        """The one f-string of :meth:`code_templates` whose fields are exactly ``fields`` (in order).
+
+        Raises:
+            OfficialSourceError: None or several have those fields.
+        """
+        matches = [t.text for t in self.code_templates(relative, function) if t.fields == fields]
+        if len(matches) != 1:
+            raise OfficialSourceError(f"{self.package_dir / relative}: {function}() has {len(matches)} f-strings "
+                                      f"with the fields {', '.join(fields)} (expected one)")
+        return matches[0]
+
+    def code_branch_template(self, relative: str, function: str, fields: tuple[str, ...], language_key: str) -> str:
+        """The f-string with ``fields`` in the branch of an ``if ... == "<key>": ... else: ...`` inside
+        ``function`` that ``language_key`` takes (a sentence the code writes in two languages).
+
+        Raises:
+            OfficialSourceError: No such branch or f-string.
+        """
+        node = function_node(self.package_dir / relative, function)
+        for branch in ast.walk(node):
+            if not (isinstance(branch, ast.If) and isinstance(branch.test, ast.Compare)
+                    and len(branch.test.comparators) == 1 and isinstance(branch.test.comparators[0], ast.Constant)):
+                continue
+            taken = branch.body if branch.test.comparators[0].value == language_key else branch.orelse
+            for statement in taken:
+                for child in ast.walk(statement):
+                    template = _template(child) if isinstance(child, ast.JoinedStr) else None
+                    if template is not None and template.fields == fields:
+                        return template.text
+        raise OfficialSourceError(f"{self.package_dir / relative}: {function}() has no f-string with the fields "
+                                  f"{', '.join(fields)} in a language branch")
+
+    def code_fallback(self, relative: str, function: str, keyword: str) -> str:
+        """The string after ``or`` in the ``keyword=... or "text"`` argument inside ``function``.
+
+        Raises:
+            OfficialSourceError: No such argument.
+        """
+        node = function_node(self.package_dir / relative, function)
+        for call in ast.walk(node):
+            if isinstance(call, ast.Call):
+                for k in call.keywords:
+                    value = k.value
+                    if (k.arg == keyword and isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or)
+                            and isinstance(value.values[-1], ast.Constant) and isinstance(value.values[-1].value, str)):
+                        return value.values[-1].value
+        raise OfficialSourceError(f"{self.package_dir / relative}: no {keyword}=... or '...' in {function}()")
+
+    def code_docstring(self, relative: str, function: str) -> str:
+        """The docstring of ``function`` (a memory tool's description).
+
+        Raises:
+            OfficialSourceError: It has none.
+        """
+        node = function_node(self.package_dir / relative, function)
+        text = ast.get_docstring(node, clean=True) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+            else None
+        if not text:
+            raise OfficialSourceError(f"{self.package_dir / relative}: {function}() has no docstring")
+        return text
+
+    def code_literal(self, relative: str, function: str, name: str) -> Any:
+        """The literal value assigned to ``name`` inside ``function`` (a label table, say); never executed.
+
+        Raises:
+            OfficialSourceError: No such assignment, or its value is not a literal.
+        """
+        node = function_node(self.package_dir / relative, function)
+        for child in ast.walk(node):
+            if isinstance(child, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in child.targets):
+                try:
+                    return ast.literal_eval(child.value)
+                except ValueError:
+                    break
+        raise OfficialSourceError(f"{self.package_dir / relative}: no literal {name} = ... in {function}()")
+
+    def code_constant(self, relative: str, function: str, keyword: str) -> str:
+        """The string constant passed as ``keyword=`` inside ``function`` (a fixed system message, say).
+
+        Raises:
+            OfficialSourceError: None or several such constants.
+        """
+        node = function_node(self.package_dir / relative, function)
+        found = [k.value.value for c in ast.walk(node) if isinstance(c, ast.Call) for k in c.keywords
+                 if k.arg == keyword and isinstance(k.value, ast.Constant) and isinstance(k.value.value, str)]
+        if len(found) != 1:
+            raise OfficialSourceError(f"{self.package_dir / relative}: {function}() passes {len(found)} string "
+                                      f"constants as {keyword}= (expected one)")
+        return found[0]
+
+    def code_dict_value(self, relative: str, function: str, key: str) -> str:
+        """The string a dictionary literal inside ``function`` gives ``key`` (an initial state's text, say).
+
+        Raises:
+            OfficialSourceError: None or several different such strings.
+        """
+        node = function_node(self.package_dir / relative, function)
+        pairs = [(k, v) for d in ast.walk(node) if isinstance(d, ast.Dict)
+                 for k, v in zip(d.keys, d.values, strict=True)]
+        found = {v.value for k, v in pairs if isinstance(k, ast.Constant) and k.value == key
+                 and isinstance(v, ast.Constant) and isinstance(v.value, str)}
+        if len(found) != 1:
+            raise OfficialSourceError(f"{self.package_dir / relative}: {function}() gives {key!r} {len(found)} "
+                                      "different strings (expected one)")
+        return found.pop()
+
+    def code_choice(self, relative: str, function: str, name: str, language_key: str) -> str:
+        """The string ``function`` assigns to ``name`` for ``language_key``, from a ``a if language == KEY else
+        b`` expression (a fixed line in two languages).
+
+        Raises:
+            OfficialSourceError: No such assignment of that shape.
+        """
+        node = function_node(self.package_dir / relative, function)
+        for child in ast.walk(node):
+            if not (isinstance(child, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name
+                                                          for t in child.targets)):
+                continue
+            choice = child.value
+            if (isinstance(choice, ast.IfExp) and isinstance(choice.test, ast.Compare)
+                    and len(choice.test.comparators) == 1 and isinstance(choice.test.comparators[0], ast.Constant)
+                    and isinstance(choice.body, ast.Constant) and isinstance(choice.orelse, ast.Constant)):
+                matches = choice.test.comparators[0].value == language_key
+                return str(choice.body.value if matches else choice.orelse.value)
+        raise OfficialSourceError(f"{self.package_dir / relative}: no {name} = 'a' if language == '...' else 'b' "
+                                  f"in {function}()")
+
+    def code_concatenated(self, relative: str, function: str) -> list[str]:
+        """The string constants ``function`` puts first in a ``"..." + ...`` concatenation, in source order."""
+        node = function_node(self.package_dir / relative, function)
+        found: list[ast.Constant] = [b.left for b in ast.walk(node) if isinstance(b, ast.BinOp)
+                                     and isinstance(b.op, ast.Add) and isinstance(b.left, ast.Constant)
+                                     and isinstance(b.left.value, str)]
+        return [str(c.value) for c in sorted(found, key=lambda c: (c.lineno, c.col_offset))]
+
+    def code_returned(self, relative: str, function: str) -> str:
+        """The one string constant ``function`` returns (its fallback text, say).
+
+        Raises:
+            OfficialSourceError: None or several.
+        """
+        node = function_node(self.package_dir / relative, function)
+        found = [r.value.value for r in ast.walk(node) if isinstance(r, ast.Return)
+                 and isinstance(r.value, ast.Constant) and isinstance(r.value.value, str)]
+        if len(found) != 1:
+            raise OfficialSourceError(f"{self.package_dir / relative}: {function}() returns {len(found)} string "
+                                      "constants (expected one)")
+        return found[0]
+
+    def check(self) -> None:
+        """Read every file once, so a missing or unreadable one fails before any item runs.
+
+        Raises:
+            OfficialSourceError: Naming the file and what is wrong with it.
+        """
+        for name in PROMPTS:
+            for language in LANGUAGE_KEYS:
+                self.prompt(name, language)
+        for domain in DOMAINS:
+            for language in LANGUAGE_KEYS:
+                self.tool_descriptions(domain, language)
+
+
+def locate(value: str | None) -> OfficialSource | None:
+    """The official source ``--vita-official-source`` names: ``none`` (``None``), ``auto`` or a directory.
+
+    A directory may be a checkout (``DIR/src/vita``), a ``src`` directory (``DIR/vita``) or the ``vita``
+    package directory itself. ``auto`` takes ``$VITA_OFFICIAL_SOURCE`` when it is set (a directory or ``none``),
+    else finds the installed ``vita`` package's directory without importing it.
+
+    Raises:
+        OfficialSourceError: Nothing usable there; the message says what was looked for and how to fix it.
+    """
+    text = (value or NONE).strip()
+    if text.lower() == AUTO and os.environ.get(ENVIRONMENT, "").strip():
+        text = os.environ[ENVIRONMENT].strip()
+        if text.lower() == AUTO:
+            raise OfficialSourceError(f"${ENVIRONMENT} must be a directory or none, not auto")
+    if text.lower() == NONE:
+        return None
+    if text.lower() == AUTO:
+        source = _installed()
+    else:
+        source = _in_directory(Path(text).expanduser())
+    source.check()
+    return source
+
+
+def _in_directory(root: Path) -> OfficialSource:
+    if not root.is_dir():
+        raise OfficialSourceError(f"--vita-official-source {root}: no such directory (expected a checkout of "
+                                  "meituan-longcat/VitaBench-2.0 or its src/vita package directory)")
+    for candidate, found_as in ((root / "src" / "vita", "checkout"), (root / "vita", "checkout"),
+                                (root, "package directory")):
+        if (candidate / "prompts").is_dir() and (candidate / "domains").is_dir():
+            return OfficialSource(candidate.resolve(), found_as)
+    raise OfficialSourceError(
+        f"--vita-official-source {root}: not the official VitaBench 2.0 harness (looked for prompts/ and domains/ "
+        f"in {root / 'src' / 'vita'}, {root / 'vita'} and {root})")
+
+
+def _installed() -> OfficialSource:
+    # find_spec of a top-level name locates the package without running its __init__.
+    spec = importlib.util.find_spec("vita")
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    if not locations:
+        raise OfficialSourceError(
+            "--vita-official-source auto: no installed 'vita' package (the official VitaBench 2.0 harness) in this "
+            "Python environment; install it (pip install -e <checkout>) or pass --vita-official-source DIR (a "
+            "checkout of meituan-longcat/VitaBench-2.0), or --vita-official-source none for our own wording "
+            "(not comparable with the leaderboard)")
+    for location in locations:
+        package = Path(location)
+        if (package / "prompts").is_dir() and (package / "domains").is_dir():
+            return OfficialSource(package.resolve(), "installed package")
+    raise OfficialSourceError(f"--vita-official-source auto: the installed 'vita' package at {locations[0]} has no "
+                              "prompts/ and domains/: it is not the official VitaBench 2.0 harness")
+
+
+def _git_commit(package_dir: Path) -> str | None:
+    """The commit checked out where ``package_dir`` lives, read from ``.git`` without running git."""
+    for root in (package_dir, *package_dir.parents):
+        git = root / ".git"
+        if git.is_file():  # a worktree or submodule: "gitdir: <path>"
+            text = git.read_text(encoding="utf-8").strip()
+            if not text.startswith("gitdir:"):
+                return None
+            git = (root / text.split(":", 1)[1].strip()).resolve()
+        if git.is_dir():
+            return _resolve_head(git)
+    return None
+
+
+def _resolve_head(git: Path) -> str | None:
+    try:
+        head = (git / "HEAD").read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    if not head.startswith("ref:"):
+        return head or None
+    ref = head.split(":", 1)[1].strip()
+    common = git
+    if (git / "commondir").is_file():
+        common = (git / (git / "commondir").read_text(encoding="utf-8").strip()).resolve()
+    for base in (git, common):
+        if (base / ref).is_file():
+            return (base / ref).read_text(encoding="utf-8").strip()
+    packed = common / "packed-refs"
+    if packed.is_file():
+        for line in packed.read_text(encoding="utf-8").splitlines():
+            if line.endswith(" " + ref):
+                return line.split(" ", 1)[0]
+    return None
+
+
+@cache
+def function_node(path: Path, name: str) -> ast.AST:
+    """The definition of function (or method) ``name`` in ``path``, parsed, never run (once per process: the
+    wording is read for every item).
+
+    Raises:
+        OfficialSourceError: The file cannot be read or parsed, or has no such function.
+    """
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except (OSError, UnicodeDecodeError, SyntaxError) as exc:
+        raise OfficialSourceError(f"cannot read the official code {path}: {exc}") from None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            return node
+    raise OfficialSourceError(f"{path}: no function {name}()")
+
+
+def _template(node: ast.JoinedStr) -> Template | None:
+    """``node`` as a template, or ``None`` when a field is more than a plain name (it could not be filled)."""
+    text, fields = [], []
+    for part in node.values:
+        if isinstance(part, ast.Constant) and isinstance(part.value, str):
+            text.append(part.value.replace("{", "{{").replace("}", "}}"))
+        elif (isinstance(part, ast.FormattedValue) and isinstance(part.value, (ast.Name, ast.Attribute))
+              and part.conversion == -1 and part.format_spec is None):
+            # ``{self.max_tokens}`` becomes the field ``max_tokens``
+            name = part.value.id if isinstance(part.value, ast.Name) else part.value.attr
+            text.append("{" + name + "}")
+            fields.append(name)
+        else:
+            return None
+    return Template("".join(text), tuple(fields))
+
+
+def read_block_yaml(path: Path) -> dict[str, str]:
+    """A YAML mapping of plain one-line values and ``|``/``|-`` block literals (the official prompt files).
+
+    Raises:
+        OfficialSourceError: The file is missing, or uses YAML this reader does not accept (named by line).
+    """
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise OfficialSourceError(f"cannot read the official prompt file {path}: {exc}") from None
+    out: dict[str, str] = {}
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if not line.strip() or line.lstrip().startswith("#"):
+            i += 1
+            continue
+        if line[0].isspace() or ":" not in line:
+            raise OfficialSourceError(f"{path}:{i + 1}: expected 'key: value' or 'key: |-', got {line.strip()!r}")
+        key, rest = (part.strip() for part in line.split(":", 1))
+        if rest not in ("|", "|-"):
+            out[key] = rest.strip("'\"")
+            i += 1
+            continue
+        block, i = _block(lines, i + 1)
+        out[key] = "\n".join(block).rstrip("\n") + ("" if rest == "|-" else "\n")
+    return out
+
+
+def _block(lines: list[str], start: int) -> tuple[list[str], int]:
+    """A block literal's lines (indentation removed) from ``start``, and the index of the next key."""
+    indent = None
+    block: list[str] = []
+    i = start
+    while i < len(lines):
+        line = lines[i]
+        if line.strip():
+            width = len(line) - len(line.lstrip(" "))
+            if indent is None:
+                indent = width
+            if width < indent:
+                break
+            block.append(line[indent:])
+        else:
+            block.append("")
+        i += 1
+    while block and not block[-1]:
+        block.pop()
+    return block, i
+
+
+def literal_assignment(path: Path, name: str) -> dict[str, Any]:
+    """The literal value assigned to module-level ``name`` in ``path``, parsed with :mod:`ast`, never run.
+
+    Raises:
+        OfficialSourceError: The file is missing, is not Python, has no such assignment, or its value is not a
+            literal dictionary.
+    """
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except (OSError, UnicodeDecodeError, SyntaxError) as exc:
+        raise OfficialSourceError(f"cannot read the official tool descriptions {path}: {exc}") from None
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            targets, expression = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, expression = [node.target], node.value
+        else:
+            continue
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+            try:
+                value = ast.literal_eval(expression)
+            except ValueError:
+                raise OfficialSourceError(f"{path}:{node.lineno}: {name} is not a literal dictionary") from None
+            if not isinstance(value, dict):
+                raise OfficialSourceError(f"{path}:{node.lineno}: {name} is not a dictionary")
+            return value
+    raise OfficialSourceError(f"{path}: no module-level {name} = {{...}} (the official tool descriptions)")
