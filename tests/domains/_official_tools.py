@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 from _paths import REPO_ROOT
 
-#: ``../shared/official/VitaBench-2.0`` beside the clone; ``VITA_OFFICIAL_DIR`` names another copy (a git worktree
-#: has no ``../shared`` beside it).
-OFFICIAL_DIR = Path(os.environ.get("VITA_OFFICIAL_DIR") or REPO_ROOT.parent / "shared" / "official" / "VitaBench-2.0")
+#: ``../shared/official/VitaBench-2.0`` beside the clone; ``VITA_SHARED_DIR`` points elsewhere (a git worktree one
+#: level deeper), as for the side-by-side test.
+OFFICIAL_DIR = Path(os.environ.get("VITA_SHARED_DIR") or REPO_ROOT.parent / "shared") / "official" / "VitaBench-2.0"
 
 #: Reads {"domain", "environment", "language", "calls": [[name, arguments], ...]} on stdin and prints, per
 #: call, what the official environment returns to the model: [content, error]. An argument "$CREATED" stands for
