@@ -10,6 +10,7 @@
     vitabench plot run.json -o plots/             # the paper's figures as PNG/SVG
     vitabench compare base.json new.json          # paired comparison: regressed and fixed subtasks
     vitabench merge .vitabench/runs/RUN_ID -o run.json   # the shards of a run as one report
+    vitabench fetch                               # the official VitaBench 2.0 tasks.json from the Hugging Face Hub
 
 Run the benchmark itself with pytest (``pytest suites/demo``).
 """
@@ -456,10 +457,40 @@ def _cache_clear(args: argparse.Namespace) -> int:
     return cache_clear(args.rootdir, args.kinds)
 
 
+def _add_fetch(commands: Subcommands) -> None:
+    from .suite import fetch
+
+    parser = commands.add_parser(
+        "fetch", help="download the official VitaBench 2.0 tasks.json from the Hugging Face Hub (needs the hub extra)",
+        description="Download the official VitaBench 2.0 task file from the Hugging Face Hub at a pinned revision, "
+                    "record its revision and sha256 beside it (tasks.json.source, which the JSON report reads) and "
+                    "print where it is. HF_ENDPOINT names a mirror, HF_TOKEN a token.")
+    parser.add_argument("--dir", default=str(fetch.DEFAULT_DIR),
+                        help=f"where tasks.json goes (default: {fetch.DEFAULT_DIR})")
+    parser.add_argument("--revision", default=fetch.PINNED_REVISION,
+                        help=f"dataset commit, branch or tag (default: {fetch.PINNED_REVISION}, the revision the "
+                             "published counts were made on)")
+    parser.add_argument("--repo", default=fetch.HUB_DATASET, help=f"the Hub dataset (default: {fetch.HUB_DATASET})")
+    parser.set_defaults(func=_fetch)
+
+
+def _fetch(args: argparse.Namespace) -> int:
+    from .suite.fetch import FetchError, fetch_suite
+
+    try:
+        path, source = fetch_suite(args.dir, revision=args.revision, repo=args.repo)
+    except FetchError as exc:
+        print(f"vitabench fetch: {exc}", file=sys.stderr)
+        return 1
+    print(f"{path}  ({source.repo} revision {source.revision}, commit {source.commit}, sha256 {source.sha256})")
+    print(f"run it: pytest {path} --vita-profile official")
+    return 0
+
+
 #: Every subcommand, in the order ``vitabench --help`` lists them.
 SUBCOMMANDS: list[Callable[[Subcommands], None]] = [
     _add_validate, _add_show, _add_estimate, _add_rejudge, _add_judge_audit, _add_synth, _add_view, _add_plot,
-    _add_compare, _add_merge, _add_cache,
+    _add_compare, _add_merge, _add_cache, _add_fetch,
 ]
 
 

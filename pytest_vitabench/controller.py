@@ -130,7 +130,8 @@ class VitaController:
         run_config = state.run_config
         self.results = results = [result for _, result in sorted(self.arrived.items())]
         # K is --vita-trials whatever was selected or finished: a partial run does not shrink K.
-        self.metrics = compute_metrics(results, k=run_config.trials, seed=run_config.seed)
+        self.metrics = compute_metrics(results, k=run_config.trials, seed=run_config.seed,
+                                       style=run_config.metrics_style, trials=run_config.trials)
         if run_config.fail_under:
             from .report.thresholds import check_thresholds, gate_metrics, parse_fail_under
 
@@ -141,8 +142,11 @@ class VitaController:
         from .report.run_analysis import complete_suite_hashes
 
         suites = complete_suite_hashes(state.suites, results)
+        from .suite.fetch import suite_sources
+
         manifest = {**run_config.report_config(), "suites": suites,
-                    "profile_summary": state.bench.profile_summary(), "suite_languages": self._suite_languages(suites)}
+                    "profile_summary": state.bench.profile_summary(), "suite_languages": self._suite_languages(suites),
+                    "suite_sources": suite_sources(suites)}
         self._analyse(session, results, manifest)
         if self.thresholds is not None or self.gated or self.gate_failures:
             from .report.exit_policy import GateInputs, explain, gated_exit_status

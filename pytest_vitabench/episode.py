@@ -5,6 +5,11 @@ and the user's verbatim instruction; every hop counts toward ``max_steps`` (a us
 one batch of tool results); an assistant message with tool calls goes to the environment (its text never
 reaches the user); tool errors go back to the agent and are counted; an empty agent message is retried
 up to three times before the episode ends as ``invalid_agent_message``.
+
+``style="official"`` (``--vita-episode-style official``) plays the official orchestrator's rules instead: an
+agent message holding the stop token ends the episode even when it also calls tools (they are not run), an
+invalid agent message gets three attempts in all, and tool-call arguments that are not a JSON object raise
+:class:`MalformedToolCall` (the official harness crashes there and restarts the episode; the runner does).
 """
 
 from __future__ import annotations
@@ -21,6 +26,12 @@ from .prompts import GREETING
 from .users.base import UserSetup, UserSimulator
 
 INVALID_AGENT_RETRIES = 3
+#: Attempts at a valid agent message per turn: ours (the first and three retries) and the official orchestrator's.
+AGENT_ATTEMPTS = {"default": INVALID_AGENT_RETRIES + 1, "official": 3}
+
+
+class MalformedToolCall(Exception):
+    """The agent's tool-call arguments are not a JSON object (official episode style: the episode crashes)."""
 
 
 @dataclass
@@ -109,6 +120,7 @@ def run_episode(
     environment: Environment,
     max_steps: int = 100,
     history: list[Message] | None = None,
+    style: str = "default",
 ) -> EpisodeResult:
     """Run one subtask's conversation to its end, every role called in this thread.
 
@@ -121,14 +133,17 @@ def run_episode(
         max_steps: The hop budget; the greeting is not a hop.
         history: The subtask's ``message_history``: the conversation starts from it instead of the greeting
             and the instruction, and whoever did not speak last speaks next (as the official orchestrator).
+        style: ``default`` or ``official`` stop and retry rules (module docstring).
 
     Raises:
+        MalformedToolCall: Official style only: the agent sent tool-call arguments that are not a JSON object.
         Exception: Whatever the agent or the simulator raised: an infrastructure failure, reported by the
             caller as an error outcome (never as a scored failure).
     """
     caller = _SyncCaller()
     coroutine = play_episode(agent=agent, agent_setup=agent_setup, user=user, user_setup=user_setup,
-                             environment=environment, max_steps=max_steps, history=history, call=caller)
+                             environment=environment, max_steps=max_steps, history=history, call=caller,
+                             style=style)
     try:
         coroutine.send(None)
     except StopIteration as done:
@@ -149,11 +164,12 @@ async def play_episode(
     max_steps: int = 100,
     history: list[Message] | None = None,
     call: Any = None,
+    style: str = "default",
 ) -> EpisodeResult:
     """The episode as a coroutine, shared by :func:`run_episode` and the concurrent scheduler.
 
     Args:
-        agent, agent_setup, user, user_setup, environment, max_steps, history: As for :func:`run_episode`.
+        agent, agent_setup, user, user_setup, environment, max_steps, history, style: As for :func:`run_episode`.
         call: ``await call(function, *args)`` invokes a role or a tool; :class:`ThreadedCaller` (the
             default) runs sync roles in threads so that many episodes share one event loop.
     """
@@ -190,9 +206,10 @@ async def play_episode(
         steps += 1
         if first.has_stop():
             termination = "user_stop"
+    official = style == "official"
     while steps < max_steps and termination != "user_stop":
         reply = None
-        for _ in range(INVALID_AGENT_RETRIES + 1):
+        for _ in range(AGENT_ATTEMPTS["official" if official else "default"]):
             reply = await call(agent.respond, agent_setup, list(messages))
             if _valid(reply):
                 break
@@ -202,8 +219,14 @@ async def play_episode(
         assert isinstance(reply, Message)
         if reply.usage:
             usage["agent"] = usage["agent"] + reply.usage
+        malformed = [c.arguments for c in reply.tool_calls or () if isinstance(c.arguments, str)]
+        if official and malformed:
+            raise MalformedToolCall(f"the agent's tool-call arguments are not a JSON object: {malformed[0][:200]!r}")
         messages.append(reply)
         steps += 1
+        if official and reply.has_stop():  # the official orchestrator stops before routing calls to the tools
+            termination = "agent_stop"
+            break
         if reply.tool_calls:
             for tool_call in reply.tool_calls:
                 result = await call(environment.call, tool_call.name, tool_call.arguments)

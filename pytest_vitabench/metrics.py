@@ -18,6 +18,13 @@ Semantics (REFERENCE.md §5.6-§5.8, with the official bugs of §7.1 fixed):
 * a unit observed in fewer than K trials cannot be evaluated at K: it stays in the denominator and
   scores 0 on all three metrics, as the official ``average@k`` gate does (counted in ``n_short``).
 
+``style="official"`` (``--vita-metrics-style official``) computes the subtask level as the official
+``_compute_subtask_pass_metrics`` does: a unit observed in fewer than the run's trials gets 0.0 for each missing
+one (so Avg@K and Pass@K keep its partial credit), and a subtask without evaluation criteria (skipped here) is a
+unit of 0.0 rewards when a later subtask of the same user was judged (the official units run up to the last
+judged index), and no unit otherwise. The user level is the same in both styles: a user's per-trial reward is
+the mean over its judged subtasks, as the official ``_aggregate_rewards``.
+
 When the run holds the ``none`` or ``groundtruth`` backend, every other backend also gets a per-user
 paired difference of subtask-level Avg@K against it (:func:`paired_difference`): the same users answered
 the same subtasks under both, so the user-to-user spread cancels and the interval is much narrower than
@@ -118,6 +125,10 @@ def pass_at_k(n: int, c: int, k: int) -> float:
 # Aggregation
 
 
+#: Metric styles (``--vita-metrics-style``).
+STYLES = ("default", "official")
+
+
 @dataclass(frozen=True)
 class _Trial:
     """The slice of an item the metrics need, with errors already turned into reward 0."""
@@ -131,6 +142,8 @@ class _Trial:
     reward: float
     error: bool
     unscored: bool = False
+    #: Official style only: a stand-in 0.0 for a subtask without criteria, counted at the subtask level alone.
+    unjudged: bool = False
 
 
 @dataclass
@@ -141,8 +154,14 @@ class _UserAggregate:
     units: int
 
 
-def _unit_values(rewards: Sequence[float], k: int) -> tuple[float, float, float] | None:
-    """(avg, pass@k, pass^k) of one unit, or None when it has fewer than k trials (it then scores 0)."""
+def _unit_values(rewards: Sequence[float], k: int, pad_to: int = 0) -> tuple[float, float, float] | None:
+    """(avg, pass@k, pass^k) of one unit, or None when it has fewer than k trials (it then scores 0).
+
+    Args:
+        pad_to: Official style: the run's number of trials; each missing one counts as a 0.0 reward.
+    """
+    if len(rewards) < pad_to:
+        rewards = [*rewards, *[0.0] * (pad_to - len(rewards))]
     n = len(rewards)
     if n < k:
         return None
@@ -150,7 +169,8 @@ def _unit_values(rewards: Sequence[float], k: int) -> tuple[float, float, float]
     return sum(rewards) / n, pass_at_k(n, c, k), pass_hat_k(n, c, k)
 
 
-def _aggregates(trials: Sequence[_Trial], level: str, k: int) -> tuple[list[_UserAggregate], int]:
+def _aggregates(trials: Sequence[_Trial], level: str, k: int,
+                pad_to: int = 0) -> tuple[list[_UserAggregate], int]:
     """Per-user aggregates of one level, sorted by user so results never depend on input order.
 
     Unscored trials are left out; a unit they leave with fewer than k trials is left out too (not short), and
@@ -161,7 +181,8 @@ def _aggregates(trials: Sequence[_Trial], level: str, k: int) -> tuple[list[_Use
     """
     by_user: dict[tuple[str, str], list[_Trial]] = defaultdict(list)
     for t in trials:
-        by_user[(t.suite, t.user_id)].append(t)
+        if level == "subtask" or not t.unjudged:
+            by_user[(t.suite, t.user_id)].append(t)
     out: list[_UserAggregate] = []
     short = 0
     for user in sorted(by_user):
@@ -182,12 +203,13 @@ def _aggregates(trials: Sequence[_Trial], level: str, k: int) -> tuple[list[_Use
         sums = [0.0, 0.0, 0.0]
         counted = 0
         for has_unscored, rewards in keyed:
-            values = _unit_values(rewards, k)
-            if values is None and has_unscored:
+            if len(rewards) < k and has_unscored:
                 continue  # short because the judge failed: left out, not scored 0
             counted += 1
-            if values is None:
+            if len(rewards) < k:
                 short += 1
+            values = _unit_values(rewards, k, pad_to if level == "subtask" else 0)
+            if values is None:
                 continue
             for i, v in enumerate(values):
                 sums[i] += v
@@ -300,8 +322,9 @@ def _bootstrap_ci(users: list[_UserAggregate], bootstrap: int, seed: int) -> lis
     return out
 
 
-def _level(trials: Sequence[_Trial], level: str, k: int, bootstrap: int, seed: int) -> dict[str, Any]:
-    users, short = _aggregates(trials, level, k)
+def _level(trials: Sequence[_Trial], level: str, k: int, bootstrap: int, seed: int,
+           pad_to: int = 0) -> dict[str, Any]:
+    users, short = _aggregates(trials, level, k, pad_to)
     n_units = sum(u.units for u in users)
     keys = [metric_key(name, k) for name in METRIC_NAMES]
     if n_units:
@@ -319,16 +342,16 @@ def _level(trials: Sequence[_Trial], level: str, k: int, bootstrap: int, seed: i
 
 
 def _level_with_breakdowns(trials: Sequence[_Trial], level: str, k: int, bootstrap: int,
-                           seed: int) -> dict[str, Any]:
-    out = _level(trials, level, k, bootstrap, seed)
+                           seed: int, pad_to: int = 0) -> dict[str, Any]:
+    out = _level(trials, level, k, bootstrap, seed, pad_to)
     by_domain: dict[str, list[_Trial]] = defaultdict(list)
     by_skill: dict[str, list[_Trial]] = defaultdict(list)
     for t in trials:
         by_domain[t.domain].append(t)
         for skill in t.skills:
             by_skill[skill].append(t)
-    out["by_domain"] = {d: _level(by_domain[d], level, k, bootstrap, seed) for d in sorted(by_domain)}
-    out["by_skill"] = {s: _level(by_skill[s], level, k, bootstrap, seed) for s in sorted(by_skill)}
+    out["by_domain"] = {d: _level(by_domain[d], level, k, bootstrap, seed, pad_to) for d in sorted(by_domain)}
+    out["by_skill"] = {s: _level(by_skill[s], level, k, bootstrap, seed, pad_to) for s in sorted(by_skill)}
     return out
 
 
@@ -337,6 +360,29 @@ def _to_trial(r: ItemResult) -> _Trial:
     return _Trial(suite=r.suite, user_id=r.user_id, subtask_id=r.subtask_id, domain=r.domain,
                   skills=tuple(sorted(set(r.skills))), trial=r.trial,
                   reward=0.0 if error else float(r.reward), error=error, unscored=r.unscored)
+
+
+def _official_unjudged(results: Sequence[ItemResult]) -> list[tuple[str, _Trial]]:
+    """Official style: the 0.0 stand-ins of subtasks without criteria below a user's last judged index.
+
+    The official harness leaves such a subtask out of a run's ``subtask_rewards`` and then fills every index up
+    to the highest one present with 0.0.
+    """
+    from .judges.base import NO_CRITERIA
+
+    last_judged: dict[tuple[str, str, str], int] = {}
+    for r in results:
+        if r.outcome != "skipped":
+            key = (r.memory, r.suite, r.user_id)
+            last_judged[key] = max(last_judged.get(key, -1), r.subtask_index)
+    return [
+        (r.memory, _Trial(suite=r.suite, user_id=r.user_id, subtask_id=r.subtask_id, domain=r.domain,
+                          skills=tuple(sorted(set(r.skills))), trial=r.trial, reward=0.0, error=False,
+                          unjudged=True))
+        for r in results
+        if r.outcome == "skipped" and r.error == NO_CRITERIA
+        and r.subtask_index < last_judged.get((r.memory, r.suite, r.user_id), -1)
+    ]
 
 
 def default_k(results: Iterable[ItemResult]) -> int | None:
@@ -408,7 +454,7 @@ def paired_difference(trials: Sequence[_Trial], reference: Sequence[_Trial], k: 
 
 
 def compute_metrics(results: Sequence[ItemResult], *, k: int | None = None, bootstrap: int = 1000,
-                    seed: int = 0) -> dict[str, Any]:
+                    seed: int = 0, style: str = "default", trials: int | None = None) -> dict[str, Any]:
     """Avg@K, Pass@K and Pass^K per memory backend at the subtask and user levels.
 
     Args:
@@ -419,6 +465,10 @@ def compute_metrics(results: Sequence[ItemResult], *, k: int | None = None, boot
         bootstrap: Resamples for the 95% intervals; 0 leaves them ``None`` (except for a single user,
             whose interval is the point itself).
         seed: Seed of the bootstrap generator.
+        style: ``default`` or ``official`` (module docstring): how missing trials and subtasks without
+            criteria count.
+        trials: Official style: the run's number of trials, which every subtask unit is padded to with 0.0
+            rewards whatever K is (default: K).
 
     Returns:
         ``{memory: {"k": K, "subtask": LEVEL, "user": LEVEL, "n_skipped": int}}`` where LEVEL holds
@@ -433,6 +483,8 @@ def compute_metrics(results: Sequence[ItemResult], *, k: int | None = None, boot
     """
     if k is not None and k < 1:
         raise ValueError(f"k must be at least 1, got k={k}")
+    if style not in STYLES:
+        raise ValueError(f"metrics style must be one of {', '.join(STYLES)}, got {style!r}")
     K = k if k is not None else (default_k(results) or 1)
     by_memory: dict[str, list[_Trial]] = defaultdict(list)
     skipped: dict[str, int] = defaultdict(int)
@@ -441,20 +493,25 @@ def compute_metrics(results: Sequence[ItemResult], *, k: int | None = None, boot
             skipped[r.memory] += 1
         else:
             by_memory[r.memory].append(_to_trial(r))
+    if style == "official":
+        for memory, stand_in in _official_unjudged(results):
+            by_memory[memory].append(stand_in)
     out: dict[str, Any] = {}
+    pad_to = max(K, trials or 0) if style == "official" else 0
     for memory in sorted(set(by_memory) | set(skipped)):
-        trials = by_memory.get(memory, [])
+        rows = by_memory.get(memory, [])
         out[memory] = {
             "k": K,
-            "subtask": _level_with_breakdowns(trials, "subtask", K, bootstrap, seed),
-            "user": _level_with_breakdowns(trials, "user", K, bootstrap, seed),
+            "subtask": _level_with_breakdowns(rows, "subtask", K, bootstrap, seed, pad_to),
+            "user": _level_with_breakdowns(rows, "user", K, bootstrap, seed),
             "n_skipped": skipped.get(memory, 0),
         }
+    judged = {memory: [t for t in trials if not t.unjudged] for memory, trials in by_memory.items()}
     for memory in out:
         paired: dict[str, Any] = {}
         for reference in PAIRED_REFERENCES:
-            if reference != memory and by_memory.get(reference):
-                diff = paired_difference(by_memory.get(memory, []), by_memory[reference], K,
+            if reference != memory and judged.get(reference):
+                diff = paired_difference(judged.get(memory, []), judged[reference], K,
                                          bootstrap=bootstrap, seed=seed)
                 if diff is not None:
                     paired[f"vs_{reference}"] = diff

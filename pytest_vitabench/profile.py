@@ -103,6 +103,37 @@ DEVIATIONS: tuple[Deviation, ...] = (
               "judges the last successful write as it stands at the end, shows the chosen entity only, and lets "
               "a rubric about the conversation be 'not applicable' (met)",
               "a failed call is not an outcome; a rubric no entity can show would fail every outcome"),
+    Deviation("search_style", "vita_search_style", "default", "official",
+              "search keywords joined with no separator ('spicy','noodles' -> 'spicynoodles'); the candidate text "
+              "glues a store's or hotel's name to its first tag; punctuation stripped; ties in database order; "
+              "candidates sharing a text all show the last of them; a city or route matches at partial ratio 40",
+              "keywords joined with spaces over 'name tag tag' texts; ties by id; a city matches at 80 after "
+              "dropping a 'city' suffix; flights and trains by departure time",
+              "joined keywords and glued names rank the wrong candidates first; a 40 city bar lets unrelated "
+              "cities through"),
+    Deviation("tool_results", "vita_tool_results", "default", "official",
+              "tools answer with their records' own string forms (Python reprs: 'Store(name=..., tags=[...])'); a "
+              "failed precondition is plain text, not an error; their own checks, order and state changes (a "
+              "delivered order can be cancelled, a cancelled one modified)",
+              "JSON of each record's visible fields; every refusal is a counted tool error",
+              "JSON is what a tool-calling model is trained on; a refusal the agent can tell from a result is "
+              "counted; the official text of a loaded order shows its raw product dicts"),
+    Deviation("episode_style", "vita_episode_style", "default", "official",
+              "an agent message with ###STOP### ends the subtask even when it also calls tools (they never run); "
+              "3 attempts at a non-empty agent message; a crash, or tool-call arguments that are not a JSON "
+              "object, restarts the run up to 3 times (4 attempts)",
+              "the tool calls next to ###STOP### run and the agent goes on; 4 attempts; a crash is an error at "
+              "once; malformed arguments go back to the agent as a counted tool error",
+              "an order placed together with the stop token is the agent's outcome; a restart re-rolls a crashed "
+              "trial instead of reporting it"),
+    Deviation("metrics_style", "vita_metrics_style", "default", "official",
+              "subtask level: each missing trial of a subtask counts as a 0.0 reward (Avg@k and Pass@k keep the "
+              "partial credit); a subtask without evaluation criteria is a unit of 0.0 rewards when a later "
+              "subtask of that user was judged, and no unit otherwise",
+              "a subtask with fewer than k finished trials scores 0 on all three metrics (counted in n_short); a "
+              "subtask without criteria is reported as not judged and left out",
+              "a partial run's Avg@k is not comparable with a full one's; a subtask nobody can judge is not the "
+              "agent's failure"),
 )
 
 _BY_FIELD = {d.field: d for d in DEVIATIONS}
@@ -178,7 +209,8 @@ OWN_WORDING = "prompts are pytest-vitabench's own (--vita-official-source none)"
 #: What still differs from the official requests with the official source, by where it shows (measured by
 #: ``benchmarks/bench_official_side_by_side.py``); an entry leaves once those requests are identical.
 NOT_YET_OFFICIAL: dict[str, str] = {
-    "tool results": "tool result strings are not yet the official ones (the records' own string form)",
+    "role settings": "the user simulator's and the judge's requests carry no per-model settings (the official "
+                     "harness sends each role its models.yaml entry's max_tokens and temperature)",
     "rag": "rag's embedding inputs, chunk text and summary request are not yet the official ones",
 }
 
@@ -266,17 +298,19 @@ def role_in_use(config: Any, where: str) -> bool:
     """Whether the difference ``where`` of :data:`NOT_YET_OFFICIAL` reaches a request in this configuration."""
     if where == "rag":
         return "rag" in config.memory
-    from .agents import BUILTIN_AGENTS
-
-    return config.model not in BUILTIN_AGENTS or config.judge_model != "rules"
+    return config.user_model != "scripted" or config.judge_model != "rules"
 
 
 def summary(config: Any, *, tokenizer: str = "cl100k_base", official_wording: bool = False) -> dict[str, Any]:
     """The report's ``profile`` block: the profile, every switch's value, and the comparability verdict."""
     reasons = comparability(config, tokenizer=tokenizer, official_wording=official_wording)
+    from .domains import OFFICIAL_RESULT_DOMAINS
+
     return {
         "name": config.profile,
         "switches": {dev.option: getattr(config, dev.field) for dev in DEVIATIONS},
+        # --vita-tool-results official reaches these domains only; the others keep JSON answers.
+        "official_tool_results_domains": list(OFFICIAL_RESULT_DOMAINS) if config.tool_results == "official" else [],
         "tokenizer": tokenizer,
         "comparable_with_leaderboard": not reasons,
         "not_comparable_because": reasons,

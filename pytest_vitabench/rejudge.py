@@ -107,9 +107,12 @@ def suite_language(configured: str, suite: LoadedSuite) -> str:
     return detect_language(user.task for user in suite.users if user.task is not None)
 
 
-def replay(result: ItemResult, suite: LoadedSuite, language: str,
-           checks: list[str] | None = None) -> tuple[JudgeCase, list[str]]:
+def replay(result: ItemResult, suite: LoadedSuite, language: str, checks: list[str] | None = None,
+           styles: dict[str, str] | None = None) -> tuple[JudgeCase, list[str]]:
     """The judge case of a saved result: its subtask, messages and replayed final environment.
+
+    Args:
+        styles: The run's ``search_style`` and ``tool_results`` (see :func:`..domains.build_environment`).
 
     Returns:
         The case, and one line per replayed tool call whose result differs from the saved one.
@@ -127,7 +130,8 @@ def replay(result: ItemResult, suite: LoadedSuite, language: str,
     time = user.times[index]
     environment = build_environment(sub.domain, sub.environment,
                                     user_id=str(sub.environment.get("user_id") or user.task.user_id),
-                                    time=time, seed=result.seed, language=language, checks=checks)
+                                    time=time, seed=result.seed, language=language, checks=checks,
+                                    **(styles or {}))
     saved = {m.tool_call_id: m for m in result.messages if m.role == "tool" and m.tool_call_id}
     mismatches: list[str] = []
     for message in result.messages:
@@ -195,8 +199,10 @@ def rejudge_report(path: str | Path, judge: Judge, *, suite_paths: SuitePaths = 
         if result.outcome == "error":
             kept.append(result.nodeid)  # the episode never finished: nothing complete to judge
             continue
+        # The run's search and answer styles, so that a replayed call answers as it did in the run.
+        styles = {key: str(config.get(key) or "default") for key in ("search_style", "tool_results")}
         case, problems = replay(result, suites[result.suite], suite_language(language, suites[result.suite]),
-                                checks=config.get("tool_checks"))
+                                checks=config.get("tool_checks"), styles=styles)
         if problems:
             mismatches[result.nodeid] = problems
         if batch is not None:
@@ -215,7 +221,8 @@ def rejudge_report(path: str | Path, judge: Judge, *, suite_paths: SuitePaths = 
             progress(result)
     batch_note = _judge_batched(batched, judge, batch, failed, progress) if batch is not None else None
     new_config = {**config, **dict(judge_config or {})}
-    metrics = compute_metrics(results, seed=int(config.get("seed") or 0))
+    metrics = compute_metrics(results, seed=int(config.get("seed") or 0),
+                              style=str(config.get("metrics_style") or "default"))
     out = build_report(new_config, metrics, results, run=report.get("run"))
     out["rejudged_from"] = {
         "report": str(path),

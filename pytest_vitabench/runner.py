@@ -65,6 +65,10 @@ class _Chain:
     next_index: int
 
 
+#: Extra attempts the official harness gives a crashed run (``run_task``'s ``max_retries``: 4 attempts in all).
+OFFICIAL_RESTARTS = 3
+
+
 @dataclass
 class _Prepared:
     """Everything an item's conversation needs, built from its memory and environment."""
@@ -78,6 +82,14 @@ class _Prepared:
     #: The subtask's ``message_history``: the conversation resumes from it.
     history: list[Any] | None = None
     language: str = "en"
+    #: Builds a fresh environment (memory tools included) for an episode that starts again.
+    rebuild: Callable[[], Environment] | None = None
+
+    def restart(self) -> None:
+        """A fresh environment for the next attempt at the episode; the old one is dropped."""
+        assert self.rebuild is not None
+        self.environment.close()
+        self.environment = self.rebuild()
 
 
 class ItemRunner:
@@ -253,10 +265,17 @@ class ItemRunner:
             with pinned_user(suite, user):
                 prepared, memory_usage = self._prepare(result, suite, user, index, agent)
                 try:
-                    episode = run_episode(agent=agent, agent_setup=prepared.agent_setup, user=user_simulator,
-                                          user_setup=prepared.user_setup, environment=prepared.environment,
-                                          max_steps=self.config.max_steps,
-                                          history=prepared.history)
+                    while True:
+                        try:
+                            episode = run_episode(
+                                agent=agent, agent_setup=prepared.agent_setup, user=user_simulator,
+                                user_setup=prepared.user_setup, environment=prepared.environment,
+                                max_steps=self.config.max_steps, history=prepared.history,
+                                style=self.config.episode_style)
+                            break
+                        except Exception:
+                            if not self._restarted(result, prepared):
+                                raise
                     self._record_episode(result, episode, memory_usage)
                     verdict = judge.judge(self._judge_case(result, user, index, prepared, episode))
                     if inspect.isawaitable(verdict):  # an async judge (--vita-judge-batch), here on a loop of its own
@@ -317,10 +336,17 @@ class ItemRunner:
                 if not prepared.live_memory:
                     chain_lock.release()
                     held = False
-                episode = await play_episode(
-                    agent=agent, agent_setup=prepared.agent_setup, user=user_simulator,
-                    user_setup=prepared.user_setup, environment=prepared.environment,
-                    max_steps=self.config.max_steps, history=prepared.history, call=call)
+                while True:
+                    try:
+                        episode = await play_episode(
+                            agent=agent, agent_setup=prepared.agent_setup, user=user_simulator,
+                            user_setup=prepared.user_setup, environment=prepared.environment,
+                            max_steps=self.config.max_steps, history=prepared.history, call=call,
+                            style=self.config.episode_style)
+                        break
+                    except Exception:
+                        if not self._restarted(result, prepared):
+                            raise
             finally:
                 if held:
                     chain_lock.release()
@@ -331,6 +357,18 @@ class ItemRunner:
             if prepared is not None:
                 prepared.environment.close()
         self._record_category(result, user, index)
+
+    def _restarted(self, result: ItemResult, prepared: _Prepared) -> bool:
+        """After a crashed episode: whether it starts again (on a fresh environment) instead of failing.
+
+        The official harness reruns a crashed user up to :data:`OFFICIAL_RESTARTS` more times
+        (``--vita-episode-style official``); by default a crash is an error at once.
+        """
+        if self.config.episode_style != "official" or result.restarts >= OFFICIAL_RESTARTS:
+            return False
+        result.restarts += 1
+        prepared.restart()
+        return True
 
     @staticmethod
     def _record_category(result: ItemResult, user: LoadedUser, index: int) -> None:
@@ -365,12 +403,20 @@ class ItemRunner:
         snapshot = memory.read(query=sub.instruction)
         result.memory_snapshot = snapshot
         env_time = user.times[index]
-        environment = build_environment(
-            sub.domain, sub.environment, user_id=str(sub.environment.get("user_id") or task.user_id),
-            time=env_time, seed=result.seed, language=language, checks=config.tool_checks,
-        )
         tools = memory_tools(memory)
-        environment.add_tools(tools)
+        # The offline built-in agents read JSON answers; the official text is for models.
+        tool_results = "default" if getattr(agent, "reads_json_results", False) else config.tool_results
+
+        def fresh_environment() -> Environment:
+            built = build_environment(
+                sub.domain, sub.environment, user_id=str(sub.environment.get("user_id") or task.user_id),
+                time=env_time, seed=result.seed, language=language, checks=config.tool_checks,
+                search_style=config.search_style, tool_results=tool_results,
+            )
+            built.add_tools(tools)
+            return built
+
+        environment = fresh_environment()
         profile = agent_profile(task)
         clock = time_with_weekday(env_time, language)
         history = seed_messages(sub.message_history)
@@ -402,7 +448,7 @@ class ItemRunner:
         )
         return _Prepared(environment=environment, agent_setup=setup, user_setup=user_setup, env_time=env_time,
                          history=history, language=language,
-                         live_memory=bool(tools)), memory_usage
+                         live_memory=bool(tools), rebuild=fresh_environment), memory_usage
 
     @staticmethod
     def _record_episode(result: ItemResult, episode: EpisodeResult, memory_usage: Usage) -> None:

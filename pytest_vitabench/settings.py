@@ -209,6 +209,23 @@ class RunSettings:
              "official VitaBench 2.0 harness (or its src/vita directory), auto (the installed 'vita' package, found "
              "without importing it), or none (our own wording: not comparable with the leaderboard). Default: auto "
              "under --vita-profile official, else none")
+    search_style: Literal["default", "official"] = setting(
+        "default", profile=True, parse=values.switch,
+        help="search tools: default (keywords joined with spaces, ties by id, strict city match) or official "
+             "(keywords joined with nothing, punctuation stripped, ties in database order, city match at 40)")
+    tool_results: Literal["default", "official"] = setting(
+        "default", profile=True, parse=values.switch,
+        help="tool answers: default (JSON of the visible fields; refusals are errors) or official (the official "
+             "tools' own text: records' string forms, failed preconditions as plain text, their checks)")
+    episode_style: Literal["default", "official"] = setting(
+        "default", profile=True, parse=values.switch,
+        help="episode rules: default (tool calls next to ###STOP### run, 4 attempts at a valid agent message, a "
+             "crash is an error) or official (###STOP### ends the episode at once, 3 attempts, a crash or malformed "
+             "tool-call JSON restarts the episode up to 3 times)")
+    metrics_style: Literal["default", "official"] = setting(
+        "default", profile=True, parse=values.switch,
+        help="subtask-level metrics: default (a subtask short of trials scores 0, one without criteria is left out) "
+             "or official (each missing trial counts 0.0; a subtask without criteria before a judged one counts 0.0)")
     #: Request settings sent with every agent request; part of the cache key.
     model_args: dict[str, Any] = setting(
         default_factory=dict, parse=values.model_args,

@@ -8,7 +8,7 @@ import pytest
 
 from pytest_vitabench.cli import build_parser, main
 
-SUBCOMMANDS = ["validate", "show", "estimate", "rejudge", "synth", "view", "plot", "compare"]
+SUBCOMMANDS = ["validate", "show", "estimate", "rejudge", "synth", "view", "plot", "compare", "fetch"]
 _MARKUP = re.compile(r"``|:(class|func|meth|mod|attr|data):`|REFERENCE\.md|§")
 
 

@@ -137,8 +137,8 @@ def _bench(tmp_path, checkout, monkeypatch, **options):
 def test_with_the_official_source_only_what_is_not_yet_identical_keeps_a_run_from_comparable(tmp_path, checkout,
                                                                                               monkeypatch):
     bench = _bench(tmp_path, checkout, monkeypatch, vita_memory="full_context")
-    assert comparability(bench.config, official_wording=True) == [NOT_YET_OFFICIAL["tool results"]]
-    assert bench.profile_summary()["not_comparable_because"] == [NOT_YET_OFFICIAL["tool results"]]
+    assert comparability(bench.config, official_wording=True) == [NOT_YET_OFFICIAL["role settings"]]
+    assert bench.profile_summary()["not_comparable_because"] == [NOT_YET_OFFICIAL["role settings"]]
     assert bench.config.seed == 300 and bench.config.trial_seed(0) == 626729  # the official trial seeds
     one_trial = _bench(tmp_path, checkout, monkeypatch, vita_memory="full_context", vita_trials="1")
     assert "1 trial(s), the leaderboard averages 4" in comparability(one_trial.config, official_wording=True)

@@ -44,6 +44,10 @@ def test_each_switch_wins_over_the_profile(tmp_path):
     ({"vita_rag_style": "fancy"}, "--vita-rag-style must be one of"),
     ({"vita_language": "fr"}, "--vita-language must be"),
     ({"vita_model_args": "{not json"}, "not valid JSON"),
+    ({"vita_search_style": "fuzzy"}, "--vita-search-style must be one of default, official, got 'fuzzy'"),
+    ({"vita_tool_results": "repr"}, "--vita-tool-results must be one of default, official"),
+    ({"vita_episode_style": "tau2"}, "--vita-episode-style must be one of default, official"),
+    ({"vita_metrics_style": "paper"}, "--vita-metrics-style must be one of default, official"),
 ])
 def test_bad_switch_values_name_the_option(tmp_path, options, message):
     with pytest.raises(ValueError, match=message):
@@ -134,3 +138,9 @@ def test_the_deviation_table_and_help_name_every_switch():
     for dev in DEVIATIONS:
         assert f"`{dev.option}`" in section and dev.option in helps, dev.option
     assert "--vita-profile" in helps and "--vita-model-args" in helps
+
+
+def test_the_report_says_which_domains_get_the_official_tool_text(tmp_path):
+    assert bench(tmp_path, vita_profile="official").profile_summary()["official_tool_results_domains"] == [
+        "delivery", "instore", "ota"]
+    assert bench(tmp_path).profile_summary()["official_tool_results_domains"] == []

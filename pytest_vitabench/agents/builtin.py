@@ -97,6 +97,8 @@ class BuiltinAgent:
     uses_preferences = True
     asks_when_proactive = True
     reads_groundtruth = False
+    #: The script reads tool results as JSON: it always gets our answers (``--vita-tool-results`` is for models).
+    reads_json_results = True
     #: How many turns' choices the agent remembers: enough for the items a process has in flight and the
     #: trials of a subtask, since a choice holds its parsed tool results.
     remembered_choices = 64

@@ -22,8 +22,12 @@ if TYPE_CHECKING:  # the spec module imports the tool machinery; at runtime only
     from .spec import DomainSpec
 
 DOMAINS = ("delivery", "instore", "ota")
+#: The domains whose tools answer as the official ones under ``--vita-tool-results official`` (the others keep
+#: their JSON answers).
+OFFICIAL_RESULT_DOMAINS = ("delivery", "instore", "ota")
 
-__all__ = ["DOMAINS", "build_environment", "domain_spec", "split_domains", "tool_names", "validate_environment"]
+__all__ = ["DOMAINS", "OFFICIAL_RESULT_DOMAINS", "build_environment", "domain_spec", "split_domains", "tool_names",
+           "validate_environment"]
 
 
 def split_domains(domain: str) -> list[str]:
@@ -84,7 +88,7 @@ def validate_environment(domain: str, environment: dict[str, Any]) -> None:
 
 def build_environment(
     domain: str, environment: dict[str, Any], *, user_id: str, time: str, seed: int, language: str = "en",
-    checks: list[str] | None = None,
+    checks: list[str] | None = None, search_style: str = "default", tool_results: str = "default",
 ) -> Environment:
     """A fresh environment for one episode, over a deep copy of ``environment``.
 
@@ -97,6 +101,10 @@ def build_environment(
         language: ``en`` or ``zh``.
         checks: The tool checks we add over the official tools (``--vita-tool-checks``; see
             :data:`pytest_vitabench.profile.TOOL_CHECKS`); ``None``: all of them.
+        search_style: ``default`` or ``official`` ranking and filtering of the search tools
+            (``--vita-search-style``).
+        tool_results: ``default`` (JSON views) or ``official`` (the official tools' answers, where implemented:
+            :data:`OFFICIAL_RESULT_DOMAINS`) (``--vita-tool-results``).
     """
     from .entities import load_db
     from .environment import DomainEnvironment
@@ -109,6 +117,9 @@ def build_environment(
     env = env_class(domain=",".join(names), time=db.time, user_id=db.user_id, db=db, seed=seed, language=language)
     if checks is not None:
         env.checks = frozenset(checks)
+    env.search_style = search_style
+    # All or nothing per environment: a travel subtask keeps JSON answers in every tool, shared ones included.
+    env.tool_results = tool_results if all(name in OFFICIAL_RESULT_DOMAINS for name in names) else "default"
     env.add_tools(SharedTools(env).tools())
     for spec in specs:
         env.add_tools(spec.tools(env).tools())

@@ -4,7 +4,8 @@ A domain (``delivery``, ``instore``, ``ota``) declares its tools on a ``declare.
 environment holds them bound as :class:`Tool` objects and implements :meth:`Environment.records`. Tool
 results are JSON text built from an explicit allow-list of visible fields per entity, so hidden fields
 in the suite data (``*_type`` markers, ``distraction_reason``, ``category``, ...) can never reach the
-agent.
+agent. Under ``--vita-tool-results official`` they are the official tools' text instead
+(:mod:`.official_text`), which also prints declared fields only.
 """
 
 from __future__ import annotations
@@ -98,6 +99,27 @@ class Environment:
     #: this, never a global, so one process can run environments of both profiles.
     checks: frozenset[str] = field(default_factory=lambda: frozenset(ALL_CHECKS))
 
+    #: ``default`` or ``official`` (``--vita-search-style``): how the search tools rank and filter.
+    search_style: str = "default"
+    #: ``default`` or ``official`` (``--vita-tool-results``): JSON views, or the official tools' own answers.
+    tool_results: str = "default"
+
+    @property
+    def official_results(self) -> bool:
+        """Whether the tools answer as the official ones (their records' string forms, their checks)."""
+        return self.tool_results == "official"
+
+    @property
+    def official_search(self) -> bool:
+        """Whether the search tools rank, join keywords and filter cities as the official ones."""
+        return self.search_style == "official"
+
+    def rank(self, keywords: Any, candidates: list[tuple[str, str, Any]]) -> list[Any]:
+        """The candidates ranked by the search style in force; ``(id, text, item)`` triples."""
+        from .fuzzy import fuzzy_rank, official_rank
+
+        return (official_rank if self.official_search else fuzzy_rank)(keywords, candidates)
+
     def checking(self, name: str) -> bool:
         """Whether the added tool check ``name`` is in force."""
         return name in self.checks
@@ -136,6 +158,8 @@ class Environment:
             return ToolResult(content=f"Error: unknown tool {name!r}", error=True)
         if isinstance(arguments, str):
             return ToolResult(content=f"Error: arguments are not valid JSON: {arguments[:200]}", error=True)
+        if self.official_results and isinstance(arguments, dict):
+            return self._dispatch_officially(tool, arguments)
         typed = self.checking("argument_types")
         validator = tool.arguments_validator()
         if not typed and isinstance(arguments, dict):
@@ -150,6 +174,20 @@ class Environment:
         except (TypeError, ValueError, KeyError) as exc:
             return ToolResult(content=f"Error: {type(exc).__name__}: {exc}", error=True)
 
+    def _dispatch_officially(self, tool: Tool, arguments: dict[str, Any]) -> ToolResult:
+        """A call as the official environment makes it: the arguments go to the tool as the model sent them
+        (no conversion), a call the tool's signature does not fit fails with Python's own words, and any
+        exception reads ``Error: <its message>``."""
+        validator = tool.arguments_validator()
+        problem = python_call_problem(official_qualname(tool), validator.properties, validator.required,
+                                      arguments)
+        if problem:
+            return ToolResult(content=f"Error: {problem}", error=True)
+        try:
+            return ToolResult(content=to_text(tool.fn(**arguments)))
+        except (ToolError, TypeError, ValueError, KeyError, AttributeError) as exc:
+            return ToolResult(content=f"Error: {exc}", error=True)
+
     def records(self) -> list[dict[str, Any]]:
         """Every order, reservation and booking as a flat view (fields in ``suite.checks.RECORD_FIELDS``)
         plus ``new``: whether the agent created it during this episode."""
@@ -158,6 +196,43 @@ class Environment:
     def tool_kind(self, name: str) -> ToolKind | None:
         tool = self.tools.get(name)
         return tool.kind if tool else None
+
+
+#: Our tool sets -> the official classes whose methods they are (shared tools live on the official base class).
+OFFICIAL_CLASSES = {"DeliveryTools": "DeliveryTools", "InstoreTools": "InStoreTools", "OtaTools": "OTATools",
+                    "SharedTools": "ToolKitBase"}
+
+
+def official_qualname(tool: Tool) -> str | None:
+    """``Class.method`` of the official function behind a tool, or ``None`` (a memory tool, a user's own)."""
+    bound = getattr(tool.fn, "func", tool.fn)  # a per-kind tool is a partial of its family's method
+    owner = type(getattr(bound, "__self__", None)).__name__
+    official = OFFICIAL_CLASSES.get(owner)
+    return f"{official}.{tool.name}" if official else None
+
+
+def python_call_problem(qualname: str | None, properties: dict[str, Any], required: tuple[str, ...],
+                        arguments: dict[str, Any]) -> str | None:
+    """What Python says when ``arguments`` do not fit a function's signature, or ``None``.
+
+    Unexpected keywords first, then the missing ones in signature order, worded as ``TypeError`` words them.
+    """
+    name = f"{qualname}()" if qualname else "the tool"
+    unexpected = next((key for key in arguments if key not in properties), None)
+    if unexpected is not None:
+        return f"{name} got an unexpected keyword argument {unexpected!r}"
+    missing = [key for key in required if key not in arguments]
+    if not missing:
+        return None
+    quoted = [repr(key) for key in missing]
+    if len(quoted) == 1:
+        listed = quoted[0]
+    elif len(quoted) == 2:
+        listed = f"{quoted[0]} and {quoted[1]}"
+    else:
+        listed = ", ".join(quoted[:-1]) + f", and {quoted[-1]}"
+    plural = "argument" if len(missing) == 1 else "arguments"
+    return f"{name} missing {len(missing)} required positional {plural}: {listed}"
 
 
 @lru_cache(maxsize=256)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from ..vocabulary import is_hidden
 from .base import ToolError
@@ -130,6 +130,27 @@ class Order(Entity):
     update_time: str = ""
     status: str = "unpaid"
     products: list[OrderProduct] = Field(default_factory=list)
+    #: The product list as the data gave it (plain dicts): the official tools print a loaded order's products
+    #: that way (:mod:`.official_text`). ``None`` for an order created during the episode.
+    _raw_products: list[Any] | None = PrivateAttr(default=None)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _keep_raw_products(cls, data: Any, handler: Any) -> Any:
+        order = handler(data)
+        raw = data.get("products") if isinstance(data, dict) else None
+        if isinstance(raw, list) and all(isinstance(p, dict) for p in raw):
+            order._raw_products = list(raw)
+        return order
+
+    @property
+    def raw_products(self) -> list[Any] | None:
+        return self._raw_products
+
+    def replace_products(self, products: list[OrderProduct]) -> None:
+        """New product lines (a changed date): the data's own form of the old ones no longer applies."""
+        self.products = products
+        self._raw_products = None
 
 
 class DomainDB(BaseModel):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Annotated, Any
 
 from .base import ToolError
@@ -11,6 +12,7 @@ from .entities import Location, model_values
 from .environment import NEARBY_CONTAINERS
 from .fuzzy import fuzzy_score
 from .geo import distance_m, haversine_m
+from .official_shared import OfficialShared
 from .public_holidays import HolidayDataMissing, holiday_dates, holidays_on
 
 UserId = Annotated[str, Arg("The user's ID (as given in the user profile), e.g. 'U000001'.")]
@@ -24,6 +26,11 @@ WEATHER_CITY_MATCH = 50
 class SharedTools(ToolSet):
     """Distances, weather, geocoding, holidays, the user's orders and what is nearby."""
 
+    @cached_property
+    def official(self) -> OfficialShared:
+        """The official tools' behaviour (``--vita-tool-results official``; the holiday tools stay ours)."""
+        return OfficialShared(self.env)
+
     @tool("generic")
     def longitude_latitude_to_distance(
         self,
@@ -31,8 +38,10 @@ class SharedTools(ToolSet):
         latitude1: Annotated[float, Arg("Latitude of the first point.")],
         longitude2: Annotated[float, Arg("Longitude of the second point.")],
         latitude2: Annotated[float, Arg("Latitude of the second point.")],
-    ) -> float:
+    ) -> float | str:
         """Compute the straight-line (great-circle) distance in metres between two points."""
+        if self.env.official_results:
+            return self.official.longitude_latitude_to_distance(longitude1, latitude1, longitude2, latitude2)
         return haversine_m(float(longitude1), float(latitude1), float(longitude2), float(latitude2))
 
     @tool("generic")
@@ -44,6 +53,8 @@ class SharedTools(ToolSet):
     ) -> Any:
         """Look up the weather forecast of the city containing an address for a date range. Returns one entry
         per day (city, category, date, temperature range, humidity)."""
+        if self.env.official_results:
+            return self.official.weather(address, date_start, date_end)
         start, end = parse_date(date_start, "date_start"), parse_date(date_end, "date_end")
         if end < start:
             raise ToolError("date_end must not be before date_start")
@@ -61,9 +72,13 @@ class SharedTools(ToolSet):
         return rows
 
     @tool("generic")
-    def address_to_longitude_latitude(self, address: Annotated[str, Arg("The full address text.")]) -> list[float]:
+    def address_to_longitude_latitude(
+        self, address: Annotated[str, Arg("The full address text.")]
+    ) -> list[float] | str:
         """Convert an address into its coordinates. Returns [longitude, latitude]. Precondition: the address
         should be as complete as possible."""
+        if self.env.official_results:
+            return self.official.address_to_longitude_latitude(address)
         loc = self.env.geocode(address)
         return [loc.longitude, loc.latitude]
 
@@ -102,6 +117,8 @@ class SharedTools(ToolSet):
     @tool("read")
     def get_user_all_orders(self) -> Any:
         """List every order of the current user (all types and statuses), with products and status."""
+        if self.env.official_results:
+            return self.official.get_user_all_orders()
         orders = [self.env.order_view(o) for o in self.env.db.orders.values()]
         return orders or "User currently has no order information"
 
@@ -114,6 +131,8 @@ class SharedTools(ToolSet):
     ) -> Any:
         """List places (stores, shops, hotels, attractions, stations, airports) within a radius of a point,
         nearest first, with their distance in metres."""
+        if self.env.official_results:
+            return self.official.get_nearby(longitude, latitude, range)
         here = Location(longitude=float(longitude), latitude=float(latitude))
         found: list[dict[str, Any]] = []
         for container, items in self.env.containers(NEARBY_CONTAINERS):

@@ -11,6 +11,10 @@ from ..domains.base import Environment
 from ..messages import Message
 from ..suite.schema import SubTask
 
+#: The ``not_judgeable`` reason of a subtask without evaluation criteria (the official metrics count such a
+#: subtask in their own way: :mod:`pytest_vitabench.metrics`).
+NO_CRITERIA = "the subtask has no evaluation criteria"
+
 
 class RubricVerdict(BaseModel):
     """One rubric's verdict.

@@ -166,7 +166,8 @@ def _open_run_dir(path: Path) -> Run:
     config = manifest.get("config") or {}
     results = [ItemResult.model_validate({k: v for k, v in row.items() if k in ItemResult.model_fields})
                for row in rows]
-    metrics = compute_metrics(results, seed=int(config.get("seed", 0))) if results else {}
+    metrics = compute_metrics(results, seed=int(config.get("seed", 0)),
+                              style=str(config.get("metrics_style") or "default")) if results else {}
     planned = (manifest.get("selection") or {}).get("planned")
     run_meta = {"id": store.run_id, "dir": str(path.resolve()), "started": manifest.get("created"),
                 "plugin_version": manifest.get("plugin_version"), "python": manifest.get("python"),

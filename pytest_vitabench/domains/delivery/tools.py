@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from functools import cached_property
 from typing import Annotated, Any
 
 from ..base import ToolError
 from ..clock import format_time, parse_time
 from ..declare import Arg, ToolSet, tool
 from ..entities import Order, OrderProduct
-from ..fuzzy import fuzzy_rank
 from ..geo import distance_m
 from ..shared_tools import OrderId, UserId
 from .models import DeliveryDB, Store, StoreProduct
+from .official import OfficialDelivery
 
 ORDER_PREFIX = "OT"
 ORDER_TYPE = "delivery"
@@ -34,6 +35,11 @@ class DeliveryTools(ToolSet):
     @property
     def db(self) -> DeliveryDB:
         return self.env.db
+
+    @cached_property
+    def official(self) -> OfficialDelivery:
+        """The official tools' behaviour (``--vita-tool-results official``)."""
+        return OfficialDelivery(self.env)
 
     # ------------------------------------------------------------------ helpers
 
@@ -102,42 +108,56 @@ class DeliveryTools(ToolSet):
     # ------------------------------------------------------------------ tools
 
     @tool("generic")
-    def delivery_distance_to_time(self, distance: Annotated[float, Arg("The distance in metres.")]) -> int:
+    def delivery_distance_to_time(self, distance: Annotated[float, Arg("The distance in metres.")]) -> int | str:
         """Estimate the delivery duration in minutes for a distance in metres."""
+        if self.env.official_results:
+            return self.official.delivery_distance_to_time(distance)
         if float(distance) < 0:
             raise ToolError("distance must not be negative")
         return shipping_minutes(float(distance))
 
     @tool()
-    def get_delivery_store_info(self, store_id: StoreId) -> dict[str, Any]:
+    def get_delivery_store_info(self, store_id: StoreId) -> dict[str, Any] | str:
         """Get a delivery store's details: name, score, location, tags and its full product list (product
         IDs, names, prices, tags, selectable attributes)."""
+        if self.env.official_results:
+            return self.official.get_delivery_store_info(store_id)
         return self.store(store_id).view()
 
     @tool()
     def get_delivery_product_info(
         self, product_id: Annotated[str, Arg("The product's ID, e.g. from a product search.")]
-    ) -> dict[str, Any]:
+    ) -> dict[str, Any] | str:
         """Get one delivery product's details: name, price, store, tags and selectable attributes."""
+        if self.env.official_results:
+            return self.official.get_delivery_product_info(product_id)
         return self.find_product(str(product_id).strip()).view()
 
     @tool()
-    def delivery_store_search_recommand(self, keywords: Keywords) -> list[dict[str, Any]]:
+    def delivery_store_search_recommand(self, keywords: Keywords) -> list[dict[str, Any]] | str:
         """Search delivery stores by keywords (matched against store names and tags). Returns stores ranked
         by relevance, without their product lists; use get_delivery_store_info for those."""
-        candidates = [(s.store_id, f"{s.name} {' '.join(s.tags)}", s) for s in self.db.stores.values()]
-        return [s.summary() for s in fuzzy_rank(keywords, candidates)]
+        official = self.env.official_search
+        candidates = [(s.store_id, s.name + ",".join(s.tags) if official else f"{s.name} {' '.join(s.tags)}", s)
+                      for s in self.db.stores.values()]
+        if self.env.official_results:
+            return self.official.store_search(self.env.rank(keywords, candidates))
+        return [s.summary() for s in self.env.rank(keywords, candidates)]
 
     @tool()
-    def delivery_product_search_recommand(self, keywords: Keywords) -> list[dict[str, Any]]:
+    def delivery_product_search_recommand(self, keywords: Keywords) -> list[dict[str, Any]] | str:
         """Search delivery products by keywords (matched against store name, product name and tags).
         Returns products ranked by relevance, each with its store ID and name."""
+        # The official text holds the tag list as Python prints it, brackets and quotes included.
+        tags = repr if self.env.official_search else " ".join
         candidates = [
-            (p.product_id, f"{p.store_name} {p.name} {' '.join(p.tags)}", p)
+            (p.product_id, f"{p.store_name} {p.name} {tags(list(p.tags))}", p)
             for s in self.db.stores.values()
             for p in s.products
         ]
-        return [p.view() for p in fuzzy_rank(keywords, candidates)]
+        if self.env.official_results:
+            return self.official.product_search(self.env.rank(keywords, candidates))
+        return [p.view() for p in self.env.rank(keywords, candidates)]
 
     @tool("write")
     def create_delivery_order(
@@ -155,11 +175,14 @@ class DeliveryTools(ToolSet):
             "Optional: the chosen options of each product (e.g. 'less spicy'), same order and length as "
             "product_ids; '' for none.")] = None,
         note: Annotated[str, Arg("Optional note for the store or rider.")] = "",
-    ) -> dict[str, Any]:
+    ) -> dict[str, Any] | str:
         """Create a delivery order (status 'unpaid'). Preconditions: the user ID is the current user's; all
         products belong to the store; dispatch_time is not in the past. Postconditions: the order exists
         with a computed delivery_time (dispatch_time + shipping minutes from the distance between the store
         and the address); it must still be paid with pay_delivery_order."""
+        if self.env.official_results:
+            return self.official.create_delivery_order(user_id, store_id, product_ids, product_cnts, address,
+                                                       dispatch_time, attributes, note)
         env = self.env
         env.check_user(user_id)
         target = self.store(store_id)
@@ -197,8 +220,10 @@ class DeliveryTools(ToolSet):
         return env.order_view(created)
 
     @tool("write")
-    def pay_delivery_order(self, order_id: OrderId) -> dict[str, Any]:
+    def pay_delivery_order(self, order_id: OrderId) -> dict[str, Any] | str:
         """Pay an unpaid delivery order. Precondition: status 'unpaid'. Postcondition: status 'paid'."""
+        if self.env.official_results:
+            return self.official.pay_delivery_order(order_id)
         target = self.order(order_id)
         if target.status != "unpaid":
             raise ToolError(
@@ -208,15 +233,19 @@ class DeliveryTools(ToolSet):
         return {"order_id": target.order_id, "status": target.status, "message": "Payment successful"}
 
     @tool()
-    def get_delivery_order_status(self, order_id: OrderId) -> dict[str, Any]:
+    def get_delivery_order_status(self, order_id: OrderId) -> dict[str, Any] | str:
         """Get the status of a delivery order."""
+        if self.env.official_results:
+            return self.official.get_delivery_order_status(order_id)
         target = self.order(order_id)
         return {"order_id": target.order_id, "status": target.status}
 
     @tool("write")
-    def cancel_delivery_order(self, order_id: OrderId) -> dict[str, Any]:
+    def cancel_delivery_order(self, order_id: OrderId) -> dict[str, Any] | str:
         """Cancel a delivery order. Precondition: not already cancelled or delivered. Postcondition: status
         'cancelled'."""
+        if self.env.official_results:
+            return self.official.cancel_delivery_order(order_id)
         target = self.changeable(order_id, "cancelled")
         self.touch(target, "cancelled")
         return {"order_id": target.order_id, "status": target.status, "message": "Order cancelled"}
@@ -224,8 +253,10 @@ class DeliveryTools(ToolSet):
     @tool("write")
     def modify_delivery_order(
         self, order_id: OrderId, note: Annotated[str, Arg("The new note text.")]
-    ) -> dict[str, Any]:
+    ) -> dict[str, Any] | str:
         """Replace the note of a delivery order. Precondition: not cancelled or delivered."""
+        if self.env.official_results:
+            return self.official.modify_delivery_order(order_id, note)
         target = self.changeable(order_id, "modified")
         target.note = note
         self.touch(target)
@@ -241,6 +272,8 @@ class DeliveryTools(ToolSet):
         )] = "unpaid",
     ) -> Any:
         """List the user's delivery orders with a given status."""
+        if self.env.official_results:
+            return self.official.search_delivery_orders(user_id, status)
         self.env.check_user(user_id)
         found = [
             self.env.order_view(o)
@@ -250,6 +283,8 @@ class DeliveryTools(ToolSet):
         return found or f"No delivery orders with status {status!r}"
 
     @tool()
-    def get_delivery_order_detail(self, order_id: OrderId) -> dict[str, Any]:
+    def get_delivery_order_detail(self, order_id: OrderId) -> dict[str, Any] | str:
         """Get the full details of a delivery order."""
+        if self.env.official_results:
+            return self.official.get_delivery_order_detail(order_id)
         return self.env.order_view(self.order(order_id))

@@ -4,15 +4,16 @@ reservations / bookings require the shop to enable them."""
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Annotated, Any
 
 from ..base import ToolError
 from ..clock import format_time, parse_time
 from ..declare import Arg, ToolSet, tool
 from ..entities import Order, OrderProduct
-from ..fuzzy import fuzzy_rank
 from ..shared_tools import OrderId, UserId
 from .models import BookInfo, InStoreDB, ReservationInfo, Shop, ShopProduct
+from .official import OfficialInstore
 
 ORDER_PREFIX = "OI"
 RESERVATION_PREFIX = "RS"
@@ -42,6 +43,11 @@ class InstoreTools(ToolSet):
     @property
     def db(self) -> InStoreDB:
         return self.env.db
+
+    @cached_property
+    def official(self) -> OfficialInstore:
+        """The official tools' behaviour (``--vita-tool-results official``)."""
+        return OfficialInstore(self.env)
 
     # ------------------------------------------------------------------ helpers
 
@@ -77,7 +83,7 @@ class InstoreTools(ToolSet):
             raise ToolError(f"Booking {book_id!r} not found")
         return found
 
-    def visit_view(self, item: ReservationInfo | BookInfo) -> dict[str, Any]:
+    def visit_view(self, item: ReservationInfo | BookInfo) -> dict[str, Any] | str:
         view = item.view()
         name = self.env.entity_name(item.shop_id)
         return {**view, "shop_name": name} if name else view
@@ -107,20 +113,26 @@ class InstoreTools(ToolSet):
     # ------------------------------------------------------------------ search
 
     @tool()
-    def instore_shop_search_recommend(self, keywords: Keywords) -> list[dict[str, Any]]:
+    def instore_shop_search_recommend(self, keywords: Keywords) -> list[dict[str, Any]] | str:
         """Search in-store shops by keywords (matched against shop names and tags). Returns shops ranked by
         relevance with score, location, tags and whether they accept bookings / reservations."""
         candidates = [(s.shop_id, f"{s.shop_name},{','.join(s.tags)}", s) for s in self.db.shops.values()]
-        return [s.summary() for s in fuzzy_rank(keywords, candidates)]
+        ranked = self.env.rank(keywords, candidates)
+        if self.env.official_results:
+            return self.official.shop_search(ranked)
+        return [s.summary() for s in ranked]
 
     @tool()
-    def instore_product_search_recommend(self, keywords: Keywords) -> list[dict[str, Any]]:
+    def instore_product_search_recommend(self, keywords: Keywords) -> list[dict[str, Any]] | str:
         """Search in-store products (dishes, set meals, services) by keywords (matched against product names
         and tags). Returns products ranked by relevance with price, stock and shop."""
         candidates = [
             (p.product_id, f"{p.name},{','.join(p.tags)}", p) for s in self.db.shops.values() for p in s.products
         ]
-        return [p.view() for p in fuzzy_rank(keywords, candidates)]
+        ranked = self.env.rank(keywords, candidates)
+        if self.env.official_results:
+            return self.official.product_search(ranked)
+        return [p.view() for p in ranked]
 
     # ------------------------------------------------------------------ orders
 
@@ -131,10 +143,12 @@ class InstoreTools(ToolSet):
         shop_id: ShopId,
         product_id: Annotated[str, Arg("The product's ID within this shop.")],
         quantity: Annotated[int, Arg("How many to buy (at least 1; default 1).")] = 1,
-    ) -> dict[str, Any]:
+    ) -> dict[str, Any] | str:
         """Order a product of a shop (status 'unpaid'). Preconditions: the user ID is the current user's;
         the product belongs to the shop and enough stock is left. Postconditions: stock is reduced by the
         quantity; the order must still be paid with pay_instore_order."""
+        if self.env.official_results:
+            return self.official.create_instore_product_order(user_id, shop_id, product_id, quantity)
         env = self.env
         env.check_user(user_id)
         target = self.shop(shop_id)
@@ -169,8 +183,10 @@ class InstoreTools(ToolSet):
         return env.order_view(created)
 
     @tool("write")
-    def pay_instore_order(self, order_id: OrderId) -> dict[str, Any]:
+    def pay_instore_order(self, order_id: OrderId) -> dict[str, Any] | str:
         """Pay an unpaid instore order. Precondition: status 'unpaid'. Postcondition: status 'paid'."""
+        if self.env.official_results:
+            return self.official.pay_instore_order(order_id)
         target = self.order(order_id)
         if target.status != "unpaid":
             raise ToolError(
@@ -180,8 +196,10 @@ class InstoreTools(ToolSet):
         return {"order_id": target.order_id, "status": target.status, "message": "Payment successful"}
 
     @tool("write")
-    def instore_cancel_order(self, order_id: OrderId) -> dict[str, Any]:
+    def instore_cancel_order(self, order_id: OrderId) -> dict[str, Any] | str:
         """Cancel an instore order and return its stock. Postcondition: status 'cancelled'."""
+        if self.env.official_results:
+            return self.official.instore_cancel_order(order_id)
         target = self.order(order_id)
         if self.finished(target.status, "cancelled"):
             raise ToolError(f"Order {target.order_id} cannot be cancelled: its status is {target.status!r}")
@@ -198,10 +216,12 @@ class InstoreTools(ToolSet):
 
     @tool("write")
     def instore_book(self, user_id: UserId, shop_id: ShopId, time: ArrivalTime, customer_count: Count = 1
-                     ) -> dict[str, Any]:
+                     ) -> dict[str, Any] | str:
         """Book a shop (a paid booking). Preconditions: the shop accepts bookings (enable_book); the time is
         not in the past. Postconditions: a booking exists, 'unpaid' if the shop's book_price is positive
         (pay it with pay_instore_book), otherwise 'paid'."""
+        if self.env.official_results:
+            return self.official.instore_book(user_id, shop_id, time, customer_count)
         target, count, when, now = self.visit(user_id, shop_id, time, customer_count, "bookings")
         created = BookInfo(
             book_id=self.env.new_id(BOOK_PREFIX),
@@ -218,8 +238,10 @@ class InstoreTools(ToolSet):
         return self.visit_view(created)
 
     @tool("write")
-    def pay_instore_book(self, book_id: BookId) -> dict[str, Any]:
+    def pay_instore_book(self, book_id: BookId) -> dict[str, Any] | str:
         """Pay an unpaid booking. Precondition: status 'unpaid'. Postcondition: status 'paid'."""
+        if self.env.official_results:
+            return self.official.pay_instore_book(book_id)
         target = self.book(book_id)
         if target.status != "unpaid":
             raise ToolError(
@@ -229,8 +251,10 @@ class InstoreTools(ToolSet):
         return {"book_id": target.book_id, "status": target.status, "message": "Payment successful"}
 
     @tool("write")
-    def instore_cancel_book(self, book_id: BookId) -> dict[str, Any]:
+    def instore_cancel_book(self, book_id: BookId) -> dict[str, Any] | str:
         """Cancel a booking. Postcondition: status 'cancelled'."""
+        if self.env.official_results:
+            return self.official.instore_cancel_book(book_id)
         target = self.book(book_id)
         if self.finished(target.status, "cancelled"):
             raise ToolError(f"Booking {target.book_id} cannot be cancelled: its status is {target.status!r}")
@@ -241,10 +265,12 @@ class InstoreTools(ToolSet):
 
     @tool("write")
     def instore_reservation(self, user_id: UserId, shop_id: ShopId, time: ArrivalTime, customer_count: Count = 1
-                            ) -> dict[str, Any]:
+                            ) -> dict[str, Any] | str:
         """Reserve a table/slot at a shop (free). Preconditions: the shop accepts reservations
         (enable_reservation); the time is not in the past. Postcondition: a reservation with status
         'unconsumed'."""
+        if self.env.official_results:
+            return self.official.instore_reservation(user_id, shop_id, time, customer_count)
         target, count, when, now = self.visit(user_id, shop_id, time, customer_count, "reservations")
         created = ReservationInfo(
             reservation_id=self.env.new_id(RESERVATION_PREFIX),
@@ -265,9 +291,11 @@ class InstoreTools(ToolSet):
         reservation_id: ReservationId,
         time: Annotated[str, Arg("The new date and time, 'YYYY-MM-DD HH:MM:SS' (not in the past).")],
         customer_count: Annotated[int, Arg("The new number of people; 0 (default) keeps the current one.")] = 0,
-    ) -> dict[str, Any]:
+    ) -> dict[str, Any] | str:
         """Change a reservation's time and optionally its number of people. Precondition: not consumed or
         cancelled."""
+        if self.env.official_results:
+            return self.official.instore_modify_reservation(reservation_id, time, customer_count)
         target = self.reservation(reservation_id, "modified")
         if not isinstance(customer_count, int) or isinstance(customer_count, bool) or customer_count < 0:
             raise ToolError("customer_count must be a non-negative integer (0 keeps the current count)")
@@ -278,8 +306,10 @@ class InstoreTools(ToolSet):
         return self.visit_view(target)
 
     @tool("write")
-    def instore_cancel_reservation(self, reservation_id: ReservationId) -> dict[str, Any]:
+    def instore_cancel_reservation(self, reservation_id: ReservationId) -> dict[str, Any] | str:
         """Cancel a reservation. Precondition: not consumed or cancelled. Postcondition: 'cancelled'."""
+        if self.env.official_results:
+            return self.official.instore_cancel_reservation(reservation_id)
         target = self.reservation(reservation_id, "cancelled")
         target.status, target.update_time = "cancelled", self.env.now_text()
         return {"reservation_id": target.reservation_id, "status": target.status, "message": "Reservation cancelled"}
@@ -289,6 +319,8 @@ class InstoreTools(ToolSet):
     @tool()
     def get_instore_orders(self, user_id: UserId) -> Any:
         """List the user's instore orders."""
+        if self.env.official_results:
+            return self.official.get_instore_orders(user_id)
         self.env.check_user(user_id)
         found = [self.env.order_view(o) for o in self.db.orders.values() if o.order_type == ORDER_TYPE]
         return found or "User has no instore orders"
@@ -296,12 +328,16 @@ class InstoreTools(ToolSet):
     @tool()
     def get_instore_reservations(self, user_id: UserId) -> Any:
         """List the user's reservations."""
+        if self.env.official_results:
+            return self.official.get_instore_reservations(user_id)
         self.env.check_user(user_id)
         return [self.visit_view(r) for r in self.db.reservations.values()] or "User has no reservations"
 
     @tool()
     def get_instore_books(self, user_id: UserId) -> Any:
         """List the user's bookings."""
+        if self.env.official_results:
+            return self.official.get_instore_books(user_id)
         self.env.check_user(user_id)
         return [self.visit_view(b) for b in self.db.books.values()] or "User has no bookings"
 
@@ -310,6 +346,8 @@ class InstoreTools(ToolSet):
         self, user_id: UserId, book_id: Annotated[str | None, Arg("Optional booking ID.")] = None
     ) -> Any:
         """Get one booking by ID, or all the user's bookings when no ID is given."""
+        if self.env.official_results:
+            return self.official.search_instore_book(user_id, book_id)
         self.env.check_user(user_id)
         if book_id:
             return self.visit_view(self.book(book_id))
@@ -320,6 +358,8 @@ class InstoreTools(ToolSet):
         self, user_id: UserId, reservation_id: Annotated[str | None, Arg("Optional reservation ID.")] = None
     ) -> Any:
         """Get one reservation by ID, or all the user's reservations when no ID is given."""
+        if self.env.official_results:
+            return self.official.search_instore_reservation(user_id, reservation_id)
         self.env.check_user(user_id)
         if reservation_id:
             return self.visit_view(self.reservation(reservation_id))

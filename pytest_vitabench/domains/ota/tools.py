@@ -7,16 +7,18 @@ lists every taxi, an official bug), so the agent never books an unrelated match.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from functools import cached_property
 from typing import Annotated, Any
 
 from ..base import ToolError
 from ..clock import parse_date
 from ..declare import Arg, tool
 from ..entities import Entity
-from ..fuzzy import fuzzy_rank, fuzzy_score
+from ..fuzzy import fuzzy_rank, fuzzy_score, official_match
 from ..shared_tools import OrderId, UserId
 from .booking import STATUSES, OtaBooking
 from .models import ORDER_KINDS, Flight
+from .official import OfficialOta
 
 #: Minimum fuzzy score for a city (or taxi address) to count as a match. The official harness uses 40,
 #: which lets unrelated cities through; 80 still accepts "Chengdu" for "Chengdu Shuangliu Airport".
@@ -53,7 +55,12 @@ def _matches(query: str, text: str, threshold: float = CITY_MATCH) -> bool:
     return bool(query) and bool(text) and fuzzy_score(query, text) >= threshold
 
 
-def _none_found(what: str) -> dict[str, Any]:
+def _address(item: Any) -> str:
+    location = getattr(item, "location", None)
+    return location.address if location else ""
+
+
+def _none_found(what: str) -> dict[str, Any] | str:
     # An explicit empty result rather than a fallback list: the agent must not book an unrelated match.
     return {"results": [], "message": f"No {what} found"}
 
@@ -61,54 +68,78 @@ def _none_found(what: str) -> dict[str, Any]:
 class OtaTools(OtaBooking):
     """Hotels, attractions, flights, trains and taxis: search, details, and orders of each kind."""
 
+    @cached_property
+    def official(self) -> OfficialOta:
+        """The official tools' behaviour (``--vita-tool-results official``)."""
+        return OfficialOta(self.env)
+
     # ------------------------------------------------------------------ info
 
     @tool()
-    def get_ota_hotel_info(self, hotel_id: HotelId) -> dict[str, Any]:
+    def get_ota_hotel_info(self, hotel_id: HotelId) -> dict[str, Any] | str:
         """Get a hotel's details: name, score, star rating, address, tags and every room offer (room id =
         product_id, room type, night date, price per night, rooms left)."""
+        if self.env.official_results:
+            return self.official.get_ota_hotel_info(hotel_id)
         return self.entity("hotel", hotel_id).view()
 
     @tool()
-    def get_ota_attraction_info(self, attraction_id: AttractionId) -> dict[str, Any]:
+    def get_ota_attraction_info(self, attraction_id: AttractionId) -> dict[str, Any] | str:
         """Get an attraction's details: description, opening hours, score, address and every ticket (ticket
         id = product_id, ticket type, date, price, tickets left)."""
+        if self.env.official_results:
+            return self.official.get_ota_attraction_info(attraction_id)
         return self.entity("attraction", attraction_id).view()
 
     @tool()
-    def get_ota_flight_info(self, flight_id: FlightId) -> dict[str, Any]:
+    def get_ota_flight_info(self, flight_id: FlightId) -> dict[str, Any] | str:
         """Get a flight's details: flight number, cities, airports, times, tags and every seat offer (seat
         id = product_id, seat type, date, price, seats left)."""
+        if self.env.official_results:
+            return self.official.get_ota_flight_info(flight_id)
         return self.entity("flight", flight_id).view()
 
     @tool()
-    def get_ota_train_info(self, train_id: TrainId) -> dict[str, Any]:
+    def get_ota_train_info(self, train_id: TrainId) -> dict[str, Any] | str:
         """Get a train's details: train number, cities, stations, times, tags and every seat offer (seat id
         = product_id, seat type, date, price, seats left)."""
+        if self.env.official_results:
+            return self.official.get_ota_train_info(train_id)
         return self.entity("train", train_id).view()
 
     @tool()
-    def get_taxi_info(self, taxi_id: TaxiId) -> dict[str, Any]:
+    def get_taxi_info(self, taxi_id: TaxiId) -> dict[str, Any] | str:
         """Get a taxi offer's details: car type, platform, pick-up and drop-off locations, estimated
         duration and price, and its bookable products."""
+        if self.env.official_results:
+            return self.official.get_taxi_info(taxi_id)
         return self.entity("taxi", taxi_id).view()
 
     # ------------------------------------------------------------------ search
 
-    @staticmethod
     def ranked(
+        self,
         items: Mapping[str, Entity],
         city_name: str,
         city_text: Callable[[Any], str],
         key_words: Sequence[str] | None,
         text: Callable[[Any], str],
+        official_text: Callable[[Any], str],
     ) -> list[Any]:
+        if self.env.official_search:
+            # The official filter reads the address only; the keywords are joined with nothing.
+            in_city = [(eid, item) for eid, item in items.items()
+                       if official_match(city_name, _address(item))]
+            return self.env.rank(list(key_words or []), [(eid, official_text(item), item) for eid, item in in_city])
         in_city = [(eid, item) for eid, item in items.items() if _matches(city_name, city_text(item))]
         words = [str(w) for w in (key_words or []) if str(w).strip()]
         return fuzzy_rank(words, [(eid, text(item), item) for eid, item in in_city])
 
-    @staticmethod
-    def route(items: dict[str, Any], departure: str, destination: str) -> list[Any]:
+    def route(self, items: dict[str, Any], departure: str, destination: str) -> list[Any]:
+        if self.env.official_search:  # the database's order, the official threshold
+            return [item for item in items.values()
+                    if official_match(departure, item.departure_city)
+                    and official_match(destination, item.arrival_city)]
         hits = [
             item
             for item in items.values()
@@ -134,7 +165,11 @@ class OtaTools(OtaBooking):
             lambda h: f"{h.location.address if h.location else ''} {h.hotel_name}",
             key_words,
             lambda h: f"{h.hotel_name} {' '.join(h.tags)}",
+            lambda h: h.hotel_name + ",".join(h.tags),
         )
+        if self.env.official_results:
+            return self.official.listing("hotel", hits, "No hotels found matching the criteria. Please check if the "
+                                                        "city name is correct and try again.")
         return [h.summary() for h in hits] or _none_found(f"hotel in {city_name!r}")
 
     @tool()
@@ -149,7 +184,11 @@ class OtaTools(OtaBooking):
             lambda a: f"{a.location.address if a.location else ''} {a.attraction_name}",
             key_words,
             lambda a: f"{a.attraction_name} {a.description}",
+            lambda a: f"{a.attraction_name},{a.description},{_address(a)}",
         )
+        if self.env.official_results:
+            return self.official.listing("attraction", hits, "No attractions found matching the criteria. Please "
+                                                             "check if the city name is correct and try again.")
         return [a.summary() for a in hits] or _none_found(f"attraction in {city_name!r}")
 
     @tool()
@@ -160,7 +199,11 @@ class OtaTools(OtaBooking):
     ) -> Any:
         """Search flights from a departure city to a destination city (all dates). Returns each flight with
         its seat offers per date."""
+        if self.env.official_results and not (departure and destination):
+            return "Departure city cannot be empty" if not departure else "Destination city cannot be empty"
         hits = self.route(self.db.flights, departure, destination)
+        if self.env.official_results:
+            return self.official.listing("flight", hits, "No flights found matching the criteria")
         return [f.view() for f in hits] or _none_found(f"flight from {departure!r} to {destination!r}")
 
     @tool()
@@ -172,6 +215,10 @@ class OtaTools(OtaBooking):
     ) -> Any:
         """Search trains from a departure city to a destination city that run on a date. Returns each train
         with its seat offers on that date."""
+        if self.env.official_results:
+            if not (departure and destination):
+                return "Departure city cannot be empty" if not departure else "Destination city cannot be empty"
+            return self.official.trains_on(self.route(self.db.trains, departure, destination), date)
         day = parse_date(date).isoformat()
         results = []
         for train in self.route(self.db.trains, departure, destination):
@@ -188,6 +235,18 @@ class OtaTools(OtaBooking):
     ) -> Any:
         """Search taxi offers between a pick-up and a drop-off location. Returns matching offers (car type,
         platform, estimated duration and price, products), or an empty result if none match."""
+        if self.env.official_results and not (departure_location and arrival_location):
+            return ("Departure location cannot be empty" if not departure_location
+                    else "Arrival location cannot be empty")
+        if self.env.official_search:
+            # The official filter and order; its fallback to every taxi when none matches stays fixed.
+            hits = [taxi for taxi in self.db.taxis.values()
+                    if official_match(departure_location, taxi.address("departure") or "")
+                    and official_match(arrival_location, taxi.address("arrival") or "")]
+            if self.env.official_results:
+                return self.official.listing("taxi", hits, "No taxi services found matching the criteria")
+            return [taxi.view() for taxi in hits] or _none_found(
+                f"taxi from {departure_location!r} to {arrival_location!r}")
         scored = []
         for taxi_id, taxi in self.db.taxis.items():
             start = fuzzy_score(departure_location, taxi.address("departure")) if taxi.address("departure") else 0
@@ -195,6 +254,9 @@ class OtaTools(OtaBooking):
             if start >= ADDRESS_MATCH and end >= ADDRESS_MATCH:
                 scored.append((-(start + end), taxi_id, taxi))
         scored.sort(key=lambda row: row[:2])
+        if self.env.official_results:
+            return self.official.listing("taxi", [taxi for _, _, taxi in scored],
+                                         "No taxi services found matching the criteria")
         return [taxi.view() for _, _, taxi in scored] or _none_found(
             f"taxi from {departure_location!r} to {arrival_location!r}"
         )
@@ -207,9 +269,11 @@ class OtaTools(OtaBooking):
         hotel_id: HotelId,
         room_id: Annotated[str, Arg("The room offer's product_id from get_ota_hotel_info (one night).")],
         user_id: UserId,
-    ) -> dict[str, Any]:
+    ) -> dict[str, Any] | str:
         """Book one room for one night. Precondition: the room id belongs to the hotel, has rooms left, and
         the user id matches. Creates an unpaid order; returns it (pay it with pay_hotel_order)."""
+        if self.env.official_results:
+            return self.official.create_hotel_order(hotel_id, room_id, user_id)
         self.env.check_user(user_id)
         hotel = self.entity("hotel", hotel_id)
         # official bug: an unknown room created an empty, zero-priced order
@@ -224,9 +288,11 @@ class OtaTools(OtaBooking):
         user_id: UserId,
         date: TravelDate,
         quantity: Quantity,
-    ) -> dict[str, Any]:
+    ) -> dict[str, Any] | str:
         """Buy attraction tickets for a date. Precondition: the ticket exists on that date with enough left.
         Creates an unpaid order; returns it (pay it with pay_attraction_order)."""
+        if self.env.official_results:
+            return self.official.create_attraction_order(attraction_id, ticket_id, user_id, date, quantity)
         return self.create_dated("attraction", attraction_id, ticket_id, user_id, date, quantity)
 
     @tool("write")
@@ -237,9 +303,11 @@ class OtaTools(OtaBooking):
         user_id: UserId,
         date: TravelDate,
         quantity: Quantity,
-    ) -> dict[str, Any]:
+    ) -> dict[str, Any] | str:
         """Book flight seats on a date. Precondition: the seat offer exists on that date with enough seats
         left. Creates an unpaid order; returns it (pay it with pay_flight_order)."""
+        if self.env.official_results:
+            return self.official.create_flight_order(flight_id, seat_id, user_id, date, quantity)
         return self.create_dated("flight", flight_id, seat_id, user_id, date, quantity)
 
     @tool("write")
@@ -250,13 +318,15 @@ class OtaTools(OtaBooking):
         user_id: UserId,
         date: TravelDate,
         quantity: Quantity,
-    ) -> dict[str, Any]:
+    ) -> dict[str, Any] | str:
         """Book train seats on a date. Precondition: the seat offer exists on that date with enough seats
         left. Creates an unpaid order; returns it (pay it with pay_train_order)."""
+        if self.env.official_results:
+            return self.official.create_train_order(train_id, seat_id, user_id, date, quantity)
         return self.create_dated("train", train_id, seat_id, user_id, date, quantity)
 
     def create_dated(self, order_type: str, entity_id: str, product_id: str, user_id: str, date: str,
-                     quantity: int) -> dict[str, Any]:
+                     quantity: int) -> dict[str, Any] | str:
         self.env.check_user(user_id)
         found = self.entity(order_type, entity_id)
         product = self.dated_product(order_type, found, product_id, date)
@@ -269,9 +339,11 @@ class OtaTools(OtaBooking):
         product_id: Annotated[str, Arg("The ride's product_id from taxi_search or get_taxi_info.")],
         user_id: UserId,
         quantity: Annotated[int, Arg("Number of cars, default 1.", minimum=1)] = 1,
-    ) -> dict[str, Any]:
+    ) -> dict[str, Any] | str:
         """Book a taxi ride. Precondition: the product belongs to the taxi offer. Creates an unpaid order;
         returns it (pay it with pay_taxi_order)."""
+        if self.env.official_results:
+            return self.official.create_taxi_order(taxi_id, product_id, user_id, quantity)
         self.env.check_user(user_id)
         taxi = self.entity("taxi", taxi_id)
         product = self.undated_product("taxi", taxi, product_id, "product")
@@ -280,8 +352,10 @@ class OtaTools(OtaBooking):
     # ------------------------------------------------------------------ one tool per order kind
 
     @tool("write", name="pay_{kind}_order", each=KINDS)
-    def pay_order(self, kind: str, order_id: OrderId) -> dict[str, Any]:
+    def pay_order(self, kind: str, order_id: OrderId) -> dict[str, Any] | str:
         """Pay an unpaid {kind} order. Precondition: its status is unpaid. Sets it to paid."""
+        if self.env.official_results:
+            return self.official.pay_order(kind, order_id)
         order = self.order_of(kind, order_id)
         if order.status != "unpaid":
             raise ToolError(f"Order status must be unpaid (order {order.order_id} is {order.status})")
@@ -297,31 +371,39 @@ class OtaTools(OtaBooking):
     @tool(name="search_{kind}_order", each=DATED_KINDS)
     def search_dated_orders(
         self, kind: str, user_id: UserId, date: FilterDate = None, status: Status = "paid"
-    ) -> list[dict[str, Any]]:
+    ) -> list[dict[str, Any]] | str:
         """List the user's {kind} orders with a given status (default paid), optionally only those booked for
         one date. Returns a list, empty when there are none."""
+        if self.env.official_results:
+            return self.official.search_dated_orders(kind, user_id, date, status)
         return self.search_orders(kind, user_id, date, status)
 
     @tool()
-    def search_taxi_order(self, user_id: UserId, status: Status = "paid") -> list[dict[str, Any]]:
+    def search_taxi_order(self, user_id: UserId, status: Status = "paid") -> list[dict[str, Any]] | str:
         """List the user's taxi orders with a given status (default paid). Returns a list, empty when there
         are none."""
+        if self.env.official_results:
+            return self.official.search_taxi_order(user_id, status)
         return self.search_orders("taxi", user_id, None, status)
 
     @tool(name="get_{kind}_order_detail", each=KINDS)
-    def order_detail(self, kind: str, order_id: OrderId) -> dict[str, Any]:
+    def order_detail(self, kind: str, order_id: OrderId) -> dict[str, Any] | str:
         """Get a {kind} order's details: status, booked products (id, type, date, price, quantity) and total
         price."""
+        if self.env.official_results:
+            return self.official.order_detail(kind, order_id)
         return self.order_view(self.order_of(kind, order_id))
 
     @tool("write", name="modify_{kind}_order", each=("train", "flight"))
     def modify_order(
         self, kind: str, order_id: OrderId, user_id: UserId,
         new_date: Annotated[str, Arg("The new travel date, YYYY-MM-DD.")],
-    ) -> dict[str, Any]:
+    ) -> dict[str, Any] | str:
         """Move a paid {kind} order (one product) to another date, same seat type. If the new fare is higher
         the order becomes unpaid and must be paid again; a lower fare is refunded. Returns the updated order
         and the price difference."""
+        if self.env.official_results:
+            return self.official.modify_order(kind, order_id, user_id, new_date)
         order = self.own_order(kind, order_id, user_id)
         if order.status != "paid":
             raise ToolError(f"Only paid orders can be modified (order {order.order_id} is {order.status})")
@@ -354,9 +436,11 @@ class OtaTools(OtaBooking):
         return {"order": self.order_view(order), "price_difference": difference, "message": message}
 
     @tool("write", name="cancel_{kind}_order", each=KINDS)
-    def cancel_order(self, kind: str, order_id: OrderId, user_id: UserId) -> dict[str, Any]:
+    def cancel_order(self, kind: str, order_id: OrderId, user_id: UserId) -> dict[str, Any] | str:
         """Cancel the user's {kind} order (unpaid or paid). A paid order is refunded in full. Returns the
         refund amount."""
+        if self.env.official_results:
+            return self.official.cancel_order(kind, order_id, user_id)
         order = self.own_order(kind, order_id, user_id)
         if order.status == "cancelled":
             raise ToolError(f"Order {order.order_id} is already cancelled")

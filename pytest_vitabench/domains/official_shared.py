@@ -1,0 +1,96 @@
+"""The tools every domain shares, as the official harness runs them (``--vita-tool-results official``).
+
+Distances, weather, geocoding, the user's orders and what is nearby, with the official answers and checks (see
+:mod:`.delivery.official` for the conventions). The two holiday tools keep ours in both styles: the official
+ones read a hand-written table of 2023-2025, ours the ``holidays`` package for any year (a fix, README).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from datetime import datetime
+from typing import Any
+
+from . import official_text as text
+from .base import ToolError
+from .entities import Order
+
+
+def _valid_date(value: Any) -> bool:
+    try:
+        datetime.strptime(str(value), "%Y-%m-%d")
+    except ValueError:
+        return False
+    return True
+
+
+def distance(lon1: float, lat1: float, lon2: float, lat2: float) -> float:
+    """The official great-circle distance in metres, rounded to a whole number (a float)."""
+    if lon1 == lon2 and lat1 == lat2:
+        return 0.0
+    p1, p2 = math.radians(lat1), math.radians(lat2)
+    a = math.sin((p2 - p1) / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(math.radians(lon2 - lon1) / 2) ** 2
+    return float(round(6371000 * 2 * math.asin(math.sqrt(a)), 0))
+
+
+class OfficialShared:
+    """The official behaviour of the shared tools, over our environment."""
+
+    def __init__(self, env: Any) -> None:
+        self.env = env
+
+    def longitude_latitude_to_distance(self, longitude1: Any, latitude1: Any, longitude2: Any, latitude2: Any
+                                       ) -> str:
+        return text.json_number(distance(longitude1, latitude1, longitude2, latitude2))
+
+    def weather(self, address: str, date_start: str, date_end: str) -> str:
+        from .fuzzy import official_rank, official_score
+
+        if not _valid_date(date_start):
+            return f"Invalid date_start format. Expected yyyy-mm-dd, got: {date_start}"
+        if not _valid_date(date_end):
+            return f"Invalid date_end format. Expected yyyy-mm-dd, got: {date_end}"
+        forecasts = self.env.db.weather
+        cities = list(dict.fromkeys(w.city for w in forecasts))  # the official {city: city} keeps one of each
+        ranked = official_rank(address, [(c, c, c) for c in cities])
+        if not ranked:
+            raise ToolError("list index out of range")  # the official tool indexes an empty ranking
+        city = ranked[0]
+        if round(official_score(address, city)) < 50:
+            raise ToolError(f"Weather information not found for {address}")
+        start, end = (datetime.strptime(d, "%Y-%m-%d").date() for d in (date_start, date_end))
+        rows = sorted((w for w in forecasts if w.city == city
+                       and start <= datetime.strptime(w.datetime, "%Y-%m-%d").date() <= end), key=lambda w: w.datetime)
+        if not rows:
+            return f"No weather information found for {city} between {date_start} and {date_end}"
+        return "\n".join(_weather(w) for w in rows)
+
+    def address_to_longitude_latitude(self, address: str) -> str:
+        try:
+            found = self.env.geocode(address)
+        except ToolError:
+            raise ToolError(f"Longitude and latitude not found for address {address}") from None
+        # A list answer: each number as its text, the list as JSON.
+        return json.dumps([str(float(found.longitude)), str(float(found.latitude))])
+
+    def get_user_all_orders(self) -> str:
+        return "\n".join(self.order_repr(o) for o in self.env.db.orders.values())
+
+    def order_repr(self, order: Order) -> str:
+        return text.order_text(self.env.db, order)
+
+    def get_nearby(self, longitude: Any, latitude: Any, radius: Any) -> str:
+        found = []
+        for name, render in (("stores", text.store_str), ("shops", text.shop_str)):
+            for entity in (getattr(self.env.db, name, None) or {}).values():
+                loc = entity.location
+                if distance(longitude, latitude, loc.longitude, loc.latitude) <= radius:
+                    found.append(render(entity))
+        return "\n".join(found) if found else "No search results found"
+
+
+def _weather(w: Any) -> str:
+    low, high = w.temperature if w.temperature is not None else (None, None)
+    return (f"city: {w.city}, weather: {w.category}, datetime: {w.datetime}, "
+            f"temperature: {text.number(low)}~{text.number(high)}, humidity: {text.number(w.humidity)}")

@@ -1,0 +1,45 @@
+"""``--vita-episode-style official``: the official orchestrator's stop and retry rules, next to ours."""
+
+from __future__ import annotations
+
+import pytest
+from test_episode import SETUP, USER, Scripted, Talker, _env
+
+from pytest_vitabench.episode import MalformedToolCall, run_episode
+from pytest_vitabench.messages import Message, ToolCall
+
+ORDER = ToolCall(id="o1", name="get_delivery_store_info", arguments={"store_id": "S2"})
+
+
+def _play(agent, style):
+    return run_episode(agent=agent, agent_setup=SETUP, user=Talker(), user_setup=USER, environment=_env(),
+                       style=style)
+
+
+def test_stop_next_to_tool_calls_ends_the_episode_before_the_tools_officially():
+    reply = Message(role="assistant", content="Here you go. ###STOP###", tool_calls=[ORDER])
+    official = _play(Scripted([reply]), "official")
+    assert official.termination == "agent_stop"
+    assert [m.role for m in official.messages] == ["assistant", "user", "assistant"]
+    assert official.messages[-1].tool_calls == [ORDER]  # kept in the trajectory, never run
+    ours = _play(Scripted([reply]), "default")
+    assert [m.role for m in ours.messages][:4] == ["assistant", "user", "assistant", "tool"]
+
+
+@pytest.mark.parametrize(("style", "attempts"), [("official", 3), ("default", 4)])
+def test_attempts_at_a_valid_agent_message(style, attempts):
+    empty = Message(role="assistant", content="  ")
+    agent = Scripted([empty] * attempts + [Message(role="assistant", content="late ###STOP###")])
+    result = _play(agent, style)
+    assert result.termination == "invalid_agent_message" and len(agent.seen) == attempts
+    rescued = Scripted([empty] * (attempts - 1) + [Message(role="assistant", content="ok ###STOP###")])
+    assert _play(rescued, style).termination == "agent_stop"
+
+
+def test_malformed_tool_arguments_crash_the_episode_officially_and_are_a_tool_error_by_default():
+    broken = ToolCall(id="b", name="get_delivery_store_info", arguments='{"store_id": ')
+    reply = Message(role="assistant", tool_calls=[ORDER, broken])
+    with pytest.raises(MalformedToolCall, match="not a JSON object"):
+        _play(Scripted([reply]), "official")
+    ours = _play(Scripted([reply]), "default")
+    assert [m.error for m in ours.messages if m.role == "tool"] == [False, True]
