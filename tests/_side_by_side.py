@@ -227,13 +227,7 @@ def run_official(tasks: list[dict], tmp: Path, *, memory: str = "full_context", 
     out.unlink(missing_ok=True)
     stub = role_stub()
     try:
-        models = tmp / "models.yaml"
-        models.write_text(
-            "default:\n"
-            f"  base_url: {stub.base_url}\n  api_key: dummy-key\n  temperature: 0.0\n  max_input_tokens: 128000\n"
-            # No max_tokens: our plugin has no per-role request settings for the user and the judge yet, so
-            # both harnesses are compared with the endpoint's default output budget.
-            "models:\n" + "".join(f"  - name: {name}\n" for name in (AGENT, USER, JUDGE)))
+        models = write_models_yaml(tmp / "models.yaml", stub.base_url)
         env = {**os.environ, "VITA_MODEL_CONFIG_PATH": str(models), "PYTHONPATH": str(root / "src"),
                "TIKTOKEN_CACHE_DIR": str(root / "data" / "tiktoken_cache"), "NO_PROXY": "127.0.0.1",
                "VITA_EMBEDDING_MODEL": os.environ.get("VITA_EMBEDDING_MODEL", "text-embedding-3-large")}
@@ -251,6 +245,21 @@ def run_official(tasks: list[dict], tmp: Path, *, memory: str = "full_context", 
         stub.close()
 
 
+#: Each role's entry of the stub's models.yaml: settings that differ by role, so a role sent another's shows.
+MODEL_ENTRIES = {AGENT: {"max_tokens": 8192}, USER: {"max_tokens": 2048, "top_p": 0.9},
+                 JUDGE: {"max_tokens": 16384, "temperature": 0.1}}
+
+
+def write_models_yaml(path: Path, base_url: str) -> Path:
+    """The models.yaml both harnesses are given: the stub as every model's endpoint, :data:`MODEL_ENTRIES`."""
+    entries = "".join(f"  - name: {name}\n" + "".join(f"    {key}: {value}\n" for key, value in settings.items())
+                      for name, settings in MODEL_ENTRIES.items())
+    path.write_text("default:\n"
+                    f"  base_url: {base_url}\n  api_key: dummy-key\n  temperature: 0.0\n  max_input_tokens: 128000\n"
+                    "models:\n" + entries)
+    return path
+
+
 def run_ours(tasks: list[dict], tmp: Path, *, memory: str = "full_context", language: str = "en", trials: int = 1,
              extra: Iterable[str] = (), timeout: float = 600) -> Run:
     """Our plugin under ``--vita-profile official`` on ``tasks``, against a fresh role stub."""
@@ -261,12 +270,14 @@ def run_ours(tasks: list[dict], tmp: Path, *, memory: str = "full_context", lang
     (work / "tasks.json").write_text(json.dumps(tasks, ensure_ascii=False))
     stub = role_stub()
     try:
+        models = write_models_yaml(work / "models.yaml", stub.base_url)
         env = {**os.environ, "OPENAI_API_KEY": "dummy-key", "NO_PROXY": "127.0.0.1"}
         command = [sys.executable, "-m", "pytest", "tasks.json", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
                    "--rootdir", str(work), "--vita-profile", "official", "--vita-model", AGENT,
                    "--vita-user-model", USER, "--vita-judge-model", JUDGE, "--vita-base-url", stub.base_url,
                    "--vita-memory", memory, "--vita-trials", str(trials), "--vita-language", language,
                    "--vita-concurrency", "1", "--vita-cache", "off", "--vita-official-source", str(OFFICIAL_SOURCE),
+                   "--vita-official-models", str(models),
                    # rag as officially: text-embedding-3-large at the chat endpoint (the stub)
                    *(["--vita-embedding-model", "text-embedding-3-large"] if memory == "rag" else []), *extra]
         start = time.perf_counter()

@@ -13,7 +13,7 @@ from pytest_vitabench.messages import Message, ToolCall
 from pytest_vitabench.official_source import OfficialSourceError, locate
 from pytest_vitabench.official_tools import official_tool_schemas
 from pytest_vitabench.official_wording import OfficialWording, check_wording
-from pytest_vitabench.profile import NOT_YET_OFFICIAL, comparability
+from pytest_vitabench.profile import NO_MODELS_YAML, NOT_YET_OFFICIAL, comparability
 from pytest_vitabench.suite.schema import DailyRecord, EventRecord
 
 
@@ -137,8 +137,12 @@ def _bench(tmp_path, checkout, monkeypatch, **options):
 def test_with_the_official_source_only_what_is_not_yet_identical_keeps_a_run_from_comparable(tmp_path, checkout,
                                                                                               monkeypatch):
     bench = _bench(tmp_path, checkout, monkeypatch, vita_memory="full_context")
-    assert comparability(bench.config, official_wording=True) == [NOT_YET_OFFICIAL["role settings"]]
-    assert bench.profile_summary()["not_comparable_because"] == [NOT_YET_OFFICIAL["role settings"]]
+    assert comparability(bench.config, official_wording=True) == [NO_MODELS_YAML]
+    assert bench.profile_summary()["not_comparable_because"] == [NO_MODELS_YAML]
+    models = checkout / "src" / "vita" / "models.yaml"  # the official harness's own file: read as auto
+    models.write_text("default:\n  temperature: 0.0\nmodels:\n" + "".join(f"  - name: {m}\n" for m in "muj"))
+    with_models = _bench(tmp_path, checkout, monkeypatch, vita_memory="full_context")
+    assert with_models.profile_summary()["not_comparable_because"] == []
     assert bench.config.seed == 300 and bench.config.trial_seed(0) == 626729  # the official trial seeds
     one_trial = _bench(tmp_path, checkout, monkeypatch, vita_memory="full_context", vita_trials="1")
     assert "1 trial(s), the leaderboard averages 4" in comparability(one_trial.config, official_wording=True)
