@@ -214,8 +214,12 @@ def _official_copy(tmp: Path) -> Path:
 
 
 def run_official(tasks: list[dict], tmp: Path, *, memory: str = "full_context", language: str = "en",
-                 trials: int = 1, timeout: float = 600) -> Run:
-    """The official harness (``vita run``) on ``tasks``, against a fresh role stub."""
+                 trials: int = 1, evaluation: str = "trajectory", timeout: float = 600) -> Run:
+    """The official harness (``vita run``) on ``tasks``, against a fresh role stub.
+
+    ``evaluation`` is its ``--evaluation-type``: ``trajectory`` (the sliding-window judge) or
+    ``trajectory_full_traj_rubric`` (the full-trajectory judge, ours with ``--vita-judge-mode full``).
+    """
     import time
 
     root = _official_copy(tmp)
@@ -235,7 +239,7 @@ def run_official(tasks: list[dict], tmp: Path, *, memory: str = "full_context", 
         command = [os.environ["VITA_OFFICIAL_PYTHON"], "-m", "vita.cli", "run", "--domain", "personalization",
                    "--memory-type", OFFICIAL_MEMORY[memory], "--num-trials", str(trials), "--max-concurrency", "1",
                    "--language", OFFICIAL_LANGUAGE[language], "--agent-llm", AGENT, "--user-llm", USER,
-                   "--evaluator-llm", JUDGE, "--save-to", out.name]
+                   "--evaluator-llm", JUDGE, "--evaluation-type", evaluation, "--save-to", out.name]
         start = time.perf_counter()
         done = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, timeout=timeout,
                               stdin=subprocess.DEVNULL)

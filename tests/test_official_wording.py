@@ -77,6 +77,24 @@ def test_the_judge_window_request(english):
         "[1] assistant: Hi", "[3] assistant: find(keywords=['tea'], n=2).pay()", "[4] tool: found"]
 
 
+def test_the_full_trajectory_judge_request(english):
+    states = english.judge_rubrics([(english.rubric_id(0), "paid", english.initial_justification(), False)])
+    system, user = english.judge_full_messages(time="T", instruction="tea", transcript="[1] user: x\n[2] user: y",
+                                               rubrics=states)
+    assert system == {"role": "system",
+                      "content": "English full judge {'system_time': 'T', 'database': []} tea\nsecond line\n"}
+    # the official f-string's own indentation, the transcript's later lines as they are
+    assert user["content"] == (f"\n    <t>\n    [1] user: x\n[2] user: y\n    </t>\n"
+                               f"    <r>\n    {states}\n    </r>\n    ")
+
+
+def test_a_copy_without_the_full_trajectory_judge_fails_naming_it(checkout):
+    path = checkout / "src" / "vita" / "evaluator" / "evaluator_traj.py"
+    path.write_text(path.read_text().replace("_evaluate_trajectory", "_renamed"))
+    with pytest.raises(OfficialSourceError, match="_evaluate_trajectory"):
+        check_wording(locate(str(checkout)))
+
+
 def test_the_memory_update_request_and_tools(english, checkout):
     system, user = english.memory_update_messages(current="", records="R", max_tokens=7)
     assert system == {"role": "system", "content": "SYSTEM"}
