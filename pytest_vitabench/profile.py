@@ -316,9 +316,7 @@ def _settings_reasons(config: Any, official_models: bool) -> list[str]:
 
 def role_in_use(config: Any, where: str) -> bool:
     """Whether the difference ``where`` of :data:`NOT_YET_OFFICIAL` reaches a request in this configuration."""
-    if where == "rag":
-        return "rag" in config.memory
-    return config.user_model != "scripted" or config.judge_model != "rules"
+    return where != "rag" or "rag" in config.memory
 
 
 def summary(config: Any, *, tokenizer: str = "cl100k_base", official_wording: bool = False,
