@@ -203,8 +203,11 @@ class Benchmark:
                          "the shards into the run's report")
         if self.official_models is not None:
             lines.append(f"request settings from {self.official_models.path} ({self.official_models.found_as})")
+        # A None is a key left out of the requests (an entry without temperature): not worth a line.
+        sent = {role: {k: v for k, v in settings.items() if v is not None}
+                for role, settings in self.role_settings.items()}
         lines.extend(f"{role} request settings: {json.dumps(settings, sort_keys=True)}"
-                     for role, settings in self.role_settings.items() if settings)
+                     for role, settings in sent.items() if settings)
         return lines
 
 
