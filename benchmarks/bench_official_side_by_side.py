@@ -6,7 +6,9 @@ python in ``VITA_OFFICIAL_PYTHON``) and our plugin under ``--vita-profile offici
 backend and role, "identical N of M" and each differing request's first differing field.
 
     VITA_OFFICIAL_PYTHON=/tmp/official/venv/bin/python python benchmarks/bench_official_side_by_side.py \
-        --memory full_context --users 2 --subtasks 2
+        --memory full_context --users 2 --subtasks 2 [--judge-mode full]
+
+Both harnesses get the same models.yaml (``tests/_side_by_side.py: MODEL_ENTRIES``: per-role ``max_tokens`` ...).
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ sys.path[:0] = [str(REPO / "tests")]
 
 import _side_by_side as sbs  # noqa: E402
 
+#: The official ``--evaluation-type`` of our ``--vita-judge-mode``.
+EVALUATION = {"window": "trajectory", "full": "trajectory_full_traj_rubric"}
+
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -28,6 +33,8 @@ def main() -> int:
     parser.add_argument("--language", default="en", choices=("en", "zh"))
     parser.add_argument("--users", type=int, default=2)
     parser.add_argument("--subtasks", type=int, default=2)
+    parser.add_argument("--judge-mode", default="window", choices=("window", "full"),
+                        help="our --vita-judge-mode; full runs the official trajectory_full_traj_rubric evaluation")
     parser.add_argument("--brief", action="store_true", help="counts only, no per-request differences")
     args = parser.parse_args()
     reason = sbs.skip_reason()
@@ -37,9 +44,12 @@ def main() -> int:
     tasks = sbs.paper_slice(args.users, args.subtasks)
     for memory in args.memory.split(","):
         with tempfile.TemporaryDirectory() as tmp:
-            official = sbs.run_official(tasks, Path(tmp), memory=memory, language=args.language)
-            ours = sbs.run_ours(tasks, Path(tmp), memory=memory, language=args.language)
-        print(f"== memory {memory}, language {args.language}, {args.users} users x {args.subtasks} subtasks, 1 trial "
+            official = sbs.run_official(tasks, Path(tmp), memory=memory, language=args.language,
+                                        evaluation=EVALUATION[args.judge_mode])
+            ours = sbs.run_ours(tasks, Path(tmp), memory=memory, language=args.language,
+                                extra=["--vita-judge-mode", args.judge_mode])
+        print(f"== memory {memory}, language {args.language}, judge {args.judge_mode}, "
+              f"{args.users} users x {args.subtasks} subtasks, 1 trial "
               f"(official {official.seconds:.1f} s rc={official.returncode}, ours {ours.seconds:.1f} s "
               f"rc={ours.returncode}; wall clock on a shared 2-core machine)")
         for run, name in ((official, "official"), (ours, "ours")):

@@ -18,6 +18,7 @@ from .llm import Ledger, LLMClient, MissingAPIKey
 from .llm.settings import settings_for_run
 from .memory.registry import memory_factory
 from .memory.snapshots import SnapshotStore
+from .official_models import OfficialModels
 from .official_source import OfficialSource
 from .official_source import locate as locate_official_source
 from .option_values import unknown_model_hint
@@ -43,6 +44,12 @@ class Benchmark:
             from .official_wording import check_wording
 
             check_wording(self.official_source)
+        from .official_models import locate as locate_official_models
+
+        self.official_models = locate_official_models(
+            self.config.official_models, self.official_source.package_dir if self.official_source else None)
+        #: Each LLM role's request settings: its models.yaml entry, then its own --vita-*-model-args.
+        self.role_settings = role_settings(self.config, self.official_models)
         #: This process's shard of the run (``None``: unsharded); its limits are its part of the run's.
         self.shard = resolve_shard(self.config.shard)
         self.llm_settings = split_limits(settings_for_run(self.config, rootdir=rootdir, state_dir=state_dir),
@@ -70,6 +77,7 @@ class Benchmark:
             "rag_threshold": self.config.rag_threshold,
             "full_context_max_tokens": self.config.full_context_max_tokens, "cache_dir": cache_dir,
             "rag_style": self.config.rag_style, "rag_summary": self.config.rag_summary,
+            "memory_model_args": self.role_settings.get("memory", {}),
             # The official wording of history records, when the agent prompt is the official one.
             "official_source": self.official_source if self.config.agent_prompt == "official" else None,
         }
@@ -119,7 +127,7 @@ class Benchmark:
             return make_builtin_agent(self.config.model)
         from .agents.openai_agent import OpenAIAgent
 
-        return OpenAIAgent(self.config.model, client=self.llm_client(), params=self.config.model_args)
+        return OpenAIAgent(self.config.model, client=self.llm_client(), params=self.role_settings.get("agent"))
 
     def user_simulator(self) -> Any:
         from .users import make_user_simulator
@@ -127,7 +135,8 @@ class Benchmark:
         c = self.config
         client = None if c.user_model == "scripted" else self.llm_client()
         return make_user_simulator(c.user_model, client=client, language=_fallback_language(c.language),
-                                   wait_for_action=c.user_wait_for_action, official_source=self.official_source)
+                                   wait_for_action=c.user_wait_for_action, official_source=self.official_source,
+                                   params=self.role_settings.get("user"))
 
     def _plain_judge(self) -> Any:
         """The judge of ``--vita-judge-model`` and its options, sending its requests one by one."""
@@ -138,7 +147,7 @@ class Benchmark:
         judge = make_judge(c.judge_model, client=client, mode=c.judge_mode, outcome=c.outcome_reward,
                            votes=c.judge_votes, language=_fallback_language(c.language),
                            records=c.judge_records, outcome_style=c.outcome_style, failures=c.judge_failures,
-                           official_source=self.official_source)
+                           official_source=self.official_source, params=self.role_settings.get("judge"))
         if c.judge_model == "rules":
             return judge
         from .judges.audited import AuditedJudge
@@ -170,8 +179,11 @@ class Benchmark:
         from .profile import summary
 
         block = summary(self.config, tokenizer=tokenizer_name(),
-                        official_wording=self.official_source is not None)
+                        official_wording=self.official_source is not None,
+                        official_models=self.official_models is not None)
         block["official_source"] = self.official_source.describe() if self.official_source else None
+        block["official_models"] = self.official_models.describe() if self.official_models else None
+        block["request_settings"] = self.role_settings
         return block
 
     def header_lines(self) -> list[str]:
@@ -180,7 +192,8 @@ class Benchmark:
         from .profile import header_line
 
         official = self.official_source is not None
-        verdict = header_line(self.config, tokenizer=tokenizer_name(), official_wording=official)
+        verdict = header_line(self.config, tokenizer=tokenizer_name(), official_wording=official,
+                              official_models=self.official_models is not None)
         lines = [verdict, official_source_line(self.official_source)]
         if any(m in ("full_context", "agentic", "rag") for m in self.config.memory):
             lines.append(tokenizer_note())
@@ -188,9 +201,41 @@ class Benchmark:
             lines.append(f"vitabench {self.shard.label} (from {self.shard.source}): this process runs its share of "
                          "the selected items; its gates and exit status are the shard's; `vitabench merge` joins "
                          "the shards into the run's report")
-        if self.config.model_args:
-            lines.append(f"agent request settings: {json.dumps(self.config.model_args, sort_keys=True)}")
+        if self.official_models is not None:
+            lines.append(f"request settings from {self.official_models.path} ({self.official_models.found_as})")
+        # A None is a key left out of the requests (an entry without temperature): not worth a line.
+        sent = {role: {k: v for k, v in settings.items() if v is not None}
+                for role, settings in self.role_settings.items()}
+        lines.extend(f"{role} request settings: {json.dumps(settings, sort_keys=True)}"
+                     for role, settings in sent.items() if settings)
         return lines
+
+
+def role_settings(config: RunConfig, models: OfficialModels | None) -> dict[str, dict[str, Any]]:
+    """The request settings of each LLM role (``agent``, ``user``, ``judge``, ``memory``) of this run.
+
+    With the official ``models.yaml``, a role sends its model's entry as the official harness does; an entry
+    without ``temperature`` sends none (``None`` drops the role's default 0). The role's own
+    ``--vita-*-model-args`` go over it, key by key.
+
+    Raises:
+        ValueError: A role's model has no entry in the models.yaml.
+    """
+    roles = {"agent": ("--vita-model", config.model if config.model not in BUILTIN_AGENTS else None,
+                       config.model_args),
+             "user": ("--vita-user-model", config.user_model if config.user_model != "scripted" else None,
+                      config.user_model_args),
+             "judge": ("--vita-judge-model", config.judge_model if config.judge_model != "rules" else None,
+                       config.judge_model_args),
+             "memory": ("--vita-memory-model", config.memory_model if "agentic" in config.memory else None,
+                        config.memory_model_args)}
+    settings: dict[str, dict[str, Any]] = {}
+    for role, (option, model, own) in roles.items():
+        base: dict[str, Any] = {}
+        if models is not None and model:
+            base = {"temperature": None, **models.settings(model, option=option, memory=role == "memory")}
+        settings[role] = {**base, **own}
+    return settings
 
 
 def official_source_line(source: OfficialSource | None) -> str:

@@ -202,6 +202,17 @@ class OfficialWording:
         return [{"role": "system", "content": system},
                 {"role": "user", "content": user.format(window_content=transcript, current_rubrics_str=rubrics)}]
 
+    def judge_full_messages(self, *, time: str, instruction: str, transcript: str,
+                            rubrics: str) -> list[dict[str, Any]]:
+        """The system and user messages of the full-trajectory judge's one call (the official
+        ``trajectory_full_traj_rubric`` evaluation), ``transcript`` being every message."""
+        env_info = {"system_time": time, "database": []}
+        system = self.source.prompt("full_trajectory_eval_template", self.language).format(
+            env_info=env_info, user_instruction=instruction)
+        user = self.source.code_template(_JUDGE, "_evaluate_trajectory", ("trajectory_content", "current_rubrics_str"))
+        return [{"role": "system", "content": system},
+                {"role": "user", "content": user.format(trajectory_content=transcript, current_rubrics_str=rubrics)}]
+
     @staticmethod
     def judge_rubrics(states: Sequence[tuple[str, str, str, bool]]) -> str:
         """``(id, rubric, justification, met)`` states as the official judge shows them (indented JSON)."""
@@ -249,6 +260,7 @@ def check_wording(source: OfficialSource) -> None:
         wording.user_system_prompt(persona={}, instruction="", proactive=True, intention="x")
         wording.initial_justification()
         wording.judge_window_messages(time="", instruction="", transcript="", rubrics="", window=1, windows=1)
+        wording.judge_full_messages(time="", instruction="", transcript="", rubrics="")
         wording.memory_update_messages(current="", records="", max_tokens=1)
         wording.rewrite_memory_empty()
         for name in ("read_preference_memory", "query_preference_memory"):

@@ -222,7 +222,15 @@ def rag_threshold(option: str, value: object) -> float | None:
 def model_args(option: str, value: object) -> dict[str, object]:
     from .llm.model_args import parse_model_args
 
-    return parse_model_args(value)
+    return parse_model_args(value, option)
+
+
+def official_models(option: str, value: object) -> str:
+    """``auto``, ``none`` or a file (read when the run starts, where a missing one is named)."""
+    text = str(value).strip()
+    if not text:
+        raise ValueError(f"{option} must be a models.yaml file, auto or none, got {value!r}")
+    return text.lower() if text.lower() in ("auto", "none") else text
 
 
 def fail_under(option: str, value: object) -> str:

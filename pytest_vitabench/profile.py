@@ -209,8 +209,6 @@ OWN_WORDING = "prompts are pytest-vitabench's own (--vita-official-source none)"
 #: What still differs from the official requests with the official source, by where it shows (measured by
 #: ``benchmarks/bench_official_side_by_side.py``); an entry leaves once those requests are identical.
 NOT_YET_OFFICIAL: dict[str, str] = {
-    "role settings": "the user simulator's and the judge's requests carry no per-model settings (the official "
-                     "harness sends each role its models.yaml entry's max_tokens and temperature)",
     "rag": "rag's embedding inputs, chunk text and summary request are not yet the official ones",
 }
 
@@ -223,7 +221,13 @@ OFFICIAL_RAG_TOP_K = 8
 LEADERBOARD_MEMORY = ("full_context", "agentic", "rag")
 
 
-def comparability(config: Any, *, tokenizer: str = "cl100k_base", official_wording: bool = False) -> list[str]:
+#: The reason when the official harness's models.yaml is unknown (:mod:`pytest_vitabench.official_models`).
+NO_MODELS_YAML = ("request settings unknown: no official models.yaml (--vita-official-models FILE; the official "
+                  "harness sends each role its model's entry: max_tokens, temperature, reasoning_effort ...)")
+
+
+def comparability(config: Any, *, tokenizer: str = "cl100k_base", official_wording: bool = False,
+                  official_models: bool = False) -> list[str]:
     """Why this run's numbers cannot stand next to the published leaderboard (empty: they can).
 
     The leaderboard (REFERENCE.md §8) uses an LLM user simulator and an LLM rubric judge (gpt-4.1), the
@@ -237,6 +241,7 @@ def comparability(config: Any, *, tokenizer: str = "cl100k_base", official_wordi
         reasons.append(OWN_WORDING)
     else:
         reasons.extend(what for where, what in NOT_YET_OFFICIAL.items() if role_in_use(config, where))
+        reasons.extend(_settings_reasons(config, official_models))
     if config.judge_model == "rules":
         reasons.append("rules judge: offline")
     if config.user_model == "scripted":
@@ -294,16 +299,31 @@ def _rag_reasons(config: Any) -> list[str]:
     return reasons
 
 
+def _settings_reasons(config: Any, official_models: bool) -> list[str]:
+    """What keeps the judge's, the user's and the memory update's request settings from the official ones.
+
+    The agent's are the model under test's (the official ``--agent-llm-args`` sets them too)."""
+    overrides = [(option, getattr(config, field)) for option, field, in_use in (
+        ("--vita-user-model-args", "user_model_args", config.user_model != "scripted"),
+        ("--vita-judge-model-args", "judge_model_args", config.judge_model != "rules"),
+        ("--vita-memory-model-args", "memory_model_args", "agentic" in config.memory)) if in_use]
+    if config.user_model == "scripted" and config.judge_model == "rules":
+        return []  # offline: already not comparable, and the agent's settings are the user's own choice
+    if not official_models:
+        return [NO_MODELS_YAML]
+    return [f"{option} changes the models.yaml request settings" for option, value in overrides if value]
+
+
 def role_in_use(config: Any, where: str) -> bool:
     """Whether the difference ``where`` of :data:`NOT_YET_OFFICIAL` reaches a request in this configuration."""
-    if where == "rag":
-        return "rag" in config.memory
-    return config.user_model != "scripted" or config.judge_model != "rules"
+    return where != "rag" or "rag" in config.memory
 
 
-def summary(config: Any, *, tokenizer: str = "cl100k_base", official_wording: bool = False) -> dict[str, Any]:
+def summary(config: Any, *, tokenizer: str = "cl100k_base", official_wording: bool = False,
+            official_models: bool = False) -> dict[str, Any]:
     """The report's ``profile`` block: the profile, every switch's value, and the comparability verdict."""
-    reasons = comparability(config, tokenizer=tokenizer, official_wording=official_wording)
+    reasons = comparability(config, tokenizer=tokenizer, official_wording=official_wording,
+                            official_models=official_models)
     from .domains import OFFICIAL_RESULT_DOMAINS
 
     return {
@@ -317,10 +337,12 @@ def summary(config: Any, *, tokenizer: str = "cl100k_base", official_wording: bo
     }
 
 
-def header_line(config: Any, *, tokenizer: str = "cl100k_base", official_wording: bool = False) -> str:
+def header_line(config: Any, *, tokenizer: str = "cl100k_base", official_wording: bool = False,
+                official_models: bool = False) -> str:
     """One terminal header line, e.g. ``vitabench profile: official; not comparable with the leaderboard
     (rules judge: offline; scripted user: offline)``."""
-    reasons = comparability(config, tokenizer=tokenizer, official_wording=official_wording)
+    reasons = comparability(config, tokenizer=tokenizer, official_wording=official_wording,
+                            official_models=official_models)
     verdict = "comparable with the leaderboard" if not reasons else (
         "not comparable with the leaderboard (" + "; ".join(reasons) + ")")
     return f"vitabench profile: {config.profile}; {verdict}"

@@ -231,6 +231,23 @@ class RunSettings:
         default_factory=dict, parse=values.model_args,
         help="agent request settings, JSON or key=value,...: e.g. "
              "'reasoning_effort=high,extra_body.enable_thinking=true'")
+    user_model_args: dict[str, Any] = setting(
+        default_factory=dict, parse=values.model_args,
+        help="user simulator request settings, as --vita-model-args (default: temperature 0; over the entry of "
+             "--vita-official-models)")
+    judge_model_args: dict[str, Any] = setting(
+        default_factory=dict, parse=values.model_args,
+        help="LLM judge request settings, as --vita-model-args (default: temperature 0; over the entry of "
+             "--vita-official-models)")
+    memory_model_args: dict[str, Any] = setting(
+        default_factory=dict, parse=values.model_args,
+        help="agentic memory update request settings, as --vita-model-args (default: temperature 0 and "
+             "max_tokens = the memory budget; over the entry of --vita-official-models)")
+    official_models: str | None = setting(
+        "auto", parse=values.official_models, metavar="FILE|auto|none",
+        help="the official harness's models.yaml: every role sends its model's entry (temperature, max_tokens, "
+             "max_completion_tokens, reasoning_effort, top_p, stop, extra_body), as the official harness does; "
+             "auto = $VITA_MODEL_CONFIG_PATH, else models.yaml of --vita-official-source; none = our defaults")
     baseline: str | None = setting(
         scope="run", help="a saved run (--vita-report file) to compare this run with, paired per user and subtask")
     fail_regression: float | None = setting(

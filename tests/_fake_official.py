@@ -18,7 +18,7 @@ PLACEHOLDERS = {
     "personalization_user_system_prompt": "persona {persona}; request {instruction}; {proactive_section}end",
     "personalization_user_proactive_section": "hidden: {proactive_info}",
     "sliding_window_eval_template": "judge {env_info} {user_instruction} {window_idx}/{total_windows}",
-    "full_trajectory_eval_template": "full judge",
+    "full_trajectory_eval_template": "full judge {env_info} {user_instruction}",
     "memory_update_prompt": "memory {current_memory} / {new_interactions}",
 }
 
@@ -133,6 +133,16 @@ TOOLKIT_TOOL_DESCRIPTIONS_EN = {"weather": {"description": "Weather", "precondit
 <r>
 {current_rubrics_str}
 </r>"""
+
+    def _evaluate_trajectory(cls, env_info, task, trajectory):
+        user_prompt = f"""
+    <t>
+    {trajectory_content}
+    </t>
+    <r>
+    {current_rubrics_str}
+    </r>
+    """
 ''',
     "orchestrator/orchestrator.py": '''def get_default_first_agent_message(language=None):
     content = "你好" if language == "chinese" else "Hi"

@@ -214,8 +214,12 @@ def _official_copy(tmp: Path) -> Path:
 
 
 def run_official(tasks: list[dict], tmp: Path, *, memory: str = "full_context", language: str = "en",
-                 trials: int = 1, timeout: float = 600) -> Run:
-    """The official harness (``vita run``) on ``tasks``, against a fresh role stub."""
+                 trials: int = 1, evaluation: str = "trajectory", timeout: float = 600) -> Run:
+    """The official harness (``vita run``) on ``tasks``, against a fresh role stub.
+
+    ``evaluation`` is its ``--evaluation-type``: ``trajectory`` (the sliding-window judge) or
+    ``trajectory_full_traj_rubric`` (the full-trajectory judge, ours with ``--vita-judge-mode full``).
+    """
     import time
 
     root = _official_copy(tmp)
@@ -227,13 +231,7 @@ def run_official(tasks: list[dict], tmp: Path, *, memory: str = "full_context", 
     out.unlink(missing_ok=True)
     stub = role_stub()
     try:
-        models = tmp / "models.yaml"
-        models.write_text(
-            "default:\n"
-            f"  base_url: {stub.base_url}\n  api_key: dummy-key\n  temperature: 0.0\n  max_input_tokens: 128000\n"
-            # No max_tokens: our plugin has no per-role request settings for the user and the judge yet, so
-            # both harnesses are compared with the endpoint's default output budget.
-            "models:\n" + "".join(f"  - name: {name}\n" for name in (AGENT, USER, JUDGE)))
+        models = write_models_yaml(tmp / "models.yaml", stub.base_url)
         env = {**os.environ, "VITA_MODEL_CONFIG_PATH": str(models), "PYTHONPATH": str(root / "src"),
                "TIKTOKEN_CACHE_DIR": str(root / "data" / "tiktoken_cache"), "NO_PROXY": "127.0.0.1",
                "VITA_EMBEDDING_MODEL": os.environ.get("VITA_EMBEDDING_MODEL", "text-embedding-3-large")}
@@ -241,7 +239,7 @@ def run_official(tasks: list[dict], tmp: Path, *, memory: str = "full_context", 
         command = [os.environ["VITA_OFFICIAL_PYTHON"], "-m", "vita.cli", "run", "--domain", "personalization",
                    "--memory-type", OFFICIAL_MEMORY[memory], "--num-trials", str(trials), "--max-concurrency", "1",
                    "--language", OFFICIAL_LANGUAGE[language], "--agent-llm", AGENT, "--user-llm", USER,
-                   "--evaluator-llm", JUDGE, "--save-to", out.name]
+                   "--evaluator-llm", JUDGE, "--evaluation-type", evaluation, "--save-to", out.name]
         start = time.perf_counter()
         done = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, timeout=timeout,
                               stdin=subprocess.DEVNULL)
@@ -249,6 +247,21 @@ def run_official(tasks: list[dict], tmp: Path, *, memory: str = "full_context", 
                    done.stdout[-4000:] + done.stderr[-4000:])
     finally:
         stub.close()
+
+
+#: Each role's entry of the stub's models.yaml: settings that differ by role, so a role sent another's shows.
+MODEL_ENTRIES = {AGENT: {"max_tokens": 8192}, USER: {"max_tokens": 2048, "top_p": 0.9},
+                 JUDGE: {"max_tokens": 16384, "temperature": 0.1}}
+
+
+def write_models_yaml(path: Path, base_url: str) -> Path:
+    """The models.yaml both harnesses are given: the stub as every model's endpoint, :data:`MODEL_ENTRIES`."""
+    entries = "".join(f"  - name: {name}\n" + "".join(f"    {key}: {value}\n" for key, value in settings.items())
+                      for name, settings in MODEL_ENTRIES.items())
+    path.write_text("default:\n"
+                    f"  base_url: {base_url}\n  api_key: dummy-key\n  temperature: 0.0\n  max_input_tokens: 128000\n"
+                    "models:\n" + entries)
+    return path
 
 
 def run_ours(tasks: list[dict], tmp: Path, *, memory: str = "full_context", language: str = "en", trials: int = 1,
@@ -261,12 +274,14 @@ def run_ours(tasks: list[dict], tmp: Path, *, memory: str = "full_context", lang
     (work / "tasks.json").write_text(json.dumps(tasks, ensure_ascii=False))
     stub = role_stub()
     try:
+        models = write_models_yaml(work / "models.yaml", stub.base_url)
         env = {**os.environ, "OPENAI_API_KEY": "dummy-key", "NO_PROXY": "127.0.0.1"}
         command = [sys.executable, "-m", "pytest", "tasks.json", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
                    "--rootdir", str(work), "--vita-profile", "official", "--vita-model", AGENT,
                    "--vita-user-model", USER, "--vita-judge-model", JUDGE, "--vita-base-url", stub.base_url,
                    "--vita-memory", memory, "--vita-trials", str(trials), "--vita-language", language,
                    "--vita-concurrency", "1", "--vita-cache", "off", "--vita-official-source", str(OFFICIAL_SOURCE),
+                   "--vita-official-models", str(models),
                    # rag as officially: text-embedding-3-large at the chat endpoint (the stub)
                    *(["--vita-embedding-model", "text-embedding-3-large"] if memory == "rag" else []), *extra]
         start = time.perf_counter()

@@ -48,6 +48,9 @@ _import_the_whole_plugin()
 # `--vita-official-source auto` (the official profile's default) takes this first: the plugin's own tests run
 # with our wording unless a test names an official source, so they behave alike with or without ../shared.
 os.environ.setdefault("VITA_OFFICIAL_SOURCE", "none")
+# `--vita-official-models auto` reads the official harness's variable first: a developer's own models.yaml must
+# not change the requests the tests expect.
+os.environ.pop("VITA_MODEL_CONFIG_PATH", None)
 
 
 @pytest.fixture

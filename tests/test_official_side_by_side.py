@@ -10,25 +10,40 @@ tool result strings included (the official tool answers and search order: ``--vi
 from __future__ import annotations
 
 import pytest
-from _side_by_side import compare, coverage_slice, paper_slice, run_official, run_ours, skip_reason, table
+from _side_by_side import (
+    JUDGE,
+    MODEL_ENTRIES,
+    compare,
+    coverage_slice,
+    paper_slice,
+    run_official,
+    run_ours,
+    skip_reason,
+    table,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(skip_reason() is not None, reason=skip_reason() or "")]
 
+#: The official ``--evaluation-type`` of our ``--vita-judge-mode``.
+EVALUATION = {"window": "trajectory", "full": "trajectory_full_traj_rubric"}
 #: Roles whose requests are identical, tool result strings included, per memory backend.
 IDENTICAL_ROLES = {"full_context": ("agent", "judge", "user"), "none": ("agent", "judge", "user"),
                    "agentic": ("agent", "judge", "user", "memory"), "groundtruth": ("agent", "judge", "user")}
 
 
-@pytest.mark.parametrize("memory, language, coverage", [
-    ("full_context", "en", False),  # in-store and delivery, the paper suite's first subtasks
-    ("none", "zh", False),
-    ("agentic", "en", True),  # in-store, travel, proactive, a message_history; the memory update requests
-    ("groundtruth", "zh", True),
+@pytest.mark.parametrize("memory, language, coverage, judge", [
+    ("full_context", "en", False, "window"),  # in-store and delivery, the paper suite's first subtasks
+    ("none", "zh", False, "window"),
+    ("agentic", "en", True, "window"),  # in-store, travel, proactive, a message_history; the memory updates
+    ("groundtruth", "zh", True, "window"),
+    # --vita-judge-mode full against the official --evaluation-type trajectory_full_traj_rubric
+    ("full_context", "zh", True, "full"),
 ])
-def test_requests_equal_the_official_harness(tmp_path, memory, language, coverage):
+def test_requests_equal_the_official_harness(tmp_path, memory, language, coverage, judge):
+    """Every request of each role identical, each role's models.yaml settings (max_tokens ...) included."""
     tasks = coverage_slice() if coverage else paper_slice(users=2, subtasks=2)
-    official = run_official(tasks, tmp_path, memory=memory, language=language)
-    ours = run_ours(tasks, tmp_path, memory=memory, language=language)
+    official = run_official(tasks, tmp_path, memory=memory, language=language, evaluation=EVALUATION[judge])
+    ours = run_ours(tasks, tmp_path, memory=memory, language=language, extra=["--vita-judge-mode", judge])
     assert official.returncode == 0, official.output
     assert ours.returncode in (0, 1), ours.output  # 1: some items failed, as scored
     comparisons = compare(ours, official)
@@ -38,3 +53,7 @@ def test_requests_equal_the_official_harness(tmp_path, memory, language, coverag
         result = comparisons[role]
         assert result.ours == result.theirs > 0, report
         assert result.identical == result.identical_but_tool_results == result.total, report
+    judged = [r.body for r in official.requests if r.role == "judge"]
+    assert all(r["max_tokens"] == MODEL_ENTRIES[JUDGE]["max_tokens"] for r in judged)  # the settings were sent
+    if judge == "full":  # one call per item, with the whole conversation
+        assert len(judged) == sum(len(user["subtasks"]) for user in tasks)

@@ -34,8 +34,10 @@ def test_a_checkout_its_src_or_its_package_directory_is_found(checkout, where):
 
 def test_block_literals_are_read_as_yaml_reads_them(checkout):
     source = locate(str(checkout))
-    assert source.prompt("full_trajectory_eval_template", "en") == "English full judge\nsecond line\n"
-    assert source.prompt("full_trajectory_eval_template", "zh") == "中文 full judge\n\n  indented line"
+    assert source.prompt("full_trajectory_eval_template", "en") == ("English full judge {env_info} "
+                                                                    "{user_instruction}\nsecond line\n")
+    assert source.prompt("full_trajectory_eval_template", "zh") == ("中文 full judge {env_info} {user_instruction}"
+                                                                    "\n\n  indented line")
     assert read_block_yaml(checkout / "src/vita/prompts/memory_update_prompt.yaml")["name"] == "memory_update_prompt"
 
 

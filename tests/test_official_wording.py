@@ -13,7 +13,7 @@ from pytest_vitabench.messages import Message, ToolCall
 from pytest_vitabench.official_source import OfficialSourceError, locate
 from pytest_vitabench.official_tools import official_tool_schemas
 from pytest_vitabench.official_wording import OfficialWording, check_wording
-from pytest_vitabench.profile import NOT_YET_OFFICIAL, comparability
+from pytest_vitabench.profile import NO_MODELS_YAML, NOT_YET_OFFICIAL, comparability
 from pytest_vitabench.suite.schema import DailyRecord, EventRecord
 
 
@@ -77,6 +77,24 @@ def test_the_judge_window_request(english):
         "[1] assistant: Hi", "[3] assistant: find(keywords=['tea'], n=2).pay()", "[4] tool: found"]
 
 
+def test_the_full_trajectory_judge_request(english):
+    states = english.judge_rubrics([(english.rubric_id(0), "paid", english.initial_justification(), False)])
+    system, user = english.judge_full_messages(time="T", instruction="tea", transcript="[1] user: x\n[2] user: y",
+                                               rubrics=states)
+    assert system == {"role": "system",
+                      "content": "English full judge {'system_time': 'T', 'database': []} tea\nsecond line\n"}
+    # the official f-string's own indentation, the transcript's later lines as they are
+    assert user["content"] == (f"\n    <t>\n    [1] user: x\n[2] user: y\n    </t>\n"
+                               f"    <r>\n    {states}\n    </r>\n    ")
+
+
+def test_a_copy_without_the_full_trajectory_judge_fails_naming_it(checkout):
+    path = checkout / "src" / "vita" / "evaluator" / "evaluator_traj.py"
+    path.write_text(path.read_text().replace("_evaluate_trajectory", "_renamed"))
+    with pytest.raises(OfficialSourceError, match="_evaluate_trajectory"):
+        check_wording(locate(str(checkout)))
+
+
 def test_the_memory_update_request_and_tools(english, checkout):
     system, user = english.memory_update_messages(current="", records="R", max_tokens=7)
     assert system == {"role": "system", "content": "SYSTEM"}
@@ -137,8 +155,12 @@ def _bench(tmp_path, checkout, monkeypatch, **options):
 def test_with_the_official_source_only_what_is_not_yet_identical_keeps_a_run_from_comparable(tmp_path, checkout,
                                                                                               monkeypatch):
     bench = _bench(tmp_path, checkout, monkeypatch, vita_memory="full_context")
-    assert comparability(bench.config, official_wording=True) == [NOT_YET_OFFICIAL["role settings"]]
-    assert bench.profile_summary()["not_comparable_because"] == [NOT_YET_OFFICIAL["role settings"]]
+    assert comparability(bench.config, official_wording=True) == [NO_MODELS_YAML]
+    assert bench.profile_summary()["not_comparable_because"] == [NO_MODELS_YAML]
+    models = checkout / "src" / "vita" / "models.yaml"  # the official harness's own file: read as auto
+    models.write_text("default:\n  temperature: 0.0\nmodels:\n" + "".join(f"  - name: {m}\n" for m in "muj"))
+    with_models = _bench(tmp_path, checkout, monkeypatch, vita_memory="full_context")
+    assert with_models.profile_summary()["not_comparable_because"] == []
     assert bench.config.seed == 300 and bench.config.trial_seed(0) == 626729  # the official trial seeds
     one_trial = _bench(tmp_path, checkout, monkeypatch, vita_memory="full_context", vita_trials="1")
     assert "1 trial(s), the leaderboard averages 4" in comparability(one_trial.config, official_wording=True)

@@ -115,8 +115,8 @@ class LLMRubricJudge:
         records: Show the judge the final records (``--vita-judge-records``); the official judge sees the
             trajectory only.
         official_source: The user's copy of the official harness (``--vita-official-source``): the sliding
-            window judge then sends the official prompts, transcript, rubric ids and states, judges only the
-            official rubrics and reads the reply by those ids. ``None``: our own wording.
+            window and the full-trajectory judge then send the official prompts, transcript, rubric ids and
+            states, judge only the official rubrics and read the reply by those ids. ``None``: our own wording.
         failures: ``unscored`` or ``zero``: what a verdict the judge failed to return does to the reward
             (``--vita-judge-failures``, see :func:`~pytest_vitabench.judges.base.unscored_reward`).
 
@@ -200,7 +200,7 @@ class LLMRubricJudge:
     # -- one vote ---------------------------------------------------------------------------------
 
     def _official_wording(self) -> OfficialWording | None:
-        if self.official_source is None or self.mode != "window":
+        if self.official_source is None:
             return None
         from ..official_wording import wording_for
 
@@ -236,25 +236,34 @@ class LLMRubricJudge:
         return run
 
     def _official_run(self, wording: OfficialWording, case: JudgeCase, rubrics: list[str], seed: int) -> _Run:
-        """One vote as the official sliding-window judge runs it: every window is asked, the states carried
-        by their official ids; a reply's item changes only the rubric its ``rubric_idx`` names."""
+        """One vote as the official judge runs it: the sliding-window judge asks every window (the official
+        ``trajectory`` evaluation), the full-trajectory judge the whole conversation once
+        (``trajectory_full_traj_rubric``); the states are carried by their official ids, and a reply's item
+        changes only the rubric its ``rubric_idx`` names."""
         run = _Run(states=[_State(text=t, justification=wording.initial_justification()) for t in rubrics])
         ids = {wording.rubric_id(pos): pos for pos in range(len(rubrics))}
-        spans = windows(len(case.messages))
+        spans = windows(len(case.messages)) if self.mode == "window" else [(0, len(case.messages))]
         clock = time_with_weekday(case.time, self.language) if case.time else ""
         for number, (start, end) in enumerate(spans, 1):
             run.windows += 1
             states = wording.judge_rubrics([(wording.rubric_id(pos), s.text, s.justification, s.met)
                                             for pos, s in enumerate(run.states)])
-            messages = wording.judge_window_messages(
-                time=clock, instruction=case.subtask.instruction, window=number, windows=len(spans),
-                transcript=wording.judge_transcript(case.messages, start, end), rubrics=states)
+            transcript = wording.judge_transcript(case.messages, start, end)
+            if self.mode == "window":
+                where = f"window {number}/{len(spans)}"
+                messages = wording.judge_window_messages(
+                    time=clock, instruction=case.subtask.instruction, window=number, windows=len(spans),
+                    transcript=transcript, rubrics=states)
+            else:
+                where = "full trajectory"
+                messages = wording.judge_full_messages(time=clock, instruction=case.subtask.instruction,
+                                                       transcript=transcript, rubrics=states)
             answer = ask(self.client, model=self.model, messages=messages, seed=seed, language=self.language,
                          read=lambda value: _by_official_id(value, ids), params=self.params)
             run.calls += answer.calls
-            run.notes += [f"window {number}/{len(spans)}: {note}" for note in answer.notes]
+            run.notes += [f"{where}: {note}" for note in answer.notes]
             if answer.value is None:
-                run.problems.append(f"window {number}/{len(spans)}: judge reply {answer.problem}; rubric states kept")
+                run.problems.append(f"{where}: judge reply {answer.problem}; rubric states kept")
                 continue
             for pos, item in answer.value.items():
                 state = run.states[pos]

@@ -1,5 +1,8 @@
 """``--vita-model-args``: request settings for the agent model, as JSON or ``key=value`` pairs.
 
+``--vita-user-model-args``, ``--vita-judge-model-args`` and ``--vita-memory-model-args`` give the other roles
+theirs in the same form.
+
     --vita-model-args '{"reasoning_effort": "high", "extra_body": {"enable_thinking": true}}'
     --vita-model-args "temperature=0.6,top_p=0.95,max_completion_tokens=8192"
     --vita-model-args "extra_body.enable_thinking=false"
@@ -19,8 +22,12 @@ from typing import Any
 RESERVED = ("model", "messages", "tools", "seed", "stream", "n")
 
 
-def parse_model_args(value: Any) -> dict[str, Any]:
+def parse_model_args(value: Any, option: str = "--vita-model-args") -> dict[str, Any]:
     """The settings as a dict (empty for ``None`` or a blank string).
+
+    Args:
+        value: JSON, ``key=value`` pairs or a dict.
+        option: The option it was given to, for the errors (the agent's or another role's).
 
     Raises:
         ValueError: Malformed JSON, a pair without ``=``, an empty key, or a reserved key, naming the option.
@@ -37,20 +44,20 @@ def parse_model_args(value: Any) -> dict[str, Any]:
             try:
                 args = json.loads(text)
             except json.JSONDecodeError as exc:
-                raise ValueError(f"--vita-model-args is not valid JSON: {exc}") from None
+                raise ValueError(f"{option} is not valid JSON: {exc}") from None
             if not isinstance(args, dict):
-                raise ValueError("--vita-model-args JSON must be an object")
+                raise ValueError(f"{option} JSON must be an object")
         else:
             args = {}
             for pair in _split_pairs(text):
                 key, sep, raw = pair.partition("=")
                 key = key.strip()
                 if not sep or not key:
-                    raise ValueError(f"--vita-model-args: expected key=value, got {pair.strip()!r}")
-                _set(args, key.split("."), _value(raw.strip()))
+                    raise ValueError(f"{option}: expected key=value, got {pair.strip()!r}")
+                _set(args, key.split("."), _value(raw.strip()), option)
     bad = [key for key in args if key in RESERVED]
     if bad:
-        raise ValueError(f"--vita-model-args may not set {', '.join(bad)}: the harness sets it")
+        raise ValueError(f"{option} may not set {', '.join(bad)}: the harness sets it")
     return args
 
 
@@ -81,10 +88,10 @@ def _value(raw: str) -> Any:
         return raw
 
 
-def _set(target: dict[str, Any], path: list[str], value: Any) -> None:
+def _set(target: dict[str, Any], path: list[str], value: Any, option: str) -> None:
     for part in path[:-1]:
         node = target.setdefault(part, {})
         if not isinstance(node, dict):
-            raise ValueError(f"--vita-model-args: {part!r} is both a value and a group")
+            raise ValueError(f"{option}: {part!r} is both a value and a group")
         target = node
     target[path[-1]] = value

@@ -100,6 +100,8 @@ class AgenticMemory:
         max_tokens: The memory's token budget, also the call's ``max_tokens``.
         language: ``en`` or ``zh``: the prompt language.
         temperature: Sampling temperature of the rewrite (0, as in the official configuration).
+        params: Further request settings (``--vita-memory-model-args``, the models.yaml entry); over the two
+            above, key by key (``None`` leaves a key out of the request).
 
     Attributes:
         text: The current memory ("" before the first update).
@@ -111,7 +113,8 @@ class AgenticMemory:
     deterministic = False
 
     def __init__(self, *, llm_client: LLMClient, memory_model: str, max_tokens: int = DEFAULT_MAX_TOKENS,
-                 language: str = "en", temperature: float | None = 0.0, wording: OfficialWording | None = None):
+                 language: str = "en", temperature: float | None = 0.0, wording: OfficialWording | None = None,
+                 params: dict[str, Any] | None = None):
         if max_tokens <= 0:
             raise ValueError(f"agentic max_tokens must be positive, got {max_tokens}")
         self.client = llm_client
@@ -119,6 +122,7 @@ class AgenticMemory:
         self.max_tokens = max_tokens
         self.language = language if language in _PROMPTS else "en"
         self.temperature = temperature
+        self.params = dict(params or {})
         self.text = ""
         self.usage = Usage()
         self.fallbacks = 0
@@ -138,13 +142,16 @@ class AgenticMemory:
                                       budget=self.max_tokens)
         return [{"role": "system", "content": prompts["system"]}, {"role": "user", "content": user}]
 
+    def request_settings(self) -> dict[str, Any]:
+        """The rewrite request's settings: the budget as ``max_tokens``, the temperature, then ``params``."""
+        return {"max_tokens": self.max_tokens, "temperature": self.temperature, **self.params}
+
     def update(self, records: list[DailyRecord | EventRecord], context: MemoryContext) -> None:
         records_text = self.wording.render_records(records) if self.wording else render_records(records)
         if not records_text:
             return
         completion = self.client.complete("memory", model=self.model, messages=self.messages(records_text),
-                                          seed=context.seed, max_tokens=self.max_tokens,
-                                          temperature=self.temperature)
+                                          seed=context.seed, **self.request_settings())
         self.usage = self.usage + completion.usage
         text = _THINK.sub("", completion.text).strip()
         if text:
@@ -173,7 +180,7 @@ class AgenticMemory:
 
     def fingerprint(self) -> dict[str, Any]:
         return {"model": self.model, "endpoint": getattr(self.client, "endpoint", None),
-                "max_tokens": self.max_tokens, "language": self.language, "temperature": self.temperature,
+                "max_tokens": self.max_tokens, "language": self.language, **self.request_settings(),
                 "prompt": PROMPT_VERSION, "tokenizer": _tokenizer(),
                 **({"official_wording": self.wording.source.version} if self.wording else {})}
 

@@ -188,8 +188,9 @@ def _agentic_factory(opts: dict[str, Any], *, who: str) -> Callable[[], Any]:
     budget = int(opts.get("agentic_max_tokens") or DEFAULT_MAX_TOKENS)
     language = str(opts.get("language") or "en")
     wording = _official_wording(opts)
+    params = dict(opts.get("memory_model_args") or {})
     return lambda: AgenticMemory(llm_client=client, memory_model=str(model), max_tokens=budget, language=language,
-                                 wording=wording)
+                                 wording=wording, params=params)
 
 
 def _rag_factory(opts: dict[str, Any]) -> Callable[[], Any]:

@@ -75,6 +75,28 @@ def test_official_trajectory_judge_sees_no_database_records(stub):
     assert "Final records" in sent and "created_in_conversation" in sent and '"record_type": "delivery"' in sent
 
 
+def test_the_full_trajectory_judge_sends_the_official_wording_once_and_reads_official_ids(stub, tmp_path):
+    from _fake_official import make_checkout
+
+    from pytest_vitabench.official_source import locate
+
+    source = locate(str(make_checkout(tmp_path / "harness")))
+    judge = make_judge("gpt-judge", client=client_for(stub), mode="full", official_source=source)
+    case = conversation(products=[["P1"], ["P2"]] * 4)  # 18 messages: two windows, but one full call
+    rubrics = list(dict.fromkeys(case.subtask.rubrics()))
+    stub.replies = [{"content": json.dumps([{"rubric_idx": "rubric_0", "justification": "seen", "meetExpectation":
+                                             True}, {"rubric_idx": 1, "meetExpectation": True}])}]
+    verdict = judge.judge(case)
+    (request,) = stub.requests
+    system, user = request["messages"]
+    assert system["content"].startswith("English full judge {'system_time': '2025-06-01 11:00:00 Sunday'")
+    assert user["content"].startswith("\n    <t>\n    [1] assistant: Hello, how can I help you?\n[2] user: ")
+    assert '"rubric_idx": "rubric_0"' in user["content"] and "seed" not in request
+    # only the item naming an official id counts: rubric 1 stays unjudged, and the reward is 0
+    assert len(rubrics) == 2 and [v.met for v in verdict.rubrics] == [True, None] and verdict.reward == 0.0
+    assert verdict.rubrics[0].reason == "seen" and verdict.details["windows"] == 1
+
+
 def test_the_suite_language_reaches_the_judge_prompt(stub):
     judge = make_judge("gpt-judge", client=client_for(stub), language="en")
     stub.replies = [all_met(2)]
