@@ -37,6 +37,7 @@ from typing import Any
 
 from .config import RunConfig
 from .llm import Ledger, ModelPrice, load_prices, price_for
+from .llm.prices import batch_rate
 from .memory.render import render_preferences, render_records
 from .memory.tokens import count_tokens
 from .messages import Message, Usage
@@ -66,12 +67,23 @@ class Estimate:
 
     Attributes:
         list_cost: USD per role at list prices without any prompt caching.
+        judge_batch_rate: With ``--vita-judge-batch``: the share of the judge's price its Batch API requests
+            cost (``batch_factor`` in ``--vita-prices``, default half); ``None`` without.
     """
 
     ledger: Ledger
     items: int
     subtasks: int
     list_cost: dict[str, float] = field(default_factory=dict)
+    judge_batch_rate: float | None = None
+
+    def batch_judged_cost(self) -> float:
+        """The total with prompt caching, the judge's part billed at its batch price."""
+        total = self.ledger.total().cost
+        if self.judge_batch_rate is None:
+            return total
+        judge = self.ledger.by_role().get("judge")
+        return total - (judge.cost * (1 - self.judge_batch_rate) if judge else 0.0)
 
     def lines(self) -> list[str]:
         total = self.ledger.total()
@@ -88,6 +100,11 @@ class Estimate:
             lines.append(f"prompt caching modeled: prefixes of {CACHE_MIN_PREFIX:,}+ tokens in {CACHE_STEP}-token "
                          f"steps, kept {CACHE_TTL_S // 60} min; each conversation's previous request, and trial 0's "
                          "first agent request for the other trials (see docs/cost.md)")
+        if self.judge_batch_rate is not None and "judge" in self.ledger.by_role():
+            judge = self.ledger.by_role()["judge"].cost
+            lines.append(f"with batch judging (--vita-judge-batch): ${self.batch_judged_cost():,.2f}, the judge's "
+                         f"${judge:,.2f} billed at {self.judge_batch_rate:.0%} of it (the Batch API's price; "
+                         "batch_factor in a --vita-prices file)")
         return lines
 
 
@@ -115,6 +132,7 @@ def estimate_cost(
     prices: dict[str, ModelPrice] | None = None,
     memory_model: str | None = None,
     embedding_model: str = "text-embedding-3-large",
+    judge_batch: bool = False,
 ) -> Estimate:
     """Count the tokens of each LLM role over offline trajectories and price them.
 
@@ -126,7 +144,14 @@ def estimate_cost(
         prices: Prices per model (see ``--vita-prices``); unpriced models are listed, not guessed.
         memory_model: The agentic rewrite model (default: the agent's, as in the official harness).
         embedding_model: The rag embedding model.
+        judge_batch: Judging through the Batch API (``--vita-judge-batch``): the estimate also prices the
+            judge at its batch rate (:func:`~pytest_vitabench.llm.prices.batch_rate`).
+
+    Raises:
+        ValueError: ``judge_batch`` with the ``rules`` judge, which sends no requests.
     """
+    if judge_batch and judge_model == "rules":
+        raise ValueError("--vita-judge-batch needs an LLM judge (--vita-judge-model), not rules")
     prices = prices or {}
     ledger = Ledger()
     runner = ItemRunner(RunConfig.model_validate({"memory": ["full_context"], "trials": 1}))
@@ -222,7 +247,8 @@ def estimate_cost(
                 if backend == "rag" and new_history:
                     chunks = math.ceil(new_history / 512)
                     charge("embeddings", embedding_model, new_history + count_tokens(sub.instruction), 0, chunks + 1)
-    return Estimate(ledger=ledger, items=items, subtasks=subtasks, list_cost=list_cost)
+    return Estimate(ledger=ledger, items=items, subtasks=subtasks, list_cost=list_cost,
+                    judge_batch_rate=batch_rate(prices, judge_model) if judge_batch else None)
 
 
 def _tool_schemas(sub: Any, user_entry: Any) -> list[dict[str, Any]]:
