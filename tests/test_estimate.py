@@ -75,3 +75,64 @@ def test_bad_prices_for_the_estimate_name_the_entry(tmp_path, capsys):
     path = write_suite(tmp_path / "tasks.json", tiny_suite())
     assert main(["estimate", str(path), "--vita-prices", "gpt-4.1=2/x/8"]) == 2
     assert "'gpt-4.1=2/x/8': prices must be numbers" in capsys.readouterr().err
+
+
+def _judged(path, **options):
+    return estimate_cost(path, memory=["full_context"], trials=2, agent_model="gpt-4.1", judge_model="gpt-4.1",
+                         **options)
+
+
+def test_batch_judging_bills_the_judge_at_half_and_the_rest_unchanged(tmp_path, capsys):
+    path = write_suite(tmp_path / "tasks.json", tiny_suite())
+    synchronous = _judged(path, prices=DEFAULT_PRICES)
+    batched = _judged(path, prices=DEFAULT_PRICES, judge_batch=True)
+    judge = batched.ledger.by_role()["judge"].cost
+    total = batched.ledger.total().cost
+    assert judge > 0 and synchronous.judge_batch_rate is None and batched.judge_batch_rate == 0.5
+    assert synchronous.batch_judged_cost() == pytest.approx(total)  # without the switch nothing changes
+    assert batched.batch_judged_cost() == pytest.approx(total - judge / 2)
+    assert not any("batch" in line for line in synchronous.lines())
+    assert main(["estimate", str(path), "--vita-memory", "full_context", "--vita-trials", "2",
+                 "--vita-user-model", "scripted", "--vita-judge-batch"]) == 0
+    out = capsys.readouterr().out
+    assert f"with batch judging (--vita-judge-batch): ${total - judge / 2:,.2f}, the judge's ${judge:,.2f} " \
+           "billed at 50%" in out
+
+
+def test_a_prices_file_sets_the_batch_factor_and_the_live_batch_judge_reads_it(tmp_path, capsys):
+    from pytest_vitabench.estimate import prices_from_option
+    from pytest_vitabench.llm.prices import BATCH_PRICE_FACTOR, batch_rate
+
+    path = write_suite(tmp_path / "tasks.json", tiny_suite())
+    prices_file = tmp_path / "prices.toml"
+    prices_file.write_text('[models."gpt-4.1"]\nprompt_per_1m = 2.0\ncached_per_1m = 0.5\ncompletion_per_1m = 8.0\n'
+                           'batch_factor = 0.3\n')
+    prices = prices_from_option(str(prices_file))
+    # the same function prices the batched judge of a run (judges/batched.py)
+    assert batch_rate(prices, "gpt-4.1") == 0.3 and batch_rate(prices, "gpt-4.1-2025-04-14") == 0.3
+    assert batch_rate(prices, "unpriced-model") == BATCH_PRICE_FACTOR == batch_rate(DEFAULT_PRICES, "gpt-4.1")
+    batched = _judged(path, prices=prices, judge_batch=True)
+    judge, total = batched.ledger.by_role()["judge"].cost, batched.ledger.total().cost
+    assert batched.batch_judged_cost() == pytest.approx(total - judge * 0.7)
+    assert main(["estimate", str(path), "--vita-memory", "full_context", "--vita-prices", str(prices_file),
+                 "--vita-judge-batch"]) == 0
+    assert "billed at 30% of it" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("value", "problem"), [
+    ("1.5", "batch_factor: Input should be less than or equal to 1 (got 1.5)"),
+    ("-0.1", "batch_factor: Input should be greater than or equal to 0 (got -0.1)"),
+    ('"half"', "batch_factor: Input should be a valid number"),
+])
+def test_a_bad_batch_factor_is_refused_naming_the_model_and_the_key(tmp_path, capsys, value, problem):
+    path = write_suite(tmp_path / "tasks.json", tiny_suite())
+    prices_file = tmp_path / "prices.toml"
+    prices_file.write_text(f'[models."gpt-4.1"]\nprompt_per_1m = 2.0\ncompletion_per_1m = 8.0\nbatch_factor = {value}\n')
+    assert main(["estimate", str(path), "--vita-prices", str(prices_file), "--vita-judge-batch"]) == 2
+    assert f"vitabench estimate: price of 'gpt-4.1': {problem}" in capsys.readouterr().err
+
+
+def test_batch_judging_without_an_llm_judge_is_a_usage_error(tmp_path, capsys):
+    path = write_suite(tmp_path / "tasks.json", tiny_suite())
+    assert main(["estimate", str(path), "--vita-judge-model", "rules", "--vita-judge-batch"]) == 2
+    assert "--vita-judge-batch needs an LLM judge" in capsys.readouterr().err

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 
 #: A dated snapshot suffix such as ``-2025-04-14``, ``-0613`` or ``@20250514``: priced like its base name.
 _SNAPSHOT = re.compile(r"[-@](\d{4}-\d{2}-\d{2}|\d{8}|\d{4})$")
@@ -72,7 +72,12 @@ def _price(name: str, value: Any) -> ModelPrice:
         return ModelPrice(prompt_per_1m=value[0], cached_per_1m=value[1], completion_per_1m=value[2])
     if isinstance(value, Mapping):
         # The official models.yaml nests the prices under ``cost_1m_token_dollar``.
-        return ModelPrice.model_validate(value.get("cost_1m_token_dollar", value))
+        try:
+            return ModelPrice.model_validate(value.get("cost_1m_token_dollar", value))
+        except ValidationError as exc:  # pydantic's own text does not say which model
+            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']} (got {e.get('input')!r})"
+                                 for e in exc.errors())
+            raise ValueError(f"price of {name!r}: {problems}") from None
     raise ValueError(f"price of {name!r} must be {{prompt_per_1m, cached_per_1m, completion_per_1m}}, "
                      "[prompt, completion] or [prompt, cached, completion]")
 
