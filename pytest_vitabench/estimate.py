@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,7 @@ from typing import Any
 from .config import RunConfig
 from .llm import Ledger, ModelPrice, load_prices, price_for
 from .llm.prices import batch_rate
+from .memory.agentic import rewrite_messages
 from .memory.render import render_preferences, render_records
 from .memory.tokens import count_tokens
 from .messages import Message, Usage
@@ -179,16 +181,19 @@ def estimate_cost(
         if price:
             list_cost[role] = list_cost.get(role, 0.0) + price.cost(prompt * trials, completion * trials)
 
+    language = runner.language_for(suite)
     for user_entry in suite.users:
         if user_entry.task is None:
             continue
+        records_before = 0  # the records an agentic memory has been given before this subtask's rewrite
         for index, sub in enumerate(user_entry.task.subtasks):
             subtasks += 1
             result = runner.run(nodeid="estimate", suite=suite, user=user_entry, index=index,
                                 memory_name="full_context", trial=0, agent=agent, user_simulator=user, judge=judge)
             messages = result.messages
             full_memory = count_tokens(result.memory_snapshot)
-            new_history = count_tokens(render_records(list(sub.interactions)))
+            records_text = render_records(list(sub.interactions))
+            new_history = count_tokens(records_text)
             if sub.domain not in tool_tokens:  # the schemas depend on the domain only: count them once
                 schemas = _tool_schemas(sub, user_entry)
                 tool_tokens[sub.domain] = count_tokens(json.dumps(schemas, ensure_ascii=False))
@@ -239,16 +244,37 @@ def estimate_cost(
                                  + sum(_tokens(m) for m in messages[a:b]) for a, b in windows)
                     charge("judge", judge_model, prompt, VERDICT_TOKENS * len(sub.rubrics()) * len(windows),
                            len(windows))
-                if backend == "agentic":
+                if backend == "agentic" and new_history:  # no new records: no rewrite
                     budget = BOUNDED_MEMORY["agentic"]
-                    rewrite = SIMULATOR_PROMPT_TOKENS + min(full_memory, budget) + new_history
-                    charge("memory", memory_model, rewrite, min(budget, full_memory), 1,
-                           cached_across_trials=cacheable(new_history))
+                    rewrite, shared = _rewrite_tokens(records_text, min(records_before, budget), budget=budget,
+                                                      language=language)
+                    charge("memory", memory_model, rewrite, min(budget, records_before + new_history), 1,
+                           cached_across_trials=cacheable(shared))
                 if backend == "rag" and new_history:
                     chunks = math.ceil(new_history / 512)
                     charge("embeddings", embedding_model, new_history + count_tokens(sub.instruction), 0, chunks + 1)
+            records_before += new_history
     return Estimate(ledger=ledger, items=items, subtasks=subtasks, list_cost=list_cost,
                     judge_batch_rate=batch_rate(prices, judge_model) if judge_batch else None)
+
+
+def _rewrite_tokens(records: str, memory_tokens: int, *, budget: int, language: str) -> tuple[int, int]:
+    """Prompt tokens of one agentic rewrite whose current memory holds ``memory_tokens``, and how many of them
+    every trial of the subtask sends alike: the instructions and the records that come before the memory, or
+    the whole prompt while the memory is still empty (a user's first rewrite, the same in every trial)."""
+    def text(current: str) -> str:
+        return "\n".join(m["content"] for m in rewrite_messages(current=current, records=records, budget=budget,
+                                                                language=language))
+
+    overhead = 4 * 2  # per message, as _tokens counts it (a system and a user message)
+    if not memory_tokens:
+        whole = count_tokens(text("")) + overhead
+        return whole, whole
+    # two memories that differ in their first character: the common head of the prompts is what trials share
+    one, other = text("\x00"), text("\x01")
+    head = len(os.path.commonprefix([one, other]))
+    shared = count_tokens(one[:head])
+    return shared + memory_tokens + count_tokens(one[head + 1:]) + overhead, shared
 
 
 def _tool_schemas(sub: Any, user_entry: Any) -> list[dict[str, Any]]:

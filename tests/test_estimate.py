@@ -127,7 +127,8 @@ def test_a_prices_file_sets_the_batch_factor_and_the_live_batch_judge_reads_it(t
 def test_a_bad_batch_factor_is_refused_naming_the_model_and_the_key(tmp_path, capsys, value, problem):
     path = write_suite(tmp_path / "tasks.json", tiny_suite())
     prices_file = tmp_path / "prices.toml"
-    prices_file.write_text(f'[models."gpt-4.1"]\nprompt_per_1m = 2.0\ncompletion_per_1m = 8.0\nbatch_factor = {value}\n')
+    prices_file.write_text(f'[models."gpt-4.1"]\nprompt_per_1m = 2.0\ncompletion_per_1m = 8.0\n'
+                           f'batch_factor = {value}\n')
     assert main(["estimate", str(path), "--vita-prices", str(prices_file), "--vita-judge-batch"]) == 2
     assert f"vitabench estimate: price of 'gpt-4.1': {problem}" in capsys.readouterr().err
 

@@ -133,10 +133,8 @@ class AgenticMemory:
         if self.wording is not None:
             return self.wording.memory_update_messages(current=self.text, records=records_text,
                                                        max_tokens=self.max_tokens)
-        prompts = _PROMPTS[self.language]
-        user = prompts["user"].format(memory=self.text or prompts["empty"], records=records_text,
-                                      budget=self.max_tokens)
-        return [{"role": "system", "content": prompts["system"]}, {"role": "user", "content": user}]
+        return rewrite_messages(current=self.text, records=records_text, budget=self.max_tokens,
+                                language=self.language)
 
     def update(self, records: list[DailyRecord | EventRecord], context: MemoryContext) -> None:
         records_text = self.wording.render_records(records) if self.wording else render_records(records)
@@ -176,6 +174,13 @@ class AgenticMemory:
                 "max_tokens": self.max_tokens, "language": self.language, "temperature": self.temperature,
                 "prompt": PROMPT_VERSION, "tokenizer": _tokenizer(),
                 **({"official_wording": self.wording.source.version} if self.wording else {})}
+
+
+def rewrite_messages(*, current: str, records: str, budget: int, language: str = "en") -> list[dict[str, str]]:
+    """The chat messages of one rewrite in this project's wording (``current``: "" before the first update)."""
+    prompts = _PROMPTS[language if language in _PROMPTS else "en"]
+    user = prompts["user"].format(memory=current or prompts["empty"], records=records, budget=budget)
+    return [{"role": "system", "content": prompts["system"]}, {"role": "user", "content": user}]
 
 
 def official_tools(tools: list[Tool], wording: OfficialWording) -> list[Tool]:
