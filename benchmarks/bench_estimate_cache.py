@@ -39,7 +39,7 @@ REPO = Path(__file__).resolve().parents[1]
 SUITE = REPO / "suites" / "paper" / "tasks.vita.json.gz"
 sys.path[:0] = [str(REPO / "tests")]
 
-from _caching_llm import caching_stub, role_answer  # noqa: E402
+from _caching_llm import CHARS_PER_TOKEN, caching_stub, role_answer  # noqa: E402
 
 from pytest_vitabench.agents import make_builtin_agent  # noqa: E402
 from pytest_vitabench.config import RunConfig  # noqa: E402
@@ -126,6 +126,18 @@ def modeled(suite_path: Path, trials: int) -> dict[str, tuple[int, int, int]]:
     return {role: (u.requests, u.prompt_tokens, u.cached_prompt_tokens) for role, u in roles.items()}
 
 
+def modeled_in_stub_units(suite_path: Path, trials: int) -> dict[str, tuple[int, int, int]]:
+    """The same, counting tokens as the stub does (4 characters a token): the rule compared, not the unit."""
+    import pytest_vitabench.estimate as estimate_module
+
+    counted = estimate_module.count_tokens
+    estimate_module.count_tokens = lambda text: -(-len(text) // CHARS_PER_TOKEN)
+    try:
+        return modeled(suite_path, trials)
+    finally:
+        estimate_module.count_tokens = counted
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--users", type=int, default=2, help="the first N users of suites/paper (default 2)")
@@ -135,11 +147,15 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench-estimate-cache-") as tmp:
         path = slice_suite(args.users, Path(tmp))
         stub, model = measure(path, args.trials), modeled(path, args.trials)
+        same_unit = modeled_in_stub_units(path, args.trials)
     print(f"first {args.users} users of suites/paper; memory rewrites over {args.trials} trials")
-    print(f"  {'role':<8}{'requests':>9}{'stub prompt':>13}{'cached':>8}{'estimate':>10}{'prompt':>12}{'cached':>8}")
+    print(f"  {'role':<8}{'stub: requests':>15}{'prompt':>10}{'cached':>8}   {'estimate: requests':>18}{'prompt':>10}"
+          f"{'cached':>8}   {'estimate at 4 chars/token: cached':>34}")
     for role in ("user", "judge", "memory"):
         (sr, sp, sc), (er, ep, ec) = stub.get(role, (0, 0, 0)), model.get(role, (0, 0, 0))
-        print(f"  {role:<8}{sr:>9,}{sp:>13,}{sc / max(sp, 1):>8.0%}{er:>10,}{ep:>12,}{ec / max(ep, 1):>8.0%}")
+        _, up, uc = same_unit.get(role, (0, 0, 0))
+        print(f"  {role:<8}{sr:>15,}{sp:>10,}{sc / max(sp, 1):>8.1%}   {er:>18,}{ep:>10,}{ec / max(ep, 1):>8.1%}   "
+              f"{uc / max(up, 1):>34.1%}")
     return 0
 
 
