@@ -137,3 +137,71 @@ def test_batch_judging_without_an_llm_judge_is_a_usage_error(tmp_path, capsys):
     path = write_suite(tmp_path / "tasks.json", tiny_suite())
     assert main(["estimate", str(path), "--vita-judge-model", "rules", "--vita-judge-batch"]) == 2
     assert "--vita-judge-batch needs an LLM judge" in capsys.readouterr().err
+
+
+def _first_user_of_the_paper(tmp_path, subtasks):
+    import gzip
+    import json
+    from pathlib import Path
+
+    source = Path(__file__).resolve().parents[1] / "suites" / "paper" / "tasks.vita.json.gz"
+    with gzip.open(source, "rt", encoding="utf-8") as handle:
+        task = json.load(handle)[0]
+    task["subtasks"] = task["subtasks"][:subtasks]
+    path = tmp_path / "paper-user.json"
+    path.write_text(json.dumps([task], ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def test_a_rewrite_shares_its_instructions_and_records_across_trials_and_all_of_it_while_the_memory_is_empty():
+    from pytest_vitabench.estimate import _rewrite_tokens
+    from pytest_vitabench.memory.tokens import count_tokens
+
+    records = "2025-01-02 ordered spicy noodles from Lanzhou Kitchen\n" * 40
+    whole, shared_empty = _rewrite_tokens(records, 0, budget=4096, language="en")
+    prompt, shared = _rewrite_tokens(records, 1_000, budget=4096, language="en")
+    assert whole == shared_empty > count_tokens(records)  # the first rewrite is the same in every trial
+    assert count_tokens(records) < shared < prompt - 1_000  # instructions and records first, the memory after
+    assert prompt > whole  # a memory of 1,000 tokens is longer than the empty placeholder
+    zh_prompt, zh_shared = _rewrite_tokens(records, 1_000, budget=4096, language="zh")
+    assert zh_shared != shared and zh_prompt != prompt  # the suite's language is the prompt's
+
+
+@pytest.mark.slow
+def test_the_modeled_memory_cache_is_what_a_caching_provider_serves_the_agentic_memory(tmp_path, monkeypatch):
+    """The real agentic memory over 4 trials, each subtask's trial 0 answered first (as the request order sends
+    them), against the caching stub over HTTP: the estimate's share of cached rewrite tokens is within 3 points."""
+    from _caching_llm import caching_stub
+
+    from pytest_vitabench.estimate import BOUNDED_MEMORY
+    from pytest_vitabench.llm import LLMClient, LLMSettings
+    from pytest_vitabench.memory.agentic import AgenticMemory
+    from pytest_vitabench.memory.base import MemoryContext
+    from pytest_vitabench.memory.tokens import keep_last_tokens
+    from pytest_vitabench.suite.loader import load_suite
+
+    def memory_answer(request):  # a memory filling up to the budget, each trial's own from its first line
+        prompt = request["messages"][-1]["content"]
+        return {"content": f"- trial {request.get('seed')}\n" + keep_last_tokens(prompt, BOUNDED_MEMORY["agentic"])}
+
+    monkeypatch.setenv("VITA_ESTIMATE_CACHE_KEY", "sk-test-estimate-cache-0123456789")
+    path = _first_user_of_the_paper(tmp_path, subtasks=4)
+    modeled = estimate_cost(path, memory=["agentic"], trials=4, agent_model="gpt-4.1",
+                            prices=DEFAULT_PRICES).ledger.by_role()["memory"]
+    stub, _ = caching_stub(answer=memory_answer)
+    try:
+        client = LLMClient(LLMSettings(base_url=stub.base_url, api_key_env="VITA_ESTIMATE_CACHE_KEY", cache="off"))
+        with client:
+            task = load_suite(path).users[0].task
+            memories = [AgenticMemory(llm_client=client, memory_model="gpt-4.1") for _ in range(4)]
+            for sub in task.subtasks:
+                for trial, memory in enumerate(memories):
+                    memory.update(list(sub.interactions), MemoryContext(
+                        user_id=task.user_id, subtask_id=sub.subtask_id, now="", trial=trial, seed=trial))
+            measured = client.ledger.by_role()["memory"]
+    finally:
+        stub.close()
+    assert measured.requests == modeled.requests == 16
+    share = measured.cached_prompt_tokens / measured.prompt_tokens
+    assert share > 0.2  # the trials' shared records and first rewrite are served from cache
+    assert modeled.cached_prompt_tokens / modeled.prompt_tokens == pytest.approx(share, abs=0.03)
