@@ -20,11 +20,16 @@ Two kinds of earlier request are counted, both of which the plugin's runs send s
   (agent, user simulator);
 * across the trials of a subtask, trial 0's first agent request is answered before the other trials send
   theirs (the plugin orders them so: :mod:`~pytest_vitabench.llm.prefix_order`) and their first prompts are
-  the same; the agentic memory's rewrites of a subtask open with the same new records in every trial (each
-  trial's own memory follows them).
+  the same; the agentic memory's rewrites of a subtask open with the same instructions and new records in every
+  trial (each trial's own memory follows them), and a user's first rewrite, made while the memory is still
+  empty, is the same in every trial from end to end.
 
 Nothing else is assumed cached (not the judge's windows, whose shared head is below the minimum, nor anything
-across subtasks), so the cached figure is a floor of what a cache earns and a ceiling of the bill.
+across subtasks), so the cached figure is a floor of what a cache earns and a ceiling of the bill. Checked role
+by role against a caching provider stub by ``benchmarks/bench_estimate_cache.py`` (docs/cost.md).
+
+With ``judge_batch`` the judge's part is also priced at the Batch API's rate (half, unless the prices file
+gives the model a ``batch_factor``), as ``--vita-judge-batch`` bills it.
 """
 
 from __future__ import annotations
@@ -101,7 +106,8 @@ class Estimate:
                          f"({total.cached_prompt_tokens / max(total.prompt_tokens, 1):.0%} of prompt tokens cached)")
             lines.append(f"prompt caching modeled: prefixes of {CACHE_MIN_PREFIX:,}+ tokens in {CACHE_STEP}-token "
                          f"steps, kept {CACHE_TTL_S // 60} min; each conversation's previous request, and trial 0's "
-                         "first agent request for the other trials (see docs/cost.md)")
+                         "first agent request and the memory rewrites' shared head for the other trials "
+                         "(see docs/cost.md)")
         if self.judge_batch_rate is not None and "judge" in self.ledger.by_role():
             judge = self.ledger.by_role()["judge"].cost
             lines.append(f"with batch judging (--vita-judge-batch): ${self.batch_judged_cost():,.2f}, the judge's "
