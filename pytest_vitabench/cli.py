@@ -96,7 +96,8 @@ def _estimate(args: argparse.Namespace) -> int:
     try:
         estimate = estimate_cost(
             args.suite, memory=parse_memory_list(args.memory), trials=args.trials, agent_model=args.model,
-            user_model=args.user_model, judge_model=args.judge_model, prices=prices_from_option(args.prices))
+            user_model=args.user_model, judge_model=args.judge_model, prices=prices_from_option(args.prices),
+            judge_batch=args.judge_batch)
     except ValueError as exc:
         print(f"vitabench estimate: {exc}", file=sys.stderr)
         return 2
@@ -162,7 +163,11 @@ def _add_estimate(commands: Subcommands) -> None:
                           help="trials per subtask (default: 4)")
     estimate.add_argument("--vita-prices", dest="prices", default=None,
                           help="'model=prompt/completion,...' or 'model=prompt/cached/completion,...' in USD per 1M "
-                               "tokens (gpt-4.1's list prices, cached rate included, are built in)")
+                               "tokens (gpt-4.1's list prices, cached rate included, are built in); a .toml or "
+                               ".json file may add each model's batch_factor (default 0.5)")
+    estimate.add_argument("--vita-judge-batch", dest="judge_batch", action="store_true",
+                          help="also print the cost with the judge sent through the Batch API, billed at its "
+                               "batch price (half the list price, as OpenAI and Anthropic bill it)")
     estimate.set_defaults(func=_estimate)
 
 

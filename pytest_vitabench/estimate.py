@@ -20,23 +20,31 @@ Two kinds of earlier request are counted, both of which the plugin's runs send s
   (agent, user simulator);
 * across the trials of a subtask, trial 0's first agent request is answered before the other trials send
   theirs (the plugin orders them so: :mod:`~pytest_vitabench.llm.prefix_order`) and their first prompts are
-  the same; the agentic memory's rewrites of a subtask open with the same new records in every trial (each
-  trial's own memory follows them).
+  the same; the agentic memory's rewrites of a subtask open with the same instructions and new records in every
+  trial (each trial's own memory follows them), and a user's first rewrite, made while the memory is still
+  empty, is the same in every trial from end to end.
 
 Nothing else is assumed cached (not the judge's windows, whose shared head is below the minimum, nor anything
-across subtasks), so the cached figure is a floor of what a cache earns and a ceiling of the bill.
+across subtasks), so the cached figure is a floor of what a cache earns and a ceiling of the bill. Checked role
+by role against a caching provider stub by ``benchmarks/bench_estimate_cache.py`` (docs/cost.md).
+
+With ``judge_batch`` the judge's part is also priced at the Batch API's rate (half, unless the prices file
+gives the model a ``batch_factor``), as ``--vita-judge-batch`` bills it.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .config import RunConfig
 from .llm import Ledger, ModelPrice, load_prices, price_for
+from .llm.prices import batch_rate
+from .memory.agentic import rewrite_messages
 from .memory.render import render_preferences, render_records
 from .memory.tokens import count_tokens
 from .messages import Message, Usage
@@ -66,12 +74,23 @@ class Estimate:
 
     Attributes:
         list_cost: USD per role at list prices without any prompt caching.
+        judge_batch_rate: With ``--vita-judge-batch``: the share of the judge's price its Batch API requests
+            cost (``batch_factor`` in ``--vita-prices``, default half); ``None`` without.
     """
 
     ledger: Ledger
     items: int
     subtasks: int
     list_cost: dict[str, float] = field(default_factory=dict)
+    judge_batch_rate: float | None = None
+
+    def batch_judged_cost(self) -> float:
+        """The total with prompt caching, the judge's part billed at its batch price."""
+        total = self.ledger.total().cost
+        if self.judge_batch_rate is None:
+            return total
+        judge = self.ledger.by_role().get("judge")
+        return total - (judge.cost * (1 - self.judge_batch_rate) if judge else 0.0)
 
     def lines(self) -> list[str]:
         total = self.ledger.total()
@@ -87,7 +106,13 @@ class Estimate:
                          f"({total.cached_prompt_tokens / max(total.prompt_tokens, 1):.0%} of prompt tokens cached)")
             lines.append(f"prompt caching modeled: prefixes of {CACHE_MIN_PREFIX:,}+ tokens in {CACHE_STEP}-token "
                          f"steps, kept {CACHE_TTL_S // 60} min; each conversation's previous request, and trial 0's "
-                         "first agent request for the other trials (see docs/cost.md)")
+                         "first agent request and the memory rewrites' shared head for the other trials "
+                         "(see docs/cost.md)")
+        if self.judge_batch_rate is not None and "judge" in self.ledger.by_role():
+            judge = self.ledger.by_role()["judge"].cost
+            lines.append(f"with batch judging (--vita-judge-batch): ${self.batch_judged_cost():,.2f}, the judge's "
+                         f"${judge:,.2f} billed at {self.judge_batch_rate:.0%} of it (the Batch API's price; "
+                         "batch_factor in a --vita-prices file)")
         return lines
 
 
@@ -115,6 +140,7 @@ def estimate_cost(
     prices: dict[str, ModelPrice] | None = None,
     memory_model: str | None = None,
     embedding_model: str = "text-embedding-3-large",
+    judge_batch: bool = False,
 ) -> Estimate:
     """Count the tokens of each LLM role over offline trajectories and price them.
 
@@ -126,7 +152,14 @@ def estimate_cost(
         prices: Prices per model (see ``--vita-prices``); unpriced models are listed, not guessed.
         memory_model: The agentic rewrite model (default: the agent's, as in the official harness).
         embedding_model: The rag embedding model.
+        judge_batch: Judging through the Batch API (``--vita-judge-batch``): the estimate also prices the
+            judge at its batch rate (:func:`~pytest_vitabench.llm.prices.batch_rate`).
+
+    Raises:
+        ValueError: ``judge_batch`` with the ``rules`` judge, which sends no requests.
     """
+    if judge_batch and judge_model == "rules":
+        raise ValueError("--vita-judge-batch needs an LLM judge (--vita-judge-model), not rules")
     prices = prices or {}
     ledger = Ledger()
     runner = ItemRunner(RunConfig.model_validate({"memory": ["full_context"], "trials": 1}))
@@ -154,16 +187,19 @@ def estimate_cost(
         if price:
             list_cost[role] = list_cost.get(role, 0.0) + price.cost(prompt * trials, completion * trials)
 
+    language = runner.language_for(suite)
     for user_entry in suite.users:
         if user_entry.task is None:
             continue
+        records_before = 0  # the records an agentic memory has been given before this subtask's rewrite
         for index, sub in enumerate(user_entry.task.subtasks):
             subtasks += 1
             result = runner.run(nodeid="estimate", suite=suite, user=user_entry, index=index,
                                 memory_name="full_context", trial=0, agent=agent, user_simulator=user, judge=judge)
             messages = result.messages
             full_memory = count_tokens(result.memory_snapshot)
-            new_history = count_tokens(render_records(list(sub.interactions)))
+            records_text = render_records(list(sub.interactions))
+            new_history = count_tokens(records_text)
             if sub.domain not in tool_tokens:  # the schemas depend on the domain only: count them once
                 schemas = _tool_schemas(sub, user_entry)
                 tool_tokens[sub.domain] = count_tokens(json.dumps(schemas, ensure_ascii=False))
@@ -214,15 +250,37 @@ def estimate_cost(
                                  + sum(_tokens(m) for m in messages[a:b]) for a, b in windows)
                     charge("judge", judge_model, prompt, VERDICT_TOKENS * len(sub.rubrics()) * len(windows),
                            len(windows))
-                if backend == "agentic":
+                if backend == "agentic" and new_history:  # no new records: no rewrite
                     budget = BOUNDED_MEMORY["agentic"]
-                    rewrite = SIMULATOR_PROMPT_TOKENS + min(full_memory, budget) + new_history
-                    charge("memory", memory_model, rewrite, min(budget, full_memory), 1,
-                           cached_across_trials=cacheable(new_history))
+                    rewrite, shared = _rewrite_tokens(records_text, min(records_before, budget), budget=budget,
+                                                      language=language)
+                    charge("memory", memory_model, rewrite, min(budget, records_before + new_history), 1,
+                           cached_across_trials=cacheable(shared))
                 if backend == "rag" and new_history:
                     chunks = math.ceil(new_history / 512)
                     charge("embeddings", embedding_model, new_history + count_tokens(sub.instruction), 0, chunks + 1)
-    return Estimate(ledger=ledger, items=items, subtasks=subtasks, list_cost=list_cost)
+            records_before += new_history
+    return Estimate(ledger=ledger, items=items, subtasks=subtasks, list_cost=list_cost,
+                    judge_batch_rate=batch_rate(prices, judge_model) if judge_batch else None)
+
+
+def _rewrite_tokens(records: str, memory_tokens: int, *, budget: int, language: str) -> tuple[int, int]:
+    """Prompt tokens of one agentic rewrite whose current memory holds ``memory_tokens``, and how many of them
+    every trial of the subtask sends alike: the instructions and the records that come before the memory, or
+    the whole prompt while the memory is still empty (a user's first rewrite, the same in every trial)."""
+    def text(current: str) -> str:
+        return "\n".join(m["content"] for m in rewrite_messages(current=current, records=records, budget=budget,
+                                                                language=language))
+
+    overhead = 4 * 2  # per message, as _tokens counts it (a system and a user message)
+    if not memory_tokens:
+        whole = count_tokens(text("")) + overhead
+        return whole, whole
+    # two memories that differ in their first character: the common head of the prompts is what trials share
+    one, other = text("\x00"), text("\x01")
+    head = len(os.path.commonprefix([one, other]))
+    shared = count_tokens(one[:head])
+    return shared + memory_tokens + count_tokens(one[head + 1:]) + overhead, shared
 
 
 def _tool_schemas(sub: Any, user_entry: Any) -> list[dict[str, Any]]:

@@ -75,3 +75,133 @@ def test_bad_prices_for_the_estimate_name_the_entry(tmp_path, capsys):
     path = write_suite(tmp_path / "tasks.json", tiny_suite())
     assert main(["estimate", str(path), "--vita-prices", "gpt-4.1=2/x/8"]) == 2
     assert "'gpt-4.1=2/x/8': prices must be numbers" in capsys.readouterr().err
+
+
+def _judged(path, **options):
+    return estimate_cost(path, memory=["full_context"], trials=2, agent_model="gpt-4.1", judge_model="gpt-4.1",
+                         **options)
+
+
+def test_batch_judging_bills_the_judge_at_half_and_the_rest_unchanged(tmp_path, capsys):
+    path = write_suite(tmp_path / "tasks.json", tiny_suite())
+    synchronous = _judged(path, prices=DEFAULT_PRICES)
+    batched = _judged(path, prices=DEFAULT_PRICES, judge_batch=True)
+    judge = batched.ledger.by_role()["judge"].cost
+    total = batched.ledger.total().cost
+    assert judge > 0 and synchronous.judge_batch_rate is None and batched.judge_batch_rate == 0.5
+    assert synchronous.batch_judged_cost() == pytest.approx(total)  # without the switch nothing changes
+    assert batched.batch_judged_cost() == pytest.approx(total - judge / 2)
+    assert not any("batch" in line for line in synchronous.lines())
+    assert main(["estimate", str(path), "--vita-memory", "full_context", "--vita-trials", "2",
+                 "--vita-user-model", "scripted", "--vita-judge-batch"]) == 0
+    out = capsys.readouterr().out
+    assert f"with batch judging (--vita-judge-batch): ${total - judge / 2:,.2f}, the judge's ${judge:,.2f} " \
+           "billed at 50%" in out
+
+
+def test_a_prices_file_sets_the_batch_factor_and_the_live_batch_judge_reads_it(tmp_path, capsys):
+    from pytest_vitabench.estimate import prices_from_option
+    from pytest_vitabench.llm.prices import BATCH_PRICE_FACTOR, batch_rate
+
+    path = write_suite(tmp_path / "tasks.json", tiny_suite())
+    prices_file = tmp_path / "prices.toml"
+    prices_file.write_text('[models."gpt-4.1"]\nprompt_per_1m = 2.0\ncached_per_1m = 0.5\ncompletion_per_1m = 8.0\n'
+                           'batch_factor = 0.3\n')
+    prices = prices_from_option(str(prices_file))
+    # the same function prices the batched judge of a run (judges/batched.py)
+    assert batch_rate(prices, "gpt-4.1") == 0.3 and batch_rate(prices, "gpt-4.1-2025-04-14") == 0.3
+    assert batch_rate(prices, "unpriced-model") == BATCH_PRICE_FACTOR == batch_rate(DEFAULT_PRICES, "gpt-4.1")
+    batched = _judged(path, prices=prices, judge_batch=True)
+    judge, total = batched.ledger.by_role()["judge"].cost, batched.ledger.total().cost
+    assert batched.batch_judged_cost() == pytest.approx(total - judge * 0.7)
+    assert main(["estimate", str(path), "--vita-memory", "full_context", "--vita-prices", str(prices_file),
+                 "--vita-judge-batch"]) == 0
+    assert "billed at 30% of it" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("value", "problem"), [
+    ("1.5", "batch_factor: Input should be less than or equal to 1 (got 1.5)"),
+    ("-0.1", "batch_factor: Input should be greater than or equal to 0 (got -0.1)"),
+    ('"half"', "batch_factor: Input should be a valid number"),
+])
+def test_a_bad_batch_factor_is_refused_naming_the_model_and_the_key(tmp_path, capsys, value, problem):
+    path = write_suite(tmp_path / "tasks.json", tiny_suite())
+    prices_file = tmp_path / "prices.toml"
+    prices_file.write_text(f'[models."gpt-4.1"]\nprompt_per_1m = 2.0\ncompletion_per_1m = 8.0\n'
+                           f'batch_factor = {value}\n')
+    assert main(["estimate", str(path), "--vita-prices", str(prices_file), "--vita-judge-batch"]) == 2
+    assert f"vitabench estimate: price of 'gpt-4.1': {problem}" in capsys.readouterr().err
+
+
+def test_batch_judging_without_an_llm_judge_is_a_usage_error(tmp_path, capsys):
+    path = write_suite(tmp_path / "tasks.json", tiny_suite())
+    assert main(["estimate", str(path), "--vita-judge-model", "rules", "--vita-judge-batch"]) == 2
+    assert "--vita-judge-batch needs an LLM judge" in capsys.readouterr().err
+
+
+def _first_user_of_the_paper(tmp_path, subtasks):
+    import gzip
+    import json
+    from pathlib import Path
+
+    source = Path(__file__).resolve().parents[1] / "suites" / "paper" / "tasks.vita.json.gz"
+    with gzip.open(source, "rt", encoding="utf-8") as handle:
+        task = json.load(handle)[0]
+    task["subtasks"] = task["subtasks"][:subtasks]
+    path = tmp_path / "paper-user.json"
+    path.write_text(json.dumps([task], ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def test_a_rewrite_shares_its_instructions_and_records_across_trials_and_all_of_it_while_the_memory_is_empty():
+    from pytest_vitabench.estimate import _rewrite_tokens
+    from pytest_vitabench.memory.tokens import count_tokens
+
+    records = "2025-01-02 ordered spicy noodles from Lanzhou Kitchen\n" * 40
+    whole, shared_empty = _rewrite_tokens(records, 0, budget=4096, language="en")
+    prompt, shared = _rewrite_tokens(records, 1_000, budget=4096, language="en")
+    assert whole == shared_empty > count_tokens(records)  # the first rewrite is the same in every trial
+    assert count_tokens(records) < shared < prompt - 1_000  # instructions and records first, the memory after
+    assert prompt > whole  # a memory of 1,000 tokens is longer than the empty placeholder
+    zh_prompt, zh_shared = _rewrite_tokens(records, 1_000, budget=4096, language="zh")
+    assert zh_shared != shared and zh_prompt != prompt  # the suite's language is the prompt's
+
+
+@pytest.mark.slow
+def test_the_modeled_memory_cache_is_what_a_caching_provider_serves_the_agentic_memory(tmp_path, monkeypatch):
+    """The real agentic memory over 4 trials, each subtask's trial 0 answered first (as the request order sends
+    them), against the caching stub over HTTP: the estimate's share of cached rewrite tokens is within 3 points."""
+    from _caching_llm import caching_stub
+
+    from pytest_vitabench.estimate import BOUNDED_MEMORY
+    from pytest_vitabench.llm import LLMClient, LLMSettings
+    from pytest_vitabench.memory.agentic import AgenticMemory
+    from pytest_vitabench.memory.base import MemoryContext
+    from pytest_vitabench.memory.tokens import keep_last_tokens
+    from pytest_vitabench.suite.loader import load_suite
+
+    def memory_answer(request):  # a memory filling up to the budget, each trial's own from its first line
+        prompt = request["messages"][-1]["content"]
+        return {"content": f"- trial {request.get('seed')}\n" + keep_last_tokens(prompt, BOUNDED_MEMORY["agentic"])}
+
+    monkeypatch.setenv("VITA_ESTIMATE_CACHE_KEY", "sk-test-estimate-cache-0123456789")
+    path = _first_user_of_the_paper(tmp_path, subtasks=4)
+    modeled = estimate_cost(path, memory=["agentic"], trials=4, agent_model="gpt-4.1",
+                            prices=DEFAULT_PRICES).ledger.by_role()["memory"]
+    stub, _ = caching_stub(answer=memory_answer)
+    try:
+        client = LLMClient(LLMSettings(base_url=stub.base_url, api_key_env="VITA_ESTIMATE_CACHE_KEY", cache="off"))
+        with client:
+            task = load_suite(path).users[0].task
+            memories = [AgenticMemory(llm_client=client, memory_model="gpt-4.1") for _ in range(4)]
+            for sub in task.subtasks:
+                for trial, memory in enumerate(memories):
+                    memory.update(list(sub.interactions), MemoryContext(
+                        user_id=task.user_id, subtask_id=sub.subtask_id, now="", trial=trial, seed=trial))
+            measured = client.ledger.by_role()["memory"]
+    finally:
+        stub.close()
+    assert measured.requests == modeled.requests == 16
+    share = measured.cached_prompt_tokens / measured.prompt_tokens
+    assert share > 0.2  # the trials' shared records and first rewrite are served from cache
+    assert modeled.cached_prompt_tokens / modeled.prompt_tokens == pytest.approx(share, abs=0.03)

@@ -10,7 +10,8 @@ request. A trajectory of ``w`` windows takes ``w`` rounds; the round count is th
 
 Because each pass is the judge's own code reading the same completion through the same parser, a batch
 verdict equals the synchronous verdict from the same answers. Only the last, complete pass of a case is
-counted in the ledger, at the batch price (:data:`~pytest_vitabench.llm.batch.BATCH_PRICE_FACTOR`).
+counted in the ledger, at the batch price (the model's ``batch_factor`` in ``--vita-prices``, default half:
+:data:`~pytest_vitabench.llm.prices.BATCH_PRICE_FACTOR`).
 
 In a pytest run (:class:`BatchJudge`) the cases are not known up front: each item's judge call waits on
 the scheduler's event loop, and a round goes out once no new request has been queued for ``linger_s`` (every
@@ -31,8 +32,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..llm.batch import BATCH_PRICE_FACTOR, BatchUnsupported
+from ..llm.batch import BatchUnsupported
 from ..llm.deferred import AnswerPending, DeferredAnswers
+from ..llm.prices import batch_rate
 from ..messages import Usage
 from .base import Judge, JudgeCase, Verdict
 
@@ -122,7 +124,7 @@ def _one_pass(judge: Judge, case: JudgeCase, client: LLMClient, deferred: Deferr
     calls, batch_ids = deferred.take_pass()
     total = Usage()
     for role, usage, model, priced in calls:
-        billed = usage.model_copy(update={"cost": usage.cost * BATCH_PRICE_FACTOR})
+        billed = usage.model_copy(update={"cost": usage.cost * batch_rate(client.settings.prices, model)})
         client.ledger.record(role, billed, model=model, priced=priced)
         total = total + billed
     return BatchedVerdict(verdict=verdict, usage=total, batch_ids=batch_ids)

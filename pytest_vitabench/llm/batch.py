@@ -35,8 +35,6 @@ if TYPE_CHECKING:
 FINAL_STATES = frozenset({"completed", "failed", "expired", "cancelled"})
 #: The chat endpoint every request line names.
 CHAT_URL = "/v1/chat/completions"
-#: What a provider's batch costs relative to the same requests sent one by one (OpenAI, Anthropic: half).
-BATCH_PRICE_FACTOR = 0.5
 
 
 class BatchUnsupported(LLMError):

@@ -10,6 +10,9 @@ Accepted forms (``--vita-prices`` / ini ``vita_prices``):
   ``cost_1m_token_dollar`` blocks can be copied over.
 
 Without a cached rate, cached prompt tokens are billed at the prompt rate (the list price without cache).
+A file entry may also carry ``batch_factor``: what a request sent through the provider's Batch API costs
+relative to the same request sent alone (default :data:`BATCH_PRICE_FACTOR`, half, as OpenAI and Anthropic
+price it); ``--vita-judge-batch`` and ``vitabench estimate --vita-judge-batch`` bill the judge with it.
 Reasoning tokens are billed as completion tokens (OpenAI counts them inside ``completion_tokens``).
 """
 
@@ -22,10 +25,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 
 #: A dated snapshot suffix such as ``-2025-04-14``, ``-0613`` or ``@20250514``: priced like its base name.
 _SNAPSHOT = re.compile(r"[-@](\d{4}-\d{2}-\d{2}|\d{8}|\d{4})$")
+#: What a provider's batch costs relative to the same requests sent one by one (OpenAI, Anthropic: half).
+BATCH_PRICE_FACTOR = 0.5
 
 
 class ModelPrice(BaseModel):
@@ -39,10 +44,17 @@ class ModelPrice(BaseModel):
     #: The rate of prompt tokens served from the provider's prompt cache; ``None``: the prompt rate.
     cached_per_1m: float | None = Field(
         default=None, ge=0, validation_alias=AliasChoices("cached_per_1m", "cached_prompt_price", "cached"))
+    #: The share of the price a Batch API request costs; ``None``: :data:`BATCH_PRICE_FACTOR`.
+    batch_factor: float | None = Field(default=None, ge=0, le=1)
 
     @property
     def cached_rate(self) -> float:
         return self.prompt_per_1m if self.cached_per_1m is None else self.cached_per_1m
+
+    @property
+    def batch_rate(self) -> float:
+        """What a Batch API request costs relative to the same request sent alone."""
+        return BATCH_PRICE_FACTOR if self.batch_factor is None else self.batch_factor
 
     def cost(self, prompt_tokens: int, completion_tokens: int, cached_prompt_tokens: int = 0) -> float:
         """USD of one call (or a sum of calls); ``cached_prompt_tokens`` is the cached part of ``prompt_tokens``."""
@@ -60,7 +72,12 @@ def _price(name: str, value: Any) -> ModelPrice:
         return ModelPrice(prompt_per_1m=value[0], cached_per_1m=value[1], completion_per_1m=value[2])
     if isinstance(value, Mapping):
         # The official models.yaml nests the prices under ``cost_1m_token_dollar``.
-        return ModelPrice.model_validate(value.get("cost_1m_token_dollar", value))
+        try:
+            return ModelPrice.model_validate(value.get("cost_1m_token_dollar", value))
+        except ValidationError as exc:  # pydantic's own text does not say which model
+            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']} (got {e.get('input')!r})"
+                                 for e in exc.errors())
+            raise ValueError(f"price of {name!r}: {problems}") from None
     raise ValueError(f"price of {name!r} must be {{prompt_per_1m, cached_per_1m, completion_per_1m}}, "
                      "[prompt, completion] or [prompt, cached, completion]")
 
@@ -145,3 +162,9 @@ def price_for(prices: Mapping[str, ModelPrice], model: str) -> ModelPrice | None
         return prices[model]
     base = _SNAPSHOT.sub("", model)
     return prices.get(base) if base != model else None
+
+
+def batch_rate(prices: Mapping[str, ModelPrice], model: str) -> float:
+    """What a Batch API request to ``model`` costs relative to the same request sent alone."""
+    price = price_for(prices, model)
+    return price.batch_rate if price else BATCH_PRICE_FACTOR

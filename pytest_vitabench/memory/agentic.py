@@ -137,10 +137,8 @@ class AgenticMemory:
         if self.wording is not None:
             return self.wording.memory_update_messages(current=self.text, records=records_text,
                                                        max_tokens=self.max_tokens)
-        prompts = _PROMPTS[self.language]
-        user = prompts["user"].format(memory=self.text or prompts["empty"], records=records_text,
-                                      budget=self.max_tokens)
-        return [{"role": "system", "content": prompts["system"]}, {"role": "user", "content": user}]
+        return rewrite_messages(current=self.text, records=records_text, budget=self.max_tokens,
+                                language=self.language)
 
     def request_settings(self) -> dict[str, Any]:
         """The rewrite request's settings: the budget as ``max_tokens``, the temperature, then ``params``."""
@@ -183,6 +181,13 @@ class AgenticMemory:
                 "max_tokens": self.max_tokens, "language": self.language, **self.request_settings(),
                 "prompt": PROMPT_VERSION, "tokenizer": _tokenizer(),
                 **({"official_wording": self.wording.source.version} if self.wording else {})}
+
+
+def rewrite_messages(*, current: str, records: str, budget: int, language: str = "en") -> list[dict[str, str]]:
+    """The chat messages of one rewrite in this project's wording (``current``: "" before the first update)."""
+    prompts = _PROMPTS[language if language in _PROMPTS else "en"]
+    user = prompts["user"].format(memory=current or prompts["empty"], records=records, budget=budget)
+    return [{"role": "system", "content": prompts["system"]}, {"role": "user", "content": user}]
 
 
 def official_tools(tools: list[Tool], wording: OfficialWording) -> list[Tool]:
