@@ -228,16 +228,25 @@ class LLMClient:
         return Completion(message=payload["message"], usage=usage, cached=cached,
                           raw_finish_reason=payload.get("finish_reason"), model=payload.get("model"))
 
-    def embed(self, role: str = "embeddings", *, model: str, texts: Sequence[str]) -> list[list[float]]:
+    def embed(self, role: str = "embeddings", *, model: str, texts: Sequence[str],
+              one_per_request: bool = False) -> list[list[float]]:
         """Embedding vectors of ``texts``, in order, through the same limits, retries, cache and ledger.
+
+        Args:
+            one_per_request: Send each text alone, as the official rag does (``--vita-rag-style official``);
+                otherwise up to :data:`EMBED_BATCH` texts share a request.
 
         Raises:
             LLMError: A batch failed after its retries.
         """
+        if one_per_request:
+            # The official harness's shape: one text per request, the SDK's default (base64) encoding.
+            requests: list[dict[str, Any]] = [{"model": model, "input": text} for text in texts]
+        else:
+            requests = [{"model": model, "input": list(texts[start:start + EMBED_BATCH]), "encoding_format": "float"}
+                        for start in range(0, len(texts), EMBED_BATCH)]
         vectors: list[list[float]] = []
-        for start in range(0, len(texts), EMBED_BATCH):
-            batch = list(texts[start:start + EMBED_BATCH])
-            request = {"model": model, "input": batch, "encoding_format": "float"}
+        for request in requests:
             payload, cached = self._call("embeddings", role, model, request, None)
             self._usage(role, model, payload["usage"], cached)
             vectors.extend(payload["vectors"])
