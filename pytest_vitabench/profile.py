@@ -211,7 +211,6 @@ OWN_WORDING = "prompts are pytest-vitabench's own (--vita-official-source none)"
 NOT_YET_OFFICIAL: dict[str, str] = {
     "role settings": "the user simulator's and the judge's requests carry no per-model settings (the official "
                      "harness sends each role its models.yaml entry's max_tokens and temperature)",
-    "rag": "rag's embedding inputs, chunk text and summary request are not yet the official ones",
 }
 
 #: The official rag's retrieval (memory.yaml and rag_memory.py of the official harness).
@@ -295,9 +294,10 @@ def _rag_reasons(config: Any) -> list[str]:
 
 
 def role_in_use(config: Any, where: str) -> bool:
-    """Whether the difference ``where`` of :data:`NOT_YET_OFFICIAL` reaches a request in this configuration."""
-    if where == "rag":
-        return "rag" in config.memory
+    """Whether the difference ``where`` of :data:`NOT_YET_OFFICIAL` reaches a request in this configuration (an
+    entry named after a memory backend only when that backend runs)."""
+    if where in LEADERBOARD_MEMORY:
+        return where in config.memory
     return config.user_model != "scripted" or config.judge_model != "rules"
 
 

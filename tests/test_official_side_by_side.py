@@ -4,7 +4,9 @@ Runs the official VitaBench 2.0 harness (a temporary copy of ``../shared/officia
 python in ``VITA_OFFICIAL_PYTHON``) and our plugin on the same slice of ``suites/paper`` against one role stub
 (``tests/_side_by_side.py``) and compares every request role by role. Every request of these roles is identical,
 tool result strings included (the official tool answers and search order: ``--vita-tool-results`` and
-``--vita-search-style``).
+``--vita-search-style``). rag's embeddings requests are compared as sets of distinct bodies
+(:func:`_side_by_side.compare_embeddings`: the official harness sends a record's chunks concurrently and repeats
+requests for texts it embedded before).
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(skip_reason() is not None, re
 
 #: Roles whose requests are identical, tool result strings included, per memory backend.
 IDENTICAL_ROLES = {"full_context": ("agent", "judge", "user"), "none": ("agent", "judge", "user"),
-                   "agentic": ("agent", "judge", "user", "memory"), "groundtruth": ("agent", "judge", "user")}
+                   "agentic": ("agent", "judge", "user", "memory"), "groundtruth": ("agent", "judge", "user"),
+                   "rag": ("agent", "judge", "user", "memory", "embeddings")}
 
 
 @pytest.mark.parametrize("memory, language, coverage", [
@@ -24,6 +27,7 @@ IDENTICAL_ROLES = {"full_context": ("agent", "judge", "user"), "none": ("agent",
     ("none", "zh", False),
     ("agentic", "en", True),  # in-store, travel, proactive, a message_history; the memory update requests
     ("groundtruth", "zh", True),
+    ("rag", "zh", True),  # embeddings at the stub, the summary requests, the retrieved memory in the prompt
 ])
 def test_requests_equal_the_official_harness(tmp_path, memory, language, coverage):
     tasks = coverage_slice() if coverage else paper_slice(users=2, subtasks=2)
@@ -38,3 +42,5 @@ def test_requests_equal_the_official_harness(tmp_path, memory, language, coverag
         result = comparisons[role]
         assert result.ours == result.theirs > 0, report
         assert result.identical == result.identical_but_tool_results == result.total, report
+    if memory == "rag":  # ours asks for each distinct text once; the official harness for some several times
+        assert comparisons["embeddings"].theirs < len(official.by_role()["embeddings"]), report

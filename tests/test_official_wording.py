@@ -159,8 +159,9 @@ def test_rag_is_comparable_only_with_the_official_retrieval(tmp_path, checkout, 
 def test_rag_with_the_official_retrieval_has_no_retrieval_reason(tmp_path, checkout, monkeypatch):
     bench = _bench(tmp_path, checkout, monkeypatch, vita_memory="rag", vita_embedding_model="text-embedding-3-large")
     reasons = comparability(bench.config, official_wording=True)
-    assert not [r for r in reasons if r.startswith("rag embeddings") or r.startswith("rag threshold")]
-    assert NOT_YET_OFFICIAL["rag"] in reasons
+    # rag's requests are the official ones now: only what is not identical for every backend remains
+    assert reasons == [NOT_YET_OFFICIAL["role settings"]]
+    assert "rag" not in NOT_YET_OFFICIAL
 
 
 def test_agent_messages_in_the_official_form():
