@@ -117,6 +117,10 @@ def test_an_unreadable_annotation_is_named(checkout):
     ("memory/rewrite_memory.py", 'type_labels = {"search": "SEARCH"}', "type_labels = load()",
      "no literal type_labels"),
     ("evaluator/evaluator_traj.py", '"UNJUDGED"', "text", "gives 'justification' 0 different strings"),
+    ("memory/rag_memory.py", 'content="SUMMARISE"', "content=system_text", "passes 0 string constants as content="),
+    ("memory/rag_memory.py", "{c['type']} | {c['text']}", "{c.kind} | {c.text}",
+     r"read\(\) has 0 f-strings with the fields timestamp, type, text"),
+    ("memory/rag_memory.py", 'return "FOUND:\\n" + ', "return ", r"read\(\) has no heading"),
 ])
 def test_a_copy_missing_a_piece_fails_before_any_item_naming_it(checkout, relative, old, new, message):
     path = checkout / "src" / "vita" / relative

@@ -11,7 +11,7 @@ import json
 import numpy as np
 import pytest
 from _fake_official import make_checkout
-from _stub_llm import StubLLM, embedding
+from _stub_llm import StubLLM
 
 from pytest_vitabench.embeddings import CachedEmbedder, EmbeddingCache, get_embedder
 from pytest_vitabench.llm.client import LLMClient
@@ -205,4 +205,3 @@ def test_the_factory_builds_it_only_with_the_official_style_and_source(tmp_path,
             memory_factory("rag", {**opts, "memory_model": None, "rag_summary": True})
     finally:
         stub.close()
-    assert embedding("x")  # the stub's vectors are what the endpoint embedder stores
