@@ -420,15 +420,25 @@ def _template(node: ast.JoinedStr) -> Template | None:
     for part in node.values:
         if isinstance(part, ast.Constant) and isinstance(part.value, str):
             text.append(part.value.replace("{", "{{").replace("}", "}}"))
-        elif (isinstance(part, ast.FormattedValue) and isinstance(part.value, (ast.Name, ast.Attribute))
-              and part.conversion == -1 and part.format_spec is None):
-            # ``{self.max_tokens}`` becomes the field ``max_tokens``
-            name = part.value.id if isinstance(part.value, ast.Name) else part.value.attr
+        elif (isinstance(part, ast.FormattedValue) and part.conversion == -1 and part.format_spec is None
+              and (name := _field_name(part.value)) is not None):
             text.append("{" + name + "}")
             fields.append(name)
         else:
             return None
     return Template("".join(text), tuple(fields))
+
+
+def _field_name(value: ast.expr) -> str | None:
+    """The field an f-string part fills: ``{name}``, ``{self.name}`` and ``{chunk['name']}`` all fill ``name``."""
+    if isinstance(value, ast.Name):
+        return value.id
+    if isinstance(value, ast.Attribute):
+        return value.attr
+    if (isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant)
+            and isinstance(value.slice.value, str)):
+        return value.slice.value
+    return None
 
 
 def read_block_yaml(path: Path) -> dict[str, str]:

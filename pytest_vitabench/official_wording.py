@@ -21,6 +21,9 @@ _RECORDS = "memory/rewrite_memory.py"
 _JUDGE = "evaluator/evaluator_traj.py"
 _ORCHESTRATOR = "orchestrator/orchestrator.py"
 _GROUNDTRUTH = "memory/groundtruth_memory.py"
+_RAG = "memory/rag_memory.py"
+#: The official memory backends whose tools the agent can get, by our backend name.
+_MEMORY_FILES = {"agentic": _RECORDS, "rag": _RAG}
 
 
 @dataclass(frozen=True)
@@ -122,10 +125,10 @@ class OfficialWording:
         """What the official rewrite memory reads as before its first update."""
         return self.source.code_returned(_RECORDS, "read")
 
-    def memory_tool_description(self, name: str) -> str:
+    def memory_tool_description(self, name: str, backend: str = "agentic") -> str:
         """A memory tool's description as the official schema builder gives it: its docstring's first line,
-        then the rest after a blank line."""
-        first, _, rest = self.source.code_docstring(_RECORDS, name).partition("\n")
+        then the rest after a blank line (``backend``: ``agentic`` or ``rag``, whose tools are documented apart)."""
+        first, _, rest = self.source.code_docstring(_MEMORY_FILES[backend], name).partition("\n")
         rest = rest.strip()
         return f"{first}\n\n{rest}" if rest else first
 
@@ -152,6 +155,38 @@ class OfficialWording:
                                                   dialogue_str=json.dumps(turns, ensure_ascii=False)))
         return "\n".join(lines)
 
+
+    # -- the rag memory ---------------------------------------------------------------------------------
+
+    def rag_daily_label(self) -> str:
+        """The type the official rag gives a chunk of a day's record (an event record keeps its own type)."""
+        return self.source.code_dict_value(_RAG, "_interaction_to_chunk", "type")
+
+    def rag_summary_messages(self, chunks: Sequence[tuple[str, str, str]]) -> list[dict[str, str]]:
+        """The official rag's summary request over every stored ``(timestamp, type, text)`` chunk."""
+        line = self.source.code_template(_RAG, "_generate_summary", ("timestamp", "type", "text"))
+        user = self.source.code_template(_RAG, "_generate_summary", ("all_chunks_text",))
+        text = "\n".join(line.format(timestamp=t, type=k, text=x) for t, k, x in chunks)
+        return [{"role": "system", "content": self.source.code_constant(_RAG, "_generate_summary", "content")},
+                {"role": "user", "content": user.format(all_chunks_text=text)}]
+
+    def rag_listing(self, function: str, chunks: Sequence[tuple[str, str, str]]) -> str:
+        """``(timestamp, type, text)`` chunks as the official rag's ``function`` lists them: ``read`` (the chunks
+        retrieved for the subtask), ``_build_summary`` (every chunk) or ``query_preference_memory`` (the tool's
+        answer, no heading)."""
+        line = self.source.code_template(_RAG, function, ("timestamp", "type", "text"))
+        body = "\n".join(line.format(timestamp=t, type=k, text=x) for t, k, x in chunks)
+        if function == "query_preference_memory":
+            return body
+        headings = self.source.code_concatenated(_RAG, function)
+        if not headings:
+            raise OfficialSourceError(f"{self.source.package_dir / _RAG}: {function}() has no heading")
+        return headings[0] + body
+
+    def rag_empty(self, function: str) -> str:
+        """What the official rag's ``function`` (``read``, ``_build_summary``, ``query_preference_memory``)
+        answers with no chunk stored."""
+        return self.source.code_returned(_RAG, function)
 
     # -- the user simulator ---------------------------------------------------------------------------
 
@@ -265,6 +300,12 @@ def check_wording(source: OfficialSource) -> None:
         wording.rewrite_memory_empty()
         for name in ("read_preference_memory", "query_preference_memory"):
             wording.memory_tool_description(name)
+            wording.memory_tool_description(name, "rag")
+        wording.rag_daily_label()
+        wording.rag_summary_messages([("", "", "")])
+        for function in ("read", "_build_summary", "query_preference_memory"):
+            wording.rag_listing(function, [("", "", "")])
+            wording.rag_empty(function)
         for domain in ("delivery", "instore", "ota"):
             official_tool_schemas(source, domain, language)
 

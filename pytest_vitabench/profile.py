@@ -209,7 +209,6 @@ OWN_WORDING = "prompts are pytest-vitabench's own (--vita-official-source none)"
 #: What still differs from the official requests with the official source, by where it shows (measured by
 #: ``benchmarks/bench_official_side_by_side.py``); an entry leaves once those requests are identical.
 NOT_YET_OFFICIAL: dict[str, str] = {
-    "rag": "rag's embedding inputs, chunk text and summary request are not yet the official ones",
 }
 
 #: The official rag's retrieval (memory.yaml and rag_memory.py of the official harness).
@@ -315,8 +314,9 @@ def _settings_reasons(config: Any, official_models: bool) -> list[str]:
 
 
 def role_in_use(config: Any, where: str) -> bool:
-    """Whether the difference ``where`` of :data:`NOT_YET_OFFICIAL` reaches a request in this configuration."""
-    return where != "rag" or "rag" in config.memory
+    """Whether the difference ``where`` of :data:`NOT_YET_OFFICIAL` reaches a request in this configuration (an
+    entry named after a memory backend only when that backend runs)."""
+    return where not in LEADERBOARD_MEMORY or where in config.memory
 
 
 def summary(config: Any, *, tokenizer: str = "cl100k_base", official_wording: bool = False,

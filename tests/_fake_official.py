@@ -112,6 +112,37 @@ TOOLKIT_TOOL_DESCRIPTIONS_EN = {"weather": {"description": "Weather", "precondit
         lines.append(f"- [{date}] [{label}] {content_str}")
         lines.append(f"- [{date}] [TALK] {dialogue_str}")
 ''',
+    "memory/rag_memory.py": '''class Rag:
+    def read(self, query=None):
+        if not self._chunks:
+            return "RAG EMPTY"
+        lines = [f"* {c['timestamp']} | {c['type']} | {c['text']}" for _, c in top]
+        return "FOUND:\\n" + "\\n".join(lines)
+
+    def read_preference_memory(self) -> str:
+        """Read the retrieved memory."""
+
+    def query_preference_memory(self, query: str) -> str:
+        """Ask the vectors."""
+        if not self._chunks:
+            return "RAG NOTHING"
+        lines = [f"> {c['timestamp']} {c['type']} {c['text']}" for _, c in scored]
+        return "\\n".join(lines)
+
+    def _interaction_to_chunk(interaction):
+        return {"text": text, "keywords": keywords, "timestamp": date, "type": "DAY"}
+
+    def _build_summary(self):
+        if not self._chunks:
+            return "RAG NONE"
+        lines = [f"+ {c['timestamp']} {c['type']} {c['text']}" for c in self._chunks]
+        return "ALL:\\n" + "\\n".join(lines)
+
+    def _generate_summary(self, llm, llm_args=None):
+        all_chunks_text = "\\n".join(f"{c['timestamp']}/{c['type']}/{c['text']}" for c in self._chunks)
+        messages = [SystemMessage(role="system", content="SUMMARISE"),
+                    UserMessage(role="user", content=(f"Records:\\n" f"{all_chunks_text}" f"\\nEnd."))]
+''',
     "memory/groundtruth_memory.py": '''class Truth:
     def read(self, query=None):
         pref_lines.append(f"<{category}>")

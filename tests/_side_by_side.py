@@ -353,6 +353,8 @@ class RoleComparison:
     identical: int
     identical_but_tool_results: int = 0
     differences: list[tuple[int, str, Any, Any]] = field(default_factory=list)
+    #: Said after the counts (how the embeddings requests were counted).
+    note: str = ""
 
     @property
     def total(self) -> int:
@@ -361,7 +363,8 @@ class RoleComparison:
     def line(self) -> str:
         return (f"{self.role}: identical {self.identical} of {self.total}, "
                 f"{self.identical_but_tool_results} apart from tool result strings "
-                f"(ours sent {self.ours}, official {self.theirs})")
+                + (f"(distinct bodies: ours {self.ours}, official {self.theirs}; {self.note})" if self.note
+                   else f"(ours sent {self.ours}, official {self.theirs})"))
 
 
 #: The memory backends' tools. The official harness offers them in the order of a Python set of their names
@@ -379,13 +382,44 @@ def memory_tools_sorted(body: dict[str, Any]) -> dict[str, Any]:
     return {**body, "tools": others + memory}
 
 
+def is_preflight(body: dict[str, Any]) -> bool:
+    """Our preflight's embeddings check (``--vita-preflight``): a request before the run, not one of it."""
+    return body.get("input") == ["ping"]
+
+
+def compare_embeddings(ours: list[dict[str, Any]], theirs: list[dict[str, Any]]) -> RoleComparison:
+    """Embeddings requests compared as sets of distinct bodies.
+
+    The official rag sends a record's chunks concurrently (their arrival order varies from run to run) and
+    repeats a request for a text it embedded before (the same query two or three times per subtask, a
+    behaviour line that recurs); ours sends each distinct text once, in order. The vectors are the same, so
+    what counts is that both ask for the same texts in the same request shape.
+    """
+    preflight = sum(1 for body in ours if is_preflight(body))
+    mine = {json.dumps(body, sort_keys=True, ensure_ascii=False) for body in ours if not is_preflight(body)}
+    official = {json.dumps(body, sort_keys=True, ensure_ascii=False) for body in theirs}
+    result = RoleComparison("embeddings", len(mine), len(official), len(mine & official),
+                            len(mine & official),
+                            note=f"requests sent: ours {len(ours)}"
+                                 + (f" ({preflight} the preflight's check)" if preflight else "")
+                                 + f", official {len(theirs)}")
+    for i, body in enumerate(sorted(mine ^ official)):
+        side = "ours only" if body in mine else "official only"
+        result.differences.append((i, side, json.loads(body).get("input"), ""))
+    return result
+
+
 def compare(ours: Run, theirs: Run) -> dict[str, RoleComparison]:
-    """Per role: how many requests are identical and, for each that is not, its first differing field."""
+    """Per role: how many requests are identical and, for each that is not, its first differing field
+    (embeddings: :func:`compare_embeddings`)."""
     mine = {role: [memory_tools_sorted(b) for b in bodies] for role, bodies in ours.by_role().items()}
     official = {role: [memory_tools_sorted(b) for b in bodies] for role, bodies in theirs.by_role().items()}
     out = {}
     for role in sorted(set(mine) | set(official)):
         a, b = mine.get(role, []), official.get(role, [])
+        if role == "embeddings":
+            out[role] = compare_embeddings(a, b)
+            continue
         result = RoleComparison(role, len(a), len(b), 0)
         for i, (x, y) in enumerate(zip(a, b, strict=False)):
             if first_difference(x, y) is None:

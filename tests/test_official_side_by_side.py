@@ -4,7 +4,9 @@ Runs the official VitaBench 2.0 harness (a temporary copy of ``../shared/officia
 python in ``VITA_OFFICIAL_PYTHON``) and our plugin on the same slice of ``suites/paper`` against one role stub
 (``tests/_side_by_side.py``) and compares every request role by role. Every request of these roles is identical,
 tool result strings included (the official tool answers and search order: ``--vita-tool-results`` and
-``--vita-search-style``).
+``--vita-search-style``). rag's embeddings requests are compared as sets of distinct bodies
+(:func:`_side_by_side.compare_embeddings`: the official harness sends a record's chunks concurrently and repeats
+requests for texts it embedded before).
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(skip_reason() is not None, re
 EVALUATION = {"window": "trajectory", "full": "trajectory_full_traj_rubric"}
 #: Roles whose requests are identical, tool result strings included, per memory backend.
 IDENTICAL_ROLES = {"full_context": ("agent", "judge", "user"), "none": ("agent", "judge", "user"),
-                   "agentic": ("agent", "judge", "user", "memory"), "groundtruth": ("agent", "judge", "user")}
+                   "agentic": ("agent", "judge", "user", "memory"), "groundtruth": ("agent", "judge", "user"),
+                   "rag": ("agent", "judge", "user", "memory", "embeddings")}
 
 
 @pytest.mark.parametrize("memory, language, coverage, judge", [
@@ -38,6 +41,7 @@ IDENTICAL_ROLES = {"full_context": ("agent", "judge", "user"), "none": ("agent",
     ("groundtruth", "zh", True, "window"),
     # --vita-judge-mode full against the official --evaluation-type trajectory_full_traj_rubric
     ("full_context", "zh", True, "full"),
+    ("rag", "zh", True, "window"),  # embeddings at the stub, the summary requests, the retrieved memory in the prompt
 ])
 def test_requests_equal_the_official_harness(tmp_path, memory, language, coverage, judge):
     """Every request of each role identical, each role's models.yaml settings (max_tokens ...) included."""
@@ -57,3 +61,5 @@ def test_requests_equal_the_official_harness(tmp_path, memory, language, coverag
     assert all(r["max_tokens"] == MODEL_ENTRIES[JUDGE]["max_tokens"] for r in judged)  # the settings were sent
     if judge == "full":  # one call per item, with the whole conversation
         assert len(judged) == sum(len(user["subtasks"]) for user in tasks)
+    if memory == "rag":  # ours asks for each distinct text once; the official harness for some several times
+        assert comparisons["embeddings"].theirs < len(official.by_role()["embeddings"]), report

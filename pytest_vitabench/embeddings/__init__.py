@@ -147,7 +147,7 @@ _LOCAL: dict[str, LocalEmbedder] = {}
 
 
 def get_embedder(model: str | None = None, *, base_url: str | None = None, llm_client: LLMClient | None = None,
-                 cache_dir: Path | str | None = None) -> CachedEmbedder:
+                 cache_dir: Path | str | None = None, one_per_request: bool = False) -> CachedEmbedder:
     """The process-wide embedder for these settings (the model loads once per process).
 
     Args:
@@ -157,6 +157,7 @@ def get_embedder(model: str | None = None, *, base_url: str | None = None, llm_c
         llm_client: The run's LLM client, whose limits, retries and ledger remote requests share.
         cache_dir: The disk store's root (vectors live under ``cache_dir/embeddings``); ``None`` keeps
             them in memory only.
+        one_per_request: A remote model gets one text per request (the official rag's requests).
 
     Raises:
         LocalModelUnavailable: A local model whose package is not installed.
@@ -165,7 +166,8 @@ def get_embedder(model: str | None = None, *, base_url: str | None = None, llm_c
     name = model or DEFAULT_LOCAL_MODEL
     spec = local_spec(name)
     root = Path(cache_dir) if cache_dir is not None else None
-    key = (spec.name if spec else name, None if spec else base_url, None if spec else id(llm_client), root)
+    key = (spec.name if spec else name, None if spec else base_url, None if spec else id(llm_client), root,
+           one_per_request and spec is None)
     with _EMBEDDERS_LOCK:
         embedder = _EMBEDDERS.get(key)
         if embedder is None:
@@ -175,7 +177,8 @@ def get_embedder(model: str | None = None, *, base_url: str | None = None, llm_c
             else:
                 from .remote import EndpointEmbedder, embeddings_client
 
-                encoder = EndpointEmbedder(name, embeddings_client(llm_client, base_url))
+                encoder = EndpointEmbedder(name, embeddings_client(llm_client, base_url),
+                                           one_per_request=one_per_request)
             embedder = CachedEmbedder(encoder, EmbeddingCache(root))
             _EMBEDDERS[key] = embedder
     return embedder

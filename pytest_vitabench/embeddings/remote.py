@@ -35,9 +35,11 @@ def embeddings_client(llm_client: LLMClient | None, base_url: str | None) -> LLM
 class EndpointEmbedder:
     """A model at an OpenAI-compatible endpoint; the id names the endpoint so caches never mix servers."""
 
-    def __init__(self, model: str, client: LLMClient):
+    def __init__(self, model: str, client: LLMClient, *, one_per_request: bool = False):
         self.model = model
         self.client = client
+        #: One text per request, as the official rag sends them (the vectors are the same either way).
+        self.one_per_request = one_per_request
         self.model_id = f"{model}@{client.endpoint}"
 
     def __repr__(self) -> str:
@@ -47,5 +49,6 @@ class EndpointEmbedder:
         """Vectors of ``texts`` as an ``(n, d)`` float32 array; queries and documents are embedded alike."""
         import numpy as np
 
-        vectors = self.client.embed("embeddings", model=self.model, texts=list(texts))
+        vectors = self.client.embed("embeddings", model=self.model, texts=list(texts),
+                                    one_per_request=self.one_per_request)
         return np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1)

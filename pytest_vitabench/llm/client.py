@@ -45,6 +45,8 @@ log = logging.getLogger("pytest_vitabench.llm")
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
 #: Inputs per embeddings request; providers cap it (OpenAI: 2048) and smaller batches cache better.
 EMBED_BATCH = 256
+#: Embeddings requests of one call in flight at once.
+EMBED_PARALLEL = 8
 
 
 class Completion(BaseModel):
@@ -228,20 +230,37 @@ class LLMClient:
         return Completion(message=payload["message"], usage=usage, cached=cached,
                           raw_finish_reason=payload.get("finish_reason"), model=payload.get("model"))
 
-    def embed(self, role: str = "embeddings", *, model: str, texts: Sequence[str]) -> list[list[float]]:
+    def embed(self, role: str = "embeddings", *, model: str, texts: Sequence[str],
+              one_per_request: bool = False) -> list[list[float]]:
         """Embedding vectors of ``texts``, in order, through the same limits, retries, cache and ledger.
+
+        Args:
+            one_per_request: Send each text alone, as the official rag does (``--vita-rag-style official``);
+                otherwise up to :data:`EMBED_BATCH` texts share a request.
 
         Raises:
             LLMError: A batch failed after its retries.
         """
-        vectors: list[list[float]] = []
-        for start in range(0, len(texts), EMBED_BATCH):
-            batch = list(texts[start:start + EMBED_BATCH])
-            request = {"model": model, "input": batch, "encoding_format": "float"}
+        if one_per_request:
+            # The official harness's shape: one text per request, the SDK's default (base64) encoding.
+            requests: list[dict[str, Any]] = [{"model": model, "input": text} for text in texts]
+        else:
+            requests = [{"model": model, "input": list(texts[start:start + EMBED_BATCH]), "encoding_format": "float"}
+                        for start in range(0, len(texts), EMBED_BATCH)]
+
+        def send(request: dict[str, Any]) -> list[list[float]]:
             payload, cached = self._call("embeddings", role, model, request, None)
             self._usage(role, model, payload["usage"], cached)
-            vectors.extend(payload["vectors"])
-        return vectors
+            return list(payload["vectors"])
+
+        if not one_per_request or len(requests) == 1:
+            return [vector for request in requests for vector in send(request)]
+        # Single-text requests in parallel (the official rag sends up to 64 at once); the run's rate and
+        # concurrency limits still apply to each. Results keep the texts' order.
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=min(len(requests), EMBED_PARALLEL)) as pool:
+            return [vector for vectors in pool.map(send, requests) for vector in vectors]
 
     # -- the shared path ----------------------------------------------------------------------------
 

@@ -190,9 +190,10 @@ def rewrite_messages(*, current: str, records: str, budget: int, language: str =
     return [{"role": "system", "content": prompts["system"]}, {"role": "user", "content": user}]
 
 
-def official_tools(tools: list[Tool], wording: OfficialWording) -> list[Tool]:
-    """``tools`` with the official descriptions and parameter schemas (no argument descriptions, as the
-    official builder renders a signature without documented arguments)."""
+def official_tools(tools: list[Tool], wording: OfficialWording, backend: str = "agentic") -> list[Tool]:
+    """``tools`` with the official descriptions (of ``backend``'s tools: ``agentic`` or ``rag``) and parameter
+    schemas (no argument descriptions, as the official builder renders a signature without documented
+    arguments)."""
     from dataclasses import replace
 
     out = []
@@ -202,7 +203,8 @@ def official_tools(tools: list[Tool], wording: OfficialWording) -> list[Tool]:
         parameters: dict[str, Any] = {"properties": properties, "title": "parameters", "type": "object"}
         if tool.parameters.get("required"):
             parameters["required"] = list(tool.parameters["required"])
-        out.append(replace(tool, description=wording.memory_tool_description(tool.name), parameters=parameters))
+        description = wording.memory_tool_description(tool.name, backend)
+        out.append(replace(tool, description=description, parameters=parameters))
     return out
 
 

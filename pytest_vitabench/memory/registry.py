@@ -66,7 +66,7 @@ def is_deterministic(name: str, options: Mapping[str, Any] | None = None) -> boo
     """
     name = canonical_name(name)
     if name == "rag":
-        return not (options or {}).get("rag_summary")
+        return not _rag_wants_summary(options or {})
     if name in BUILTIN:
         return name in DETERMINISTIC
     try:
@@ -194,7 +194,7 @@ def _agentic_factory(opts: dict[str, Any], *, who: str) -> Callable[[], Any]:
 
 
 def _rag_factory(opts: dict[str, Any]) -> Callable[[], Any]:
-    from ..embeddings import LocalModelUnavailable, check_available, get_embedder, local_spec
+    from ..embeddings import LocalModelUnavailable, check_available, default_threshold, get_embedder, local_spec
     from .chunking import DEFAULT_CHUNK_TOKENS
     from .rag import DEFAULT_TOP_K, RagMemory
 
@@ -215,30 +215,48 @@ def _rag_factory(opts: dict[str, Any]) -> Callable[[], Any]:
     chunk_tokens = int(opts.get("chunk_tokens") or DEFAULT_CHUNK_TOKENS)
     language = str(opts.get("language") or "en")
     style = str(opts.get("rag_style") or "default")
-    # The official rag answers read_preference_memory (and an empty search) with an LLM summary made by the
-    # agent's model; under --vita-rag-style official we do the same whenever a memory model is available.
-    wants_summary = opts.get("rag_summary") or (style == "official" and opts.get("memory_model")
-                                                 and opts.get("llm_client") is not None)
-    # The summary keeps our prompt until the official rag summary request is re-built (not the rewrite memory's).
-    summary = _agentic_factory({**opts, "official_source": None}, who="--vita-rag-summary") if wants_summary else None
+    wants_summary = _rag_wants_summary(opts)
+    wording = _official_wording(opts) if style == "official" else None
     if top_k < 1 or chunk_tokens < 1:
         raise ValueError(f"--vita-rag-top-k and the chunk size must be positive, got {top_k} and {chunk_tokens}")
+    # Without the official wording the summary is an agentic memory with our prompt.
+    summary = (_agentic_factory({**opts, "official_source": None}, who="--vita-rag-summary")
+               if wants_summary and wording is None else None)
 
     from ..llm.settings import MissingAPIKey
 
     try:
         # Shared by every chain of the process; a local model loads on the first embedding, not here.
         embedder = get_embedder(model, base_url=opts.get("embedding_base_url"), llm_client=opts.get("llm_client"),
-                                cache_dir=opts.get("cache_dir"))
+                                cache_dir=opts.get("cache_dir"), one_per_request=wording is not None)
     except MissingAPIKey as exc:
         raise ValueError(f"the rag memory's embedding model {model!r}: {exc}; or set --vita-embedding-base-url, "
                          f"or leave --vita-embedding-model unset for the local model") from None
+
+    if wording is not None:
+        from .rag_official import OfficialRagMemory
+
+        official_threshold = default_threshold(model) if threshold is None else threshold
+        summary_model = str(opts["memory_model"]) if wants_summary and opts.get("memory_model") else None
+        client = opts.get("llm_client")
+        if wants_summary and (summary_model is None or client is None):
+            _agentic_factory(opts, who="--vita-rag-summary")  # raises, naming what is missing
+        return lambda: OfficialRagMemory(embedder=embedder, wording=wording, llm_client=client,
+                                         summary_model=summary_model, top_k=top_k, threshold=official_threshold,
+                                         chunk_tokens=chunk_tokens)
 
     def make() -> RagMemory:
         return RagMemory(embedder=embedder, top_k=top_k, threshold=threshold, chunk_tokens=chunk_tokens,
                          language=language, summarizer=summary() if summary else None, style=style)
 
     return make
+
+
+def _rag_wants_summary(opts: Mapping[str, Any]) -> bool:
+    """Whether rag gets an LLM summary: ``--vita-rag-summary``, or ``--vita-rag-style official`` with a memory
+    model and a client (the official rag summarises with the agent's model whenever it has one)."""
+    return bool(opts.get("rag_summary") or (opts.get("rag_style") == "official" and opts.get("memory_model")
+                                            and opts.get("llm_client") is not None))
 
 
 def _checked(name: str, cls: Any, opts: Mapping[str, Any]) -> Callable[[], Memory]:

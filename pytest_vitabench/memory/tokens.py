@@ -137,3 +137,39 @@ def split_tokens(text: str, size: int, overlap: int = 0) -> list[str]:
         if start + size >= len(spans):
             break
     return pieces
+
+
+#: Characters per token of the official splitter when cl100k_base is unavailable.
+_CHARS_PER_TOKEN = 2
+
+
+def split_token_windows(text: str, size: int, overlap: int = 0) -> list[str]:
+    """Cut ``text`` as the official rag does: a text of at most ``size`` tokens stays whole; a longer one
+    becomes the decoded windows of ``size`` tokens, each starting ``size - overlap`` tokens after the previous
+    (a window may start or end inside a character's bytes: it decodes with replacement characters, as
+    officially). Without cl100k_base, windows of ``2 * size`` characters (the official fallback).
+
+    An empty text gives no piece; an overlap outside ``[0, size)`` counts as 0 (as officially).
+    """
+    if not text:
+        return []
+    if size <= 0:
+        return [text]
+    if not 0 <= overlap < size:
+        overlap = 0
+    stride = size - overlap
+    encoding = _encoding()
+    if encoding is None:
+        ids: Any = text
+        size, stride = size * _CHARS_PER_TOKEN, stride * _CHARS_PER_TOKEN
+    else:
+        ids = encoding.encode(text, disallowed_special=())
+    if len(ids) <= size:
+        return [text]
+    pieces = []
+    for start in range(0, len(ids), stride):
+        window = ids[start:start + size]
+        pieces.append(window if encoding is None else encoding.decode(window))
+        if start + size >= len(ids):
+            break
+    return pieces

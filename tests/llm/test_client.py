@@ -242,6 +242,14 @@ def test_a_failed_warm_up_is_left_for_the_first_call(stub, monkeypatch):
     assert failures == [] and client.endpoints[0].openai is None
 
 
+def test_embeddings_one_per_request_send_each_text_alone_in_the_sdk_default_encoding(stub):
+    texts = ["a b", "c", "a b"]
+    assert make(stub).embed(model="emb", texts=texts, one_per_request=True) == [embedding(t) for t in texts]
+    # the official rag's request shape: a plain string, the SDK's base64 default (decoded by the SDK)
+    assert sorted(r["input"] for r in stub.requests) == sorted(texts)  # sent in parallel, answered in order
+    assert {r.get("encoding_format") for r in stub.requests} == {"base64"}
+
+
 def test_several_base_urls_take_turns_and_a_dead_one_is_drained_for_embeddings_too():
     from _stub_llm import StubLLM
 

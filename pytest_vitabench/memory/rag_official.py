@@ -1,0 +1,223 @@
+"""The ``rag`` backend as the official harness runs it (``--vita-rag-style official`` with an official source).
+
+Re-implemented from reading the official ``rag_memory.py``; every word that reaches a model (the summary
+prompt, the listing headings and lines, the empty-memory answers, the tools' descriptions) is read from the
+user's copy of the harness (:class:`~pytest_vitabench.official_wording.OfficialWording`).
+
+* ``update``: each record becomes one chunk (a day: the JSON of each behaviour on its own line, then the JSON
+  of its dialogue; an event record: the JSON of its content), cut into windows of ``chunk_tokens``
+  cl100k_base tokens when longer; each new piece is embedded in a request of its own, line breaks replaced
+  by spaces; then the memory model summarises every chunk stored so far (the official summary request).
+* ``read(query)``: the chunks whose cosine similarity to the query reaches the threshold, best first (ties
+  in storage order), at most ``top_k``; none: chunks sharing a word with the query, scored by shared
+  keywords plus half the shared words of their text; none either: the summary, else every chunk.
+* ``read()`` (the ``read_preference_memory`` tool): the summary, else every chunk.
+
+Where we differ, none of it changing what a model is sent when every call succeeds: a failed embedding or
+summary request is an infrastructure error of the item (officially: the chunk is stored without a vector,
+the summary falls back to the listing); a text embedded before is not requested again (the official
+harness repeats the request, e.g. the same query two or three times per subtask: the vector is the same).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..domains.base import Tool
+from ..messages import Usage
+from ..suite.schema import DailyRecord, EventRecord
+from .agentic import official_tools, preference_tools
+from .base import MemoryContext
+from .chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_TOKENS
+from .tokens import split_token_windows
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ..embeddings import CachedEmbedder
+    from ..llm.client import LLMClient
+    from ..official_wording import OfficialWording
+
+#: Words of a dialogue turn that become keywords of its day's chunk (the official keyword search).
+_DIALOGUE_KEYWORDS = 5
+
+
+@dataclass(frozen=True)
+class OfficialChunk:
+    """One stored piece: its text, the keywords of its record, the record's date and type."""
+
+    text: str
+    keywords: tuple[str, ...]
+    timestamp: str
+    kind: str
+
+    def listed(self) -> tuple[str, str, str]:
+        return self.timestamp, self.kind, self.text
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def record_chunk(record: DailyRecord | EventRecord, daily_label: str) -> OfficialChunk:
+    """A record as the official rag stores it, before cutting (its text may be empty: nothing is stored)."""
+    if isinstance(record, DailyRecord):
+        parts, keywords = [], []
+        for event in record.behavior:
+            parts.append(_json(event.model_dump(exclude_unset=True)))
+            if isinstance(event.content, dict):
+                keywords += [v for v in event.content.values() if isinstance(v, str)]
+        if record.dialogue:
+            turns = [turn.model_dump(exclude_unset=True) for turn in record.dialogue]
+            keywords += [word for turn in record.dialogue for word in turn.content.split()[:_DIALOGUE_KEYWORDS]]
+            parts.append(_json(turns))
+        return OfficialChunk("\n".join(parts), tuple(keywords), record.date, daily_label)
+    content = record.content
+    text = _json(content) if isinstance(content, (dict, list)) else str(content)
+    keywords = [*(v for v in content.values() if isinstance(v, str)), *content] if isinstance(content, dict) else []
+    return OfficialChunk(text, tuple(keywords), record.timestamp, record.type)
+
+
+class OfficialRagMemory:
+    """Chunked, embedded history with the official harness's retrieval, summary and wording.
+
+    Args:
+        embedder: The (cached) embedder, one text per request for an endpoint model.
+        wording: The official text of the requests.
+        llm_client: The run's LLM client for the summary (``None``: no summary, as without an agent LLM).
+        summary_model: The model that writes the summary (officially the agent's).
+        top_k: Chunks returned per query (8 officially).
+        threshold: Minimum cosine similarity (0.3 officially).
+        chunk_tokens: Tokens per piece (512 officially).
+        chunk_overlap: Tokens shared by consecutive pieces (0 officially).
+        temperature: The summary's sampling temperature (the agent's, 0 in the official configuration).
+    """
+
+    name = "rag"
+
+    def __init__(self, *, embedder: CachedEmbedder, wording: OfficialWording, llm_client: LLMClient | None = None,
+                 summary_model: str | None = None, top_k: int = 8, threshold: float = 0.3,
+                 chunk_tokens: int = DEFAULT_CHUNK_TOKENS, chunk_overlap: int = DEFAULT_CHUNK_OVERLAP,
+                 temperature: float | None = 0.0):
+        self.embedder = embedder
+        self.wording = wording
+        self.client = llm_client if summary_model else None
+        self.summary_model = summary_model
+        self.top_k = top_k
+        self.threshold = threshold
+        self.chunk_tokens = chunk_tokens
+        self.chunk_overlap = chunk_overlap
+        self.temperature = temperature
+        self.deterministic = self.client is None
+        self.chunks: list[OfficialChunk] = []
+        self.summary = ""
+        self.usage = Usage()
+        self._vectors: list[np.ndarray] = []  # rows for self.chunks[:len(rows)]
+
+    def __repr__(self) -> str:
+        return (f"OfficialRagMemory(model={self.embedder.model_id!r}, top_k={self.top_k}, "
+                f"threshold={self.threshold}, summary_model={self.summary_model!r})")
+
+    # -- protocol -----------------------------------------------------------------------------------
+
+    def update(self, records: list[DailyRecord | EventRecord], context: MemoryContext) -> None:
+        if not records:
+            return
+        label = self.wording.rag_daily_label()
+        for record in records:
+            whole = record_chunk(record, label)
+            for piece in split_token_windows(whole.text, self.chunk_tokens, self.chunk_overlap):
+                self.chunks.append(OfficialChunk(piece, whole.keywords, whole.timestamp, whole.kind))
+        self._chunk_vectors()  # officially embedded at update time, before the summary
+        if self.client is not None:
+            self.summary = self._summarise(context)
+
+    def read(self, query: str | None = None) -> str:
+        if not self.chunks:
+            return self.wording.rag_empty("read")
+        if query:
+            scored = self._scored(query)
+            if scored:
+                return self.wording.rag_listing("read", [c.listed() for c in scored[:self.top_k]])
+        return self.summary or self._listing()
+
+    def query(self, query: str) -> str:
+        """The ``query_preference_memory`` tool: the best chunks without a heading, else every chunk."""
+        if not self.chunks:
+            return self.wording.rag_empty("query_preference_memory")
+        scored = self._scored(query)
+        if not scored:
+            return self._listing()
+        return self.wording.rag_listing("query_preference_memory", [c.listed() for c in scored[:self.top_k]])
+
+    def tools(self) -> list[Tool]:
+        return official_tools(preference_tools(read_fn=lambda: self.read(), query_fn=self.query), self.wording,
+                              backend="rag")
+
+    # -- retrieval ----------------------------------------------------------------------------------
+
+    def _scored(self, query: str) -> list[OfficialChunk]:
+        """Vector hits best first; none: the keyword matches best first (both stable: ties keep storage order)."""
+        import numpy as np
+
+        vectors = self._chunk_vectors()
+        query_vector = self.embedder.embed_queries([_embedded(query)])[0]
+        # float32 as officially; the vectors are unit length, so the dot product is the cosine.
+        scores = [float(np.dot(query_vector, v)) for v in vectors]
+        hits = sorted((i for i, s in enumerate(scores) if s >= self.threshold), key=lambda i: -scores[i])
+        if hits:
+            return [self.chunks[i] for i in hits]
+        words = set(query.lower().split())
+        keyword_scores = []
+        for i, chunk in enumerate(self.chunks):
+            score = (len(words & {k.lower() for k in chunk.keywords})
+                     + len(words & set(chunk.text.lower().split())) * 0.5)
+            if score > 0:
+                keyword_scores.append((score, i))
+        keyword_scores.sort(key=lambda pair: -pair[0])
+        return [self.chunks[i] for _, i in keyword_scores]
+
+    def _chunk_vectors(self) -> list[np.ndarray]:
+        done = len(self._vectors)
+        if done < len(self.chunks):
+            new = self.embedder.embed_documents([_embedded(c.text) for c in self.chunks[done:]])
+            self._vectors.extend(new)
+        return self._vectors
+
+    def _listing(self) -> str:
+        return self.wording.rag_listing("_build_summary", [c.listed() for c in self.chunks])
+
+    def _summarise(self, context: MemoryContext) -> str:
+        assert self.client is not None and self.summary_model is not None
+        completion = self.client.complete("memory", model=self.summary_model, seed=context.seed,
+                                          messages=self.wording.rag_summary_messages([c.listed() for c in self.chunks]),
+                                          temperature=self.temperature)
+        self.usage = self.usage + completion.usage
+        # An empty answer leaves the listing of every chunk, as officially.
+        return completion.text.strip()
+
+    # -- checkpoints --------------------------------------------------------------------------------
+
+    def state(self) -> dict[str, Any]:
+        return {"chunks": [asdict(c) for c in self.chunks], "summary": self.summary}
+
+    def load_state(self, state: dict[str, Any]) -> None:
+        self.chunks = [OfficialChunk(c["text"], tuple(c["keywords"]), c["timestamp"], c["kind"])
+                       for c in state.get("chunks", [])]
+        self.summary = str(state.get("summary", ""))
+        self._vectors = []  # from the embedding cache on the next read
+
+    def fingerprint(self) -> dict[str, Any]:
+        from .tokens import tokenizer_name
+
+        return {"style": "official", "chunk_tokens": self.chunk_tokens, "chunk_overlap": self.chunk_overlap,
+                "tokenizer": tokenizer_name(), "official_wording": self.wording.source.version,
+                "summary_model": self.summary_model, "endpoint": getattr(self.client, "endpoint", None),
+                "temperature": self.temperature}
+
+
+def _embedded(text: str) -> str:
+    # The official embedding request replaces line breaks by spaces (nothing else).
+    return text.replace("\n", " ")
