@@ -78,6 +78,7 @@ class Benchmark:
             "full_context_max_tokens": self.config.full_context_max_tokens, "cache_dir": cache_dir,
             "rag_style": self.config.rag_style, "rag_summary": self.config.rag_summary,
             "memory_model_args": self.role_settings.get("memory", {}),
+            "rag_summary_args": self.role_settings.get("rag_summary", {}),
             # The official wording of history records, when the agent prompt is the official one.
             "official_source": self.official_source if self.config.agent_prompt == "official" else None,
         }
@@ -228,7 +229,10 @@ def role_settings(config: RunConfig, models: OfficialModels | None) -> dict[str,
              "judge": ("--vita-judge-model", config.judge_model if config.judge_model != "rules" else None,
                        config.judge_model_args),
              "memory": ("--vita-memory-model", config.memory_model if "agentic" in config.memory else None,
-                        config.memory_model_args)}
+                        config.memory_model_args),
+             # rag's summary sends the whole entry, its output budget included (the rewrite sets its own)
+             "rag_summary": ("--vita-memory-model", config.memory_model if "rag" in config.memory else None,
+                             config.memory_model_args)}
     settings: dict[str, dict[str, Any]] = {}
     for role, (option, model, own) in roles.items():
         base: dict[str, Any] = {}

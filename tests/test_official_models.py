@@ -132,7 +132,8 @@ def test_every_role_gets_its_entry_and_its_own_args_go_over_it(tmp_path, monkeyp
 def test_without_a_models_yaml_the_roles_keep_their_defaults(tmp_path, monkeypatch):
     bench = _bench(tmp_path, monkeypatch, vita_user_model_args="max_tokens=64")
     assert bench.official_models is None
-    assert bench.role_settings == {"agent": {}, "user": {"max_tokens": 64}, "judge": {}, "memory": {}}
+    assert bench.role_settings == {"agent": {}, "user": {"max_tokens": 64}, "judge": {}, "memory": {},
+                                   "rag_summary": {}}
     assert bench.user_simulator().params == {"temperature": 0.0, "max_tokens": 64}
     assert bench.judge().inner.params == {"temperature": 0.0}
 

@@ -186,7 +186,7 @@ def test_rag_with_the_official_retrieval_has_no_retrieval_reason(tmp_path, check
     bench = _bench(tmp_path, checkout, monkeypatch, vita_memory="rag", vita_embedding_model="text-embedding-3-large")
     reasons = comparability(bench.config, official_wording=True)
     # rag's requests are the official ones now: only what is not identical for every backend remains
-    assert reasons == [NOT_YET_OFFICIAL["role settings"]]
+    assert reasons == [NO_MODELS_YAML]  # no models.yaml given: the request settings are unknown
     assert "rag" not in NOT_YET_OFFICIAL
 
 

@@ -100,7 +100,7 @@ class OfficialRagMemory:
     def __init__(self, *, embedder: CachedEmbedder, wording: OfficialWording, llm_client: LLMClient | None = None,
                  summary_model: str | None = None, top_k: int = 8, threshold: float = 0.3,
                  chunk_tokens: int = DEFAULT_CHUNK_TOKENS, chunk_overlap: int = DEFAULT_CHUNK_OVERLAP,
-                 temperature: float | None = 0.0):
+                 temperature: float | None = 0.0, params: dict[str, Any] | None = None):
         self.embedder = embedder
         self.wording = wording
         self.client = llm_client if summary_model else None
@@ -110,6 +110,8 @@ class OfficialRagMemory:
         self.chunk_tokens = chunk_tokens
         self.chunk_overlap = chunk_overlap
         self.temperature = temperature
+        #: The summary request's settings over ``temperature`` (the memory model's models.yaml entry).
+        self.params = dict(params or {})
         self.deterministic = self.client is None
         self.chunks: list[OfficialChunk] = []
         self.summary = ""
@@ -193,7 +195,7 @@ class OfficialRagMemory:
         assert self.client is not None and self.summary_model is not None
         completion = self.client.complete("memory", model=self.summary_model, seed=context.seed,
                                           messages=self.wording.rag_summary_messages([c.listed() for c in self.chunks]),
-                                          temperature=self.temperature)
+                                          **{"temperature": self.temperature, **self.params})
         self.usage = self.usage + completion.usage
         # An empty answer leaves the listing of every chunk, as officially.
         return completion.text.strip()
@@ -215,7 +217,7 @@ class OfficialRagMemory:
         return {"style": "official", "chunk_tokens": self.chunk_tokens, "chunk_overlap": self.chunk_overlap,
                 "tokenizer": tokenizer_name(), "official_wording": self.wording.source.version,
                 "summary_model": self.summary_model, "endpoint": getattr(self.client, "endpoint", None),
-                "temperature": self.temperature}
+                "temperature": self.temperature, "params": self.params}
 
 
 def _embedded(text: str) -> str:

@@ -241,9 +241,10 @@ def _rag_factory(opts: dict[str, Any]) -> Callable[[], Any]:
         client = opts.get("llm_client")
         if wants_summary and (summary_model is None or client is None):
             _agentic_factory(opts, who="--vita-rag-summary")  # raises, naming what is missing
+        params = dict(opts.get("rag_summary_args") or {})
         return lambda: OfficialRagMemory(embedder=embedder, wording=wording, llm_client=client,
                                          summary_model=summary_model, top_k=top_k, threshold=official_threshold,
-                                         chunk_tokens=chunk_tokens)
+                                         chunk_tokens=chunk_tokens, params=params)
 
     def make() -> RagMemory:
         return RagMemory(embedder=embedder, top_k=top_k, threshold=threshold, chunk_tokens=chunk_tokens,
