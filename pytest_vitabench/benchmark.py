@@ -43,6 +43,14 @@ class Benchmark:
             from .official_wording import check_wording
 
             check_wording(self.official_source)
+        if self.config.tool_results == "official":
+            from .domains import MISSING_SOURCE, check_official_messages
+
+            if self.official_source is not None:
+                check_official_messages(self.official_source)  # a changed copy fails now, naming file and function
+            elif options.get("vita_tool_results"):  # asked for by name, it cannot be honoured without the source
+                raise ValueError(MISSING_SOURCE)
+            # else the official profile with our own wording (--vita-official-source none): our answers too
         #: This process's shard of the run (``None``: unsharded); its limits are its part of the run's.
         self.shard = resolve_shard(self.config.shard)
         self.llm_settings = split_limits(settings_for_run(self.config, rootdir=rootdir, state_dir=state_dir),
