@@ -20,7 +20,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from .official_source import OfficialSource, OfficialSourceError, function_node
+from .official_source import OfficialSource, OfficialSourceError
 
 #: The official files whose functions' messages become tool results (paths under the ``vita`` package).
 TOOL_FILES = {
@@ -135,9 +135,30 @@ class ToolMessages:
 
 
 @cache
+def _functions(path: Path) -> dict[str, ast.AST]:
+    # One parse per file (a run looks up some 70 functions in four files); the first definition of a name
+    # in walk order wins, as in :func:`..official_source.function_node`.
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except (OSError, UnicodeDecodeError, SyntaxError) as exc:
+        raise OfficialSourceError(f"cannot read the official code {path}: {exc}") from None
+    found: dict[str, ast.AST] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found.setdefault(node.name, node)
+    return found
+
+
+@cache
 def function_messages(path: Path, function: str) -> tuple[Message, ...]:
-    """Every message ``function`` in ``path`` asserts, returns or raises, in source order (parsed once)."""
-    node = function_node(path, function)
+    """Every message ``function`` in ``path`` asserts, returns or raises, in source order (parsed once).
+
+    Raises:
+        OfficialSourceError: The file cannot be read or parsed, or has no such function.
+    """
+    node = _functions(path).get(function)
+    if node is None:
+        raise OfficialSourceError(f"{path}: no function {function}()")
     found: list[ast.expr] = []
     for child in ast.walk(node):
         if isinstance(child, ast.Assert) and child.msg is not None:
