@@ -44,6 +44,14 @@ class Benchmark:
             from .official_wording import check_wording
 
             check_wording(self.official_source)
+        if self.config.tool_results == "official":
+            from .domains import MISSING_SOURCE, check_official_messages
+
+            if self.official_source is not None:
+                check_official_messages(self.official_source)  # a changed copy fails now, naming file and function
+            elif options.get("vita_tool_results"):  # asked for by name, it cannot be honoured without the source
+                raise ValueError(MISSING_SOURCE)
+            # else the official profile with our own wording (--vita-official-source none): our answers too
         from .official_models import locate as locate_official_models
 
         self.official_models = locate_official_models(

@@ -329,8 +329,10 @@ def summary(config: Any, *, tokenizer: str = "cl100k_base", official_wording: bo
     return {
         "name": config.profile,
         "switches": {dev.option: getattr(config, dev.field) for dev in DEVIATIONS},
-        # --vita-tool-results official reaches these domains only; the others keep JSON answers.
-        "official_tool_results_domains": list(OFFICIAL_RESULT_DOMAINS) if config.tool_results == "official" else [],
+        # --vita-tool-results official reaches these domains only; the others keep JSON answers. Its messages are
+        # read from the official source: without one (--vita-official-source none) every answer is ours.
+        "official_tool_results_domains": list(OFFICIAL_RESULT_DOMAINS)
+        if config.tool_results == "official" and official_wording else [],
         "tokenizer": tokenizer,
         "comparable_with_leaderboard": not reasons,
         "not_comparable_because": reasons,

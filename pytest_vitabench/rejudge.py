@@ -27,6 +27,8 @@ from .domains import build_environment
 from .judges.base import Judge, JudgeCase, Verdict
 from .messages import Usage
 from .metrics import compute_metrics
+from .official_source import OfficialSource
+from .official_source import locate as locate_official_source
 from .report.json_report import build_report, load_report
 from .result import ItemResult
 from .suite.loader import LoadedSuite, load_suite, read_suite_bytes
@@ -108,11 +110,13 @@ def suite_language(configured: str, suite: LoadedSuite) -> str:
 
 
 def replay(result: ItemResult, suite: LoadedSuite, language: str, checks: list[str] | None = None,
-           styles: dict[str, str] | None = None) -> tuple[JudgeCase, list[str]]:
+           styles: dict[str, str] | None = None, official_source: OfficialSource | None = None
+           ) -> tuple[JudgeCase, list[str]]:
     """The judge case of a saved result: its subtask, messages and replayed final environment.
 
     Args:
         styles: The run's ``search_style`` and ``tool_results`` (see :func:`..domains.build_environment`).
+        official_source: The official harness the official tool results read their messages from.
 
     Returns:
         The case, and one line per replayed tool call whose result differs from the saved one.
@@ -131,7 +135,7 @@ def replay(result: ItemResult, suite: LoadedSuite, language: str, checks: list[s
     environment = build_environment(sub.domain, sub.environment,
                                     user_id=str(sub.environment.get("user_id") or user.task.user_id),
                                     time=time, seed=result.seed, language=language, checks=checks,
-                                    **(styles or {}))
+                                    official_source=official_source, **(styles or {}))
     saved = {m.tool_call_id: m for m in result.messages if m.role == "tool" and m.tool_call_id}
     mismatches: list[str] = []
     for message in result.messages:
@@ -184,6 +188,10 @@ def rejudge_report(path: str | Path, judge: Judge, *, suite_paths: SuitePaths = 
     except (OSError, ValueError) as exc:
         raise RejudgeError(str(exc)) from exc
     config = dict(report.get("config") or {})
+    # The official tool results replay with the official messages, from the source the run named.
+    read_from = ((report.get("profile") or {}).get("official_source") or {}).get("path")
+    official_source = locate_official_source(str(read_from or "none")) \
+        if config.get("tool_results") == "official" else None
     language = str(config.get("language") or "en")
     suites = resolve_suites(report, suite_paths)
     # Schema /2 keeps trajectories in the run directory: read them back through the one run reader.
@@ -202,7 +210,7 @@ def rejudge_report(path: str | Path, judge: Judge, *, suite_paths: SuitePaths = 
         # The run's search and answer styles, so that a replayed call answers as it did in the run.
         styles = {key: str(config.get(key) or "default") for key in ("search_style", "tool_results")}
         case, problems = replay(result, suites[result.suite], suite_language(language, suites[result.suite]),
-                                checks=config.get("tool_checks"), styles=styles)
+                                checks=config.get("tool_checks"), styles=styles, official_source=official_source)
         if problems:
             mismatches[result.nodeid] = problems
         if batch is not None:

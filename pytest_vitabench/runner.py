@@ -404,14 +404,16 @@ class ItemRunner:
         result.memory_snapshot = snapshot
         env_time = user.times[index]
         tools = memory_tools(memory)
-        # The offline built-in agents read JSON answers; the official text is for models.
-        tool_results = "default" if getattr(agent, "reads_json_results", False) else config.tool_results
+        # The offline built-in agents read JSON answers; the official text is for models, and is read from the
+        # official source (without one, under the official profile, the answers are ours as the prompts are).
+        official_text = not getattr(agent, "reads_json_results", False) and self.official_source is not None
+        tool_results = config.tool_results if official_text else "default"
 
         def fresh_environment() -> Environment:
             built = build_environment(
                 sub.domain, sub.environment, user_id=str(sub.environment.get("user_id") or task.user_id),
                 time=env_time, seed=result.seed, language=language, checks=config.tool_checks,
-                search_style=config.search_style, tool_results=tool_results,
+                search_style=config.search_style, tool_results=tool_results, official_source=self.official_source,
             )
             built.add_tools(tools)
             return built

@@ -205,10 +205,10 @@ class RunSettings:
              "(last resolvable write, target entity shown, every rubric)")
     official_source: str | None = setting(
         parse=values.official_source, metavar="DIR|auto|none",
-        help="where the official wording (prompts, tool descriptions) is read from at run time: a checkout of the "
-             "official VitaBench 2.0 harness (or its src/vita directory), auto (the installed 'vita' package, found "
-             "without importing it), or none (our own wording: not comparable with the leaderboard). Default: auto "
-             "under --vita-profile official, else none")
+        help="where the official wording (prompts, tool descriptions, tool messages) is read from at run time: a "
+             "checkout of the official VitaBench 2.0 harness (or its src/vita directory), auto (the installed 'vita' "
+             "package, found without importing it), or none (our own wording: not comparable with the leaderboard). "
+             "Default: auto under --vita-profile official, else none")
     search_style: Literal["default", "official"] = setting(
         "default", profile=True, parse=values.switch,
         help="search tools: default (keywords joined with spaces, ties by id, strict city match) or official "
@@ -216,7 +216,8 @@ class RunSettings:
     tool_results: Literal["default", "official"] = setting(
         "default", profile=True, parse=values.switch,
         help="tool answers: default (JSON of the visible fields; refusals are errors) or official (the official "
-             "tools' own text: records' string forms, failed preconditions as plain text, their checks)")
+             "tools' own text: records' string forms, failed preconditions as plain text, their checks; their "
+             "messages are read from --vita-official-source, which it needs)")
     episode_style: Literal["default", "official"] = setting(
         "default", profile=True, parse=values.switch,
         help="episode rules: default (tool calls next to ###STOP### run, 4 attempts at a valid agent message, a "

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pytest_vitabench.official_messages import TOOL_FILES
 from pytest_vitabench.official_source import DOMAINS, PROMPTS
 
 #: The fields each prompt is formatted with.
@@ -196,6 +197,26 @@ def prompt_yaml(name: str) -> str:
             "\n")
 
 
+def fake_messages(file: str) -> str:
+    """Module-level functions saying invented messages of every shape the official tool results read from
+    ``file`` (a key of ``TOOL_FILES``): each asserts a message per ordinal, its placeholders as fields."""
+    from pytest_vitabench.domains import official_message_keys
+
+    shapes: dict[str, dict[tuple[str, ...], int]] = {}
+    for key in official_message_keys():
+        if key.file == file:
+            counts = shapes.setdefault(key.function, {})
+            counts[key.placeholders] = max(counts.get(key.placeholders, 0), key.nth + 1)
+    out = []
+    for function, counts in shapes.items():
+        lines = [f"\n\ndef {function}(self):"]
+        for placeholders, count in counts.items():
+            fields = " ".join("{" + p + "}" for p in placeholders)
+            lines += [f'    assert ok, f"fake {function} {n}: {fields}"' for n in range(count)]
+        out.append("\n".join(lines))
+    return "".join(out) + "\n"
+
+
 def make_checkout(root: Path) -> Path:
     """A checkout-shaped directory under ``root``; returns ``root``."""
     package = root / "src" / "vita"
@@ -205,9 +226,10 @@ def make_checkout(root: Path) -> Path:
     for domain in DOMAINS:
         (package / "domains" / domain).mkdir(parents=True)
         (package / "domains" / domain / "tools_schema.py").write_text(TOOLS_SCHEMA, encoding="utf-8")
-        (package / "domains" / domain / "tools.py").write_text(TOOLS, encoding="utf-8")
+        (package / "domains" / domain / "tools.py").write_text(TOOLS + fake_messages(domain), encoding="utf-8")
     for relative, text in CODE.items():
         (package / relative).parent.mkdir(parents=True, exist_ok=True)
-        (package / relative).write_text(text, encoding="utf-8")
+        extra = fake_messages("shared") if relative == TOOL_FILES["shared"] else ""
+        (package / relative).write_text(text + extra, encoding="utf-8")
     (package / "__init__.py").write_text("raise SystemExit('the vita package must never be imported')\n")
     return root

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from _fake_official import make_checkout
 
 from pytest_vitabench.benchmark import Benchmark
 from pytest_vitabench.llm.model_args import parse_model_args
@@ -141,6 +142,15 @@ def test_the_deviation_table_and_help_name_every_switch():
 
 
 def test_the_report_says_which_domains_get_the_official_tool_text(tmp_path):
-    assert bench(tmp_path, vita_profile="official").profile_summary()["official_tool_results_domains"] == [
-        "delivery", "instore", "ota"]
+    checkout = str(make_checkout(tmp_path / "harness"))
+    official = bench(tmp_path, vita_profile="official", vita_official_source=checkout)
+    assert official.profile_summary()["official_tool_results_domains"] == ["delivery", "instore", "ota"]
     assert bench(tmp_path).profile_summary()["official_tool_results_domains"] == []
+    # our own wording (--vita-official-source none): the official messages cannot be read, the answers are ours
+    assert bench(tmp_path, vita_profile="official").profile_summary()["official_tool_results_domains"] == []
+
+
+def test_official_tool_results_by_name_without_the_source_is_refused_naming_the_option(tmp_path):
+    with pytest.raises(ValueError, match="--vita-tool-results official reads the official tools' messages .*"
+                                         "--vita-official-source DIR"):
+        bench(tmp_path, vita_tool_results="official", vita_official_source="none")

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 from .base import Environment
 
 if TYPE_CHECKING:  # the spec module imports the tool machinery; at runtime only when a domain is used
+    from ..official_messages import MessageKey
+    from ..official_source import OfficialSource
     from .entities import DomainDB, Order
     from .environment import DomainEnvironment
     from .spec import DomainSpec
@@ -26,8 +28,32 @@ DOMAINS = ("delivery", "instore", "ota")
 #: their JSON answers).
 OFFICIAL_RESULT_DOMAINS = ("delivery", "instore", "ota")
 
-__all__ = ["DOMAINS", "OFFICIAL_RESULT_DOMAINS", "build_environment", "domain_spec", "split_domains", "tool_names",
-           "validate_environment"]
+#: Why the official tool results cannot run without the official source.
+MISSING_SOURCE = ("--vita-tool-results official reads the official tools' messages from the official VitaBench 2.0 "
+                  "harness: name a copy with --vita-official-source DIR (or auto, the installed 'vita' package)")
+
+__all__ = ["DOMAINS", "MISSING_SOURCE", "OFFICIAL_RESULT_DOMAINS", "build_environment", "check_official_messages",
+           "domain_spec", "official_message_keys", "split_domains", "tool_names", "validate_environment"]
+
+
+def official_message_keys() -> list[MessageKey]:
+    """Every official message the official tool results read (each official tools module declares its own)."""
+    from ..official_messages import DECLARED
+
+    for module in ("official_shared", "delivery.official", "instore.official", "ota.official"):
+        importlib.import_module(f"{__name__}.{module}")
+    return list(dict.fromkeys(DECLARED))
+
+
+def check_official_messages(source: OfficialSource) -> None:
+    """Find every official message the official tool results use in ``source``, before any item runs.
+
+    Raises:
+        OfficialSourceError: A message is missing (naming the official file and function).
+    """
+    from ..official_messages import ToolMessages
+
+    ToolMessages(source).check(official_message_keys())
 
 
 def split_domains(domain: str) -> list[str]:
@@ -89,6 +115,7 @@ def validate_environment(domain: str, environment: dict[str, Any]) -> None:
 def build_environment(
     domain: str, environment: dict[str, Any], *, user_id: str, time: str, seed: int, language: str = "en",
     checks: list[str] | None = None, search_style: str = "default", tool_results: str = "default",
+    official_source: OfficialSource | None = None,
 ) -> Environment:
     """A fresh environment for one episode, over a deep copy of ``environment``.
 
@@ -105,6 +132,11 @@ def build_environment(
             (``--vita-search-style``).
         tool_results: ``default`` (JSON views) or ``official`` (the official tools' answers, where implemented:
             :data:`OFFICIAL_RESULT_DOMAINS`) (``--vita-tool-results``).
+        official_source: The user's copy of the official harness, which the official tool results read their
+            messages from (required with ``tool_results="official"``).
+
+    Raises:
+        ValueError: ``tool_results="official"`` without ``official_source``.
     """
     from .entities import load_db
     from .environment import DomainEnvironment
@@ -120,6 +152,12 @@ def build_environment(
     env.search_style = search_style
     # All or nothing per environment: a travel subtask keeps JSON answers in every tool, shared ones included.
     env.tool_results = tool_results if all(name in OFFICIAL_RESULT_DOMAINS for name in names) else "default"
+    if env.official_results:
+        if official_source is None:
+            raise ValueError(MISSING_SOURCE)
+        from ..official_messages import ToolMessages
+
+        env.official_messages = ToolMessages(official_source)
     env.add_tools(SharedTools(env).tools())
     for spec in specs:
         env.add_tools(spec.tools(env).tools())

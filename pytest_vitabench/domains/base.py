@@ -14,11 +14,14 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
 from .arguments import ArgumentValidator, lax_arguments
+
+if TYPE_CHECKING:
+    from ..official_messages import MessageKey, ToolMessages
 
 ToolKind = Literal["read", "write", "generic"]
 #: Names of the tool checks we add over the official tools (kept equal to ``profile.TOOL_CHECKS``).
@@ -103,11 +106,24 @@ class Environment:
     search_style: str = "default"
     #: ``default`` or ``official`` (``--vita-tool-results``): JSON views, or the official tools' own answers.
     tool_results: str = "default"
+    #: The official tools' messages, read from the user's copy of the harness (under the official tool results).
+    official_messages: ToolMessages | None = None
 
     @property
     def official_results(self) -> bool:
         """Whether the tools answer as the official ones (their records' string forms, their checks)."""
         return self.tool_results == "official"
+
+    def say(self, key: MessageKey, *values: Any) -> str:
+        """The official tool message ``key`` with ``values`` (the official tool results never run without them).
+
+        Raises:
+            RuntimeError: The environment was built without the official source.
+        """
+        if self.official_messages is None:
+            raise RuntimeError("the official tool results need the official tools' messages: build the "
+                               "environment with official_source=")
+        return self.official_messages(key, *values)
 
     @property
     def official_search(self) -> bool:

@@ -12,9 +12,19 @@ import math
 from datetime import datetime
 from typing import Any
 
+from ..official_messages import message
 from . import official_text as text
 from .base import ToolError
 from .entities import Order
+
+# The official messages, read from the user's copy of the harness (see :mod:`pytest_vitabench.official_messages`).
+_FILE = "shared"
+BAD_START = message(_FILE, "weather", "date_start")
+BAD_END = message(_FILE, "weather", "date_end")
+NO_WEATHER_CITY = message(_FILE, "weather", "address")
+NO_WEATHER = message(_FILE, "weather", "weather_info[0]", "date_start", "date_end")
+NO_COORDINATES = message(_FILE, "address_to_longitude_latitude", "address")
+NOTHING_NEARBY = message(_FILE, "get_nearby")
 
 
 def _valid_date(value: Any) -> bool:
@@ -48,9 +58,9 @@ class OfficialShared:
         from .fuzzy import official_rank, official_score
 
         if not _valid_date(date_start):
-            return f"Invalid date_start format. Expected yyyy-mm-dd, got: {date_start}"
+            return self.env.say(BAD_START, date_start)
         if not _valid_date(date_end):
-            return f"Invalid date_end format. Expected yyyy-mm-dd, got: {date_end}"
+            return self.env.say(BAD_END, date_end)
         forecasts = self.env.db.weather
         cities = list(dict.fromkeys(w.city for w in forecasts))  # the official {city: city} keeps one of each
         ranked = official_rank(address, [(c, c, c) for c in cities])
@@ -58,19 +68,19 @@ class OfficialShared:
             raise ToolError("list index out of range")  # the official tool indexes an empty ranking
         city = ranked[0]
         if round(official_score(address, city)) < 50:
-            raise ToolError(f"Weather information not found for {address}")
+            raise ToolError(self.env.say(NO_WEATHER_CITY, address))
         start, end = (datetime.strptime(d, "%Y-%m-%d").date() for d in (date_start, date_end))
         rows = sorted((w for w in forecasts if w.city == city
                        and start <= datetime.strptime(w.datetime, "%Y-%m-%d").date() <= end), key=lambda w: w.datetime)
         if not rows:
-            return f"No weather information found for {city} between {date_start} and {date_end}"
+            return self.env.say(NO_WEATHER, city, date_start, date_end)
         return "\n".join(_weather(w) for w in rows)
 
     def address_to_longitude_latitude(self, address: str) -> str:
         try:
             found = self.env.geocode(address)
         except ToolError:
-            raise ToolError(f"Longitude and latitude not found for address {address}") from None
+            raise ToolError(self.env.say(NO_COORDINATES, address)) from None
         # A list answer: each number as its text, the list as JSON.
         return json.dumps([str(float(found.longitude)), str(float(found.latitude))])
 
@@ -87,7 +97,7 @@ class OfficialShared:
                 loc = entity.location
                 if distance(longitude, latitude, loc.longitude, loc.latitude) <= radius:
                     found.append(render(entity))
-        return "\n".join(found) if found else "No search results found"
+        return "\n".join(found) if found else self.env.say(NOTHING_NEARBY)
 
 
 def _weather(w: Any) -> str:

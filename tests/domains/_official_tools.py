@@ -19,6 +19,8 @@ from typing import Any
 import pytest
 from _paths import REPO_ROOT
 
+from pytest_vitabench.official_source import OfficialSource, locate
+
 #: ``../shared/official/VitaBench-2.0`` beside the clone; ``VITA_SHARED_DIR`` points elsewhere (a git worktree one
 #: level deeper), as for the side-by-side test.
 OFFICIAL_DIR = Path(os.environ.get("VITA_SHARED_DIR") or REPO_ROOT.parent / "shared") / "official" / "VitaBench-2.0"
@@ -54,6 +56,16 @@ CREATING = frozenset({"create_delivery_order", "create_instore_product_order", "
                       "create_hotel_order", "create_attraction_order", "create_flight_order", "create_train_order",
                       "create_taxi_order"})
 CREATED = re.compile(r"(?:Order\(order_id:|BookInfo\(book_id=|ReservationInfo\(reservation_id=)([^,]+),")
+
+
+def official_source() -> OfficialSource:
+    """The official harness's source, read as the plugin reads it (its messages reach our official tool results),
+    or skip the test saying what is missing."""
+    if not OFFICIAL_DIR.is_dir():
+        pytest.skip(f"the official harness's source is not at {OFFICIAL_DIR} (needs ../shared beside the clone)")
+    source = locate(str(OFFICIAL_DIR))
+    assert source is not None
+    return source
 
 
 def official_python() -> str:

@@ -14,10 +14,11 @@ import re
 from typing import Any
 
 import pytest
-from _official_tools import CREATED, CREATING, run_official_tools
+from _official_tools import CREATED, CREATING, official_source, run_official_tools
 from _paths import REPO_ROOT, VB1_DIR, VB1_SKIP_REASON
 
 from pytest_vitabench.domains import build_environment
+from pytest_vitabench.domains.delivery.official import WRONG_USER
 from pytest_vitabench.vocabulary import is_hidden
 
 PAPER = REPO_ROOT / "suites" / "paper" / "tasks.vita.json.gz"
@@ -36,7 +37,8 @@ def _delivery_subtask() -> dict[str, Any]:
 def _ours(environment: dict[str, Any], calls: list[tuple[str, Any]], domain: str = "delivery"
           ) -> list[tuple[str, bool]]:
     env = build_environment(domain, environment, user_id=environment["user_id"], time=environment["time"],
-                            seed=0, checks=[], search_style="official", tool_results="official")
+                            seed=0, checks=[], search_style="official", tool_results="official",
+                            official_source=official_source())
     out, created = [], ""
     for name, arguments in calls:
         result = env.call(name, {k: (created if v == "$CREATED" else v) for k, v in arguments.items()})
@@ -341,11 +343,12 @@ def test_default_results_stay_json():
     env = build_environment("delivery", sub_env, user_id="U1", time=sub_env["time"], seed=0)
     assert json.loads(env.call("get_delivery_store_info", {"store_id": "S1"}).content)["store_id"] == "S1"
     official = build_environment("delivery", sub_env, user_id="U1", time=sub_env["time"], seed=0,
-                                 tool_results="official")
+                                 tool_results="official", official_source=official_source())
     answer = official.call("get_delivery_store_info", {"store_id": "S1"})
     assert answer.content.startswith("Store(name=Noodle Bar, store_id=S1, score=4.0, location=A longitude:1.0,")
     assert "products=StoreProduct(store_name=Noodle Bar, store_id=S1, product_name=Noodles" in answer.content
     refused = official.call("create_delivery_order", {"user_id": "U2", "store_id": "S1", "product_ids": ["P1"],
                                                       "product_cnts": [1], "address": "A",
                                                       "dispatch_time": "2025-06-01 12:00:00"})
-    assert (refused.content, refused.error) == ("User ID does not match", False)  # plain text, as officially
+    # plain text, as officially, and the official sentence read from the official source
+    assert (refused.content, refused.error) == (official.say(WRONG_USER), False)

@@ -5,8 +5,11 @@ crashed run; ``--vita-tool-results official`` sends the model the official tools
 from __future__ import annotations
 
 import json
+import re
+import shutil
 
 import pytest
+from _side_by_side import OFFICIAL_SOURCE as OFFICIAL_DIR
 from _stub_llm import StubLLM, tool_call
 from _suites import tiny_suite
 
@@ -78,7 +81,11 @@ def test_the_model_reads_the_tool_answers_of_the_style(project, style, start):
     try:
         stub.replies += [{"content": None, "tool_calls": [tool_call("c1", "get_delivery_store_info",
                                                                     {"store_id": "S2"})]}, STOP]
-        _run(project, stub, "--vita-tool-results", style)
+        # the official answers carry the official tools' messages: read from the official source
+        source = ["--vita-official-source", str(OFFICIAL_DIR)] if style == "official" else []
+        if source and not OFFICIAL_DIR.is_dir():
+            pytest.skip(f"the official harness's source is not at {OFFICIAL_DIR} (needs ../shared beside the clone)")
+        _run(project, stub, "--vita-tool-results", style, *source)
         answer = stub.requests[1]["messages"][-1]
         assert answer["role"] == "tool" and answer["content"].startswith(start)
     finally:
@@ -89,3 +96,29 @@ def test_a_bad_style_is_a_usage_error_naming_the_option(project):
     result = project.runpytest("--vita-tool-results", "repr", "-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--vita-tool-results must be one of default, official, got 'repr'*"])
+
+
+def test_official_tool_results_without_the_official_source_is_a_usage_error_naming_it(project):
+    result = project.runpytest("--vita-tool-results", "official", "--vita-official-source", "none",
+                               "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--vita-tool-results official reads the official tools' messages*"
+                                 "--vita-official-source DIR*"])
+
+
+def test_a_copy_of_the_harness_without_a_message_is_a_usage_error_naming_file_and_function(project, tmp_path):
+    if not OFFICIAL_DIR.is_dir():
+        pytest.skip(f"the official harness's source is not at {OFFICIAL_DIR} (needs ../shared beside the clone)")
+    copy = tmp_path / "VitaBench-2.0"
+    shutil.copytree(OFFICIAL_DIR / "src" / "vita", copy / "src" / "vita", ignore=shutil.ignore_patterns("*.json"))
+    tools = copy / "src" / "vita" / "domains" / "delivery" / "tools.py"
+    text = tools.read_text(encoding="utf-8")
+    start = text.index("def pay_delivery_order")
+    end = text.index("\n    @", start)
+    # a copy whose payment tool says nothing any more
+    tools.write_text(text[:start] + re.sub(r'return "[^"]*"', "return None", text[start:end]) + text[end:],
+                     encoding="utf-8")
+    result = project.runpytest("--vita-tool-results", "official", "--vita-official-source", str(copy),
+                               "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*{tools}: pay_delivery_order() has 0 message(s) with no placeholder*"])

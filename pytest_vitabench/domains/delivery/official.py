@@ -13,15 +13,41 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from ...official_messages import message
 from .. import official_text as text
 from ..base import ToolError
 from ..clock import TIME_FORMAT
 from ..entities import Order, OrderProduct
 from ..geo import distance_m
+from ..official_shared import NO_COORDINATES
 from .models import Store, StoreProduct
 
 if TYPE_CHECKING:
     from ..environment import DomainEnvironment
+
+# The official messages, read from the user's copy of the harness (see :mod:`pytest_vitabench.official_messages`).
+_FILE = "delivery"
+STORE_NOT_FOUND = message(_FILE, "_get_store", "store_id")
+PRODUCT_NOT_FOUND = message(_FILE, "_get_store_product", "product_id")
+ORDER_NOT_FOUND = message(_FILE, "_get_delivery_order", "order_id")
+NOT_A_DELIVERY_ORDER = message(_FILE, "_get_delivery_order", "order_id", nth=1)
+DISTANCE_TYPE = message(_FILE, "delivery_distance_to_time", "type(distance)")
+NO_USER_ID = message(_FILE, "create_delivery_order")
+WRONG_USER = message(_FILE, "create_delivery_order", nth=1)
+NO_STORE = message(_FILE, "create_delivery_order", "store_id")
+NO_ADDRESS = message(_FILE, "create_delivery_order", "address")
+BAD_COUNTS = message(_FILE, "create_delivery_order", "product_cnts")
+BAD_DISPATCH_FORMAT = message(_FILE, "create_delivery_order", "dispatch_time")
+PAST_DISPATCH = message(_FILE, "create_delivery_order", "dispatch_time", nth=1)
+NOT_UNPAID = message(_FILE, "pay_delivery_order")
+PAID = message(_FILE, "pay_delivery_order", nth=1)
+ALREADY_CANCELLED = message(_FILE, "cancel_delivery_order", "order_id")
+CANCELLED = message(_FILE, "cancel_delivery_order", "order.order_id")
+MODIFIED = message(_FILE, "modify_delivery_order", "order.order_id")
+SEARCH_NO_USER_ID = message(_FILE, "search_delivery_orders")
+SEARCH_WRONG_USER = message(_FILE, "search_delivery_orders", nth=1)
+NO_ORDERS = message(_FILE, "search_delivery_orders", nth=2)
+NO_ORDER_ID = message(_FILE, "get_delivery_order_detail")
 
 
 def _valid_time(value: Any) -> bool:
@@ -46,7 +72,7 @@ class OfficialDelivery:
 
     def store(self, store_id: str) -> Store:
         if store_id not in self.db.stores:
-            raise ToolError(f"Store {store_id} not found")
+            raise ToolError(self.env.say(STORE_NOT_FOUND, store_id))
         return self.db.stores[store_id]
 
     def product(self, product_id: str) -> StoreProduct:
@@ -54,14 +80,14 @@ class OfficialDelivery:
             for product in store.products:
                 if product.product_id == product_id:
                     return product
-        raise ToolError(f"{product_id} not found")
+        raise ToolError(self.env.say(PRODUCT_NOT_FOUND, product_id))
 
     def order(self, order_id: str) -> Order:
         if order_id not in self.db.orders:
-            raise ToolError(f"Order {order_id} not found")
+            raise ToolError(self.env.say(ORDER_NOT_FOUND, order_id))
         found = self.db.orders[order_id]
         if found.order_type != "delivery":
-            raise ToolError(f"Order {order_id} is not a delivery order")
+            raise ToolError(self.env.say(NOT_A_DELIVERY_ORDER, order_id))
         return found
 
     def order_repr(self, order: Order) -> str:
@@ -71,7 +97,7 @@ class OfficialDelivery:
 
     def delivery_distance_to_time(self, distance: Any) -> str:
         if isinstance(distance, bool) or not isinstance(distance, (int, float)):
-            return f"distance value type should be float or int, but get {type(distance)}"
+            return self.env.say(DISTANCE_TYPE, type(distance))
         # The official environment turns a number into its text, then encodes that text as JSON: '"33.0"'.
         return text.json_number(round(25.00 + int(distance) * 0.006510, 0))
 
@@ -92,26 +118,26 @@ class OfficialDelivery:
                               note: str | None) -> str:
         env = self.env
         if not user_id:
-            return "User ID cannot be empty"
+            return env.say(NO_USER_ID)
         if user_id != self.db.user_id:
-            return "User ID does not match"
+            return env.say(WRONG_USER)
         if store_id not in self.db.stores:
-            return f"Store {store_id} not found"
+            return env.say(NO_STORE, store_id)
         products = [self.product(pid) for pid in product_ids]
         if address == "":
-            return f"Location {address} is empty"
+            return env.say(NO_ADDRESS, address)
         if len(product_ids) != len(product_cnts) or not all(cnt > 0 for cnt in product_cnts):
-            return f"product_cnts {product_cnts!r} list is invalid"
+            return env.say(BAD_COUNTS, product_cnts)
         if not dispatch_time or not _valid_time(dispatch_time):
-            return f"dispatch_time {dispatch_time} time format is invalid, yyyy-mm-dd HH:MM:SS required"
+            return env.say(BAD_DISPATCH_FORMAT, dispatch_time)
         dispatch = datetime.strptime(dispatch_time, TIME_FORMAT)
         if dispatch < env.now():
-            return f"dispatch_time {dispatch_time} must be in the future"
+            return env.say(PAST_DISPATCH, dispatch_time)
         store = self.db.stores[store_id]
         try:
             destination = env.geocode(address)
         except ToolError:
-            raise ToolError(f"Longitude and latitude not found for address {address}") from None
+            raise ToolError(env.say(NO_COORDINATES, address)) from None
         distance = distance_m(destination, store.location) if store.location else 0.0
         shipping = float(round(25.00 + int(distance) * 0.006510, 0))
         chosen = [""] * len(products)
@@ -134,9 +160,9 @@ class OfficialDelivery:
     def pay_delivery_order(self, order_id: str) -> str:
         target = self.order(order_id)
         if target.status != "unpaid":
-            return "Order is not in `unpaid` status."
+            return self.env.say(NOT_UNPAID)
         target.status = "paid"
-        return "Payment successful"
+        return self.env.say(PAID)
 
     def get_delivery_order_status(self, order_id: str) -> str:
         return self.order(order_id).status
@@ -144,25 +170,25 @@ class OfficialDelivery:
     def cancel_delivery_order(self, order_id: str) -> str:
         target = self.order(order_id)
         if target.status == "cancelled":
-            return f"Order {order_id} is already cancelled"
+            return self.env.say(ALREADY_CANCELLED, order_id)
         target.status = "cancelled"
-        return f"Order {target.order_id} has been cancelled."
+        return self.env.say(CANCELLED, target.order_id)
 
     def modify_delivery_order(self, order_id: str, note: str) -> str:
         target = self.order(order_id)
         target.note = note
-        return f"Order {target.order_id} has been modified."
+        return self.env.say(MODIFIED, target.order_id)
 
     def search_delivery_orders(self, user_id: str, status: str) -> str:
         if not user_id:
-            return "User ID cannot be empty"
+            return self.env.say(SEARCH_NO_USER_ID)
         if user_id != self.db.user_id:
-            return "User ID does not match"
+            return self.env.say(SEARCH_WRONG_USER)
         found = [o for o in self.db.orders.values()
                  if o.order_type == "delivery" and o.status == status and o.user_id == user_id]
-        return "\n".join(text.order_str(o) for o in found) if found else "No delivery orders available"
+        return "\n".join(text.order_str(o) for o in found) if found else self.env.say(NO_ORDERS)
 
     def get_delivery_order_detail(self, order_id: str) -> str:
         if not order_id:
-            return "Order ID cannot be empty"
+            return self.env.say(NO_ORDER_ID)
         return self.order_repr(self.order(order_id))

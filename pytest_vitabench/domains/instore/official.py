@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from ...official_messages import MessageKey, message
 from .. import official_text as text
 from ..base import ToolError
 from ..clock import TIME_FORMAT
@@ -19,6 +20,58 @@ from .models import BookInfo, ReservationInfo, Shop, ShopProduct
 
 if TYPE_CHECKING:
     from ..environment import DomainEnvironment
+
+
+# The official messages, read from the user's copy of the harness (see :mod:`pytest_vitabench.official_messages`).
+_FILE = "instore"
+#: Per tool, its two user checks: the user id is empty, it is not the user's.
+USER_CHECKS = {tool: (message(_FILE, tool), message(_FILE, tool, nth=1)) for tool in (
+    "create_instore_product_order", "instore_book", "instore_reservation", "get_instore_orders",
+    "get_instore_reservations", "get_instore_books", "search_instore_book", "search_instore_reservation")}
+PRODUCT_NOT_FOUND = message(_FILE, "_get_shop_product", "product_id")
+ORDER_NOT_FOUND = message(_FILE, "_get_instore_order", "order_id")
+NOT_AN_INSTORE_ORDER = message(_FILE, "_get_instore_order", "order_id", nth=1)
+BOOK_NOT_FOUND = message(_FILE, "_get_book_info", "book_id")
+RESERVATION_NOT_FOUND = message(_FILE, "_get_reservation_info", "reservation_id")
+ORDER_NO_SHOP = message(_FILE, "create_instore_product_order", nth=2)
+ORDER_NO_PRODUCT = message(_FILE, "create_instore_product_order", nth=3)
+ORDER_BAD_QUANTITY = message(_FILE, "create_instore_product_order", nth=4)
+PAY_NO_ORDER_ID = message(_FILE, "pay_instore_order")
+PAY_NOT_UNPAID = message(_FILE, "pay_instore_order", "order_id")
+PAID = message(_FILE, "pay_instore_order", nth=1)
+CANCEL_NO_ORDER_ID = message(_FILE, "instore_cancel_order")
+ORDER_ALREADY_CANCELLED = message(_FILE, "instore_cancel_order", "order.order_id")
+ORDER_CANCELLED = message(_FILE, "instore_cancel_order", "order.order_id", nth=1)
+BOOK_NO_SHOP = message(_FILE, "instore_book", nth=2)
+BOOK_BAD_COUNT = message(_FILE, "instore_book", nth=3)
+BOOK_NO_TIME = message(_FILE, "instore_book", nth=4)
+BOOK_BAD_TIME = message(_FILE, "instore_book", nth=5)
+BOOK_NOT_OFFERED = message(_FILE, "instore_book", nth=6)
+PAY_BOOK_NO_ID = message(_FILE, "pay_instore_book")
+BOOK_PAID = message(_FILE, "pay_instore_book", nth=1)
+BOOK_NOT_UNPAID = message(_FILE, "pay_instore_book", "book_info.book_id")
+CANCEL_BOOK_NO_ID = message(_FILE, "instore_cancel_book")
+BOOK_ALREADY_CANCELLED = message(_FILE, "instore_cancel_book", "book_info.book_id")
+BOOK_CANCELLED = message(_FILE, "instore_cancel_book", "book_info.book_id", nth=1)
+RESERVE_NO_SHOP = message(_FILE, "instore_reservation", nth=2)
+RESERVE_BAD_TIME = message(_FILE, "instore_reservation", nth=3)
+RESERVE_BAD_COUNT = message(_FILE, "instore_reservation", nth=4)
+MODIFY_NO_ID = message(_FILE, "instore_modify_reservation")
+MODIFY_FINISHED = message(_FILE, "instore_modify_reservation", "reservation_info.reservation_id",
+                          "reservation_info.status")
+MODIFY_BAD_COUNT = message(_FILE, "instore_modify_reservation", nth=1)
+MODIFY_NO_TIME = message(_FILE, "instore_modify_reservation", nth=2)
+MODIFY_BAD_TIME = message(_FILE, "instore_modify_reservation", nth=3)
+CANCEL_RESERVATION_NO_ID = message(_FILE, "instore_cancel_reservation")
+RESERVATION_ALREADY_CANCELLED = message(_FILE, "instore_cancel_reservation", "reservation_info.reservation_id")
+RESERVATION_CANCELLED = message(_FILE, "instore_cancel_reservation", "reservation_info.reservation_id", nth=1)
+NO_ORDERS = message(_FILE, "get_instore_orders", "user_id")
+NO_RESERVATIONS = message(_FILE, "get_instore_reservations", "user_id")
+NO_BOOKS = message(_FILE, "get_instore_books", "user_id")
+SEARCH_NO_BOOKS = message(_FILE, "search_instore_book", "user_id")
+NOT_THE_USERS_BOOK = message(_FILE, "search_instore_book", "book_id", "user_id")
+SEARCH_NO_RESERVATIONS = message(_FILE, "search_instore_reservation", "user_id")
+NOT_THE_USERS_RESERVATION = message(_FILE, "search_instore_reservation", "reservation_id", "user_id")
 
 
 def book_repr(book: BookInfo) -> str:
@@ -52,11 +105,15 @@ class OfficialInstore:
     def db(self) -> Any:
         return self.env.db
 
-    def _user_problem(self, user_id: str) -> str | None:
+    def say(self, key: MessageKey, *values: Any) -> str:
+        return self.env.say(key, *values)
+
+    def _user_problem(self, tool: str, user_id: str) -> str | None:
+        empty, mismatch = USER_CHECKS[tool]
         if not user_id:
-            return "User ID cannot be empty"
+            return self.say(empty)
         if user_id != self.db.user_id:
-            return "User ID does not match"
+            return self.say(mismatch)
         return None
 
     def product(self, product_id: str) -> ShopProduct:
@@ -64,24 +121,24 @@ class OfficialInstore:
             for product in shop.products:
                 if product.product_id == product_id:
                     return product
-        raise ToolError(f"Product {product_id} does not exist")
+        raise ToolError(self.say(PRODUCT_NOT_FOUND, product_id))
 
     def order(self, order_id: str) -> Order:
         if order_id not in self.db.orders:
-            raise ToolError(f"Order {order_id} not found")
+            raise ToolError(self.say(ORDER_NOT_FOUND, order_id))
         found = self.db.orders[order_id]
         if found.order_type != "instore":
-            raise ToolError(f"Order {order_id} is not an instore order")
+            raise ToolError(self.say(NOT_AN_INSTORE_ORDER, order_id))
         return found
 
     def book(self, book_id: str) -> BookInfo:
         if book_id not in self.db.books:
-            raise ToolError(f"BookInfo {book_id} not found")
+            raise ToolError(self.say(BOOK_NOT_FOUND, book_id))
         return self.db.books[book_id]
 
     def reservation(self, reservation_id: str) -> ReservationInfo:
         if reservation_id not in self.db.reservations:
-            raise ToolError(f"ReservationInfo {reservation_id} not found")
+            raise ToolError(self.say(RESERVATION_NOT_FOUND, reservation_id))
         return self.db.reservations[reservation_id]
 
     def order_repr(self, order: Order) -> str:
@@ -96,15 +153,15 @@ class OfficialInstore:
         return "\n".join(text.shop_product_repr(p) for p in ranked)
 
     def create_instore_product_order(self, user_id: str, shop_id: str, product_id: str, quantity: Any) -> str:
-        problem = self._user_problem(user_id)
+        problem = self._user_problem("create_instore_product_order", user_id)
         if problem:
             return problem
         if shop_id not in self.db.shops:
-            return "Shop does not exist"
+            return self.say(ORDER_NO_SHOP)
         if product_id not in [p.product_id for p in self.db.shops[shop_id].products]:
-            return "Product does not exist"
+            return self.say(ORDER_NO_PRODUCT)
         if not quantity > 0:
-            return "Quantity must be greater than 0"
+            return self.say(ORDER_BAD_QUANTITY)
         product = self.product(product_id)
         env = self.env
         now = env.now_text()
@@ -117,37 +174,37 @@ class OfficialInstore:
 
     def pay_instore_order(self, order_id: str) -> str:
         if not order_id:
-            return "Order ID cannot be empty"
+            return self.say(PAY_NO_ORDER_ID)
         target = self.order(order_id)
         if target.status != "unpaid":
-            return f"Order {order_id} is not in `unpaid` status."
+            return self.say(PAY_NOT_UNPAID, order_id)
         target.status, target.update_time = "paid", self.env.now_text()
-        return "Payment successful"
+        return self.say(PAID)
 
     def instore_cancel_order(self, order_id: str) -> str:
         if not order_id:
-            return "Order ID cannot be empty"
+            return self.say(CANCEL_NO_ORDER_ID)
         target = self.order(order_id)
         if target.status == "cancelled":
-            return f"Order {target.order_id} is already cancelled."
+            return self.say(ORDER_ALREADY_CANCELLED, target.order_id)
         target.status, target.update_time = "cancelled", self.env.now_text()
-        return f"Order {target.order_id} is cancelled."
+        return self.say(ORDER_CANCELLED, target.order_id)
 
     def instore_book(self, user_id: str, shop_id: str, time: str, customer_count: Any) -> str:
-        problem = self._user_problem(user_id)
+        problem = self._user_problem("instore_book", user_id)
         if problem:
             return problem
         if shop_id not in self.db.shops:
-            return "Shop does not exist"
+            return self.say(BOOK_NO_SHOP)
         if not customer_count > 0:
-            return "Number of customers for table booking must be greater than 0"
+            return self.say(BOOK_BAD_COUNT)
         if not time:
-            return "Table booking time cannot be empty"
+            return self.say(BOOK_NO_TIME)
         if not _valid_time(time):
-            return "Table booking time format is incorrect, correct format is %Y-%m-%d %H:%M:%S"
+            return self.say(BOOK_BAD_TIME)
         shop = self.db.shops[shop_id]
         if not shop.enable_book:
-            return "Shop does not support table booking"
+            return self.say(BOOK_NOT_OFFERED)
         env = self.env
         book = BookInfo(book_id=env.new_id("BK"), shop_id=shop_id, book_time=time, customer_count=customer_count,
                         book_price=shop.book_price, customer_id=user_id,
@@ -157,32 +214,32 @@ class OfficialInstore:
 
     def pay_instore_book(self, book_id: str) -> str:
         if not book_id:
-            return "Booking ID cannot be empty"
+            return self.say(PAY_BOOK_NO_ID)
         book = self.book(book_id)
         if book.status != "unpaid":
-            return f"BookInfo {book.book_id} is not in `unpaid` status."
+            return self.say(BOOK_NOT_UNPAID, book.book_id)
         book.status, book.update_time = "paid", self.env.now_text()
-        return "Payment successful"
+        return self.say(BOOK_PAID)
 
     def instore_cancel_book(self, book_id: str) -> str:
         if not book_id:
-            return "Booking ID cannot be empty"
+            return self.say(CANCEL_BOOK_NO_ID)
         book = self.book(book_id)
         if book.status == "cancelled":
-            return f"BookInfo {book.book_id} is already cancelled."
+            return self.say(BOOK_ALREADY_CANCELLED, book.book_id)
         book.status, book.update_time = "cancelled", self.env.now_text()
-        return f"BookInfo {book.book_id} is cancelled."
+        return self.say(BOOK_CANCELLED, book.book_id)
 
     def instore_reservation(self, user_id: str, shop_id: str, time: str, customer_count: Any) -> str:
-        problem = self._user_problem(user_id)
+        problem = self._user_problem("instore_reservation", user_id)
         if problem:
             return problem
         if shop_id not in self.db.shops:
-            return "Shop does not exist"
+            return self.say(RESERVE_NO_SHOP)
         if not _valid_time(time):
-            return "Reservation time format is incorrect, correct format is %Y-%m-%d %H:%M:%S"
+            return self.say(RESERVE_BAD_TIME)
         if not customer_count > 0:
-            return "Number of customers for reservation must be greater than 0"
+            return self.say(RESERVE_BAD_COUNT)
         env = self.env
         reservation = ReservationInfo(reservation_id=env.new_id("RS"), shop_id=shop_id, reservation_time=time,
                                       customer_id=user_id, customer_count=customer_count, status="unconsumed",
@@ -192,66 +249,66 @@ class OfficialInstore:
 
     def instore_modify_reservation(self, reservation_id: str, time: str, customer_count: Any) -> str:
         if not reservation_id:
-            return "Reservation ID cannot be empty"
+            return self.say(MODIFY_NO_ID)
         reservation = self.reservation(reservation_id)
         if reservation.status in ("consumed", "cancelled"):
-            return f"ReservationInfo {reservation.reservation_id} is already {reservation.status}."
+            return self.say(MODIFY_FINISHED, reservation.reservation_id, reservation.status)
         if not customer_count >= 0:
-            return "Number of customers for reservation must be greater than or equal to 0"
+            return self.say(MODIFY_BAD_COUNT)
         if not time:
-            return "Reservation time cannot be empty"
+            return self.say(MODIFY_NO_TIME)
         if not _valid_time(time):
-            return "Reservation time format is incorrect, correct format is %Y-%m-%d %H:%M:%S"
+            return self.say(MODIFY_BAD_TIME)
         reservation.reservation_time, reservation.customer_count = time, customer_count
         reservation.update_time = self.env.now_text()
         return reservation_repr(reservation)
 
     def instore_cancel_reservation(self, reservation_id: str) -> str:
         if not reservation_id:
-            return "Reservation ID cannot be empty"
+            return self.say(CANCEL_RESERVATION_NO_ID)
         reservation = self.reservation(reservation_id)
         if reservation.status == "cancelled":
-            return f"ReservationInfo {reservation.reservation_id} is already cancelled."
+            return self.say(RESERVATION_ALREADY_CANCELLED, reservation.reservation_id)
         reservation.status, reservation.update_time = "cancelled", self.env.now_text()
-        return f"ReservationInfo {reservation.reservation_id} is cancelled."
+        return self.say(RESERVATION_CANCELLED, reservation.reservation_id)
 
     def get_instore_orders(self, user_id: str) -> str:
-        problem = self._user_problem(user_id)
+        problem = self._user_problem("get_instore_orders", user_id)
         if problem:
             return problem
         found = [o for o in self.db.orders.values() if o.order_type == "instore" and o.user_id == user_id]
-        return "\n".join(self.order_repr(o) for o in found) if found else f"User {user_id} has no order information."
+        return "\n".join(self.order_repr(o) for o in found) if found else self.say(NO_ORDERS, user_id)
 
-    def _visits(self, user_id: str, items: Any, render: Any, what: str) -> str:
+    def _visits(self, user_id: str, items: Any, render: Any, none: MessageKey) -> str:
         found = [item for item in items if item.customer_id == user_id]
-        return "\n".join(render(i) for i in found) if found else f"User {user_id} has no {what} information."
+        return "\n".join(render(i) for i in found) if found else self.say(none, user_id)
 
     def get_instore_reservations(self, user_id: str) -> str:
-        problem = self._user_problem(user_id)
-        return problem or self._visits(user_id, self.db.reservations.values(), reservation_repr, "reservation")
+        problem = self._user_problem("get_instore_reservations", user_id)
+        return problem or self._visits(user_id, self.db.reservations.values(), reservation_repr, NO_RESERVATIONS)
 
     def get_instore_books(self, user_id: str) -> str:
-        problem = self._user_problem(user_id)
-        return problem or self._visits(user_id, self.db.books.values(), book_repr, "book")
+        problem = self._user_problem("get_instore_books", user_id)
+        return problem or self._visits(user_id, self.db.books.values(), book_repr, NO_BOOKS)
 
     def search_instore_book(self, user_id: str, book_id: str | None) -> str:
-        problem = self._user_problem(user_id)
+        problem = self._user_problem("search_instore_book", user_id)
         if problem:
             return problem
         if book_id is None:
-            return self._visits(user_id, self.db.books.values(), book_repr, "book")
+            return self._visits(user_id, self.db.books.values(), book_repr, SEARCH_NO_BOOKS)
         book = self.book(book_id)
         if book.customer_id != user_id:
-            return f"BookInfo {book_id} is not belong to user {user_id}."
+            return self.say(NOT_THE_USERS_BOOK, book_id, user_id)
         return book_repr(book)
 
     def search_instore_reservation(self, user_id: str, reservation_id: str | None) -> str:
-        problem = self._user_problem(user_id)
+        problem = self._user_problem("search_instore_reservation", user_id)
         if problem:
             return problem
         if reservation_id is None:
-            return self._visits(user_id, self.db.reservations.values(), reservation_repr, "reservation")
+            return self._visits(user_id, self.db.reservations.values(), reservation_repr, SEARCH_NO_RESERVATIONS)
         reservation = self.reservation(reservation_id)
         if reservation.customer_id != user_id:
-            return f"ReservationInfo {reservation_id} is not belong to user {user_id}."
+            return self.say(NOT_THE_USERS_RESERVATION, reservation_id, user_id)
         return reservation_repr(reservation)

@@ -168,8 +168,7 @@ class OtaTools(OtaBooking):
             lambda h: h.hotel_name + ",".join(h.tags),
         )
         if self.env.official_results:
-            return self.official.listing("hotel", hits, "No hotels found matching the criteria. Please check if the "
-                                                        "city name is correct and try again.")
+            return self.official.listing("hotel", hits)
         return [h.summary() for h in hits] or _none_found(f"hotel in {city_name!r}")
 
     @tool()
@@ -187,8 +186,7 @@ class OtaTools(OtaBooking):
             lambda a: f"{a.attraction_name},{a.description},{_address(a)}",
         )
         if self.env.official_results:
-            return self.official.listing("attraction", hits, "No attractions found matching the criteria. Please "
-                                                             "check if the city name is correct and try again.")
+            return self.official.listing("attraction", hits)
         return [a.summary() for a in hits] or _none_found(f"attraction in {city_name!r}")
 
     @tool()
@@ -199,11 +197,10 @@ class OtaTools(OtaBooking):
     ) -> Any:
         """Search flights from a departure city to a destination city (all dates). Returns each flight with
         its seat offers per date."""
-        if self.env.official_results and not (departure and destination):
-            return "Departure city cannot be empty" if not departure else "Destination city cannot be empty"
-        hits = self.route(self.db.flights, departure, destination)
         if self.env.official_results:
-            return self.official.listing("flight", hits, "No flights found matching the criteria")
+            missing = self.official.missing_places("flight", departure, destination)
+            return missing or self.official.listing("flight", self.route(self.db.flights, departure, destination))
+        hits = self.route(self.db.flights, departure, destination)
         return [f.view() for f in hits] or _none_found(f"flight from {departure!r} to {destination!r}")
 
     @tool()
@@ -216,9 +213,8 @@ class OtaTools(OtaBooking):
         """Search trains from a departure city to a destination city that run on a date. Returns each train
         with its seat offers on that date."""
         if self.env.official_results:
-            if not (departure and destination):
-                return "Departure city cannot be empty" if not departure else "Destination city cannot be empty"
-            return self.official.trains_on(self.route(self.db.trains, departure, destination), date)
+            missing = self.official.missing_places("train", departure, destination)
+            return missing or self.official.trains_on(self.route(self.db.trains, departure, destination), date)
         day = parse_date(date).isoformat()
         results = []
         for train in self.route(self.db.trains, departure, destination):
@@ -235,16 +231,16 @@ class OtaTools(OtaBooking):
     ) -> Any:
         """Search taxi offers between a pick-up and a drop-off location. Returns matching offers (car type,
         platform, estimated duration and price, products), or an empty result if none match."""
-        if self.env.official_results and not (departure_location and arrival_location):
-            return ("Departure location cannot be empty" if not departure_location
-                    else "Arrival location cannot be empty")
+        if self.env.official_results and (missing := self.official.missing_places("taxi", departure_location,
+                                                                                   arrival_location)):
+            return missing
         if self.env.official_search:
             # The official filter and order; its fallback to every taxi when none matches stays fixed.
             hits = [taxi for taxi in self.db.taxis.values()
                     if official_match(departure_location, taxi.address("departure") or "")
                     and official_match(arrival_location, taxi.address("arrival") or "")]
             if self.env.official_results:
-                return self.official.listing("taxi", hits, "No taxi services found matching the criteria")
+                return self.official.listing("taxi", hits)
             return [taxi.view() for taxi in hits] or _none_found(
                 f"taxi from {departure_location!r} to {arrival_location!r}")
         scored = []
@@ -255,8 +251,7 @@ class OtaTools(OtaBooking):
                 scored.append((-(start + end), taxi_id, taxi))
         scored.sort(key=lambda row: row[:2])
         if self.env.official_results:
-            return self.official.listing("taxi", [taxi for _, _, taxi in scored],
-                                         "No taxi services found matching the criteria")
+            return self.official.listing("taxi", [taxi for _, _, taxi in scored])
         return [taxi.view() for _, _, taxi in scored] or _none_found(
             f"taxi from {departure_location!r} to {arrival_location!r}"
         )

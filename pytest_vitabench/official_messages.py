@@ -1,0 +1,199 @@
+"""The official tools' messages, read from the user's copy of the harness (``--vita-tool-results official``).
+
+Under the official tool results a tool answers with the official tool's own sentences ("... not found", a
+failed precondition, a success). The project ships none of them: each is read at run time from the official
+function that says it, parsed with :mod:`ast` and never executed. A message is a string the function asserts,
+returns or raises; an f-string becomes a template whose placeholders are the source of its formatted
+expressions (``{order.order_id}``), filled in with the values our re-implementation computes.
+
+A message is addressed by its file, its function, the placeholders it must have (in order) and, among the
+function's messages with exactly those placeholders, its ordinal. A copy of the harness whose function no
+longer has such a message fails loudly, naming the file and the function.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from .official_source import OfficialSource, OfficialSourceError
+
+#: The official files whose functions' messages become tool results (paths under the ``vita`` package).
+TOOL_FILES = {
+    "delivery": "domains/delivery/tools.py",
+    "instore": "domains/instore/tools.py",
+    "ota": "domains/ota/tools.py",
+    "shared": "environment/toolkit.py",
+}
+
+
+@dataclass(frozen=True)
+class _Field:
+    source: str
+    conversion: int
+    spec: str
+
+
+@dataclass(frozen=True)
+class Message:
+    """One official message: literal parts around formatted fields.
+
+    Attributes:
+        parts: The literal texts, one more than there are fields (the first before the first field).
+        fields: The formatted expressions, as the official source writes them.
+    """
+
+    parts: tuple[str, ...]
+    fields: tuple[_Field, ...]
+
+    @property
+    def placeholders(self) -> tuple[str, ...]:
+        return tuple(f.source for f in self.fields)
+
+    def render(self, values: Mapping[str, Any]) -> str:
+        """The message with each field's value formatted as the f-string would (conversion, then spec)."""
+        out = [self.parts[0]]
+        for field, part in zip(self.fields, self.parts[1:], strict=True):
+            value = values[field.source]
+            if field.conversion == ord("r"):
+                value = repr(value)
+            elif field.conversion == ord("s"):
+                value = str(value)
+            elif field.conversion == ord("a"):
+                value = ascii(value)
+            out.append(format(value, field.spec))
+            out.append(part)
+        return "".join(out)
+
+
+@dataclass(frozen=True)
+class MessageKey:
+    """Where one official message is: file (a key of :data:`TOOL_FILES`), function, placeholders, ordinal.
+
+    Attributes:
+        nth: Among the function's messages with exactly these placeholders (in order), which one (from 0).
+    """
+
+    file: str
+    function: str
+    placeholders: tuple[str, ...]
+    nth: int = 0
+
+
+#: Every key declared with :func:`message` (the official tool modules declare theirs when imported).
+DECLARED: list[MessageKey] = []
+
+
+def message(file: str, function: str, *placeholders: str, nth: int = 0) -> MessageKey:
+    """Declare the official message of ``function`` in ``file`` with ``placeholders``, checked by
+    :meth:`ToolMessages.check` before any item runs."""
+    key = MessageKey(file, function, placeholders, nth)
+    DECLARED.append(key)
+    return key
+
+
+class ToolMessages:
+    """The official tools' messages of one copy of the harness (what an environment under the official tool
+    results carries).
+
+    Args:
+        source: The user's copy of the harness.
+    """
+
+    def __init__(self, source: OfficialSource) -> None:
+        self.package_dir = source.package_dir
+
+    def __call__(self, key: MessageKey, *values: Any) -> str:
+        """The message ``key`` with its placeholders filled with ``values`` (in order).
+
+        Raises:
+            OfficialSourceError: The function has no such message (the file and the function are named).
+        """
+        return self.find(key).render(dict(zip(key.placeholders, values, strict=True)))
+
+    def find(self, key: MessageKey) -> Message:
+        path = self.package_dir / TOOL_FILES[key.file]
+        matches = [m for m in function_messages(path, key.function) if m.placeholders == key.placeholders]
+        if key.nth >= len(matches):
+            shape = ", ".join("{" + p + "}" for p in key.placeholders) or "no placeholder"
+            raise OfficialSourceError(f"{path}: {key.function}() has {len(matches)} message(s) with {shape}, "
+                                      f"the official tool results need {key.nth + 1}")
+        return matches[key.nth]
+
+    def check(self, keys: list[MessageKey]) -> None:
+        """Find every one of ``keys``, so that a copy lacking one fails before any item runs.
+
+        Raises:
+            OfficialSourceError: Naming the file and the function.
+        """
+        for key in keys:
+            self.find(key)
+
+
+@cache
+def _functions(path: Path) -> dict[str, ast.AST]:
+    # One parse per file (a run looks up some 70 functions in four files); the first definition of a name
+    # in walk order wins, as in :func:`..official_source.function_node`.
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except (OSError, UnicodeDecodeError, SyntaxError) as exc:
+        raise OfficialSourceError(f"cannot read the official code {path}: {exc}") from None
+    found: dict[str, ast.AST] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found.setdefault(node.name, node)
+    return found
+
+
+@cache
+def function_messages(path: Path, function: str) -> tuple[Message, ...]:
+    """Every message ``function`` in ``path`` asserts, returns or raises, in source order (parsed once).
+
+    Raises:
+        OfficialSourceError: The file cannot be read or parsed, or has no such function.
+    """
+    node = _functions(path).get(function)
+    if node is None:
+        raise OfficialSourceError(f"{path}: no function {function}()")
+    found: list[ast.expr] = []
+    for child in ast.walk(node):
+        if isinstance(child, ast.Assert) and child.msg is not None:
+            found.append(child.msg)
+        elif isinstance(child, ast.Return) and child.value is not None:
+            found.extend(_branches(child.value))
+        elif isinstance(child, ast.Raise) and isinstance(child.exc, ast.Call):
+            found.extend(child.exc.args)
+    found.sort(key=lambda n: (n.lineno, n.col_offset))
+    return tuple(m for m in (_message(n) for n in found) if m is not None)
+
+
+def _branches(node: ast.expr) -> list[ast.expr]:
+    # ``return x if ok else "message"``: both arms may be a message.
+    if isinstance(node, ast.IfExp):
+        return _branches(node.body) + _branches(node.orelse)
+    return [node]
+
+
+def _message(node: ast.expr) -> Message | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return Message((node.value,), ())
+    if not isinstance(node, ast.JoinedStr):
+        return None
+    parts, fields, current = [], [], ""
+    for value in node.values:
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            current += value.value
+        elif isinstance(value, ast.FormattedValue):
+            spec = value.format_spec
+            if spec is not None and not all(isinstance(v, ast.Constant) for v in spec.values):  # type: ignore[attr-defined]
+                return None  # a computed format spec: not a fixed template
+            spec_text = "".join(str(v.value) for v in spec.values) if spec is not None else ""  # type: ignore[attr-defined]
+            parts.append(current)
+            current = ""
+            fields.append(_Field(ast.unparse(value.value), value.conversion, spec_text))
+    parts.append(current)
+    return Message(tuple(parts), tuple(fields))
