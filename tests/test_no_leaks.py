@@ -121,10 +121,26 @@ def _leaks(text: str, hidden: set[str], groundtruth_text: str) -> list[str]:
     return found
 
 
+OFFICIAL_DIR = VB1_DIR.parent.parent / "official" / "VitaBench-2.0"
+
+
+def _official_source() -> Any:
+    """The official harness beside the clone (its tools' answers need its wording), or a skip saying why."""
+    if not OFFICIAL_DIR.is_dir():
+        pytest.skip(f"{OFFICIAL_DIR} not found: the official tools' answers need the official harness's wording")
+    from pytest_vitabench.official_source import locate
+
+    return locate(str(OFFICIAL_DIR))
+
+
+@pytest.mark.parametrize("tool_results", ["default", "official"])
 @pytest.mark.parametrize("path", SUITES, ids=lambda p: p.name)
-def test_no_answer_reaches_the_agent(path: Path):
+def test_no_answer_reaches_the_agent(path: Path, tool_results: str):
     if not path.exists():
         pytest.skip(f"{path} not found (the 1.0 data needs ../shared beside the clone)")
+    # --vita-tool-results official: the official tools' own string forms of the records, not our JSON views
+    source = _official_source() if tool_results == "official" else None
+    official_forms = 0
     runner = ItemRunner(RunConfig(memory=["none", "full_context"]))
     suite = runner.suite(path)
     probed = 0
@@ -136,7 +152,8 @@ def test_no_answer_reaches_the_agent(path: Path):
             for memory_name in ("none", "full_context"):
                 memory = runner.memory_for(suite, user, index, memory_name, trial=0)
                 env = build_environment(sub.domain, _planted(sub.environment), user_id=user.task.user_id,
-                                        time=user.times[index], seed=0)
+                                        time=user.times[index], seed=0, tool_results=tool_results,
+                                        official_source=source)
                 env.add_tools(memory_tools(memory))
                 visible = [agent_system_prompt(time=user.times[index], profile=agent_profile(user.task),
                                                memory=memory.read(sub.instruction), proactive=sub.is_proactive),
@@ -147,10 +164,13 @@ def test_no_answer_reaches_the_agent(path: Path):
                         for args in _probe_arguments(schema, ids, words, env):
                             visible.append(env.call(schema["function"]["name"], args).content)
                             probed += 1
+                            official_forms += not visible[-1].lstrip().startswith(("{", "["))
                 for text in visible:
                     assert not _leaks(text, hidden, groundtruth), (user.key, sub.subtask_id, memory_name,
                                                                    _leaks(text, hidden, groundtruth), text[:300])
     assert probed > 100
+    if tool_results == "official":  # the probes read the official string forms, not our JSON views
+        assert official_forms > probed // 4, (official_forms, probed)
 
 
 def test_the_scan_would_catch_a_leak():
