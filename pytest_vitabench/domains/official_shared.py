@@ -12,7 +12,7 @@ import math
 from datetime import datetime
 from typing import Any
 
-from ..official_messages import message
+from ..official_messages import MessageKey, message
 from . import official_text as text
 from .base import ToolError
 from .entities import Order
@@ -27,12 +27,31 @@ NO_COORDINATES = message(_FILE, "address_to_longitude_latitude", "address")
 NOTHING_NEARBY = message(_FILE, "get_nearby")
 
 
-def _valid_date(value: Any) -> bool:
+def parses_as(value: Any, fmt: str) -> bool:
+    """Whether ``value`` reads as a date or time of ``fmt``, as the official tools check their arguments."""
     try:
-        datetime.strptime(str(value), "%Y-%m-%d")
+        datetime.strptime(str(value), fmt)
     except ValueError:
         return False
     return True
+
+
+def _valid_date(value: Any) -> bool:
+    return parses_as(value, "%Y-%m-%d")
+
+
+class OfficialTools:
+    """What every domain's official tools share: the environment, its database, the official messages."""
+
+    def __init__(self, env: Any) -> None:
+        self.env = env
+
+    @property
+    def db(self) -> Any:
+        return self.env.db
+
+    def say(self, key: MessageKey, *values: Any) -> str:
+        return self.env.say(key, *values)
 
 
 def distance(lon1: float, lat1: float, lon2: float, lat2: float) -> float:
@@ -44,11 +63,8 @@ def distance(lon1: float, lat1: float, lon2: float, lat2: float) -> float:
     return float(round(6371000 * 2 * math.asin(math.sqrt(a)), 0))
 
 
-class OfficialShared:
+class OfficialShared(OfficialTools):
     """The official behaviour of the shared tools, over our environment."""
-
-    def __init__(self, env: Any) -> None:
-        self.env = env
 
     def longitude_latitude_to_distance(self, longitude1: Any, latitude1: Any, longitude2: Any, latitude2: Any
                                        ) -> str:

@@ -11,7 +11,7 @@ process has ever loaded).
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...official_messages import message
 from .. import official_text as text
@@ -19,11 +19,8 @@ from ..base import ToolError
 from ..clock import TIME_FORMAT
 from ..entities import Order, OrderProduct
 from ..geo import distance_m
-from ..official_shared import NO_COORDINATES
+from ..official_shared import NO_COORDINATES, OfficialTools, parses_as
 from .models import Store, StoreProduct
-
-if TYPE_CHECKING:
-    from ..environment import DomainEnvironment
 
 # The official messages, read from the user's copy of the harness (see :mod:`pytest_vitabench.official_messages`).
 _FILE = "delivery"
@@ -51,22 +48,11 @@ NO_ORDER_ID = message(_FILE, "get_delivery_order_detail")
 
 
 def _valid_time(value: Any) -> bool:
-    try:
-        datetime.strptime(str(value), TIME_FORMAT)
-    except ValueError:
-        return False
-    return True
+    return parses_as(value, TIME_FORMAT)
 
 
-class OfficialDelivery:
+class OfficialDelivery(OfficialTools):
     """The official behaviour of each delivery tool, over our environment and database."""
-
-    def __init__(self, env: DomainEnvironment) -> None:
-        self.env = env
-
-    @property
-    def db(self) -> Any:
-        return self.env.db
 
     # ---- lookups (the official ones raise ValueError: the agent reads "Error: ...")
 

@@ -8,19 +8,15 @@ quantity, a bug listed in REFERENCE.md §7; the order itself reads the same).
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...official_messages import MessageKey, message
 from .. import official_text as text
 from ..base import ToolError
 from ..clock import TIME_FORMAT
 from ..entities import Order, OrderProduct
+from ..official_shared import OfficialTools, parses_as
 from .models import BookInfo, ReservationInfo, Shop, ShopProduct
-
-if TYPE_CHECKING:
-    from ..environment import DomainEnvironment
-
 
 # The official messages, read from the user's copy of the harness (see :mod:`pytest_vitabench.official_messages`).
 _FILE = "instore"
@@ -88,25 +84,11 @@ def reservation_repr(reservation: ReservationInfo) -> str:
 
 
 def _valid_time(value: Any) -> bool:
-    try:
-        datetime.strptime(str(value), TIME_FORMAT)
-    except ValueError:
-        return False
-    return True
+    return parses_as(value, TIME_FORMAT)
 
 
-class OfficialInstore:
+class OfficialInstore(OfficialTools):
     """The official behaviour of each in-store tool, over our environment and database."""
-
-    def __init__(self, env: DomainEnvironment) -> None:
-        self.env = env
-
-    @property
-    def db(self) -> Any:
-        return self.env.db
-
-    def say(self, key: MessageKey, *values: Any) -> str:
-        return self.env.say(key, *values)
 
     def _user_problem(self, tool: str, user_id: str) -> str | None:
         empty, mismatch = USER_CHECKS[tool]

@@ -9,16 +9,13 @@ REFERENCE.md §7); the taxi search lists no taxi when none matches (the official
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...official_messages import MessageKey, message
 from .. import official_text as text
 from ..base import ToolError
 from ..entities import Order, OrderProduct
-
-if TYPE_CHECKING:
-    from ..environment import DomainEnvironment
+from ..official_shared import OfficialTools, parses_as
 
 #: Order kind -> its database container.
 KINDS = {"hotel": "hotels", "attraction": "attractions", "flight": "flights", "train": "trains", "taxi": "taxis"}
@@ -86,25 +83,11 @@ MODIFY = {kind: _Modify(kind) for kind in ("flight", "train")}
 
 
 def _valid_date(value: Any) -> bool:
-    try:
-        datetime.strptime(str(value), "%Y-%m-%d")
-    except ValueError:
-        return False
-    return True
+    return parses_as(value, "%Y-%m-%d")
 
 
-class OfficialOta:
+class OfficialOta(OfficialTools):
     """The official behaviour of each travel tool, over our environment and database."""
-
-    def __init__(self, env: DomainEnvironment) -> None:
-        self.env = env
-
-    @property
-    def db(self) -> Any:
-        return self.env.db
-
-    def say(self, key: MessageKey, *values: Any) -> str:
-        return self.env.say(key, *values)
 
     def _user_problem(self, user_id: str, checks: tuple[MessageKey, MessageKey]) -> str | None:
         empty, mismatch = checks
