@@ -105,7 +105,7 @@ def load(path: Path, *, found_as: str = "given") -> OfficialModels:
     """
     try:
         import yaml
-    except ImportError:  # a dev extra here; the official harness itself needs it
+    except ImportError:  # a runtime dependency; only a broken install lacks it
         raise ValueError(f"--vita-official-models {path}: reading it needs PyYAML (pip install pyyaml)") from None
     where = f"--vita-official-models {path}"
     try:

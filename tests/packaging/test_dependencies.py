@@ -37,6 +37,8 @@ DISTRIBUTION = {
     "tomli": "tomli",
     "holidays": "holidays",
     "redis": "redis",
+    "yaml": "pyyaml",
+    "huggingface_hub": "huggingface_hub",
 }
 
 #: Distributions imported only where a feature needs them, and the extra that installs each.
@@ -47,6 +49,7 @@ OPTIONAL = {
     "tiktoken": "tokens",
     "matplotlib": "plot",
     "redis": "redis",  # --vita-limits-url: the limits of a run's shards, shared through a Redis server
+    "huggingface_hub": "hub",  # vitabench fetch: the official tasks.json from the Hugging Face Hub
 }
 
 
