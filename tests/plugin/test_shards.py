@@ -254,6 +254,11 @@ def test_merging_shard_reports_gates_compares_and_writes_the_step_summary(projec
     assert "FAIL-UNDER: " in capsys.readouterr().out
 
 
+def _without_retries(usage: dict) -> dict:
+    return {**usage, "roles": {role: {k: v for k, v in row.items() if k != "retries"}
+                               for role, row in usage["roles"].items()}}
+
+
 def test_merged_llm_usage_and_cost_equal_the_unsharded_runs(pytester):
     pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
     write_many(pytester.path / "tasks.json", users=4, subtasks=2)
@@ -269,6 +274,8 @@ def test_merged_llm_usage_and_cost_equal_the_unsharded_runs(pytester):
     assert main(["merge", str(pytester.path / ".vitabench/runs/llm"), "-o", str(pytester.path / "m.json")]) == 0
     merged = json.loads((pytester.path / "m.json").read_text())
     one = json.loads((pytester.path / "one.json").read_text())
-    assert merged["usage"] == one["usage"] and merged["usage"]["total"]["requests"] == 4 * 2 * 2 * 3
+    # A retry is the machine's timing (a request that timed out under load), not the run's: left out.
+    assert _without_retries(merged["usage"]) == _without_retries(one["usage"])
+    assert merged["usage"]["total"]["requests"] == 4 * 2 * 2 * 3
     assert merged["usage"]["total"]["cost"] > 0
     assert merged["metrics"] == one["metrics"] and _outcomes(merged) == _outcomes(one)
