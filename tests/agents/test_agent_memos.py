@@ -91,10 +91,15 @@ def test_one_agent_in_any_order_has_the_conversations_of_fresh_agents():
 def test_one_agent_serves_episodes_in_threads():
     order = _demo_jobs()[:24]
     fresh = _episodes(order)
-    runner = ItemRunner(RunConfig(model="reference", memory=["none", "groundtruth", "full_context"], trials=1))
-    suite = runner.suite(DEMO)
     shared = make_builtin_agent("reference")
     shared.remembered_choices = 4  # evictions while other threads read
+
+    def episode(job: tuple[int, int, str]) -> list[dict]:
+        # A runner per episode: the engine never runs one user's items at once on one runner (a user's memory
+        # chain is sequential), so only the agent is shared between the threads here.
+        runner = ItemRunner(RunConfig(model="reference", memory=["none", "groundtruth", "full_context"], trials=1))
+        return _run(runner, runner.suite(DEMO), shared, job)
+
     with ThreadPoolExecutor(4) as pool:
-        got = dict(zip(order * 2, pool.map(lambda job: _run(runner, suite, shared, job), order * 2), strict=True))
+        got = dict(zip(order * 2, pool.map(episode, order * 2), strict=True))
     assert got == fresh
