@@ -43,10 +43,10 @@ from _caching_llm import CHARS_PER_TOKEN, caching_stub, role_answer  # noqa: E40
 
 from pytest_vitabench.agents import make_builtin_agent  # noqa: E402
 from pytest_vitabench.config import RunConfig  # noqa: E402
-from pytest_vitabench.estimate import BOUNDED_MEMORY, DEFAULT_PRICES, estimate_cost  # noqa: E402
+from pytest_vitabench.estimate import DEFAULT_PRICES, estimate_cost  # noqa: E402
 from pytest_vitabench.judges.llm_rubric import LLMRubricJudge  # noqa: E402
 from pytest_vitabench.llm import LLMClient, LLMSettings  # noqa: E402
-from pytest_vitabench.memory.agentic import AgenticMemory  # noqa: E402
+from pytest_vitabench.memory.agentic import DEFAULT_MAX_TOKENS, AgenticMemory  # noqa: E402
 from pytest_vitabench.memory.base import MemoryContext  # noqa: E402
 from pytest_vitabench.memory.tokens import keep_last_tokens  # noqa: E402
 from pytest_vitabench.runner import ItemRunner  # noqa: E402
@@ -55,7 +55,7 @@ from pytest_vitabench.users.base import UserSetup  # noqa: E402
 from pytest_vitabench.users.llm_user import flip_roles, user_system_prompt  # noqa: E402
 
 KEY_ENV = "VITA_BENCH_ESTIMATE_CACHE_KEY"
-MEMORY_BUDGET = BOUNDED_MEMORY["agentic"]
+MEMORY_BUDGET = DEFAULT_MAX_TOKENS
 
 
 def realistic_memory(request: dict[str, Any]) -> dict[str, Any]:

@@ -38,12 +38,10 @@ def cl100k(text: str) -> int:
 def keep_last(text: str, budget: int, counter: str) -> str:
     """``keep_last_tokens`` under one counter (the module picks its counter from VITA_TOKENIZER)."""
     os.environ["VITA_TOKENIZER"] = "regex" if counter == "regex" else ""
-    tokens._encoding.cache_clear()
     try:
         return tokens.keep_last_tokens(text, budget)
     finally:
         os.environ.pop("VITA_TOKENIZER", None)
-        tokens._encoding.cache_clear()
 
 
 def stats(ratios: list[float]) -> str:

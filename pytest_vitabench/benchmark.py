@@ -16,8 +16,9 @@ from .agents import BUILTIN_AGENTS
 from .config import RunConfig
 from .llm import Ledger, LLMClient, MissingAPIKey
 from .llm.settings import settings_for_run
-from .memory.registry import memory_factory
+from .memory.registry import RunMemories, request_roles, specs_of
 from .memory.snapshots import SnapshotStore
+from .memory.spec import MemoryOptions
 from .official_models import OfficialModels
 from .official_source import OfficialSource
 from .official_source import locate as locate_official_source
@@ -62,6 +63,8 @@ class Benchmark:
         self.shard = resolve_shard(self.config.shard)
         self.llm_settings = split_limits(settings_for_run(self.config, rootdir=rootdir, state_dir=state_dir),
                                          self.shard)
+        #: The specs of the run's memory backends (what they call, count and need).
+        self.memory_specs = specs_of(self.config.memory)
         self.concurrency = resolve_concurrency(self.config.concurrency, self.needs_llm)
         self.ledger = Ledger()
         self._llm_client: LLMClient | None = None
@@ -78,37 +81,29 @@ class Benchmark:
         cache_dir = self.llm_settings.cache_dir if self.llm_settings.cache != "off" else None
         # Every backend gets the run's one client (key, limits, timeout, cache and ledger): rag's endpoint
         # embeddings included, which needs_llm counts so the client exists for them.
-        self.memory_options: dict[str, Any] = {
-            "llm_client": self._llm_client, "memory_model": self.config.memory_model,
-            "embedding_model": self.config.embedding_model, "embedding_base_url": self.config.embedding_base_url,
-            "language": self.config.language, "rag_top_k": self.config.rag_top_k,
-            "rag_threshold": self.config.rag_threshold,
-            "full_context_max_tokens": self.config.full_context_max_tokens, "cache_dir": cache_dir,
-            "rag_style": self.config.rag_style, "rag_summary": self.config.rag_summary,
-            "memory_model_args": self.role_settings.get("memory", {}),
-            "rag_summary_args": self.role_settings.get("rag_summary", {}),
+        self.memories = RunMemories(MemoryOptions.from_config(
+            self.config, llm_client=self._llm_client, cache_dir=cache_dir, role_settings=self.role_settings,
             # The official wording of history records, when the agent prompt is the official one.
-            "official_source": self.official_source if self.config.agent_prompt == "official" else None,
-        }
+            official_source=self.official_source if self.config.agent_prompt == "official" else None))
         for name in self.config.memory:  # built once now, so a missing model or package fails before any item
-            memory_factory(name, self.memory_options)
+            self.memories.factory(name)
         store = SnapshotStore(cache_dir) if cache_dir else None
-        self.runner = ItemRunner(self.config, memory_options=self.memory_options, snapshots=store,
+        self.runner = ItemRunner(self.config, memories=self.memories, snapshots=store,
                                  official_source=self.official_source)
         self.user_simulator()  # checks the user and judge settings too
         self._plain_judge()
 
     @property
     def needs_llm(self) -> bool:
-        """Whether any role (agent, user, judge, agentic memory, rag's summary or endpoint embeddings) calls an LLM."""
-        c = self.config
-        return self._chat_needs_llm or ("rag" in c.memory and _endpoint_embeddings(c.embedding_model))
+        """Whether any role (agent, user, judge, a memory backend's model or endpoint embeddings) calls an LLM."""
+        return self._chat_needs_llm or any(endpoint.kind == "embeddings" for spec in self.memory_specs
+                                           for endpoint in spec.endpoints(self.config))
 
     @property
     def _chat_needs_llm(self) -> bool:
         c = self.config
         return (c.model not in BUILTIN_AGENTS or c.user_model != "scripted" or c.judge_model != "rules"
-                or ("agentic" in c.memory and bool(c.memory_model)) or ("rag" in c.memory and c.rag_summary))
+                or any(spec.calls_llm(c) for spec in self.memory_specs))
 
     def role_names(self) -> list[tuple[str, str]]:
         """``(option, name)`` of the agent, user and judge roles, for messages about misspelled names."""
@@ -204,7 +199,7 @@ class Benchmark:
         verdict = header_line(self.config, tokenizer=tokenizer_name(), official_wording=official,
                               official_models=self.official_models is not None)
         lines = [verdict, official_source_line(self.official_source)]
-        if any(m in ("full_context", "agentic", "rag") for m in self.config.memory):
+        if any(spec.counts_tokens for spec in self.memory_specs):
             lines.append(tokenizer_note())
         if self.shard is not None:
             lines.append(f"vitabench {self.shard.label} (from {self.shard.source}): this process runs its share of "
@@ -230,17 +225,17 @@ def role_settings(config: RunConfig, models: OfficialModels | None) -> dict[str,
     Raises:
         ValueError: A role's model has no entry in the models.yaml.
     """
+    in_use = {spec.request_role for spec in specs_of(config.memory, builtin_only=True)}
     roles = {"agent": ("--vita-model", config.model if config.model not in BUILTIN_AGENTS else None,
                        config.model_args),
              "user": ("--vita-user-model", config.user_model if config.user_model != "scripted" else None,
                       config.user_model_args),
              "judge": ("--vita-judge-model", config.judge_model if config.judge_model != "rules" else None,
                        config.judge_model_args),
-             "memory": ("--vita-memory-model", config.memory_model if "agentic" in config.memory else None,
-                        config.memory_model_args),
-             # rag's summary sends the whole entry, its output budget included (the rewrite sets its own)
-             "rag_summary": ("--vita-memory-model", config.memory_model if "rag" in config.memory else None,
-                             config.memory_model_args)}
+             # each memory backend's role (rag's summary sends the whole entry, its output budget included;
+             # the rewrite sets its own)
+             **{role: ("--vita-memory-model", config.memory_model if role in in_use else None,
+                       config.memory_model_args) for role in request_roles()}}
     settings: dict[str, dict[str, Any]] = {}
     for role, (option, model, own) in roles.items():
         base: dict[str, Any] = {}
@@ -274,12 +269,3 @@ def resolve_concurrency(value: int | str, needs_llm: bool) -> int:
     if value == "auto":
         return AUTO_LLM_CONCURRENCY if needs_llm else 1
     return int(value)
-
-
-def _endpoint_embeddings(model: str | None) -> bool:
-    """Whether rag's embedding model is served by an endpoint (not one of the local models)."""
-    if not model:
-        return False
-    from .embeddings import local_spec
-
-    return local_spec(model) is None

@@ -45,14 +45,15 @@ from .config import RunConfig
 from .llm import Ledger, ModelPrice, load_prices, price_for
 from .llm.prices import batch_rate
 from .memory.agentic import rewrite_messages
-from .memory.render import render_preferences, render_records
+from .memory.chunking import DEFAULT_CHUNK_TOKENS
+from .memory.registry import WHOLE_HISTORY, memory_spec
+from .memory.render import render_records
+from .memory.spec import MemoryOptions
 from .memory.tokens import count_tokens
 from .messages import Message, Usage
 from .prompts import agent_system_prompt
 from .runner import ItemRunner, agent_profile
 
-#: What the official backends put in the prompt at most (REFERENCE.md §4.1).
-BOUNDED_MEMORY = {"agentic": 4_096, "rag": 8 * 512}
 #: Window size and step of the sliding-window judge (REFERENCE.md §5.2).
 WINDOW, STEP = 10, 8
 #: Rough size of a judge's verdict per rubric, and of an instruction-style system prompt.
@@ -162,7 +163,8 @@ def estimate_cost(
         raise ValueError("--vita-judge-batch needs an LLM judge (--vita-judge-model), not rules")
     prices = prices or {}
     ledger = Ledger()
-    runner = ItemRunner(RunConfig.model_validate({"memory": ["full_context"], "trials": 1}))
+    # The trajectory, and the history that every backend's prompt holds at most, come from one backend.
+    runner = ItemRunner(RunConfig.model_validate({"memory": [WHOLE_HISTORY], "trials": 1}))
     suite = runner.suite(suite_path)
     from .agents import make_builtin_agent
     from .judges.rules import RulesJudge
@@ -170,6 +172,9 @@ def estimate_cost(
 
     agent, user, judge = make_builtin_agent("reference"), make_user_simulator("scripted"), RulesJudge()
     memory_model = memory_model or agent_model
+    # The official budgets: what the backends' specs put in the prompt at most (REFERENCE.md §4.1).
+    options = MemoryOptions()
+    specs = {name: memory_spec(name) for name in memory}
     items = subtasks = 0
     tool_tokens: dict[str, int] = {}
     list_cost: dict[str, float] = {}
@@ -195,7 +200,7 @@ def estimate_cost(
         for index, sub in enumerate(user_entry.task.subtasks):
             subtasks += 1
             result = runner.run(nodeid="estimate", suite=suite, user=user_entry, index=index,
-                                memory_name="full_context", trial=0, agent=agent, user_simulator=user, judge=judge)
+                                memory_name=WHOLE_HISTORY, trial=0, agent=agent, user_simulator=user, judge=judge)
             messages = result.messages
             full_memory = count_tokens(result.memory_snapshot)
             records_text = render_records(list(sub.interactions))
@@ -209,10 +214,11 @@ def estimate_cost(
                 proactive=sub.is_proactive)) + tools
             for backend in memory:
                 items += trials
-                memory_tokens = {"none": 0, "full_context": full_memory}.get(
-                    backend, min(full_memory, BOUNDED_MEMORY.get(backend, full_memory)))
-                if backend == "groundtruth":
-                    memory_tokens = count_tokens(render_preferences(sub.groundtruth_preferences()))
+                spec = specs[backend]
+                budget = spec.prompt_budget(options)
+                memory_tokens = full_memory if budget is None else min(full_memory, budget)
+                if spec.shown is not None:
+                    memory_tokens = count_tokens(spec.shown(sub))
                 prompt = completion = calls = history = cached = 0
                 first = previous = None
                 # messages[0] is the fixed greeting and messages[1] the verbatim instruction: no LLM calls
@@ -250,14 +256,13 @@ def estimate_cost(
                                  + sum(_tokens(m) for m in messages[a:b]) for a, b in windows)
                     charge("judge", judge_model, prompt, VERDICT_TOKENS * len(sub.rubrics()) * len(windows),
                            len(windows))
-                if backend == "agentic" and new_history:  # no new records: no rewrite
-                    budget = BOUNDED_MEMORY["agentic"]
+                if spec.rewrites and budget is not None and new_history:  # no new records: no rewrite
                     rewrite, shared = _rewrite_tokens(records_text, min(records_before, budget), budget=budget,
                                                       language=language)
                     charge("memory", memory_model, rewrite, min(budget, records_before + new_history), 1,
                            cached_across_trials=cacheable(shared))
-                if backend == "rag" and new_history:
-                    chunks = math.ceil(new_history / 512)
+                if spec.embeds and new_history:
+                    chunks = math.ceil(new_history / (options.chunk_tokens or DEFAULT_CHUNK_TOKENS))
                     charge("embeddings", embedding_model, new_history + count_tokens(sub.instruction), 0, chunks + 1)
             records_before += new_history
     return Estimate(ledger=ledger, items=items, subtasks=subtasks, list_cost=list_cost,

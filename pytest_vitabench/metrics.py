@@ -42,13 +42,14 @@ from functools import lru_cache
 from operator import itemgetter
 from typing import Any
 
+from .memory.registry import paired_references
 from .result import ItemResult
 
 #: The three metric families, in display order; a level's keys are ``f"{name}@{k}"``.
 METRIC_NAMES = ("avg", "pass", "pass^")
 LEVELS = ("subtask", "user")
 #: Backends every other backend is compared with, when they are in the run (floor and ceiling).
-PAIRED_REFERENCES = ("none", "groundtruth")
+PAIRED_REFERENCES = tuple(paired_references())
 
 
 def metric_key(name: str, k: int) -> str:

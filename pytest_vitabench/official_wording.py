@@ -22,8 +22,6 @@ _JUDGE = "evaluator/evaluator_traj.py"
 _ORCHESTRATOR = "orchestrator/orchestrator.py"
 _GROUNDTRUTH = "memory/groundtruth_memory.py"
 _RAG = "memory/rag_memory.py"
-#: The official memory backends whose tools the agent can get, by our backend name.
-_MEMORY_FILES = {"agentic": _RECORDS, "rag": _RAG}
 
 
 @dataclass(frozen=True)
@@ -125,10 +123,11 @@ class OfficialWording:
         """What the official rewrite memory reads as before its first update."""
         return self.source.code_returned(_RECORDS, "read")
 
-    def memory_tool_description(self, name: str, backend: str = "agentic") -> str:
+    def memory_tool_description(self, name: str, file: str = _RECORDS) -> str:
         """A memory tool's description as the official schema builder gives it: its docstring's first line,
-        then the rest after a blank line (``backend``: ``agentic`` or ``rag``, whose tools are documented apart)."""
-        first, _, rest = self.source.code_docstring(_MEMORY_FILES[backend], name).partition("\n")
+        then the rest after a blank line (``file``: the official backend module documenting it, as each
+        backend documents its tools apart)."""
+        first, _, rest = self.source.code_docstring(file, name).partition("\n")
         rest = rest.strip()
         return f"{first}\n\n{rest}" if rest else first
 
@@ -300,7 +299,7 @@ def check_wording(source: OfficialSource) -> None:
         wording.rewrite_memory_empty()
         for name in ("read_preference_memory", "query_preference_memory"):
             wording.memory_tool_description(name)
-            wording.memory_tool_description(name, "rag")
+            wording.memory_tool_description(name, _RAG)
         wording.rag_daily_label()
         wording.rag_summary_messages([("", "", "")])
         for function in ("read", "_build_summary", "query_preference_memory"):

@@ -26,7 +26,6 @@ import os
 import re
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from .llm import Ledger, LLMClient, LLMError
@@ -77,13 +76,7 @@ def planned_checks(bench: Benchmark) -> list[Check]:
         wanted.append(("user", "chat", c.user_model, c.base_url))
     if c.judge_model != "rules":
         wanted.append(("judge", "chat", c.judge_model, c.base_url))
-    if "agentic" in c.memory and c.memory_model:
-        wanted.append(("memory", "chat", c.memory_model, c.base_url))
-    if "rag" in c.memory and c.embedding_model:
-        from .embeddings import local_spec
-
-        if local_spec(c.embedding_model) is None:
-            wanted.append(("embeddings", "embeddings", c.embedding_model, c.embedding_base_url or c.base_url))
+    wanted.extend(endpoint for spec in bench.memory_specs for endpoint in spec.endpoints(c))
     checks: dict[tuple[str, str, str], Check] = {}
     for role, kind, model, configured in wanted:
         for base_url in base_urls(configured):  # each replica of a model must answer
@@ -132,7 +125,6 @@ def _sdk_http_library() -> Any:
         return None
 
 
-@cache
 def _sdk_http_library_name() -> str | None:
     from importlib import metadata
 

@@ -15,7 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from .memory.registry import BUILTIN_SPECS, leaderboard_names, specs_of
+
+if TYPE_CHECKING:
+    from .memory.spec import MemorySpec
 
 PROFILES = ("default", "official")
 
@@ -211,14 +216,6 @@ OWN_WORDING = "prompts are pytest-vitabench's own (--vita-official-source none)"
 NOT_YET_OFFICIAL: dict[str, str] = {
 }
 
-#: The official rag's retrieval (memory.yaml and rag_memory.py of the official harness).
-OFFICIAL_EMBEDDING_MODEL = "text-embedding-3-large"
-OFFICIAL_RAG_THRESHOLD = 0.3
-OFFICIAL_RAG_TOP_K = 8
-
-#: Memory backends the leaderboard reports (official names: full_context, rewrite, rag).
-LEADERBOARD_MEMORY = ("full_context", "agentic", "rag")
-
 
 #: The reason when the official harness's models.yaml is unknown (:mod:`pytest_vitabench.official_models`).
 NO_MODELS_YAML = ("request settings unknown: no official models.yaml (--vita-official-models FILE; the official "
@@ -236,11 +233,13 @@ def comparability(config: Any, *, tokenizer: str = "cl100k_base", official_wordi
     threshold at an endpoint.
     """
     reasons = []
+    # A report read here may name a third-party backend that is not installed: only the built-ins declare these.
+    specs = specs_of(config.memory, builtin_only=True)
     if not official_wording:
         reasons.append(OWN_WORDING)
     else:
         reasons.extend(what for where, what in NOT_YET_OFFICIAL.items() if role_in_use(config, where))
-        reasons.extend(_settings_reasons(config, official_models))
+        reasons.extend(_settings_reasons(config, official_models, specs))
     if config.judge_model == "rules":
         reasons.append("rules judge: offline")
     if config.user_model == "scripted":
@@ -263,49 +262,31 @@ def comparability(config: Any, *, tokenizer: str = "cl100k_base", official_wordi
         elif dev.field == "outcome_style":
             if config.outcome_reward and value != official:
                 reasons.append(f"{dev.option} {value}")
-        elif dev.field == "rag_style":
-            if "rag" in config.memory and value != official:
+        elif any(dev.field in spec.switches for spec in BUILTIN_SPECS.values()):
+            if any(dev.field in spec.switches for spec in specs) and value != official:
                 reasons.append(f"{dev.option} {value}")
         elif value != official:
             shown = ("all" if value == list(TOOL_CHECKS) else ",".join(value)) if isinstance(value, list) else value
             reasons.append(f"{dev.option} {shown}")
-    if tokenizer != "cl100k_base" and any(m in ("full_context", "agentic", "rag") for m in config.memory):
+    if tokenizer != "cl100k_base" and any(spec.counts_tokens for spec in specs):
         reasons.append("memory budgets counted with the regex estimate, not cl100k_base")
-    if "rag" in config.memory:
-        reasons.extend(_rag_reasons(config))
-    others = [m for m in config.memory if m not in LEADERBOARD_MEMORY]
+    for spec in specs:
+        reasons.extend(spec.comparability(config))
+    others = [m for m in config.memory if m not in leaderboard_names()]
     if others and len(others) == len(config.memory):
         reasons.append(f"memory {', '.join(others)} is not on the leaderboard")
     return reasons
 
 
-def _rag_reasons(config: Any) -> list[str]:
-    """Why rag's retrieval is not the official one: its embedding model, where it runs, its threshold, top k."""
-    from .embeddings import local_spec
-
-    reasons = []
-    model = config.embedding_model
-    if not model or local_spec(model) is not None:
-        reasons.append(f"rag embeddings by the local model {model or 'use-multilingual-v3'}, not "
-                       f"{OFFICIAL_EMBEDDING_MODEL} at an endpoint")
-    elif model != OFFICIAL_EMBEDDING_MODEL:
-        reasons.append(f"rag embeddings by {model}, not {OFFICIAL_EMBEDDING_MODEL}")
-    threshold = config.rag_threshold
-    if threshold is not None and threshold != OFFICIAL_RAG_THRESHOLD:
-        reasons.append(f"rag threshold {threshold:g}, not {OFFICIAL_RAG_THRESHOLD:g}")
-    if config.rag_top_k != OFFICIAL_RAG_TOP_K:
-        reasons.append(f"rag top k {config.rag_top_k}, not {OFFICIAL_RAG_TOP_K}")
-    return reasons
-
-
-def _settings_reasons(config: Any, official_models: bool) -> list[str]:
+def _settings_reasons(config: Any, official_models: bool, specs: list[MemorySpec]) -> list[str]:
     """What keeps the judge's, the user's and the memory update's request settings from the official ones.
 
     The agent's are the model under test's (the official ``--agent-llm-args`` sets them too)."""
     overrides = [(option, getattr(config, field)) for option, field, in_use in (
         ("--vita-user-model-args", "user_model_args", config.user_model != "scripted"),
         ("--vita-judge-model-args", "judge_model_args", config.judge_model != "rules"),
-        ("--vita-memory-model-args", "memory_model_args", "agentic" in config.memory)) if in_use]
+        ("--vita-memory-model-args", "memory_model_args",
+         any("memory_model_args" in spec.switches for spec in specs))) if in_use]
     if config.user_model == "scripted" and config.judge_model == "rules":
         return []  # offline: already not comparable, and the agent's settings are the user's own choice
     if not official_models:
@@ -316,7 +297,7 @@ def _settings_reasons(config: Any, official_models: bool) -> list[str]:
 def role_in_use(config: Any, where: str) -> bool:
     """Whether the difference ``where`` of :data:`NOT_YET_OFFICIAL` reaches a request in this configuration (an
     entry named after a memory backend only when that backend runs)."""
-    return where not in LEADERBOARD_MEMORY or where in config.memory
+    return where not in leaderboard_names() or where in config.memory
 
 
 def summary(config: Any, *, tokenizer: str = "cl100k_base", official_wording: bool = False,

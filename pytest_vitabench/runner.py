@@ -29,8 +29,9 @@ from .episode import EpisodeResult, play_episode, run_episode
 from .judges.base import Judge, JudgeCase, Verdict
 from .llm.secrets import redact
 from .memory.base import Memory, MemoryContext, memory_tools, take_usage
-from .memory.registry import is_deterministic, memory_factory
+from .memory.registry import RunMemories
 from .memory.snapshots import SnapshotStore, advance, settings_of, snapshot_key
+from .memory.spec import MemoryOptions
 from .messages import Usage
 from .official_wording import wording_for
 from .prompts import agent_system_prompt, time_with_weekday
@@ -95,12 +96,13 @@ class _Prepared:
 class ItemRunner:
     """Runs items for one configuration; caches loaded suites and memory chains per process."""
 
-    def __init__(self, config: RunConfig, *, memory_options: dict[str, Any] | None = None,
+    def __init__(self, config: RunConfig, *, memories: RunMemories | None = None,
                  snapshots: SnapshotStore | None = None, official_source: OfficialSource | None = None):
         self.config = config
         #: The user's copy of the official harness whose wording the requests carry (``None``: our own).
         self.official_source = official_source
-        self.memory_options = dict(memory_options or {})
+        #: The run's memory backends and their options.
+        self.memories = memories or RunMemories(MemoryOptions(full_context_max_tokens=config.full_context_max_tokens))
         self.snapshots = snapshots
         self._suites: dict[Path, LoadedSuite] = {}
         self._chains: OrderedDict[ChainKey, _Chain] = OrderedDict()
@@ -197,13 +199,13 @@ class ItemRunner:
         self.ensure_user(suite, user)
         task = user.task
         assert task is not None
-        options = {**self._memory_options(), "language": self.language_for(suite)}
+        language = self.language_for(suite)
         key = self.chain_key(suite, user, memory_name, trial)
         trial_key = key[3]
         with self._chains_lock:
             chain = self._chains.get(key)
             if chain is None or chain.next_index > index + 1:
-                chain = _Chain(memory=memory_factory(memory_name, options)(), next_index=0)
+                chain = _Chain(memory=self.memories.factory(memory_name, language=language)(), next_index=0)
             self._chains[key] = chain
             self._chains.move_to_end(key)
             while len(self._chains) > self.max_chains:
@@ -213,7 +215,7 @@ class ItemRunner:
         def update(j: int) -> None:
             sub = task.subtasks[j]
             chain.memory.update(list(sub.interactions), MemoryContext(
-                user_id=task.user_id, subtask_id=sub.subtask_id, now=user.times[j], language=options["language"],
+                user_id=task.user_id, subtask_id=sub.subtask_id, now=user.times[j], language=language,
                 groundtruth=sub.groundtruth_preferences(), trial=trial_key, seed=seed))
 
         def key_for(j: int) -> str:
@@ -227,11 +229,8 @@ class ItemRunner:
     def chain_key(self, suite: LoadedSuite, user: LoadedUser, memory_name: str, trial: int) -> ChainKey:
         """The memory chain an item belongs to: one per user, backend and trial (one for all trials of a
         deterministic backend). Items of one chain must build their memory one at a time, in order."""
-        trial_key = 0 if is_deterministic(memory_name, self._memory_options()) else trial
+        trial_key = 0 if self.memories.deterministic(memory_name) else trial
         return (str(suite.path), user.key, memory_name, trial_key)
-
-    def _memory_options(self) -> dict[str, Any]:
-        return {"full_context_max_tokens": self.config.full_context_max_tokens, **self.memory_options}
 
     def new_result(self, *, nodeid: str, suite: LoadedSuite, user: LoadedUser, index: int, memory_name: str,
                    trial: int) -> ItemResult:

@@ -306,7 +306,7 @@ class Judge:
     def _rewards(self, suite: Any, user: Any) -> list[tuple[str, float]]:
         from pytest_vitabench.runner import ItemRunner
 
-        runner = ItemRunner(self.bench.config, memory_options=self.bench.memory_options)
+        runner = ItemRunner(self.bench.config, memories=self.bench.memories)
         out = []
         for index, _ in enumerate(user.task.subtasks):
             result = runner.run(nodeid="fuzz", suite=suite, user=user, index=index, memory_name="full_context",

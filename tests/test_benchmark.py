@@ -38,4 +38,4 @@ def test_bad_settings_fail_before_any_item(tmp_path, monkeypatch, options, messa
 def test_an_llm_agent_shares_one_client_with_the_memory(tmp_path):
     bench = _build(tmp_path, model="m", base_url="http://127.0.0.1:9/v1", memory="agentic,none")
     assert bench.config.memory_model == "m"  # the agent's model, as in the official harness
-    assert bench.memory_options["llm_client"] is bench.llm_client() is bench.agent().client
+    assert bench.memories.options.llm_client is bench.llm_client() is bench.agent().client

@@ -173,16 +173,15 @@ def test_the_modeled_memory_cache_is_what_a_caching_provider_serves_the_agentic_
     them), against the caching stub over HTTP: the estimate's share of cached rewrite tokens is within 3 points."""
     from _caching_llm import caching_stub
 
-    from pytest_vitabench.estimate import BOUNDED_MEMORY
     from pytest_vitabench.llm import LLMClient, LLMSettings
-    from pytest_vitabench.memory.agentic import AgenticMemory
+    from pytest_vitabench.memory.agentic import DEFAULT_MAX_TOKENS, AgenticMemory
     from pytest_vitabench.memory.base import MemoryContext
     from pytest_vitabench.memory.tokens import keep_last_tokens
     from pytest_vitabench.suite.loader import load_suite
 
     def memory_answer(request):  # a memory filling up to the budget, each trial's own from its first line
         prompt = request["messages"][-1]["content"]
-        return {"content": f"- trial {request.get('seed')}\n" + keep_last_tokens(prompt, BOUNDED_MEMORY["agentic"])}
+        return {"content": f"- trial {request.get('seed')}\n" + keep_last_tokens(prompt, DEFAULT_MAX_TOKENS)}
 
     monkeypatch.setenv("VITA_ESTIMATE_CACHE_KEY", "sk-test-estimate-cache-0123456789")
     path = _first_user_of_the_paper(tmp_path, subtasks=4)

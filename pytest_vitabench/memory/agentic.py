@@ -24,6 +24,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..domains.base import Tool
@@ -31,7 +32,8 @@ from ..messages import Usage
 from ..suite.schema import DailyRecord, EventRecord
 from .base import EMPTY_MEMORY, MemoryContext
 from .render import render_records
-from .tokens import keep_last_tokens
+from .spec import Endpoint, MemoryOptions, MemorySpec
+from .tokens import keep_last_tokens, tokenizer_name
 
 if TYPE_CHECKING:
     from ..llm.client import LLMClient
@@ -41,6 +43,8 @@ log = logging.getLogger("pytest_vitabench.memory")
 
 #: The official budget (memory.yaml ``rewrite.max_tokens``).
 DEFAULT_MAX_TOKENS = 4096
+#: The official module whose tool descriptions the agent gets under the official wording.
+OFFICIAL_FILE = "memory/rewrite_memory.py"
 #: Bump when the prompts change: it is part of the snapshot key, so old checkpoints are not reused.
 PROMPT_VERSION = 2
 _THINK = re.compile(r"<think>.*?</think>\s*", re.S)
@@ -179,7 +183,7 @@ class AgenticMemory:
     def fingerprint(self) -> dict[str, Any]:
         return {"model": self.model, "endpoint": getattr(self.client, "endpoint", None),
                 "max_tokens": self.max_tokens, "language": self.language, **self.request_settings(),
-                "prompt": PROMPT_VERSION, "tokenizer": _tokenizer(),
+                "prompt": PROMPT_VERSION, "tokenizer": tokenizer_name(),
                 **({"official_wording": self.wording.source.version} if self.wording else {})}
 
 
@@ -190,12 +194,10 @@ def rewrite_messages(*, current: str, records: str, budget: int, language: str =
     return [{"role": "system", "content": prompts["system"]}, {"role": "user", "content": user}]
 
 
-def official_tools(tools: list[Tool], wording: OfficialWording, backend: str = "agentic") -> list[Tool]:
-    """``tools`` with the official descriptions (of ``backend``'s tools: ``agentic`` or ``rag``) and parameter
-    schemas (no argument descriptions, as the official builder renders a signature without documented
-    arguments)."""
-    from dataclasses import replace
-
+def official_tools(tools: list[Tool], wording: OfficialWording, file: str = OFFICIAL_FILE) -> list[Tool]:
+    """``tools`` with the official descriptions (of the tools of the official module ``file``, as each backend
+    documents them apart) and parameter schemas (no argument descriptions, as the official builder renders a
+    signature without documented arguments)."""
     out = []
     for tool in tools:
         properties = {name: {"title": name.replace("_", " ").title(), "type": prop.get("type", "string")}
@@ -203,15 +205,9 @@ def official_tools(tools: list[Tool], wording: OfficialWording, backend: str = "
         parameters: dict[str, Any] = {"properties": properties, "title": "parameters", "type": "object"}
         if tool.parameters.get("required"):
             parameters["required"] = list(tool.parameters["required"])
-        description = wording.memory_tool_description(tool.name, backend)
+        description = wording.memory_tool_description(tool.name, file)
         out.append(replace(tool, description=description, parameters=parameters))
     return out
-
-
-def _tokenizer() -> str:
-    from .tokens import tokenizer_name
-
-    return tokenizer_name()
 
 
 def preference_tools(*, read_fn: Callable[[], str], query_fn: Callable[[str], str] | None) -> list[Tool]:
@@ -240,3 +236,34 @@ def preference_tools(*, read_fn: Callable[[], str], query_fn: Callable[[str], st
             fn=lambda query: query_fn(str(query)),
         ))
     return tools
+
+
+def build(options: MemoryOptions, *, who: str = "the agentic memory") -> Callable[[], AgenticMemory]:
+    """The agentic memory's factory (``who`` names the backend in errors: also rag's summary).
+
+    Raises:
+        ValueError: No memory model, or no LLM client for it.
+    """
+    model, client = options.memory_model, options.llm_client
+    if not model:
+        raise ValueError(f"{who} needs an LLM: set --vita-memory-model NAME (it defaults to the agent's "
+                         f"--vita-model only when that is an LLM, not an offline built-in such as 'reference') "
+                         f"and --vita-base-url for its endpoint")
+    if client is None:
+        raise ValueError(f"{who} needs an LLM client for the memory model {model!r}: set --vita-base-url "
+                         f"(or $OPENAI_BASE_URL) and the key variable named by --vita-api-key-env")
+    budget = options.agentic_max_tokens or DEFAULT_MAX_TOKENS
+    wording, params = options.wording(), dict(options.memory_model_args)
+    return lambda: AgenticMemory(llm_client=client, memory_model=str(model), max_tokens=budget,
+                                 language=options.language or "en", wording=wording, params=params)
+
+
+def _endpoints(config: Any) -> list[Endpoint]:
+    return [Endpoint("memory", "chat", config.memory_model, config.base_url)] if config.memory_model else []
+
+
+SPEC = MemorySpec(name="agentic", aliases=("rewrite",), build=build, deterministic=False,
+                  calls_llm=lambda config: bool(config.memory_model), endpoints=_endpoints,
+                  prompt_budget=lambda options: options.agentic_max_tokens or DEFAULT_MAX_TOKENS, rewrites=True,
+                  counts_tokens=True, leaderboard=True, pivot=2, request_role="memory",
+                  switches=("memory_model_args",), official_file=OFFICIAL_FILE)

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from ..suite.schema import DailyRecord, EventRecord
 from .base import EMPTY_MEMORY, MemoryContext
 from .render import render_records
+from .spec import MemoryOptions, MemorySpec
 from .tokens import count_tokens, keep_last_tokens
 
 #: The official budget (memory.yaml ``full_context.max_tokens``).
@@ -49,3 +50,15 @@ class FullContextMemory:
             joined = "\n".join(self._chunks)
             self._text = joined if self._tokens <= self.max_tokens else keep_last_tokens(joined, self.max_tokens)
         return self._text
+
+
+def build(options: MemoryOptions) -> Callable[[], FullContextMemory]:
+    budget = options.full_context_max_tokens or DEFAULT_MAX_TOKENS
+    wording = options.wording()
+    if wording is not None:
+        return lambda: FullContextMemory(max_tokens=budget, render=wording.render_records, empty="")
+    return lambda: FullContextMemory(max_tokens=budget)
+
+
+SPEC = MemorySpec(name="full_context", build=build, deterministic=True, counts_tokens=True, leaderboard=True,
+                  pivot=3)

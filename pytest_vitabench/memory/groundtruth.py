@@ -11,6 +11,7 @@ from typing import Any
 from ..suite.schema import DailyRecord, EventRecord
 from .base import EMPTY_MEMORY, MemoryContext
 from .render import render_preferences
+from .spec import MemoryOptions, MemorySpec
 
 
 class GroundTruthMemory:
@@ -34,3 +35,14 @@ class GroundTruthMemory:
 
     def read(self, query: str | None = None) -> str:
         return self._text or EMPTY_MEMORY
+
+
+def build(options: MemoryOptions) -> Callable[[], GroundTruthMemory]:
+    wording = options.wording()
+    if wording is not None:
+        return lambda: GroundTruthMemory(render=wording.render_preferences)
+    return GroundTruthMemory
+
+
+SPEC = MemorySpec(name="groundtruth", build=build, deterministic=True, paired_reference=True, pivot=4,
+                  shown=lambda subtask: render_preferences(subtask.groundtruth_preferences()))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..suite.schema import DailyRecord, EventRecord
 from .base import MemoryContext
+from .spec import MemorySpec
 
 
 class NoMemory:
@@ -14,3 +15,7 @@ class NoMemory:
 
     def read(self, query: str | None = None) -> str:
         return ""
+
+
+SPEC = MemorySpec(name="none", aliases=("null",), build=lambda options: NoMemory, deterministic=True,
+                  prompt_budget=lambda options: 0, paired_reference=True, pivot=0)

@@ -22,20 +22,32 @@ Differences from the official harness, on purpose:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..domains.base import Tool
+from ..embeddings import (
+    CachedEmbedder,
+    LocalModelUnavailable,
+    check_available,
+    default_threshold,
+    get_embedder,
+    local_spec,
+)
+from ..llm.settings import MissingAPIKey
 from ..messages import Usage
 from ..suite.schema import DailyRecord, EventRecord
+from . import agentic
 from .agentic import AgenticMemory, preference_tools
-from .base import EMPTY_MEMORY, MemoryContext
+from .base import EMPTY_MEMORY, Memory, MemoryContext
 from .chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_TOKENS, Chunk, chunk_records
-from .tokens import keep_last_tokens
+from .rag_official import OFFICIAL_FILE, OfficialRagMemory
+from .spec import Endpoint, MemoryOptions, MemorySpec
+from .tokens import keep_last_tokens, tokenizer_name
 
 if TYPE_CHECKING:
     import numpy as np
-
-    from ..embeddings import CachedEmbedder
 
 #: The paper's values (memory.yaml ``rag``).
 DEFAULT_TOP_K = 8
@@ -82,8 +94,6 @@ class RagMemory:
                  chunk_tokens: int = DEFAULT_CHUNK_TOKENS, chunk_overlap: int = DEFAULT_CHUNK_OVERLAP,
                  dump_tokens: int = DEFAULT_DUMP_TOKENS, language: str = "en",
                  summarizer: AgenticMemory | None = None, style: str = "default"):
-        from ..embeddings import default_threshold, get_embedder
-
         if top_k < 1:
             raise ValueError(f"rag top_k must be at least 1, got {top_k}")
         if chunk_tokens < 1:
@@ -193,8 +203,6 @@ class RagMemory:
 
     def fingerprint(self) -> dict[str, Any]:
         # top_k, threshold and dump_tokens only shape reads, so changing them reuses the checkpoints.
-        from .tokens import tokenizer_name
-
         out: dict[str, Any] = {"chunk_tokens": self.chunk_tokens, "chunk_overlap": self.chunk_overlap,
                                "tokenizer": tokenizer_name()}
         if self.summarizer is not None:
@@ -205,3 +213,110 @@ class RagMemory:
 def _embed_text(chunk: Chunk) -> str:
     # Line breaks carry no meaning for the encoder (the official harness replaces them too).
     return " ".join(chunk.text.split("\n"))
+
+
+def wants_summary(options: MemoryOptions) -> bool:
+    """Whether rag gets an LLM summary: ``--vita-rag-summary``, or ``--vita-rag-style official`` with a memory
+    model and a client (the official rag summarises with the agent's model whenever it has one)."""
+    return bool(options.rag_summary or (options.rag_style == "official" and options.memory_model
+                                        and options.llm_client is not None))
+
+
+def build(options: MemoryOptions) -> Callable[[], Memory]:
+    """The rag memory's factory: ours, or the official one under ``--vita-rag-style official`` with an official
+    source.
+
+    Raises:
+        ValueError: The local embedding model or numpy is missing, a size is not positive, the summary has no
+            LLM, or an endpoint embedding model has no key.
+    """
+    model = options.embedding_model or None
+    spec = local_spec(model) if model else local_spec("use-multilingual-v3")
+    if spec is not None:
+        try:
+            check_available(spec)
+        except LocalModelUnavailable as exc:
+            raise ValueError(f"the rag memory: {exc}") from None
+    try:
+        import numpy  # noqa: F401 - the vectors and their cosine similarity, whichever model embeds
+    except ImportError:
+        raise ValueError("the rag memory needs numpy, also with an endpoint embedding model: "
+                         "pip install 'pytest-vitabench[rag]'") from None
+    top_k = options.rag_top_k or DEFAULT_TOP_K
+    threshold = options.rag_threshold
+    chunk_tokens = options.chunk_tokens or DEFAULT_CHUNK_TOKENS
+    style = options.rag_style or "default"
+    summarised = wants_summary(options)
+    wording = options.wording() if style == "official" else None
+    if top_k < 1 or chunk_tokens < 1:
+        raise ValueError(f"--vita-rag-top-k and the chunk size must be positive, got {top_k} and {chunk_tokens}")
+    # Without the official wording the summary is an agentic memory with our prompt.
+    summary = (agentic.build(replace(options, official_source=None), who="--vita-rag-summary")
+               if summarised and wording is None else None)
+    try:
+        # Shared by every chain of the process; a local model loads on the first embedding, not here.
+        embedder = get_embedder(model, base_url=options.embedding_base_url, llm_client=options.llm_client,
+                                cache_dir=options.cache_dir, one_per_request=wording is not None)
+    except MissingAPIKey as exc:
+        raise ValueError(f"the rag memory's embedding model {model!r}: {exc}; or set --vita-embedding-base-url, "
+                         f"or leave --vita-embedding-model unset for the local model") from None
+
+    if wording is not None:
+        official_threshold = default_threshold(model) if threshold is None else threshold
+        summary_model = str(options.memory_model) if summarised and options.memory_model else None
+        client = options.llm_client
+        if summarised and (summary_model is None or client is None):
+            agentic.build(options, who="--vita-rag-summary")  # raises, naming what is missing
+        params = dict(options.rag_summary_args)
+        return lambda: OfficialRagMemory(embedder=embedder, wording=wording, llm_client=client,
+                                         summary_model=summary_model, top_k=top_k, threshold=official_threshold,
+                                         chunk_tokens=chunk_tokens, params=params)
+
+    def make() -> RagMemory:
+        return RagMemory(embedder=embedder, top_k=top_k, threshold=threshold, chunk_tokens=chunk_tokens,
+                         language=options.language or "en", summarizer=summary() if summary else None, style=style)
+
+    return make
+
+
+#: The official rag's retrieval (memory.yaml and rag_memory.py of the official harness).
+OFFICIAL_EMBEDDING_MODEL = "text-embedding-3-large"
+OFFICIAL_RAG_THRESHOLD = 0.3
+OFFICIAL_RAG_TOP_K = 8
+
+
+def endpoint_embeddings(config: Any) -> bool:
+    """Whether the embedding model is served by an endpoint (not one of the local models)."""
+    return bool(config.embedding_model) and local_spec(config.embedding_model) is None
+
+
+def _endpoints(config: Any) -> list[Endpoint]:
+    if not endpoint_embeddings(config):
+        return []
+    return [Endpoint("embeddings", "embeddings", config.embedding_model,
+                     config.embedding_base_url or config.base_url)]
+
+
+def _comparability(config: Any) -> list[str]:
+    """Why rag's retrieval is not the official one: its embedding model, where it runs, its threshold, top k."""
+    reasons = []
+    model = config.embedding_model
+    if not model or local_spec(model) is not None:
+        reasons.append(f"rag embeddings by the local model {model or 'use-multilingual-v3'}, not "
+                       f"{OFFICIAL_EMBEDDING_MODEL} at an endpoint")
+    elif model != OFFICIAL_EMBEDDING_MODEL:
+        reasons.append(f"rag embeddings by {model}, not {OFFICIAL_EMBEDDING_MODEL}")
+    threshold = config.rag_threshold
+    if threshold is not None and threshold != OFFICIAL_RAG_THRESHOLD:
+        reasons.append(f"rag threshold {threshold:g}, not {OFFICIAL_RAG_THRESHOLD:g}")
+    if config.rag_top_k != OFFICIAL_RAG_TOP_K:
+        reasons.append(f"rag top k {config.rag_top_k}, not {OFFICIAL_RAG_TOP_K}")
+    return reasons
+
+
+SPEC = MemorySpec(name="rag", build=build, deterministic=lambda options: not wants_summary(options),
+                  calls_llm=lambda config: bool(config.rag_summary), endpoints=_endpoints,
+                  prompt_budget=lambda options: ((options.rag_top_k or DEFAULT_TOP_K)
+                                                 * (options.chunk_tokens or DEFAULT_CHUNK_TOKENS)),
+                  embeds=True, counts_tokens=True, leaderboard=True, pivot=1, request_role="rag_summary",
+                  switches=("rag_style",), comparability=_comparability, official_file=OFFICIAL_FILE)

@@ -40,6 +40,8 @@ if TYPE_CHECKING:
     from ..llm.client import LLMClient
     from ..official_wording import OfficialWording
 
+#: The official module whose tool descriptions and wording this backend reads.
+OFFICIAL_FILE = "memory/rag_memory.py"
 #: Words of a dialogue turn that become keywords of its day's chunk (the official keyword search).
 _DIALOGUE_KEYWORDS = 5
 
@@ -156,7 +158,7 @@ class OfficialRagMemory:
 
     def tools(self) -> list[Tool]:
         return official_tools(preference_tools(read_fn=lambda: self.read(), query_fn=self.query), self.wording,
-                              backend="rag")
+                              OFFICIAL_FILE)
 
     # -- retrieval ----------------------------------------------------------------------------------
 

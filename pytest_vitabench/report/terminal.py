@@ -10,13 +10,13 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from ..memory.registry import pivot_key
 from ..messages import Usage
 from ..metrics import METRIC_NAMES, PAIRED_REFERENCES, metric_key
 from ..result import ROLES, ItemResult
 
 _HEADER_NAMES = {"avg": "Avg", "pass": "Pass", "pass^": "Pass"}
 #: Pivot rows: from the floor to the ceiling, then any other backend alphabetically.
-_PIVOT_ORDER = ("none", "rag", "agentic", "full_context", "groundtruth")
 
 
 def _fmt(value: float | None) -> str:
@@ -107,7 +107,7 @@ def render_pivot(metrics: dict[str, Any]) -> list[str]:
     """
     if len(metrics) < 2:
         return []
-    memories = sorted(metrics, key=lambda m: (_PIVOT_ORDER.index(m) if m in _PIVOT_ORDER else len(_PIVOT_ORDER), m))
+    memories = sorted(metrics, key=pivot_key)
     references = [r for r in PAIRED_REFERENCES if r in metrics]
     ks = {metrics[m]["k"] for m in memories}
     k_label = str(next(iter(ks))) if len(ks) == 1 else "k"

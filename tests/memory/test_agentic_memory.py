@@ -9,6 +9,7 @@ from pytest_vitabench.llm import LLMClient, LLMError, LLMSettings
 from pytest_vitabench.memory.agentic import AgenticMemory
 from pytest_vitabench.memory.base import EMPTY_MEMORY, MemoryContext, memory_tools, take_usage
 from pytest_vitabench.memory.registry import memory_factory
+from pytest_vitabench.memory.spec import MemoryOptions
 from pytest_vitabench.suite.schema import DailyRecord
 
 CTX = MemoryContext(user_id="U1", subtask_id="s1", now="2025-03-01 09:00:00", seed=1234)
@@ -79,11 +80,11 @@ def test_chinese_prompt_and_budget(stub):
 
 def test_factory_needs_a_model_and_a_client(stub):
     with pytest.raises(ValueError, match="needs an LLM: set --vita-memory-model"):
-        memory_factory("agentic", {"llm_client": client(stub)})
+        memory_factory("agentic", MemoryOptions(llm_client=client(stub)))
     with pytest.raises(ValueError, match="needs an LLM client for the memory model 'm'.*--vita-base-url"):
-        memory_factory("rewrite", {"memory_model": "m"})
-    memory = memory_factory("agentic", {"llm_client": client(stub), "memory_model": "m", "agentic_max_tokens": 99,
-                                        "language": "zh"})()
+        memory_factory("rewrite", MemoryOptions(memory_model="m"))
+    memory = memory_factory("agentic", MemoryOptions(llm_client=client(stub), memory_model="m", agentic_max_tokens=99,
+                                                     language="zh"))()
     assert isinstance(memory, AgenticMemory) and memory.max_tokens == 99 and memory.language == "zh"
     assert memory.fingerprint()["endpoint"] == stub.base_url
 

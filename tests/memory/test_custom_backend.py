@@ -14,6 +14,7 @@ from _suites import tiny_suite
 
 from pytest_vitabench.memory.base import MemoryContext, memory_tools
 from pytest_vitabench.memory.registry import memory_factory
+from pytest_vitabench.memory.spec import MemoryOptions
 from pytest_vitabench.suite.schema import DailyRecord
 
 EXAMPLE = REPO_ROOT / "examples" / "vitabench-memory-keywords"
@@ -39,7 +40,7 @@ def test_entry_point_backend_is_found_and_gets_its_options(tmp_path, monkeypatch
         memory_factory("keywords")
     install(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
-    memory = memory_factory("keywords", {"language": "zh", "llm_client": None, "cache_dir": tmp_path})()
+    memory = memory_factory("keywords", MemoryOptions(language="zh", cache_dir=tmp_path))()
     assert type(memory).__name__ == "KeywordMemory" and memory.language == "zh"  # only declared options passed
     memory.update([DailyRecord(date="2025-01-02", dialogue=[{"role": "user", "content": "No cilantro in my noodles"}]),
                    DailyRecord(date="2025-01-03", dialogue=[{"role": "user", "content": "我喜欢靠窗的座位"}])],

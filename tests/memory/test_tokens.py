@@ -25,10 +25,6 @@ EN = '- [2025-05-01] [order] {"merchant": "Brew Lab", "item": "oat milk latte", 
 @pytest.fixture
 def regex_only(monkeypatch):
     monkeypatch.setenv("VITA_TOKENIZER", "regex")
-    tokens._encoding.cache_clear()
-    yield
-    monkeypatch.delenv("VITA_TOKENIZER")
-    tokens._encoding.cache_clear()
 
 
 @needs_cl100k
@@ -37,7 +33,6 @@ def test_counts_are_cl100k_base_from_the_bundled_file(monkeypatch):
         raise AssertionError("the tokenizer must not reach the network")
 
     monkeypatch.setattr(socket, "create_connection", no_network)
-    tokens._encoding.cache_clear()
     assert tokens.tokenizer_name() == "cl100k_base"
     # Known cl100k_base counts: "hello world" is 2 tokens; "tiktoken is great!" is 6.
     assert tokens.count_tokens("hello world") == 2

@@ -1,0 +1,177 @@
+"""What a memory backend declares (:class:`MemorySpec`) and what a run gives it (:class:`MemoryOptions`).
+
+Each built-in backend's module declares its ``SPEC``; a third party declares one too (or names a plain
+:class:`~.base.Memory` class, which :mod:`.registry` wraps). Code outside ``memory/`` never names a backend:
+it asks the specs of the run's backends (does one call an LLM, count tokens, stand on the leaderboard...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from ..official_wording import OfficialWording, wording_for
+from .base import Memory
+
+if TYPE_CHECKING:
+    from ..llm.client import LLMClient
+    from ..official_source import OfficialSource
+
+#: Marks the options a ``module:Class`` or entry-point backend is not offered (they are the built-ins' wiring).
+_BUILTIN_ONLY = {"builtin_only": True}
+
+
+@dataclass(frozen=True)
+class MemoryOptions:
+    """The run's settings for its memory backends, built once from the run configuration.
+
+    A ``module:Class`` or entry-point backend receives the ones its constructor names (all of them for
+    ``**kwargs``), except the three marked built-in only. ``None`` in a budget or size: the backend's
+    official default.
+
+    Attributes:
+        llm_client: The run's :class:`~pytest_vitabench.llm.LLMClient` (memory and embedding calls).
+        memory_model: The model of the ``agentic`` backend and of rag's summary (``--vita-memory-model``).
+        embedding_model: ``--vita-embedding-model`` (``None``: the default local model).
+        embedding_base_url: ``--vita-embedding-base-url``.
+        cache_dir: The run's cache directory (embedding vectors under ``embeddings/``).
+        language: ``en`` or ``zh`` (each suite's, when the runner builds a chain).
+        rag_top_k: Chunks retrieved per query.
+        rag_threshold: Minimum cosine similarity (``None``: the embedding model's calibrated value).
+        chunk_tokens: Tokens per rag chunk.
+        rag_summary: Whether an LLM memory answers rag's ``read_preference_memory``.
+        rag_style: ``default`` or ``official`` (``--vita-rag-style``).
+        agentic_max_tokens: The agentic memory's budget.
+        full_context_max_tokens: The full_context memory's budget.
+        memory_model_args: The memory update's request settings (built-in only).
+        rag_summary_args: Rag's summary request settings (built-in only).
+        official_source: The official harness whose wording records are rendered in (built-in only).
+    """
+
+    llm_client: LLMClient | None = None
+    memory_model: str | None = None
+    embedding_model: str | None = None
+    embedding_base_url: str | None = None
+    cache_dir: Path | str | None = None
+    language: str = "en"
+    rag_top_k: int | None = None
+    rag_threshold: float | None = None
+    chunk_tokens: int | None = None
+    rag_summary: bool = False
+    rag_style: str = "default"
+    agentic_max_tokens: int | None = None
+    full_context_max_tokens: int | None = None
+    memory_model_args: dict[str, Any] = field(default_factory=dict, metadata=_BUILTIN_ONLY)
+    rag_summary_args: dict[str, Any] = field(default_factory=dict, metadata=_BUILTIN_ONLY)
+    official_source: OfficialSource | None = field(default=None, metadata=_BUILTIN_ONLY)
+
+    @classmethod
+    def from_config(cls, config: Any, *, llm_client: LLMClient | None = None, cache_dir: Path | str | None = None,
+                    official_source: OfficialSource | None = None,
+                    role_settings: dict[str, dict[str, Any]] | None = None) -> MemoryOptions:
+        """The options of a run: its :class:`~pytest_vitabench.config.RunConfig` and the objects built from it.
+
+        Args:
+            official_source: The official wording of history records, when the agent prompt is the official one.
+            role_settings: Each LLM role's request settings (``memory``, ``rag_summary``).
+        """
+        roles = role_settings or {}
+        return cls(llm_client=llm_client, memory_model=config.memory_model, embedding_model=config.embedding_model,
+                   embedding_base_url=config.embedding_base_url, cache_dir=cache_dir, language=config.language,
+                   rag_top_k=config.rag_top_k, rag_threshold=config.rag_threshold, rag_summary=config.rag_summary,
+                   rag_style=config.rag_style, full_context_max_tokens=config.full_context_max_tokens,
+                   memory_model_args=roles.get("memory", {}), rag_summary_args=roles.get("rag_summary", {}),
+                   official_source=official_source)
+
+    def wording(self) -> OfficialWording | None:
+        """The official wording of history records (with an official source), else ``None``."""
+        return wording_for(self.official_source, self.language or "en") if self.official_source else None
+
+    def for_custom(self) -> dict[str, Any]:
+        """The options a ``module:Class`` or entry-point backend may receive, by name."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if not f.metadata.get("builtin_only")}
+
+    def with_language(self, language: str) -> MemoryOptions:
+        return replace(self, language=language)
+
+
+class Endpoint(NamedTuple):
+    """A model a backend will call, for the preflight: ``kind`` is ``chat`` or ``embeddings``."""
+
+    role: str
+    kind: str
+    model: str
+    base_url: str | None
+
+
+def _never(config: Any) -> bool:
+    return False
+
+
+def _no_endpoints(config: Any) -> list[Endpoint]:
+    return []
+
+
+def _no_reasons(config: Any) -> list[str]:
+    return []
+
+
+def _unbounded(options: MemoryOptions) -> int | None:
+    return None
+
+
+@dataclass(frozen=True)
+class MemorySpec:
+    """One memory backend, as its module's ``SPEC`` declares it.
+
+    The questions about a run (``calls_llm``, ``endpoints``, ``comparability``) take its
+    :class:`~pytest_vitabench.config.RunConfig`; those about the backend's state take :class:`MemoryOptions`.
+
+    Attributes:
+        name: What ``--vita-memory`` calls it, and its key in the report's metrics.
+        build: The options to a zero-argument factory of fresh memories; checks what the backend needs up
+            front (``ValueError`` naming the option to set or the package to install).
+        aliases: The official names it answers to too (``null``, ``rewrite``).
+        deterministic: Whether one memory chain serves every trial (its state depends on the data only, not
+            on a trial's sampling): a bool, or a function of the options (rag: only without its LLM summary).
+        calls_llm: Whether the run's chat endpoint serves it (the run then needs an LLM client and a key).
+        endpoints: The models it will call, each checked once by the preflight.
+        prompt_budget: The most tokens it puts in the agent's prompt (``None``: as many as the history up to
+            the full_context budget), for ``vitabench estimate``.
+        shown: What it shows the agent for a subtask when that is known without running it (groundtruth's
+            annotation), for the estimate.
+        rewrites: Each subtask with new records costs one memory-model rewrite (estimate).
+        embeds: The new records and the query are embedded (estimate).
+        counts_tokens: Its budgets are token counts (the header names the tokenizer; the profile checks it).
+        leaderboard: The published leaderboard reports it.
+        paired_reference: Every other backend of a run is compared with it, paired (the floor and the ceiling).
+        pivot: Its row in the terminal's table, lowest first (backends without one come last, by name).
+        request_role: The LLM role whose request settings it sends (``memory``, ``rag_summary``).
+        switches: The run settings only it reads: the profile counts their deviations only when it runs.
+        comparability: Why its settings keep a run from the leaderboard (empty: they do not).
+        official_file: The official harness's module whose wording its tools carry.
+    """
+
+    name: str
+    build: Callable[[MemoryOptions], Callable[[], Memory]]
+    aliases: tuple[str, ...] = ()
+    deterministic: bool | Callable[[MemoryOptions], bool] = False
+    calls_llm: Callable[[Any], bool] = _never
+    endpoints: Callable[[Any], list[Endpoint]] = _no_endpoints
+    prompt_budget: Callable[[MemoryOptions], int | None] = _unbounded
+    shown: Callable[[Any], str] | None = None
+    rewrites: bool = False
+    embeds: bool = False
+    counts_tokens: bool = False
+    leaderboard: bool = False
+    paired_reference: bool = False
+    pivot: int | None = None
+    request_role: str | None = None
+    switches: tuple[str, ...] = ()
+    comparability: Callable[[Any], list[str]] = _no_reasons
+    official_file: str | None = None
+
+    def is_deterministic(self, options: MemoryOptions) -> bool:
+        return self.deterministic if isinstance(self.deterministic, bool) else self.deterministic(options)
