@@ -10,27 +10,17 @@ request and knows the model, it only dislikes a parameter such as ``max_tokens``
 and 429 (rate limited: reachable, and the run's own retries wait), unless the 429 says the quota is used
 up. What fails: connection errors, timeouts, 401/403 (the key), 404 (the model or the path), 5xx after
 one retry.
-
-Each check is first one plain request over the HTTP library the ``openai`` SDK itself speaks through
-(httpx, or httpx2 from openai 3), with the SDK's URL, key and organisation/project headers, so that the
-controller, which makes no other LLM call, does not import the SDK (a slow import, whose CPU the xdist
-workers starting beside it need). That request can only pass a check: anything else than an answer is checked
-again through the SDK, whose verdict and message stand. A plain request that disagreed with the SDK could
-thus at worst let a run start that the SDK's own check would have stopped, as ``--vita-preflight off``
-does; it never stops a run the SDK would have served.
 """
 
 from __future__ import annotations
 
-import os
-import re
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .llm import Ledger, LLMClient, LLMError
-from .llm.client import OPENAI_DEFAULT_BASE_URL, endpoint_url
-from .llm.settings import base_urls, resolve_api_key
+from .llm.client import endpoint_url
+from .llm.settings import base_urls
 from .option_values import unknown_model_hint
 
 if TYPE_CHECKING:
@@ -105,82 +95,8 @@ def _failure(check: Check, exc: LLMError) -> str | None:
     return f"{', '.join(check.roles)} model {check.model!r} at {check.url}: {what}"
 
 
-def _request(check: Check) -> tuple[str, dict[str, Any]]:
-    """The path and JSON body of a check's request, as the SDK path below sends them."""
-    if check.kind == "embeddings":
-        return "embeddings", {"model": check.model, "input": ["ping"], "encoding_format": "float"}
-    return "chat/completions", {"model": check.model, "messages": [{"role": "user", "content": "Reply with OK."}],
-                                "max_tokens": 1}
-
-
-def _sdk_http_library() -> Any:
-    """The HTTP library the installed ``openai`` SDK requires (``httpx``, or ``httpx2`` from openai 3), read
-    from its package metadata so that the SDK itself is not imported; ``None`` when it cannot be told."""
-    import importlib
-
-    name = _sdk_http_library_name()
-    try:
-        return importlib.import_module(name) if name else None
-    except ImportError:
-        return None
-
-
-def _sdk_http_library_name() -> str | None:
-    from importlib import metadata
-
-    try:
-        requirements = metadata.requires("openai") or []
-    except metadata.PackageNotFoundError:
-        return None
-    for requirement in requirements:
-        name = re.match(r"[A-Za-z0-9_.-]*", requirement)
-        if name and name.group().lower() in ("httpx", "httpx2") and "extra ==" not in requirement:
-            return name.group().lower()
-    return None
-
-
-def _answers_plainly(bench: Benchmark, check: Check) -> bool:
-    """Whether one plain request (see the module's docstring) proves the endpoint, the key and the model.
-
-    ``False`` is no verdict, only "ask the SDK": the request failed, was refused, or could not be made the
-    SDK's way (a base URL with a query string, an unknown HTTP library).
-    """
-    base = check.base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_DEFAULT_BASE_URL
-    library = _sdk_http_library() if "?" not in base and "#" not in base else None
-    if library is None:
-        return False
-    settings = bench.llm_settings
-    try:
-        _client(bench, check.base_url).close()  # refuses credentials in the URL, redacts the key in logs
-        key = resolve_api_key(settings.api_key_env, check.base_url)
-    except ValueError:
-        return False
-    headers = {"Authorization": f"Bearer {key}", "Accept": "application/json", PREFLIGHT_HEADER: "1"}
-    for header, variable in (("OpenAI-Organization", "OPENAI_ORG_ID"), ("OpenAI-Project", "OPENAI_PROJECT_ID")):
-        if os.environ.get(variable):  # the SDK sends these when set, and a server may refuse a key without them
-            headers[header] = os.environ[variable]
-    path, body = _request(check)
-    try:
-        with library.Client(timeout=library.Timeout(settings.timeout_s, connect=min(10.0, settings.timeout_s)),
-                            follow_redirects=True) as http:
-            response = http.post(f"{base.rstrip('/')}/{path}", json=body, headers=headers)
-            status, text = response.status_code, response.text
-    except Exception:  # noqa: BLE001 - any transport failure: the SDK checks again and words it
-        return False
-    if status in _ANSWERED:
-        return not (status == 429 and "quota" in text.lower())
-    if not 200 <= status < 300:
-        return False
-    try:
-        answer = response.json()
-    except ValueError:
-        return False
-    return isinstance(answer, dict) and isinstance(answer.get("data" if check.kind == "embeddings" else "choices"),
-                                                   list)
-
-
 def run_checks(bench: Benchmark, checks: list[Check] | None = None) -> list[str]:
-    """Make each check's request: a plain one first, then, unless it proved the endpoint, the SDK's.
+    """Make each check's request through the run's LLM client (with one quick retry).
 
     Args:
         bench: The run's wiring (endpoint settings, key variable, timeout).
@@ -192,16 +108,14 @@ def run_checks(bench: Benchmark, checks: list[Check] | None = None) -> list[str]
     """
     failures: list[str] = []
     for check in planned_checks(bench) if checks is None else checks:
-        if _answers_plainly(bench, check):
-            continue
-        _, body = _request(check)
         try:
             with _client(bench, check.base_url) as client:
                 if check.kind == "embeddings":
-                    client.embed(check.roles[0], model=check.model, texts=body["input"])
+                    client.embed(check.roles[0], model=check.model, texts=["ping"])
                 else:
-                    client.complete(check.roles[0], model=check.model, messages=body["messages"],
-                                    max_tokens=body["max_tokens"], extra_headers={PREFLIGHT_HEADER: "1"})
+                    client.complete(check.roles[0], model=check.model, max_tokens=1,
+                                    messages=[{"role": "user", "content": "Reply with OK."}],
+                                    extra_headers={PREFLIGHT_HEADER: "1"})
         except LLMError as exc:
             message = _failure(check, exc)
             if message is not None:

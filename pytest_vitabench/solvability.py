@@ -60,6 +60,7 @@ def check_solvability(suite: LoadedSuite) -> SolvabilityReport:
     from .agents.answer import AnswerAgent
     from .config import RunConfig
     from .judges.rules import RulesJudge
+    from .memory.registry import NO_MEMORY
     from .profile import TOOL_CHECKS
     from .runner import ItemRunner
     from .suite.answer_key import answer_key
@@ -73,10 +74,10 @@ def check_solvability(suite: LoadedSuite) -> SolvabilityReport:
         runner = runners.get(tuple(checks))
         if runner is None:
             runner = runners[tuple(checks)] = ItemRunner(RunConfig.model_validate(
-                {"model": "answer", "memory": ["none"], "trials": 1, "tool_checks": checks}))
+                {"model": "answer", "memory": [NO_MEMORY], "trials": 1, "tool_checks": checks}))
         sub = user.task.subtasks[index]
         return runner.run(nodeid=f"{user.key}::{sub.subtask_id}", suite=suite, user=user, index=index,
-                          memory_name="none", trial=0, agent=agent, user_simulator=user_simulator, judge=judge)
+                          memory_name=NO_MEMORY, trial=0, agent=agent, user_simulator=user_simulator, judge=judge)
 
     default_checks = list(TOOL_CHECKS)
     for user in suite.users:

@@ -25,6 +25,8 @@ ENTRY_POINT_GROUP = "vitabench.memory"
 #: The built-in backends, in the order the messages list them.
 BUILTIN_SPECS: dict[str, MemorySpec] = {spec.name: spec for spec in (
     null.SPEC, groundtruth.SPEC, full_context.SPEC, agentic.SPEC, rag.SPEC)}
+#: The backend that gives the agent nothing: for replays that must not depend on a memory.
+NO_MEMORY = null.SPEC.name
 #: The backend whose memory is the whole history (up to its budget): what ``vitabench estimate`` plays.
 WHOLE_HISTORY = full_context.SPEC.name
 
