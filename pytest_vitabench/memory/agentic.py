@@ -114,7 +114,6 @@ class AgenticMemory:
     """
 
     name = "agentic"
-    deterministic = False
 
     def __init__(self, *, llm_client: LLMClient, memory_model: str, max_tokens: int = DEFAULT_MAX_TOKENS,
                  language: str = "en", temperature: float | None = 0.0, wording: OfficialWording | None = None,

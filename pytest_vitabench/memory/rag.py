@@ -72,8 +72,7 @@ class RagMemory:
     """Chunked, embedded history with top-k cosine retrieval.
 
     Args:
-        embedder: The (cached) embedder; by default the process-wide one for ``embedding_model``.
-        embedding_model: Used when ``embedder`` is not given (``None``: the default local model).
+        embedder: The (cached) embedder (:func:`~pytest_vitabench.embeddings.get_embedder`).
         top_k: Chunks returned per query.
         threshold: Minimum cosine similarity; ``None``: the embedding model's calibrated default.
         chunk_tokens: Tokens per chunk.
@@ -87,9 +86,8 @@ class RagMemory:
     """
 
     name = "rag"
-    deterministic = True
 
-    def __init__(self, *, embedder: CachedEmbedder | None = None, embedding_model: str | None = None,
+    def __init__(self, *, embedder: CachedEmbedder,
                  top_k: int = DEFAULT_TOP_K, threshold: float | None = None,
                  chunk_tokens: int = DEFAULT_CHUNK_TOKENS, chunk_overlap: int = DEFAULT_CHUNK_OVERLAP,
                  dump_tokens: int = DEFAULT_DUMP_TOKENS, language: str = "en",
@@ -98,7 +96,7 @@ class RagMemory:
             raise ValueError(f"rag top_k must be at least 1, got {top_k}")
         if chunk_tokens < 1:
             raise ValueError(f"rag chunk_tokens must be positive, got {chunk_tokens}")
-        self.embedder = embedder if embedder is not None else get_embedder(embedding_model)
+        self.embedder = embedder
         self.top_k = top_k
         self.threshold = default_threshold(self._model_name()) if threshold is None else float(threshold)
         self.chunk_tokens = chunk_tokens
@@ -107,7 +105,6 @@ class RagMemory:
         self.language = language if language in _TEXT else "en"
         self.summarizer = summarizer
         self.style = style
-        self.deterministic = summarizer is None
         self.chunks: list[Chunk] = []
         self._vectors: np.ndarray | None = None  # rows for self.chunks[:len(rows)]
 

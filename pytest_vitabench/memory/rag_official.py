@@ -114,7 +114,6 @@ class OfficialRagMemory:
         self.temperature = temperature
         #: The summary request's settings over ``temperature`` (the memory model's models.yaml entry).
         self.params = dict(params or {})
-        self.deterministic = self.client is None
         self.chunks: list[OfficialChunk] = []
         self.summary = ""
         self.usage = Usage()

@@ -106,22 +106,6 @@ class Endpoint(NamedTuple):
     base_url: str | None
 
 
-def _never(config: Any) -> bool:
-    return False
-
-
-def _no_endpoints(config: Any) -> list[Endpoint]:
-    return []
-
-
-def _no_reasons(config: Any) -> list[str]:
-    return []
-
-
-def _unbounded(options: MemoryOptions) -> int | None:
-    return None
-
-
 @dataclass(frozen=True)
 class MemorySpec:
     """One memory backend, as its module's ``SPEC`` declares it.
@@ -158,9 +142,9 @@ class MemorySpec:
     build: Callable[[MemoryOptions], Callable[[], Memory]]
     aliases: tuple[str, ...] = ()
     deterministic: bool | Callable[[MemoryOptions], bool] = False
-    calls_llm: Callable[[Any], bool] = _never
-    endpoints: Callable[[Any], list[Endpoint]] = _no_endpoints
-    prompt_budget: Callable[[MemoryOptions], int | None] = _unbounded
+    calls_llm: Callable[[Any], bool] = lambda config: False
+    endpoints: Callable[[Any], list[Endpoint]] = lambda config: []
+    prompt_budget: Callable[[MemoryOptions], int | None] = lambda options: None
     shown: Callable[[Any], str] | None = None
     rewrites: bool = False
     embeds: bool = False
@@ -170,7 +154,7 @@ class MemorySpec:
     pivot: int | None = None
     request_role: str | None = None
     switches: tuple[str, ...] = ()
-    comparability: Callable[[Any], list[str]] = _no_reasons
+    comparability: Callable[[Any], list[str]] = lambda config: []
     official_file: str | None = None
 
     def is_deterministic(self, options: MemoryOptions) -> bool:

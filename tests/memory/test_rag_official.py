@@ -146,7 +146,6 @@ def test_the_summary_request_is_the_official_one_and_read_returns_it(wording, mo
         client = LLMClient(LLMSettings(base_url=stub.base_url, cache="off", api_key_env="VITA_TEST_KEY"))
         embedder = get_embedder("stub-embed", llm_client=client, one_per_request=True)
         mem = OfficialRagMemory(embedder=embedder, wording=wording, llm_client=client, summary_model="stub-agent")
-        assert not mem.deterministic
         mem.update([day("d1", {"item": "tea"}), day("d2", {"item": "soup"})], CTX)
         embeds = [b for b, p in zip(stub.requests, stub.paths, strict=True) if p.endswith("/embeddings")]
         chats = [b for b, p in zip(stub.requests, stub.paths, strict=True) if not p.endswith("/embeddings")]

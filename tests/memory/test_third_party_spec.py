@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from _reports import full_report
 from _suites import tiny_suite
 
 from pytest_vitabench.memory.registry import memory_spec
@@ -28,7 +29,7 @@ class RecentMemory:
     def update(self, records, context):
         with open(os.environ["VITA_SPEC_LOG"], "a", encoding="utf-8") as log:
             log.write(json.dumps([context.subtask_id, context.trial, self.language]) + "\\n")
-        self.lines = (self.lines + [render_record(r) for r in records])[-self.keep:]
+        self.lines = (self.lines + [line for r in records for line in render_record(r)])[-self.keep:]
 
     def read(self, query=None):
         return "\\n".join(self.lines) or EMPTY_MEMORY
@@ -73,7 +74,7 @@ def test_a_run_uses_the_spec_one_chain_for_every_trial(backend, pytester, tmp_pa
     # Declared deterministic: each subtask's history is ingested once, for trial 0, in the suite's language.
     assert len(updates) == subtasks and {trial for _, trial, _ in updates} == {0}
     assert {language for _, _, language in updates} == {"en"}
-    report = json.loads((pytester.path / "run.json").read_text(encoding="utf-8"))
+    report = full_report(pytester.path / "run.json")  # the records' trajectories and snapshots included
     assert set(report["metrics"]) == {"none", backend}
     snapshots = [r["memory_snapshot"] for r in report["results"] if r["memory"] == backend]
     assert len(snapshots) == 2 * subtasks and any("noodles" in s or "cilantro" in s for s in snapshots)
