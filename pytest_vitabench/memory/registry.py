@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import inspect
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from importlib.metadata import entry_points
 from typing import Any
 
@@ -117,7 +118,7 @@ class RunMemories:
 
     def factory(self, name: str, *, language: str | None = None) -> Callable[[], Memory]:
         """A factory of ``name``'s memories (``language``: the suite's, over the run's)."""
-        options = self.options if language is None else self.options.with_language(language)
+        options = self.options if language is None else replace(self.options, language=language)
         return self.spec(name).build(options)
 
     def deterministic(self, name: str) -> bool:

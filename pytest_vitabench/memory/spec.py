@@ -8,7 +8,7 @@ it asks the specs of the run's backends (does one call an LLM, count tokens, sta
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -93,9 +93,6 @@ class MemoryOptions:
         """The options a ``module:Class`` or entry-point backend may receive, by name."""
         return {f.name: getattr(self, f.name) for f in fields(self) if not f.metadata.get("builtin_only")}
 
-    def with_language(self, language: str) -> MemoryOptions:
-        return replace(self, language=language)
-
 
 class Endpoint(NamedTuple):
     """A model a backend will call, for the preflight: ``kind`` is ``chat`` or ``embeddings``."""
@@ -112,6 +109,8 @@ class MemorySpec:
 
     The questions about a run (``calls_llm``, ``endpoints``, ``comparability``) take its
     :class:`~pytest_vitabench.config.RunConfig`; those about the backend's state take :class:`MemoryOptions`.
+    What reports and the profile ask (``leaderboard`` to ``comparability``) is read from the built-ins only: a
+    report may be read where a third-party backend is not installed.
 
     Attributes:
         name: What ``--vita-memory`` calls it, and its key in the report's metrics.
