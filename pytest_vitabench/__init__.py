@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from .judges.base import Judge, JudgeCase, RubricVerdict, Verdict, reward_of
     from .memory.base import EMPTY_MEMORY, Memory, MemoryContext
     from .memory.render import render_record, render_records
+    from .memory.spec import MemoryOptions, MemorySpec
     from .messages import STOP_TOKEN, Message, ToolCall, Usage
     from .result import ItemResult
     from .runs import open_run
@@ -43,6 +44,7 @@ _HOMES: dict[str, str] = {
     # memory backends and the history records they ingest
     "Memory": "memory.base", "MemoryContext": "memory.base", "EMPTY_MEMORY": "memory.base",
     "render_record": "memory.render", "render_records": "memory.render",
+    "MemorySpec": "memory.spec", "MemoryOptions": "memory.spec",
     "DailyRecord": "suite.schema", "EventRecord": "suite.schema", "BehaviorEvent": "suite.schema",
     "DialogueTurn": "suite.schema", "SubTask": "suite.schema", "UserTask": "suite.schema",
     # results and saved runs
@@ -53,7 +55,8 @@ _HOMES: dict[str, str] = {
 #: Kept equal to the keys of ``_HOMES`` (a test checks it).
 __all__ = [
     "Agent", "AgentSetup", "BehaviorEvent", "DailyRecord", "DialogueTurn", "EMPTY_MEMORY", "Environment",
-    "EventRecord", "ItemResult", "Judge", "JudgeCase", "Memory", "MemoryContext", "Message", "RubricVerdict",
+    "EventRecord", "ItemResult", "Judge", "JudgeCase", "Memory", "MemoryContext", "MemoryOptions", "MemorySpec",
+    "Message", "RubricVerdict",
     "STOP_TOKEN", "SubTask", "Tool", "ToolCall", "ToolError", "Usage", "UserSetup", "UserSimulator", "UserTask",
     "Verdict", "__version__", "open_run", "render_record", "render_records", "reward_of",
 ]

@@ -23,7 +23,7 @@ NEEDED = {
     "user": {"UserSimulator", "UserSetup", "Message"},
     "judge": {"Judge", "JudgeCase", "Verdict", "RubricVerdict", "reward_of", "Environment", "SubTask"},
     "memory": {"Memory", "MemoryContext", "EMPTY_MEMORY", "Tool", "ToolError", "DailyRecord", "EventRecord",
-               "render_record", "Usage"},
+               "render_record", "Usage", "MemorySpec", "MemoryOptions"},
     "results": {"ItemResult", "open_run"},
 }
 

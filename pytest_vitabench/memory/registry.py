@@ -154,7 +154,8 @@ def leaderboard_names() -> list[str]:
 
 
 def pivot_key(name: str) -> tuple[int, str]:
-    """Sort key of a backend's row in the terminal table: declared position, then the rest by name."""
+    """Sort key of a backend's row in the terminal table: the built-ins from the floor to the ceiling, then
+    the rest by name."""
     spec = BUILTIN_SPECS.get(name)
     return (spec.pivot if spec is not None and spec.pivot is not None else len(BUILTIN_SPECS), name)
 

@@ -16,7 +16,6 @@ from ..metrics import METRIC_NAMES, PAIRED_REFERENCES, metric_key
 from ..result import ROLES, ItemResult
 
 _HEADER_NAMES = {"avg": "Avg", "pass": "Pass", "pass^": "Pass"}
-#: Pivot rows: from the floor to the ceiling, then any other backend alphabetically.
 
 
 def _fmt(value: float | None) -> str:
@@ -107,7 +106,7 @@ def render_pivot(metrics: dict[str, Any]) -> list[str]:
     """
     if len(metrics) < 2:
         return []
-    memories = sorted(metrics, key=pivot_key)
+    memories = sorted(metrics, key=pivot_key)  # from the floor to the ceiling, then the others by name
     references = [r for r in PAIRED_REFERENCES if r in metrics]
     ks = {metrics[m]["k"] for m in memories}
     k_label = str(next(iter(ks))) if len(ks) == 1 else "k"

@@ -16,8 +16,7 @@ BACKEND = '''
 import json
 import os
 
-from pytest_vitabench import EMPTY_MEMORY, render_record
-from pytest_vitabench.memory.spec import MemorySpec
+from pytest_vitabench import EMPTY_MEMORY, MemorySpec, render_record
 
 
 class RecentMemory:

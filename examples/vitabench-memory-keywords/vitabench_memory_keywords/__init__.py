@@ -10,8 +10,8 @@ The whole protocol in one small class:
   alone does not replay every update;
 * optional ``deterministic = True``: one memory serves every trial.
 
-The constructor may name any option the harness offers (the fields of ``MemoryOptions`` in
-``pytest_vitabench.memory.spec``: ``language``, ``llm_client``, ``memory_model``, ``cache_dir``...) or take ``**options``.
+The constructor may name any option the harness offers (the fields of ``pytest_vitabench.MemoryOptions``:
+``language``, ``llm_client``, ``memory_model``, ``cache_dir``...) or take ``**options``.
 
 Use it as ``pytest suites/demo --vita-memory keywords`` once installed (entry point), or without
 installing as ``--vita-memory vitabench_memory_keywords:KeywordMemory``.
