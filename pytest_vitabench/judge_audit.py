@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 from .agreement import FIGURES, collect, figures, flip_rate, judge_summary
 from .judges.audited import rules_truth
 from .judges.base import Judge, JudgeCase, Verdict
-from .judges.rules import RulesJudge
+from .judges.registry import make_judge
 from .messages import Usage
 from .metrics import compute_metrics, metric_key
 from .rejudge import RejudgeError, SuitePaths, replay, resolve_suites, suite_language
@@ -190,7 +190,6 @@ def audit_run(path: str | Path, setups: Sequence[JudgeSetup], *, client: LLMClie
     Raises:
         RejudgeError: The run or a suite is unusable; ValueError: bad arguments.
     """
-    from .judges import make_judge
     from .runs.reader import open_run
 
     if not setups:
@@ -213,7 +212,7 @@ def audit_run(path: str | Path, setups: Sequence[JudgeSetup], *, client: LLMClie
     run_language = str(config.get("language") or "en")
     items = []
     mismatches: dict[str, list[str]] = {}
-    rules = RulesJudge()
+    rules = make_judge("rules")
     for result in chosen:
         case, problems = replay(result, suites[result.suite], suite_language(run_language, suites[result.suite]),
                                 checks=config.get("tool_checks"))

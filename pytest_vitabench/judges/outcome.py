@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..domains.tool_kinds import declared_kinds
 from ..messages import Message, ToolCall
 from .asking import ask
 from .base import JudgeCase, RubricVerdict
@@ -26,21 +27,14 @@ from .render import record_facts, render_call
 if TYPE_CHECKING:
     from ..llm.client import LLMClient
 
-#: Official creating writes (REFERENCE.md §5.5) plus taxi orders, which work here.
-CREATING_WRITES = frozenset({
-    "create_delivery_order", "create_instore_product_order", "instore_reservation", "instore_book",
-    "create_hotel_order", "create_flight_order", "create_train_order", "create_attraction_order",
-    "create_taxi_order",
-})
 OUTCOME_PREFIX = "[outcome] "
 
 
 def is_creating_write(name: str, environment: Any = None) -> bool:
-    """Whether a tool call creates an order, booking or reservation."""
-    if name in CREATING_WRITES:
-        return True
-    kind = environment.tool_kind(name) if environment is not None and hasattr(environment, "tool_kind") else None
-    return kind == "write" and name.startswith("create_")
+    """Whether a tool call creates an order, booking or reservation: its tool is declared ``kind="create"``
+    (the official creating writes of REFERENCE.md §5.5, plus taxi orders, which work here)."""
+    kind = environment.tool_kind(name) if hasattr(environment, "tool_kind") else None
+    return (kind or declared_kinds().get(name)) == "create"
 
 
 @dataclass

@@ -32,13 +32,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..metrics import LEVELS, metric_key
+from ..metrics import LEVELS, METRIC_BY_NAME, METRICS, metric_key
 
 if TYPE_CHECKING:
     from ..result import ItemResult
 
-_METRIC = re.compile(r"^(?:(avg@|pass@|pass\^)(\d+|k)|(avg))$", re.IGNORECASE)
-_FAMILY = {"avg@": "avg", "pass@": "pass", "pass^": "pass^", "avg": "avg"}
+#: A metric as ``--vita-fail-under`` names it: a declared prefix and K, or the bare name of a K-free metric.
+_METRIC = re.compile(r"^(?:(" + "|".join(re.escape(m.prefix) for m in METRICS) + r")(\d+|k)|("
+                     + "|".join(re.escape(m.name) for m in METRICS if not m.needs_k) + "))$", re.IGNORECASE)
+_FAMILY = {**{m.prefix: m.name for m in METRICS}, **{m.name: m.name for m in METRICS if not m.needs_k}}
+_NAMES = [*(m.name for m in METRICS if not m.needs_k), *(m.key("K") for m in METRICS)]
+_METRIC_HELP = f"{', '.join(_NAMES[:-1])} or {_NAMES[-1]}"
 #: ``judge.FIGURE`` thresholds: the agreement figures a higher value of which is better.
 JUDGE_FIGURES = ("agreement", "kappa")
 # Metrics are means of floats; without a little slack a run scoring exactly the threshold could fail on
@@ -69,7 +73,7 @@ class Threshold:
         """The metric as written, e.g. ``pass^4``, ``pass^k`` or ``judge.kappa``."""
         if self.level == "judge":
             return f"judge.{self.metric}"
-        return metric_key(self.metric, self.k) if self.k is not None else metric_key(self.metric, 0)[:-1] + "k"
+        return metric_key(self.metric, "k" if self.k is None else self.k)
 
     def __str__(self) -> str:
         prefix = f"{self.memory}:" if self.memory is not None else ""
@@ -101,7 +105,7 @@ def _parse_one(entry: str) -> Threshold:
     match = _METRIC.match(rest)
     if not match:
         raise ValueError(f"--vita-fail-under entry {entry!r}: unknown metric {rest!r} "
-                         "(use avg, avg@K, pass@K or pass^K with K a whole number or the letter k)")
+                         f"(use {_METRIC_HELP} with K a whole number or the letter k)")
     family = (match.group(1) or match.group(3)).lower()
     k_text = (match.group(2) or "k").lower()
     k = None if k_text == "k" else int(k_text)
@@ -182,7 +186,7 @@ def _value_at(memory: str, t: Threshold, metrics: dict[str, Any], results: Seque
     """``(value, K, why not)`` of ``t`` on ``memory``: the run's own value, or recomputed at a smaller K."""
     m = metrics[memory]
     run_k = int(m["k"])
-    k = run_k if t.k is None or t.metric == "avg" else t.k
+    k = run_k if t.k is None or not METRIC_BY_NAME[t.metric].needs_k else t.k
     if k == run_k:
         return m[t.level].get(metric_key(t.metric, run_k)), run_k, None
     if k > run_k:
