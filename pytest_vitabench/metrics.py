@@ -36,9 +36,8 @@ from __future__ import annotations
 import math
 import random
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from operator import itemgetter
 from typing import Any
 
@@ -260,27 +259,13 @@ def _quantile(sorted_values: Sequence[float], q: float) -> float:
     return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
 
 
-def _resamples(n_users: int, bootstrap: int, seed: int) -> tuple[itemgetter[Any], ...]:
-    """The bootstrap's draws of user positions: one getter per resample, which gathers its picks in C.
-
-    ``sum()`` then adds the picks in the same order as a loop would, so the intervals are bit for bit those of
-    the plain loop. The draws depend only on the arguments, and a run's levels and breakdowns mostly share
-    them (a domain or a skill usually spans every user), so small ones are drawn once per process.
-    """
-    if n_users * bootstrap <= _SHARED_DRAWS_MAX:
-        return _shared_resamples(n_users, bootstrap, seed)
-    return _draw_resamples(n_users, bootstrap, seed)
-
-
-def _draw_resamples(n_users: int, bootstrap: int, seed: int) -> tuple[itemgetter[Any], ...]:
+def _resamples(n_users: int, bootstrap: int, seed: int) -> Iterator[itemgetter[Any]]:
+    """The bootstrap's draws of user positions: one getter per resample, which gathers its picks in C and in
+    the order a loop would (so ``sum()`` of them is bit for bit the plain loop's). Each call draws anew from
+    ``seed``, so an interval never depends on what else was computed."""
     rng = random.Random(seed)
-    population = range(n_users)
-    return tuple(itemgetter(*rng.choices(population, k=n_users)) for _ in range(bootstrap))
-
-
-#: Draws kept for reuse hold at most this many picks each (8 bytes a pick: a few MB in all).
-_SHARED_DRAWS_MAX = 500_000
-_shared_resamples = lru_cache(maxsize=8)(_draw_resamples)
+    for _ in range(bootstrap):
+        yield itemgetter(*rng.choices(range(n_users), k=n_users))
 
 
 def bootstrap_intervals(groups: Sequence[Any], statistic: Callable[[Sequence[Any]], Sequence[float | None]], *,
