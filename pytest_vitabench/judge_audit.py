@@ -40,8 +40,8 @@ from .judges.audited import rules_truth
 from .judges.base import Judge, JudgeCase, Verdict
 from .judges.registry import make_judge
 from .messages import Usage
-from .metrics import compute_metrics, metric_key
-from .rejudge import RejudgeError, SuitePaths, replay, resolve_suites, suite_language
+from .metrics import METRIC_BY_NAME, compute_metrics, metric_key
+from .rejudge import RejudgeError, SuitePaths, record_verdict, replay, resolve_suites, suite_language
 from .report.json_report import build_report, load_report
 from .result import ItemResult
 
@@ -50,6 +50,8 @@ if TYPE_CHECKING:
     from .llm.ledger import Ledger
 
 SCHEMA = "vitabench-judge-audit/1"
+#: The metrics the audit shows per judging beside the rules judge's: the mean reward and the all-trials rate.
+_HEADLINE = ("avg", "pass^")
 
 
 @dataclass(frozen=True)
@@ -98,12 +100,8 @@ def _judged(item: _Item, verdict: Verdict | None, error: str | None) -> ItemResu
         result.outcome, result.reward, result.rubrics, result.error = "error", 0.0, [], error
         result.judge_details = {}
         return result
-    result.rubrics, result.reward = verdict.rubrics, verdict.reward
+    record_verdict(result, verdict)
     result.judge_details = {**verdict.details, "rules": item.truth, "rules_reward": item.truth_reward}
-    if verdict.not_judgeable or verdict.unscored:
-        result.outcome, result.error = "skipped", verdict.not_judgeable or f"unscored: {verdict.unscored}"
-    else:
-        result.outcome, result.error = ("passed" if verdict.reward == 1.0 else "failed"), None
     return result
 
 
@@ -117,8 +115,7 @@ def _judge_item(judge: Judge, item: _Item, repeat: int) -> ItemResult:
 
 def _headline(metrics: Mapping[str, Any]) -> dict[str, dict[str, float | None]]:
     """Subtask-level Avg@k and Pass^k per backend."""
-    return {memory: {"avg": m["subtask"].get(metric_key("avg", m["k"])),
-                     "pass^": m["subtask"].get(metric_key("pass^", m["k"])), "k": m["k"]}
+    return {memory: {**{name: m["subtask"].get(metric_key(name, m["k"])) for name in _HEADLINE}, "k": m["k"]}
             for memory, m in metrics.items()}
 
 
@@ -316,11 +313,9 @@ def render_audit(audit: Mapping[str, Any], *, limit: int = 10) -> list[str]:
                          f"({flip['items_flipped']} of {flip['items']})")
         for memory, truth in setup["metrics"]["rules"].items():
             per = [j.get(memory, {}) for j in setup["metrics"]["judgings"]]
-            avg = ", ".join(_pct(p.get("avg")) for p in per)
-            hat = ", ".join(_pct(p.get("pass^")) for p in per)
-            k = truth["k"]
-            lines.append(f"{memory}: Avg@{k} rules {_pct(truth['avg'])}, judge {avg}; Pass^{k} rules "
-                         f"{_pct(truth['pass^'])}, judge {hat}")
+            shown = [f"{METRIC_BY_NAME[name].header(truth['k'])} rules {_pct(truth[name])}, judge "
+                     + ", ".join(_pct(p.get(name)) for p in per) for name in _HEADLINE]
+            lines.append(f"{memory}: " + "; ".join(shown))
         usage = setup["usage"]
         lines.append(f"cost: {usage['requests']} request(s) ({usage['cached_requests']} from the cache), "
                      f"{usage['prompt_tokens']:,} in + {usage['completion_tokens']:,} out tokens, "

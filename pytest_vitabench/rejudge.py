@@ -222,7 +222,7 @@ def rejudge_report(path: str | Path, judge: Judge, *, suite_paths: SuitePaths = 
         except Exception as exc:  # an infrastructure failure of the judge: reported, never scored as judged
             _record_failure(result, exc, failed)
         else:
-            _record_verdict(result, verdict)
+            record_verdict(result, verdict)
         if mark is not None and ledger is not None:
             result.usage["judge"] = ledger.since(mark).get("judge", Usage())
         if progress is not None:
@@ -246,7 +246,8 @@ def rejudge_report(path: str | Path, judge: Judge, *, suite_paths: SuitePaths = 
     return out
 
 
-def _record_verdict(result: ItemResult, verdict: Verdict) -> None:
+def record_verdict(result: ItemResult, verdict: Verdict) -> None:
+    """Score ``result`` by ``verdict``: its rubrics, reward, details and outcome."""
     result.rubrics = verdict.rubrics
     result.reward = verdict.reward
     result.judge_details = verdict.details
@@ -272,7 +273,7 @@ def _judge_batched(items: list[tuple[ItemResult, JudgeCase]], judge: Judge, batc
         if outcome.verdict is None:
             _record_failure(result, outcome.error or RuntimeError("no verdict"), failed)
         else:
-            _record_verdict(result, outcome.verdict)
+            record_verdict(result, outcome.verdict)
             result.judge_details = {**outcome.verdict.details, "judged_in_batch": outcome.batch_ids}
         result.usage["judge"] = outcome.usage
         if progress is not None:
