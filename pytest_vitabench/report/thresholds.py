@@ -239,16 +239,13 @@ def check_thresholds(thresholds: list[Threshold], metrics: dict[str, Any],
         for memory in memories:
             value, k, why_not = _value_at(memory, t, metrics, results)
             shown = metric_key(t.metric, k) if k is not None else t.key
-            comparison = "" if value is None else f"{memory} {t.level} {shown} = {_fmt(value, t.value)}"
             if why_not is not None:
                 outcomes.append(ThresholdOutcome(t, memory, "not_checked", None, k, why_not))
             elif value is None:
                 outcomes.append(ThresholdOutcome(t, memory, "missed", None, k,
                                                  f"{memory} {t.level} {shown} has no units to check (threshold {t})"))
-            elif value < t.value - _EPS:
-                outcomes.append(ThresholdOutcome(t, memory, "missed", value, k, f"{comparison} < {t.value:.3f}"))
             else:
-                outcomes.append(ThresholdOutcome(t, memory, "met", value, k, f"{comparison} >= {t.value:.3f}"))
+                outcomes.append(_against(t, memory, value, k, f"{memory} {t.level} {shown} = {_fmt(value, t.value)}"))
     return outcomes
 
 
@@ -266,10 +263,14 @@ def _check_judge(t: Threshold, results: Sequence[ItemResult]) -> ThresholdOutcom
     if value is None:
         return ThresholdOutcome(t, t.memory, "missed", None, None,
                                 f"threshold {t}: {t.key} is undefined{scope} (every verdict the same on both sides)")
-    shown = f"{t.key}{scope} = {_fmt(value, t.value)} over {summary['n']} rubrics"
+    return _against(t, t.memory, value, None, f"{t.key}{scope} = {_fmt(value, t.value)} over {summary['n']} rubrics")
+
+
+def _against(t: Threshold, memory: str | None, value: float, k: int | None, shown: str) -> ThresholdOutcome:
+    """``value`` checked against the threshold; ``shown`` says what was measured."""
     if value < t.value - _EPS:
-        return ThresholdOutcome(t, t.memory, "missed", value, None, f"{shown} < {t.value:.3f}")
-    return ThresholdOutcome(t, t.memory, "met", value, None, f"{shown} >= {t.value:.3f}")
+        return ThresholdOutcome(t, memory, "missed", value, k, f"{shown} < {t.value:.3f}")
+    return ThresholdOutcome(t, memory, "met", value, k, f"{shown} >= {t.value:.3f}")
 
 
 def evaluate_thresholds(thresholds: list[Threshold], metrics: dict[str, Any],
