@@ -41,9 +41,11 @@ from .judges.base import Judge, JudgeCase, Verdict
 from .judges.registry import make_judge
 from .messages import Usage
 from .metrics import METRIC_BY_NAME, compute_metrics, metric_key
-from .rejudge import RejudgeError, SuitePaths, record_verdict, replay, resolve_suites, suite_language
-from .report.json_report import build_report, load_report
+from .rejudge import RejudgeError, SuitePaths, open_llm_client, record_verdict, replay, resolve_suites, suite_language
+from .report.json_report import build_report, load_report, write_report
+from .report.thresholds import check_thresholds, parse_fail_under
 from .result import ItemResult
+from .runs.reader import open_run
 
 if TYPE_CHECKING:
     from .llm.client import LLMClient
@@ -187,8 +189,6 @@ def audit_run(path: str | Path, setups: Sequence[JudgeSetup], *, client: LLMClie
     Raises:
         RejudgeError: The run or a suite is unusable; ValueError: bad arguments.
     """
-    from .runs.reader import open_run
-
     if not setups:
         raise ValueError("judge-audit needs at least one judge configuration")
     if repeats < 1:
@@ -363,10 +363,6 @@ def audit_command(run_path: str, *, setups: Sequence[JudgeSetup], repeats: int =
     Returns:
         The exit status: 0; 1 when a ``fail_under`` threshold is missed; 2 on usage errors.
     """
-    from .rejudge import open_llm_client
-    from .report.json_report import write_report
-    from .report.thresholds import check_thresholds, parse_fail_under
-
     source = Path(run_path)
     written = Path(output) if output else source.with_name(f"{source.stem}.judge-audit.json")
     if any(setup.model == "rules" for setup in setups):

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
 
+from .judges.base import NO_CRITERIA
 from .result import ItemResult
 
 LEVELS = ("subtask", "user")
@@ -374,8 +375,6 @@ def _official_unjudged(results: Sequence[ItemResult]) -> list[tuple[str, _Trial]
     The official harness leaves such a subtask out of a run's ``subtask_rewards`` and then fills every index up
     to the highest one present with 0.0.
     """
-    from .judges.base import NO_CRITERIA
-
     last_judged: dict[tuple[str, str, str], int] = {}
     for r in results:
         if r.outcome != "skipped":

@@ -7,8 +7,10 @@ Pure Python over the run's :class:`~pytest_vitabench.result.ItemResult` records;
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..result import ItemResult
@@ -157,9 +159,6 @@ def complete_suite_hashes(known: dict[str, str], results: Sequence[ItemResult]) 
     Under xdist only workers collect, so the controller has not hashed any suite; the viewer and the
     comparison need the paths (for names) and the hashes (to tell changed suites apart).
     """
-    import hashlib
-    from pathlib import Path
-
     out = dict(known)
     for path in sorted({r.suite for r in results if r.suite} - set(known)):
         try:

@@ -32,7 +32,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..metrics import LEVELS, METRIC_BY_NAME, METRICS, metric_key
+from ..agreement import judge_summary
+from ..metrics import LEVELS, METRIC_BY_NAME, METRICS, compute_metrics, metric_key
 
 if TYPE_CHECKING:
     from ..result import ItemResult
@@ -194,8 +195,6 @@ def _value_at(memory: str, t: Threshold, metrics: dict[str, Any], results: Seque
                          f"this run has {run_k} ({memory})")
     if results is None:
         return None, k, f"threshold {t} not checked: the run has k={run_k} and no results to recompute at k={k}"
-    from ..metrics import compute_metrics
-
     own = [r for r in results if r.memory == memory]
     level = compute_metrics(own, k=k, bootstrap=0).get(memory, {}).get(t.level, {})
     return level.get(metric_key(t.metric, k)), k, None
@@ -250,8 +249,6 @@ def check_thresholds(thresholds: list[Threshold], metrics: dict[str, Any],
 
 
 def _check_judge(t: Threshold, results: Sequence[ItemResult]) -> ThresholdOutcome:
-    from ..agreement import judge_summary
-
     own = [r for r in results if t.memory is None or r.memory == t.memory]
     summary = judge_summary(own, bootstrap=0)
     scope = f" ({t.memory})" if t.memory else ""
@@ -303,7 +300,5 @@ def gate_metrics(results: Sequence[ItemResult], metrics: dict[str, Any], *, tria
     k = executed_trials(results)
     if k is None or k >= trials:
         return metrics, trials
-    from ..metrics import compute_metrics
-
     return compute_metrics(results, k=k, seed=seed), k
 
