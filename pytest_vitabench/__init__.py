@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from .agents.base import Agent, AgentSetup
     from .domains.base import Environment, Tool, ToolError
     from .judges.base import Judge, JudgeCase, RubricVerdict, Verdict, reward_of
+    from .judges.registry import JudgeOptions, JudgeSpec
     from .memory.base import EMPTY_MEMORY, Memory, MemoryContext
     from .memory.render import render_record, render_records
     from .memory.spec import MemoryOptions, MemorySpec
@@ -40,7 +41,7 @@ _HOMES: dict[str, str] = {
     "UserSimulator": "users.base", "UserSetup": "users.base",
     # judges
     "Judge": "judges.base", "JudgeCase": "judges.base", "Verdict": "judges.base", "RubricVerdict": "judges.base",
-    "reward_of": "judges.base",
+    "reward_of": "judges.base", "JudgeSpec": "judges.registry", "JudgeOptions": "judges.registry",
     # memory backends and the history records they ingest
     "Memory": "memory.base", "MemoryContext": "memory.base", "EMPTY_MEMORY": "memory.base",
     "render_record": "memory.render", "render_records": "memory.render",
@@ -59,6 +60,7 @@ __all__ = [
     "Message", "RubricVerdict",
     "STOP_TOKEN", "SubTask", "Tool", "ToolCall", "ToolError", "Usage", "UserSetup", "UserSimulator", "UserTask",
     "Verdict", "__version__", "open_run", "render_record", "render_records", "reward_of",
+    "JudgeOptions", "JudgeSpec",
 ]
 
 

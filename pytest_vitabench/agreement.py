@@ -135,45 +135,31 @@ def sliced_figures(pairs: Sequence[Pair], keys: Sequence[str] = (), *, bootstrap
     """:func:`figures` of all pairs and of each value of each pair attribute in ``keys``, from one bootstrap.
 
     Each resample draws users with replacement, then each drawn user's rubrics with replacement (one
-    ``choices`` call per user), and tallies every slice from that one draw: the slices' intervals cost no more
-    draws than the overall one's.
+    ``choices`` call per user), and tallies every slice from that one draw.
 
     Returns:
         The overall block, and ``{key: {value: block}}``.
     """
     values = {key: sorted({getattr(p, key) for p in pairs}) for key in keys}
-    # a pair's code: its cell (0-3) and its position among the values of every key, packed in one int
-    radix = [4]
-    for key in keys:
-        radix.append(radix[-1] * len(values[key]))
-    index = {key: {v: i for i, v in enumerate(values[key])} for key in keys}
-
-    def code(p: Pair) -> int:
-        return _code(p) + sum(index[key][getattr(p, key)] * radix[k] for k, key in enumerate(keys))
-
-    def unpack(c: int) -> list[int]:
-        return [(c // radix[k]) % len(values[key]) for k, key in enumerate(keys)]
-
-    by_user: dict[tuple[str, str], list[int]] = defaultdict(list)
-    for p in pairs:
-        by_user[p.user].append(code(p))
-    groups = [by_user[u] for u in sorted(by_user)]
     slices = [(key, v) for key in keys for v in values[key]]
     slot = {s: i + 1 for i, s in enumerate(slices)}  # 0 is the overall slice
+    # a pair as its cell (0-3) and the slices it counts in: equal pairs tally together
+    by_user: dict[tuple[str, str], list[tuple[int, ...]]] = defaultdict(list)
+    for p in pairs:
+        by_user[p.user].append((_code(p), 0, *(slot[(key, getattr(p, key))] for key in keys)))
+    groups = [by_user[u] for u in sorted(by_user)]
 
-    def tally(counted: Iterable[tuple[int, int]]) -> list[list[int]]:
+    def tally(counted: Iterable[tuple[tuple[int, ...], int]]) -> list[list[int]]:
         cells = [[0, 0, 0, 0] for _ in range(len(slices) + 1)]
-        for c, n in counted:
-            cell = c % 4
-            cells[0][cell] += n
-            for key, position in zip(keys, unpack(c), strict=True):
-                cells[slot[(key, values[key][position])]][cell] += n
+        for (cell, *where), n in counted:
+            for position in where:
+                cells[position][cell] += n
         return cells
 
     rng = random.Random(seed)
 
-    def statistic(picked: Sequence[list[int]]) -> list[float | None]:
-        drawn: Counter[int] = Counter()
+    def statistic(picked: Sequence[list[tuple[int, ...]]]) -> list[float | None]:
+        drawn: Counter[tuple[int, ...]] = Counter()
         for codes in picked:
             drawn.update(rng.choices(codes, k=len(codes)))
         return [_figure(name, (c[0], c[1], c[2], c[3])) for c in tally(drawn.items()) for name in FIGURES]

@@ -14,7 +14,10 @@ from typing import Any
 
 from .agents import BUILTIN_AGENTS
 from .config import RunConfig
+from .judges.batched import BatchJudge
+from .judges.registry import JudgeSpec, judge_spec, make_judge
 from .llm import Ledger, LLMClient, MissingAPIKey
+from .llm.batch import BatchJournal, BatchSubmitter
 from .llm.settings import settings_for_run
 from .memory.registry import RunMemories, request_roles, specs_of
 from .memory.snapshots import SnapshotStore
@@ -102,7 +105,7 @@ class Benchmark:
     @property
     def _chat_needs_llm(self) -> bool:
         c = self.config
-        return (c.model not in BUILTIN_AGENTS or c.user_model != "scripted" or c.judge_model != "rules"
+        return (c.model not in BUILTIN_AGENTS or c.user_model != "scripted" or self._judge.needs_llm
                 or any(spec.calls_llm(c) for spec in self.memory_specs))
 
     def role_names(self) -> list[tuple[str, str]]:
@@ -143,39 +146,33 @@ class Benchmark:
                                    params=self.role_settings.get("user"))
 
     def _plain_judge(self) -> Any:
-        """The judge of ``--vita-judge-model`` and its options, sending its requests one by one."""
-        from .judges import make_judge
-
+        """The judge of ``--vita-judge-model`` and its options, sending its requests one by one; an LLM judge
+        carries the machine checks' verdicts beside its own (the report's judge figures and judge.* gates)."""
         c = self.config
-        client = None if c.judge_model == "rules" else self.llm_client()
-        judge = make_judge(c.judge_model, client=client, mode=c.judge_mode, outcome=c.outcome_reward,
-                           votes=c.judge_votes, language=_fallback_language(c.language),
-                           records=c.judge_records, outcome_style=c.outcome_style, failures=c.judge_failures,
-                           official_source=self.official_source, params=self.role_settings.get("judge"))
-        if c.judge_model == "rules":
-            return judge
-        from .judges.audited import AuditedJudge
-
-        # The machine checks' verdicts beside the LLM judge's: the report's judge figures and judge.* gates.
-        return AuditedJudge(judge)
+        return make_judge(c.judge_model, audit=True, client=self.llm_client() if self._judge.needs_llm else None,
+                          mode=c.judge_mode, outcome=c.outcome_reward, votes=c.judge_votes,
+                          language=_fallback_language(c.language), records=c.judge_records,
+                          outcome_style=c.outcome_style, failures=c.judge_failures,
+                          official_source=self.official_source, params=self.role_settings.get("judge"))
 
     def judge(self, *, batch_dir: Path | None = None, writer: str = "main") -> Any:
         """The judge; with ``--vita-judge-batch``, wrapped to send its requests in batches journaled in
         ``batch_dir`` (the run directory's ``batches/``) under this process's ``writer`` name."""
         c = self.config
         judge = self._plain_judge()
-        if not c.judge_batch or c.judge_model == "rules":
+        if not c.judge_batch or not self._judge.batchable:
             return judge
-        client = self.llm_client()
-        from .judges.batched import BatchJudge
-        from .llm.batch import BatchJournal, BatchSubmitter
-
         if batch_dir is None:
             raise ValueError("--vita-judge-batch needs a run directory to journal its batches in")
+        client = self.llm_client()
         submitter = BatchSubmitter(client, BatchJournal(batch_dir, writer=writer), poll_s=c.batch_poll)
         # A round goes out once the queue has been quiet for a poll interval (at most 2 s): as patient
         # with the process's own episodes as with the provider.
         return BatchJudge(judge, client=client, submitter=submitter, linger_s=min(2.0, c.batch_poll))
+
+    @property
+    def _judge(self) -> JudgeSpec:
+        return judge_spec(self.config.judge_model)
 
     def profile_summary(self) -> dict[str, Any]:
         """The report's ``profile`` block: switches, tokenizer and whether the numbers are leaderboard-comparable."""
@@ -230,7 +227,7 @@ def role_settings(config: RunConfig, models: OfficialModels | None) -> dict[str,
                        config.model_args),
              "user": ("--vita-user-model", config.user_model if config.user_model != "scripted" else None,
                       config.user_model_args),
-             "judge": ("--vita-judge-model", config.judge_model if config.judge_model != "rules" else None,
+             "judge": ("--vita-judge-model", config.judge_model if judge_spec(config.judge_model).needs_llm else None,
                        config.judge_model_args),
              # each memory backend's role (rag's summary sends the whole entry, its output budget included;
              # the rewrite sets its own)

@@ -38,18 +38,22 @@ from typing import TYPE_CHECKING, Any
 from .agreement import FIGURES, collect, figures, flip_rate, judge_summary
 from .judges.audited import rules_truth
 from .judges.base import Judge, JudgeCase, Verdict
-from .judges.rules import RulesJudge
+from .judges.registry import make_judge
 from .messages import Usage
-from .metrics import compute_metrics, metric_key
-from .rejudge import RejudgeError, SuitePaths, replay, resolve_suites, suite_language
-from .report.json_report import build_report, load_report
+from .metrics import METRIC_BY_NAME, compute_metrics, metric_key
+from .rejudge import RejudgeError, SuitePaths, open_llm_client, record_verdict, replay, resolve_suites, suite_language
+from .report.json_report import build_report, load_report, write_report
+from .report.thresholds import check_thresholds, parse_fail_under
 from .result import ItemResult
+from .runs.reader import open_run
 
 if TYPE_CHECKING:
     from .llm.client import LLMClient
     from .llm.ledger import Ledger
 
 SCHEMA = "vitabench-judge-audit/1"
+#: The metrics the audit shows per judging beside the rules judge's: the mean reward and the all-trials rate.
+_HEADLINE = ("avg", "pass^")
 
 
 @dataclass(frozen=True)
@@ -98,12 +102,8 @@ def _judged(item: _Item, verdict: Verdict | None, error: str | None) -> ItemResu
         result.outcome, result.reward, result.rubrics, result.error = "error", 0.0, [], error
         result.judge_details = {}
         return result
-    result.rubrics, result.reward = verdict.rubrics, verdict.reward
+    record_verdict(result, verdict)
     result.judge_details = {**verdict.details, "rules": item.truth, "rules_reward": item.truth_reward}
-    if verdict.not_judgeable or verdict.unscored:
-        result.outcome, result.error = "skipped", verdict.not_judgeable or f"unscored: {verdict.unscored}"
-    else:
-        result.outcome, result.error = ("passed" if verdict.reward == 1.0 else "failed"), None
     return result
 
 
@@ -117,8 +117,7 @@ def _judge_item(judge: Judge, item: _Item, repeat: int) -> ItemResult:
 
 def _headline(metrics: Mapping[str, Any]) -> dict[str, dict[str, float | None]]:
     """Subtask-level Avg@k and Pass^k per backend."""
-    return {memory: {"avg": m["subtask"].get(metric_key("avg", m["k"])),
-                     "pass^": m["subtask"].get(metric_key("pass^", m["k"])), "k": m["k"]}
+    return {memory: {**{name: m["subtask"].get(metric_key(name, m["k"])) for name in _HEADLINE}, "k": m["k"]}
             for memory, m in metrics.items()}
 
 
@@ -190,9 +189,6 @@ def audit_run(path: str | Path, setups: Sequence[JudgeSetup], *, client: LLMClie
     Raises:
         RejudgeError: The run or a suite is unusable; ValueError: bad arguments.
     """
-    from .judges import make_judge
-    from .runs.reader import open_run
-
     if not setups:
         raise ValueError("judge-audit needs at least one judge configuration")
     if repeats < 1:
@@ -213,7 +209,7 @@ def audit_run(path: str | Path, setups: Sequence[JudgeSetup], *, client: LLMClie
     run_language = str(config.get("language") or "en")
     items = []
     mismatches: dict[str, list[str]] = {}
-    rules = RulesJudge()
+    rules = make_judge("rules")
     for result in chosen:
         case, problems = replay(result, suites[result.suite], suite_language(run_language, suites[result.suite]),
                                 checks=config.get("tool_checks"))
@@ -317,11 +313,9 @@ def render_audit(audit: Mapping[str, Any], *, limit: int = 10) -> list[str]:
                          f"({flip['items_flipped']} of {flip['items']})")
         for memory, truth in setup["metrics"]["rules"].items():
             per = [j.get(memory, {}) for j in setup["metrics"]["judgings"]]
-            avg = ", ".join(_pct(p.get("avg")) for p in per)
-            hat = ", ".join(_pct(p.get("pass^")) for p in per)
-            k = truth["k"]
-            lines.append(f"{memory}: Avg@{k} rules {_pct(truth['avg'])}, judge {avg}; Pass^{k} rules "
-                         f"{_pct(truth['pass^'])}, judge {hat}")
+            shown = [f"{METRIC_BY_NAME[name].header(truth['k'])} rules {_pct(truth[name])}, judge "
+                     + ", ".join(_pct(p.get(name)) for p in per) for name in _HEADLINE]
+            lines.append(f"{memory}: " + "; ".join(shown))
         usage = setup["usage"]
         lines.append(f"cost: {usage['requests']} request(s) ({usage['cached_requests']} from the cache), "
                      f"{usage['prompt_tokens']:,} in + {usage['completion_tokens']:,} out tokens, "
@@ -369,10 +363,6 @@ def audit_command(run_path: str, *, setups: Sequence[JudgeSetup], repeats: int =
     Returns:
         The exit status: 0; 1 when a ``fail_under`` threshold is missed; 2 on usage errors.
     """
-    from .rejudge import open_llm_client
-    from .report.json_report import write_report
-    from .report.thresholds import check_thresholds, parse_fail_under
-
     source = Path(run_path)
     written = Path(output) if output else source.with_name(f"{source.stem}.judge-audit.json")
     if any(setup.model == "rules" for setup in setups):

@@ -36,32 +36,18 @@ from __future__ import annotations
 import math
 import random
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from operator import itemgetter
 from typing import Any
 
+from .judges.base import NO_CRITERIA
 from .memory.registry import paired_references
 from .result import ItemResult
 
-#: The three metric families, in display order; a level's keys are ``f"{name}@{k}"``.
-METRIC_NAMES = ("avg", "pass", "pass^")
 LEVELS = ("subtask", "user")
 #: Backends every other backend is compared with, when they are in the run (floor and ceiling).
 PAIRED_REFERENCES = tuple(paired_references())
-
-
-def metric_key(name: str, k: int) -> str:
-    """The report key of a metric family at ``k``: ``avg@4``, ``pass@4`` or ``pass^4``.
-
-    Args:
-        name: One of :data:`METRIC_NAMES`.
-        k: The number of trials the metric is taken at.
-    """
-    if name == "pass^":
-        return f"pass^{k}"
-    return f"{name}@{k}"
 
 
 def is_success(reward: float) -> bool:
@@ -122,6 +108,54 @@ def pass_at_k(n: int, c: int, k: int) -> float:
     return (total - math.comb(n - c, k)) / total
 
 
+@dataclass(frozen=True)
+class Metric:
+    """One metric family, declared once in :data:`METRICS`: the report's keys, the tables' columns, the
+    ``--vita-fail-under`` names and the JUnit properties all iterate the declarations.
+
+    Attributes:
+        name: The family's name (``avg``, ``pass``, ``pass^``), as :class:`~.report.thresholds.Threshold` holds it.
+        prefix: Its report key before K: ``avg@`` gives ``avg@4``.
+        title: Its column header before K: ``Avg@`` gives ``Avg@4``.
+        unit: One unit's value from its rewards (at least k of them), its successes c and k.
+        needs_k: ``False`` for a mean reward, which does not depend on K: its bare name (``avg``) gates at any k.
+    """
+
+    name: str
+    prefix: str
+    title: str
+    unit: Callable[[Sequence[float], int, int], float]
+    needs_k: bool = True
+
+    def key(self, k: int | str) -> str:
+        """The report key at ``k`` (a number, or the letter ``k`` as ``--vita-fail-under`` writes it)."""
+        return f"{self.prefix}{k}"
+
+    def header(self, k: int | str) -> str:
+        """The column header at ``k``."""
+        return f"{self.title}{k}"
+
+
+#: The metric families, in display order (a unit's values and a level's keys follow it).
+METRICS = (
+    Metric("avg", "avg@", "Avg@", lambda rewards, c, k: sum(rewards) / len(rewards), needs_k=False),
+    Metric("pass", "pass@", "Pass@", lambda rewards, c, k: pass_at_k(len(rewards), c, k)),
+    Metric("pass^", "pass^", "Pass^", lambda rewards, c, k: pass_hat_k(len(rewards), c, k)),
+)
+METRIC_NAMES = tuple(m.name for m in METRICS)
+METRIC_BY_NAME = {m.name: m for m in METRICS}
+
+
+def metric_key(name: str, k: int | str) -> str:
+    """The report key of a metric family at ``k``: ``avg@4``, ``pass@4`` or ``pass^4``.
+
+    Args:
+        name: One of :data:`METRIC_NAMES`.
+        k: The number of trials the metric is taken at.
+    """
+    return METRIC_BY_NAME[name].key(k)
+
+
 # --------------------------------------------------------------------------------------------------
 # Aggregation
 
@@ -151,12 +185,12 @@ class _Trial:
 class _UserAggregate:
     """One user's contribution to a level: sums of unit values and the number of units."""
 
-    sums: list[float]  # avg, pass@, pass^ (in METRIC_NAMES order)
+    sums: list[float]  # in METRICS order
     units: int
 
 
-def _unit_values(rewards: Sequence[float], k: int, pad_to: int = 0) -> tuple[float, float, float] | None:
-    """(avg, pass@k, pass^k) of one unit, or None when it has fewer than k trials (it then scores 0).
+def _unit_values(rewards: Sequence[float], k: int, pad_to: int = 0) -> list[float] | None:
+    """The unit's value of each of :data:`METRICS`, or None when it has fewer than k trials (it then scores 0).
 
     Args:
         pad_to: Official style: the run's number of trials; each missing one counts as a 0.0 reward.
@@ -167,7 +201,7 @@ def _unit_values(rewards: Sequence[float], k: int, pad_to: int = 0) -> tuple[flo
     if n < k:
         return None
     c = sum(1 for r in rewards if is_success(r))
-    return sum(rewards) / n, pass_at_k(n, c, k), pass_hat_k(n, c, k)
+    return [metric.unit(rewards, c, k) for metric in METRICS]
 
 
 def _aggregates(trials: Sequence[_Trial], level: str, k: int,
@@ -201,7 +235,7 @@ def _aggregates(trials: Sequence[_Trial], level: str, k: int,
                     units[t.trial].append(t.reward)
             # Sorting within a trial fixes the float summation order; the mean is the user's reward.
             keyed = [(bool(unscored_trials), [math.fsum(rs) / len(rs) for _, rs in sorted(units.items())])]
-        sums = [0.0, 0.0, 0.0]
+        sums = [0.0] * len(METRICS)
         counted = 0
         for has_unscored, rewards in keyed:
             if len(rewards) < k and has_unscored:
@@ -227,27 +261,13 @@ def _quantile(sorted_values: Sequence[float], q: float) -> float:
     return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
 
 
-def _resamples(n_users: int, bootstrap: int, seed: int) -> tuple[itemgetter[Any], ...]:
-    """The bootstrap's draws of user positions: one getter per resample, which gathers its picks in C.
-
-    ``sum()`` then adds the picks in the same order as a loop would, so the intervals are bit for bit those of
-    the plain loop. The draws depend only on the arguments, and a run's levels and breakdowns mostly share
-    them (a domain or a skill usually spans every user), so small ones are drawn once per process.
-    """
-    if n_users * bootstrap <= _SHARED_DRAWS_MAX:
-        return _shared_resamples(n_users, bootstrap, seed)
-    return _draw_resamples(n_users, bootstrap, seed)
-
-
-def _draw_resamples(n_users: int, bootstrap: int, seed: int) -> tuple[itemgetter[Any], ...]:
+def _resamples(n_users: int, bootstrap: int, seed: int) -> Iterator[itemgetter[Any]]:
+    """The bootstrap's draws of user positions: one getter per resample, which gathers its picks in C and in
+    the order a loop would (so ``sum()`` of them is bit for bit the plain loop's). Each call draws anew from
+    ``seed``, so an interval never depends on what else was computed."""
     rng = random.Random(seed)
-    population = range(n_users)
-    return tuple(itemgetter(*rng.choices(population, k=n_users)) for _ in range(bootstrap))
-
-
-#: Draws kept for reuse hold at most this many picks each (8 bytes a pick: a few MB in all).
-_SHARED_DRAWS_MAX = 500_000
-_shared_resamples = lru_cache(maxsize=8)(_draw_resamples)
+    for _ in range(bootstrap):
+        yield itemgetter(*rng.choices(range(n_users), k=n_users))
 
 
 def bootstrap_intervals(groups: Sequence[Any], statistic: Callable[[Sequence[Any]], Sequence[float | None]], *,
@@ -298,41 +318,28 @@ def bootstrap_intervals(groups: Sequence[Any], statistic: Callable[[Sequence[Any
     return out
 
 
-def _bootstrap_ci(users: list[_UserAggregate], bootstrap: int, seed: int) -> list[list[float] | None]:
-    """95% percentile intervals of the three metrics, resampling whole users with replacement.
+def _metric_intervals(users: list[_UserAggregate], bootstrap: int, seed: int) -> list[list[float] | None]:
+    """95% percentile intervals of the metrics, resampling whole users with replacement."""
+    rows = [(u.units, *u.sums) for u in users]
 
-    Each call gets its own generator so that an interval never depends on what else was computed.
-    """
-    n_users = len(users)
-    if n_users == 1:
-        u = users[0]
-        return [[s / u.units] * 2 for s in u.sums]
-    if bootstrap <= 0 or n_users == 0:
-        return [None, None, None]
-    columns = [[u.sums[i] for u in users] for i in range(3)]
-    counts = [u.units for u in users]
-    draws: list[list[float]] = [[], [], []]
-    for pick in _resamples(n_users, bootstrap, seed):
-        units = sum(pick(counts))
-        for i in range(3):
-            draws[i].append(sum(pick(columns[i])) / units)
-    out: list[list[float] | None] = []
-    for values in draws:
-        values.sort()
-        out.append([_quantile(values, 0.025), _quantile(values, 0.975)])
-    return out
+    def statistic(picked: Sequence[tuple[float, ...]]) -> list[float | None]:
+        if not picked:
+            return [None] * len(METRICS)
+        units, *sums = map(sum, zip(*picked, strict=True))  # in C, and in the users' order: bit for bit a loop's
+        return [value / units for value in sums]
+
+    return bootstrap_intervals(rows, statistic, bootstrap=bootstrap, seed=seed)
 
 
 def _level(trials: Sequence[_Trial], level: str, k: int, bootstrap: int, seed: int,
            pad_to: int = 0) -> dict[str, Any]:
     users, short = _aggregates(trials, level, k, pad_to)
     n_units = sum(u.units for u in users)
-    keys = [metric_key(name, k) for name in METRIC_NAMES]
+    keys = [metric.key(k) for metric in METRICS]
+    values: list[float | None] = [None] * len(METRICS)
     if n_units:
-        values: list[float | None] = [math.fsum(u.sums[i] for u in users) / n_units for i in range(3)]
-    else:
-        values = [None, None, None]
-    cis = _bootstrap_ci(users, bootstrap, seed)
+        values = [math.fsum(u.sums[i] for u in users) / n_units for i in range(len(METRICS))]
+    cis = _metric_intervals(users, bootstrap, seed)
     out: dict[str, Any] = dict(zip(keys, values, strict=True))
     out["n_units"] = n_units
     out["n_errors"] = sum(1 for t in trials if t.error)
@@ -369,8 +376,6 @@ def _official_unjudged(results: Sequence[ItemResult]) -> list[tuple[str, _Trial]
     The official harness leaves such a subtask out of a run's ``subtask_rewards`` and then fills every index up
     to the highest one present with 0.0.
     """
-    from .judges.base import NO_CRITERIA
-
     last_judged: dict[tuple[str, str, str], int] = {}
     for r in results:
         if r.outcome != "skipped":
@@ -442,15 +447,8 @@ def paired_difference(trials: Sequence[_Trial], reference: Sequence[_Trial], k: 
     if not diffs:
         return None
     mean = math.fsum(diffs) / len(diffs)
-    ci: list[float] | None
-    if len(diffs) == 1:
-        ci = [mean, mean]
-    elif bootstrap <= 0:
-        ci = None
-    else:
-        rng = random.Random(seed)
-        draws = sorted(math.fsum(rng.choices(diffs, k=len(diffs))) / len(diffs) for _ in range(bootstrap))
-        ci = [_quantile(draws, 0.025), _quantile(draws, 0.975)]
+    ci = bootstrap_intervals(diffs, lambda picked: [math.fsum(picked) / len(picked) if picked else None],
+                             bootstrap=bootstrap, seed=seed)[0]
     return {"metric": metric_key("avg", k), "mean": mean, "ci95": ci, "n_users": len(diffs), "n_units": n_units}
 
 

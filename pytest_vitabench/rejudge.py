@@ -222,7 +222,7 @@ def rejudge_report(path: str | Path, judge: Judge, *, suite_paths: SuitePaths = 
         except Exception as exc:  # an infrastructure failure of the judge: reported, never scored as judged
             _record_failure(result, exc, failed)
         else:
-            _record_verdict(result, verdict)
+            record_verdict(result, verdict)
         if mark is not None and ledger is not None:
             result.usage["judge"] = ledger.since(mark).get("judge", Usage())
         if progress is not None:
@@ -246,7 +246,8 @@ def rejudge_report(path: str | Path, judge: Judge, *, suite_paths: SuitePaths = 
     return out
 
 
-def _record_verdict(result: ItemResult, verdict: Verdict) -> None:
+def record_verdict(result: ItemResult, verdict: Verdict) -> None:
+    """Score ``result`` by ``verdict``: its rubrics, reward, details and outcome."""
     result.rubrics = verdict.rubrics
     result.reward = verdict.reward
     result.judge_details = verdict.details
@@ -272,7 +273,7 @@ def _judge_batched(items: list[tuple[ItemResult, JudgeCase]], judge: Judge, batc
         if outcome.verdict is None:
             _record_failure(result, outcome.error or RuntimeError("no verdict"), failed)
         else:
-            _record_verdict(result, outcome.verdict)
+            record_verdict(result, outcome.verdict)
             result.judge_details = {**outcome.verdict.details, "judged_in_batch": outcome.batch_ids}
         result.usage["judge"] = outcome.usage
         if progress is not None:
@@ -359,7 +360,7 @@ def rejudge_command(report_path: str, *, judge_model: str = "rules", judge_mode:
     Returns:
         The exit status: 0, 1 when some item could not be judged, 2 on usage errors.
     """
-    from .judges import make_judge
+    from .judges.registry import judge_spec, make_judge
     from .report.json_report import write_report
     from .report.terminal import render_table
 
@@ -372,24 +373,21 @@ def rejudge_command(report_path: str, *, judge_model: str = "rules", judge_mode:
     language = language or str(config.get("language") or "en")
     client = None
     ledger = None
+    spec = judge_spec(judge_model)
     try:
-        if judge_model != "rules":
+        if spec.needs_llm:
             client, ledger = open_llm_client(llm_options)
-        judge = make_judge(judge_model, client=client, mode=judge_mode, outcome=outcome_reward, votes=judge_votes,
-                           language=language,
-                           # the saved run's profile: rejudging keeps what the judge was shown
-                           records=bool(config.get("judge_records", True)),
+        # The machine checks' verdicts beside the new judge's, as in a run; the saved run's profile: rejudging
+        # keeps what the judge was shown.
+        judge = make_judge(judge_model, audit=True, client=client, mode=judge_mode, outcome=outcome_reward,
+                           votes=judge_votes, language=language, records=bool(config.get("judge_records", True)),
                            outcome_style=str(config.get("outcome_style") or "default"),
                            failures=judge_failures or str(config.get("judge_failures") or "unscored"))
     except ValueError as exc:  # MissingAPIKey is a ValueError too
         print(f"vitabench rejudge: {exc}", file=sys.stderr)
         return 2
-    if judge_model != "rules":
-        from .judges.audited import AuditedJudge
-
-        judge = AuditedJudge(judge)  # the machine checks' verdicts beside the new judge's, as in a run
     judge_config: dict[str, Any] = {"judge_model": judge_model}
-    if judge_model != "rules":
+    if spec.needs_llm:
         judge_config.update(judge_mode=judge_mode, judge_votes=judge_votes, outcome_reward=outcome_reward,
                             judge_failures=judge_failures or str(config.get("judge_failures") or "unscored"))
     if judge_batch and not batch_poll_s > 0:

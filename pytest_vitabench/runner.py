@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from .agents.base import Agent, AgentSetup
 from .config import RunConfig
 from .domains import build_environment
-from .domains.base import Environment
+from .domains.base import WRITE_KINDS, Environment
 from .episode import EpisodeResult, play_episode, run_episode
 from .judges.base import Judge, JudgeCase, Verdict
 from .llm.secrets import redact
@@ -444,7 +444,7 @@ class ItemRunner:
             persona=task.user_profile, proactive=sub.is_proactive, language=language, seed=result.seed,
             # a 1.0 task's text is the user's hidden scenario: an LLM user writes its own opening from it
             scenario_is_hidden=task.source_format == "vitabench1",
-            write_tools=frozenset(name for name, tool in environment.tools.items() if tool.kind == "write"),
+            write_tools=frozenset(name for name, tool in environment.tools.items() if tool.kind in WRITE_KINDS),
             greeting=wording.greeting() if wording else "", history_length=len(history),
         )
         return _Prepared(environment=environment, agent_setup=setup, user_setup=user_setup, env_time=env_time,

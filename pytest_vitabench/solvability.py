@@ -59,7 +59,7 @@ def check_solvability(suite: LoadedSuite) -> SolvabilityReport:
     """Replay every annotated subtask's answer key (see the module docstring)."""
     from .agents.answer import AnswerAgent
     from .config import RunConfig
-    from .judges.rules import RulesJudge
+    from .judges.registry import make_judge
     from .memory.registry import NO_MEMORY
     from .profile import TOOL_CHECKS
     from .runner import ItemRunner
@@ -67,7 +67,7 @@ def check_solvability(suite: LoadedSuite) -> SolvabilityReport:
     from .users.scripted import ScriptedUser
 
     report = SolvabilityReport()
-    agent, user_simulator, judge = AnswerAgent(), ScriptedUser(), RulesJudge()
+    agent, user_simulator, judge = AnswerAgent(), ScriptedUser(), make_judge("rules")
     runners: dict[tuple[str, ...], ItemRunner] = {}
 
     def replay(user: Any, index: int, checks: list[str]) -> ItemResult:

@@ -21,7 +21,8 @@ import pytest_vitabench
 NEEDED = {
     "agent": {"Agent", "AgentSetup", "Message", "ToolCall", "STOP_TOKEN"},
     "user": {"UserSimulator", "UserSetup", "Message"},
-    "judge": {"Judge", "JudgeCase", "Verdict", "RubricVerdict", "reward_of", "Environment", "SubTask"},
+    "judge": {"Judge", "JudgeCase", "Verdict", "RubricVerdict", "reward_of", "Environment", "SubTask", "JudgeSpec",
+              "JudgeOptions"},
     "memory": {"Memory", "MemoryContext", "EMPTY_MEMORY", "Tool", "ToolError", "DailyRecord", "EventRecord",
                "render_record", "Usage", "MemorySpec", "MemoryOptions"},
     "results": {"ItemResult", "open_run"},

@@ -23,7 +23,10 @@ from .arguments import ArgumentValidator, lax_arguments
 if TYPE_CHECKING:
     from ..official_messages import MessageKey, ToolMessages
 
-ToolKind = Literal["read", "write", "generic"]
+#: ``create`` tools make an order, booking or reservation; ``write`` tools change one (pay, modify, cancel).
+ToolKind = Literal["read", "write", "create", "generic"]
+#: The kinds of the tools that change state.
+WRITE_KINDS: frozenset[ToolKind] = frozenset({"write", "create"})
 #: Names of the tool checks we add over the official tools (kept equal to ``profile.TOOL_CHECKS``).
 ALL_CHECKS = ("stock", "past_dates", "single_store", "attributes", "argument_types", "reservation",
               "finished_orders", "empty_orders")
@@ -48,7 +51,8 @@ class Tool:
         parameters: The JSON schema of the arguments; every property has a description.
         fn: Called with the arguments as keyword arguments; returns any JSON-serialisable value or a
             string. Raise :class:`ToolError` for a refused call.
-        kind: ``write`` tools change state (the outcome judge looks at them).
+        kind: ``create`` and ``write`` tools change state (:data:`WRITE_KINDS`); the outcome judge looks at
+            the ``create`` ones.
         validator: Checks the arguments of each call; declared tools share their class's, others get
             one per distinct schema on first call.
     """

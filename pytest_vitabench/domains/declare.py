@@ -66,7 +66,8 @@ def tool(
     """Mark a :class:`ToolSet` method as a tool.
 
     Args:
-        kind: ``read``, ``write`` (changes state; the outcome judge looks at these) or ``generic``.
+        kind: ``read``, ``create`` (makes an order, booking or reservation; the outcome judge looks at
+            these), ``write`` (changes one) or ``generic``.
         name: The tool's name, default the method's; with ``each``, a template with ``{kind}``.
         each: Declare one tool per value, passed as the method's ``kind`` argument.
     """

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import Judge, JudgeCase, Verdict
+from .base import FAILING_TERMINATIONS, Judge, JudgeCase, Verdict
 from .rubric_kinds import rubric_kind
-from .rules import FAILING_TERMINATIONS, run_check
+from .rules import run_check
 
 
 def rules_truth(case: JudgeCase) -> list[dict[str, Any]]:

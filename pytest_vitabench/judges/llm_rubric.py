@@ -26,11 +26,19 @@ from __future__ import annotations
 import copy
 import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from ..prompts import time_with_weekday
-from .asking import ask
-from .base import JUDGE_FAILURE_POLICIES, JudgeCase, RubricVerdict, Verdict, unscored_reward
+from .asking import Answer, ask
+from .base import (
+    FAILING_TERMINATIONS,
+    JUDGE_FAILURE_POLICIES,
+    NO_CRITERIA,
+    JudgeCase,
+    RubricVerdict,
+    Verdict,
+    unscored_reward,
+)
 from .contradiction import contradiction
 from .parsing import JudgeParseError, RubricItem, match_items, rubric_items
 from .prompts import HEADINGS, full_system, lang, window_system
@@ -43,10 +51,9 @@ if TYPE_CHECKING:
     from ..official_wording import OfficialWording
     from .outcome import OutcomeJudge
 
+T = TypeVar("T")
 Mode = Literal["window", "full"]
 MODES = ("window", "full")
-#: Terminations that score 0 without a judge call (REFERENCE.md §5.1).
-FAILING_TERMINATIONS = ("max_steps", "invalid_agent_message", "too_many_errors")
 NOT_YET = {"en": "Not evaluated yet.", "zh": "尚未评估。"}
 #: Sampling temperature of the votes when several are asked for (one vote keeps the official 0.0).
 VOTE_TEMPERATURE = 0.7
@@ -83,6 +90,14 @@ class _Run:
     notes: list[str] = field(default_factory=list)
     calls: int = 0
     windows: int = 0
+
+    def took(self, answer: Answer[T], where: str) -> T | None:
+        """Count one judge question's calls and notes; its answer, or ``None`` when unreadable (states kept)."""
+        self.calls += answer.calls
+        self.notes += [f"{where}: {note}" for note in answer.notes]
+        if answer.value is None:
+            self.problems.append(f"{where}: judge reply {answer.problem}; rubric states kept")
+        return answer.value
 
     def verdicts(self) -> list[RubricVerdict]:
         out = []
@@ -162,7 +177,7 @@ class LLMRubricJudge:
             return judge.judge(case)
         subtask = case.subtask
         if subtask.evaluation_criteria is None and not subtask.rubric_checks:
-            return Verdict(rubrics=[], reward=0.0, not_judgeable="the subtask has no evaluation criteria")
+            return Verdict(rubrics=[], reward=0.0, not_judgeable=NO_CRITERIA)
         wording = self._official_wording()
         # The official judge knows the data's rubrics only, not the machine-checked ones a suite adds.
         rubrics = list(dict.fromkeys(subtask.rubrics())) if wording else rubric_texts(case)
@@ -220,13 +235,11 @@ class LLMRubricJudge:
             messages = self._messages(case, run.states, facts, transcript, number, len(spans), start, end)
             answer = ask(self.client, model=self.model, messages=messages, seed=seed, language=self.language,
                          read=lambda value: _matched(value, rubrics), params=self.params)
-            run.calls += answer.calls
             where = f"window {number}/{len(spans)}" if self.mode == "window" else "full trajectory"
-            run.notes += [f"{where}: {note}" for note in answer.notes]
-            if answer.value is None:
-                run.problems.append(f"{where}: judge reply {answer.problem}; rubric states kept")
+            items = run.took(answer, where)
+            if items is None:
                 continue
-            for pos, item in answer.value.items():
+            for pos, item in items.items():
                 state = run.states[pos]
                 state.met = bool(item.met)
                 state.judged = True
@@ -260,12 +273,10 @@ class LLMRubricJudge:
                                                        transcript=transcript, rubrics=states)
             answer = ask(self.client, model=self.model, messages=messages, seed=seed, language=self.language,
                          read=lambda value: _by_official_id(value, ids), params=self.params)
-            run.calls += answer.calls
-            run.notes += [f"{where}: {note}" for note in answer.notes]
-            if answer.value is None:
-                run.problems.append(f"{where}: judge reply {answer.problem}; rubric states kept")
+            items = run.took(answer, where)
+            if items is None:
                 continue
-            for pos, item in answer.value.items():
+            for pos, item in items.items():
                 state = run.states[pos]
                 state.judged = True
                 if isinstance(item.get("meetExpectation"), bool):

@@ -16,9 +16,11 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..domains.tool_kinds import declared_kinds
 from ..messages import Message, ToolCall
-from .asking import ask
+from .asking import Answer, ask
 from .base import JudgeCase, RubricVerdict
+from .outcome_official import has_official_write, last_resolved_write, target_entity
 from .parsing import JudgeParseError, as_bool, match_items, rubric_items
 from .prompts import HEADINGS, lang, outcome_official_system, outcome_system
 from .render import record_facts, render_call
@@ -26,21 +28,14 @@ from .render import record_facts, render_call
 if TYPE_CHECKING:
     from ..llm.client import LLMClient
 
-#: Official creating writes (REFERENCE.md §5.5) plus taxi orders, which work here.
-CREATING_WRITES = frozenset({
-    "create_delivery_order", "create_instore_product_order", "instore_reservation", "instore_book",
-    "create_hotel_order", "create_flight_order", "create_train_order", "create_attraction_order",
-    "create_taxi_order",
-})
 OUTCOME_PREFIX = "[outcome] "
 
 
 def is_creating_write(name: str, environment: Any = None) -> bool:
-    """Whether a tool call creates an order, booking or reservation."""
-    if name in CREATING_WRITES:
-        return True
-    kind = environment.tool_kind(name) if environment is not None and hasattr(environment, "tool_kind") else None
-    return kind == "write" and name.startswith("create_")
+    """Whether a tool call creates an order, booking or reservation: its tool is declared ``kind="create"``
+    (the official creating writes of REFERENCE.md §5.5, plus taxi orders, which work here)."""
+    kind = environment.tool_kind(name) if hasattr(environment, "tool_kind") else None
+    return (kind or declared_kinds().get(name)) == "create"
 
 
 @dataclass
@@ -123,6 +118,20 @@ def outcome_rubrics(case: JudgeCase) -> list[str]:
     return list(dict.fromkeys(overall)) or case.subtask.rubrics()
 
 
+def _answered(answer: Answer[list[RubricVerdict]], rubrics: list[str], detail: dict[str, Any]) -> OutcomeResult:
+    """The outcome of a judged action: every rubric met, or a judge failure of each when the reply was unreadable
+    (scored 0, as the official outcome judge scores it)."""
+    notes = [f"outcome judge: {n}" for n in answer.notes]
+    if answer.value is None:
+        problem = f"outcome judge: {answer.problem}"
+        verdicts = [RubricVerdict(text=OUTCOME_PREFIX + text, met=None, kind="outcome",
+                                  reason=f"not judged: {problem}", judge_failure=problem) for text in rubrics]
+        return OutcomeResult(has_action=True, verdicts=verdicts, reward=0.0, detail=detail, problems=[problem],
+                             notes=notes)
+    reward = 1.0 if all(v.met is True for v in answer.value) else 0.0
+    return OutcomeResult(has_action=True, verdicts=answer.value, reward=reward, detail=detail, notes=notes)
+
+
 class OutcomeJudge:
     """Judges the last successful creating write against the overall rubrics.
 
@@ -174,22 +183,11 @@ class OutcomeJudge:
                      messages=self._messages(case, action, record, entity, rubrics, language),
                      seed=seed, language=language, read=lambda value: _read(value, rubrics),
                      params=self.params)
-        if answer.value is None:
-            problem = f"outcome judge: {answer.problem}"
-            verdicts = [RubricVerdict(text=OUTCOME_PREFIX + text, met=None, kind="outcome",
-                                      reason=f"not judged: {problem}", judge_failure=problem) for text in rubrics]
-            return OutcomeResult(has_action=True, verdicts=verdicts, reward=0.0, detail=detail, problems=[problem],
-                                 notes=[f"outcome judge: {n}" for n in answer.notes])
-        verdicts = answer.value
-        reward = 1.0 if all(v.met is True for v in verdicts) else 0.0
-        return OutcomeResult(has_action=True, verdicts=verdicts, reward=reward, detail=detail,
-                             notes=[f"outcome judge: {n}" for n in answer.notes])
+        return _answered(answer, rubrics, detail)
 
     def _judge_official(self, case: JudgeCase, *, seed: int, language: str) -> OutcomeResult:
         """REFERENCE.md §5.5: the last resolvable write (failed or not), target and chosen entity, all rubrics
         must hold of the outcome."""
-        from .outcome_official import has_official_write, last_resolved_write, target_entity
-
         if not has_official_write(case.messages):
             return OutcomeResult(has_action=False, detail={"action": None, "style": "official"})
         resolved = last_resolved_write(case.messages, case.subtask.environment)
@@ -215,15 +213,7 @@ class OutcomeJudge:
         messages = [{"role": "system", "content": outcome_official_system(language)}, {"role": "user", "content": user}]
         answer = ask(self.client, model=self.model, messages=messages, seed=seed, language=language,
                      read=lambda value: _read(value, rubrics, applicable=False), params=self.params)
-        notes = [f"outcome judge: {n}" for n in answer.notes]
-        if answer.value is None:  # official: an unreadable reply scores 0
-            problem = f"outcome judge: {answer.problem}"
-            verdicts = [RubricVerdict(text=OUTCOME_PREFIX + text, met=None, kind="outcome",
-                                      reason=f"not judged: {problem}", judge_failure=problem) for text in rubrics]
-            return OutcomeResult(has_action=True, verdicts=verdicts, reward=0.0, detail=detail, problems=[problem],
-                                 notes=notes)
-        reward = 1.0 if all(v.met is True for v in answer.value) else 0.0
-        return OutcomeResult(has_action=True, verdicts=answer.value, reward=reward, detail=detail, notes=notes)
+        return _answered(answer, rubrics, detail)
 
     def _messages(self, case: JudgeCase, action: Action, record: dict[str, Any] | None,
                   entity: dict[str, Any] | None, rubrics: list[str], language: str) -> list[dict[str, Any]]:

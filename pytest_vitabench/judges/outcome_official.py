@@ -17,12 +17,7 @@ from typing import Any
 from ..messages import Message
 from ..vocabulary import is_hidden, is_marker_key
 
-#: The official outcome evaluator's write tools (taxi, cancel and modify are not among them).
-OFFICIAL_WRITES = (
-    "create_delivery_order", "create_instore_product_order", "instore_reservation", "instore_book",
-    "create_hotel_order", "create_flight_order", "create_train_order", "create_attraction_order",
-)
-#: Per write tool: the container, the entity-id argument, the product-id argument and extra arguments shown.
+#: Per official write tool: the container, the entity-id argument, the product-id argument and extra arguments shown.
 _RESOLVE: dict[str, tuple[str, str, str | None, tuple[str, ...]]] = {
     "create_delivery_order": ("stores", "store_id", "product_ids", ("address", "dispatch_time", "attributes", "note")),
     "create_instore_product_order": ("shops", "shop_id", "product_id", ("quantity",)),
@@ -33,6 +28,10 @@ _RESOLVE: dict[str, tuple[str, str, str | None, tuple[str, ...]]] = {
     "create_train_order": ("trains", "train_id", "seat_id", ("date", "quantity")),
     "create_attraction_order": ("attractions", "attraction_id", "ticket_id", ("date", "quantity")),
 }
+#: The official evaluator's own list of write tools, by name: that is how the official harness decides (taxi,
+#: cancel and modify are not among them), so ``--vita-outcome-style official`` keeps it; everything else asks
+#: the tools' declared kinds.
+OFFICIAL_WRITES = tuple(_RESOLVE)
 CONTAINERS = ("stores", "shops", "hotels", "flights", "trains", "attractions")
 #: Stock counts: the judge is shown what was ordered, not what was left.
 _STOCK_KEYS = ("quantity",)

@@ -182,16 +182,18 @@ def _without_records(text: str, language: str) -> str:
     return text
 
 
-def window_system(language: str, records: bool = True) -> str:
+def _system(template: dict[str, str], language: str, records: bool) -> str:
     language = lang(language)
-    text = WINDOW_SYSTEM[language].format(rules=_COMMON_RULES[language], output=_OUTPUT[language])
+    text = template[language].format(rules=_COMMON_RULES[language], output=_OUTPUT[language])
     return text if records else _without_records(text, language)
+
+
+def window_system(language: str, records: bool = True) -> str:
+    return _system(WINDOW_SYSTEM, language, records)
 
 
 def full_system(language: str, records: bool = True) -> str:
-    language = lang(language)
-    text = FULL_SYSTEM[language].format(rules=_COMMON_RULES[language], output=_OUTPUT[language])
-    return text if records else _without_records(text, language)
+    return _system(FULL_SYSTEM, language, records)
 
 
 def outcome_official_system(language: str) -> str:

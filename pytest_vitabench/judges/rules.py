@@ -25,11 +25,9 @@ from ..suite.required_orders import (
     visit_kinds,
 )
 from ..suite.schema import SubTask
-from .base import JudgeCase, RubricVerdict, Verdict, reward_of
+from .base import FAILING_TERMINATIONS, NO_CRITERIA, JudgeCase, RubricVerdict, Verdict, reward_of
 from .naming import entity_names, with_names
 
-#: Terminations that score 0 without judging (REFERENCE.md §5.1).
-FAILING_TERMINATIONS = ("max_steps", "invalid_agent_message", "too_many_errors")
 NOT_JUDGED_REASON = "no machine check for this rubric in the suite; an LLM judge (--vita-judge-model) can judge it"
 
 
@@ -41,7 +39,7 @@ class RulesJudge:
     def judge(self, case: JudgeCase) -> Verdict:
         subtask = case.subtask
         if subtask.evaluation_criteria is None and not subtask.rubric_checks:
-            return Verdict(rubrics=[], reward=0.0, not_judgeable="the subtask has no evaluation criteria")
+            return Verdict(rubrics=[], reward=0.0, not_judgeable=NO_CRITERIA)
         records = case.environment.records()
         checks = {item.rubric: item.check for item in subtask.rubric_checks or []}
         rubrics = subtask.rubrics() + [text for text in checks if text not in subtask.rubrics()]

@@ -21,11 +21,12 @@ A drop is *significant* when the bootstrap interval lies below 0 and the exact t
 from __future__ import annotations
 
 import math
-import random
 from collections import defaultdict
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from ..metrics import bootstrap_intervals
 
 #: Config keys that do not change what a run measures (where it ran, which files it wrote).
 _IGNORED_SETTINGS = {"suites", "plugin_version", "base_url", "api_key_env"}
@@ -213,19 +214,10 @@ def compare_results(base: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str
         raise ValueError("the runs share no (user, subtask) unit to compare")
     users = sorted(per_user)
     delta = math.fsum(d for u in users for d in per_user[u]) / n_units
-    ci: list[float] | None
-    if len(users) == 1 or bootstrap <= 0:
-        ci = [delta, delta] if len(users) == 1 else None
-    else:
-        rng = random.Random(seed)
-        sums = [math.fsum(per_user[u]) for u in users]
-        counts = [len(per_user[u]) for u in users]
-        draws = []
-        for _ in range(bootstrap):
-            picks = rng.choices(range(len(users)), k=len(users))
-            draws.append(math.fsum(sums[j] for j in picks) / sum(counts[j] for j in picks))
-        draws.sort()
-        ci = [_quantile(draws, 0.025), _quantile(draws, 0.975)]
+    # Whole users resampled with the metrics' own draws, their units kept together.
+    ci = bootstrap_intervals([(math.fsum(per_user[u]), len(per_user[u])) for u in users],
+                             lambda picked: [math.fsum(s for s, _ in picked) / sum(n for _, n in picked)],
+                             bootstrap=bootstrap, seed=seed)[0]
     regressed.sort(key=lambda u: (u.new - u.base, u.user_id, u.subtask_id))
     fixed.sort(key=lambda u: (u.base - u.new, u.user_id, u.subtask_id))
     label = ", ".join(a if a == b_ else f"{a} vs {b_}" for a, b_ in pairs)
@@ -236,13 +228,6 @@ def compare_results(base: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str
                       settings=settings_difference(base_config or {}, new_config or {},
                                                    ignored=ignored_settings),
                       only_base=only_base, only_new=only_new)
-
-
-def _quantile(values: Sequence[float], q: float) -> float:
-    pos = q * (len(values) - 1)
-    lo = math.floor(pos)
-    hi = min(lo + 1, len(values) - 1)
-    return values[lo] + (values[hi] - values[lo]) * (pos - lo)
 
 
 def compare_runs(base: Any, new: Any, **kwargs: Any) -> Comparison:

@@ -36,6 +36,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..domains.tool_kinds import declared_kinds
+
 #: Category id -> one-line explanation, in the order they are tried.
 CATEGORIES: dict[str, str] = {
     "infrastructure_error": "the run failed (endpoint, timeout, crashing backend)",
@@ -51,8 +53,6 @@ CATEGORIES: dict[str, str] = {
     "order_details": "right product; a detail was wrong (date, quantity, address, payment)",
 }
 
-#: The tools that create an order, booking or reservation (the domains' write tools minus pay/cancel/modify).
-_CREATING_TOOLS = re.compile(r"^(create_[a-z_]*order|instore_book|instore_reservation)$")
 _ENTITY_ARGS = ("store_id", "shop_id", "hotel_id", "attraction_id", "flight_id", "train_id", "taxi_id")
 _NOT_PRODUCT_ARGS = {"user_id", "order_id", "book_id", *_ENTITY_ARGS}
 _STOPWORDS = set("""the a an is are was be been of in on at to for with and or not no any only from by as it its
@@ -136,13 +136,14 @@ class Creation:
 def creations(messages: Sequence[Mapping[str, Any]]) -> list[Creation]:
     """The order/booking calls in a trajectory, each with whether its tool result was an error."""
     failed_ids = {m.get("tool_call_id") for m in messages if m.get("role") == "tool" and m.get("error")}
+    kinds = declared_kinds()
     out = []
     for message in messages:
         if message.get("role") != "assistant":
             continue
         for call in message.get("tool_calls") or []:
             name = str(call.get("name", ""))
-            if not _CREATING_TOOLS.match(name):
+            if kinds.get(name) != "create":
                 continue
             args = call.get("arguments") if isinstance(call.get("arguments"), Mapping) else {}
             entity = next((str(args[k]) for k in _ENTITY_ARGS if args.get(k)), None)

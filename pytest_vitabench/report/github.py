@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..metrics import METRIC_NAMES, metric_key
+from ..metrics import METRICS
 
 if TYPE_CHECKING:
     from ..result import ItemResult
@@ -20,7 +20,6 @@ if TYPE_CHECKING:
 
 #: Subtasks listed under "worst subtasks".
 WORST = 10
-_LABEL = {"avg": "Avg@{k}", "pass": "Pass@{k}", "pass^": "Pass^{k}"}
 _STATUS = {"met": "met", "missed": "**missed**", "not_checked": "not checked"}
 
 
@@ -40,13 +39,13 @@ def _metric(level: Mapping[str, Any], key: str) -> str:
 def _metrics_table(metrics: Mapping[str, Any]) -> list[str]:
     ks = {m["k"] for m in metrics.values()}
     k_label = str(next(iter(ks))) if len(ks) == 1 else "k"
-    header = ["memory", "level", *(_LABEL[n].format(k=k_label) for n in METRIC_NAMES), "units", "errors"]
+    header = ["memory", "level", *(m.header(k_label) for m in METRICS), "units", "errors"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for memory in sorted(metrics):
         m = metrics[memory]
         for level in ("subtask", "user"):
             row = m[level]
-            cells = [_metric(row, metric_key(n, m["k"])) for n in METRIC_NAMES]
+            cells = [_metric(row, metric.key(m["k"])) for metric in METRICS]
             lines.append("| " + " | ".join([_cell(memory), level, *cells, str(row.get("n_units", 0)),
                                             str(row.get("n_errors", 0))]) + " |")
     return lines

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from ..metrics import METRICS
 from ..result import ItemResult
 
 
@@ -34,9 +35,9 @@ def suite_properties(metrics: Mapping[str, Any]) -> Iterator[tuple[str, object]]
     for memory, levels in metrics.items():
         level = levels["subtask"]
         intervals = level.get("ci95") or {}
-        for name, value in level.items():
-            if "@" in name or "^" in name:
-                yield f"vita_{memory}_{name}", value
+        for name in (metric.key(levels["k"]) for metric in METRICS):
+            if name in level:
+                yield f"vita_{memory}_{name}", level[name]
                 ci = intervals.get(name)
                 if ci and ci[0] is not None:
                     yield f"vita_{memory}_{name}_ci95_low", ci[0]

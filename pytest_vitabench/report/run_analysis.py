@@ -7,8 +7,10 @@ Pure Python over the run's :class:`~pytest_vitabench.result.ItemResult` records;
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..result import ItemResult
@@ -43,15 +45,13 @@ def analyse_failures(results: Sequence[ItemResult],
     for r in results:
         if r.outcome not in ("failed", "error"):
             continue
-        if r.failure_category:  # decided on the worker, next to the trajectory (the controller has none)
-            rows.append((r.nodeid, r.failure_category, r.domain, r.memory))
-            continue
-        key = (r.suite, r.user_id, r.subtask_id)
-        if key not in cache:
-            cache[key] = subtask_facts(subtask_data(r))
-        messages = [m.model_dump(mode="json") for m in r.messages]
-        category = categorize(r.model_dump(mode="json", exclude={"messages", "memory_snapshot"}), messages,
-                              r.memory_snapshot, cache[key])
+        # Decided on the worker, next to the trajectory, when it ran there (the controller has none).
+        category = r.failure_category
+        if not category:
+            key = (r.suite, r.user_id, r.subtask_id)
+            if key not in cache:
+                cache[key] = subtask_facts(subtask_data(r))
+            category = _categorize(r, cache[key])
         if category:
             rows.append((r.nodeid, category, r.domain, r.memory))
     return failure_table(rows)
@@ -109,32 +109,17 @@ def summary_lines(analysis: SessionAnalysis, *, show_failures: bool) -> list[str
     return lines
 
 
-def parse_regression_options(baseline: str | None, fail_regression: Any) -> float | None:
-    """Validate ``--vita-baseline`` / ``--vita-fail-regression``; returns the allowed drop (or ``None``).
-
-    Raises:
-        ValueError: If the drop is not a number in [0, 1], or is given without a baseline.
-    """
-    if fail_regression in (None, ""):
-        return None
-    try:
-        value = float(fail_regression)
-    except (TypeError, ValueError):
-        raise ValueError(f"--vita-fail-regression must be a number such as 0.02, got {fail_regression!r}") from None
-    if not 0.0 <= value <= 1.0:
-        raise ValueError(f"--vita-fail-regression must be between 0 and 1 (a drop of Avg), got {value}")
-    if not baseline:
-        raise ValueError("--vita-fail-regression needs --vita-baseline RUN to compare with")
-    return value
-
-
 def failure_category(result: ItemResult, subtask: Any) -> str | None:
     """The failure category of a finished item, from its own trajectory and its subtask's suite data."""
     if result.outcome not in ("failed", "error"):
         return None
+    return _categorize(result, subtask_facts(subtask_data_of(subtask)))
+
+
+def _categorize(result: ItemResult, facts: SubtaskFacts) -> str | None:
     messages = [m.model_dump(mode="json") for m in result.messages]
     return categorize(result.model_dump(mode="json", exclude={"messages", "memory_snapshot"}), messages,
-                      result.memory_snapshot, subtask_facts(subtask_data_of(subtask)))
+                      result.memory_snapshot, facts)
 
 
 def subtask_data_of(subtask: Any) -> dict[str, Any]:
@@ -174,9 +159,6 @@ def complete_suite_hashes(known: dict[str, str], results: Sequence[ItemResult]) 
     Under xdist only workers collect, so the controller has not hashed any suite; the viewer and the
     comparison need the paths (for names) and the hashes (to tell changed suites apart).
     """
-    import hashlib
-    from pathlib import Path
-
     out = dict(known)
     for path in sorted({r.suite for r in results if r.suite} - set(known)):
         try:

@@ -12,10 +12,8 @@ from typing import Any
 
 from ..memory.registry import pivot_key
 from ..messages import Usage
-from ..metrics import METRIC_NAMES, PAIRED_REFERENCES, metric_key
+from ..metrics import METRICS, PAIRED_REFERENCES
 from ..result import ROLES, ItemResult
-
-_HEADER_NAMES = {"avg": "Avg", "pass": "Pass", "pass^": "Pass"}
 
 
 def _fmt(value: float | None) -> str:
@@ -35,12 +33,12 @@ def _cell(level: dict[str, Any], key: str) -> str:
 
 def _header(k: int | None, unscored: bool = False) -> list[str]:
     label = "k" if k is None else str(k)
-    metrics = [f"{_HEADER_NAMES[n]}{'^' if n == 'pass^' else '@'}{label}" for n in METRIC_NAMES]
+    metrics = [m.header(label) for m in METRICS]
     return ["memory", "level", *metrics, "units", "errors", *(["unscored"] if unscored else [])]
 
 
 def _row(memory: str, label: str, level: dict[str, Any], k: int, unscored: bool = False) -> list[str]:
-    cells = [_cell(level, metric_key(name, k)) for name in METRIC_NAMES]
+    cells = [_cell(level, m.key(k)) for m in METRICS]
     return [memory, label, *cells, str(level.get("n_units", 0)), str(level.get("n_errors", 0)),
             *([str(level.get("n_unscored", 0))] if unscored else [])]
 
@@ -110,13 +108,13 @@ def render_pivot(metrics: dict[str, Any]) -> list[str]:
     references = [r for r in PAIRED_REFERENCES if r in metrics]
     ks = {metrics[m]["k"] for m in memories}
     k_label = str(next(iter(ks))) if len(ks) == 1 else "k"
-    header = ["memory", *(f"{_HEADER_NAMES[n]}{'^' if n == 'pass^' else '@'}{k_label}" for n in METRIC_NAMES),
+    header = ["memory", *(m.header(k_label) for m in METRICS),
               *(["users"] if references else []), *(f"vs {r}" for r in references)]
     rows = [header]
     for memory in memories:
         m = metrics[memory]
         level = m["subtask"]
-        cells = [_fmt(level.get(metric_key(n, m["k"]))) for n in METRIC_NAMES]
+        cells = [_fmt(level.get(metric.key(m["k"]))) for metric in METRICS]
         paired = m.get("paired") or {}
         n_users = max((e.get("n_users", 0) for e in paired.values()), default=None)
         users = [] if not references else ["-" if n_users is None else str(n_users)]

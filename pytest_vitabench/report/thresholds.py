@@ -32,13 +32,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..metrics import LEVELS, metric_key
+from ..agreement import judge_summary
+from ..metrics import LEVELS, METRIC_BY_NAME, METRICS, compute_metrics, metric_key
 
 if TYPE_CHECKING:
     from ..result import ItemResult
 
-_METRIC = re.compile(r"^(?:(avg@|pass@|pass\^)(\d+|k)|(avg))$", re.IGNORECASE)
-_FAMILY = {"avg@": "avg", "pass@": "pass", "pass^": "pass^", "avg": "avg"}
+#: A metric as ``--vita-fail-under`` names it: a declared prefix and K, or the bare name of a K-free metric.
+_METRIC = re.compile(r"^(?:(" + "|".join(re.escape(m.prefix) for m in METRICS) + r")(\d+|k)|("
+                     + "|".join(re.escape(m.name) for m in METRICS if not m.needs_k) + "))$", re.IGNORECASE)
+_FAMILY = {**{m.prefix: m.name for m in METRICS}, **{m.name: m.name for m in METRICS if not m.needs_k}}
+_NAMES = [*(m.name for m in METRICS if not m.needs_k), *(m.key("K") for m in METRICS)]
+_METRIC_HELP = f"{', '.join(_NAMES[:-1])} or {_NAMES[-1]}"
 #: ``judge.FIGURE`` thresholds: the agreement figures a higher value of which is better.
 JUDGE_FIGURES = ("agreement", "kappa")
 # Metrics are means of floats; without a little slack a run scoring exactly the threshold could fail on
@@ -69,7 +74,7 @@ class Threshold:
         """The metric as written, e.g. ``pass^4``, ``pass^k`` or ``judge.kappa``."""
         if self.level == "judge":
             return f"judge.{self.metric}"
-        return metric_key(self.metric, self.k) if self.k is not None else metric_key(self.metric, 0)[:-1] + "k"
+        return metric_key(self.metric, "k" if self.k is None else self.k)
 
     def __str__(self) -> str:
         prefix = f"{self.memory}:" if self.memory is not None else ""
@@ -101,7 +106,7 @@ def _parse_one(entry: str) -> Threshold:
     match = _METRIC.match(rest)
     if not match:
         raise ValueError(f"--vita-fail-under entry {entry!r}: unknown metric {rest!r} "
-                         "(use avg, avg@K, pass@K or pass^K with K a whole number or the letter k)")
+                         f"(use {_METRIC_HELP} with K a whole number or the letter k)")
     family = (match.group(1) or match.group(3)).lower()
     k_text = (match.group(2) or "k").lower()
     k = None if k_text == "k" else int(k_text)
@@ -182,7 +187,7 @@ def _value_at(memory: str, t: Threshold, metrics: dict[str, Any], results: Seque
     """``(value, K, why not)`` of ``t`` on ``memory``: the run's own value, or recomputed at a smaller K."""
     m = metrics[memory]
     run_k = int(m["k"])
-    k = run_k if t.k is None or t.metric == "avg" else t.k
+    k = run_k if t.k is None or not METRIC_BY_NAME[t.metric].needs_k else t.k
     if k == run_k:
         return m[t.level].get(metric_key(t.metric, run_k)), run_k, None
     if k > run_k:
@@ -190,8 +195,6 @@ def _value_at(memory: str, t: Threshold, metrics: dict[str, Any], results: Seque
                          f"this run has {run_k} ({memory})")
     if results is None:
         return None, k, f"threshold {t} not checked: the run has k={run_k} and no results to recompute at k={k}"
-    from ..metrics import compute_metrics
-
     own = [r for r in results if r.memory == memory]
     level = compute_metrics(own, k=k, bootstrap=0).get(memory, {}).get(t.level, {})
     return level.get(metric_key(t.metric, k)), k, None
@@ -235,22 +238,17 @@ def check_thresholds(thresholds: list[Threshold], metrics: dict[str, Any],
         for memory in memories:
             value, k, why_not = _value_at(memory, t, metrics, results)
             shown = metric_key(t.metric, k) if k is not None else t.key
-            comparison = "" if value is None else f"{memory} {t.level} {shown} = {_fmt(value, t.value)}"
             if why_not is not None:
                 outcomes.append(ThresholdOutcome(t, memory, "not_checked", None, k, why_not))
             elif value is None:
                 outcomes.append(ThresholdOutcome(t, memory, "missed", None, k,
                                                  f"{memory} {t.level} {shown} has no units to check (threshold {t})"))
-            elif value < t.value - _EPS:
-                outcomes.append(ThresholdOutcome(t, memory, "missed", value, k, f"{comparison} < {t.value:.3f}"))
             else:
-                outcomes.append(ThresholdOutcome(t, memory, "met", value, k, f"{comparison} >= {t.value:.3f}"))
+                outcomes.append(_against(t, memory, value, k, f"{memory} {t.level} {shown} = {_fmt(value, t.value)}"))
     return outcomes
 
 
 def _check_judge(t: Threshold, results: Sequence[ItemResult]) -> ThresholdOutcome:
-    from ..agreement import judge_summary
-
     own = [r for r in results if t.memory is None or r.memory == t.memory]
     summary = judge_summary(own, bootstrap=0)
     scope = f" ({t.memory})" if t.memory else ""
@@ -262,10 +260,14 @@ def _check_judge(t: Threshold, results: Sequence[ItemResult]) -> ThresholdOutcom
     if value is None:
         return ThresholdOutcome(t, t.memory, "missed", None, None,
                                 f"threshold {t}: {t.key} is undefined{scope} (every verdict the same on both sides)")
-    shown = f"{t.key}{scope} = {_fmt(value, t.value)} over {summary['n']} rubrics"
+    return _against(t, t.memory, value, None, f"{t.key}{scope} = {_fmt(value, t.value)} over {summary['n']} rubrics")
+
+
+def _against(t: Threshold, memory: str | None, value: float, k: int | None, shown: str) -> ThresholdOutcome:
+    """``value`` checked against the threshold; ``shown`` says what was measured."""
     if value < t.value - _EPS:
-        return ThresholdOutcome(t, t.memory, "missed", value, None, f"{shown} < {t.value:.3f}")
-    return ThresholdOutcome(t, t.memory, "met", value, None, f"{shown} >= {t.value:.3f}")
+        return ThresholdOutcome(t, memory, "missed", value, k, f"{shown} < {t.value:.3f}")
+    return ThresholdOutcome(t, memory, "met", value, k, f"{shown} >= {t.value:.3f}")
 
 
 def evaluate_thresholds(thresholds: list[Threshold], metrics: dict[str, Any],
@@ -298,7 +300,5 @@ def gate_metrics(results: Sequence[ItemResult], metrics: dict[str, Any], *, tria
     k = executed_trials(results)
     if k is None or k >= trials:
         return metrics, trials
-    from ..metrics import compute_metrics
-
     return compute_metrics(results, k=k, seed=seed), k
 

@@ -22,6 +22,8 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
+from ..domains.base import WRITE_KINDS
+from ..domains.tool_kinds import declared_kinds
 from ..messages import USER_STOP_TOKENS, Message, Usage
 from .base import UserSetup
 
@@ -30,9 +32,6 @@ if TYPE_CHECKING:
     from ..official_source import OfficialSource
 
 MAX_NUDGES = 2
-#: Fallback classification of write tools when ``UserSetup.write_tools`` is empty.
-_WRITE_NAME = re.compile(r"^(create|pay|cancel|modify)_|^instore_(book|reservation|cancel|modify)|"
-                         r"^pay_instore_|_(cancel|modify)_", re.I)
 _THINK = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.S | re.I)
 
 NUDGE = {"en": "Please go ahead and take care of it for me.", "zh": "好的，请直接帮我办好吧。"}
@@ -155,11 +154,13 @@ def flip_roles(messages: list[Message]) -> list[dict[str, str]]:
 
 
 def is_write_tool(name: str | None, setup: UserSetup) -> bool:
+    """Whether ``name`` is one of the environment's state-changing tools (without a list, a built-in one
+    declared ``create`` or ``write``)."""
     if not name:
         return False
     if setup.write_tools:
         return name in setup.write_tools
-    return bool(_WRITE_NAME.search(name))
+    return declared_kinds().get(name) in WRITE_KINDS
 
 
 def write_resolved(setup: UserSetup, messages: list[Message]) -> bool:

@@ -407,7 +407,7 @@ def test_build_has_the_44_official_tools_with_described_arguments(env: ota.OtaEn
             assert prop.get("description"), (fn["name"], name)
     create = env.tools["create_flight_order"].parameters
     assert list(create["properties"]) == ["flight_id", "seat_id", "user_id", "date", "quantity"]
-    assert env.tools["create_hotel_order"].kind == "write"
+    assert env.tools["create_hotel_order"].kind == "create"
     assert env.tools["search_hotel_order"].kind == "read"
 
 

@@ -9,6 +9,7 @@ from _suites import tiny_suite
 from pytest_vitabench.agents.base import AgentSetup
 from pytest_vitabench.agents.openai_agent import OpenAIAgent
 from pytest_vitabench.domains import build_environment
+from pytest_vitabench.domains.base import WRITE_KINDS
 from pytest_vitabench.episode import run_episode
 from pytest_vitabench.llm import LLMClient, LLMError, LLMSettings
 from pytest_vitabench.messages import STOP_TOKEN, Message, ToolCall
@@ -168,7 +169,7 @@ def test_whole_episode_agent_and_user_over_http_with_wait_for_action(stub):
     user = make_user_simulator("user-m", client=client, wait_for_action=True)
     setup = AgentSetup(system_prompt="SYSTEM", tools=env.tool_schemas(), memory="", time="t", seed=3)
     user_setup = UserSetup(instruction="Order me a bowl of noodles for lunch.", user_id="U1", seed=3,
-                           write_tools=frozenset(n for n, t in env.tools.items() if t.kind == "write"))
+                           write_tools=frozenset(n for n, t in env.tools.items() if t.kind in WRITE_KINDS))
     result = run_episode(agent=agent, agent_setup=setup, user=user, user_setup=user_setup, environment=env)
     assert result.termination == "user_stop"
     user_turns = [m.text for m in result.messages if m.role == "user"]

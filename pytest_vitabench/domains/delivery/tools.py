@@ -159,7 +159,7 @@ class DeliveryTools(ToolSet):
             return self.official.product_search(self.env.rank(keywords, candidates))
         return [p.view() for p in self.env.rank(keywords, candidates)]
 
-    @tool("write")
+    @tool("create")
     def create_delivery_order(
         self,
         user_id: UserId,

@@ -136,7 +136,7 @@ class InstoreTools(ToolSet):
 
     # ------------------------------------------------------------------ orders
 
-    @tool("write")
+    @tool("create")
     def create_instore_product_order(
         self,
         user_id: UserId,
@@ -214,7 +214,7 @@ class InstoreTools(ToolSet):
 
     # ------------------------------------------------------------------ bookings
 
-    @tool("write")
+    @tool("create")
     def instore_book(self, user_id: UserId, shop_id: ShopId, time: ArrivalTime, customer_count: Count = 1
                      ) -> dict[str, Any] | str:
         """Book a shop (a paid booking). Preconditions: the shop accepts bookings (enable_book); the time is
@@ -263,7 +263,7 @@ class InstoreTools(ToolSet):
 
     # ------------------------------------------------------------------ reservations
 
-    @tool("write")
+    @tool("create")
     def instore_reservation(self, user_id: UserId, shop_id: ShopId, time: ArrivalTime, customer_count: Count = 1
                             ) -> dict[str, Any] | str:
         """Reserve a table/slot at a shop (free). Preconditions: the shop accepts reservations

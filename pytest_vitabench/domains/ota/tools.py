@@ -258,7 +258,7 @@ class OtaTools(OtaBooking):
 
     # ------------------------------------------------------------------ create
 
-    @tool("write")
+    @tool("create")
     def create_hotel_order(
         self,
         hotel_id: HotelId,
@@ -275,7 +275,7 @@ class OtaTools(OtaBooking):
         room = self.undated_product("hotel", hotel, room_id, "room")
         return self.create("hotel", user_id, hotel, room, 1)
 
-    @tool("write")
+    @tool("create")
     def create_attraction_order(
         self,
         attraction_id: AttractionId,
@@ -290,7 +290,7 @@ class OtaTools(OtaBooking):
             return self.official.create_attraction_order(attraction_id, ticket_id, user_id, date, quantity)
         return self.create_dated("attraction", attraction_id, ticket_id, user_id, date, quantity)
 
-    @tool("write")
+    @tool("create")
     def create_flight_order(
         self,
         flight_id: FlightId,
@@ -305,7 +305,7 @@ class OtaTools(OtaBooking):
             return self.official.create_flight_order(flight_id, seat_id, user_id, date, quantity)
         return self.create_dated("flight", flight_id, seat_id, user_id, date, quantity)
 
-    @tool("write")
+    @tool("create")
     def create_train_order(
         self,
         train_id: TrainId,
@@ -327,7 +327,7 @@ class OtaTools(OtaBooking):
         product = self.dated_product(order_type, found, product_id, date)
         return self.create(order_type, user_id, found, product, self.check_quantity(quantity))
 
-    @tool("write")
+    @tool("create")
     def create_taxi_order(
         self,
         taxi_id: TaxiId,

@@ -1,0 +1,142 @@
+"""The judges ``--vita-judge-model`` selects, each declared once as a :class:`JudgeSpec`.
+
+Like the domains' ``DomainSpec``: a judge is a name, a build function and what callers must know about it
+(whether it calls an LLM, whether a run records the rules judge's verdicts beside its own, whether its requests
+can go through a Batch API). ``rules`` is the built-in offline judge; a third-party package adds a judge with an
+entry point in the ``vitabench.judge`` group whose name is the ``--vita-judge-model`` value and whose object is
+a :class:`JudgeSpec`; any other name is a model at the endpoint, judged by the LLM rubric judge. A run, ``vitabench
+rejudge``, ``vitabench judge-audit`` and the solvability check all build their judge with :func:`make_judge`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from typing import TYPE_CHECKING, Any
+
+from .audited import AuditedJudge
+from .base import Judge
+from .llm_rubric import LLMRubricJudge
+from .outcome import OutcomeJudge
+from .rules import RulesJudge
+
+if TYPE_CHECKING:
+    from ..llm.client import LLMClient
+
+ENTRY_POINT_GROUP = "vitabench.judge"
+
+
+@dataclass(frozen=True)
+class JudgeOptions:
+    """What the ``--vita-judge-*`` options say: the input of every judge's build function.
+
+    Attributes:
+        model: The ``--vita-judge-model`` value (the judge model's name for an LLM judge).
+        client: The run's one LLM client; ``None`` for a judge that needs no LLM.
+        mode: ``window`` (sliding window, official default) or ``full`` (``--vita-judge-mode``).
+        outcome: Add the outcome judge, reward ``min(trajectory, outcome)`` (``--vita-outcome-reward``).
+        votes: Judge runs per item, per-rubric majority (``--vita-judge-votes``).
+        language: Judge prompt language (``--vita-language``).
+        params: Extra judge request parameters (``max_tokens``, ``reasoning_effort`` ...).
+        records: Show the final records (``--vita-judge-records``; the official judge does not).
+        outcome_style: ``default`` or ``official`` inputs and semantics of the outcome judge
+            (``--vita-outcome-style``).
+        failures: ``unscored`` or ``zero``, what a verdict the judge failed to return does to the reward
+            (``--vita-judge-failures``).
+        official_source: The user's copy of the official harness: the sliding-window judge sends its wording.
+    """
+
+    model: str
+    client: LLMClient | None = None
+    mode: str = "window"
+    outcome: bool = False
+    votes: int = 1
+    language: str = "en"
+    params: dict[str, Any] | None = None
+    records: bool = True
+    outcome_style: str = "default"
+    failures: str = "unscored"
+    official_source: Any = None
+
+
+@dataclass(frozen=True)
+class JudgeSpec:
+    """One judge, as the registry or a ``vitabench.judge`` entry point declares it.
+
+    Attributes:
+        name: The judge's name (``rules``; ``llm`` for the rubric judge any model name selects).
+        build: Makes the judge from the options; raises ``ValueError`` naming the option to fix.
+        needs_llm: Whether it calls the judge model: the run then opens its LLM client for it.
+        audited: Whether a run records the rules judge's verdicts on the machine-checked rubrics beside the
+            judge's own (:class:`~.audited.AuditedJudge`), for the report's agreement figures and ``judge.*`` gates.
+        batchable: Whether ``--vita-judge-batch`` can send its requests through the endpoint's Batch API.
+    """
+
+    name: str
+    build: Callable[[JudgeOptions], Judge]
+    needs_llm: bool = False
+    audited: bool = False
+    batchable: bool = False
+
+
+def _rules(options: JudgeOptions) -> Judge:
+    if options.outcome or options.votes != 1:
+        raise ValueError("--vita-outcome-reward and --vita-judge-votes need an LLM judge "
+                         "(--vita-judge-model NAME); the rules judge is deterministic")
+    return RulesJudge()
+
+
+def _llm_rubric(options: JudgeOptions) -> Judge:
+    o = options
+    if o.client is None:
+        raise ValueError(f"--vita-judge-model {o.model!r} is an LLM judge and needs an LLM client "
+                         "(an endpoint: --vita-base-url / $OPENAI_BASE_URL and a key in --vita-api-key-env)")
+    outcome = OutcomeJudge(o.model, client=o.client, language=o.language, params=o.params,
+                           style=o.outcome_style) if o.outcome else None
+    return LLMRubricJudge(o.model, client=o.client, mode=o.mode, votes=o.votes,  # type: ignore[arg-type]
+                          language=o.language, outcome=outcome, params=o.params, records=o.records,
+                          failures=o.failures, official_source=o.official_source)
+
+
+RULES = JudgeSpec("rules", _rules)
+LLM_RUBRIC = JudgeSpec("llm", _llm_rubric, needs_llm=True, audited=True, batchable=True)
+#: The built-in judges selected by name; any other name is a model judged by :data:`LLM_RUBRIC`.
+BUILTIN = {"rules": RULES}
+
+
+def judge_spec(model: str) -> JudgeSpec:
+    """The spec of the judge ``--vita-judge-model model`` selects: built-in, entry point, else the LLM judge.
+
+    Raises:
+        ValueError: A ``vitabench.judge`` entry point of that name that does not load a :class:`JudgeSpec`.
+    """
+    if model in BUILTIN:
+        return BUILTIN[model]
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name == model:
+            try:
+                spec = ep.load()
+            except Exception as exc:  # a broken third-party package: say which entry point
+                raise ValueError(f"cannot load judge {model!r} (entry point {ep.value!r}): {exc}") from exc
+            if not isinstance(spec, JudgeSpec):
+                raise ValueError(f"judge entry point {ep.value!r} is not a JudgeSpec")
+            return spec
+    return LLM_RUBRIC
+
+
+def make_judge(model: str, *, audit: bool = False, **options: Any) -> Judge:
+    """The judge of ``--vita-judge-model model``, built through its :class:`JudgeSpec`.
+
+    Args:
+        model: ``rules``, a ``vitabench.judge`` entry point's name, or the judge model at the client's endpoint.
+        audit: Wrap an audited judge (the LLM judge) in :class:`~.audited.AuditedJudge`, as a run does.
+        options: The fields of :class:`JudgeOptions` other than ``model``.
+
+    Raises:
+        ValueError: An LLM judge without a client, an unknown mode, fewer than one vote, or LLM-only
+            options given to the ``rules`` judge.
+    """
+    spec = judge_spec(model)
+    judge = spec.build(JudgeOptions(model=model, **options))
+    return AuditedJudge(judge) if audit and spec.audited else judge
