@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
@@ -50,7 +49,9 @@ class Tool:
             string. Raise :class:`ToolError` for a refused call.
         kind: ``write`` tools change state (the outcome judge looks at them).
         validator: Checks the arguments of each call; declared tools share their class's, others get
-            one per distinct schema on first call.
+            their own on first call.
+        official_name: ``Class.method`` of the official function behind the tool, or ``None`` (a memory
+            tool, a user's own): how the official tool results word a call that does not fit.
     """
 
     name: str
@@ -59,11 +60,12 @@ class Tool:
     fn: Callable[..., Any]
     kind: ToolKind = "read"
     validator: ArgumentValidator | None = field(default=None, repr=False, compare=False)
+    official_name: str | None = None
 
     def arguments_validator(self) -> ArgumentValidator:
         """The validator of this tool's arguments."""
         if self.validator is None:
-            self.validator = _validator_for(json.dumps(self.parameters))
+            self.validator = ArgumentValidator(self.parameters)
         return self.validator
 
     def schema(self) -> dict[str, Any]:
@@ -195,7 +197,7 @@ class Environment:
         (no conversion), a call the tool's signature does not fit fails with Python's own words, and any
         exception reads ``Error: <its message>``."""
         validator = tool.arguments_validator()
-        problem = python_call_problem(official_qualname(tool), validator.properties, validator.required,
+        problem = python_call_problem(tool.official_name, validator.properties, validator.required,
                                       arguments)
         if problem:
             return ToolResult(content=f"Error: {problem}", error=True)
@@ -212,19 +214,6 @@ class Environment:
     def tool_kind(self, name: str) -> ToolKind | None:
         tool = self.tools.get(name)
         return tool.kind if tool else None
-
-
-#: Our tool sets -> the official classes whose methods they are (shared tools live on the official base class).
-OFFICIAL_CLASSES = {"DeliveryTools": "DeliveryTools", "InstoreTools": "InStoreTools", "OtaTools": "OTATools",
-                    "SharedTools": "ToolKitBase"}
-
-
-def official_qualname(tool: Tool) -> str | None:
-    """``Class.method`` of the official function behind a tool, or ``None`` (a memory tool, a user's own)."""
-    bound = getattr(tool.fn, "func", tool.fn)  # a per-kind tool is a partial of its family's method
-    owner = type(getattr(bound, "__self__", None)).__name__
-    official = OFFICIAL_CLASSES.get(owner)
-    return f"{official}.{tool.name}" if official else None
 
 
 def python_call_problem(qualname: str | None, properties: dict[str, Any], required: tuple[str, ...],
@@ -249,9 +238,3 @@ def python_call_problem(qualname: str | None, properties: dict[str, Any], requir
         listed = ", ".join(quoted[:-1]) + f", and {quoted[-1]}"
     plural = "argument" if len(missing) == 1 else "arguments"
     return f"{name} missing {len(missing)} required positional {plural}: {listed}"
-
-
-@lru_cache(maxsize=256)
-def _validator_for(schema_json: str) -> ArgumentValidator:
-    # Tools built per episode from a literal schema (a memory's read_preference_memory ...) share one.
-    return ArgumentValidator(json.loads(schema_json))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from functools import cached_property
 from typing import Annotated, Any
 
 from ..base import ToolError
@@ -36,10 +35,8 @@ class DeliveryTools(ToolSet):
     def db(self) -> DeliveryDB:
         return self.env.db
 
-    @cached_property
-    def official(self) -> OfficialDelivery:
-        """The official tools' behaviour (``--vita-tool-results official``)."""
-        return OfficialDelivery(self.env)
+    official_tools = OfficialDelivery
+    official_class = "DeliveryTools"
 
     # ------------------------------------------------------------------ helpers
 
@@ -110,8 +107,6 @@ class DeliveryTools(ToolSet):
     @tool("generic")
     def delivery_distance_to_time(self, distance: Annotated[float, Arg("The distance in metres.")]) -> int | str:
         """Estimate the delivery duration in minutes for a distance in metres."""
-        if self.env.official_results:
-            return self.official.delivery_distance_to_time(distance)
         if float(distance) < 0:
             raise ToolError("distance must not be negative")
         return shipping_minutes(float(distance))
@@ -120,8 +115,6 @@ class DeliveryTools(ToolSet):
     def get_delivery_store_info(self, store_id: StoreId) -> dict[str, Any] | str:
         """Get a delivery store's details: name, score, location, tags and its full product list (product
         IDs, names, prices, tags, selectable attributes)."""
-        if self.env.official_results:
-            return self.official.get_delivery_store_info(store_id)
         return self.store(store_id).view()
 
     @tool()
@@ -129,8 +122,6 @@ class DeliveryTools(ToolSet):
         self, product_id: Annotated[str, Arg("The product's ID, e.g. from a product search.")]
     ) -> dict[str, Any] | str:
         """Get one delivery product's details: name, price, store, tags and selectable attributes."""
-        if self.env.official_results:
-            return self.official.get_delivery_product_info(product_id)
         return self.find_product(str(product_id).strip()).view()
 
     @tool()
@@ -180,9 +171,6 @@ class DeliveryTools(ToolSet):
         products belong to the store; dispatch_time is not in the past. Postconditions: the order exists
         with a computed delivery_time (dispatch_time + shipping minutes from the distance between the store
         and the address); it must still be paid with pay_delivery_order."""
-        if self.env.official_results:
-            return self.official.create_delivery_order(user_id, store_id, product_ids, product_cnts, address,
-                                                       dispatch_time, attributes, note)
         env = self.env
         env.check_user(user_id)
         target = self.store(store_id)
@@ -222,8 +210,6 @@ class DeliveryTools(ToolSet):
     @tool("write")
     def pay_delivery_order(self, order_id: OrderId) -> dict[str, Any] | str:
         """Pay an unpaid delivery order. Precondition: status 'unpaid'. Postcondition: status 'paid'."""
-        if self.env.official_results:
-            return self.official.pay_delivery_order(order_id)
         target = self.order(order_id)
         if target.status != "unpaid":
             raise ToolError(
@@ -235,8 +221,6 @@ class DeliveryTools(ToolSet):
     @tool()
     def get_delivery_order_status(self, order_id: OrderId) -> dict[str, Any] | str:
         """Get the status of a delivery order."""
-        if self.env.official_results:
-            return self.official.get_delivery_order_status(order_id)
         target = self.order(order_id)
         return {"order_id": target.order_id, "status": target.status}
 
@@ -244,8 +228,6 @@ class DeliveryTools(ToolSet):
     def cancel_delivery_order(self, order_id: OrderId) -> dict[str, Any] | str:
         """Cancel a delivery order. Precondition: not already cancelled or delivered. Postcondition: status
         'cancelled'."""
-        if self.env.official_results:
-            return self.official.cancel_delivery_order(order_id)
         target = self.changeable(order_id, "cancelled")
         self.touch(target, "cancelled")
         return {"order_id": target.order_id, "status": target.status, "message": "Order cancelled"}
@@ -255,8 +237,6 @@ class DeliveryTools(ToolSet):
         self, order_id: OrderId, note: Annotated[str, Arg("The new note text.")]
     ) -> dict[str, Any] | str:
         """Replace the note of a delivery order. Precondition: not cancelled or delivered."""
-        if self.env.official_results:
-            return self.official.modify_delivery_order(order_id, note)
         target = self.changeable(order_id, "modified")
         target.note = note
         self.touch(target)
@@ -272,8 +252,6 @@ class DeliveryTools(ToolSet):
         )] = "unpaid",
     ) -> Any:
         """List the user's delivery orders with a given status."""
-        if self.env.official_results:
-            return self.official.search_delivery_orders(user_id, status)
         self.env.check_user(user_id)
         found = [
             self.env.order_view(o)
@@ -285,6 +263,4 @@ class DeliveryTools(ToolSet):
     @tool()
     def get_delivery_order_detail(self, order_id: OrderId) -> dict[str, Any] | str:
         """Get the full details of a delivery order."""
-        if self.env.official_results:
-            return self.official.get_delivery_order_detail(order_id)
         return self.env.order_view(self.order(order_id))
