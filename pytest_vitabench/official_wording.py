@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .official_source import LANGUAGE_KEYS, OfficialSource, OfficialSourceError
+from .official_tools import official_tool_schemas
 from .suite.schema import DailyRecord, DialogueTurn, EventRecord
 
 _AGENT = "agent/personalization_agent.py"
@@ -73,8 +74,6 @@ class OfficialWording:
         """
         if "," in domain:
             return ours
-        from .official_tools import official_tool_schemas
-
         names = {tool["function"]["name"] for tool in ours}
         official = [tool for tool in official_tool_schemas(self.source, domain, self.language)
                     if tool["function"]["name"] in names]
@@ -281,8 +280,6 @@ def check_wording(source: OfficialSource) -> None:
     Raises:
         OfficialSourceError: A piece cannot be read.
     """
-    from .official_tools import official_tool_schemas
-
     for language in LANGUAGE_KEYS:
         wording = OfficialWording(source, language)
         wording.agent_system_prompt(time="", profile={"k": "v"}, memory="", proactive=False)

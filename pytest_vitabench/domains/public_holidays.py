@@ -16,7 +16,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date, timedelta
-from functools import cache
 
 from .fuzzy import fuzzy_score
 
@@ -72,7 +71,6 @@ def _canonical(package_name: str) -> tuple[str, str] | None:
     return None
 
 
-@cache
 def periods(year: int) -> tuple[HolidayPeriod, ...]:
     """The holiday periods of ``year`` in calendar order (one per holiday; a shared run appears twice).
 
