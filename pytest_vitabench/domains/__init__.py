@@ -37,8 +37,8 @@ __all__ = ["DOMAINS", "MISSING_SOURCE", "OFFICIAL_RESULT_DOMAINS", "build_enviro
 
 def official_message_keys() -> list[MessageKey]:
     """Every official message the official tool results read (each official tools module declares its own)."""
-    for module in ("official_shared", "delivery.official", "instore.official", "ota.official"):
-        importlib.import_module(f"{__name__}.{module}")
+    for name in DOMAINS:
+        domain_spec(name)  # a domain's tools import its official behaviour, which declares its messages
     return list(dict.fromkeys(DECLARED))
 
 

@@ -53,6 +53,16 @@ class OfficialTools:
     def say(self, key: MessageKey, *values: Any) -> str:
         return self.env.say(key, *values)
 
+    def user_problem(self, user_id: str, checks: tuple[MessageKey, MessageKey]) -> str | None:
+        """The official answer to an empty ``user_id`` or another user's (``checks``: those two messages), or
+        ``None`` when it is the current user's."""
+        empty, mismatch = checks
+        if not user_id:
+            return self.say(empty)
+        if user_id != self.db.user_id:
+            return self.say(mismatch)
+        return None
+
 
 def distance(lon1: float, lat1: float, lon2: float, lat2: float) -> float:
     """The official great-circle distance in metres, rounded to a whole number (a float)."""

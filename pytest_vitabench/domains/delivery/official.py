@@ -103,10 +103,9 @@ class OfficialDelivery(OfficialTools):
                               address: str, dispatch_time: str, attributes: list[str] | None,
                               note: str | None) -> str:
         env = self.env
-        if not user_id:
-            return env.say(NO_USER_ID)
-        if user_id != self.db.user_id:
-            return env.say(WRONG_USER)
+        problem = self.user_problem(user_id, (NO_USER_ID, WRONG_USER))
+        if problem:
+            return problem
         if store_id not in self.db.stores:
             return env.say(NO_STORE, store_id)
         products = [self.product(pid) for pid in product_ids]
@@ -166,10 +165,9 @@ class OfficialDelivery(OfficialTools):
         return self.env.say(MODIFIED, target.order_id)
 
     def search_delivery_orders(self, user_id: str, status: str) -> str:
-        if not user_id:
-            return self.env.say(SEARCH_NO_USER_ID)
-        if user_id != self.db.user_id:
-            return self.env.say(SEARCH_WRONG_USER)
+        problem = self.user_problem(user_id, (SEARCH_NO_USER_ID, SEARCH_WRONG_USER))
+        if problem:
+            return problem
         found = [o for o in self.db.orders.values()
                  if o.order_type == "delivery" and o.status == status and o.user_id == user_id]
         return "\n".join(text.order_str(o) for o in found) if found else self.env.say(NO_ORDERS)

@@ -90,14 +90,6 @@ def _valid_time(value: Any) -> bool:
 class OfficialInstore(OfficialTools):
     """The official behaviour of each in-store tool, over our environment and database."""
 
-    def _user_problem(self, tool: str, user_id: str) -> str | None:
-        empty, mismatch = USER_CHECKS[tool]
-        if not user_id:
-            return self.say(empty)
-        if user_id != self.db.user_id:
-            return self.say(mismatch)
-        return None
-
     def product(self, product_id: str) -> ShopProduct:
         for shop in self.db.shops.values():
             for product in shop.products:
@@ -135,7 +127,7 @@ class OfficialInstore(OfficialTools):
         return "\n".join(text.shop_product_repr(p) for p in ranked)
 
     def create_instore_product_order(self, user_id: str, shop_id: str, product_id: str, quantity: Any) -> str:
-        problem = self._user_problem("create_instore_product_order", user_id)
+        problem = self.user_problem(user_id, USER_CHECKS["create_instore_product_order"])
         if problem:
             return problem
         if shop_id not in self.db.shops:
@@ -173,7 +165,7 @@ class OfficialInstore(OfficialTools):
         return self.say(ORDER_CANCELLED, target.order_id)
 
     def instore_book(self, user_id: str, shop_id: str, time: str, customer_count: Any) -> str:
-        problem = self._user_problem("instore_book", user_id)
+        problem = self.user_problem(user_id, USER_CHECKS["instore_book"])
         if problem:
             return problem
         if shop_id not in self.db.shops:
@@ -213,7 +205,7 @@ class OfficialInstore(OfficialTools):
         return self.say(BOOK_CANCELLED, book.book_id)
 
     def instore_reservation(self, user_id: str, shop_id: str, time: str, customer_count: Any) -> str:
-        problem = self._user_problem("instore_reservation", user_id)
+        problem = self.user_problem(user_id, USER_CHECKS["instore_reservation"])
         if problem:
             return problem
         if shop_id not in self.db.shops:
@@ -255,7 +247,7 @@ class OfficialInstore(OfficialTools):
         return self.say(RESERVATION_CANCELLED, reservation.reservation_id)
 
     def get_instore_orders(self, user_id: str) -> str:
-        problem = self._user_problem("get_instore_orders", user_id)
+        problem = self.user_problem(user_id, USER_CHECKS["get_instore_orders"])
         if problem:
             return problem
         found = [o for o in self.db.orders.values() if o.order_type == "instore" and o.user_id == user_id]
@@ -266,15 +258,15 @@ class OfficialInstore(OfficialTools):
         return "\n".join(render(i) for i in found) if found else self.say(none, user_id)
 
     def get_instore_reservations(self, user_id: str) -> str:
-        problem = self._user_problem("get_instore_reservations", user_id)
+        problem = self.user_problem(user_id, USER_CHECKS["get_instore_reservations"])
         return problem or self._visits(user_id, self.db.reservations.values(), reservation_repr, NO_RESERVATIONS)
 
     def get_instore_books(self, user_id: str) -> str:
-        problem = self._user_problem("get_instore_books", user_id)
+        problem = self.user_problem(user_id, USER_CHECKS["get_instore_books"])
         return problem or self._visits(user_id, self.db.books.values(), book_repr, NO_BOOKS)
 
     def search_instore_book(self, user_id: str, book_id: str | None) -> str:
-        problem = self._user_problem("search_instore_book", user_id)
+        problem = self.user_problem(user_id, USER_CHECKS["search_instore_book"])
         if problem:
             return problem
         if book_id is None:
@@ -285,7 +277,7 @@ class OfficialInstore(OfficialTools):
         return book_repr(book)
 
     def search_instore_reservation(self, user_id: str, reservation_id: str | None) -> str:
-        problem = self._user_problem("search_instore_reservation", user_id)
+        problem = self.user_problem(user_id, USER_CHECKS["search_instore_reservation"])
         if problem:
             return problem
         if reservation_id is None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...official_messages import MessageKey, message
+from ...official_messages import message
 from .. import official_text as text
 from ..base import ToolError
 from ..entities import Order, OrderProduct
@@ -88,14 +88,6 @@ def _valid_date(value: Any) -> bool:
 
 class OfficialOta(OfficialTools):
     """The official behaviour of each travel tool, over our environment and database."""
-
-    def _user_problem(self, user_id: str, checks: tuple[MessageKey, MessageKey]) -> str | None:
-        empty, mismatch = checks
-        if not user_id:
-            return self.say(empty)
-        if user_id != self.db.user_id:
-            return self.say(mismatch)
-        return None
 
     def entity(self, kind: str, entity_id: str) -> Any:
         items = getattr(self.db, KINDS[kind])
@@ -201,7 +193,7 @@ class OfficialOta(OfficialTools):
         no_hotel, no_user, other_user, no_room = CREATE_HOTEL
         if not hotel_id:
             return self.say(no_hotel)
-        problem = self._user_problem(user_id, (no_user, other_user))
+        problem = self.user_problem(user_id, (no_user, other_user))
         if problem:
             return problem
         hotel = self.entity("hotel", hotel_id)
@@ -240,7 +232,7 @@ class OfficialOta(OfficialTools):
         return self.say(paid)
 
     def search_orders(self, kind: str, user_id: str, date: str | None, status: str | None) -> str:
-        problem = self._user_problem(user_id, SEARCH_USER[kind])
+        problem = self.user_problem(user_id, SEARCH_USER[kind])
         if problem:
             return problem
         of_kind = [o for o in self.db.orders.values() if o.order_type == kind]
@@ -317,7 +309,7 @@ class OfficialOta(OfficialTools):
         no_order, no_user, other_user, other_kind, already = CANCEL[kind]
         if not order_id:
             return self.say(no_order)
-        problem = self._user_problem(user_id, (no_user, other_user))
+        problem = self.user_problem(user_id, (no_user, other_user))
         if problem:
             return problem
         target = self.order(order_id)
