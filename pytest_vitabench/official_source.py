@@ -3,9 +3,8 @@
 The project ships only its own text. Where a request must carry the official wording (prompts, tool
 descriptions), it is read at run time from the user's copy of the official harness: a checkout of
 ``meituan-longcat/VitaBench-2.0``, or the installed ``vita`` package, found without importing it. Prompts are
-YAML files of block literals (read here with a small reader for exactly that subset, so PyYAML is not needed);
-tool descriptions are the literal dictionaries of each domain's ``tools_schema.py``, parsed with :mod:`ast`
-and never executed.
+YAML files of block literals; tool descriptions are the literal dictionaries of each domain's
+``tools_schema.py``, parsed with :mod:`ast` and never executed.
 
 A source is named in the report and the header by where it is and its version: the git commit of a checkout,
 else the sha256 of the files it is read from.
@@ -22,6 +21,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar
+
+import yaml
 
 #: The values of ``--vita-official-source`` that are not a directory.
 AUTO, NONE = "auto", "none"
@@ -134,7 +135,7 @@ class OfficialSource:
     def prompt(self, name: str, language: str) -> str:
         """The text of prompt ``name`` (one of :data:`PROMPTS`) in ``language`` (``en``/``zh``)."""
         path = self.package_dir / "prompts" / f"{name}.yaml"
-        texts = self.derived(("prompt", name), lambda: read_block_yaml(path))
+        texts = self.derived(("prompt", name), lambda: read_prompt_file(path))
         key = LANGUAGE_KEYS[language]
         if key not in texts:
             raise OfficialSourceError(f"{self.package_dir / 'prompts' / (name + '.yaml')}: no {key!r} text")
@@ -463,55 +464,20 @@ def _field_name(value: ast.expr) -> str | None:
     return None
 
 
-def read_block_yaml(path: Path) -> dict[str, str]:
-    """A YAML mapping of plain one-line values and ``|``/``|-`` block literals (the official prompt files).
+def read_prompt_file(path: Path) -> dict[str, str]:
+    """An official prompt file: a YAML mapping of names to texts (block literals, mostly), read as the official
+    harness reads it.
 
     Raises:
-        OfficialSourceError: The file is missing, or uses YAML this reader does not accept (named by line).
+        OfficialSourceError: The file is missing, is not YAML, or is not a mapping.
     """
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise OfficialSourceError(f"cannot read the official prompt file {path}: {exc}") from None
-    out: dict[str, str] = {}
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        if not line.strip() or line.lstrip().startswith("#"):
-            i += 1
-            continue
-        if line[0].isspace() or ":" not in line:
-            raise OfficialSourceError(f"{path}:{i + 1}: expected 'key: value' or 'key: |-', got {line.strip()!r}")
-        key, rest = (part.strip() for part in line.split(":", 1))
-        if rest not in ("|", "|-"):
-            out[key] = rest.strip("'\"")
-            i += 1
-            continue
-        block, i = _block(lines, i + 1)
-        out[key] = "\n".join(block).rstrip("\n") + ("" if rest == "|-" else "\n")
-    return out
-
-
-def _block(lines: list[str], start: int) -> tuple[list[str], int]:
-    """A block literal's lines (indentation removed) from ``start``, and the index of the next key."""
-    indent = None
-    block: list[str] = []
-    i = start
-    while i < len(lines):
-        line = lines[i]
-        if line.strip():
-            width = len(line) - len(line.lstrip(" "))
-            if indent is None:
-                indent = width
-            if width < indent:
-                break
-            block.append(line[indent:])
-        else:
-            block.append("")
-        i += 1
-    while block and not block[-1]:
-        block.pop()
-    return block, i
+    if not isinstance(data, dict):
+        raise OfficialSourceError(f"{path}: not a YAML mapping of prompt texts")
+    return {str(key): str(value) for key, value in data.items()}
 
 
 def literal_assignment(path: Path, name: str) -> dict[str, Any]:
