@@ -197,6 +197,16 @@ def load_db(
     return db
 
 
+def catalogue_product(db: Any, container: str, product_id: str) -> Any:
+    """The first product with ``product_id`` in the catalogues of ``container`` (``stores``, ``shops``), or
+    ``None``."""
+    for entity in (getattr(db, container, None) or {}).values():
+        for product in entity.products:
+            if product.product_id == product_id:
+                return product
+    return None
+
+
 def model_values(model: BaseModel) -> Iterator[Any]:
     """The values of a model's declared fields, list fields flattened (to find nested locations)."""
     for name in type(model).model_fields:

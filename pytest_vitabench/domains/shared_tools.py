@@ -126,8 +126,7 @@ class SharedTools(ToolSet):
             for entity in items.values():
                 dists = [distance_m(here, p) for p in model_values(entity) if isinstance(p, Location)]
                 if dists and min(dists) <= float(range):
-                    summary = self.env.entity_summary(container, entity)
-                    found.append({"kind": container[:-1], "distance_m": min(dists), **summary})
+                    found.append({"kind": container[:-1], "distance_m": min(dists), **entity.summary()})
         found.sort(key=lambda r: r["distance_m"])
         return found or f"Nothing found within {range} metres"
 

@@ -17,7 +17,7 @@ from ...official_messages import message
 from .. import official_text as text
 from ..base import ToolError
 from ..clock import TIME_FORMAT
-from ..entities import Order, OrderProduct
+from ..entities import Order, OrderProduct, catalogue_product
 from ..geo import distance_m
 from ..official_shared import NO_COORDINATES, OfficialTools, parses_as
 from .models import Store, StoreProduct
@@ -62,11 +62,10 @@ class OfficialDelivery(OfficialTools):
         return self.db.stores[store_id]
 
     def product(self, product_id: str) -> StoreProduct:
-        for store in self.db.stores.values():
-            for product in store.products:
-                if product.product_id == product_id:
-                    return product
-        raise ToolError(self.env.say(PRODUCT_NOT_FOUND, product_id))
+        product = catalogue_product(self.db, "stores", product_id)
+        if product is None:
+            raise ToolError(self.env.say(PRODUCT_NOT_FOUND, product_id))
+        return product
 
     def order(self, order_id: str) -> Order:
         if order_id not in self.db.orders:

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from ..base import ToolError
 from ..clock import format_time, parse_time
 from ..declare import Arg, ToolSet, tool
-from ..entities import Order, OrderProduct
+from ..entities import Order, OrderProduct, catalogue_product
 from ..geo import distance_m
 from ..shared_tools import OrderId, UserId
 from .models import DeliveryDB, Store, StoreProduct
@@ -49,11 +49,10 @@ class DeliveryTools(ToolSet):
         return found
 
     def find_product(self, product_id: str) -> StoreProduct:
-        for candidate in self.db.stores.values():
-            for product in candidate.products:
-                if product.product_id == product_id:
-                    return product
-        raise ToolError(f"Product {product_id!r} not found")
+        product = catalogue_product(self.db, "stores", product_id)
+        if product is None:
+            raise ToolError(f"Product {product_id!r} not found")
+        return product
 
     def order(self, order_id: str) -> Order:
         return self.env.get_order(order_id, ORDER_TYPE)
@@ -88,8 +87,7 @@ class DeliveryTools(ToolSet):
             product = catalogue.get(str(pid).strip())
             if product is None and not env.checking("single_store"):
                 # the official tool only asks that the product exists somewhere in the database
-                product = next((p for shop in self.db.stores.values() for p in shop.products
-                                if p.product_id == str(pid).strip()), None)
+                product = catalogue_product(self.db, "stores", str(pid).strip())
             if product is None:
                 raise ToolError(f"Product {pid!r} not found in store {target.store_id!r}")
             if not isinstance(count, int) or isinstance(count, bool) or count <= 0:

@@ -14,7 +14,7 @@ from ...official_messages import MessageKey, message
 from .. import official_text as text
 from ..base import ToolError
 from ..clock import TIME_FORMAT
-from ..entities import Order, OrderProduct
+from ..entities import Order, OrderProduct, catalogue_product
 from ..official_shared import OfficialTools, parses_as
 from .models import BookInfo, ReservationInfo, Shop, ShopProduct
 
@@ -91,11 +91,10 @@ class OfficialInstore(OfficialTools):
     """The official behaviour of each in-store tool, over our environment and database."""
 
     def product(self, product_id: str) -> ShopProduct:
-        for shop in self.db.shops.values():
-            for product in shop.products:
-                if product.product_id == product_id:
-                    return product
-        raise ToolError(self.say(PRODUCT_NOT_FOUND, product_id))
+        product = catalogue_product(self.db, "shops", product_id)
+        if product is None:
+            raise ToolError(self.say(PRODUCT_NOT_FOUND, product_id))
+        return product
 
     def order(self, order_id: str) -> Order:
         if order_id not in self.db.orders:
