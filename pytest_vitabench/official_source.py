@@ -38,6 +38,7 @@ PROMPTS = (
     "full_trajectory_eval_template",
     "memory_update_prompt",
 )
+#: The official harness's domain folders (``domains/<name>/``) whose tools the agent gets.
 DOMAINS = ("delivery", "instore", "ota")
 #: Our language codes -> the official prompt files' keys.
 LANGUAGE_KEYS = {"en": "english", "zh": "chinese"}

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .official_source import LANGUAGE_KEYS, OfficialSource, OfficialSourceError
+from .official_source import DOMAINS, LANGUAGE_KEYS, OfficialSource, OfficialSourceError
 from .official_tools import official_tool_schemas
 from .suite.schema import DailyRecord, DialogueTurn, EventRecord
 
@@ -303,7 +303,7 @@ def check_wording(source: OfficialSource) -> None:
         for function in ("read", "_build_summary", "query_preference_memory"):
             wording.rag_listing(function, [("", "", "")])
             wording.rag_empty(function)
-        for domain in ("delivery", "instore", "ota"):
+        for domain in DOMAINS:
             official_tool_schemas(source, domain, language)
 
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel
 
 from .arguments import ArgumentValidator, lax_arguments
+from .fuzzy import fuzzy_rank, official_rank
 
 if TYPE_CHECKING:
     from ..official_messages import MessageKey, ToolMessages
@@ -134,8 +135,6 @@ class Environment:
 
     def rank(self, keywords: Any, candidates: list[tuple[str, str, Any]]) -> list[Any]:
         """The candidates ranked by the search style in force; ``(id, text, item)`` triples."""
-        from .fuzzy import fuzzy_rank, official_rank
-
         return (official_rank if self.official_search else fuzzy_rank)(keywords, candidates)
 
     def checking(self, name: str) -> bool:

@@ -16,6 +16,7 @@ from ..official_messages import MessageKey, message
 from . import official_text as text
 from .base import ToolError
 from .entities import Order
+from .fuzzy import official_rank, official_score
 
 # The official messages, read from the user's copy of the harness (see :mod:`pytest_vitabench.official_messages`).
 _FILE = "shared"
@@ -81,8 +82,6 @@ class OfficialShared(OfficialTools):
         return text.json_number(distance(longitude1, latitude1, longitude2, latitude2))
 
     def weather(self, address: str, date_start: str, date_end: str) -> str:
-        from .fuzzy import official_rank, official_score
-
         if not _valid_date(date_start):
             return self.env.say(BAD_START, date_start)
         if not _valid_date(date_end):

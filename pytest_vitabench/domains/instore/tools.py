@@ -104,8 +104,23 @@ class InstoreTools(ToolSet):
             raise ToolError(f"Shop {target.shop_id!r} does not accept {what}")
         return target, positive_count(customer_count, "customer_count"), self.future_time(time), env.now_text()
 
-    def settle(self, target: Order | BookInfo, status: str) -> None:
+    def settle(self, target: Order | BookInfo | ReservationInfo, status: str) -> None:
         target.status, target.update_time = status, self.env.now_text()
+
+    def pay(self, target: Order | BookInfo, what: str, key: str, record_id: str) -> dict[str, Any]:
+        """Pay an unpaid order or booking (``what`` names it to the agent, ``key`` is its id field)."""
+        if target.status != "unpaid":
+            raise ToolError(f"{what} {record_id} cannot be paid: its status is {target.status!r}, not 'unpaid'")
+        self.settle(target, "paid")
+        return {key: record_id, "status": target.status, "message": "Payment successful"}
+
+    def cancel(self, target: Order | BookInfo | ReservationInfo, what: str, key: str, record_id: str
+               ) -> dict[str, Any]:
+        """Cancel an order, booking or reservation that is not finished (see :meth:`finished`)."""
+        if self.finished(target.status, "cancelled"):
+            raise ToolError(f"{what} {record_id} cannot be cancelled: its status is {target.status!r}")
+        self.settle(target, "cancelled")
+        return {key: record_id, "status": target.status, "message": f"{what} cancelled"}
 
     # ------------------------------------------------------------------ search
 
@@ -181,27 +196,20 @@ class InstoreTools(ToolSet):
     def pay_instore_order(self, order_id: OrderId) -> dict[str, Any] | str:
         """Pay an unpaid instore order. Precondition: status 'unpaid'. Postcondition: status 'paid'."""
         target = self.order(order_id)
-        if target.status != "unpaid":
-            raise ToolError(
-                f"Order {target.order_id} cannot be paid: its status is {target.status!r}, not 'unpaid'"
-            )
-        self.settle(target, "paid")
-        return {"order_id": target.order_id, "status": target.status, "message": "Payment successful"}
+        return self.pay(target, "Order", "order_id", target.order_id)
 
     @tool("write")
     def instore_cancel_order(self, order_id: OrderId) -> dict[str, Any] | str:
         """Cancel an instore order and return its stock. Postcondition: status 'cancelled'."""
         target = self.order(order_id)
-        if self.finished(target.status, "cancelled"):
-            raise ToolError(f"Order {target.order_id} cannot be cancelled: its status is {target.status!r}")
+        answer = self.cancel(target, "Order", "order_id", target.order_id)
         # Give the stock back, so a cancel-and-reorder does not exhaust it.
         owner = self.env.find_entity(target.store_id)
         for line in target.products:
             for product in owner.products if isinstance(owner, Shop) else []:
                 if product.product_id == line.product_id and product.quantity is not None:
                     product.quantity += line.quantity
-        self.settle(target, "cancelled")
-        return {"order_id": target.order_id, "status": target.status, "message": "Order cancelled"}
+        return answer
 
     # ------------------------------------------------------------------ bookings
 
@@ -230,21 +238,13 @@ class InstoreTools(ToolSet):
     def pay_instore_book(self, book_id: BookId) -> dict[str, Any] | str:
         """Pay an unpaid booking. Precondition: status 'unpaid'. Postcondition: status 'paid'."""
         target = self.book(book_id)
-        if target.status != "unpaid":
-            raise ToolError(
-                f"Booking {target.book_id} cannot be paid: its status is {target.status!r}, not 'unpaid'"
-            )
-        self.settle(target, "paid")
-        return {"book_id": target.book_id, "status": target.status, "message": "Payment successful"}
+        return self.pay(target, "Booking", "book_id", target.book_id)
 
     @tool("write")
     def instore_cancel_book(self, book_id: BookId) -> dict[str, Any] | str:
         """Cancel a booking. Postcondition: status 'cancelled'."""
         target = self.book(book_id)
-        if self.finished(target.status, "cancelled"):
-            raise ToolError(f"Booking {target.book_id} cannot be cancelled: its status is {target.status!r}")
-        self.settle(target, "cancelled")
-        return {"book_id": target.book_id, "status": target.status, "message": "Booking cancelled"}
+        return self.cancel(target, "Booking", "book_id", target.book_id)
 
     # ------------------------------------------------------------------ reservations
 
@@ -289,9 +289,8 @@ class InstoreTools(ToolSet):
     @tool("write")
     def instore_cancel_reservation(self, reservation_id: ReservationId) -> dict[str, Any] | str:
         """Cancel a reservation. Precondition: not consumed or cancelled. Postcondition: 'cancelled'."""
-        target = self.reservation(reservation_id, "cancelled")
-        target.status, target.update_time = "cancelled", self.env.now_text()
-        return {"reservation_id": target.reservation_id, "status": target.status, "message": "Reservation cancelled"}
+        target = self.reservation(reservation_id)
+        return self.cancel(target, "Reservation", "reservation_id", target.reservation_id)
 
     # ------------------------------------------------------------------ listings
 
