@@ -9,6 +9,7 @@ REFERENCE.md §7); the taxi search lists no taxi when none matches (the official
 
 from __future__ import annotations
 
+from functools import partialmethod
 from typing import Any
 
 from ...official_messages import message
@@ -130,23 +131,12 @@ class OfficialOta(OfficialTools):
         found = [train for train in trains for product in train.products if product.date == date]
         return self.listing("train", found)
 
-    def get_ota_hotel_info(self, hotel_id: str) -> str:
-        return self.info("hotel", hotel_id)
-
-    def get_ota_attraction_info(self, attraction_id: str) -> str:
-        return self.info("attraction", attraction_id)
-
-    def get_ota_flight_info(self, flight_id: str) -> str:
-        return self.info("flight", flight_id)
-
-    def get_ota_train_info(self, train_id: str) -> str:
-        return self.info("train", train_id)
-
-    def get_taxi_info(self, taxi_id: str) -> str:
-        return self.info("taxi", taxi_id)
-
-    def search_dated_orders(self, kind: str, user_id: str, date: str | None, status: str | None) -> str:
-        return self.search_orders(kind, user_id, date, status)
+    # The info tools are one official function per kind, each taking the entity id.
+    get_ota_hotel_info = partialmethod(info, "hotel")
+    get_ota_attraction_info = partialmethod(info, "attraction")
+    get_ota_flight_info = partialmethod(info, "flight")
+    get_ota_train_info = partialmethod(info, "train")
+    get_taxi_info = partialmethod(info, "taxi")
 
     def search_taxi_order(self, user_id: str, status: str | None) -> str:
         return self.search_orders("taxi", user_id, None, status)
@@ -176,15 +166,9 @@ class OfficialOta(OfficialTools):
         target.quantity = (target.quantity or 0) - quantity
         return self._created(kind, entity_id, user_id, target, quantity, date)
 
-    def create_attraction_order(self, attraction_id: str, ticket_id: str, user_id: str, date: str, quantity: Any
-                                ) -> str:
-        return self.create("attraction", attraction_id, ticket_id, user_id, date, quantity)
-
-    def create_flight_order(self, flight_id: str, seat_id: str, user_id: str, date: str, quantity: Any) -> str:
-        return self.create("flight", flight_id, seat_id, user_id, date, quantity)
-
-    def create_train_order(self, train_id: str, seat_id: str, user_id: str, date: str, quantity: Any) -> str:
-        return self.create("train", train_id, seat_id, user_id, date, quantity)
+    create_attraction_order = partialmethod(create, "attraction")
+    create_flight_order = partialmethod(create, "flight")
+    create_train_order = partialmethod(create, "train")
 
     def create_taxi_order(self, taxi_id: str, product_id: str, user_id: str, quantity: Any) -> str:
         return self.create("taxi", taxi_id, product_id, user_id, None, quantity)
@@ -249,6 +233,8 @@ class OfficialOta(OfficialTools):
                 continue
             found.append(order)
         return "\n".join(text.order_str(o) for o in found)
+
+    search_dated_orders = search_orders
 
     def order_detail(self, kind: str, order_id: str) -> str:
         no_order, other_kind = DETAIL[kind]
