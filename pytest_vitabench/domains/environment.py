@@ -63,6 +63,19 @@ class DomainEnvironment(Environment):
             if rid not in taken:
                 return rid
 
+    def touch(self, record: Any, status: str | None = None) -> None:
+        """Set a record's ``status`` (when given) and its ``update_time`` to now."""
+        if status is not None:
+            record.status = status
+        record.update_time = self.now_text()
+
+    def pay(self, record: Any, what: str, key: str, record_id: str) -> dict[str, Any]:
+        """Pay an unpaid order or booking (``what`` names it to the agent, ``key`` is its id field)."""
+        if record.status != "unpaid":
+            raise ToolError(f"{what} {record_id} cannot be paid: its status is {record.status!r}, not 'unpaid'")
+        self.touch(record, "paid")
+        return {key: record_id, "status": record.status, "message": "Payment successful"}
+
     def check_user(self, user_id: str) -> None:
         """Refuse (as a counted error) a user id other than the environment's."""
         if str(user_id).strip() != str(self.db.user_id).strip():

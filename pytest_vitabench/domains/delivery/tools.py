@@ -65,11 +65,6 @@ class DeliveryTools(ToolSet):
             raise ToolError(f"Order {target.order_id} cannot be {action}: its status is {target.status!r}")
         return target
 
-    def touch(self, target: Order, status: str | None = None) -> None:
-        if status is not None:
-            target.status = status
-        target.update_time = self.env.now_text()
-
     def order_lines(
         self, target: Store, product_ids: list[str], product_cnts: list[int], attributes: list[str] | None
     ) -> list[OrderProduct]:
@@ -209,12 +204,7 @@ class DeliveryTools(ToolSet):
     def pay_delivery_order(self, order_id: OrderId) -> dict[str, Any] | str:
         """Pay an unpaid delivery order. Precondition: status 'unpaid'. Postcondition: status 'paid'."""
         target = self.order(order_id)
-        if target.status != "unpaid":
-            raise ToolError(
-                f"Order {target.order_id} cannot be paid: its status is {target.status!r}, not 'unpaid'"
-            )
-        self.touch(target, "paid")
-        return {"order_id": target.order_id, "status": target.status, "message": "Payment successful"}
+        return self.env.pay(target, "Order", "order_id", target.order_id)
 
     @tool()
     def get_delivery_order_status(self, order_id: OrderId) -> dict[str, Any] | str:
@@ -227,7 +217,7 @@ class DeliveryTools(ToolSet):
         """Cancel a delivery order. Precondition: not already cancelled or delivered. Postcondition: status
         'cancelled'."""
         target = self.changeable(order_id, "cancelled")
-        self.touch(target, "cancelled")
+        self.env.touch(target, "cancelled")
         return {"order_id": target.order_id, "status": target.status, "message": "Order cancelled"}
 
     @tool("write")
@@ -237,7 +227,7 @@ class DeliveryTools(ToolSet):
         """Replace the note of a delivery order. Precondition: not cancelled or delivered."""
         target = self.changeable(order_id, "modified")
         target.note = note
-        self.touch(target)
+        self.env.touch(target)
         return self.env.order_view(target)
 
     @tool()

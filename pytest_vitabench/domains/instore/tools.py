@@ -104,22 +104,12 @@ class InstoreTools(ToolSet):
             raise ToolError(f"Shop {target.shop_id!r} does not accept {what}")
         return target, positive_count(customer_count, "customer_count"), self.future_time(time), env.now_text()
 
-    def settle(self, target: Order | BookInfo | ReservationInfo, status: str) -> None:
-        target.status, target.update_time = status, self.env.now_text()
-
-    def pay(self, target: Order | BookInfo, what: str, key: str, record_id: str) -> dict[str, Any]:
-        """Pay an unpaid order or booking (``what`` names it to the agent, ``key`` is its id field)."""
-        if target.status != "unpaid":
-            raise ToolError(f"{what} {record_id} cannot be paid: its status is {target.status!r}, not 'unpaid'")
-        self.settle(target, "paid")
-        return {key: record_id, "status": target.status, "message": "Payment successful"}
-
     def cancel(self, target: Order | BookInfo | ReservationInfo, what: str, key: str, record_id: str
                ) -> dict[str, Any]:
         """Cancel an order, booking or reservation that is not finished (see :meth:`finished`)."""
         if self.finished(target.status, "cancelled"):
             raise ToolError(f"{what} {record_id} cannot be cancelled: its status is {target.status!r}")
-        self.settle(target, "cancelled")
+        self.env.touch(target, "cancelled")
         return {key: record_id, "status": target.status, "message": f"{what} cancelled"}
 
     # ------------------------------------------------------------------ search
@@ -196,7 +186,7 @@ class InstoreTools(ToolSet):
     def pay_instore_order(self, order_id: OrderId) -> dict[str, Any] | str:
         """Pay an unpaid instore order. Precondition: status 'unpaid'. Postcondition: status 'paid'."""
         target = self.order(order_id)
-        return self.pay(target, "Order", "order_id", target.order_id)
+        return self.env.pay(target, "Order", "order_id", target.order_id)
 
     @tool("write")
     def instore_cancel_order(self, order_id: OrderId) -> dict[str, Any] | str:
@@ -238,7 +228,7 @@ class InstoreTools(ToolSet):
     def pay_instore_book(self, book_id: BookId) -> dict[str, Any] | str:
         """Pay an unpaid booking. Precondition: status 'unpaid'. Postcondition: status 'paid'."""
         target = self.book(book_id)
-        return self.pay(target, "Booking", "book_id", target.book_id)
+        return self.env.pay(target, "Booking", "book_id", target.book_id)
 
     @tool("write")
     def instore_cancel_book(self, book_id: BookId) -> dict[str, Any] | str:
@@ -283,7 +273,7 @@ class InstoreTools(ToolSet):
         target.reservation_time = self.future_time(time)
         if customer_count:
             target.customer_count = customer_count
-        target.update_time = self.env.now_text()
+        self.env.touch(target)
         return self.visit_view(target)
 
     @tool("write")

@@ -329,8 +329,7 @@ class OtaTools(OtaBooking):
         order = self.order_of(kind, order_id)
         if order.status != "unpaid":
             raise ToolError(f"Order status must be unpaid (order {order.order_id} is {order.status})")
-        order.status = "paid"
-        order.update_time = self.env.now_text()
+        self.env.touch(order, "paid")
         return {
             "order_id": order.order_id,
             "status": order.status,
@@ -394,7 +393,7 @@ class OtaTools(OtaBooking):
             message = f"Date changed to {day}; {-difference} will be refunded"
         else:
             message = f"Date changed to {day}; no price difference"
-        order.update_time = self.env.now_text()
+        self.env.touch(order)
         return {"order": self.order_view(order), "price_difference": difference, "message": message}
 
     @tool("write", name="cancel_{kind}_order", each=KINDS)
@@ -406,8 +405,7 @@ class OtaTools(OtaBooking):
             raise ToolError(f"Order {order.order_id} is already cancelled")
         refund = order.total_price if order.status == "paid" else 0.0
         self.give_back(order)
-        order.status = "cancelled"
-        order.update_time = self.env.now_text()
+        self.env.touch(order, "cancelled")
         return {
             "order_id": order.order_id,
             "status": order.status,
