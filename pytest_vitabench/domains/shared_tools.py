@@ -12,7 +12,7 @@ from .environment import NEARBY_CONTAINERS
 from .fuzzy import fuzzy_score
 from .geo import distance_m, haversine_m
 from .official_shared import OfficialShared
-from .public_holidays import HolidayDataMissing, holiday_dates, holidays_on
+from .public_holidays import holiday_dates, holidays_on
 
 UserId = Annotated[str, Arg("The user's ID (as given in the user profile), e.g. 'U000001'.")]
 OrderId = Annotated[str, Arg("The order ID returned when the order was created, e.g. 'OT1A2B3C4D5E'.")]
@@ -77,10 +77,7 @@ class SharedTools(ToolSet):
     def get_date_holiday_info(self, date: Annotated[str, Arg("The date, YYYY-MM-DD.")]) -> str:
         """Tell whether a date is a Chinese public holiday, and which one."""
         day = parse_date(date)
-        try:
-            names = holidays_on(day, self.env.language)
-        except HolidayDataMissing:
-            raise ToolError(f"No holiday calendar for {day.year}") from None
+        names = holidays_on(day, self.env.language)
         if not names:
             return f"Date {day.isoformat()} is not a holiday"
         return f"Date {day.isoformat()} is a public holiday: {' / '.join(names)}"
@@ -97,10 +94,7 @@ class SharedTools(ToolSet):
             year_int = int(str(year).strip())
         except ValueError:
             raise ToolError(f"Invalid year {year!r}") from None
-        try:
-            dates = holiday_dates(year_int, str(holiday_name))
-        except HolidayDataMissing:
-            raise ToolError(f"No holiday calendar for {year_int}") from None
+        dates = holiday_dates(year_int, str(holiday_name))
         if dates is None:
             raise ToolError(f"No holiday named {holiday_name!r} found for {year_int}")
         return {"holiday": holiday_name, "year": year_int, "dates": dates}
