@@ -139,13 +139,7 @@ class OtaDB(DomainDB):
     @model_validator(mode="after")
     def _fill_ota_ids(self) -> OtaDB:
         # The dict key is the entity id when the entity omits it.
-        for container, id_field in (
-            ("hotels", "hotel_id"),
-            ("attractions", "attraction_id"),
-            ("flights", "flight_id"),
-            ("trains", "train_id"),
-            ("taxis", "taxi_id"),
-        ):
+        for container, id_field, _, _ in ORDER_KINDS.values():
             for key, entity in getattr(self, container).items():
                 if not getattr(entity, id_field):
                     setattr(entity, id_field, key)

@@ -226,22 +226,18 @@ class OtaTools(OtaBooking):
             hits = [taxi for taxi in self.db.taxis.values()
                     if official_match(departure_location, taxi.address("departure") or "")
                     and official_match(arrival_location, taxi.address("arrival") or "")]
-            if self.env.official_results:
-                return self.official.listing("taxi", hits)
-            return [taxi.view() for taxi in hits] or _none_found(
-                f"taxi from {departure_location!r} to {arrival_location!r}")
-        scored = []
-        for taxi_id, taxi in self.db.taxis.items():
-            start = fuzzy_score(departure_location, taxi.address("departure")) if taxi.address("departure") else 0
-            end = fuzzy_score(arrival_location, taxi.address("arrival")) if taxi.address("arrival") else 0
-            if start >= ADDRESS_MATCH and end >= ADDRESS_MATCH:
-                scored.append((-(start + end), taxi_id, taxi))
-        scored.sort(key=lambda row: row[:2])
+        else:
+            scored = []
+            for taxi_id, taxi in self.db.taxis.items():
+                start = fuzzy_score(departure_location, taxi.address("departure")) if taxi.address("departure") else 0
+                end = fuzzy_score(arrival_location, taxi.address("arrival")) if taxi.address("arrival") else 0
+                if start >= ADDRESS_MATCH and end >= ADDRESS_MATCH:
+                    scored.append((-(start + end), taxi_id, taxi))
+            hits = [taxi for _, _, taxi in sorted(scored, key=lambda row: row[:2])]
         if self.env.official_results:
-            return self.official.listing("taxi", [taxi for _, _, taxi in scored])
-        return [taxi.view() for _, _, taxi in scored] or _none_found(
-            f"taxi from {departure_location!r} to {arrival_location!r}"
-        )
+            return self.official.listing("taxi", hits)
+        return [taxi.view() for taxi in hits] or _none_found(
+            f"taxi from {departure_location!r} to {arrival_location!r}")
 
     # ------------------------------------------------------------------ create
 
