@@ -15,6 +15,7 @@ from typing import Any
 from ..official_messages import MessageKey, message
 from . import official_text as text
 from .base import ToolError
+from .clock import DATE_FORMAT, TIME_FORMAT
 from .entities import Order
 from .fuzzy import official_rank, official_score
 
@@ -37,8 +38,14 @@ def parses_as(value: Any, fmt: str) -> bool:
     return True
 
 
-def _valid_date(value: Any) -> bool:
-    return parses_as(value, "%Y-%m-%d")
+def valid_date(value: Any) -> bool:
+    """Whether ``value`` reads as ``YYYY-MM-DD``, as the official tools check a date."""
+    return parses_as(value, DATE_FORMAT)
+
+
+def valid_time(value: Any) -> bool:
+    """Whether ``value`` reads as ``YYYY-MM-DD HH:MM:SS``, as the official tools check a time."""
+    return parses_as(value, TIME_FORMAT)
 
 
 class OfficialTools:
@@ -82,9 +89,9 @@ class OfficialShared(OfficialTools):
         return text.json_number(distance(longitude1, latitude1, longitude2, latitude2))
 
     def weather(self, address: str, date_start: str, date_end: str) -> str:
-        if not _valid_date(date_start):
+        if not valid_date(date_start):
             return self.env.say(BAD_START, date_start)
-        if not _valid_date(date_end):
+        if not valid_date(date_end):
             return self.env.say(BAD_END, date_end)
         forecasts = self.env.db.weather
         cities = list(dict.fromkeys(w.city for w in forecasts))  # the official {city: city} keeps one of each

@@ -19,7 +19,7 @@ from ..base import ToolError
 from ..clock import TIME_FORMAT
 from ..entities import Order, OrderProduct, catalogue_product
 from ..geo import distance_m
-from ..official_shared import NO_COORDINATES, OfficialTools, parses_as
+from ..official_shared import NO_COORDINATES, OfficialTools, valid_time
 from .models import Store, StoreProduct
 
 # The official messages, read from the user's copy of the harness (see :mod:`pytest_vitabench.official_messages`).
@@ -46,9 +46,6 @@ SEARCH_WRONG_USER = message(_FILE, "search_delivery_orders", nth=1)
 NO_ORDERS = message(_FILE, "search_delivery_orders", nth=2)
 NO_ORDER_ID = message(_FILE, "get_delivery_order_detail")
 
-
-def _valid_time(value: Any) -> bool:
-    return parses_as(value, TIME_FORMAT)
 
 
 class OfficialDelivery(OfficialTools):
@@ -112,7 +109,7 @@ class OfficialDelivery(OfficialTools):
             return env.say(NO_ADDRESS, address)
         if len(product_ids) != len(product_cnts) or not all(cnt > 0 for cnt in product_cnts):
             return env.say(BAD_COUNTS, product_cnts)
-        if not dispatch_time or not _valid_time(dispatch_time):
+        if not dispatch_time or not valid_time(dispatch_time):
             return env.say(BAD_DISPATCH_FORMAT, dispatch_time)
         dispatch = datetime.strptime(dispatch_time, TIME_FORMAT)
         if dispatch < env.now():

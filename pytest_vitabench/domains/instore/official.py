@@ -13,9 +13,8 @@ from typing import Any
 from ...official_messages import MessageKey, message
 from .. import official_text as text
 from ..base import ToolError
-from ..clock import TIME_FORMAT
 from ..entities import Order, OrderProduct, catalogue_product
-from ..official_shared import OfficialTools, parses_as
+from ..official_shared import OfficialTools, valid_time
 from .models import BookInfo, ReservationInfo, Shop, ShopProduct
 
 # The official messages, read from the user's copy of the harness (see :mod:`pytest_vitabench.official_messages`).
@@ -82,9 +81,6 @@ def reservation_repr(reservation: ReservationInfo) -> str:
             f"reservation_time={reservation.reservation_time}, customer_id={reservation.customer_id}, "
             f"customer_count={reservation.customer_count}, status={reservation.status}")
 
-
-def _valid_time(value: Any) -> bool:
-    return parses_as(value, TIME_FORMAT)
 
 
 class OfficialInstore(OfficialTools):
@@ -173,7 +169,7 @@ class OfficialInstore(OfficialTools):
             return self.say(BOOK_BAD_COUNT)
         if not time:
             return self.say(BOOK_NO_TIME)
-        if not _valid_time(time):
+        if not valid_time(time):
             return self.say(BOOK_BAD_TIME)
         shop = self.db.shops[shop_id]
         if not shop.enable_book:
@@ -209,7 +205,7 @@ class OfficialInstore(OfficialTools):
             return problem
         if shop_id not in self.db.shops:
             return self.say(RESERVE_NO_SHOP)
-        if not _valid_time(time):
+        if not valid_time(time):
             return self.say(RESERVE_BAD_TIME)
         if not customer_count > 0:
             return self.say(RESERVE_BAD_COUNT)
@@ -230,7 +226,7 @@ class OfficialInstore(OfficialTools):
             return self.say(MODIFY_BAD_COUNT)
         if not time:
             return self.say(MODIFY_NO_TIME)
-        if not _valid_time(time):
+        if not valid_time(time):
             return self.say(MODIFY_BAD_TIME)
         reservation.reservation_time, reservation.customer_count = time, customer_count
         reservation.update_time = self.env.now_text()

@@ -16,7 +16,7 @@ from ...official_messages import message
 from .. import official_text as text
 from ..base import ToolError
 from ..entities import Order, OrderProduct
-from ..official_shared import OfficialTools, parses_as
+from ..official_shared import OfficialTools, valid_date
 
 #: Order kind -> its database container.
 KINDS = {"hotel": "hotels", "attraction": "attractions", "flight": "flights", "train": "trains", "taxi": "taxis"}
@@ -83,9 +83,6 @@ class _Modify:
 MODIFY = {kind: _Modify(kind) for kind in ("flight", "train")}
 
 
-def _valid_date(value: Any) -> bool:
-    return parses_as(value, "%Y-%m-%d")
-
 
 class OfficialOta(OfficialTools):
     """The official behaviour of each travel tool, over our environment and database."""
@@ -125,7 +122,7 @@ class OfficialOta(OfficialTools):
     def trains_on(self, trains: list[Any], date: str) -> str:
         if not date:
             return self.say(TRAIN_NO_DATE)
-        if not _valid_date(date):
+        if not valid_date(date):
             return self.say(TRAIN_BAD_DATE)
         # The official search lists a train once per offer on that date.
         found = [train for train in trains for product in train.products if product.date == date]
@@ -222,7 +219,7 @@ class OfficialOta(OfficialTools):
         of_kind = [o for o in self.db.orders.values() if o.order_type == kind]
         if kind == "hotel" and not any(o.user_id == user_id for o in of_kind):
             raise ToolError(self.say(HOTEL_NO_RECORDS))
-        if date and not _valid_date(date):  # the taxi search takes no date
+        if date and not valid_date(date):  # the taxi search takes no date
             return self.say(SEARCH_BAD_DATE[kind])
         found = []
         for order in of_kind:
@@ -251,7 +248,7 @@ class OfficialOta(OfficialTools):
             if not value:
                 return self.say(empty)
         checks = [lambda: None if user_id == self.db.user_id else self.say(says.other_user),
-                  lambda: None if _valid_date(new_date) else self.say(says.bad_date)]
+                  lambda: None if valid_date(new_date) else self.say(says.bad_date)]
         for check in checks if kind == "train" else reversed(checks):  # the two tools check in other orders
             if (problem := check()) is not None:
                 return problem
