@@ -3,7 +3,7 @@
     python benchmarks/embedding_models.py                       # every installed local model
     python benchmarks/embedding_models.py use-multilingual-v3   # one model
 
-Retrieval: the labelled set of ``pytest_vitabench/embeddings/retrieval_set.py`` (16 history chunks and
+Retrieval: the labelled set of ``tests/_retrieval_set.py`` (16 history chunks and
 24 vague requests per language); hit@1 / hit@3 = the share of requests whose labelled chunk ranks first /
 in the top 3; also the share of labelled chunks at or above the model's threshold and of other chunks
 above it. Throughput: chunks of about 460 tokens (the size the RAG memory cuts, at most 512) embedded per
@@ -16,10 +16,14 @@ import argparse
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
-from pytest_vitabench.embeddings.retrieval_set import CHUNKS, retrieval_check
 from pytest_vitabench.memory.tokens import split_tokens
+
+sys.path[:0] = [str(Path(__file__).resolve().parents[1] / "tests")]
+
+from _retrieval_set import CHUNKS, retrieval_check  # noqa: E402
 
 
 def throughput_chunks(language: str, n: int = 48) -> list[str]:

@@ -16,8 +16,6 @@ from __future__ import annotations
 import ast
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
-from pathlib import Path
 from typing import Any
 
 from .official_source import OfficialSource, OfficialSourceError
@@ -105,7 +103,7 @@ class ToolMessages:
     """
 
     def __init__(self, source: OfficialSource) -> None:
-        self.package_dir = source.package_dir
+        self.source = source
 
     def __call__(self, key: MessageKey, *values: Any) -> str:
         """The message ``key`` with its placeholders filled with ``values`` (in order).
@@ -116,8 +114,11 @@ class ToolMessages:
         return self.find(key).render(dict(zip(key.placeholders, values, strict=True)))
 
     def find(self, key: MessageKey) -> Message:
-        path = self.package_dir / TOOL_FILES[key.file]
-        matches = [m for m in function_messages(path, key.function) if m.placeholders == key.placeholders]
+        path = self.source.package_dir / TOOL_FILES[key.file]
+        # The messages of each function are derived once per source (a run says some 250 in 74 functions).
+        messages = self.source.derived(("messages", path, key.function),
+                                       lambda: function_messages(self.source.function(path, key.function)))
+        matches = [m for m in messages if m.placeholders == key.placeholders]
         if key.nth >= len(matches):
             shape = ", ".join("{" + p + "}" for p in key.placeholders) or "no placeholder"
             raise OfficialSourceError(f"{path}: {key.function}() has {len(matches)} message(s) with {shape}, "
@@ -134,31 +135,8 @@ class ToolMessages:
             self.find(key)
 
 
-@cache
-def _functions(path: Path) -> dict[str, ast.AST]:
-    # One parse per file (a run looks up some 70 functions in four files); the first definition of a name
-    # in walk order wins, as in :func:`..official_source.function_node`.
-    try:
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    except (OSError, UnicodeDecodeError, SyntaxError) as exc:
-        raise OfficialSourceError(f"cannot read the official code {path}: {exc}") from None
-    found: dict[str, ast.AST] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            found.setdefault(node.name, node)
-    return found
-
-
-@cache
-def function_messages(path: Path, function: str) -> tuple[Message, ...]:
-    """Every message ``function`` in ``path`` asserts, returns or raises, in source order (parsed once).
-
-    Raises:
-        OfficialSourceError: The file cannot be read or parsed, or has no such function.
-    """
-    node = _functions(path).get(function)
-    if node is None:
-        raise OfficialSourceError(f"{path}: no function {function}()")
+def function_messages(node: ast.AST) -> tuple[Message, ...]:
+    """Every message the function ``node`` asserts, returns or raises, in source order."""
     found: list[ast.expr] = []
     for child in ast.walk(node):
         if isinstance(child, ast.Assert) and child.msg is not None:

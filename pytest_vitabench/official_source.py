@@ -3,9 +3,8 @@
 The project ships only its own text. Where a request must carry the official wording (prompts, tool
 descriptions), it is read at run time from the user's copy of the official harness: a checkout of
 ``meituan-longcat/VitaBench-2.0``, or the installed ``vita`` package, found without importing it. Prompts are
-YAML files of block literals (read here with a small reader for exactly that subset, so PyYAML is not needed);
-tool descriptions are the literal dictionaries of each domain's ``tools_schema.py``, parsed with :mod:`ast`
-and never executed.
+YAML files of block literals; tool descriptions are the literal dictionaries of each domain's
+``tools_schema.py``, parsed with :mod:`ast` and never executed.
 
 A source is named in the report and the header by where it is and its version: the git commit of a checkout,
 else the sha256 of the files it is read from.
@@ -17,10 +16,13 @@ import ast
 import hashlib
 import importlib.util
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cache, cached_property
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+import yaml
 
 #: The values of ``--vita-official-source`` that are not a directory.
 AUTO, NONE = "auto", "none"
@@ -36,6 +38,7 @@ PROMPTS = (
     "full_trajectory_eval_template",
     "memory_update_prompt",
 )
+#: The official harness's domain folders (``domains/<name>/``) whose tools the agent gets.
 DOMAINS = ("delivery", "instore", "ota")
 #: Our language codes -> the official prompt files' keys.
 LANGUAGE_KEYS = {"en": "english", "zh": "chinese"}
@@ -46,6 +49,9 @@ _DESCRIPTION_SUFFIX = {"en": "EN", "zh": "ZH"}
 ENVIRONMENT = "VITA_OFFICIAL_SOURCE"
 
 NOT_COMPARABLE = "not comparable: prompts are pytest-vitabench's own"
+
+
+_T = TypeVar("_T")
 
 
 class OfficialSourceError(ValueError):
@@ -76,9 +82,35 @@ class OfficialSource:
 
     package_dir: Path
     found_as: str
-    _prompts: dict[str, dict[str, str]] = field(default_factory=dict, compare=False, repr=False)
-    _tools: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict, compare=False, repr=False)
-    _code: dict[tuple[str, str], list[Template]] = field(default_factory=dict, compare=False, repr=False)
+    _derived: dict[tuple[Any, ...], Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def derived(self, key: tuple[Any, ...], build: Callable[[], _T]) -> _T:
+        """``build()``, once per source and ``key``: what is read from this copy (its parsed files, prompts,
+        tool schemas, messages) lives as long as the source, since the wording is read for every item."""
+        if key not in self._derived:
+            self._derived[key] = build()
+        return self._derived[key]
+
+    def tree(self, path: Path | str) -> ast.Module:
+        """The parsed module at ``path`` (absolute, or relative to the package directory); never run.
+
+        Raises:
+            OfficialSourceError: The file cannot be read or parsed.
+        """
+        path = self.package_dir / path
+        return self.derived(("tree", path), lambda: _parse(path, "code"))
+
+    def function(self, path: Path | str, name: str) -> ast.AST:
+        """The definition of function (or method) ``name`` in ``path``: the first in walk order.
+
+        Raises:
+            OfficialSourceError: The file cannot be read or parsed, or has no such function.
+        """
+        path = self.package_dir / path
+        node = self.derived(("functions", path), lambda: _functions(self.tree(path))).get(name)
+        if node is None:
+            raise OfficialSourceError(f"{path}: no function {name}()")
+        return node
 
     def files(self) -> list[Path]:
         """Every file the wording is read from, in a stable order."""
@@ -103,10 +135,8 @@ class OfficialSource:
 
     def prompt(self, name: str, language: str) -> str:
         """The text of prompt ``name`` (one of :data:`PROMPTS`) in ``language`` (``en``/``zh``)."""
-        if name not in self._prompts:
-            path = self.package_dir / "prompts" / f"{name}.yaml"
-            self._prompts[name] = read_block_yaml(path)
-        texts = self._prompts[name]
+        path = self.package_dir / "prompts" / f"{name}.yaml"
+        texts = self.derived(("prompt", name), lambda: read_prompt_file(path))
         key = LANGUAGE_KEYS[language]
         if key not in texts:
             raise OfficialSourceError(f"{self.package_dir / 'prompts' / (name + '.yaml')}: no {key!r} text")
@@ -114,12 +144,9 @@ class OfficialSource:
 
     def tool_descriptions(self, domain: str, language: str) -> dict[str, Any]:
         """``{tool name: {description, preconditions, postconditions, args, returns, ...}}`` of a domain."""
-        key = (domain, language)
-        if key not in self._tools:
-            path = self.package_dir / "domains" / domain / "tools_schema.py"
-            name = f"TOOL_DESCRIPTIONS_{_DESCRIPTION_SUFFIX[language]}"
-            self._tools[key] = literal_assignment(path, name)
-        return self._tools[key]
+        path = self.package_dir / "domains" / domain / "tools_schema.py"
+        name = f"TOOL_DESCRIPTIONS_{_DESCRIPTION_SUFFIX[language]}"
+        return self.derived(("tools", domain, language), lambda: literal_assignment(path, name))
 
     def code_templates(self, relative: str, function: str) -> list[Template]:
         """The f-strings of ``function`` in ``relative`` (a path under the package), as format templates.
@@ -130,15 +157,14 @@ class OfficialSource:
         Raises:
             OfficialSourceError: No such file or function, or the function holds no f-string.
         """
-        key = (relative, function)
-        if key not in self._code:
-            node = function_node(self.package_dir / relative, function)
-            found = [_template(n) for n in ast.walk(node) if isinstance(n, ast.JoinedStr)]
-            templates = [t for t in found if t is not None]
-            if not templates:
-                raise OfficialSourceError(f"{self.package_dir / relative}: {function}() holds no f-string")
-            self._code[key] = templates
-        return self._code[key]
+        return self.derived(("templates", relative, function), lambda: self._templates(relative, function))
+
+    def _templates(self, relative: str, function: str) -> list[Template]:
+        found = [_template(n) for n in ast.walk(self.function(relative, function)) if isinstance(n, ast.JoinedStr)]
+        templates = [t for t in found if t is not None]
+        if not templates:
+            raise OfficialSourceError(f"{self.package_dir / relative}: {function}() holds no f-string")
+        return templates
 
     def code_template(self, relative: str, function: str, fields: tuple[str, ...]) -> str:
         """The one f-string of :meth:`code_templates` whose fields are exactly ``fields`` (in order).
@@ -159,7 +185,7 @@ class OfficialSource:
         Raises:
             OfficialSourceError: No such branch or f-string.
         """
-        node = function_node(self.package_dir / relative, function)
+        node = self.function(relative, function)
         for branch in ast.walk(node):
             if not (isinstance(branch, ast.If) and isinstance(branch.test, ast.Compare)
                     and len(branch.test.comparators) == 1 and isinstance(branch.test.comparators[0], ast.Constant)):
@@ -179,7 +205,7 @@ class OfficialSource:
         Raises:
             OfficialSourceError: No such argument.
         """
-        node = function_node(self.package_dir / relative, function)
+        node = self.function(relative, function)
         for call in ast.walk(node):
             if isinstance(call, ast.Call):
                 for k in call.keywords:
@@ -195,7 +221,7 @@ class OfficialSource:
         Raises:
             OfficialSourceError: It has none.
         """
-        node = function_node(self.package_dir / relative, function)
+        node = self.function(relative, function)
         text = ast.get_docstring(node, clean=True) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
             else None
         if not text:
@@ -208,7 +234,7 @@ class OfficialSource:
         Raises:
             OfficialSourceError: No such assignment, or its value is not a literal.
         """
-        node = function_node(self.package_dir / relative, function)
+        node = self.function(relative, function)
         for child in ast.walk(node):
             if isinstance(child, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in child.targets):
                 try:
@@ -223,7 +249,7 @@ class OfficialSource:
         Raises:
             OfficialSourceError: None or several such constants.
         """
-        node = function_node(self.package_dir / relative, function)
+        node = self.function(relative, function)
         found = [k.value.value for c in ast.walk(node) if isinstance(c, ast.Call) for k in c.keywords
                  if k.arg == keyword and isinstance(k.value, ast.Constant) and isinstance(k.value.value, str)]
         if len(found) != 1:
@@ -237,7 +263,7 @@ class OfficialSource:
         Raises:
             OfficialSourceError: None or several different such strings.
         """
-        node = function_node(self.package_dir / relative, function)
+        node = self.function(relative, function)
         pairs = [(k, v) for d in ast.walk(node) if isinstance(d, ast.Dict)
                  for k, v in zip(d.keys, d.values, strict=True)]
         found = {v.value for k, v in pairs if isinstance(k, ast.Constant) and k.value == key
@@ -254,7 +280,7 @@ class OfficialSource:
         Raises:
             OfficialSourceError: No such assignment of that shape.
         """
-        node = function_node(self.package_dir / relative, function)
+        node = self.function(relative, function)
         for child in ast.walk(node):
             if not (isinstance(child, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name
                                                           for t in child.targets)):
@@ -270,7 +296,7 @@ class OfficialSource:
 
     def code_concatenated(self, relative: str, function: str) -> list[str]:
         """The string constants ``function`` puts first in a ``"..." + ...`` concatenation, in source order."""
-        node = function_node(self.package_dir / relative, function)
+        node = self.function(relative, function)
         found: list[ast.Constant] = [b.left for b in ast.walk(node) if isinstance(b, ast.BinOp)
                                      and isinstance(b.op, ast.Add) and isinstance(b.left, ast.Constant)
                                      and isinstance(b.left.value, str)]
@@ -282,7 +308,7 @@ class OfficialSource:
         Raises:
             OfficialSourceError: None or several.
         """
-        node = function_node(self.package_dir / relative, function)
+        node = self.function(relative, function)
         found = [r.value.value for r in ast.walk(node) if isinstance(r, ast.Return)
                  and isinstance(r.value, ast.Constant) and isinstance(r.value.value, str)]
         if len(found) != 1:
@@ -396,22 +422,20 @@ def _resolve_head(git: Path) -> str | None:
     return None
 
 
-@cache
-def function_node(path: Path, name: str) -> ast.AST:
-    """The definition of function (or method) ``name`` in ``path``, parsed, never run (once per process: the
-    wording is read for every item).
-
-    Raises:
-        OfficialSourceError: The file cannot be read or parsed, or has no such function.
-    """
+def _parse(path: Path, what: str) -> ast.Module:
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     except (OSError, UnicodeDecodeError, SyntaxError) as exc:
-        raise OfficialSourceError(f"cannot read the official code {path}: {exc}") from None
+        raise OfficialSourceError(f"cannot read the official {what} {path}: {exc}") from None
+
+
+def _functions(tree: ast.Module) -> dict[str, ast.AST]:
+    """Every function and method of ``tree`` by name; the first definition in walk order wins."""
+    found: dict[str, ast.AST] = {}
     for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
-            return node
-    raise OfficialSourceError(f"{path}: no function {name}()")
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found.setdefault(node.name, node)
+    return found
 
 
 def _template(node: ast.JoinedStr) -> Template | None:
@@ -441,55 +465,20 @@ def _field_name(value: ast.expr) -> str | None:
     return None
 
 
-def read_block_yaml(path: Path) -> dict[str, str]:
-    """A YAML mapping of plain one-line values and ``|``/``|-`` block literals (the official prompt files).
+def read_prompt_file(path: Path) -> dict[str, str]:
+    """An official prompt file: a YAML mapping of names to texts (block literals, mostly), read as the official
+    harness reads it.
 
     Raises:
-        OfficialSourceError: The file is missing, or uses YAML this reader does not accept (named by line).
+        OfficialSourceError: The file is missing, is not YAML, or is not a mapping.
     """
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise OfficialSourceError(f"cannot read the official prompt file {path}: {exc}") from None
-    out: dict[str, str] = {}
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        if not line.strip() or line.lstrip().startswith("#"):
-            i += 1
-            continue
-        if line[0].isspace() or ":" not in line:
-            raise OfficialSourceError(f"{path}:{i + 1}: expected 'key: value' or 'key: |-', got {line.strip()!r}")
-        key, rest = (part.strip() for part in line.split(":", 1))
-        if rest not in ("|", "|-"):
-            out[key] = rest.strip("'\"")
-            i += 1
-            continue
-        block, i = _block(lines, i + 1)
-        out[key] = "\n".join(block).rstrip("\n") + ("" if rest == "|-" else "\n")
-    return out
-
-
-def _block(lines: list[str], start: int) -> tuple[list[str], int]:
-    """A block literal's lines (indentation removed) from ``start``, and the index of the next key."""
-    indent = None
-    block: list[str] = []
-    i = start
-    while i < len(lines):
-        line = lines[i]
-        if line.strip():
-            width = len(line) - len(line.lstrip(" "))
-            if indent is None:
-                indent = width
-            if width < indent:
-                break
-            block.append(line[indent:])
-        else:
-            block.append("")
-        i += 1
-    while block and not block[-1]:
-        block.pop()
-    return block, i
+    if not isinstance(data, dict):
+        raise OfficialSourceError(f"{path}: not a YAML mapping of prompt texts")
+    return {str(key): str(value) for key, value in data.items()}
 
 
 def literal_assignment(path: Path, name: str) -> dict[str, Any]:
@@ -499,11 +488,7 @@ def literal_assignment(path: Path, name: str) -> dict[str, Any]:
         OfficialSourceError: The file is missing, is not Python, has no such assignment, or its value is not a
             literal dictionary.
     """
-    try:
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    except (OSError, UnicodeDecodeError, SyntaxError) as exc:
-        raise OfficialSourceError(f"cannot read the official tool descriptions {path}: {exc}") from None
-    for node in tree.body:
+    for node in _parse(path, "tool descriptions").body:
         if isinstance(node, ast.Assign):
             targets, expression = node.targets, node.value
         elif isinstance(node, ast.AnnAssign) and node.value is not None:

@@ -15,11 +15,12 @@ from __future__ import annotations
 import ast
 import typing
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Any
 
-from .official_source import OfficialSource, OfficialSourceError, function_node, literal_assignment
+from pydantic import Field, create_model
+
+from .official_source import OfficialSource, OfficialSourceError, literal_assignment
 
 _TOOLKIT = "environment/toolkit.py"
 _TOOLKIT_SCHEMA = "environment/toolkit_schema.py"
@@ -51,12 +52,11 @@ def official_tool_schemas(source: OfficialSource, domain: str, language: str) ->
         OfficialSourceError: A file, class or description the builder needs is missing, or an annotation uses
             a type it cannot read (named).
     """
-    return list(_schemas(source, domain, language))
+    return list(source.derived(("tool schemas", domain, language), lambda: _schemas(source, domain, language)))
 
 
-@cache
 def _schemas(source: OfficialSource, domain: str, language: str) -> tuple[dict[str, Any], ...]:
-    methods = _tool_methods(source.package_dir, source.package_dir / "domains" / domain / "tools.py")
+    methods = _tool_methods(source, source.package_dir / "domains" / domain / "tools.py")
     descriptions = source.tool_descriptions(domain, language)
     shared = source.package_dir / _TOOLKIT_SCHEMA
     shared_descriptions = literal_assignment(shared, f"TOOLKIT_TOOL_DESCRIPTIONS_{_LANGUAGE_SUFFIX[language]}")
@@ -67,13 +67,13 @@ def _schemas(source: OfficialSource, domain: str, language: str) -> tuple[dict[s
         if described is None:
             raise OfficialSourceError(f"{source.package_dir / 'domains' / domain}: no description of tool "
                                       f"{method.name} in tools_schema.py or {_TOOLKIT_SCHEMA}")
-        out.append(_schema(source.package_dir, method, described, headings))
+        out.append(_schema(source, method, described, headings))
     return tuple(out)
 
 
 def _headings(source: OfficialSource) -> tuple[str, ...]:
     """The headings the official docstring builder writes: preconditions, postconditions, arguments, returns."""
-    node = function_node(source.package_dir / _SCHEMA_BUILDER, "generate_tool_docstring")
+    node = source.function(_SCHEMA_BUILDER, "generate_tool_docstring")
     texts = [call.args[0].value for call in ast.walk(node) if isinstance(call, ast.Call)
              and isinstance(call.func, ast.Attribute) and call.func.attr == "append" and call.args
              and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str) and call.args[0].value]
@@ -82,14 +82,13 @@ def _headings(source: OfficialSource) -> tuple[str, ...]:
     return tuple(texts[:4])
 
 
-def _schema(package: Path, method: _Method, described: dict[str, Any], headings: tuple[str, ...]) -> dict[str, Any]:
-    from pydantic import Field, create_model
-
+def _schema(source: OfficialSource, method: _Method, described: dict[str, Any], headings: tuple[str, ...]
+            ) -> dict[str, Any]:
     before, after, args_heading, returns_heading = headings
     arguments = described.get("args") or {}
     fields: dict[str, Any] = {}
     for parameter in method.parameters:
-        annotation = Any if parameter.annotation is None else _annotation(package, method.module, parameter.annotation)
+        annotation = Any if parameter.annotation is None else _annotation(source, method.module, parameter.annotation)
         default = parameter.default
         if parameter.name in arguments:
             default = Field(default, description=arguments[parameter.name])
@@ -117,22 +116,21 @@ def _schema(package: Path, method: _Method, described: dict[str, Any], headings:
     return {"type": "function", "function": {"name": method.name, "description": description, "parameters": schema}}
 
 
-def _tool_methods(package: Path, path: Path) -> list[_Method]:
+def _tool_methods(source: OfficialSource, path: Path) -> list[_Method]:
     """The ``@is_tool`` methods of the toolkit class in ``path``, then those of its base classes."""
-    tree = _parse(path)
-    for node in tree.body:
+    for node in source.tree(path).body:
         if isinstance(node, ast.ClassDef) and _tools_in(node, path):
             methods = _tools_in(node, path)
             for base in node.bases:
                 if isinstance(base, ast.Name):
-                    methods += _base_tools(package, base.id)
+                    methods += _base_tools(source, base.id)
             return methods
     raise OfficialSourceError(f"{path}: no class with @is_tool methods")
 
 
-def _base_tools(package: Path, name: str) -> list[_Method]:
-    path = package / _TOOLKIT
-    for node in _parse(path).body:
+def _base_tools(source: OfficialSource, name: str) -> list[_Method]:
+    path = source.package_dir / _TOOLKIT
+    for node in source.tree(path).body:
         if isinstance(node, ast.ClassDef) and node.name == name:
             return _tools_in(node, path)
     return []
@@ -158,15 +156,7 @@ def _is_tool(decorator: ast.expr) -> bool:
     return isinstance(target, ast.Name) and target.id == "is_tool"
 
 
-@cache
-def _parse(path: Path) -> ast.Module:
-    try:
-        return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    except (OSError, UnicodeDecodeError, SyntaxError) as exc:
-        raise OfficialSourceError(f"cannot read the official tools {path}: {exc}") from None
-
-
-def _annotation(package: Path, module: Path, node: ast.expr) -> Any:
+def _annotation(source: OfficialSource, module: Path, node: ast.expr) -> Any:
     """The type an annotation names, interpreted over :data:`_TYPING` and the ``Literal`` aliases the
     module defines or imports; nothing is executed."""
     if isinstance(node, ast.Constant):
@@ -174,27 +164,27 @@ def _annotation(package: Path, module: Path, node: ast.expr) -> Any:
     if isinstance(node, ast.Name):
         if node.id in _TYPING:
             return _TYPING[node.id]
-        return _annotation(*_alias(package, module, node.id))
+        return _annotation(*_alias(source, module, node.id))
     if isinstance(node, ast.Subscript):
-        base = _annotation(package, module, node.value)
+        base = _annotation(source, module, node.value)
         inner = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        args = tuple(_annotation(package, module, element) for element in inner)
+        args = tuple(_annotation(source, module, element) for element in inner)
         return base[args if len(args) > 1 else args[0]]
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-        return typing.Union[_annotation(package, module, node.left), _annotation(package, module, node.right)]  # noqa: UP007
+        return typing.Union[_annotation(source, module, node.left), _annotation(source, module, node.right)]  # noqa: UP007
     raise OfficialSourceError(f"{module}:{getattr(node, 'lineno', '?')}: cannot read the annotation "
                               f"{ast.unparse(node)}")
 
 
-def _alias(package: Path, module: Path, name: str) -> tuple[Path, Path, ast.expr]:
+def _alias(source: OfficialSource, module: Path, name: str) -> tuple[OfficialSource, Path, ast.expr]:
     """Where ``name`` is assigned: in ``module``, or in the module it is imported from."""
-    tree = _parse(module)
+    tree = source.tree(module)
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
-            return package, module, node.value
+            return source, module, node.value
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and node.module and any(a.name == name for a in node.names):
             parts = node.module.split(".")
-            if parts[0] == package.name:
-                return _alias(package, package.joinpath(*parts[1:]).with_suffix(".py"), name)
+            if parts[0] == source.package_dir.name:
+                return _alias(source, source.package_dir.joinpath(*parts[1:]).with_suffix(".py"), name)
     raise OfficialSourceError(f"{module}: cannot resolve the type {name}")

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .official_source import LANGUAGE_KEYS, OfficialSource, OfficialSourceError
+from .official_source import DOMAINS, LANGUAGE_KEYS, OfficialSource, OfficialSourceError
+from .official_tools import official_tool_schemas
 from .suite.schema import DailyRecord, DialogueTurn, EventRecord
 
 _AGENT = "agent/personalization_agent.py"
@@ -71,8 +72,6 @@ class OfficialWording:
         """
         if "," in domain:
             return ours
-        from .official_tools import official_tool_schemas
-
         names = {tool["function"]["name"] for tool in ours}
         official = [tool for tool in official_tool_schemas(self.source, domain, self.language)
                     if tool["function"]["name"] in names]
@@ -280,8 +279,6 @@ def check_wording(source: OfficialSource) -> None:
     Raises:
         OfficialSourceError: A piece cannot be read.
     """
-    from .official_tools import official_tool_schemas
-
     for language in LANGUAGE_KEYS:
         wording = OfficialWording(source, language)
         wording.agent_system_prompt(time="", profile={"k": "v"}, memory="", proactive=False)
@@ -305,7 +302,7 @@ def check_wording(source: OfficialSource) -> None:
         for function in ("read", "_build_summary", "query_preference_memory"):
             wording.rag_listing(function, [("", "", "")])
             wording.rag_empty(function)
-        for domain in ("delivery", "instore", "ota"):
+        for domain in DOMAINS:
             official_tool_schemas(source, domain, language)
 
 

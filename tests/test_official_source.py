@@ -12,7 +12,7 @@ from pytest_vitabench.official_source import (
     OfficialSourceError,
     literal_assignment,
     locate,
-    read_block_yaml,
+    read_prompt_file,
 )
 
 
@@ -38,7 +38,7 @@ def test_block_literals_are_read_as_yaml_reads_them(checkout):
                                                                     "{user_instruction}\nsecond line\n")
     assert source.prompt("full_trajectory_eval_template", "zh") == ("中文 full judge {env_info} {user_instruction}"
                                                                     "\n\n  indented line")
-    assert read_block_yaml(checkout / "src/vita/prompts/memory_update_prompt.yaml")["name"] == "memory_update_prompt"
+    assert read_prompt_file(checkout / "src/vita/prompts/memory_update_prompt.yaml")["name"] == "memory_update_prompt"
 
 
 def test_tool_descriptions_are_parsed_never_executed(checkout):
@@ -124,11 +124,15 @@ def test_a_prompt_without_the_language_is_named(checkout):
         locate(str(checkout))
 
 
-def test_yaml_beyond_the_prompt_files_subset_is_refused_by_line(tmp_path):
+@pytest.mark.parametrize("text, message", [
+    ("name: [x\n", r"cannot read the official prompt file .*p.yaml"),
+    ("- a list item\n", r"p.yaml: not a YAML mapping"),
+])
+def test_a_prompt_file_that_is_no_yaml_mapping_is_named(tmp_path, text, message):
     path = tmp_path / "p.yaml"
-    path.write_text("name: x\n  - a list item\n")
-    with pytest.raises(OfficialSourceError, match=r"p.yaml:2: expected 'key: value'"):
-        read_block_yaml(path)
+    path.write_text(text)
+    with pytest.raises(OfficialSourceError, match=message):
+        read_prompt_file(path)
 
 
 @pytest.mark.parametrize("text, message", [

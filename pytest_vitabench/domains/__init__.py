@@ -11,17 +11,16 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from functools import cache, partial
-from typing import TYPE_CHECKING, Any
+from functools import partial
+from typing import Any
 
+from ..official_messages import DECLARED, MessageKey, ToolMessages
+from ..official_source import OfficialSource
 from .base import Environment
-
-if TYPE_CHECKING:  # the spec module imports the tool machinery; at runtime only when a domain is used
-    from ..official_messages import MessageKey
-    from ..official_source import OfficialSource
-    from .entities import DomainDB, Order
-    from .environment import DomainEnvironment
-    from .spec import DomainSpec
+from .entities import Order, load_db
+from .environment import DomainEnvironment
+from .shared_tools import SharedTools
+from .spec import DomainSpec
 
 DOMAINS = ("delivery", "instore", "ota")
 #: The domains whose tools answer as the official ones under ``--vita-tool-results official`` (the others keep
@@ -38,10 +37,8 @@ __all__ = ["DOMAINS", "MISSING_SOURCE", "OFFICIAL_RESULT_DOMAINS", "build_enviro
 
 def official_message_keys() -> list[MessageKey]:
     """Every official message the official tool results read (each official tools module declares its own)."""
-    from ..official_messages import DECLARED
-
-    for module in ("official_shared", "delivery.official", "instore.official", "ota.official"):
-        importlib.import_module(f"{__name__}.{module}")
+    for name in DOMAINS:
+        domain_spec(name)  # a domain's tools import its official behaviour, which declares its messages
     return list(dict.fromkeys(DECLARED))
 
 
@@ -51,8 +48,6 @@ def check_official_messages(source: OfficialSource) -> None:
     Raises:
         OfficialSourceError: A message is missing (naming the official file and function).
     """
-    from ..official_messages import ToolMessages
-
     ToolMessages(source).check(official_message_keys())
 
 
@@ -76,15 +71,12 @@ def split_domains(domain: str) -> list[str]:
     return names
 
 
-@cache
 def domain_spec(name: str) -> DomainSpec:
     """The registered :class:`~.spec.DomainSpec` of one domain name (its package imported on first use).
 
     Raises:
         ValueError: Unknown domain.
     """
-    from .spec import DomainSpec
-
     if name not in DOMAINS:
         raise ValueError(f"unknown domain {name!r}; known: {', '.join(DOMAINS)}")
     spec = importlib.import_module(f"{__name__}.{name}").SPEC
@@ -93,13 +85,9 @@ def domain_spec(name: str) -> DomainSpec:
     return spec
 
 
-@cache
-def _db_model(names: tuple[str, ...]) -> type[DomainDB]:
-    if len(names) == 1:
-        return domain_spec(names[0]).db
-    # Every domain DB subclasses entities.DomainDB, so the merged model has the common fields once.
-    bases = tuple(domain_spec(name).db for name in names)
-    return type("DB_" + "_".join(names), bases, {"__module__": __name__})
+def _db_model(names: list[str]) -> type[Any]:
+    first, *others = (domain_spec(name) for name in names)
+    return first.db_with(tuple(others))
 
 
 def validate_environment(domain: str, environment: dict[str, Any]) -> None:
@@ -109,7 +97,7 @@ def validate_environment(domain: str, environment: dict[str, Any]) -> None:
         pydantic.ValidationError: Error locations are relative to ``environment``.
         ValueError: Unknown domain.
     """
-    _db_model(tuple(split_domains(domain))).model_validate(environment)
+    _db_model(split_domains(domain)).model_validate(environment)
 
 
 def build_environment(
@@ -138,11 +126,7 @@ def build_environment(
     Raises:
         ValueError: ``tool_results="official"`` without ``official_source``.
     """
-    from .entities import load_db
-    from .environment import DomainEnvironment
-    from .shared_tools import SharedTools
-
-    names = tuple(split_domains(domain))
+    names = split_domains(domain)
     specs = [domain_spec(name) for name in names]
     db = load_db(_db_model(names), environment, user_id=user_id, time=time or None)
     env_class = specs[0].environment if len(specs) == 1 else DomainEnvironment
@@ -155,8 +139,6 @@ def build_environment(
     if env.official_results:
         if official_source is None:
             raise ValueError(MISSING_SOURCE)
-        from ..official_messages import ToolMessages
-
         env.official_messages = ToolMessages(official_source)
     env.add_tools(SharedTools(env).tools())
     for spec in specs:
@@ -173,14 +155,9 @@ def _foreign_view(view: Callable[[Any, Order], dict[str, Any]], env: DomainEnvir
     return view(env.db, order)
 
 
-@cache
-def _tool_names(names: tuple[str, ...]) -> tuple[str, ...]:
-    from .shared_tools import SharedTools
-
-    declared = [*SharedTools.tool_names(), *(n for name in names for n in domain_spec(name).tools.tool_names())]
-    return tuple(dict.fromkeys(declared))
-
-
 def tool_names(domain: str) -> list[str]:
     """The names of the tools a subtask of this domain (or comma-separated domains) offers."""
-    return list(_tool_names(tuple(split_domains(domain))))
+    declared = [*SharedTools.tool_names()]
+    for name in split_domains(domain):
+        declared.extend(domain_spec(name).tools.tool_names())
+    return list(dict.fromkeys(declared))

@@ -2,7 +2,7 @@
 
 A domain (``delivery``, ``instore``, ``ota``) declares its tools on a ``declare.ToolSet``; the
 environment holds them bound as :class:`Tool` objects and implements :meth:`Environment.records`. Tool
-results are JSON text built from an explicit allow-list of visible fields per entity, so hidden fields
+results are JSON text built from the declared fields of each entity (an allow-list), so hidden fields
 in the suite data (``*_type`` markers, ``distraction_reason``, ``category``, ...) can never reach the
 agent. Under ``--vita-tool-results official`` they are the official tools' text instead
 (:mod:`.official_text`), which also prints declared fields only.
@@ -13,12 +13,12 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
 from .arguments import ArgumentValidator, lax_arguments
+from .fuzzy import fuzzy_rank, official_rank
 
 if TYPE_CHECKING:
     from ..official_messages import MessageKey, ToolMessages
@@ -54,7 +54,9 @@ class Tool:
         kind: ``create`` and ``write`` tools change state (:data:`WRITE_KINDS`); the outcome judge looks at
             the ``create`` ones.
         validator: Checks the arguments of each call; declared tools share their class's, others get
-            one per distinct schema on first call.
+            their own on first call.
+        official_name: ``Class.method`` of the official function behind the tool, or ``None`` (a memory
+            tool, a user's own): how the official tool results word a call that does not fit.
     """
 
     name: str
@@ -63,11 +65,12 @@ class Tool:
     fn: Callable[..., Any]
     kind: ToolKind = "read"
     validator: ArgumentValidator | None = field(default=None, repr=False, compare=False)
+    official_name: str | None = None
 
     def arguments_validator(self) -> ArgumentValidator:
         """The validator of this tool's arguments."""
         if self.validator is None:
-            self.validator = _validator_for(json.dumps(self.parameters))
+            self.validator = ArgumentValidator(self.parameters)
         return self.validator
 
     def schema(self) -> dict[str, Any]:
@@ -136,8 +139,6 @@ class Environment:
 
     def rank(self, keywords: Any, candidates: list[tuple[str, str, Any]]) -> list[Any]:
         """The candidates ranked by the search style in force; ``(id, text, item)`` triples."""
-        from .fuzzy import fuzzy_rank, official_rank
-
         return (official_rank if self.official_search else fuzzy_rank)(keywords, candidates)
 
     def checking(self, name: str) -> bool:
@@ -199,7 +200,7 @@ class Environment:
         (no conversion), a call the tool's signature does not fit fails with Python's own words, and any
         exception reads ``Error: <its message>``."""
         validator = tool.arguments_validator()
-        problem = python_call_problem(official_qualname(tool), validator.properties, validator.required,
+        problem = python_call_problem(tool.official_name, validator.properties, validator.required,
                                       arguments)
         if problem:
             return ToolResult(content=f"Error: {problem}", error=True)
@@ -216,19 +217,6 @@ class Environment:
     def tool_kind(self, name: str) -> ToolKind | None:
         tool = self.tools.get(name)
         return tool.kind if tool else None
-
-
-#: Our tool sets -> the official classes whose methods they are (shared tools live on the official base class).
-OFFICIAL_CLASSES = {"DeliveryTools": "DeliveryTools", "InstoreTools": "InStoreTools", "OtaTools": "OTATools",
-                    "SharedTools": "ToolKitBase"}
-
-
-def official_qualname(tool: Tool) -> str | None:
-    """``Class.method`` of the official function behind a tool, or ``None`` (a memory tool, a user's own)."""
-    bound = getattr(tool.fn, "func", tool.fn)  # a per-kind tool is a partial of its family's method
-    owner = type(getattr(bound, "__self__", None)).__name__
-    official = OFFICIAL_CLASSES.get(owner)
-    return f"{official}.{tool.name}" if official else None
 
 
 def python_call_problem(qualname: str | None, properties: dict[str, Any], required: tuple[str, ...],
@@ -253,9 +241,3 @@ def python_call_problem(qualname: str | None, properties: dict[str, Any], requir
         listed = ", ".join(quoted[:-1]) + f", and {quoted[-1]}"
     plural = "argument" if len(missing) == 1 else "arguments"
     return f"{name} missing {len(missing)} required positional {plural}: {listed}"
-
-
-@lru_cache(maxsize=256)
-def _validator_for(schema_json: str) -> ArgumentValidator:
-    # Tools built per episode from a literal schema (a memory's read_preference_memory ...) share one.
-    return ArgumentValidator(json.loads(schema_json))

@@ -15,34 +15,21 @@ DATE_FORMAT = "%Y-%m-%d"
 
 def parse_time(value: str, what: str = "time") -> datetime:
     """Parse ``YYYY-MM-DD HH:MM:SS`` (seconds optional, ``T`` accepted); ToolError otherwise."""
-    parsed = _parse_time_text(str(value).strip().replace("T", " "))
-    if parsed is None:
-        raise ToolError(f"Invalid {what} {value!r}: expected format YYYY-MM-DD HH:MM:SS")
-    return parsed
-
-
-def parse_date(value: str, what: str = "date") -> date:
-    """Parse ``YYYY-MM-DD``; ToolError otherwise."""
-    parsed = _parse_date_text(str(value).strip()[:10])
-    if parsed is None:
-        raise ToolError(f"Invalid {what} {value!r}: expected format YYYY-MM-DD")
-    return parsed
-
-
-def _parse_time_text(text: str) -> datetime | None:
+    text = str(value).strip().replace("T", " ")
     for fmt in (TIME_FORMAT, "%Y-%m-%d %H:%M"):
         try:
             return datetime.strptime(text, fmt)
         except ValueError:
             continue
-    return None
+    raise ToolError(f"Invalid {what} {value!r}: expected format YYYY-MM-DD HH:MM:SS")
 
 
-def _parse_date_text(text: str) -> date | None:
+def parse_date(value: str, what: str = "date") -> date:
+    """Parse ``YYYY-MM-DD``; ToolError otherwise."""
     try:
-        return datetime.strptime(text, DATE_FORMAT).date()
+        return datetime.strptime(str(value).strip()[:10], DATE_FORMAT).date()
     except ValueError:
-        return None
+        raise ToolError(f"Invalid {what} {value!r}: expected format YYYY-MM-DD") from None
 
 
 def format_time(value: datetime) -> str:

@@ -14,6 +14,10 @@ annotation::
 A parameter with a default is optional. ``@tool(each=(...), name="pay_{kind}_order")`` declares one tool
 per value, passed as the method's ``kind`` argument (its docstring may say ``{kind}``).
 
+A tool set may name the class of the official tools' behaviour (``official_tools``): under
+``--vita-tool-results official`` every tool whose method that class also has answers from it, called with the
+arguments the agent sent and the tool's own defaults, in the tool's parameter order.
+
 Everything derived from the declarations (JSON schemas, pydantic argument validators) is built once per
 class, on first use; binding a tool set to an environment creates only the per-episode callables.
 """
@@ -24,7 +28,7 @@ import inspect
 import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cached_property, partial
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Union, get_args, get_origin
 
 from .arguments import ArgumentValidator
@@ -90,6 +94,8 @@ class ToolSpec:
     method: str
     member: str | None
     validator: ArgumentValidator
+    #: The method's signature without ``self``: how an official counterpart gets its arguments in order.
+    signature: inspect.Signature
 
 
 class ToolSet:
@@ -97,12 +103,24 @@ class ToolSet:
 
     Attributes:
         env: The environment the tools act on (one episode's own database).
+        official_tools: The class of the official tools' behaviour (built over the environment), if any.
+        official_class: The official harness's class whose methods these tools are: a call whose arguments do not
+            fit is refused in Python's words, naming ``official_class.tool``.
     """
 
     _specs: ClassVar[tuple[ToolSpec, ...] | None] = None
+    official_tools: ClassVar[type | None] = None
+    official_class: ClassVar[str | None] = None
 
     def __init__(self, env: DomainEnvironment) -> None:
         self.env = env
+
+    @cached_property
+    def official(self) -> Any:
+        """The official tools' behaviour over this set's environment (``--vita-tool-results official``)."""
+        if self.official_tools is None:
+            raise TypeError(f"{type(self).__name__} declares no official_tools")
+        return self.official_tools(self.env)
 
     @classmethod
     def specs(cls) -> tuple[ToolSpec, ...]:
@@ -117,13 +135,25 @@ class ToolSet:
         return tuple(spec.name for spec in cls.specs())
 
     def tools(self) -> list[Tool]:
-        """The tools bound to this set's environment."""
+        """The tools bound to this set's environment (to the official behaviour's, where it has the method)."""
+        official = self.official if self.env.official_results and self.official_tools is not None else None
         out = []
         for spec in self.specs():
             method = getattr(self, spec.method)
+            if official is not None and hasattr(official, spec.method):
+                method = partial(_in_order, getattr(official, spec.method), spec.signature)
             fn = partial(method, spec.member) if spec.member is not None else method
-            out.append(Tool(spec.name, spec.description, spec.parameters, fn, spec.kind, validator=spec.validator))
+            qualname = f"{self.official_class}.{spec.name}" if self.official_class else None
+            out.append(Tool(spec.name, spec.description, spec.parameters, fn, spec.kind, validator=spec.validator,
+                            official_name=qualname))
         return out
+
+
+def _in_order(method: Callable[..., Any], signature: inspect.Signature, *args: Any, **kwargs: Any) -> Any:
+    # The official methods take every argument positionally, defaults filled in as the tool declares them.
+    bound = signature.bind(*args, **kwargs)
+    bound.apply_defaults()
+    return method(*bound.args)
 
 
 def _derive(cls: type[ToolSet]) -> list[ToolSpec]:
@@ -137,6 +167,8 @@ def _derive(cls: type[ToolSet]) -> list[ToolSpec]:
         declaration: _Declaration = method._vita_tool  # type: ignore[attr-defined]
         parameters = parameters_schema(method, family=declaration.each is not None)
         validator = ArgumentValidator(parameters)
+        signature = inspect.signature(method)
+        signature = signature.replace(parameters=list(signature.parameters.values())[1:])
         text = " ".join((inspect.getdoc(method) or "").split())
         if not text:
             raise TypeError(f"tool {cls.__name__}.{attr} has no docstring (its description for the agent)")
@@ -146,6 +178,7 @@ def _derive(cls: type[ToolSet]) -> list[ToolSpec]:
                 name=name.format(kind=member) if member is not None else name,
                 description=text.format(kind=member) if member is not None else text,
                 parameters=parameters, kind=declaration.kind, method=attr, member=member, validator=validator,
+                signature=signature,
             ))
     return specs
 

@@ -43,8 +43,10 @@ def render(value: Any) -> Any:
 class Entity(BaseModel):
     """A database entity: accepts hidden extra keys, shows only declared fields.
 
-    Subclasses may set ``VISIBLE`` (the fields of :meth:`view`, default all declared fields) and
-    ``SUMMARY`` (the compact fields used in search results and lists).
+    The declared fields are the allow-list: an extra key of the data (a ``*_type`` marker,
+    ``distraction_reason``) is never shown. Subclasses may set ``VISIBLE`` (the fields of :meth:`view`, when
+    not all declared fields in their order) and ``SUMMARY`` (the compact fields used in search results and
+    lists, when not the view without the catalogue, ``products``).
     """
 
     model_config = ConfigDict(extra="allow")
@@ -68,7 +70,9 @@ class Entity(BaseModel):
 
     def summary(self) -> dict[str, Any]:
         """The compact view used in search results."""
-        return self.view(self.SUMMARY)
+        if self.SUMMARY is not None:
+            return self.view(self.SUMMARY)
+        return self.view([name for name in self.VISIBLE or type(self).model_fields if name != "products"])
 
 
 class TaggedEntity(Entity):
@@ -191,6 +195,16 @@ def load_db(
     except ToolError as exc:
         raise ValueError(str(exc)) from None
     return db
+
+
+def catalogue_product(db: Any, container: str, product_id: str) -> Any:
+    """The first product with ``product_id`` in the catalogues of ``container`` (``stores``, ``shops``), or
+    ``None``."""
+    for entity in (getattr(db, container, None) or {}).values():
+        for product in entity.products:
+            if product.product_id == product_id:
+                return product
+    return None
 
 
 def model_values(model: BaseModel) -> Iterator[Any]:

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from .base import Environment, ToolError
 from .clock import format_time, parse_time
-from .entities import Entity, Location, Order, is_hidden, model_values, render
+from .entities import Entity, Location, Order, model_values
 from .geo import geocode
 from .records import book_record, order_record, reservation_record
 
@@ -43,7 +43,7 @@ class DomainEnvironment(Environment):
 
     def __post_init__(self) -> None:
         if self.db is not None and not self.initial_ids:
-            self.initial_ids = {rid for rid, _ in self._iter_records()}
+            self.initial_ids = set(self._record_ids())
 
     # ---- clock and ids
 
@@ -56,12 +56,25 @@ class DomainEnvironment(Environment):
 
     def new_id(self, prefix: str) -> str:
         """A fresh, deterministic record id: prefix + 10 hex of sha256(seed:counter), unique in this db."""
-        taken = {rid for rid, _ in self._iter_records()}
+        taken = set(self._record_ids())
         while True:
             self._counter += 1
             rid = prefix + hashlib.sha256(f"{self.seed}:{self._counter}".encode()).hexdigest()[:10].upper()
             if rid not in taken:
                 return rid
+
+    def touch(self, record: Any, status: str | None = None) -> None:
+        """Set a record's ``status`` (when given) and its ``update_time`` to now."""
+        if status is not None:
+            record.status = status
+        record.update_time = self.now_text()
+
+    def pay(self, record: Any, what: str, key: str, record_id: str) -> dict[str, Any]:
+        """Pay an unpaid order or booking (``what`` names it to the agent, ``key`` is its id field)."""
+        if record.status != "unpaid":
+            raise ToolError(f"{what} {record_id} cannot be paid: its status is {record.status!r}, not 'unpaid'")
+        self.touch(record, "paid")
+        return {key: record_id, "status": record.status, "message": "Payment successful"}
 
     def check_user(self, user_id: str) -> None:
         """Refuse (as a counted error) a user id other than the environment's."""
@@ -119,12 +132,10 @@ class DomainEnvironment(Environment):
 
     # ---- records
 
-    def _iter_records(self) -> Iterator[tuple[str, dict[str, Any]]]:
-        for order in self.db.orders.values():
-            yield order.order_id, {}
+    def _record_ids(self) -> Iterator[str]:
+        yield from (order.order_id for order in self.db.orders.values())
         for name in ("reservations", "books"):
-            for rid in getattr(self.db, name, None) or {}:
-                yield rid, {}
+            yield from getattr(self.db, name, None) or {}
 
     def records(self) -> list[dict[str, Any]]:
         out = [order_record(o, new=o.order_id not in self.initial_ids) for o in self.db.orders.values()]
@@ -135,23 +146,6 @@ class DomainEnvironment(Environment):
         return out
 
     # ---- views
-
-    def entity_summary(self, container: str, entity: BaseModel) -> dict[str, Any]:
-        """A compact, leak-free view of an entity (for ``get_nearby``); domains may override.
-
-        :class:`Entity` subclasses use their ``SUMMARY``; other models show their declared scalar
-        fields and locations only (never extras, never nested catalogues).
-        """
-        if isinstance(entity, Entity):
-            return entity.summary()
-        out: dict[str, Any] = {}
-        for name in type(entity).model_fields:
-            value = getattr(entity, name, None)
-            if value is None or is_hidden(name, value):
-                continue
-            if isinstance(value, (str, int, float)) or isinstance(value, Location):
-                out[name] = render(value)
-        return out
 
     def order_view(self, order: Order) -> dict[str, Any]:
         """What the agent sees of an order: visible fields plus the store/shop/hotel name."""

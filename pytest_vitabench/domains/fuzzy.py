@@ -12,6 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TypeVar
 
+from rapidfuzz import fuzz
+from rapidfuzz.utils import default_process
+
 SEARCH_TOP_K = 100
 #: The official harness's minimum score for a city or an address to match (``fuzzy_match``).
 OFFICIAL_MATCH = 40
@@ -32,8 +35,6 @@ def fuzzy_rank(
     Returns:
         The items, best first. As in the official harness there is no score threshold.
     """
-    from rapidfuzz import fuzz  # imported on first search: collection never pays for it
-
     query = keywords if isinstance(keywords, str) else " ".join(str(k) for k in keywords)
     query = query.lower().strip()
     scored = [
@@ -59,9 +60,6 @@ def official_rank(
         candidates: ``(id, text, item)`` triples in the database's order; ``id`` is not used.
         top_k: Maximum number of results.
     """
-    from rapidfuzz import fuzz
-    from rapidfuzz.utils import default_process
-
     query = default_process(keywords if isinstance(keywords, str) else "".join(str(k) for k in keywords))
     rows = [(text, item) for _, text, item in candidates]
     # The official tools invert {id: text} into {text: id}: the last id of a shared text wins.
@@ -73,28 +71,19 @@ def official_rank(
 
 def official_score(query: str, text: str) -> float:
     """The official search score of one text: partial ratio after the default processor on both sides."""
-    from rapidfuzz import fuzz
-    from rapidfuzz.utils import default_process
-
     return float(fuzz.partial_ratio(default_process(query), default_process(text)))
 
 
 def official_match(query: str, text: str) -> bool:
     """The official city and address filter: raw partial ratio (no processing), rounded, at least 40."""
-    from rapidfuzz import fuzz
-
     return round(fuzz.partial_ratio(query, text)) >= OFFICIAL_MATCH
 
 
 def fuzzy_score(a: str, b: str) -> float:
     """Case-insensitive partial-ratio similarity of two texts, 0-100."""
-    from rapidfuzz import fuzz
-
     return float(fuzz.partial_ratio(a.lower(), b.lower()))
 
 
 def full_score(a: str, b: str) -> float:
     """Case-insensitive whole-text similarity of two texts, 0-100."""
-    from rapidfuzz import fuzz
-
     return float(fuzz.ratio(a.lower(), b.lower()))

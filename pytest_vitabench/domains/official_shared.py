@@ -15,7 +15,9 @@ from typing import Any
 from ..official_messages import MessageKey, message
 from . import official_text as text
 from .base import ToolError
+from .clock import DATE_FORMAT, TIME_FORMAT
 from .entities import Order
+from .fuzzy import official_rank, official_score
 
 # The official messages, read from the user's copy of the harness (see :mod:`pytest_vitabench.official_messages`).
 _FILE = "shared"
@@ -36,8 +38,14 @@ def parses_as(value: Any, fmt: str) -> bool:
     return True
 
 
-def _valid_date(value: Any) -> bool:
-    return parses_as(value, "%Y-%m-%d")
+def valid_date(value: Any) -> bool:
+    """Whether ``value`` reads as ``YYYY-MM-DD``, as the official tools check a date."""
+    return parses_as(value, DATE_FORMAT)
+
+
+def valid_time(value: Any) -> bool:
+    """Whether ``value`` reads as ``YYYY-MM-DD HH:MM:SS``, as the official tools check a time."""
+    return parses_as(value, TIME_FORMAT)
 
 
 class OfficialTools:
@@ -52,6 +60,16 @@ class OfficialTools:
 
     def say(self, key: MessageKey, *values: Any) -> str:
         return self.env.say(key, *values)
+
+    def user_problem(self, user_id: str, checks: tuple[MessageKey, MessageKey]) -> str | None:
+        """The official answer to an empty ``user_id`` or another user's (``checks``: those two messages), or
+        ``None`` when it is the current user's."""
+        empty, mismatch = checks
+        if not user_id:
+            return self.say(empty)
+        if user_id != self.db.user_id:
+            return self.say(mismatch)
+        return None
 
 
 def distance(lon1: float, lat1: float, lon2: float, lat2: float) -> float:
@@ -71,11 +89,9 @@ class OfficialShared(OfficialTools):
         return text.json_number(distance(longitude1, latitude1, longitude2, latitude2))
 
     def weather(self, address: str, date_start: str, date_end: str) -> str:
-        from .fuzzy import official_rank, official_score
-
-        if not _valid_date(date_start):
+        if not valid_date(date_start):
             return self.env.say(BAD_START, date_start)
-        if not _valid_date(date_end):
+        if not valid_date(date_end):
             return self.env.say(BAD_END, date_end)
         forecasts = self.env.db.weather
         cities = list(dict.fromkeys(w.city for w in forecasts))  # the official {city: city} keeps one of each

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .entities import Location, Order, render
+from .entities import Location, Order, catalogue_product, render
 
 
 def number(value: Any) -> str:
@@ -122,14 +122,6 @@ def shop_product_repr(product: Any, quantity: Any = None) -> str:
             f"price={number(product.price)}, quantity={count(shown)}, tags={list(product.tags)!r})")
 
 
-def _catalogue_product(db: Any, container: str, product_id: str) -> Any:
-    for entity in (getattr(db, container, None) or {}).values():
-        for product in entity.products:
-            if product.product_id == product_id:
-                return product
-    return None
-
-
 def order_text(db: Any, order: Order) -> str:
     """An order with its products as the official tools print it: a loaded order's products as the data gives
     them, a created one's as catalogue products carrying the ordered quantity (and attributes)."""
@@ -138,9 +130,9 @@ def order_text(db: Any, order: Order) -> str:
         return order_repr(order, raw)
     lines = []
     for line in order.products:
-        if order.order_type == "delivery" and (p := _catalogue_product(db, "stores", line.product_id)) is not None:
+        if order.order_type == "delivery" and (p := catalogue_product(db, "stores", line.product_id)) is not None:
             lines.append(store_product_repr(p, quantity=line.quantity, attributes=line.attributes or ""))
-        elif order.order_type == "instore" and (p := _catalogue_product(db, "shops", line.product_id)) is not None:
+        elif order.order_type == "instore" and (p := catalogue_product(db, "shops", line.product_id)) is not None:
             lines.append(shop_product_repr(p, quantity=line.quantity))
         elif order.order_type in OTA_PRODUCT:
             lines.append(ota_product_repr(order.order_type, line))

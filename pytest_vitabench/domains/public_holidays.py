@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date, timedelta
-from functools import cache
 
+from .base import ToolError
 from .fuzzy import fuzzy_score
 
 #: The holidays the tools name, in calendar order: (English, Chinese, a word of the package's English name).
@@ -47,8 +47,8 @@ NAME_MATCH = 80.0
 _SUBSTITUTED = re.compile(r"substituted from (\d{2})/(\d{2})/(\d{4})")
 
 
-class HolidayDataMissing(LookupError):
-    """The ``holidays`` package has no Chinese calendar for this year."""
+class HolidayDataMissing(ToolError):
+    """The ``holidays`` package has no Chinese calendar for this year (the tools answer it as an error)."""
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,6 @@ def _canonical(package_name: str) -> tuple[str, str] | None:
     return None
 
 
-@cache
 def periods(year: int) -> tuple[HolidayPeriod, ...]:
     """The holiday periods of ``year`` in calendar order (one per holiday; a shared run appears twice).
 
@@ -83,7 +82,7 @@ def periods(year: int) -> tuple[HolidayPeriod, ...]:
 
     calendar = holidays.country_holidays("CN", years=range(year - 1, year + 2), language="en_US")
     if not any(day.year == year for day in calendar):
-        raise HolidayDataMissing(f"no Chinese holiday data for {year}")
+        raise HolidayDataMissing(f"No holiday calendar for {year}")
     named: dict[date, tuple[str, str]] = {}
     working: set[date] = set()
     for day, text in calendar.items():

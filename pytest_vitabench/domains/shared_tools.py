@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from functools import cached_property
 from typing import Annotated, Any
 
 from .base import ToolError
@@ -13,7 +12,7 @@ from .environment import NEARBY_CONTAINERS
 from .fuzzy import fuzzy_score
 from .geo import distance_m, haversine_m
 from .official_shared import OfficialShared
-from .public_holidays import HolidayDataMissing, holiday_dates, holidays_on
+from .public_holidays import holiday_dates, holidays_on
 
 UserId = Annotated[str, Arg("The user's ID (as given in the user profile), e.g. 'U000001'.")]
 OrderId = Annotated[str, Arg("The order ID returned when the order was created, e.g. 'OT1A2B3C4D5E'.")]
@@ -26,10 +25,8 @@ WEATHER_CITY_MATCH = 50
 class SharedTools(ToolSet):
     """Distances, weather, geocoding, holidays, the user's orders and what is nearby."""
 
-    @cached_property
-    def official(self) -> OfficialShared:
-        """The official tools' behaviour (``--vita-tool-results official``; the holiday tools stay ours)."""
-        return OfficialShared(self.env)
+    official_tools = OfficialShared
+    official_class = "ToolKitBase"
 
     @tool("generic")
     def longitude_latitude_to_distance(
@@ -40,8 +37,6 @@ class SharedTools(ToolSet):
         latitude2: Annotated[float, Arg("Latitude of the second point.")],
     ) -> float | str:
         """Compute the straight-line (great-circle) distance in metres between two points."""
-        if self.env.official_results:
-            return self.official.longitude_latitude_to_distance(longitude1, latitude1, longitude2, latitude2)
         return haversine_m(float(longitude1), float(latitude1), float(longitude2), float(latitude2))
 
     @tool("generic")
@@ -53,8 +48,6 @@ class SharedTools(ToolSet):
     ) -> Any:
         """Look up the weather forecast of the city containing an address for a date range. Returns one entry
         per day (city, category, date, temperature range, humidity)."""
-        if self.env.official_results:
-            return self.official.weather(address, date_start, date_end)
         start, end = parse_date(date_start, "date_start"), parse_date(date_end, "date_end")
         if end < start:
             raise ToolError("date_end must not be before date_start")
@@ -77,8 +70,6 @@ class SharedTools(ToolSet):
     ) -> list[float] | str:
         """Convert an address into its coordinates. Returns [longitude, latitude]. Precondition: the address
         should be as complete as possible."""
-        if self.env.official_results:
-            return self.official.address_to_longitude_latitude(address)
         loc = self.env.geocode(address)
         return [loc.longitude, loc.latitude]
 
@@ -86,10 +77,7 @@ class SharedTools(ToolSet):
     def get_date_holiday_info(self, date: Annotated[str, Arg("The date, YYYY-MM-DD.")]) -> str:
         """Tell whether a date is a Chinese public holiday, and which one."""
         day = parse_date(date)
-        try:
-            names = holidays_on(day, self.env.language)
-        except HolidayDataMissing:
-            raise ToolError(f"No holiday calendar for {day.year}") from None
+        names = holidays_on(day, self.env.language)
         if not names:
             return f"Date {day.isoformat()} is not a holiday"
         return f"Date {day.isoformat()} is a public holiday: {' / '.join(names)}"
@@ -106,10 +94,7 @@ class SharedTools(ToolSet):
             year_int = int(str(year).strip())
         except ValueError:
             raise ToolError(f"Invalid year {year!r}") from None
-        try:
-            dates = holiday_dates(year_int, str(holiday_name))
-        except HolidayDataMissing:
-            raise ToolError(f"No holiday calendar for {year_int}") from None
+        dates = holiday_dates(year_int, str(holiday_name))
         if dates is None:
             raise ToolError(f"No holiday named {holiday_name!r} found for {year_int}")
         return {"holiday": holiday_name, "year": year_int, "dates": dates}
@@ -117,8 +102,6 @@ class SharedTools(ToolSet):
     @tool("read")
     def get_user_all_orders(self) -> Any:
         """List every order of the current user (all types and statuses), with products and status."""
-        if self.env.official_results:
-            return self.official.get_user_all_orders()
         orders = [self.env.order_view(o) for o in self.env.db.orders.values()]
         return orders or "User currently has no order information"
 
@@ -131,16 +114,13 @@ class SharedTools(ToolSet):
     ) -> Any:
         """List places (stores, shops, hotels, attractions, stations, airports) within a radius of a point,
         nearest first, with their distance in metres."""
-        if self.env.official_results:
-            return self.official.get_nearby(longitude, latitude, range)
         here = Location(longitude=float(longitude), latitude=float(latitude))
         found: list[dict[str, Any]] = []
         for container, items in self.env.containers(NEARBY_CONTAINERS):
             for entity in items.values():
                 dists = [distance_m(here, p) for p in model_values(entity) if isinstance(p, Location)]
                 if dists and min(dists) <= float(range):
-                    summary = self.env.entity_summary(container, entity)
-                    found.append({"kind": container[:-1], "distance_m": min(dists), **summary})
+                    found.append({"kind": container[:-1], "distance_m": min(dists), **entity.summary()})
         found.sort(key=lambda r: r["distance_m"])
         return found or f"Nothing found within {range} metres"
 

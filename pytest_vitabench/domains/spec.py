@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .declare import ToolSet
@@ -31,3 +31,19 @@ class DomainSpec:
     environment: type[DomainEnvironment] = DomainEnvironment
     order_view: Callable[[Any, Order], dict[str, Any]] | None = None
     order_types: tuple[str, ...] = ()
+    _merged: dict[tuple[str, ...], type[DomainDB]] = field(default_factory=dict, init=False, repr=False,
+                                                           compare=False)
+
+    def db_with(self, others: tuple[DomainSpec, ...]) -> type[DomainDB]:
+        """The database model of a subtask over this domain and ``others`` (merged once per combination).
+
+        Every domain DB subclasses :class:`DomainDB`, so the merged model has the common fields once.
+        """
+        if not others:
+            return self.db
+        key = tuple(other.name for other in others)
+        if key not in self._merged:
+            name = "DB_" + "_".join((self.name, *key))
+            bases = (self.db, *(other.db for other in others))
+            self._merged[key] = type(name, bases, {"__module__": "pytest_vitabench.domains"})
+        return self._merged[key]

@@ -260,7 +260,7 @@ def _order_coordinates(environment: Any) -> dict[str, tuple[float, float]]:
 
 
 def _near(a: tuple[float, float] | None, b: tuple[float, float] | None, metres: float = 100.0) -> bool:
-    from ..domains.shared import haversine_m
+    from ..domains.geo import haversine_m
 
     return a is not None and b is not None and haversine_m(a[0], a[1], b[0], b[1]) <= metres
 

@@ -248,7 +248,7 @@ class _Builder:
         """The required address as the environment knows it: the known location at the required coordinates
         (the tools geocode by text, and 1.0 files spell one place in several ways), else the text itself."""
         if order.coordinates is not None:
-            from ..domains.shared import haversine_m
+            from ..domains.geo import haversine_m
 
             lon, lat = order.coordinates
             near = []

@@ -491,7 +491,7 @@ def _since(user: UserTask, index: int, pid: str) -> str:
 def _visible_tools(sub: SubTask) -> str:
     """Every entity as the tools show it (the domains' allow-listed views)."""
     from ..domains import build_environment
-    from ..domains.shared import DomainEnvironment
+    from ..domains.environment import DomainEnvironment
 
     env = build_environment(sub.domain, sub.environment, user_id=str(sub.environment.get("user_id") or "u"),
                             time=sub.env_time.strip() or f"{(sub.current_time or '').strip()[:10]} 12:00:00", seed=0)

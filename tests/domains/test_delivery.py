@@ -10,7 +10,7 @@ from _paths import VB1_DIR, VB1_SKIP_REASON
 
 from pytest_vitabench.domains import build_environment
 from pytest_vitabench.domains.delivery.tools import shipping_minutes
-from pytest_vitabench.domains.shared import haversine_m
+from pytest_vitabench.domains.geo import haversine_m
 
 NOW = "2025-06-21 11:20:00"
 HOME = {"address": "No. 28 Fengning Road, Wuhua District, Kunming", "longitude": 102.70, "latitude": 25.05}

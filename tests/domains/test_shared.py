@@ -15,15 +15,12 @@ from pytest_vitabench.domains import (
     tool_names,
     validate_environment,
 )
-from pytest_vitabench.domains.shared import (
-    SHARED_TOOL_NAMES,
-    Entity,
-    Order,
-    fuzzy_rank,
-    haversine_m,
-    holiday_dates,
-    order_record,
-)
+from pytest_vitabench.domains.entities import Entity, Order
+from pytest_vitabench.domains.fuzzy import fuzzy_rank
+from pytest_vitabench.domains.geo import haversine_m
+from pytest_vitabench.domains.public_holidays import holiday_dates
+from pytest_vitabench.domains.records import order_record
+from pytest_vitabench.domains.shared_tools import SHARED_TOOL_NAMES
 from pytest_vitabench.suite.checks import RECORD_FIELDS
 
 NOW = "2025-06-21 11:20:00"

@@ -6,6 +6,7 @@ import importlib.util
 
 import numpy as np
 import pytest
+from _retrieval_set import CHUNKS, retrieval_check
 
 from pytest_vitabench.embeddings import (
     DEFAULT_LOCAL_MODEL,
@@ -18,7 +19,6 @@ from pytest_vitabench.embeddings import (
     get_embedder,
 )
 from pytest_vitabench.embeddings.local import LocalModelSpec
-from pytest_vitabench.embeddings.retrieval_set import CHUNKS, retrieval_check
 
 SPEC = LOCAL_MODELS[DEFAULT_LOCAL_MODEL]
 needs_model = pytest.mark.skipif(

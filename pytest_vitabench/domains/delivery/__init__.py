@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from ..spec import DomainSpec
-from .models import DeliveryDB, Store, StoreProduct
+from .models import DeliveryDB
 from .tools import DeliveryTools
 
-DB = DeliveryDB
 SPEC = DomainSpec(name="delivery", db=DeliveryDB, tools=DeliveryTools, order_types=("delivery",))
 
-__all__ = ["DB", "SPEC", "DeliveryDB", "DeliveryTools", "Store", "StoreProduct"]
+__all__ = ["SPEC"]

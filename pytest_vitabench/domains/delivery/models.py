@@ -42,9 +42,6 @@ class StoreProduct(TaggedEntity):
 class Store(TaggedEntity):
     """A delivery store."""
 
-    VISIBLE: ClassVar[tuple[str, ...]] = ("store_id", "name", "score", "location", "tags", "products")
-    SUMMARY: ClassVar[tuple[str, ...]] = ("store_id", "name", "score", "location", "tags")
-
     store_id: str = ""
     name: str = ""
     score: float | None = None

@@ -17,9 +17,9 @@ from ...official_messages import message
 from .. import official_text as text
 from ..base import ToolError
 from ..clock import TIME_FORMAT
-from ..entities import Order, OrderProduct
+from ..entities import Order, OrderProduct, catalogue_product
 from ..geo import distance_m
-from ..official_shared import NO_COORDINATES, OfficialTools, parses_as
+from ..official_shared import NO_COORDINATES, OfficialTools, valid_time
 from .models import Store, StoreProduct
 
 # The official messages, read from the user's copy of the harness (see :mod:`pytest_vitabench.official_messages`).
@@ -47,9 +47,6 @@ NO_ORDERS = message(_FILE, "search_delivery_orders", nth=2)
 NO_ORDER_ID = message(_FILE, "get_delivery_order_detail")
 
 
-def _valid_time(value: Any) -> bool:
-    return parses_as(value, TIME_FORMAT)
-
 
 class OfficialDelivery(OfficialTools):
     """The official behaviour of each delivery tool, over our environment and database."""
@@ -62,11 +59,10 @@ class OfficialDelivery(OfficialTools):
         return self.db.stores[store_id]
 
     def product(self, product_id: str) -> StoreProduct:
-        for store in self.db.stores.values():
-            for product in store.products:
-                if product.product_id == product_id:
-                    return product
-        raise ToolError(self.env.say(PRODUCT_NOT_FOUND, product_id))
+        product = catalogue_product(self.db, "stores", product_id)
+        if product is None:
+            raise ToolError(self.env.say(PRODUCT_NOT_FOUND, product_id))
+        return product
 
     def order(self, order_id: str) -> Order:
         if order_id not in self.db.orders:
@@ -103,10 +99,9 @@ class OfficialDelivery(OfficialTools):
                               address: str, dispatch_time: str, attributes: list[str] | None,
                               note: str | None) -> str:
         env = self.env
-        if not user_id:
-            return env.say(NO_USER_ID)
-        if user_id != self.db.user_id:
-            return env.say(WRONG_USER)
+        problem = self.user_problem(user_id, (NO_USER_ID, WRONG_USER))
+        if problem:
+            return problem
         if store_id not in self.db.stores:
             return env.say(NO_STORE, store_id)
         products = [self.product(pid) for pid in product_ids]
@@ -114,7 +109,7 @@ class OfficialDelivery(OfficialTools):
             return env.say(NO_ADDRESS, address)
         if len(product_ids) != len(product_cnts) or not all(cnt > 0 for cnt in product_cnts):
             return env.say(BAD_COUNTS, product_cnts)
-        if not dispatch_time or not _valid_time(dispatch_time):
+        if not dispatch_time or not valid_time(dispatch_time):
             return env.say(BAD_DISPATCH_FORMAT, dispatch_time)
         dispatch = datetime.strptime(dispatch_time, TIME_FORMAT)
         if dispatch < env.now():
@@ -166,10 +161,9 @@ class OfficialDelivery(OfficialTools):
         return self.env.say(MODIFIED, target.order_id)
 
     def search_delivery_orders(self, user_id: str, status: str) -> str:
-        if not user_id:
-            return self.env.say(SEARCH_NO_USER_ID)
-        if user_id != self.db.user_id:
-            return self.env.say(SEARCH_WRONG_USER)
+        problem = self.user_problem(user_id, (SEARCH_NO_USER_ID, SEARCH_WRONG_USER))
+        if problem:
+            return problem
         found = [o for o in self.db.orders.values()
                  if o.order_type == "delivery" and o.status == status and o.user_id == user_id]
         return "\n".join(text.order_str(o) for o in found) if found else self.env.say(NO_ORDERS)

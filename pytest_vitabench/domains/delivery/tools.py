@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from functools import cached_property
 from typing import Annotated, Any
 
 from ..base import ToolError
 from ..clock import format_time, parse_time
 from ..declare import Arg, ToolSet, tool
-from ..entities import Order, OrderProduct
+from ..entities import Order, OrderProduct, catalogue_product
 from ..geo import distance_m
 from ..shared_tools import OrderId, UserId
 from .models import DeliveryDB, Store, StoreProduct
@@ -36,10 +35,8 @@ class DeliveryTools(ToolSet):
     def db(self) -> DeliveryDB:
         return self.env.db
 
-    @cached_property
-    def official(self) -> OfficialDelivery:
-        """The official tools' behaviour (``--vita-tool-results official``)."""
-        return OfficialDelivery(self.env)
+    official_tools = OfficialDelivery
+    official_class = "DeliveryTools"
 
     # ------------------------------------------------------------------ helpers
 
@@ -52,11 +49,10 @@ class DeliveryTools(ToolSet):
         return found
 
     def find_product(self, product_id: str) -> StoreProduct:
-        for candidate in self.db.stores.values():
-            for product in candidate.products:
-                if product.product_id == product_id:
-                    return product
-        raise ToolError(f"Product {product_id!r} not found")
+        product = catalogue_product(self.db, "stores", product_id)
+        if product is None:
+            raise ToolError(f"Product {product_id!r} not found")
+        return product
 
     def order(self, order_id: str) -> Order:
         return self.env.get_order(order_id, ORDER_TYPE)
@@ -68,11 +64,6 @@ class DeliveryTools(ToolSet):
         if target.status in FINAL_STATUSES and (again or self.env.checking("finished_orders")):
             raise ToolError(f"Order {target.order_id} cannot be {action}: its status is {target.status!r}")
         return target
-
-    def touch(self, target: Order, status: str | None = None) -> None:
-        if status is not None:
-            target.status = status
-        target.update_time = self.env.now_text()
 
     def order_lines(
         self, target: Store, product_ids: list[str], product_cnts: list[int], attributes: list[str] | None
@@ -91,8 +82,7 @@ class DeliveryTools(ToolSet):
             product = catalogue.get(str(pid).strip())
             if product is None and not env.checking("single_store"):
                 # the official tool only asks that the product exists somewhere in the database
-                product = next((p for shop in self.db.stores.values() for p in shop.products
-                                if p.product_id == str(pid).strip()), None)
+                product = catalogue_product(self.db, "stores", str(pid).strip())
             if product is None:
                 raise ToolError(f"Product {pid!r} not found in store {target.store_id!r}")
             if not isinstance(count, int) or isinstance(count, bool) or count <= 0:
@@ -110,8 +100,6 @@ class DeliveryTools(ToolSet):
     @tool("generic")
     def delivery_distance_to_time(self, distance: Annotated[float, Arg("The distance in metres.")]) -> int | str:
         """Estimate the delivery duration in minutes for a distance in metres."""
-        if self.env.official_results:
-            return self.official.delivery_distance_to_time(distance)
         if float(distance) < 0:
             raise ToolError("distance must not be negative")
         return shipping_minutes(float(distance))
@@ -120,8 +108,6 @@ class DeliveryTools(ToolSet):
     def get_delivery_store_info(self, store_id: StoreId) -> dict[str, Any] | str:
         """Get a delivery store's details: name, score, location, tags and its full product list (product
         IDs, names, prices, tags, selectable attributes)."""
-        if self.env.official_results:
-            return self.official.get_delivery_store_info(store_id)
         return self.store(store_id).view()
 
     @tool()
@@ -129,8 +115,6 @@ class DeliveryTools(ToolSet):
         self, product_id: Annotated[str, Arg("The product's ID, e.g. from a product search.")]
     ) -> dict[str, Any] | str:
         """Get one delivery product's details: name, price, store, tags and selectable attributes."""
-        if self.env.official_results:
-            return self.official.get_delivery_product_info(product_id)
         return self.find_product(str(product_id).strip()).view()
 
     @tool()
@@ -180,9 +164,6 @@ class DeliveryTools(ToolSet):
         products belong to the store; dispatch_time is not in the past. Postconditions: the order exists
         with a computed delivery_time (dispatch_time + shipping minutes from the distance between the store
         and the address); it must still be paid with pay_delivery_order."""
-        if self.env.official_results:
-            return self.official.create_delivery_order(user_id, store_id, product_ids, product_cnts, address,
-                                                       dispatch_time, attributes, note)
         env = self.env
         env.check_user(user_id)
         target = self.store(store_id)
@@ -222,21 +203,12 @@ class DeliveryTools(ToolSet):
     @tool("write")
     def pay_delivery_order(self, order_id: OrderId) -> dict[str, Any] | str:
         """Pay an unpaid delivery order. Precondition: status 'unpaid'. Postcondition: status 'paid'."""
-        if self.env.official_results:
-            return self.official.pay_delivery_order(order_id)
         target = self.order(order_id)
-        if target.status != "unpaid":
-            raise ToolError(
-                f"Order {target.order_id} cannot be paid: its status is {target.status!r}, not 'unpaid'"
-            )
-        self.touch(target, "paid")
-        return {"order_id": target.order_id, "status": target.status, "message": "Payment successful"}
+        return self.env.pay(target, "Order", "order_id", target.order_id)
 
     @tool()
     def get_delivery_order_status(self, order_id: OrderId) -> dict[str, Any] | str:
         """Get the status of a delivery order."""
-        if self.env.official_results:
-            return self.official.get_delivery_order_status(order_id)
         target = self.order(order_id)
         return {"order_id": target.order_id, "status": target.status}
 
@@ -244,10 +216,8 @@ class DeliveryTools(ToolSet):
     def cancel_delivery_order(self, order_id: OrderId) -> dict[str, Any] | str:
         """Cancel a delivery order. Precondition: not already cancelled or delivered. Postcondition: status
         'cancelled'."""
-        if self.env.official_results:
-            return self.official.cancel_delivery_order(order_id)
         target = self.changeable(order_id, "cancelled")
-        self.touch(target, "cancelled")
+        self.env.touch(target, "cancelled")
         return {"order_id": target.order_id, "status": target.status, "message": "Order cancelled"}
 
     @tool("write")
@@ -255,11 +225,9 @@ class DeliveryTools(ToolSet):
         self, order_id: OrderId, note: Annotated[str, Arg("The new note text.")]
     ) -> dict[str, Any] | str:
         """Replace the note of a delivery order. Precondition: not cancelled or delivered."""
-        if self.env.official_results:
-            return self.official.modify_delivery_order(order_id, note)
         target = self.changeable(order_id, "modified")
         target.note = note
-        self.touch(target)
+        self.env.touch(target)
         return self.env.order_view(target)
 
     @tool()
@@ -272,8 +240,6 @@ class DeliveryTools(ToolSet):
         )] = "unpaid",
     ) -> Any:
         """List the user's delivery orders with a given status."""
-        if self.env.official_results:
-            return self.official.search_delivery_orders(user_id, status)
         self.env.check_user(user_id)
         found = [
             self.env.order_view(o)
@@ -285,6 +251,4 @@ class DeliveryTools(ToolSet):
     @tool()
     def get_delivery_order_detail(self, order_id: OrderId) -> dict[str, Any] | str:
         """Get the full details of a delivery order."""
-        if self.env.official_results:
-            return self.official.get_delivery_order_detail(order_id)
         return self.env.order_view(self.order(order_id))

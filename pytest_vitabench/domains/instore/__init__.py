@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from ..spec import DomainSpec
-from .models import BookInfo, InStoreDB, ReservationInfo, Shop, ShopProduct
+from .models import InStoreDB
 from .tools import InstoreTools
 
-DB = InStoreDB
 SPEC = DomainSpec(name="instore", db=InStoreDB, tools=InstoreTools, order_types=("instore",))
 
-__all__ = ["DB", "SPEC", "BookInfo", "InStoreDB", "InstoreTools", "ReservationInfo", "Shop", "ShopProduct"]
+__all__ = ["SPEC"]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from pydantic import Field, model_validator
 
 from ..entities import DomainDB, Entity, Location, TaggedEntity
@@ -13,16 +11,6 @@ VisitStatus = str  # unpaid | paid | unconsumed | consumed | cancelled
 
 class ShopProduct(TaggedEntity):
     """A product or set meal sold in a shop; ``quantity`` is the stock left."""
-
-    VISIBLE: ClassVar[tuple[str, ...]] = (
-        "product_id",
-        "name",
-        "price",
-        "quantity",
-        "shop_id",
-        "shop_name",
-        "tags",
-    )
 
     product_id: str
     name: str = ""
@@ -36,28 +24,6 @@ class ShopProduct(TaggedEntity):
 
 class Shop(TaggedEntity):
     """An in-store venue (restaurant, salon, ...)."""
-
-    VISIBLE: ClassVar[tuple[str, ...]] = (
-        "shop_id",
-        "shop_name",
-        "score",
-        "location",
-        "tags",
-        "enable_book",
-        "book_price",
-        "enable_reservation",
-        "products",
-    )
-    SUMMARY: ClassVar[tuple[str, ...]] = (
-        "shop_id",
-        "shop_name",
-        "score",
-        "location",
-        "tags",
-        "enable_book",
-        "book_price",
-        "enable_reservation",
-    )
 
     shop_id: str = ""
     shop_name: str = ""

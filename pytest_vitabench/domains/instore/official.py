@@ -13,9 +13,8 @@ from typing import Any
 from ...official_messages import MessageKey, message
 from .. import official_text as text
 from ..base import ToolError
-from ..clock import TIME_FORMAT
-from ..entities import Order, OrderProduct
-from ..official_shared import OfficialTools, parses_as
+from ..entities import Order, OrderProduct, catalogue_product
+from ..official_shared import OfficialTools, valid_time
 from .models import BookInfo, ReservationInfo, Shop, ShopProduct
 
 # The official messages, read from the user's copy of the harness (see :mod:`pytest_vitabench.official_messages`).
@@ -83,27 +82,15 @@ def reservation_repr(reservation: ReservationInfo) -> str:
             f"customer_count={reservation.customer_count}, status={reservation.status}")
 
 
-def _valid_time(value: Any) -> bool:
-    return parses_as(value, TIME_FORMAT)
-
 
 class OfficialInstore(OfficialTools):
     """The official behaviour of each in-store tool, over our environment and database."""
 
-    def _user_problem(self, tool: str, user_id: str) -> str | None:
-        empty, mismatch = USER_CHECKS[tool]
-        if not user_id:
-            return self.say(empty)
-        if user_id != self.db.user_id:
-            return self.say(mismatch)
-        return None
-
     def product(self, product_id: str) -> ShopProduct:
-        for shop in self.db.shops.values():
-            for product in shop.products:
-                if product.product_id == product_id:
-                    return product
-        raise ToolError(self.say(PRODUCT_NOT_FOUND, product_id))
+        product = catalogue_product(self.db, "shops", product_id)
+        if product is None:
+            raise ToolError(self.say(PRODUCT_NOT_FOUND, product_id))
+        return product
 
     def order(self, order_id: str) -> Order:
         if order_id not in self.db.orders:
@@ -135,7 +122,7 @@ class OfficialInstore(OfficialTools):
         return "\n".join(text.shop_product_repr(p) for p in ranked)
 
     def create_instore_product_order(self, user_id: str, shop_id: str, product_id: str, quantity: Any) -> str:
-        problem = self._user_problem("create_instore_product_order", user_id)
+        problem = self.user_problem(user_id, USER_CHECKS["create_instore_product_order"])
         if problem:
             return problem
         if shop_id not in self.db.shops:
@@ -173,7 +160,7 @@ class OfficialInstore(OfficialTools):
         return self.say(ORDER_CANCELLED, target.order_id)
 
     def instore_book(self, user_id: str, shop_id: str, time: str, customer_count: Any) -> str:
-        problem = self._user_problem("instore_book", user_id)
+        problem = self.user_problem(user_id, USER_CHECKS["instore_book"])
         if problem:
             return problem
         if shop_id not in self.db.shops:
@@ -182,7 +169,7 @@ class OfficialInstore(OfficialTools):
             return self.say(BOOK_BAD_COUNT)
         if not time:
             return self.say(BOOK_NO_TIME)
-        if not _valid_time(time):
+        if not valid_time(time):
             return self.say(BOOK_BAD_TIME)
         shop = self.db.shops[shop_id]
         if not shop.enable_book:
@@ -213,12 +200,12 @@ class OfficialInstore(OfficialTools):
         return self.say(BOOK_CANCELLED, book.book_id)
 
     def instore_reservation(self, user_id: str, shop_id: str, time: str, customer_count: Any) -> str:
-        problem = self._user_problem("instore_reservation", user_id)
+        problem = self.user_problem(user_id, USER_CHECKS["instore_reservation"])
         if problem:
             return problem
         if shop_id not in self.db.shops:
             return self.say(RESERVE_NO_SHOP)
-        if not _valid_time(time):
+        if not valid_time(time):
             return self.say(RESERVE_BAD_TIME)
         if not customer_count > 0:
             return self.say(RESERVE_BAD_COUNT)
@@ -239,7 +226,7 @@ class OfficialInstore(OfficialTools):
             return self.say(MODIFY_BAD_COUNT)
         if not time:
             return self.say(MODIFY_NO_TIME)
-        if not _valid_time(time):
+        if not valid_time(time):
             return self.say(MODIFY_BAD_TIME)
         reservation.reservation_time, reservation.customer_count = time, customer_count
         reservation.update_time = self.env.now_text()
@@ -255,7 +242,7 @@ class OfficialInstore(OfficialTools):
         return self.say(RESERVATION_CANCELLED, reservation.reservation_id)
 
     def get_instore_orders(self, user_id: str) -> str:
-        problem = self._user_problem("get_instore_orders", user_id)
+        problem = self.user_problem(user_id, USER_CHECKS["get_instore_orders"])
         if problem:
             return problem
         found = [o for o in self.db.orders.values() if o.order_type == "instore" and o.user_id == user_id]
@@ -266,15 +253,15 @@ class OfficialInstore(OfficialTools):
         return "\n".join(render(i) for i in found) if found else self.say(none, user_id)
 
     def get_instore_reservations(self, user_id: str) -> str:
-        problem = self._user_problem("get_instore_reservations", user_id)
+        problem = self.user_problem(user_id, USER_CHECKS["get_instore_reservations"])
         return problem or self._visits(user_id, self.db.reservations.values(), reservation_repr, NO_RESERVATIONS)
 
     def get_instore_books(self, user_id: str) -> str:
-        problem = self._user_problem("get_instore_books", user_id)
+        problem = self.user_problem(user_id, USER_CHECKS["get_instore_books"])
         return problem or self._visits(user_id, self.db.books.values(), book_repr, NO_BOOKS)
 
     def search_instore_book(self, user_id: str, book_id: str | None) -> str:
-        problem = self._user_problem("search_instore_book", user_id)
+        problem = self.user_problem(user_id, USER_CHECKS["search_instore_book"])
         if problem:
             return problem
         if book_id is None:
@@ -285,7 +272,7 @@ class OfficialInstore(OfficialTools):
         return book_repr(book)
 
     def search_instore_reservation(self, user_id: str, reservation_id: str | None) -> str:
-        problem = self._user_problem("search_instore_reservation", user_id)
+        problem = self.user_problem(user_id, USER_CHECKS["search_instore_reservation"])
         if problem:
             return problem
         if reservation_id is None:

@@ -4,7 +4,6 @@ reservations / bookings require the shop to enable them."""
 
 from __future__ import annotations
 
-from functools import cached_property
 from typing import Annotated, Any
 
 from ..base import ToolError
@@ -44,10 +43,8 @@ class InstoreTools(ToolSet):
     def db(self) -> InStoreDB:
         return self.env.db
 
-    @cached_property
-    def official(self) -> OfficialInstore:
-        """The official tools' behaviour (``--vita-tool-results official``)."""
-        return OfficialInstore(self.env)
+    official_tools = OfficialInstore
+    official_class = "InStoreTools"
 
     # ------------------------------------------------------------------ helpers
 
@@ -107,8 +104,13 @@ class InstoreTools(ToolSet):
             raise ToolError(f"Shop {target.shop_id!r} does not accept {what}")
         return target, positive_count(customer_count, "customer_count"), self.future_time(time), env.now_text()
 
-    def settle(self, target: Order | BookInfo, status: str) -> None:
-        target.status, target.update_time = status, self.env.now_text()
+    def cancel(self, target: Order | BookInfo | ReservationInfo, what: str, key: str, record_id: str
+               ) -> dict[str, Any]:
+        """Cancel an order, booking or reservation that is not finished (see :meth:`finished`)."""
+        if self.finished(target.status, "cancelled"):
+            raise ToolError(f"{what} {record_id} cannot be cancelled: its status is {target.status!r}")
+        self.env.touch(target, "cancelled")
+        return {key: record_id, "status": target.status, "message": f"{what} cancelled"}
 
     # ------------------------------------------------------------------ search
 
@@ -147,8 +149,6 @@ class InstoreTools(ToolSet):
         """Order a product of a shop (status 'unpaid'). Preconditions: the user ID is the current user's;
         the product belongs to the shop and enough stock is left. Postconditions: stock is reduced by the
         quantity; the order must still be paid with pay_instore_order."""
-        if self.env.official_results:
-            return self.official.create_instore_product_order(user_id, shop_id, product_id, quantity)
         env = self.env
         env.check_user(user_id)
         target = self.shop(shop_id)
@@ -185,32 +185,21 @@ class InstoreTools(ToolSet):
     @tool("write")
     def pay_instore_order(self, order_id: OrderId) -> dict[str, Any] | str:
         """Pay an unpaid instore order. Precondition: status 'unpaid'. Postcondition: status 'paid'."""
-        if self.env.official_results:
-            return self.official.pay_instore_order(order_id)
         target = self.order(order_id)
-        if target.status != "unpaid":
-            raise ToolError(
-                f"Order {target.order_id} cannot be paid: its status is {target.status!r}, not 'unpaid'"
-            )
-        self.settle(target, "paid")
-        return {"order_id": target.order_id, "status": target.status, "message": "Payment successful"}
+        return self.env.pay(target, "Order", "order_id", target.order_id)
 
     @tool("write")
     def instore_cancel_order(self, order_id: OrderId) -> dict[str, Any] | str:
         """Cancel an instore order and return its stock. Postcondition: status 'cancelled'."""
-        if self.env.official_results:
-            return self.official.instore_cancel_order(order_id)
         target = self.order(order_id)
-        if self.finished(target.status, "cancelled"):
-            raise ToolError(f"Order {target.order_id} cannot be cancelled: its status is {target.status!r}")
+        answer = self.cancel(target, "Order", "order_id", target.order_id)
         # Give the stock back, so a cancel-and-reorder does not exhaust it.
         owner = self.env.find_entity(target.store_id)
         for line in target.products:
             for product in owner.products if isinstance(owner, Shop) else []:
                 if product.product_id == line.product_id and product.quantity is not None:
                     product.quantity += line.quantity
-        self.settle(target, "cancelled")
-        return {"order_id": target.order_id, "status": target.status, "message": "Order cancelled"}
+        return answer
 
     # ------------------------------------------------------------------ bookings
 
@@ -220,8 +209,6 @@ class InstoreTools(ToolSet):
         """Book a shop (a paid booking). Preconditions: the shop accepts bookings (enable_book); the time is
         not in the past. Postconditions: a booking exists, 'unpaid' if the shop's book_price is positive
         (pay it with pay_instore_book), otherwise 'paid'."""
-        if self.env.official_results:
-            return self.official.instore_book(user_id, shop_id, time, customer_count)
         target, count, when, now = self.visit(user_id, shop_id, time, customer_count, "bookings")
         created = BookInfo(
             book_id=self.env.new_id(BOOK_PREFIX),
@@ -240,26 +227,14 @@ class InstoreTools(ToolSet):
     @tool("write")
     def pay_instore_book(self, book_id: BookId) -> dict[str, Any] | str:
         """Pay an unpaid booking. Precondition: status 'unpaid'. Postcondition: status 'paid'."""
-        if self.env.official_results:
-            return self.official.pay_instore_book(book_id)
         target = self.book(book_id)
-        if target.status != "unpaid":
-            raise ToolError(
-                f"Booking {target.book_id} cannot be paid: its status is {target.status!r}, not 'unpaid'"
-            )
-        self.settle(target, "paid")
-        return {"book_id": target.book_id, "status": target.status, "message": "Payment successful"}
+        return self.env.pay(target, "Booking", "book_id", target.book_id)
 
     @tool("write")
     def instore_cancel_book(self, book_id: BookId) -> dict[str, Any] | str:
         """Cancel a booking. Postcondition: status 'cancelled'."""
-        if self.env.official_results:
-            return self.official.instore_cancel_book(book_id)
         target = self.book(book_id)
-        if self.finished(target.status, "cancelled"):
-            raise ToolError(f"Booking {target.book_id} cannot be cancelled: its status is {target.status!r}")
-        self.settle(target, "cancelled")
-        return {"book_id": target.book_id, "status": target.status, "message": "Booking cancelled"}
+        return self.cancel(target, "Booking", "book_id", target.book_id)
 
     # ------------------------------------------------------------------ reservations
 
@@ -269,8 +244,6 @@ class InstoreTools(ToolSet):
         """Reserve a table/slot at a shop (free). Preconditions: the shop accepts reservations
         (enable_reservation); the time is not in the past. Postcondition: a reservation with status
         'unconsumed'."""
-        if self.env.official_results:
-            return self.official.instore_reservation(user_id, shop_id, time, customer_count)
         target, count, when, now = self.visit(user_id, shop_id, time, customer_count, "reservations")
         created = ReservationInfo(
             reservation_id=self.env.new_id(RESERVATION_PREFIX),
@@ -294,33 +267,26 @@ class InstoreTools(ToolSet):
     ) -> dict[str, Any] | str:
         """Change a reservation's time and optionally its number of people. Precondition: not consumed or
         cancelled."""
-        if self.env.official_results:
-            return self.official.instore_modify_reservation(reservation_id, time, customer_count)
         target = self.reservation(reservation_id, "modified")
         if not isinstance(customer_count, int) or isinstance(customer_count, bool) or customer_count < 0:
             raise ToolError("customer_count must be a non-negative integer (0 keeps the current count)")
         target.reservation_time = self.future_time(time)
         if customer_count:
             target.customer_count = customer_count
-        target.update_time = self.env.now_text()
+        self.env.touch(target)
         return self.visit_view(target)
 
     @tool("write")
     def instore_cancel_reservation(self, reservation_id: ReservationId) -> dict[str, Any] | str:
         """Cancel a reservation. Precondition: not consumed or cancelled. Postcondition: 'cancelled'."""
-        if self.env.official_results:
-            return self.official.instore_cancel_reservation(reservation_id)
-        target = self.reservation(reservation_id, "cancelled")
-        target.status, target.update_time = "cancelled", self.env.now_text()
-        return {"reservation_id": target.reservation_id, "status": target.status, "message": "Reservation cancelled"}
+        target = self.reservation(reservation_id)
+        return self.cancel(target, "Reservation", "reservation_id", target.reservation_id)
 
     # ------------------------------------------------------------------ listings
 
     @tool()
     def get_instore_orders(self, user_id: UserId) -> Any:
         """List the user's instore orders."""
-        if self.env.official_results:
-            return self.official.get_instore_orders(user_id)
         self.env.check_user(user_id)
         found = [self.env.order_view(o) for o in self.db.orders.values() if o.order_type == ORDER_TYPE]
         return found or "User has no instore orders"
@@ -328,16 +294,12 @@ class InstoreTools(ToolSet):
     @tool()
     def get_instore_reservations(self, user_id: UserId) -> Any:
         """List the user's reservations."""
-        if self.env.official_results:
-            return self.official.get_instore_reservations(user_id)
         self.env.check_user(user_id)
         return [self.visit_view(r) for r in self.db.reservations.values()] or "User has no reservations"
 
     @tool()
     def get_instore_books(self, user_id: UserId) -> Any:
         """List the user's bookings."""
-        if self.env.official_results:
-            return self.official.get_instore_books(user_id)
         self.env.check_user(user_id)
         return [self.visit_view(b) for b in self.db.books.values()] or "User has no bookings"
 
@@ -346,8 +308,6 @@ class InstoreTools(ToolSet):
         self, user_id: UserId, book_id: Annotated[str | None, Arg("Optional booking ID.")] = None
     ) -> Any:
         """Get one booking by ID, or all the user's bookings when no ID is given."""
-        if self.env.official_results:
-            return self.official.search_instore_book(user_id, book_id)
         self.env.check_user(user_id)
         if book_id:
             return self.visit_view(self.book(book_id))
@@ -358,8 +318,6 @@ class InstoreTools(ToolSet):
         self, user_id: UserId, reservation_id: Annotated[str | None, Arg("Optional reservation ID.")] = None
     ) -> Any:
         """Get one reservation by ID, or all the user's reservations when no ID is given."""
-        if self.env.official_results:
-            return self.official.search_instore_reservation(user_id, reservation_id)
         self.env.check_user(user_id)
         if reservation_id:
             return self.visit_view(self.reservation(reservation_id))

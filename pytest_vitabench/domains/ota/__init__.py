@@ -4,44 +4,13 @@
 from __future__ import annotations
 
 from ..spec import DomainSpec
-from .models import (
-    ORDER_KINDS,
-    Attraction,
-    AttractionProduct,
-    Flight,
-    FlightProduct,
-    Hotel,
-    HotelProduct,
-    OtaDB,
-    Taxi,
-    TaxiProduct,
-    Train,
-    TrainProduct,
-)
+from .models import ORDER_KINDS, OtaDB
 from .tools import OtaTools
 from .views import OtaEnvironment, ota_order_view
 
-DB = OtaDB
 SPEC = DomainSpec(
     name="ota", db=OtaDB, tools=OtaTools, environment=OtaEnvironment, order_view=ota_order_view,
     order_types=tuple(ORDER_KINDS),
 )
 
-__all__ = [
-    "DB",
-    "SPEC",
-    "Attraction",
-    "AttractionProduct",
-    "Flight",
-    "FlightProduct",
-    "Hotel",
-    "HotelProduct",
-    "OtaDB",
-    "OtaEnvironment",
-    "OtaTools",
-    "Taxi",
-    "TaxiProduct",
-    "Train",
-    "TrainProduct",
-    "ota_order_view",
-]
+__all__ = ["SPEC", "OtaEnvironment"]

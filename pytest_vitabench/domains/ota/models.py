@@ -1,8 +1,8 @@
 """The travel (``ota``) database: hotels, attractions, flights, trains and taxis (REFERENCE.md §1.7).
 
-Every entity keeps unknown keys (``extra="allow"``, via :class:`~..shared.Entity`) because the released data
+Every entity keeps unknown keys (``extra="allow"``, via :class:`~..entities.Entity`) because the released data
 carries answer-leaking markers (``hotel_type``, ``flight_type``, ``distraction_reason``, ...). They are
-accepted and never emitted: tool outputs are built from the ``VISIBLE`` / ``SUMMARY`` allow-lists only.
+accepted and never emitted: tool outputs show declared fields only (see :class:`~..entities.Entity`).
 """
 
 from __future__ import annotations
@@ -60,24 +60,6 @@ class TaxiProduct(_Product):
 
 
 class Hotel(TaggedEntity):
-    VISIBLE: ClassVar[tuple[str, ...]] = (
-        "hotel_id",
-        "hotel_name",
-        "score",
-        "star_rating",
-        "location",
-        "tags",
-        "products",
-    )
-    SUMMARY: ClassVar[tuple[str, ...]] = (
-        "hotel_id",
-        "hotel_name",
-        "score",
-        "star_rating",
-        "location",
-        "tags",
-    )
-
     hotel_id: str = ""
     hotel_name: str = ""
     score: float | None = None
@@ -88,26 +70,6 @@ class Hotel(TaggedEntity):
 
 
 class Attraction(Entity):
-    VISIBLE: ClassVar[tuple[str, ...]] = (
-        "attraction_id",
-        "attraction_name",
-        "location",
-        "description",
-        "score",
-        "opening_hours",
-        "ticket_price",
-        "products",
-    )
-    SUMMARY: ClassVar[tuple[str, ...]] = (
-        "attraction_id",
-        "attraction_name",
-        "location",
-        "description",
-        "score",
-        "opening_hours",
-        "ticket_price",
-    )
-
     attraction_id: str = ""
     attraction_name: str = ""
     location: Location | None = None
@@ -119,20 +81,6 @@ class Attraction(Entity):
 
 
 class Flight(TaggedEntity):
-    VISIBLE: ClassVar[tuple[str, ...]] = (
-        "flight_id",
-        "flight_number",
-        "departure_city",
-        "arrival_city",
-        "departure_airport_location",
-        "arrival_airport_location",
-        "departure_time",
-        "arrival_time",
-        "tags",
-        "products",
-    )
-    SUMMARY: ClassVar[tuple[str, ...]] = VISIBLE[:-1]
-
     flight_id: str = ""
     flight_number: str = ""
     departure_city: str = ""
@@ -146,20 +94,6 @@ class Flight(TaggedEntity):
 
 
 class Train(TaggedEntity):
-    VISIBLE: ClassVar[tuple[str, ...]] = (
-        "train_id",
-        "train_number",
-        "departure_city",
-        "arrival_city",
-        "departure_station_location",
-        "arrival_station_location",
-        "departure_time",
-        "arrival_time",
-        "tags",
-        "products",
-    )
-    SUMMARY: ClassVar[tuple[str, ...]] = VISIBLE[:-1]
-
     train_id: str = ""
     train_number: str = ""
     departure_city: str = ""
@@ -173,19 +107,6 @@ class Train(TaggedEntity):
 
 
 class Taxi(TaggedEntity):
-    VISIBLE: ClassVar[tuple[str, ...]] = (
-        "taxi_id",
-        "taxi_type",
-        "platform",
-        "departure_location",
-        "arrival_location",
-        "estimated_duration",
-        "estimated_price",
-        "tags",
-        "products",
-    )
-    SUMMARY: ClassVar[tuple[str, ...]] = VISIBLE[:-1]
-
     taxi_id: str = ""
     taxi_type: str = ""
     platform: str = ""
@@ -218,13 +139,7 @@ class OtaDB(DomainDB):
     @model_validator(mode="after")
     def _fill_ota_ids(self) -> OtaDB:
         # The dict key is the entity id when the entity omits it.
-        for container, id_field in (
-            ("hotels", "hotel_id"),
-            ("attractions", "attraction_id"),
-            ("flights", "flight_id"),
-            ("trains", "train_id"),
-            ("taxis", "taxi_id"),
-        ):
+        for container, id_field, _, _ in ORDER_KINDS.values():
             for key, entity in getattr(self, container).items():
                 if not getattr(entity, id_field):
                     setattr(entity, id_field, key)

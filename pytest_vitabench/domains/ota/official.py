@@ -9,13 +9,14 @@ REFERENCE.md §7); the taxi search lists no taxi when none matches (the official
 
 from __future__ import annotations
 
+from functools import partialmethod
 from typing import Any
 
-from ...official_messages import MessageKey, message
+from ...official_messages import message
 from .. import official_text as text
 from ..base import ToolError
 from ..entities import Order, OrderProduct
-from ..official_shared import OfficialTools, parses_as
+from ..official_shared import OfficialTools, valid_date
 
 #: Order kind -> its database container.
 KINDS = {"hotel": "hotels", "attraction": "attractions", "flight": "flights", "train": "trains", "taxi": "taxis"}
@@ -82,20 +83,9 @@ class _Modify:
 MODIFY = {kind: _Modify(kind) for kind in ("flight", "train")}
 
 
-def _valid_date(value: Any) -> bool:
-    return parses_as(value, "%Y-%m-%d")
-
 
 class OfficialOta(OfficialTools):
     """The official behaviour of each travel tool, over our environment and database."""
-
-    def _user_problem(self, user_id: str, checks: tuple[MessageKey, MessageKey]) -> str | None:
-        empty, mismatch = checks
-        if not user_id:
-            return self.say(empty)
-        if user_id != self.db.user_id:
-            return self.say(mismatch)
-        return None
 
     def entity(self, kind: str, entity_id: str) -> Any:
         items = getattr(self.db, KINDS[kind])
@@ -132,29 +122,18 @@ class OfficialOta(OfficialTools):
     def trains_on(self, trains: list[Any], date: str) -> str:
         if not date:
             return self.say(TRAIN_NO_DATE)
-        if not _valid_date(date):
+        if not valid_date(date):
             return self.say(TRAIN_BAD_DATE)
         # The official search lists a train once per offer on that date.
         found = [train for train in trains for product in train.products if product.date == date]
         return self.listing("train", found)
 
-    def get_ota_hotel_info(self, hotel_id: str) -> str:
-        return self.info("hotel", hotel_id)
-
-    def get_ota_attraction_info(self, attraction_id: str) -> str:
-        return self.info("attraction", attraction_id)
-
-    def get_ota_flight_info(self, flight_id: str) -> str:
-        return self.info("flight", flight_id)
-
-    def get_ota_train_info(self, train_id: str) -> str:
-        return self.info("train", train_id)
-
-    def get_taxi_info(self, taxi_id: str) -> str:
-        return self.info("taxi", taxi_id)
-
-    def search_dated_orders(self, kind: str, user_id: str, date: str | None, status: str | None) -> str:
-        return self.search_orders(kind, user_id, date, status)
+    # The info tools are one official function per kind, each taking the entity id.
+    get_ota_hotel_info = partialmethod(info, "hotel")
+    get_ota_attraction_info = partialmethod(info, "attraction")
+    get_ota_flight_info = partialmethod(info, "flight")
+    get_ota_train_info = partialmethod(info, "train")
+    get_taxi_info = partialmethod(info, "taxi")
 
     def search_taxi_order(self, user_id: str, status: str | None) -> str:
         return self.search_orders("taxi", user_id, None, status)
@@ -184,15 +163,9 @@ class OfficialOta(OfficialTools):
         target.quantity = (target.quantity or 0) - quantity
         return self._created(kind, entity_id, user_id, target, quantity, date)
 
-    def create_attraction_order(self, attraction_id: str, ticket_id: str, user_id: str, date: str, quantity: Any
-                                ) -> str:
-        return self.create("attraction", attraction_id, ticket_id, user_id, date, quantity)
-
-    def create_flight_order(self, flight_id: str, seat_id: str, user_id: str, date: str, quantity: Any) -> str:
-        return self.create("flight", flight_id, seat_id, user_id, date, quantity)
-
-    def create_train_order(self, train_id: str, seat_id: str, user_id: str, date: str, quantity: Any) -> str:
-        return self.create("train", train_id, seat_id, user_id, date, quantity)
+    create_attraction_order = partialmethod(create, "attraction")
+    create_flight_order = partialmethod(create, "flight")
+    create_train_order = partialmethod(create, "train")
 
     def create_taxi_order(self, taxi_id: str, product_id: str, user_id: str, quantity: Any) -> str:
         return self.create("taxi", taxi_id, product_id, user_id, None, quantity)
@@ -201,7 +174,7 @@ class OfficialOta(OfficialTools):
         no_hotel, no_user, other_user, no_room = CREATE_HOTEL
         if not hotel_id:
             return self.say(no_hotel)
-        problem = self._user_problem(user_id, (no_user, other_user))
+        problem = self.user_problem(user_id, (no_user, other_user))
         if problem:
             return problem
         hotel = self.entity("hotel", hotel_id)
@@ -240,13 +213,13 @@ class OfficialOta(OfficialTools):
         return self.say(paid)
 
     def search_orders(self, kind: str, user_id: str, date: str | None, status: str | None) -> str:
-        problem = self._user_problem(user_id, SEARCH_USER[kind])
+        problem = self.user_problem(user_id, SEARCH_USER[kind])
         if problem:
             return problem
         of_kind = [o for o in self.db.orders.values() if o.order_type == kind]
         if kind == "hotel" and not any(o.user_id == user_id for o in of_kind):
             raise ToolError(self.say(HOTEL_NO_RECORDS))
-        if date and not _valid_date(date):  # the taxi search takes no date
+        if date and not valid_date(date):  # the taxi search takes no date
             return self.say(SEARCH_BAD_DATE[kind])
         found = []
         for order in of_kind:
@@ -257,6 +230,8 @@ class OfficialOta(OfficialTools):
                 continue
             found.append(order)
         return "\n".join(text.order_str(o) for o in found)
+
+    search_dated_orders = search_orders
 
     def order_detail(self, kind: str, order_id: str) -> str:
         no_order, other_kind = DETAIL[kind]
@@ -273,7 +248,7 @@ class OfficialOta(OfficialTools):
             if not value:
                 return self.say(empty)
         checks = [lambda: None if user_id == self.db.user_id else self.say(says.other_user),
-                  lambda: None if _valid_date(new_date) else self.say(says.bad_date)]
+                  lambda: None if valid_date(new_date) else self.say(says.bad_date)]
         for check in checks if kind == "train" else reversed(checks):  # the two tools check in other orders
             if (problem := check()) is not None:
                 return problem
@@ -317,7 +292,7 @@ class OfficialOta(OfficialTools):
         no_order, no_user, other_user, other_kind, already = CANCEL[kind]
         if not order_id:
             return self.say(no_order)
-        problem = self._user_problem(user_id, (no_user, other_user))
+        problem = self.user_problem(user_id, (no_user, other_user))
         if problem:
             return problem
         target = self.order(order_id)

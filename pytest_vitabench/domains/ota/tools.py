@@ -7,7 +7,6 @@ lists every taxi, an official bug), so the agent never books an unrelated match.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from functools import cached_property
 from typing import Annotated, Any
 
 from ..base import ToolError
@@ -68,10 +67,8 @@ def _none_found(what: str) -> dict[str, Any] | str:
 class OtaTools(OtaBooking):
     """Hotels, attractions, flights, trains and taxis: search, details, and orders of each kind."""
 
-    @cached_property
-    def official(self) -> OfficialOta:
-        """The official tools' behaviour (``--vita-tool-results official``)."""
-        return OfficialOta(self.env)
+    official_tools = OfficialOta
+    official_class = "OTATools"
 
     # ------------------------------------------------------------------ info
 
@@ -79,40 +76,30 @@ class OtaTools(OtaBooking):
     def get_ota_hotel_info(self, hotel_id: HotelId) -> dict[str, Any] | str:
         """Get a hotel's details: name, score, star rating, address, tags and every room offer (room id =
         product_id, room type, night date, price per night, rooms left)."""
-        if self.env.official_results:
-            return self.official.get_ota_hotel_info(hotel_id)
         return self.entity("hotel", hotel_id).view()
 
     @tool()
     def get_ota_attraction_info(self, attraction_id: AttractionId) -> dict[str, Any] | str:
         """Get an attraction's details: description, opening hours, score, address and every ticket (ticket
         id = product_id, ticket type, date, price, tickets left)."""
-        if self.env.official_results:
-            return self.official.get_ota_attraction_info(attraction_id)
         return self.entity("attraction", attraction_id).view()
 
     @tool()
     def get_ota_flight_info(self, flight_id: FlightId) -> dict[str, Any] | str:
         """Get a flight's details: flight number, cities, airports, times, tags and every seat offer (seat
         id = product_id, seat type, date, price, seats left)."""
-        if self.env.official_results:
-            return self.official.get_ota_flight_info(flight_id)
         return self.entity("flight", flight_id).view()
 
     @tool()
     def get_ota_train_info(self, train_id: TrainId) -> dict[str, Any] | str:
         """Get a train's details: train number, cities, stations, times, tags and every seat offer (seat id
         = product_id, seat type, date, price, seats left)."""
-        if self.env.official_results:
-            return self.official.get_ota_train_info(train_id)
         return self.entity("train", train_id).view()
 
     @tool()
     def get_taxi_info(self, taxi_id: TaxiId) -> dict[str, Any] | str:
         """Get a taxi offer's details: car type, platform, pick-up and drop-off locations, estimated
         duration and price, and its bookable products."""
-        if self.env.official_results:
-            return self.official.get_taxi_info(taxi_id)
         return self.entity("taxi", taxi_id).view()
 
     # ------------------------------------------------------------------ search
@@ -239,22 +226,18 @@ class OtaTools(OtaBooking):
             hits = [taxi for taxi in self.db.taxis.values()
                     if official_match(departure_location, taxi.address("departure") or "")
                     and official_match(arrival_location, taxi.address("arrival") or "")]
-            if self.env.official_results:
-                return self.official.listing("taxi", hits)
-            return [taxi.view() for taxi in hits] or _none_found(
-                f"taxi from {departure_location!r} to {arrival_location!r}")
-        scored = []
-        for taxi_id, taxi in self.db.taxis.items():
-            start = fuzzy_score(departure_location, taxi.address("departure")) if taxi.address("departure") else 0
-            end = fuzzy_score(arrival_location, taxi.address("arrival")) if taxi.address("arrival") else 0
-            if start >= ADDRESS_MATCH and end >= ADDRESS_MATCH:
-                scored.append((-(start + end), taxi_id, taxi))
-        scored.sort(key=lambda row: row[:2])
+        else:
+            scored = []
+            for taxi_id, taxi in self.db.taxis.items():
+                start = fuzzy_score(departure_location, taxi.address("departure")) if taxi.address("departure") else 0
+                end = fuzzy_score(arrival_location, taxi.address("arrival")) if taxi.address("arrival") else 0
+                if start >= ADDRESS_MATCH and end >= ADDRESS_MATCH:
+                    scored.append((-(start + end), taxi_id, taxi))
+            hits = [taxi for _, _, taxi in sorted(scored, key=lambda row: row[:2])]
         if self.env.official_results:
-            return self.official.listing("taxi", [taxi for _, _, taxi in scored])
-        return [taxi.view() for _, _, taxi in scored] or _none_found(
-            f"taxi from {departure_location!r} to {arrival_location!r}"
-        )
+            return self.official.listing("taxi", hits)
+        return [taxi.view() for taxi in hits] or _none_found(
+            f"taxi from {departure_location!r} to {arrival_location!r}")
 
     # ------------------------------------------------------------------ create
 
@@ -267,8 +250,6 @@ class OtaTools(OtaBooking):
     ) -> dict[str, Any] | str:
         """Book one room for one night. Precondition: the room id belongs to the hotel, has rooms left, and
         the user id matches. Creates an unpaid order; returns it (pay it with pay_hotel_order)."""
-        if self.env.official_results:
-            return self.official.create_hotel_order(hotel_id, room_id, user_id)
         self.env.check_user(user_id)
         hotel = self.entity("hotel", hotel_id)
         # official bug: an unknown room created an empty, zero-priced order
@@ -286,8 +267,6 @@ class OtaTools(OtaBooking):
     ) -> dict[str, Any] | str:
         """Buy attraction tickets for a date. Precondition: the ticket exists on that date with enough left.
         Creates an unpaid order; returns it (pay it with pay_attraction_order)."""
-        if self.env.official_results:
-            return self.official.create_attraction_order(attraction_id, ticket_id, user_id, date, quantity)
         return self.create_dated("attraction", attraction_id, ticket_id, user_id, date, quantity)
 
     @tool("create")
@@ -301,8 +280,6 @@ class OtaTools(OtaBooking):
     ) -> dict[str, Any] | str:
         """Book flight seats on a date. Precondition: the seat offer exists on that date with enough seats
         left. Creates an unpaid order; returns it (pay it with pay_flight_order)."""
-        if self.env.official_results:
-            return self.official.create_flight_order(flight_id, seat_id, user_id, date, quantity)
         return self.create_dated("flight", flight_id, seat_id, user_id, date, quantity)
 
     @tool("create")
@@ -316,8 +293,6 @@ class OtaTools(OtaBooking):
     ) -> dict[str, Any] | str:
         """Book train seats on a date. Precondition: the seat offer exists on that date with enough seats
         left. Creates an unpaid order; returns it (pay it with pay_train_order)."""
-        if self.env.official_results:
-            return self.official.create_train_order(train_id, seat_id, user_id, date, quantity)
         return self.create_dated("train", train_id, seat_id, user_id, date, quantity)
 
     def create_dated(self, order_type: str, entity_id: str, product_id: str, user_id: str, date: str,
@@ -337,8 +312,6 @@ class OtaTools(OtaBooking):
     ) -> dict[str, Any] | str:
         """Book a taxi ride. Precondition: the product belongs to the taxi offer. Creates an unpaid order;
         returns it (pay it with pay_taxi_order)."""
-        if self.env.official_results:
-            return self.official.create_taxi_order(taxi_id, product_id, user_id, quantity)
         self.env.check_user(user_id)
         taxi = self.entity("taxi", taxi_id)
         product = self.undated_product("taxi", taxi, product_id, "product")
@@ -349,13 +322,10 @@ class OtaTools(OtaBooking):
     @tool("write", name="pay_{kind}_order", each=KINDS)
     def pay_order(self, kind: str, order_id: OrderId) -> dict[str, Any] | str:
         """Pay an unpaid {kind} order. Precondition: its status is unpaid. Sets it to paid."""
-        if self.env.official_results:
-            return self.official.pay_order(kind, order_id)
         order = self.order_of(kind, order_id)
         if order.status != "unpaid":
             raise ToolError(f"Order status must be unpaid (order {order.order_id} is {order.status})")
-        order.status = "paid"
-        order.update_time = self.env.now_text()
+        self.env.touch(order, "paid")
         return {
             "order_id": order.order_id,
             "status": order.status,
@@ -369,24 +339,18 @@ class OtaTools(OtaBooking):
     ) -> list[dict[str, Any]] | str:
         """List the user's {kind} orders with a given status (default paid), optionally only those booked for
         one date. Returns a list, empty when there are none."""
-        if self.env.official_results:
-            return self.official.search_dated_orders(kind, user_id, date, status)
         return self.search_orders(kind, user_id, date, status)
 
     @tool()
     def search_taxi_order(self, user_id: UserId, status: Status = "paid") -> list[dict[str, Any]] | str:
         """List the user's taxi orders with a given status (default paid). Returns a list, empty when there
         are none."""
-        if self.env.official_results:
-            return self.official.search_taxi_order(user_id, status)
         return self.search_orders("taxi", user_id, None, status)
 
     @tool(name="get_{kind}_order_detail", each=KINDS)
     def order_detail(self, kind: str, order_id: OrderId) -> dict[str, Any] | str:
         """Get a {kind} order's details: status, booked products (id, type, date, price, quantity) and total
         price."""
-        if self.env.official_results:
-            return self.official.order_detail(kind, order_id)
         return self.order_view(self.order_of(kind, order_id))
 
     @tool("write", name="modify_{kind}_order", each=("train", "flight"))
@@ -397,8 +361,6 @@ class OtaTools(OtaBooking):
         """Move a paid {kind} order (one product) to another date, same seat type. If the new fare is higher
         the order becomes unpaid and must be paid again; a lower fare is refunded. Returns the updated order
         and the price difference."""
-        if self.env.official_results:
-            return self.official.modify_order(kind, order_id, user_id, new_date)
         order = self.own_order(kind, order_id, user_id)
         if order.status != "paid":
             raise ToolError(f"Only paid orders can be modified (order {order.order_id} is {order.status})")
@@ -427,22 +389,19 @@ class OtaTools(OtaBooking):
             message = f"Date changed to {day}; {-difference} will be refunded"
         else:
             message = f"Date changed to {day}; no price difference"
-        order.update_time = self.env.now_text()
+        self.env.touch(order)
         return {"order": self.order_view(order), "price_difference": difference, "message": message}
 
     @tool("write", name="cancel_{kind}_order", each=KINDS)
     def cancel_order(self, kind: str, order_id: OrderId, user_id: UserId) -> dict[str, Any] | str:
         """Cancel the user's {kind} order (unpaid or paid). A paid order is refunded in full. Returns the
         refund amount."""
-        if self.env.official_results:
-            return self.official.cancel_order(kind, order_id, user_id)
         order = self.own_order(kind, order_id, user_id)
         if order.status == "cancelled":
             raise ToolError(f"Order {order.order_id} is already cancelled")
         refund = order.total_price if order.status == "paid" else 0.0
         self.give_back(order)
-        order.status = "cancelled"
-        order.update_time = self.env.now_text()
+        self.env.touch(order, "cancelled")
         return {
             "order_id": order.order_id,
             "status": order.status,

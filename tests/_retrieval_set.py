@@ -7,7 +7,7 @@ that should be retrieved first. Most requests name no word of their chunk ("we'r
 for Mimi" must find the cat-food orders), so the set measures meaning, not string overlap.
 
 Used by ``benchmarks/embedding_models.py`` to choose the default local model and by the tests to
-check that the chosen model retrieves sensibly in both languages.
+check that the chosen model retrieves sensibly in both languages (test data: the plugin never reads it).
 """
 
 from __future__ import annotations
