@@ -26,7 +26,7 @@ from importlib import resources
 from typing import Any
 
 from ..report.failures import CATEGORIES
-from ..runs.saved import Run
+from ..runs.reader import Run
 from .catalogue import Catalogue
 
 #: Index columns, in the order of each row of ``vita-index``.
@@ -95,7 +95,7 @@ def build_viewer(run: Run, *, catalogue: Catalogue | None = None, metrics_lines:
     """The viewer page of a run.
 
     Args:
-        run: The run (from :func:`~pytest_vitabench.runs.saved.load_run`).
+        run: The run (from :func:`~pytest_vitabench.runs.load_run`).
         catalogue: Names behind ids and suite statuses; ``None`` shows bare ids.
         metrics_lines: The metrics table as text lines (the terminal table).
         plots: :func:`~pytest_vitabench.report.plots.plot_data` of the run.
