@@ -153,7 +153,11 @@ def load_run(path: str | os.PathLike[str]) -> Run:
         ValueError: Not a VitaBench report or run directory.
     """
     source = Path(path)
-    return open_run(source / "report.json" if (source / "report.json").is_file() else source)
+    if (source / "report.json").is_file():
+        source = source / "report.json"
+    if not source.exists():
+        raise FileNotFoundError(f"{source}: no such file")
+    return open_run(source)
 
 
 def _stores_of(report: dict[str, Any], source: Path) -> list[RunStore]:
