@@ -38,7 +38,7 @@ def main() -> int:
     _run("groundtruth", new)
     from pytest_vitabench.cli import main as vitabench
     from pytest_vitabench.report.compare import compare_runs
-    from pytest_vitabench.runs.saved import load_run
+    from pytest_vitabench.runs.reader import load_run
 
     print(f"$ vitabench compare {base} {new} --limit 5        (load {os.getloadavg()[0]:.2f})")
     start = time.perf_counter()

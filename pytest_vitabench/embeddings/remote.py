@@ -22,12 +22,12 @@ def embeddings_client(llm_client: LLMClient | None, base_url: str | None) -> LLM
     Raises:
         MissingAPIKey: The endpoint is OpenAI's default and the key variable is unset.
     """
-    from ..llm.client import LLMClient, _endpoint
+    from ..llm.client import LLMClient, endpoint_url
     from ..llm.settings import LLMSettings
 
     if llm_client is None:
         return LLMClient(LLMSettings(base_url=base_url))
-    if base_url is None or _endpoint(base_url) == llm_client.endpoint:
+    if base_url is None or endpoint_url(base_url) == llm_client.endpoint:
         return llm_client
     return LLMClient(llm_client.settings.model_copy(update={"base_url": base_url}), ledger=llm_client.ledger)
 

@@ -233,7 +233,7 @@ def batch_body(request: Mapping[str, Any]) -> dict[str, Any]:
 
 def parse_output(text: str) -> dict[str, dict[str, Any]]:
     """A batch's output (or error) JSONL as ``{key: {"payload": completion JSON} | {"error": text}}``."""
-    from .client import BadResponse, _chat_payload
+    from .responses import BadResponse, chat_payload
     from .secrets import scrub_payload
 
     out: dict[str, dict[str, Any]] = {}
@@ -252,7 +252,7 @@ def parse_output(text: str) -> dict[str, dict[str, Any]]:
         status = response.get("status_code") if isinstance(response, dict) else None
         if status == 200 and isinstance(body, dict):
             try:
-                out[key] = {"payload": scrub_payload(_chat_payload(body))}
+                out[key] = {"payload": scrub_payload(chat_payload(body))}
                 continue
             except BadResponse as exc:
                 out[key] = {"error": str(exc)}

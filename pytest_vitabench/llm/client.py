@@ -1,38 +1,38 @@
 """One client for every LLM role (agent, user, judge, memory, embeddings) at any OpenAI-compatible endpoint.
 
-Every call takes the same path: disk cache lookup (for the roles the cache mode covers), an adaptive
-concurrency slot of this process (:mod:`.adaptive`: halved on a 429, grown back while the endpoint keeps
-up), a concurrency slot, a token charge (:mod:`.tokenrate`) and a request-rate slot shared by all
-processes of the run, the HTTP request with a timeout, our own retry loop (the ``openai`` client's
-retries are off so that limits, ledger and logs see every attempt), then the ledger. The API key lives
-only inside the ``openai`` client: it is in no repr, message, log line or cache key.
+Every call takes the same path: disk cache lookup (for the roles the cache mode covers), the limits of
+:mod:`.limits` (this process's adaptive concurrency, the run's in-flight, token and request-rate budgets),
+the HTTP request with a timeout to one of the client's endpoints (:mod:`.endpoints`), our own retry loop
+(the ``openai`` client's retries are off so that limits, ledger and logs see every attempt), then the
+ledger. The API key lives only inside the ``openai`` client: it is in no repr, message, log line or cache key.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
 import logging
 import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
 from ..messages import Usage
-from .adaptive import AdaptiveConcurrency, Slot
 from .breaker import CircuitBreaker, CircuitOpen
 from .cache import DiskCache, cache_key
-from .errors import LLMError, endpoint_host, scrub
+from .endpoints import OPENAI_DEFAULT_BASE_URL, Endpoint, endpoint_url, post_chat
+from .errors import LLMError, scrub
 from .ledger import Ledger
+from .limits import Passage, RequestLimits
 from .prefix_order import PrefixOrder
 from .prices import price_for
-from .ratelimit import Limiter, LimiterTimeout
-from .redis_limits import LEASE_MARGIN_S, RedisLimiter
+from .ratelimit import LimiterTimeout
+from .responses import BadResponse, chat_payload, describe_failure, embeddings_payload, error_detail
 from .retry import Backoff, is_retryable_status, names_token_limit, parse_retry_after, token_reset_wait
 from .secrets import check_base_url, install_log_redaction, register_secret, scrub_payload
 from .settings import LOCAL_KEY, LLMSettings, base_urls, resolve_api_key
@@ -40,9 +40,10 @@ from .settings import LOCAL_KEY, LLMSettings, base_urls, resolve_api_key
 if TYPE_CHECKING:
     from .deferred import DeferredAnswers
 
+__all__ = ["OPENAI_DEFAULT_BASE_URL", "Completion", "LLMClient", "endpoint_url"]
+
 log = logging.getLogger("pytest_vitabench.llm")
 
-OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
 #: Inputs per embeddings request; providers cap it (OpenAI: 2048) and smaller batches cache better.
 EMBED_BATCH = 256
 #: Embeddings requests of one call in flight at once.
@@ -85,34 +86,6 @@ class Completion(BaseModel):
         return self.raw_finish_reason == "length"
 
 
-def endpoint_url(base_url: str | None) -> str:
-    """The effective endpoint of ``base_url`` (``None``: ``$OPENAI_BASE_URL`` or OpenAI's), without credentials."""
-    return _endpoint(base_url)
-
-
-def _endpoint(base_url: str | None) -> str:
-    """The effective endpoint without credentials, for cache keys and messages."""
-    from urllib.parse import urlsplit
-
-    url = (base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_DEFAULT_BASE_URL).rstrip("/")
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{endpoint_host(url)}{parts.path}"
-
-
-class _Endpoint:
-    """One base URL of a client: its SDK client (built on first use), circuit breaker and load."""
-
-    def __init__(self, base_url: str | None, breaker: CircuitBreaker):
-        self.base_url = base_url
-        self.url = _endpoint(base_url)
-        self.host = endpoint_host(self.url)
-        self.breaker = breaker
-        self.openai: Any = None
-        self.in_flight = 0
-        #: Attempts sent to it: the tie-break, so that requests one at a time alternate between endpoints.
-        self.sent = 0
-
-
 class LLMClient:
     """Chat completions and embeddings with retries, shared limits, a disk cache and a usage ledger.
 
@@ -144,32 +117,14 @@ class LLMClient:
         check_base_url(self.settings.base_url or os.environ.get("OPENAI_BASE_URL"))
         install_log_redaction()
         s = self.settings
-        self.endpoints = [_Endpoint(url, CircuitBreaker(_endpoint(url), threshold=s.circuit_breaker,
-                                                        state_dir=s.state_dir)) for url in base_urls(s.base_url)]
+        self.endpoints = [Endpoint(url, CircuitBreaker(endpoint_url(url), threshold=s.circuit_breaker,
+                                                       state_dir=s.state_dir)) for url in base_urls(s.base_url)]
         self.endpoint = ",".join(e.url for e in self.endpoints)
         self.host = ",".join(e.host for e in self.endpoints)
         self._key = resolve_api_key(self.settings.api_key_env, self.settings.base_url)
         if self._key != LOCAL_KEY:
             register_secret(self._key)
-        self.limiter: Limiter | RedisLimiter = Limiter(
-            s.state_dir, rpm=s.rpm, max_concurrency=s.max_concurrency, window_s=s.rpm_window_s,
-            max_wait_s=s.max_wait_s) if not s.limits_url else RedisLimiter(
-            s.limits_url, rpm=s.rpm, max_concurrency=s.max_concurrency, window_s=s.rpm_window_s,
-            max_wait_s=s.max_wait_s, lease_s=s.timeout_s + LEASE_MARGIN_S)
-        from .tokenrate import TokenBudget
-
-        self.token_budget = TokenBudget(s.state_dir, tokens=s.tpm, window_s=s.tpm_window_s, max_wait_s=s.max_wait_s)
-        if s.tpm and count_tokens is None:
-            raise ValueError("a tokens-per-minute budget (tpm) needs count_tokens, the counter its estimates use "
-                             "(pytest_vitabench.memory.tokens.count_tokens)")
-        # Every turn of a conversation re-sends its history and its system prompt (the memory: ~100k tokens
-        # under full_context, ~0.1 s of cl100k counting): the same strings, so their counts are remembered.
-        self._count_tokens = functools.lru_cache(maxsize=256)(count_tokens) if count_tokens is not None else None
-        self.adaptive = AdaptiveConcurrency(ceiling=s.max_concurrency)
-        #: How many tokens per request the estimate of each model misses, as learned (see _correct_tokens).
-        self._estimate_error: dict[str, int] = {}
-        #: The tokens the request about to be sent by this thread is charged, and its ticket once charged.
-        self._charge = threading.local()
+        self.limits = RequestLimits(s, count_tokens)
         self.cache = DiskCache(s.cache_dir) if s.cache_dir is not None else None
         #: The first endpoint's breaker (the only one of a client with one base URL).
         self.breaker = self.endpoints[0].breaker
@@ -184,11 +139,8 @@ class LLMClient:
                 f"rpm={s.rpm}, tpm={s.tpm}, max_concurrency={s.max_concurrency}, timeout_s={s.timeout_s:g})")
 
     def close(self) -> None:
-        with self._lock:
-            for endpoint in self.endpoints:
-                if endpoint.openai is not None:
-                    endpoint.openai.close()
-                    endpoint.openai = None
+        for endpoint in self.endpoints:
+            endpoint.close()
 
     def __enter__(self) -> LLMClient:
         return self
@@ -257,8 +209,6 @@ class LLMClient:
             return [vector for request in requests for vector in send(request)]
         # Single-text requests in parallel (the official rag sends up to 64 at once); the run's rate and
         # concurrency limits still apply to each. Results keep the texts' order.
-        from concurrent.futures import ThreadPoolExecutor
-
         with ThreadPoolExecutor(max_workers=min(len(requests), EMBED_PARALLEL)) as pool:
             return [vector for vectors in pool.map(send, requests) for vector in vectors]
 
@@ -334,47 +284,15 @@ class LLMClient:
         """POST ``request`` with our retries; ``salt`` (the cache key, computed here if ``None`` and a retry
         is due) seeds the retry jitter, so a request's waits are the same with or without the cache."""
         attempts = self.settings.max_retries + 1
-        estimate: int | None = None
-        several = len(self.endpoints) > 1
+        passage = self.limits.passage(model, request)
         tried: set[int] = set()
         for attempt in range(attempts):
-            ticket: int | None = None
-            slot: Slot | None = None
-            endpoint: _Endpoint | None = None
+            endpoint: Endpoint | None = None
             try:
                 # Before every attempt: another worker may have opened a breaker meanwhile.
                 endpoint = self._pick_endpoint(tried)
                 tried.add(id(endpoint))
-                try:
-                    with self.adaptive.slot() as slot, self.limiter.concurrency_slot():
-                        if self.token_budget.tokens:
-                            if estimate is None:
-                                from .tokenrate import estimate_request_tokens
-
-                                assert self._count_tokens is not None  # checked with tpm in __init__
-                                estimate = estimate_request_tokens(request, self._count_tokens)
-                            learned = self._estimate_error.get(model, 0)
-                            # charged by the HTTP client's request hook (_take_rate_slot), as it goes on the wire
-                            self._charge.tokens, self._charge.ticket = max(estimate // 2, estimate + learned), None
-                        try:
-                            if kind == "chat":
-                                response = self._post_chat(endpoint, **request)
-                            else:
-                                response = self._client(endpoint).embeddings.create(**request)
-                        finally:
-                            ticket, self._charge.tokens = getattr(self._charge, "ticket", None), None
-                finally:
-                    with self._lock:
-                        endpoint.in_flight -= 1
-                endpoint.breaker.record_success()
-                self.adaptive.succeeded()
-                if several:
-                    self.ledger.note_endpoint(endpoint.url)
-                # A proxy may echo the request headers into an answer, which is recorded and cached.
-                payload = scrub_payload(_chat_payload(response)) if kind == "chat" else _embeddings_payload(response)
-                if ticket is not None and estimate is not None:
-                    self._correct_tokens(model, ticket, estimate, payload["usage"])
-                return payload
+                return self._attempt(kind, endpoint, passage, request)
             except CircuitOpen as exc:
                 self.ledger.note_error(role)
                 raise LLMError(f"{role} LLM call (model {model}) not sent: {exc}", role=role, model=model,
@@ -384,69 +302,77 @@ class LLMClient:
                 failure = self._classify(exc)
                 if failure is None:
                     raise
-                reason, status, retryable, retry_after, detail = failure
                 assert endpoint is not None  # only the request itself is classified
-                token_limit = False
-                if status == 429:
-                    retry_after, token_limit = self._throttled(exc, ticket, slot, retry_after, detail)
-                if several and status != 429 and _is_endpoint_failure(reason, status, retryable):
-                    self.ledger.note_endpoint(endpoint.url, failed=True)
-                    # Each failed attempt counts (a 429 says busy, not dead): a dead replica is drained before
-                    # its requests run out of retries.
-                    endpoint.breaker.record_failure(
-                        f"{endpoint.host}: {_what(reason, status, self.settings.timeout_s)}")
-                if not retryable or attempt + 1 >= attempts:
-                    self.ledger.note_error(role)
-                    error = self._error(role, model, reason, status, retryable, attempt + 1, detail, endpoint.host)
-                    if not several and _is_endpoint_failure(reason, status, retryable):
-                        self.breaker.record_failure(str(error))
-                    raise error from None
-                if several and self._untried_left(tried):
+                retry_after, token_limit = self._failed(exc, failure, role, model, endpoint, passage,
+                                                        attempt + 1, attempts)
+                if len(self.endpoints) > 1 and self._untried_left(tried):
                     self.ledger.note_retry(role)
                     log.info("%s call to %s (model %s): %s; retrying at once on another endpoint", role,
-                             endpoint.host, model, _what(reason, status, self.settings.timeout_s))
+                             endpoint.host, model, describe_failure(*failure[:2], self.settings.timeout_s))
                     continue
                 if salt is None:
                     salt = cache_key(kind=kind, role=role, endpoint=self.endpoint, model=model, request=request,
                                      trial_seed=trial_seed)
                 wait = self.backoff.delay(attempt, retry_after=retry_after, salt=salt)
                 if token_limit:  # every process waits for the provider's token window, not only this request
-                    self.token_budget.pause(wait)
+                    self.limits.token_budget.pause(wait)
                 self.ledger.note_retry(role)
                 log.info("%s call to %s (model %s): %s; retry %d/%d in %.2f s%s", role, self.host, model,
-                         _what(reason, status, self.settings.timeout_s), attempt + 1, attempts - 1, wait,
+                         describe_failure(*failure[:2], self.settings.timeout_s), attempt + 1, attempts - 1, wait,
                          " (token limit)" if token_limit else " (Retry-After)" if retry_after is not None else "")
                 time.sleep(wait)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _correct_tokens(self, model: str, ticket: int, estimate: int, usage: dict[str, int]) -> None:
-        """Charge what the provider counted instead of the estimate, and learn how far estimates of
-        ``model`` are off (the completion, unknown before the answer; the provider's own rendering of tools
-        and messages) so the next charges come closer. A charge is never cut below half its estimate."""
-        spent = usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)
-        self.token_budget.correct(ticket, spent)
-        with self._lock:
-            error = spent - estimate
-            before = self._estimate_error.get(model)
-            # a moving average over about the last ten answers: one model's completions vary, slowly
-            self._estimate_error[model] = round(error if before is None else 0.9 * before + 0.1 * error)
+    def _attempt(self, kind: str, endpoint: Endpoint, passage: Passage, request: dict[str, Any]) -> dict[str, Any]:
+        """One attempt at ``endpoint`` through the limits (picked, it counts as in flight until here); the
+        answer's payload."""
+        try:
+            with passage.attempt():
+                sdk = self._client(endpoint)
+                response = post_chat(sdk, request) if kind == "chat" else sdk.embeddings.create(**request)
+        finally:
+            with self._lock:
+                endpoint.in_flight -= 1
+        endpoint.breaker.record_success()
+        if len(self.endpoints) > 1:
+            self.ledger.note_endpoint(endpoint.url)
+        # A proxy may echo the request headers into an answer, which is recorded and cached.
+        payload = scrub_payload(chat_payload(response)) if kind == "chat" else embeddings_payload(response)
+        passage.answered(payload["usage"])
+        return payload
 
-    def _throttled(self, exc: BaseException, ticket: int | None, slot: Slot | None, retry_after: float | None,
-                   detail: str) -> tuple[float | None, bool]:
-        """Account for a 429: the refused request spent no tokens, this process sends fewer requests at
-        once, and a 429 that names a token limit waits for the token window's reset.
+    def _failed(self, exc: BaseException, failure: tuple[str, int | None, bool, float | None, str], role: str,
+                model: str, endpoint: Endpoint, passage: Passage, attempts_made: int,
+                attempts: int) -> tuple[float | None, bool]:
+        """Account for a failed attempt: the limits learn of a 429, a replica's breaker of its failure.
 
         Returns:
             The wait the server asked for (``None``: back off as usual), and whether it named a token limit.
+
+        Raises:
+            LLMError: The failure is not retried, or it was the last attempt.
         """
-        self.token_budget.correct(ticket, 0)
-        if slot is not None and self.adaptive.throttled(slot):
-            log.info("429 from %s: requests in flight from this process cut to %s", self.host, self.adaptive.limit)
-        response = getattr(exc, "response", None)
-        headers = dict(getattr(response, "headers", None) or {})
-        if not names_token_limit(detail, headers):
-            return retry_after, False
-        return token_reset_wait(detail, headers), True
+        reason, status, retryable, retry_after, detail = failure
+        several = len(self.endpoints) > 1
+        token_limit = False
+        if status == 429:
+            passage.throttled(self.host)
+            headers = dict(getattr(getattr(exc, "response", None), "headers", None) or {})
+            if names_token_limit(detail, headers):
+                retry_after, token_limit = token_reset_wait(detail, headers), True
+        if several and status != 429 and _is_endpoint_failure(reason, status, retryable):
+            self.ledger.note_endpoint(endpoint.url, failed=True)
+            # Each failed attempt counts (a 429 says busy, not dead): a dead replica is drained before
+            # its requests run out of retries.
+            endpoint.breaker.record_failure(
+                f"{endpoint.host}: {describe_failure(reason, status, self.settings.timeout_s)}")
+        if not retryable or attempts_made >= attempts:
+            self.ledger.note_error(role)
+            error = self._error(role, model, reason, status, retryable, attempts_made, detail, endpoint.host)
+            if not several and _is_endpoint_failure(reason, status, retryable):
+                self.breaker.record_failure(str(error))
+            raise error from None
+        return retry_after, token_limit
 
     def warm_up_in_background(self) -> threading.Thread:
         """Load the ``openai`` package and build the HTTP client in a daemon thread, now.
@@ -467,7 +393,7 @@ class LLMClient:
         thread.start()
         return thread
 
-    def _pick_endpoint(self, tried: set[int]) -> _Endpoint:
+    def _pick_endpoint(self, tried: set[int]) -> Endpoint:
         """The usable endpoint (breaker closed) with the fewest requests in flight (then the fewest sent),
         preferring those this request has not tried; it counts as in flight from here.
 
@@ -488,47 +414,10 @@ class LLMClient:
     def _untried_left(self, tried: set[int]) -> bool:
         return any(id(e) not in tried and e.breaker.reason() is None for e in self.endpoints)
 
-    def _client(self, endpoint: _Endpoint | None = None) -> Any:
-        endpoint = endpoint or self.endpoints[0]
-        with self._lock:
-            if endpoint.openai is None:
-                from openai import DefaultHttpxClient, OpenAI  # the openai package loads only when a call is made
-
-                # The rate slot and the token charge are taken in the HTTP client's request hook, i.e. after
-                # the openai package has built the request and right before it goes on the wire, so the
-                # windows we count are the ones the server sees.
-                http_client = (DefaultHttpxClient(event_hooks={"request": [self._take_rate_slot]})
-                               if self.limiter.rpm or self.token_budget.tokens else None)
-                endpoint.openai = OpenAI(base_url=endpoint.base_url, api_key=self._key,
-                                         timeout=self.settings.timeout_s, max_retries=0, http_client=http_client)
-            return endpoint.openai
-
-    def _post_chat(self, endpoint: _Endpoint, **request: Any) -> dict[str, Any]:
-        """POST a chat completion as a plain JSON body and return the answer's JSON.
-
-        ``chat.completions.create`` first walks the whole request through the SDK's typed-dict transform
-        (about 450 recursive calls per request with a domain's tool schemas: a third of an item's CPU in a
-        run against a fast endpoint) and then builds pydantic models of the answer; our requests are already
-        plain JSON and we keep only a few fields of the answer. ``post`` is the SDK's documented way to call
-        an endpoint with a raw body; it keeps the SDK's headers, auth, timeout and status-error exceptions.
-        """
-        extra_body = request.pop("extra_body", None) or {}
-        options: dict[str, Any] = {}
-        for name, option in (("extra_headers", "headers"), ("extra_query", "params"), ("timeout", "timeout")):
-            if request.get(name) is not None:
-                options[option] = request.pop(name)
-        response = self._client(endpoint).post("/chat/completions", body={**request, **extra_body}, options=options,
-                                       cast_to=_http_response_class())
-        data = response.json()
-        if not isinstance(data, dict):
-            raise BadResponse(f"the 200 answer is not a JSON object: {str(data)[:200]}")
-        return data
-
-    def _take_rate_slot(self, _request: Any) -> None:
-        tokens = getattr(self._charge, "tokens", None)
-        if tokens is not None:
-            self._charge.ticket = self.token_budget.charge(tokens)
-        self.limiter.acquire_rate()
+    def _client(self, endpoint: Endpoint | None = None) -> Any:
+        limits = self.limits
+        return (endpoint or self.endpoints[0]).sdk(self._key, self.settings.timeout_s,
+                                                   limits.take_wire_slot if limits.on_the_wire else None)
 
     def _classify(self, exc: BaseException) -> tuple[str, int | None, bool, float | None, str] | None:
         """``(reason, status, retryable, retry_after, detail)`` of an openai error; ``None`` if unknown."""
@@ -549,12 +438,12 @@ class LLMClient:
             status = exc.status_code
             retryable = is_retryable_status(status)
             retry_after = parse_retry_after(exc.response.headers) if retryable else None
-            return "http", status, retryable, retry_after, _error_detail(exc.body, exc.message)
+            return "http", status, retryable, retry_after, error_detail(exc.body, exc.message)
         return None
 
     def _error(self, role: str, model: str, reason: str, status: int | None, retryable: bool, attempts: int,
                detail: str, host: str | None = None) -> LLMError:
-        what = _what(reason, status, self.settings.timeout_s)
+        what = describe_failure(reason, status, self.settings.timeout_s)
         refused = "" if retryable else " (not retried)"
         detail = scrub(detail, self._key)
         message = (f"{role} LLM call to {host or self.host} (model {model}) failed after {attempts} attempt(s): "
@@ -601,117 +490,3 @@ def _is_endpoint_failure(reason: str, status: int | None, retryable: bool) -> bo
     if reason == "limiter":
         return False
     return retryable or status in (401, 403, 404)
-
-
-def _http_response_class() -> Any:
-    """The ``Response`` class of the HTTP library the installed ``openai`` SDK uses (httpx, or httpx2 in
-    openai 3), found from its public ``DefaultHttpxClient``, a subclass of that library's ``Client``."""
-    import importlib
-
-    from openai import DefaultHttpxClient
-
-    library = next(cls.__module__.split(".")[0] for cls in DefaultHttpxClient.__mro__[1:]
-                   if cls.__name__ == "Client")
-    return importlib.import_module(library).Response
-
-
-def _what(reason: str, status: int | None, timeout_s: float) -> str:
-    if reason == "http":
-        return f"HTTP {status}"
-    if reason == "timeout":
-        return f"timed out (no answer within {timeout_s:g} s)"
-    if reason == "limiter":
-        return "no rate-limit/concurrency slot in time"
-    if reason == "bad_response":
-        return "malformed response"
-    return "connection failed"
-
-
-def _error_detail(body: object, fallback: str) -> str:
-    if isinstance(body, dict):
-        error = body.get("error")
-        message = body.get("message") or (error.get("message") if isinstance(error, dict) else error)
-        return str(message) if message else json.dumps(body, ensure_ascii=False, default=str)
-    return str(body) if body else fallback
-
-
-#: Where providers put the prompt tokens served from their prompt cache, in the order we look:
-#: OpenAI, Azure and vLLM (``--enable-prompt-tokens-details``) nest ``cached_tokens`` under
-#: ``prompt_tokens_details``; the Responses API's shape uses ``input_tokens_details``; DeepSeek reports
-#: ``prompt_cache_hit_tokens``, Anthropic-compatible layers ``cache_read_input_tokens``, Moonshot ``cached_tokens``.
-_CACHED_SPELLINGS = (("prompt_tokens_details", "cached_tokens"), ("input_tokens_details", "cached_tokens"),
-                     ("prompt_cache_hit_tokens",), ("cache_read_input_tokens",), ("cached_tokens",))
-
-
-def _count(value: Any) -> int:
-    """A token count from a usage field: a non-negative int, or 0 for anything else (``None``, text, junk)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return 0
-    return max(int(value), 0)
-
-
-def _cached_prompt_tokens(usage: dict[str, Any]) -> int:
-    for path in _CACHED_SPELLINGS:
-        value: Any = usage
-        for key in path:
-            value = value.get(key) if isinstance(value, dict) else None
-        if value is not None:
-            return _count(value)
-    return 0
-
-
-def _json_tokens(usage: Any) -> dict[str, int]:
-    usage = usage if isinstance(usage, dict) else {}
-    details = usage.get("completion_tokens_details") if isinstance(usage.get("completion_tokens_details"), dict) \
-        else {}
-    cached = _cached_prompt_tokens(usage)
-    if "prompt_tokens" in usage:
-        prompt = _count(usage.get("prompt_tokens"))
-    else:  # the Anthropic shape: ``input_tokens`` leaves out what was read from or written to the cache
-        prompt = _count(usage.get("input_tokens")) + cached + _count(usage.get("cache_creation_input_tokens"))
-    completion = _count(usage.get("completion_tokens", usage.get("output_tokens")))
-    return {"prompt_tokens": prompt, "completion_tokens": completion,
-            "reasoning_tokens": _count(details.get("reasoning_tokens")),
-            # never more than the prompt: a provider's count of a cache hit cannot make a prompt cost less than 0
-            "cached_prompt_tokens": min(cached, prompt)}
-
-
-class BadResponse(ValueError):
-    """A 200 answer that is not a usable completion (no choices, no message)."""
-
-
-def _chat_payload(response: dict[str, Any]) -> dict[str, Any]:
-    """The part of a chat completion's JSON we keep (and cache): the first choice's message, normalised.
-
-    Raises:
-        BadResponse: The answer has no choice with a message (retried like a 5xx).
-    """
-    choices = response.get("choices")
-    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict) \
-            or not isinstance(choices[0].get("message"), dict):
-        raise BadResponse(f"the 200 answer has no choices: {json.dumps(response)[:200]}")
-    choice = choices[0]
-    raw = choice["message"]
-    calls = []
-    for i, call in enumerate(raw.get("tool_calls") or []):
-        function = call.get("function") if isinstance(call, dict) else None
-        if not isinstance(function, dict):  # custom (non-function) tool calls are not part of this benchmark
-            continue
-        arguments = function.get("arguments")
-        calls.append({"id": call.get("id") or f"call_{i}", "type": "function",
-                      "function": {"name": function.get("name"),
-                                   "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments)}})
-    message: dict[str, Any] = {"role": "assistant", "content": raw.get("content"), "tool_calls": calls}
-    reasoning = raw.get("reasoning_content") or raw.get("reasoning")
-    if isinstance(reasoning, str) and reasoning:
-        message["reasoning_content"] = reasoning
-    return {"message": message, "finish_reason": choice.get("finish_reason"),
-            "usage": _json_tokens(response.get("usage")), "model": response.get("model")}
-
-
-def _embeddings_payload(response: Any) -> dict[str, Any]:
-    data = sorted(response.data, key=lambda item: item.index)
-    usage = getattr(response, "usage", None)
-    return {"vectors": [list(item.embedding) for item in data],
-            "usage": {"prompt_tokens": getattr(usage, "prompt_tokens", 0) or 0, "completion_tokens": 0,
-                      "reasoning_tokens": 0}}

@@ -11,7 +11,9 @@ acquisition opens its own descriptor).
 - **Concurrency**: ``limit`` slot files; holding an exclusive lock on one is holding a slot. Nothing
   announces a slot's release across processes, so a waiter polls with a growing sleep (2 ms to 50 ms).
 
-Both waits are bounded by ``max_wait_s``: :class:`LimiterTimeout` then.
+Both waits are bounded by ``max_wait_s``: :class:`LimiterTimeout` then. Every limiter of :mod:`pytest_vitabench.llm`
+(these, the Redis ones of :mod:`.redis_limits` and the token budget of :mod:`.tokenrate`) waits through
+:func:`wait_for`.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import struct
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -32,8 +34,8 @@ from ..store.lock import FileLock, read_at, write_at
 
 _HEAD = struct.Struct("<Q")
 _STAMP = struct.Struct("<d")
-_POLL_MIN_S = 0.002
-_POLL_MAX_S = 0.05
+#: The growing sleep of a waiter that must poll (nothing announces a slot's release), in seconds.
+POLL_S = (0.002, 0.05)
 #: Providers count a request when it arrives, a moment after we stamp it; waiting a little longer than
 #: the window (1% of it, at least 50 ms, at most 250 ms) keeps that transit jitter from showing up as one
 #: request too many at their end.
@@ -50,6 +52,33 @@ def guard_for(window_s: float) -> float:
 
 class LimiterTimeout(TimeoutError):
     """No rate or concurrency slot became free within ``max_wait_s``."""
+
+
+def wait_for(take: Callable[[], float | None], *, max_wait_s: float, refused: str,
+             poll_s: tuple[float, float] = POLL_S) -> float:
+    """Call ``take`` until it has its slot, sleeping between tries; returns the seconds waited.
+
+    Args:
+        take: Takes the slot and returns ``None``, or returns the seconds until one may be free (``0``: not
+            known, poll with a sleep growing from ``poll_s[0]`` to ``poll_s[1]``).
+        max_wait_s: The longest wait. A known wait is cut at this deadline; a poll that would pass it gives up.
+        refused: What was not had, for the message: ``"no request slot (10 per 60 s)"``.
+
+    Raises:
+        LimiterTimeout: No slot within ``max_wait_s``.
+    """
+    start = time.monotonic()
+    poll = poll_s[0]
+    while (wait := take()) is not None:
+        waited = time.monotonic() - start
+        if waited >= max_wait_s or (not wait and waited + poll > max_wait_s):
+            raise LimiterTimeout(f"{refused} within {max_wait_s:g} s")
+        if wait:
+            time.sleep(max(0.001, min(wait, max_wait_s - waited)))
+        else:
+            time.sleep(poll)
+            poll = min(poll * 1.5, poll_s[1])
+    return time.monotonic() - start
 
 
 _private_dir: Path | None = None
@@ -106,52 +135,49 @@ class Limiter:
         if not self.max_concurrency:
             yield 0.0
             return
-        start = time.monotonic()
-        slot = self._take_slot(start)
-        try:
-            yield time.monotonic() - start
-        finally:
-            slot.release()
-
-    def _take_slot(self, start: float) -> FileLock:
-        poll = _POLL_MIN_S
+        held: list[FileLock] = []
         # Start at a random slot so waiters do not all pile onto slot 0.
         offset = random.randrange(len(self._slots))
-        while True:
+
+        def take() -> float | None:
             for i in range(len(self._slots)):
                 slot = FileLock(self._slots[(offset + i) % len(self._slots)])
                 if slot.acquire(blocking=False):
-                    return slot
-            waited = time.monotonic() - start
-            if waited + poll > self.max_wait_s:
-                raise LimiterTimeout(f"no free concurrency slot ({self.max_concurrency}) within {self.max_wait_s:g} s")
-            time.sleep(poll)
-            poll = min(poll * 1.5, _POLL_MAX_S)
+                    held.append(slot)
+                    return None
+            return 0.0
+
+        waited = wait_for(take, max_wait_s=self.max_wait_s,
+                          refused=f"no free concurrency slot ({self.max_concurrency})")
+        try:
+            yield waited
+        finally:
+            held[0].release()
 
     def acquire_rate(self) -> float:
         """Take a request slot in the current window, sleeping until one is free; returns the seconds waited."""
         if not self.rpm:
             return 0.0
-        start = time.monotonic()
-        record_size = _HEAD.size + self.rpm * _STAMP.size
-        while True:
+        rpm = self.rpm
+        record_size = _HEAD.size + rpm * _STAMP.size
+
+        def take() -> float | None:
             with FileLock(self._ring) as ring:
                 fd = ring.fd
                 if os.fstat(fd).st_size < record_size:
                     os.ftruncate(fd, record_size)  # zeros: every slot free since the epoch
                 (head,) = _HEAD.unpack(read_at(fd, 0, _HEAD.size))
-                offset = _HEAD.size + (head % self.rpm) * _STAMP.size
+                offset = _HEAD.size + (head % rpm) * _STAMP.size
                 (oldest,) = _STAMP.unpack(read_at(fd, offset, _STAMP.size))
                 now = time.time()  # wall clock: the one clock every process on the host shares
                 free_at = oldest + self.window_s + self.guard_s
                 if now >= free_at:
                     write_at(fd, offset, _STAMP.pack(now))
                     write_at(fd, 0, _HEAD.pack(head + 1))
-                    return time.monotonic() - start
-            waited = time.monotonic() - start
-            if waited >= self.max_wait_s:
-                raise LimiterTimeout(
-                    f"no request slot ({self.rpm} per {self.window_s:g} s) within {self.max_wait_s:g} s")
+                    return None
             # Sleep until the oldest request leaves the window (never longer than one window, in case the
             # wall clock jumped); another process may still win the slot, and then we wait again.
-            time.sleep(max(0.0, min(free_at - now, self.window_s, self.max_wait_s - waited)))
+            return min(free_at - now, self.window_s)
+
+        return wait_for(take, max_wait_s=self.max_wait_s,
+                        refused=f"no request slot ({rpm} per {self.window_s:g} s)")

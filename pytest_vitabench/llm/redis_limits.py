@@ -17,20 +17,20 @@ Needs the ``redis`` package (``pip install 'pytest-vitabench[redis]'``).
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .ratelimit import LimiterTimeout
+from .ratelimit import LimiterTimeout, wait_for
 
 #: Keys of every budget start with this (then the scope, the kind and the limit itself, so different
 #: limits never share a key).
 KEY_PREFIX = "vitabench:limits"
 #: Seconds a slot holder keeps its lease beyond the request timeout.
 LEASE_MARGIN_S = 30.0
-_POLL_MIN_S, _POLL_MAX_S = 0.01, 0.5
+#: The growing sleep of a waiter for an in-flight slot (each try is a round trip to the server).
+_POLL_S = (0.01, 0.5)
 
 # KEYS[1] = the window's set; ARGV = window seconds, limit, member. Returns 0 (admitted) or the seconds to
 # wait for the oldest request to leave the window.
@@ -122,18 +122,16 @@ class RedisLimiter:
         if not self.max_concurrency:
             yield 0.0
             return
-        start = time.monotonic()
         member = uuid.uuid4().hex
-        poll = _POLL_MIN_S
-        while not int(self._run(self._slot, self._slot_key, self.lease_s, self.max_concurrency, member)):
-            waited = time.monotonic() - start
-            if waited + poll > self.max_wait_s:
-                raise LimiterTimeout(f"no free concurrency slot ({self.max_concurrency}, shared through Redis) "
-                                     f"within {self.max_wait_s:g} s")
-            time.sleep(poll)
-            poll = min(poll * 1.5, _POLL_MAX_S)
+
+        def take() -> float | None:
+            return None if int(self._run(self._slot, self._slot_key, self.lease_s, self.max_concurrency, member)) \
+                else 0.0
+
+        waited = wait_for(take, max_wait_s=self.max_wait_s, poll_s=_POLL_S,
+                          refused=f"no free concurrency slot ({self.max_concurrency}, shared through Redis)")
         try:
-            yield time.monotonic() - start
+            yield waited
         finally:
             try:
                 self._redis.zrem(self._slot_key, member)
@@ -144,14 +142,11 @@ class RedisLimiter:
         """Take a request slot in the current window, sleeping until one is free; returns the seconds waited."""
         if not self.rpm:
             return 0.0
-        start = time.monotonic()
         member = uuid.uuid4().hex
-        while True:
+
+        def take() -> float | None:
             wait = float(self._run(self._rate, self._rate_key, self.window_s, self.rpm, member))
-            if wait <= 0:
-                return time.monotonic() - start
-            waited = time.monotonic() - start
-            if waited >= self.max_wait_s:
-                raise LimiterTimeout(f"no request slot ({self.rpm} per {self.window_s:g} s, shared through Redis) "
-                                     f"within {self.max_wait_s:g} s")
-            time.sleep(max(0.001, min(wait, self.window_s, self.max_wait_s - waited)))
+            return None if wait <= 0 else min(wait, self.window_s)
+
+        return wait_for(take, max_wait_s=self.max_wait_s,
+                        refused=f"no request slot ({self.rpm} per {self.window_s:g} s, shared through Redis)")

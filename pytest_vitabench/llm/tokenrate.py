@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ..store.lock import FileLock, read_at, write_at
-from .ratelimit import LimiterTimeout, guard_for, private_state_dir
+from .ratelimit import guard_for, private_state_dir, wait_for
 
 #: One charge: when it was made (wall clock, shared by every process), its tokens, its ticket.
 _CHARGE = struct.Struct("<ddQ")
@@ -117,8 +117,9 @@ class TokenBudget:
         Raises:
             LimiterTimeout: The tokens did not fit within ``max_wait_s``.
         """
-        start = time.monotonic()
-        while True:
+        charged: list[int | None] = []
+
+        def take() -> float | None:
             with FileLock(self.path) as lock:
                 paused_until, ticket, charges = _read(lock.fd)
                 now = time.time()
@@ -127,17 +128,16 @@ class TokenBudget:
                 if free_at is None and self.tokens:
                     free_at = _fits_at(charges, tokens, self.tokens, self.kept_s)
                 if free_at is None or free_at <= now:
-                    if not self.tokens:
-                        return None
-                    charges.append((now, float(tokens), ticket))
-                    _write(lock.fd, paused_until, ticket + 1, charges)
-                    return ticket
-            waited = time.monotonic() - start
-            if waited >= self.max_wait_s:
-                raise LimiterTimeout(
-                    f"{tokens} tokens did not fit the token budget ({self.tokens} per {self.window_s:g} s) "
-                    f"within {self.max_wait_s:g} s")
-            time.sleep(max(0.001, min(free_at - now, self.window_s, self.max_wait_s - waited)))
+                    if self.tokens:
+                        charges.append((now, float(tokens), ticket))
+                        _write(lock.fd, paused_until, ticket + 1, charges)
+                    charged.append(ticket if self.tokens else None)
+                    return None
+            return min(free_at - now, self.window_s)
+
+        wait_for(take, max_wait_s=self.max_wait_s,
+                 refused=f"{tokens} tokens did not fit the token budget ({self.tokens} per {self.window_s:g} s)")
+        return charged[0]
 
     def correct(self, ticket: int | None, tokens: int) -> None:
         """Replace the estimate of charge ``ticket`` with the tokens the provider counted (``0`` for a

@@ -231,7 +231,7 @@ def compare_results(base: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str
 
 
 def compare_runs(base: Any, new: Any, **kwargs: Any) -> Comparison:
-    """:func:`compare_results` of two :class:`~pytest_vitabench.runs.saved.Run` objects."""
+    """:func:`compare_results` of two :class:`~pytest_vitabench.runs.Run` objects."""
     return compare_results(base.results, new.results, base_config=base.config, new_config=new.config, **kwargs)
 
 

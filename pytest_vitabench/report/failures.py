@@ -261,7 +261,7 @@ def render_failure_table(table: Mapping[str, Any]) -> list[str]:
 
 
 def analyse_run(run: Any, catalogue: Any) -> dict[str, Any]:
-    """:func:`failure_table` of a saved run (a :class:`~pytest_vitabench.runs.saved.Run`)."""
+    """:func:`failure_table` of a saved run (a :class:`~pytest_vitabench.runs.Run`)."""
     facts_cache: dict[tuple[str, str], SubtaskFacts] = {}
     rows = []
     for item in run.results:

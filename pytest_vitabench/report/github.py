@@ -12,7 +12,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..metrics import METRICS
+from ..metrics import LEVELS
+from .terminal import metrics_header, metrics_row
 
 if TYPE_CHECKING:
     from ..result import ItemResult
@@ -28,27 +29,17 @@ def _cell(text: object) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
 
 
-def _metric(level: Mapping[str, Any], key: str) -> str:
-    value = level.get(key)
-    if value is None:
-        return "-"
-    ci = (level.get("ci95") or {}).get(key)
-    return f"{value:.3f} [{ci[0]:.3f}, {ci[1]:.3f}]" if ci and ci[0] is not None else f"{value:.3f}"
+def _markdown_row(cells: Sequence[object]) -> str:
+    return "| " + " | ".join(_cell(c) for c in cells) + " |"
 
 
 def _metrics_table(metrics: Mapping[str, Any]) -> list[str]:
+    """The terminal's metrics table (subtask and user levels) as markdown."""
     ks = {m["k"] for m in metrics.values()}
-    k_label = str(next(iter(ks))) if len(ks) == 1 else "k"
-    header = ["memory", "level", *(m.header(k_label) for m in METRICS), "units", "errors"]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for memory in sorted(metrics):
-        m = metrics[memory]
-        for level in ("subtask", "user"):
-            row = m[level]
-            cells = [_metric(row, metric.key(m["k"])) for metric in METRICS]
-            lines.append("| " + " | ".join([_cell(memory), level, *cells, str(row.get("n_units", 0)),
-                                            str(row.get("n_errors", 0))]) + " |")
-    return lines
+    header = metrics_header(next(iter(ks)) if len(ks) == 1 else None)
+    rows = [metrics_row(memory, level, metrics[memory][level], metrics[memory]["k"])
+            for memory in sorted(metrics) for level in LEVELS]
+    return [_markdown_row(header), "|" + "---|" * len(header), *map(_markdown_row, rows)]
 
 
 def _thresholds_table(outcomes: Sequence[ThresholdOutcome]) -> list[str]:

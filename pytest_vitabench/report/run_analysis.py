@@ -78,7 +78,7 @@ def analyse_session(results: Sequence[ItemResult], config: dict[str, Any], *, wa
     if want_failures:
         analysis.failures = analyse_failures(results, subtask_data)
     if baseline:
-        from ..runs.saved import load_run
+        from ..runs.reader import load_run
 
         try:
             base = load_run(baseline)

@@ -1,5 +1,8 @@
 """The terminal summary: one compact table of the metrics and a few lines of run facts.
 
+The metrics table's columns are declared here once (:data:`METRIC_COLUMNS`, :data:`COUNT_COLUMNS`); the
+GitHub job summary renders the same header and rows as markdown.
+
 Pure strings (no colour codes) so the plugin can hand them to pytest's terminal writer and tests can
 compare them.
 """
@@ -7,7 +10,7 @@ compare them.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..memory.registry import pivot_key
@@ -20,7 +23,7 @@ def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-def _cell(level: dict[str, Any], key: str) -> str:
+def _cell(level: Mapping[str, Any], key: str) -> str:
     """A metric with its interval, e.g. ``0.312 [0.250, 0.380]``."""
     value = level.get(key)
     ci = (level.get("ci95") or {}).get(key)
@@ -31,27 +34,38 @@ def _cell(level: dict[str, Any], key: str) -> str:
     return f"{_fmt(value)} [{_fmt(ci[0])}, {_fmt(ci[1])}]"
 
 
-def _header(k: int | None, unscored: bool = False) -> list[str]:
+#: The metric columns of both tables, in display order: every metric :data:`~pytest_vitabench.metrics.METRICS`
+#: declares, so a new metric shows up here with no change.
+METRIC_COLUMNS = METRICS
+#: The count columns after the metrics: ``(header, key of a metrics level)``; a new one is one line here.
+COUNT_COLUMNS = (("units", "n_units"), ("errors", "n_errors"))
+#: Shown after :data:`COUNT_COLUMNS` when the judge failed to return some verdict.
+UNSCORED_COLUMN = ("unscored", "n_unscored")
+
+
+
+def _counts(unscored: bool) -> tuple[tuple[str, str], ...]:
+    return (*COUNT_COLUMNS, *([UNSCORED_COLUMN] if unscored else []))
+
+
+def metrics_header(k: int | None, unscored: bool = False) -> list[str]:
+    """The metrics table's header at ``k`` (``None``: backends ran with different k)."""
     label = "k" if k is None else str(k)
-    metrics = [m.header(label) for m in METRICS]
-    return ["memory", "level", *metrics, "units", "errors", *(["unscored"] if unscored else [])]
+    return ["memory", "level", *(metric.header(label) for metric in METRIC_COLUMNS),
+            *(header for header, _ in _counts(unscored))]
 
 
-def _row(memory: str, label: str, level: dict[str, Any], k: int, unscored: bool = False) -> list[str]:
-    cells = [_cell(level, m.key(k)) for m in METRICS]
-    return [memory, label, *cells, str(level.get("n_units", 0)), str(level.get("n_errors", 0)),
-            *([str(level.get("n_unscored", 0))] if unscored else [])]
+def metrics_row(memory: str, label: str, level: Mapping[str, Any], k: int, unscored: bool = False) -> list[str]:
+    """One row of the metrics table: a level of :func:`~pytest_vitabench.metrics.compute_metrics`'s output."""
+    return [memory, label, *(_cell(level, metric.key(k)) for metric in METRIC_COLUMNS),
+            *(str(level.get(key, 0)) for _, key in _counts(unscored))]
 
 
-def _align(rows: list[list[str]]) -> list[str]:
+def _align(rows: list[list[str]], text_columns: int) -> list[str]:
+    """The rows as aligned lines: the first ``text_columns`` (names) left-aligned, numbers right-aligned."""
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = []
-    for row in rows:
-        # Text columns (memory, level) read best left-aligned, numbers right-aligned.
-        cells = [c.ljust(w) if i < 2 else c.rjust(w)
-                 for i, (c, w) in enumerate(zip(row, widths, strict=True))]
-        lines.append("  ".join(cells).rstrip())
-    return lines
+    return ["  ".join(c.ljust(w) if i < text_columns else c.rjust(w)
+                      for i, (c, w) in enumerate(zip(row, widths, strict=True))).rstrip() for row in rows]
 
 
 def _usage_line(results: Sequence[ItemResult]) -> str | None:
@@ -108,13 +122,13 @@ def render_pivot(metrics: dict[str, Any]) -> list[str]:
     references = [r for r in PAIRED_REFERENCES if r in metrics]
     ks = {metrics[m]["k"] for m in memories}
     k_label = str(next(iter(ks))) if len(ks) == 1 else "k"
-    header = ["memory", *(m.header(k_label) for m in METRICS),
+    header = ["memory", *(metric.header(k_label) for metric in METRIC_COLUMNS),
               *(["users"] if references else []), *(f"vs {r}" for r in references)]
     rows = [header]
     for memory in memories:
         m = metrics[memory]
         level = m["subtask"]
-        cells = [_fmt(level.get(metric.key(m["k"]))) for metric in METRICS]
+        cells = [_fmt(level.get(metric.key(m["k"]))) for metric in METRIC_COLUMNS]
         paired = m.get("paired") or {}
         n_users = max((e.get("n_users", 0) for e in paired.values()), default=None)
         users = [] if not references else ["-" if n_users is None else str(n_users)]
@@ -123,12 +137,7 @@ def render_pivot(metrics: dict[str, Any]) -> list[str]:
     if references:
         title = (f"Memory backends (subtask level, k={k_label}; vs: paired per-user difference of Avg@{k_label}, "
                  "95% bootstrap interval over users)")
-    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
-    lines = [title]
-    for row in rows:
-        lines.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
-                               for i, (c, w) in enumerate(zip(row, widths, strict=True))).rstrip())
-    return lines
+    return [title, *_align(rows, 1)]
 
 
 def render_table(metrics: dict[str, Any], results: list[ItemResult]) -> list[str]:
@@ -159,17 +168,17 @@ def render_table(metrics: dict[str, Any], results: list[ItemResult]) -> list[str
             f"{name}={m['k']}" for name, m in sorted(metrics.items()))
         title += "; 95% intervals: bootstrap over users)"
         lines.append(title)
-        rows = [_header(k_shared, judge_failed)]
+        rows = [metrics_header(k_shared, judge_failed)]
         memories = sorted(metrics)
         for level in ("subtask", "user"):
             for memory in memories:
-                rows.append(_row(memory, level, metrics[memory][level], metrics[memory]["k"], judge_failed))
+                rows.append(metrics_row(memory, level, metrics[memory][level], metrics[memory]["k"], judge_failed))
         for breakdown, prefix in (("by_domain", "domain"), ("by_skill", "skill")):
             for memory in memories:
                 m = metrics[memory]
                 for name, sub in m["subtask"].get(breakdown, {}).items():
-                    rows.append(_row(memory, f"{prefix}={name}", sub, m["k"], judge_failed))
-        lines.extend(_align(rows))
+                    rows.append(metrics_row(memory, f"{prefix}={name}", sub, m["k"], judge_failed))
+        lines.extend(_align(rows, 2))
         short = sum(m[level].get("n_short", 0) for m in metrics.values() for level in ("subtask", "user"))
         if short:
             lines.append(f"note: {short} unit(s) had fewer than k trials and score 0")

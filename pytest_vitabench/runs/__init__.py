@@ -3,6 +3,6 @@ resuming a run, and :func:`open_run`, the one way to read a finished or crashed 
 
 from __future__ import annotations
 
-from .reader import Run, open_run
+from .reader import Run, load_run, open_run
 
-__all__ = ["Run", "open_run"]
+__all__ = ["Run", "load_run", "open_run"]

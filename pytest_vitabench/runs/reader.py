@@ -52,6 +52,15 @@ class Run:
         self._by_id = {row["nodeid"]: row for row in report.get("results", [])}
 
     @property
+    def path(self) -> Path:
+        """The report file or run directory the run was read from."""
+        return self.source
+
+    @property
+    def config(self) -> dict[str, Any]:
+        return self.report.get("config") or {}
+
+    @property
     def results(self) -> list[dict[str, Any]]:
         return list(self.report.get("results", []))
 
@@ -133,6 +142,22 @@ def open_run(path: str | os.PathLike[str]) -> Run:
     stores = _stores_of(report, source)
     return Run(report, source=source, store=stores[0] if stores else None, inline=inline,
                more_stores=tuple(stores[1:]))
+
+
+def load_run(path: str | os.PathLike[str]) -> Run:
+    """:func:`open_run`, where a directory holding a ``report.json`` means that report (the viewer, plots and
+    comparison take a run's folder or its report alike).
+
+    Raises:
+        FileNotFoundError: Nothing at ``path``.
+        ValueError: Not a VitaBench report or run directory.
+    """
+    source = Path(path)
+    if (source / "report.json").is_file():
+        source = source / "report.json"
+    if not source.exists():
+        raise FileNotFoundError(f"{source}: no such file")
+    return open_run(source)
 
 
 def _stores_of(report: dict[str, Any], source: Path) -> list[RunStore]:

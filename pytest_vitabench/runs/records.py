@@ -15,8 +15,7 @@ def journal_item(store: RunStore, result: ItemResult, *, suite_sha256: str, conf
         The result with ``messages_sha256`` and ``snapshot_sha256`` set (trajectory still attached).
     """
     result.messages_sha256 = store.put_blob([m.model_dump(mode="json") for m in result.messages])
-    # A str is immutable: the same object is the same snapshot (all trials of a deterministic backend).
-    result.snapshot_sha256 = store.put_blob_once(result.memory_snapshot)
+    result.snapshot_sha256 = store.put_blob(result.memory_snapshot)
     record = result.light()
     record["suite_sha256"] = suite_sha256
     record["config_sha256"] = config_sha256

@@ -31,7 +31,6 @@ import re
 import threading
 import time
 import uuid
-from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -42,10 +41,8 @@ from ..atomic_file import write_atomic
 FSYNC_INTERVAL_S = 0.5
 RUNS_DIR = Path(".vitabench") / "runs"
 MANIFEST = "manifest.json"
-#: gzip level of blobs (readers do not care which).
+#: gzip level of blobs: the fastest, for blobs a third larger than the default level's (readers do not care).
 BLOB_COMPRESSLEVEL = 1
-#: Values whose digest :meth:`RunStore.put_blob_once` remembers by identity (most recently stored kept).
-REMEMBERED_VALUES = 8
 
 
 def new_run_id() -> str:
@@ -53,14 +50,8 @@ def new_run_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + uuid.uuid4().hex[:6]
 
 
-# Encoders made once: ``json.dumps`` with options builds a new encoder per call, as costly as encoding a
-# small record (``encode`` gives the same text).
-_CANONICAL = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
-
-
 def canonical_json(value: Any) -> bytes:
-    return _CANONICAL.encode(value).encode()
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode()
 
 
 class RunStore:
@@ -79,11 +70,6 @@ class RunStore:
         self._dirty = False
         self._flusher: threading.Thread | None = None
         self._closed = threading.Event()
-        self._known_blobs: set[str] = set()
-        self._blobs_dir = os.fspath(self.path / "blobs")
-        self._blob_folders: set[str] = set()
-        # id -> (the value itself, its digest): holding the value keeps its id from being reused.
-        self._digests_by_identity: OrderedDict[int, tuple[Any, str]] = OrderedDict()
 
     @property
     def run_id(self) -> str:
@@ -112,44 +98,10 @@ class RunStore:
         """Store a JSON value once, named by the sha256 of its canonical JSON; returns that hash."""
         data = canonical_json(value)
         digest = hashlib.sha256(data).hexdigest()
-        if digest in self._known_blobs:
-            return digest
-        # Plain os calls on str paths: pathlib's objects and mkdir for every item's trajectory were a third
-        # of this method's time.
-        folder = os.path.join(self._blobs_dir, digest[:2])
-        name = f"{digest}.json.gz"
-        if not os.path.exists(os.path.join(folder, name)):
-            if folder not in self._blob_folders:
-                os.makedirs(folder, exist_ok=True)
-                self._blob_folders.add(folder)
-            # Level 1: half the CPU of level 5 (2 ms of every offline item went here) for blobs ~30% larger.
-            packed = gzip.compress(data, compresslevel=BLOB_COMPRESSLEVEL, mtime=0)
-            try:
-                write_atomic(os.path.join(folder, name), packed)
-            except FileNotFoundError:  # the folder was removed under this run
-                os.makedirs(folder, exist_ok=True)
-                write_atomic(os.path.join(folder, name), packed)
-        self._known_blobs.add(digest)
-        return digest
-
-    def put_blob_once(self, value: Any) -> str:
-        """:meth:`put_blob`, skipping the serialisation when this very object was stored recently.
-
-        For immutable values handed out again and again: a deterministic backend's memory snapshot is one
-        ``str`` object shared by every trial of a subtask, up to ~100k tokens under ``full_context``, and
-        encoding it canonically to hash it again showed in every offline item's profile.
-        """
-        with self._lock:
-            remembered = self._digests_by_identity.get(id(value))
-            if remembered is not None and remembered[0] is value:
-                self._digests_by_identity.move_to_end(id(value))
-                return remembered[1]
-        digest = self.put_blob(value)
-        with self._lock:
-            self._digests_by_identity[id(value)] = (value, digest)
-            self._digests_by_identity.move_to_end(id(value))
-            while len(self._digests_by_identity) > REMEMBERED_VALUES:
-                self._digests_by_identity.popitem(last=False)
+        path = self.blob_path(digest)
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(path, gzip.compress(data, compresslevel=BLOB_COMPRESSLEVEL, mtime=0))
         return digest
 
     def blob_path(self, digest: str) -> Path:
@@ -167,7 +119,7 @@ class RunStore:
 
     def append(self, record: dict[str, Any]) -> None:
         """Journal one finished item: one ``write`` of one line, fsynced within :data:`FSYNC_INTERVAL_S`."""
-        line = _COMPACT.encode(record).encode() + b"\n"
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
         with self._lock:
             if self._fd is None:
                 journal = self.path / "journal"

@@ -1,7 +1,7 @@
 """``vitabench view``, ``vitabench plot`` and ``vitabench compare``: what they do and print (the parser is in
 :mod:`pytest_vitabench.cli`).
 
-Every command reads runs through :func:`~pytest_vitabench.runs.saved.load_run` only.
+Every command reads runs through :func:`~pytest_vitabench.runs.load_run` only.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..runs.saved import Run, load_run
+from ..runs.reader import Run, load_run
 
 
 def _catalogue(run: Run, suite_dirs: list[str] | None) -> Any:

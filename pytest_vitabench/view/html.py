@@ -26,7 +26,7 @@ from importlib import resources
 from typing import Any
 
 from ..report.failures import CATEGORIES
-from ..runs.saved import Run
+from ..runs.reader import Run
 from .catalogue import Catalogue
 
 #: Index columns, in the order of each row of ``vita-index``.
@@ -88,6 +88,48 @@ def _compact_message(message: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in message.items() if v not in (None, False, "", []) and k != "usage"}
 
 
+class _MemoryLines:
+    """Memory texts stored once per distinct line per user and referenced by line numbers (the trials of a
+    subtask share their memory; successive subtasks of a user share most of their history)."""
+
+    def __init__(self) -> None:
+        self.pools: dict[str, dict[str, int]] = defaultdict(dict)
+        self._refs: dict[tuple[str, str], int] = {}
+        self._blocks: list[tuple[str, list[int]]] = []
+
+    def ref(self, user: str, text: str) -> int:
+        """The number of ``user``'s memory ``text`` (``-1`` for none)."""
+        if not text:
+            return -1
+        if (user, text) not in self._refs:
+            pool = self.pools[user]
+            self._refs[(user, text)] = len(self._blocks)
+            self._blocks.append((user, [pool.setdefault(line, len(pool)) for line in text.split("\n")]))
+        return self._refs[(user, text)]
+
+    def scripts(self) -> list[str]:
+        """The packed ``vita-memories`` block, then one ``vita-lines-N`` block per user."""
+        number = {u: i for i, u in enumerate(sorted(self.pools))}
+        memories = [[number[u], lines] for u, lines in self._blocks]
+        return [_packed_script("vita-memories", memories),
+                *(_packed_script(f"vita-lines-{number[u]}", list(self.pools[u])) for u in sorted(self.pools))]
+
+
+def _detail(run: Run, item: Mapping[str, Any], memory_ref: int) -> dict[str, Any]:
+    """What the page shows of one item once it is opened."""
+    return {
+        "messages": [_compact_message(m) for m in run.messages(item["nodeid"])],
+        "rubrics": item.get("rubrics") or [],
+        "usage": item.get("usage") or {},
+        "error": item.get("error"),
+        "tool_errors": item.get("tool_errors", 0),
+        "duration_s": item.get("duration_s"),
+        "seed": item.get("seed"),
+        "judge_details": item.get("judge_details") or {},
+        "memory_ref": memory_ref,
+    }
+
+
 def build_viewer(run: Run, *, catalogue: Catalogue | None = None, metrics_lines: list[str] | None = None,
                  plots: Mapping[str, Any] | None = None, failures: Mapping[str, Any] | None = None,
                  comparison: Mapping[str, Any] | None = None, title: str | None = None,
@@ -95,7 +137,7 @@ def build_viewer(run: Run, *, catalogue: Catalogue | None = None, metrics_lines:
     """The viewer page of a run.
 
     Args:
-        run: The run (from :func:`~pytest_vitabench.runs.saved.load_run`).
+        run: The run (from :func:`~pytest_vitabench.runs.load_run`).
         catalogue: Names behind ids and suite statuses; ``None`` shows bare ids.
         metrics_lines: The metrics table as text lines (the terminal table).
         plots: :func:`~pytest_vitabench.report.plots.plot_data` of the run.
@@ -112,9 +154,7 @@ def build_viewer(run: Run, *, catalogue: Catalogue | None = None, metrics_lines:
     index_rows = []
     chunk_of: dict[tuple[str, str], int] = {}
     chunk_items: list[dict[str, Any]] = []
-    line_pools: dict[str, dict[str, int]] = defaultdict(dict)
-    memory_refs: dict[tuple[str, str], int] = {}
-    memory_blocks: list[list[Any]] = []
+    memory = _MemoryLines()
     mentioned: set[str] = set()
     for number, item in enumerate(run.results):
         nodeid = item["nodeid"]
@@ -127,35 +167,11 @@ def build_viewer(run: Run, *, catalogue: Catalogue | None = None, metrics_lines:
                            item.get("domain"), item.get("skills") or [], item.get("memory"), item.get("trial"),
                            item.get("reward"), item.get("outcome"), item.get("termination"), item.get("steps"),
                            tokens, round(cost, 6), categories.get(nodeid, ""), _summary(item), chunk_of[unit]])
-        text = run.memory_snapshot(nodeid)
-        user = str(item.get("user_id"))
-        ref = -1
-        if text:
-            key = (user, text)
-            if key not in memory_refs:
-                pool = line_pools[user]
-                memory_refs[key] = len(memory_blocks)
-                memory_blocks.append([user, [pool.setdefault(line, len(pool)) for line in text.split("\n")]])
-            ref = memory_refs[key]
-        detail = {
-            "messages": [_compact_message(m) for m in run.messages(nodeid)],
-            "rubrics": item.get("rubrics") or [],
-            "usage": item.get("usage") or {},
-            "error": item.get("error"),
-            "tool_errors": item.get("tool_errors", 0),
-            "duration_s": item.get("duration_s"),
-            "seed": item.get("seed"),
-            "judge_details": item.get("judge_details") or {},
-            "memory_ref": ref,
-        }
+        detail = _detail(run, item, memory.ref(str(item.get("user_id")), run.memory_snapshot(nodeid)))
         if catalogue is not None and catalogue.names:
             mentioned.update(_ID_PATTERN.findall(_id_bearing_text(detail)))
         chunk_items[chunk_of[unit]][str(number)] = detail
-    users = sorted(line_pools)
-    user_number = {u: i for i, u in enumerate(users)}
-    pools = [_packed_script(f"vita-lines-{user_number[u]}", list(line_pools[u])) for u in users]
     chunks = [_packed_script(f"vita-chunk-{number}", items) for number, items in enumerate(chunk_items)]
-    memories = [[user_number[u], lines] for u, lines in memory_blocks]
     names = {} if catalogue is None else {i: catalogue.names[i] for i in sorted(mentioned) if i in catalogue.names}
     page_title = title or run.path.name
     meta = {
@@ -176,8 +192,7 @@ def build_viewer(run: Run, *, catalogue: Catalogue | None = None, metrics_lines:
         _json_script("vita-meta", meta),
         _json_script("vita-index", index_rows),
         _json_script("vita-names", names),
-        _packed_script("vita-memories", memories),
-        *pools,
+        *memory.scripts(),
         *chunks,
     ])
     return (template.replace("__TITLE__", html.escape(page_title))

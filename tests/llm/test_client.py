@@ -161,7 +161,7 @@ def test_the_key_appears_in_no_repr_message_traceback_or_log(stub, caplog):
     assert err.status == 401 and "***" in str(err) and f"${KEY_ENV}" in str(err)
     assert err.__cause__ is None and err.__suppress_context__
     rendered = [repr(client), repr(client.settings), str(err), repr(err), "".join(traceback.format_exception(err)),
-                caplog.text, repr(client.limiter), repr(client.ledger.to_dict())]
+                caplog.text, repr(client.limits.limiter), repr(client.ledger.to_dict())]
     for text in rendered:
         assert SECRET not in text
 

@@ -215,7 +215,7 @@ def test_a_token_limit_429_pauses_the_budget_for_its_reset(tmp_path):
         other = TokenBudget(tmp_path, tokens=None)  # the pause is in the shared directory: every worker waits
         with other.path.open("rb") as handle:
             assert handle.read(8) != b"\0" * 8
-        assert client.adaptive.cuts == 1
+        assert client.limits.adaptive.cuts == 1
     finally:
         stub.close()
 
@@ -228,7 +228,7 @@ def test_a_refused_request_is_corrected_to_no_tokens_and_the_answer_to_its_usage
         client = LLMClient(LLMSettings(base_url=stub.base_url, api_key_env="VITA_NO_KEY", cache="off",
                                        state_dir=tmp_path, tpm=10_000, tpm_window_s=30), count_tokens=count_tokens)
         client.complete("agent", model="m", messages=[{"role": "user", "content": "hello " * 200}])
-        assert client.token_budget.used() == 35  # the 429 counted nothing, the answer its usage
+        assert client.limits.token_budget.used() == 35  # the 429 counted nothing, the answer its usage
     finally:
         stub.close()
 

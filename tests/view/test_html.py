@@ -8,7 +8,7 @@ import json
 import re
 from pathlib import Path
 
-from pytest_vitabench.runs.saved import Run
+from pytest_vitabench.runs.reader import Run
 from pytest_vitabench.view.catalogue import Catalogue
 from pytest_vitabench.view.html import INDEX_COLUMNS, build_viewer
 
@@ -27,20 +27,7 @@ def _run():
         heavy[nodeid] = {"messages": [{"role": "user", "content": HOSTILE}],
                          "memory_snapshot": "- likes trains\n- second class" if trial == 0 else "- likes trains"}
     report = {"schema": "vitabench-report/1", "config": {"model": "x"}, "results": results}
-    return Run(Path("run.json"), report, _Heavy(heavy))
-
-
-class _Heavy:
-    """Serves the trajectories and memory texts as the run reader does (an unknown item: KeyError)."""
-
-    def __init__(self, heavy):
-        self._heavy = heavy
-
-    def messages(self, nodeid):
-        return self._heavy[nodeid]["messages"]
-
-    def memory_snapshot(self, nodeid):
-        return self._heavy[nodeid]["memory_snapshot"]
+    return Run(report, source=Path("run.json"), store=None, inline=heavy)
 
 
 def _unpack(page, element_id):

@@ -1,4 +1,4 @@
-"""load_run: the one reader of saved runs, and its bad inputs."""
+"""load_run: a saved run read by its report or its folder, and its bad inputs."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from pytest_vitabench.runs.saved import load_run
+from pytest_vitabench.runs.reader import load_run
 
 
 def _report(results):
@@ -23,7 +23,8 @@ def test_heavy_fields_are_served_on_demand_not_kept_in_the_results(tmp_path):
     assert run.results == [{"nodeid": "a::U1::s1[none-t0]", "user_id": "U1"}]
     assert run.messages("a::U1::s1[none-t0]") == [{"role": "user", "content": "hi"}]
     assert run.memory_snapshot("a::U1::s1[none-t0]") == "likes tea"
-    assert run.messages("unknown") == [] and run.memory_snapshot("unknown") == ""
+    with pytest.raises(KeyError):
+        run.messages("unknown")
     assert run.config == {"model": "m"}
 
 
