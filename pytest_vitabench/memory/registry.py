@@ -15,10 +15,12 @@ from functools import cache
 from importlib.metadata import entry_points
 from typing import Any
 
+from ..option_values import ALIASES as ALIASES
+from ..option_values import canonical_name as canonical_name
+from ..option_values import parse_memory_list as parse_memory_list
+from ..option_values import parse_threshold as parse_threshold
 from .base import Memory
 
-#: Official names accepted as aliases (REFERENCE.md §4).
-ALIASES = {"null": "none", "rewrite": "agentic"}
 BUILTIN = ("none", "groundtruth", "full_context", "agentic", "rag")
 #: Built-ins whose state depends on the data only: one memory serves every trial.
 DETERMINISTIC = ("none", "groundtruth", "full_context", "rag")
@@ -36,24 +38,6 @@ ENTRY_POINT_GROUP = "vitabench.memory"
 OPTION_KEYS = ("llm_client", "memory_model", "embedding_model", "embedding_base_url", "cache_dir", "language",
                "rag_top_k", "rag_threshold", "chunk_tokens", "rag_summary", "agentic_max_tokens",
                "full_context_max_tokens", "rag_style")
-
-
-def canonical_name(name: str) -> str:
-    name = name.strip()
-    return ALIASES.get(name, name)
-
-
-def parse_memory_list(spec: str) -> list[str]:
-    """Split ``none,full_context`` into canonical, de-duplicated names (order kept)."""
-    names: list[str] = []
-    for part in spec.split(","):
-        if part.strip():
-            name = canonical_name(part)
-            if name not in names:
-                names.append(name)
-    if not names:
-        raise ValueError("--vita-memory needs at least one backend name")
-    return names
 
 
 def is_deterministic(name: str, options: Mapping[str, Any] | None = None) -> bool:
@@ -80,23 +64,6 @@ def _declared_deterministic(name: str) -> bool:
     # Looked up once per name: the runner asks for every item, and entry points are slow to scan.
     backend = _load_custom(name)
     return backend is not None and inspect.getattr_static(backend, "deterministic", False) is True
-
-
-def parse_threshold(value: object) -> float | None:
-    """``--vita-rag-threshold``: a number, or ``auto``/empty for the embedding model's calibrated value.
-
-    Raises:
-        ValueError: Not a number in [-1, 1].
-    """
-    if value is None or str(value).strip().lower() in ("", "auto", "none"):
-        return None
-    try:
-        number = float(str(value))
-    except ValueError:
-        raise ValueError(f"--vita-rag-threshold must be a number or 'auto', got {value!r}") from None
-    if not -1.0 <= number <= 1.0:
-        raise ValueError(f"--vita-rag-threshold must lie in [-1, 1] (a cosine similarity), got {value!r}")
-    return number
 
 
 def memory_factory(name: str, options: Mapping[str, Any] | None = None) -> Callable[[], Memory]:

@@ -98,7 +98,7 @@ def test_every_process_sharing_the_state_dir_stops(stub, tmp_path):
 
 
 def test_bad_option_values_name_the_option(tmp_path):
-    from pytest_vitabench.config import settings_from_options
+    from pytest_vitabench.llm.settings import settings_from_options
 
     assert settings_from_options(base_url=None, api_key_env="X", rootdir=tmp_path).circuit_breaker == 5
     off = settings_from_options(base_url=None, api_key_env="X", rootdir=tmp_path, circuit_breaker="0")

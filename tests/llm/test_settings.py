@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_vitabench.config import settings_from_options
 from pytest_vitabench.llm import LLMSettings
+from pytest_vitabench.llm.settings import settings_from_options
 
 
 def test_defaults(tmp_path):
