@@ -181,7 +181,7 @@ class RunSettings:
         True, official="off", parse=values.on_off,
         help="LLM judge sees the final orders/bookings/reservations: on (default) or off (official)")
     judge_failures: Literal["unscored", "zero"] = setting(
-        "unscored", official="zero", parse=values.judge_failures,
+        "unscored", official="zero", parse=values.judge_failures, choices=values.JUDGE_FAILURE_POLICIES,
         help="LLM judge: a rubric the judge failed to return (unreadable after the repair request, missing from the "
              "reply, a justification contradicting its verdict): unscored (default: the item is left out of the "
              "metrics and counted in the 'unscored' column) or zero (official: the item scores 0)")
