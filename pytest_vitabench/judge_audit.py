@@ -439,8 +439,8 @@ COMMAND = Command(
         argument("--seed", type=int, default=0, help="seed of the sample and the bootstrap (default: 0)"),
         argument("--concurrency", type=positive("--concurrency"), default=8,
                  help="items judged at the same time (default: 8; --vita-rpm and --vita-max-concurrency apply)"),
-        argument("--vita-fail-under", default=None,
-                 help="gate on the judge: e.g. judge.kappa=0.8,judge.agreement=0.9 (exit 1 when missed)"),
+        *setting_arguments("fail_under", fail_under={
+            "help": "gate on the judge: e.g. judge.kappa=0.8,judge.agreement=0.9 (exit 1 when missed)"}),
         argument("--viewer", default=None,
                  help="prefix of the disagreement links (default: the audit report's .html name)"),
         argument("--limit", type=int, default=10, help="disagreements printed per judge (default: 10)"),
