@@ -115,13 +115,6 @@ def unknown_model_hint(roles: Iterable[tuple[str, str]]) -> str:
     return " ".join(hints)
 
 
-def whole_number_or_auto(option: str, value: object, *, minimum: int) -> int | str:
-    """``auto`` as it is, else :func:`whole_number` (the message says ``auto`` is accepted too)."""
-    if str(value).strip().lower() == "auto":
-        return "auto"
-    return whole_number(option, value, minimum=minimum, default=minimum, accepted=" or 'auto'")
-
-
 # Parsers of the settings (see settings.py): ``(option, raw value) -> value``, each raising ValueError
 # that names the option.
 
@@ -197,7 +190,10 @@ def circuit_breaker(option: str, value: object) -> int:
 
 
 def concurrency(option: str, value: object) -> int | str:
-    return whole_number_or_auto(option, value, minimum=1)
+    """``auto`` as it is, else a whole number of at least 1 (the message says ``auto`` is accepted too)."""
+    if str(value).strip().lower() == "auto":
+        return "auto"
+    return whole_number(option, value, minimum=1, default=1, accepted=" or 'auto'")
 
 
 def switch(option: str, value: object, choices: tuple[str, ...] = ("default", "official")) -> str:
@@ -210,10 +206,6 @@ def switch(option: str, value: object, choices: tuple[str, ...] = ("default", "o
 
 def judge_failures(option: str, value: object) -> str:
     return switch(option, value, JUDGE_FAILURE_POLICIES)
-
-
-def profile_name(option: str, value: object) -> str:
-    return switch(option, value)
 
 
 def official_source(option: str, value: object) -> str:

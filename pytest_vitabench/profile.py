@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .domains import OFFICIAL_RESULT_DOMAINS
 from .option_values import TOOL_CHECKS as TOOL_CHECKS
 from .option_values import parse_tool_checks as parse_tool_checks
 from .settings import spec
@@ -245,8 +246,6 @@ def summary(config: Any, *, tokenizer: str = "cl100k_base", official_wording: bo
     """The report's ``profile`` block: the profile, every switch's value, and the comparability verdict."""
     reasons = comparability(config, tokenizer=tokenizer, official_wording=official_wording,
                             official_models=official_models)
-    from .domains import OFFICIAL_RESULT_DOMAINS
-
     return {
         "name": config.profile,
         "switches": {dev.option: getattr(config, dev.field) for dev in DEVIATIONS},

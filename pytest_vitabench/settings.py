@@ -174,7 +174,7 @@ class RunSettings:
         help="episodes in flight per process, on asyncio (with -n 2, twice as many in all); auto = 1 when every "
              "role is an offline built-in, 16 when any role is an LLM (default: auto)")
     profile: Literal["default", "official"] = setting(
-        "default", choices=("default", "official"), parse=values.profile_name,
+        "default", choices=("default", "official"), parse=values.switch,
         help="default (our fixes) or official (the official harness's behaviour for everything that changes a "
              "score); each switch below overrides it")
     judge_records: bool = setting(

@@ -68,8 +68,6 @@ def view_command(run_path: str, *, output: str | None = None, suite_dirs: list[s
     out.write_text(page, encoding="utf-8")
     print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB)")
     if not output and open_browser:
-        import webbrowser
-
         if not webbrowser.open(out.resolve().as_uri()):
             print("no browser found; open the file yourself")
     return 0
