@@ -7,9 +7,8 @@ logged, compared and written to a report as they are.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -149,37 +148,3 @@ def settings_for_run(config: RunConfig, *, rootdir: Path, state_dir: Path | str 
         state_dir=Path(state_dir) if state_dir else None,
         prices=load_prices(config.prices, base_dir=Path(rootdir)),
     )
-
-
-def settings_from_options(*, base_url: str | None, api_key_env: str, rootdir: Path,
-                          state_dir: Path | str | None = None, rpm: object = None, max_concurrency: object = None,
-                          timeout: object = None, cache: object = None,
-                          prices: str | Path | Mapping[str, Any] | None = None,
-                          cache_dir: Path | str | None = None, circuit_breaker: object = None,
-                          tpm: object = None) -> LLMSettings:
-    """Settings from raw command-line / ini values (strings or ``None``), for a client outside a pytest run
-    (``vitabench rejudge``): each value is read by its setting's parser (see :mod:`pytest_vitabench.settings`).
-
-    Args:
-        base_url: ``--vita-base-url`` (or ``$OPENAI_BASE_URL``).
-        api_key_env: ``--vita-api-key-env``.
-        rootdir: Home of the default cache directory and of a relative prices file.
-        state_dir: The directory shared by every process of the run.
-        rpm: ``--vita-rpm``; max_concurrency: ``--vita-max-concurrency``; timeout: ``--vita-timeout``;
-            cache: ``--vita-cache``; circuit_breaker: ``--vita-circuit-breaker``; tpm: ``--vita-tpm``.
-        prices: ``--vita-prices``: inline spec or a ``.toml``/``.json`` file (or a mapping).
-        cache_dir: The disk store's root (default ``<rootdir>/.vitabench/cache``; LLM answers go to ``llm/``).
-
-    Raises:
-        ValueError: A value is malformed; the message names the option.
-    """
-    raw = {"vita_base_url": base_url, "vita_api_key_env": api_key_env, "vita_rpm": rpm,
-           "vita_max_concurrency": max_concurrency, "vita_timeout": timeout, "vita_cache": cache,
-           "vita_circuit_breaker": circuit_breaker, "vita_tpm": tpm}
-    if not isinstance(prices, Mapping):
-        raw["vita_prices"] = str(prices) if prices else None
-    config = RunConfig.from_options({k: v for k, v in raw.items() if v is not None})
-    settings = settings_for_run(config, rootdir=rootdir, state_dir=state_dir, cache_dir=cache_dir)
-    if isinstance(prices, Mapping):
-        settings = settings.model_copy(update={"prices": load_prices(prices, base_dir=Path(rootdir))})
-    return settings
