@@ -208,12 +208,12 @@ def rejudge_report(path: str | Path, judge: Judge, *, suite_paths: SuitePaths = 
     kept: list[str] = []
     failed: dict[str, str] = {}
     batched: list[tuple[ItemResult, JudgeCase]] = []
+    # The run's search and answer styles, so that a replayed call answers as it did in the run.
+    styles = {key: str(config.get(key) or "default") for key in ("search_style", "tool_results")}
     for result in results:
         if result.outcome == "error":
             kept.append(result.nodeid)  # the episode never finished: nothing complete to judge
             continue
-        # The run's search and answer styles, so that a replayed call answers as it did in the run.
-        styles = {key: str(config.get(key) or "default") for key in ("search_style", "tool_results")}
         case, problems = replay(result, suites[result.suite], suite_language(language, suites[result.suite]),
                                 checks=config.get("tool_checks"), styles=styles, official_source=official_source)
         if problems:
@@ -221,15 +221,7 @@ def rejudge_report(path: str | Path, judge: Judge, *, suite_paths: SuitePaths = 
         if batch is not None:
             batched.append((result, case))  # judged together below
             continue
-        mark = ledger.snapshot() if ledger is not None else None
-        try:
-            verdict = judge.judge(case)
-        except Exception as exc:  # an infrastructure failure of the judge: reported, never scored as judged
-            _record_failure(result, exc, failed)
-        else:
-            _record_verdict(result, verdict)
-        if mark is not None and ledger is not None:
-            result.usage["judge"] = ledger.since(mark).get("judge", Usage())
+        _judge_one(result, case, judge, ledger, failed)
         if progress is not None:
             progress(result)
     batch_note = _judge_batched(batched, judge, batch, failed, progress) if batch is not None else None
@@ -249,6 +241,20 @@ def rejudge_report(path: str | Path, judge: Judge, *, suite_paths: SuitePaths = 
     if batch_note is not None:
         out["rejudged_from"]["batch"] = batch_note
     return out
+
+
+def _judge_one(result: ItemResult, case: JudgeCase, judge: Judge, ledger: Ledger | None,
+               failed: dict[str, str]) -> None:
+    """Judge one case call by call: its verdict (or the judge's failure) and its judge usage go on ``result``."""
+    mark = ledger.snapshot() if ledger is not None else None
+    try:
+        verdict = judge.judge(case)
+    except Exception as exc:  # an infrastructure failure of the judge: reported, never scored as judged
+        _record_failure(result, exc, failed)
+    else:
+        _record_verdict(result, verdict)
+    if mark is not None and ledger is not None:
+        result.usage["judge"] = ledger.since(mark).get("judge", Usage())
 
 
 def _record_verdict(result: ItemResult, verdict: Verdict) -> None:
