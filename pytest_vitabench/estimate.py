@@ -329,14 +329,16 @@ COMMAND = Command(
         argument("suite", help="the suite file (.json or .json.gz)"),
         *setting_arguments(
             "model", "user_model", "judge_model", "memory", "trials", "prices", "judge_batch", checked=("trials",),
-            model={"default": "gpt-4.1", "help": "the agent model to price (default: gpt-4.1)"},
-            user_model={"default": "gpt-4.1", "help": "the user simulator model, or scripted for none (default: "
-                                                      "gpt-4.1)"},
-            judge_model={"default": "gpt-4.1", "help": "the judge model, or rules for none (default: gpt-4.1)"},
-            memory={"default": "full_context,agentic,rag",
+            model={"metavar": "MODEL", "default": "gpt-4.1", "help": "the agent model to price (default: gpt-4.1)"},
+            user_model={"metavar": "USER_MODEL", "default": "gpt-4.1",
+                        "help": "the user simulator model, or scripted for none (default: gpt-4.1)"},
+            judge_model={"metavar": "JUDGE_MODEL", "default": "gpt-4.1",
+                         "help": "the judge model, or rules for none (default: gpt-4.1)"},
+            memory={"metavar": "MEMORY", "default": "full_context,agentic,rag",
                     "help": "memory backends, comma-separated (default: full_context,agentic,rag)"},
-            trials={"help": "trials per subtask (default: 4)"},
-            prices={"help": "'model=prompt/completion,...' or 'model=prompt/cached/completion,...' in USD per 1M "
+            trials={"metavar": "TRIALS", "help": "trials per subtask (default: 4)"},
+            prices={"metavar": "PRICES",
+                    "help": "'model=prompt/completion,...' or 'model=prompt/cached/completion,...' in USD per 1M "
                             "tokens (gpt-4.1's list prices, cached rate included, are built in); a .toml or .json "
                             "file may add each model's batch_factor (default 0.5)"},
             judge_batch={"help": "also print the cost with the judge sent through the Batch API, billed at its "

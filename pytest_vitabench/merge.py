@@ -165,5 +165,6 @@ COMMAND = Command(
                  help="run directories (.vitabench/runs/RUN_ID/shard-I-of-N), directories holding them, or JSON "
                       "reports"),
         argument("-o", "--output", required=True, help="where to write the merged JSON report"),
-        *setting_arguments("fail_under", "baseline", "fail_regression"),
+        *setting_arguments("fail_under", "baseline", "fail_regression", fail_under={"metavar": "SPEC"},
+                           baseline={"metavar": "RUN"}, fail_regression={"metavar": "DELTA"}),
     ))

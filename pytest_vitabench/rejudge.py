@@ -426,7 +426,7 @@ COMMAND = Command(
                            judge_failures={"help": "a rubric the judge fails to return: unscored or zero (official); "
                                                    "default: the run's"}),
         *JUDGE_ENDPOINT_ARGUMENTS,
-        *setting_arguments("judge_batch", "batch_poll"),
+        *setting_arguments("judge_batch", "batch_poll", batch_poll={"metavar": "SECONDS"}),
         argument("-o", "--output", default=None,
                  help="where to write the new report (default: REPORT.rejudged.json beside it)"),
     ))
