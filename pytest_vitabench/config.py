@@ -10,17 +10,14 @@ import hashlib
 import os
 import random
 from collections.abc import Callable, Mapping
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
+from .option_values import BUILTIN_ROLE_NAMES
 from .settings import RunSettings, read_settings, specs
 from .version import __version__
-
-if TYPE_CHECKING:
-    from .llm.settings import LLMSettings
-
 
 #: The official harness's default ``--seed`` and the bound of the trial seeds it draws from it.
 OFFICIAL_BASE_SEED = 300
@@ -59,9 +56,7 @@ class RunConfig(BaseModel, RunSettings):
             fields["base_url"] = os.environ["OPENAI_BASE_URL"]
         model = fields.get("model", "reference")
         if not fields.get("memory_model"):
-            from .agents import BUILTIN_AGENTS
-
-            fields["memory_model"] = model if model not in BUILTIN_AGENTS else None
+            fields["memory_model"] = model if model not in BUILTIN_ROLE_NAMES["--vita-model"] else None
         if fields.get("profile") == "official" and fields.get("seed") is None:
             fields["seed"] = OFFICIAL_BASE_SEED
         if not fields.get("official_source"):
@@ -111,8 +106,6 @@ class RunConfig(BaseModel, RunSettings):
 
 def _without_credentials(url: str) -> str:
     # A URL may carry credentials (https://user:key@host/v1): keep only where it points.
-    from urllib.parse import urlsplit, urlunsplit
-
     if "," in url:  # several endpoints of one model
         return ",".join(_without_credentials(one.strip()) for one in url.split(",") if one.strip())
 
@@ -120,41 +113,3 @@ def _without_credentials(url: str) -> str:
     host = parts.hostname or ""
     netloc = f"{host}:{parts.port}" if parts.port else host
     return urlunsplit(parts._replace(netloc=netloc, query=""))
-
-
-def settings_from_options(*, base_url: str | None, api_key_env: str, rootdir: Path,
-                          state_dir: Path | str | None = None, rpm: object = None, max_concurrency: object = None,
-                          timeout: object = None, cache: object = None,
-                          prices: str | Path | Mapping[str, Any] | None = None,
-                          cache_dir: Path | str | None = None, circuit_breaker: object = None,
-                          tpm: object = None) -> LLMSettings:
-    """Settings from raw command-line / ini values (strings or ``None``), for a client outside a pytest run
-    (``vitabench rejudge``): each value is read by its setting's parser (see :mod:`pytest_vitabench.settings`).
-
-    Args:
-        base_url: ``--vita-base-url`` (or ``$OPENAI_BASE_URL``).
-        api_key_env: ``--vita-api-key-env``.
-        rootdir: Home of the default cache directory and of a relative prices file.
-        state_dir: The directory shared by every process of the run.
-        rpm: ``--vita-rpm``; max_concurrency: ``--vita-max-concurrency``; timeout: ``--vita-timeout``;
-            cache: ``--vita-cache``; circuit_breaker: ``--vita-circuit-breaker``; tpm: ``--vita-tpm``.
-        prices: ``--vita-prices``: inline spec or a ``.toml``/``.json`` file (or a mapping).
-        cache_dir: The disk store's root (default ``<rootdir>/.vitabench/cache``; LLM answers go to ``llm/``).
-
-    Raises:
-        ValueError: A value is malformed; the message names the option.
-    """
-    raw = {"vita_base_url": base_url, "vita_api_key_env": api_key_env, "vita_rpm": rpm,
-           "vita_max_concurrency": max_concurrency, "vita_timeout": timeout, "vita_cache": cache,
-           "vita_circuit_breaker": circuit_breaker, "vita_tpm": tpm}
-    if not isinstance(prices, Mapping):
-        raw["vita_prices"] = str(prices) if prices else None
-    config = RunConfig.from_options({k: v for k, v in raw.items() if v is not None})
-    from .llm.settings import settings_for_run
-
-    settings = settings_for_run(config, rootdir=rootdir, state_dir=state_dir, cache_dir=cache_dir)
-    if isinstance(prices, Mapping):
-        from .llm.prices import load_prices
-
-        settings = settings.model_copy(update={"prices": load_prices(prices, base_dir=Path(rootdir))})
-    return settings

@@ -34,13 +34,16 @@ gives the model a ``batch_factor``), as ``--vita-judge-batch`` bills it.
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .command import Command, argument, run_config, setting_arguments
 from .config import RunConfig
 from .llm import Ledger, ModelPrice, load_prices, price_for
 from .llm.prices import batch_rate
@@ -306,3 +309,43 @@ DEFAULT_PRICES = {
 
 def prices_from_option(spec: str | None) -> dict[str, ModelPrice]:
     return {**DEFAULT_PRICES, **(load_prices(spec) if spec else {})}
+
+
+def estimate_command(args: argparse.Namespace) -> int:
+    """``vitabench estimate``: print the tokens and cost of the suite under the roles and backends given."""
+    try:
+        config = run_config(args)
+        estimate = estimate_cost(args.suite, memory=config.memory, trials=config.trials, agent_model=config.model,
+                                 user_model=config.user_model, judge_model=config.judge_model,
+                                 prices=prices_from_option(config.prices), judge_batch=config.judge_batch)
+    except ValueError as exc:
+        print(f"vitabench estimate: {exc}", file=sys.stderr)
+        return 2
+    for line in estimate.lines():
+        print(line)
+    return 0
+
+
+COMMAND = Command(
+    "estimate", help="estimate the tokens and cost of a run with LLM roles",
+    description="Play every subtask once with the offline built-ins and count the tokens each LLM role would have "
+                "been sent along those trajectories, then price them (a floor: LLM agents usually take more turns).",
+    run=estimate_command, arguments=(
+        argument("suite", help="the suite file (.json or .json.gz)"),
+        *setting_arguments(
+            "model", "user_model", "judge_model", "memory", "trials", "prices", "judge_batch", checked=("trials",),
+            model={"metavar": "MODEL", "default": "gpt-4.1", "help": "the agent model to price (default: gpt-4.1)"},
+            user_model={"metavar": "USER_MODEL", "default": "gpt-4.1",
+                        "help": "the user simulator model, or scripted for none (default: gpt-4.1)"},
+            judge_model={"metavar": "JUDGE_MODEL", "default": "gpt-4.1",
+                         "help": "the judge model, or rules for none (default: gpt-4.1)"},
+            memory={"metavar": "MEMORY", "default": "full_context,agentic,rag",
+                    "help": "memory backends, comma-separated (default: full_context,agentic,rag)"},
+            trials={"metavar": "TRIALS", "help": "trials per subtask (default: 4)"},
+            prices={"metavar": "PRICES",
+                    "help": "'model=prompt/completion,...' or 'model=prompt/cached/completion,...' in USD per 1M "
+                            "tokens (gpt-4.1's list prices, cached rate included, are built in); a .toml or .json "
+                            "file may add each model's batch_factor (default 0.5)"},
+            judge_batch={"help": "also print the cost with the judge sent through the Batch API, billed at its "
+                                 "batch price (half the list price, as OpenAI and Anthropic bill it)"}),
+    ))

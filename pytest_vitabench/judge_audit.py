@@ -24,6 +24,7 @@ only asks the judge for verdicts, item by item.
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import hashlib
 import random
@@ -36,14 +37,25 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .agreement import FIGURES, collect, figures, flip_rate, judge_summary
+from .command import Command, argument, positive, run_config, setting_arguments
+from .fail_under import parse_fail_under
 from .judges.audited import rules_truth
 from .judges.base import Judge, JudgeCase, Verdict
 from .judges.registry import make_judge
 from .messages import Usage
 from .metrics import METRIC_BY_NAME, compute_metrics, metric_key
-from .rejudge import RejudgeError, SuitePaths, open_llm_client, record_verdict, replay, resolve_suites, suite_language
+from .rejudge import (
+    JUDGE_ENDPOINT_ARGUMENTS,
+    RejudgeError,
+    SuitePaths,
+    open_llm_client,
+    record_verdict,
+    replay,
+    resolve_suites,
+    suite_language,
+)
 from .report.json_report import build_report, load_report, write_report
-from .report.thresholds import check_thresholds, parse_fail_under
+from .report.thresholds import check_thresholds
 from .result import ItemResult
 from .runs.reader import open_run
 
@@ -353,30 +365,36 @@ The output is a report (vitabench view / show read it) with the audit in its jud
 """
 
 
-def audit_command(run_path: str, *, setups: Sequence[JudgeSetup], repeats: int = 1, sample: int | None = None,
-                  seed: int = 0, failures: str = "unscored", language: str | None = None,
-                  llm_options: Mapping[str, Any] | None = None, suite_paths: SuitePaths = None,
-                  output: str | None = None, viewer: str | None = None, concurrency: int = 8,
-                  fail_under: str | None = None, limit: int = 10) -> int:
+def audit_command(args: argparse.Namespace) -> int:
     """``vitabench judge-audit``: audit, write the audit report, print it, check the gate.
 
     Returns:
-        The exit status: 0; 1 when a ``fail_under`` threshold is missed; 2 on usage errors.
+        The exit status: 0; 1 when a ``--vita-fail-under`` threshold is missed; 2 on usage errors.
     """
-    source = Path(run_path)
-    written = Path(output) if output else source.with_name(f"{source.stem}.judge-audit.json")
+    source = Path(args.report)
+    written = Path(args.output) if args.output else source.with_name(f"{source.stem}.judge-audit.json")
+    try:
+        config = run_config(args)
+    except ValueError as exc:
+        print(f"vitabench judge-audit: {exc}", file=sys.stderr)
+        return 2
+    setups = [JudgeSetup(config.judge_model, config.judge_mode, config.judge_votes)]
+    if args.against_model or args.against_mode or args.against_votes:
+        setups.append(JudgeSetup(args.against_model or config.judge_model, args.against_mode or config.judge_mode,
+                                 args.against_votes or config.judge_votes))
     if any(setup.model == "rules" for setup in setups):
         print("vitabench judge-audit: --vita-judge-model must name an LLM judge (the rules judge is the truth "
               "it is measured against)", file=sys.stderr)
         return 2
     client = None
     try:
-        thresholds = parse_fail_under(fail_under) if fail_under else []
-        client, ledger = open_llm_client(llm_options)
-        report = audit_run(source, setups, client=client, ledger=ledger, repeats=repeats, sample=sample, seed=seed,
-                           suite_paths=suite_paths, failures=failures, language=language,
-                           viewer=viewer if viewer is not None else written.with_suffix(".html").name,
-                           concurrency=concurrency, progress=lambda line: print(line, file=sys.stderr))
+        thresholds = parse_fail_under(config.fail_under) if config.fail_under else []
+        client, ledger = open_llm_client(config)
+        report = audit_run(source, setups, client=client, ledger=ledger, repeats=args.repeats, sample=args.sample,
+                           seed=args.seed, suite_paths=args.suite, failures=config.judge_failures,
+                           language=args.vita_language,
+                           viewer=args.viewer if args.viewer is not None else written.with_suffix(".html").name,
+                           concurrency=args.concurrency, progress=lambda line: print(line, file=sys.stderr))
     except (RejudgeError, ValueError) as exc:
         print(f"vitabench judge-audit: {exc}", file=sys.stderr)
         return 2
@@ -384,7 +402,7 @@ def audit_command(run_path: str, *, setups: Sequence[JudgeSetup], repeats: int =
         if client is not None:
             client.close()
     write_report(written, report)
-    for line in render_audit(report["judge_audit"], limit=limit):
+    for line in render_audit(report["judge_audit"], limit=args.limit):
         print(line)
     print(f"wrote {written} (vitabench view {written} shows it, with a Judge tab)")
     if not thresholds:
@@ -394,3 +412,33 @@ def audit_command(run_path: str, *, setups: Sequence[JudgeSetup], repeats: int =
     for outcome in outcomes:
         print(f"{'ok' if outcome.status != 'missed' else 'MISSED'}: {outcome.message}")
     return 1 if any(o.status == "missed" for o in outcomes) else 0
+
+
+COMMAND = Command(
+    "judge-audit", help="measure an LLM judge against the rules judge and itself on a saved run",
+    description=AUDIT_DESCRIPTION, run=audit_command, arguments=(
+        argument("report", help="the --vita-report JSON file of a run on a suite with machine checks"),
+        *setting_arguments("judge_model", "judge_mode", "judge_votes", "judge_failures",
+                           judge_model={"required": True, "help": "the LLM judge model to audit"}),
+        argument("--against-model", default=None,
+                 help="also audit this judge model and compare it with the first (default: the same model)"),
+        argument("--against-mode", choices=("window", "full"), default=None,
+                 help="also audit this judge mode and compare it with the first"),
+        argument("--against-votes", type=positive("--against-votes"), default=None,
+                 help="also audit this number of votes and compare it with the first"),
+        argument("--repeats", type=positive("--repeats"), default=1,
+                 help="judgings of every item per configuration; 2 or more measure the flip rate (default: 1)"),
+        argument("--sample", type=positive("--sample"), default=None,
+                 help="audit this many items drawn at random (default: every finished item)"),
+        argument("--seed", type=int, default=0, help="seed of the sample and the bootstrap (default: 0)"),
+        argument("--concurrency", type=positive("--concurrency"), default=8,
+                 help="items judged at the same time (default: 8; --vita-rpm and --vita-max-concurrency apply)"),
+        *setting_arguments("fail_under", fail_under={
+            "help": "gate on the judge: e.g. judge.kappa=0.8,judge.agreement=0.9 (exit 1 when missed)"}),
+        argument("--viewer", default=None,
+                 help="prefix of the disagreement links (default: the audit report's .html name)"),
+        argument("--limit", type=int, default=10, help="disagreements printed per judge (default: 10)"),
+        *JUDGE_ENDPOINT_ARGUMENTS,
+        argument("-o", "--output", default=None,
+                 help="where to write the audit report (default: REPORT.judge-audit.json beside it)"),
+    ))

@@ -10,40 +10,50 @@ that never arrived) is partial, and a gate on a partial merge exits 6: its score
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from .command import Command, argument, run_config, setting_arguments
+from .fail_under import parse_fail_under
+from .llm.ledger import Ledger
+from .metrics import compute_metrics
+from .report.exit_policy import GateInputs, explain, gated_exit_status
+from .report.github import error_annotations, step_summary, write_step_summary
+from .report.json_report import build_report, write_report
+from .report.run_analysis import analyse_session, suite_subtask_data, summary_lines
+from .report.terminal import render_table
+from .report.thresholds import check_thresholds, gate_metrics
+from .runs.manifest import now_iso
+from .runs.pieces import MergeError, combine
+from .settings import run_scoped
+from .suite.loader import load_suite
+from .version import __version__
 
 #: ``vitabench merge``'s exit status when the pieces cannot be merged (pytest's usage-error code).
 BAD_INPUT = 4
 
 
-def merge_command(pieces: Sequence[str], *, output: str, fail_under: str | None = None,
-                  baseline: str | None = None, fail_regression: float | None = None) -> int:
-    """Merge ``pieces`` into the report ``output``, print its table, gate it.
+def merge_command(args: argparse.Namespace) -> int:
+    """Merge the pieces into the report ``--output``, print its table, gate it.
 
     Returns:
         The exit status (0 merged and every gate passed; 1 a gate failed; 4 the pieces cannot be merged or an
         option is bad; 6 a gate could not be trusted: infrastructure errors or missing items).
     """
-    from .report.thresholds import parse_fail_under
-    from .runs.pieces import MergeError, combine
-    from .settings import run_scoped
-
+    output = args.output
     try:
-        thresholds = parse_fail_under(fail_under) if fail_under else None
-        if fail_regression is not None and not baseline:
-            raise ValueError("--vita-fail-regression needs --vita-baseline RUN to compare with")
-        combined = combine(pieces, ignored_settings=run_scoped())
+        config = run_config(args)  # --vita-fail-regression needs --vita-baseline, as in a run
+        thresholds = parse_fail_under(config.fail_under) if config.fail_under else None
+        baseline, fail_regression = config.baseline, config.fail_regression
+        combined = combine(args.pieces, ignored_settings=run_scoped())
     except (MergeError, ValueError) as exc:
         print(f"vitabench merge: {exc}", file=sys.stderr)
         return BAD_INPUT
     outcome = _score(combined, thresholds, baseline=baseline, fail_regression=fail_regression)
     report = _report(combined, outcome, output)
-    from .report.json_report import write_report
-
     write_report(output, report)
     for line in _summary_lines(combined, outcome, output):
         print(line)
@@ -53,13 +63,6 @@ def merge_command(pieces: Sequence[str], *, output: str, fail_under: str | None 
 
 def _score(combined: Any, thresholds: Any, *, baseline: str | None, fail_regression: float | None) -> dict[str, Any]:
     """Metrics, failures, comparison and gates of the merged items (the blocks a run's controller uses)."""
-    from .metrics import compute_metrics
-    from .report.exit_policy import GateInputs, explain, gated_exit_status
-    from .report.run_analysis import analyse_session, suite_subtask_data
-    from .report.thresholds import check_thresholds, gate_metrics
-    from .settings import run_scoped
-    from .suite.loader import load_suite
-
     config, results = combined.config, combined.results
     trials, seed = int(config.get("trials") or 1), int(config.get("seed") or 0)
     metrics = compute_metrics(results, k=trials, seed=seed)
@@ -88,10 +91,6 @@ def _score(combined: Any, thresholds: Any, *, baseline: str | None, fail_regress
 
 
 def _report(combined: Any, outcome: dict[str, Any], output: str) -> dict[str, Any]:
-    from .report.json_report import build_report
-    from .runs.manifest import now_iso
-    from .version import __version__
-
     stores = combined.stores
     run = {"id": combined.run_id, "dir": str(stores[0].path.resolve()) if len(stores) == 1 else None,
            "dirs": [str(s.path.resolve()) for s in stores], "merged_from": combined.pieces, "finished": now_iso(),
@@ -110,10 +109,6 @@ def _report(combined: Any, outcome: dict[str, Any], output: str) -> dict[str, An
 
 
 def _summary_lines(combined: Any, outcome: dict[str, Any], output: str) -> list[str]:
-    from .llm.ledger import Ledger
-    from .report.run_analysis import summary_lines
-    from .report.terminal import render_table
-
     lines = [f"vitabench merge: {len(combined.pieces)} piece(s) of run {combined.run_id}, "
              f"{len(combined.results)} items"]
     if combined.partial:
@@ -140,8 +135,6 @@ def _summary_lines(combined: Any, outcome: dict[str, Any], output: str) -> list[
 
 def _github(combined: Any, outcome: dict[str, Any]) -> None:
     """``$GITHUB_STEP_SUMMARY`` and error annotations, as a run writes them."""
-    from .report.github import error_annotations, step_summary, write_step_summary
-
     if os.environ.get("GITHUB_ACTIONS") == "true" and outcome["verdict"]:
         errors = sum(1 for r in combined.results if r.outcome == "error")
         for line in error_annotations(outcome["missed"], outcome["gate_failures"], errors):
@@ -157,3 +150,21 @@ def _github(combined: Any, outcome: dict[str, Any]) -> None:
         write_step_summary(Path(path), markdown)
     except OSError as exc:
         print(f"vitabench merge: could not write GITHUB_STEP_SUMMARY {path}: {exc}", file=sys.stderr)
+
+
+COMMAND = Command(
+    "merge", help="join the shards of a run (--vita-shard) into one report, gated like a run",
+    description="Join the pieces of one run (the run directories of its --vita-shard shards, a directory holding "
+                "them, or their --vita-report files) into the report the run would have written in one process: "
+                "the same metrics, intervals, failures, usage and cost. Pieces whose settings or suite files "
+                "differ are refused (the differences are listed); missing shards or items make the merge "
+                "partial. Exit status: 0 merged (and every gate passed), 1 a gate failed, 4 the pieces cannot be "
+                "merged, 6 a gate met infrastructure errors or missing items.",
+    run=merge_command, arguments=(
+        argument("pieces", nargs="+", metavar="RUN_DIR_OR_REPORT",
+                 help="run directories (.vitabench/runs/RUN_ID/shard-I-of-N), directories holding them, or JSON "
+                      "reports"),
+        argument("-o", "--output", required=True, help="where to write the merged JSON report"),
+        *setting_arguments("fail_under", "baseline", "fail_regression", fail_under={"metavar": "SPEC"},
+                           baseline={"metavar": "RUN"}, fail_regression={"metavar": "DELTA"}),
+    ))

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 #: The entry keys the official chat request carries, in the official order.
 REQUEST_KEYS = ("temperature", "max_tokens", "max_completion_tokens", "reasoning_effort", "top_p", "stop",
                 "extra_body")
@@ -103,10 +105,6 @@ def load(path: Path, *, found_as: str = "given") -> OfficialModels:
         ValueError: A missing or unreadable file, YAML that is not a models.yaml, or a placeholder of an unset
             variable in a request setting, naming the file and the problem.
     """
-    try:
-        import yaml
-    except ImportError:  # a runtime dependency; only a broken install lacks it
-        raise ValueError(f"--vita-official-models {path}: reading it needs PyYAML (pip install pyyaml)") from None
     where = f"--vita-official-models {path}"
     try:
         text = path.read_text(encoding="utf-8")

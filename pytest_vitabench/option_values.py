@@ -1,7 +1,10 @@
 """Reading ``--vita-*`` values: every bad value is reported with the option's name and what it accepts.
 
 Plain Python (no pytest): :class:`~pytest_vitabench.benchmark.Benchmark` and the CLI call these, and the
-plugin turns the ``ValueError`` into a pytest usage error.
+plugin turns the ``ValueError`` into a pytest usage error. Every parser of :mod:`pytest_vitabench.settings`
+is here or in a standard-library-only module beside it (:mod:`~pytest_vitabench.model_args`,
+:mod:`~pytest_vitabench.fail_under`), with the small vocabularies they check against: the settings stay
+below every feature module, which import these names from here.
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ import re
 from collections.abc import Iterable
 from typing import TypeVar
 
+from .fail_under import parse_fail_under
+from .model_args import parse_model_args
 from .spelling import did_you_mean
 
 Choice = TypeVar("Choice", bound=str)
@@ -21,6 +26,31 @@ BUILTIN_ROLE_NAMES: dict[str, tuple[str, ...]] = {
     "--vita-user-model": ("scripted",),
     "--vita-judge-model": ("rules",),
 }
+
+#: ``--vita-judge-failures``: ``unscored`` (ours) leaves an item whose reward hangs on a verdict the judge
+#: failed to return out of the metrics; ``zero`` (the official harness) scores such a verdict unmet.
+JUDGE_FAILURE_POLICIES = ("unscored", "zero")
+
+#: Tool checks we add over the official tools (``--vita-tool-checks``): name -> what it refuses.
+TOOL_CHECKS: dict[str, str] = {
+    "stock": "delivery and in-store orders beyond the catalogue's stock",
+    "past_dates": "in-store reservations and bookings in the past, travel tickets for past dates",
+    "single_store": "a delivery order whose products are not all from the store named in the call",
+    "attributes": "a delivery order whose attributes list is not one entry per product",
+    "argument_types": "arguments of the wrong JSON type (the official tools take what the model sends)",
+    "reservation": "reservations at a shop whose enable_reservation is false",
+    "finished_orders": "cancelling a delivered delivery order or a consumed in-store order, booking or "
+                       "reservation; changing the note of a cancelled or delivered delivery order",
+    "empty_orders": "a delivery order without products",
+}
+
+#: Official names of memory backends accepted as aliases (REFERENCE.md §4).
+ALIASES = {"null": "none", "rewrite": "agentic"}
+
+#: Seconds between progress lines (``--vita-progress auto``): on a terminal, and when the output goes to a
+#: file or CI log.
+TTY_INTERVAL_S = 10.0
+LOG_INTERVAL_S = 60.0
 
 
 def whole_number(option: str, value: object, *, minimum: int, default: int, accepted: str = "") -> int:
@@ -85,15 +115,8 @@ def unknown_model_hint(roles: Iterable[tuple[str, str]]) -> str:
     return " ".join(hints)
 
 
-def whole_number_or_auto(option: str, value: object, *, minimum: int) -> int | str:
-    """``auto`` as it is, else :func:`whole_number` (the message says ``auto`` is accepted too)."""
-    if str(value).strip().lower() == "auto":
-        return "auto"
-    return whole_number(option, value, minimum=minimum, default=minimum, accepted=" or 'auto'")
-
-
 # Parsers of the settings (see settings.py): ``(option, raw value) -> value``, each raising ValueError
-# that names the option. Those of other modules are imported when called: this module stays stdlib-only.
+# that names the option.
 
 def boolean(option: str, value: object) -> bool:
     """An on/off option: ``True`` from the command line, a bool or ``true/false/on/off/1/0`` from an ini file."""
@@ -167,24 +190,22 @@ def circuit_breaker(option: str, value: object) -> int:
 
 
 def concurrency(option: str, value: object) -> int | str:
-    return whole_number_or_auto(option, value, minimum=1)
+    """``auto`` as it is, else a whole number of at least 1 (the message says ``auto`` is accepted too)."""
+    if str(value).strip().lower() == "auto":
+        return "auto"
+    return whole_number(option, value, minimum=1, default=1, accepted=" or 'auto'")
 
 
-def switch(option: str, value: object) -> str:
-    from .profile import parse_switch
-
-    return parse_switch(value, option, ("default", "official"))
+def switch(option: str, value: object, choices: tuple[str, ...] = ("default", "official")) -> str:
+    """One of ``choices``, case-insensitive (a deviation switch, ``--vita-profile``)."""
+    text = str(value).strip().lower()
+    if text not in choices:
+        raise ValueError(f"{option} must be one of {', '.join(choices)}, got {value!r}")
+    return text
 
 
 def judge_failures(option: str, value: object) -> str:
-    from .judges.base import JUDGE_FAILURE_POLICIES
-    from .profile import parse_switch
-
-    return parse_switch(value, option, JUDGE_FAILURE_POLICIES)
-
-
-def profile_name(option: str, value: object) -> str:
-    return switch(option, value)
+    return switch(option, value, JUDGE_FAILURE_POLICIES)
 
 
 def official_source(option: str, value: object) -> str:
@@ -196,32 +217,88 @@ def official_source(option: str, value: object) -> str:
 
 
 def on_off(option: str, value: object) -> bool:
-    from .profile import parse_on_off
+    """``on``/``off`` (or a bool, ``true``/``false``, ``yes``/``no``, ``1``/``0``)."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("on", "true", "yes", "1"):
+        return True
+    if text in ("off", "false", "no", "0"):
+        return False
+    raise ValueError(f"{option} must be on or off, got {value!r}")
 
-    return parse_on_off(value, option)
+
+def parse_tool_checks(value: object) -> list[str]:
+    """``all`` (every check), ``official``/``none`` (none), or a comma-separated list of :data:`TOOL_CHECKS`.
+
+    Raises:
+        ValueError: An unknown check name.
+    """
+    if isinstance(value, (list, tuple)):
+        names = [str(v) for v in value]
+    else:
+        text = str(value).strip().lower()
+        if text == "all":
+            return list(TOOL_CHECKS)
+        if text in ("official", "none", ""):
+            return []
+        names = [part.strip() for part in text.split(",") if part.strip()]
+    unknown = [n for n in names if n not in TOOL_CHECKS]
+    if unknown:
+        raise ValueError(f"--vita-tool-checks: unknown check(s) {', '.join(unknown)}; known: "
+                         f"{', '.join(TOOL_CHECKS)}, or all / official")
+    return [n for n in TOOL_CHECKS if n in names]
 
 
 def tool_checks(option: str, value: object) -> list[str]:
-    from .profile import parse_tool_checks
-
     return parse_tool_checks(value)
 
 
-def memory_list(option: str, value: object) -> list[str]:
-    from .memory.registry import parse_memory_list
+def canonical_name(name: str) -> str:
+    """A memory backend's name, its official alias resolved (:data:`ALIASES`)."""
+    name = name.strip()
+    return ALIASES.get(name, name)
 
+
+def parse_memory_list(spec: str) -> list[str]:
+    """Split ``none,full_context`` into canonical, de-duplicated names (order kept)."""
+    names: list[str] = []
+    for part in spec.split(","):
+        if part.strip():
+            name = canonical_name(part)
+            if name not in names:
+                names.append(name)
+    if not names:
+        raise ValueError("--vita-memory needs at least one backend name")
+    return names
+
+
+def memory_list(option: str, value: object) -> list[str]:
     return parse_memory_list(str(value))
 
 
-def rag_threshold(option: str, value: object) -> float | None:
-    from .memory.registry import parse_threshold
+def parse_threshold(value: object) -> float | None:
+    """``--vita-rag-threshold``: a number, or ``auto``/empty for the embedding model's calibrated value.
 
+    Raises:
+        ValueError: Not a number in [-1, 1].
+    """
+    if value is None or str(value).strip().lower() in ("", "auto", "none"):
+        return None
+    try:
+        number = float(str(value))
+    except ValueError:
+        raise ValueError(f"--vita-rag-threshold must be a number or 'auto', got {value!r}") from None
+    if not -1.0 <= number <= 1.0:
+        raise ValueError(f"--vita-rag-threshold must lie in [-1, 1] (a cosine similarity), got {value!r}")
+    return number
+
+
+def rag_threshold(option: str, value: object) -> float | None:
     return parse_threshold(value)
 
 
 def model_args(option: str, value: object) -> dict[str, object]:
-    from .llm.model_args import parse_model_args
-
     return parse_model_args(value, option)
 
 
@@ -235,8 +312,6 @@ def official_models(option: str, value: object) -> str:
 
 def fail_under(option: str, value: object) -> str:
     """The thresholds as given, once they parse."""
-    from .report.thresholds import parse_fail_under
-
     parse_fail_under(str(value))
     return str(value)
 
@@ -252,10 +327,31 @@ def regression_drop(option: str, value: object) -> float:
     return number
 
 
+def parse_interval(value: object, *, tty: bool) -> float | None:
+    """``--vita-progress``: ``auto`` (10 s on a terminal, 60 s otherwise), seconds, or ``0``/``off``.
+
+    Returns:
+        The interval in seconds, or ``None`` when progress lines are off.
+
+    Raises:
+        ValueError: Not ``auto``, ``off`` or a non-negative number; the message names the option.
+    """
+    text = str(value if value is not None else "auto").strip().lower()
+    if text in ("", "auto"):
+        return TTY_INTERVAL_S if tty else LOG_INTERVAL_S
+    if text in ("off", "no", "false"):
+        return None
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise ValueError(f"--vita-progress must be auto, off or a number of seconds, got {value!r}") from None
+    if seconds < 0:
+        raise ValueError(f"--vita-progress must be auto, off or a number of seconds >= 0, got {value!r}")
+    return seconds or None
+
+
 def progress(option: str, value: object) -> str:
     """``auto``, ``off`` or seconds, as given once it parses (the interval depends on the terminal)."""
-    from .report.progress import parse_interval
-
     parse_interval(value, tty=False)
     return str(value).strip()
 

@@ -13,7 +13,6 @@ and if not, why.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -22,55 +21,45 @@ from .memory.registry import BUILTIN_SPECS, leaderboard_names, specs_of
 if TYPE_CHECKING:
     from .memory.spec import MemorySpec
 
-PROFILES = ("default", "official")
-
-#: Tool checks we add over the official tools (``--vita-tool-checks``): name -> what it refuses.
-TOOL_CHECKS: dict[str, str] = {
-    "stock": "delivery and in-store orders beyond the catalogue's stock",
-    "past_dates": "in-store reservations and bookings in the past, travel tickets for past dates",
-    "single_store": "a delivery order whose products are not all from the store named in the call",
-    "attributes": "a delivery order whose attributes list is not one entry per product",
-    "argument_types": "arguments of the wrong JSON type (the official tools take what the model sends)",
-    "reservation": "reservations at a shop whose enable_reservation is false",
-    "finished_orders": "cancelling a delivered delivery order or a consumed in-store order, booking or "
-                       "reservation; changing the note of a cancelled or delivered delivery order",
-    "empty_orders": "a delivery order without products",
-}
+from .domains import OFFICIAL_RESULT_DOMAINS
+from .option_values import TOOL_CHECKS as TOOL_CHECKS
+from .option_values import parse_tool_checks as parse_tool_checks
+from .settings import spec
 
 
 @dataclass(frozen=True)
 class Deviation:
-    """One score-relevant difference from the official harness.
+    """One score-relevant difference from the official harness; its switch, our default and the official value
+    are the setting's (:mod:`pytest_vitabench.settings`).
 
     Attributes:
         field: The :class:`~pytest_vitabench.config.RunConfig` field.
-        ini: The ini key (the option is ``--`` + the key with dashes).
-        default: Our value.
-        official: The official harness's value.
         official_does: What the official harness does.
         we_do: What we do by default.
         why: Why our default differs.
     """
 
     field: str
-    ini: str
-    default: Any
-    official: Any
     official_does: str
     we_do: str
     why: str
 
     @property
     def option(self) -> str:
-        return "--" + self.ini.replace("_", "-")
+        return spec(self.field).option
+
+    @property
+    def official(self) -> Any:
+        """The official harness's value, as ``--vita-profile official`` gives it (raw text)."""
+        return spec(self.field).meta.official
 
 
 DEVIATIONS: tuple[Deviation, ...] = (
-    Deviation("judge_records", "vita_judge_records", "on", "off",
+    Deviation("judge_records",
               "the LLM judge sees the trajectory only (its database field is always empty)",
               "the LLM judge also sees the orders, bookings and reservations as they stand at the end",
               "a judge that cannot see the database credits orders the agent only claimed or that later failed"),
-    Deviation("judge_failures", "vita_judge_failures", "unscored", "zero",
+    Deviation("judge_failures",
               "a rubric the LLM judge never returned a readable verdict for keeps its initial state, unmet: the "
               "item scores 0",
               "such a rubric, a rubric missing from the reply and a verdict its own justification contradicts are "
@@ -78,37 +67,37 @@ DEVIATIONS: tuple[Deviation, ...] = (
               "column, left out of the metrics",
               "a judge failure is not the agent's failure; scoring it 0 lowers the agent's score by the judge's "
               "error rate"),
-    Deviation("rag_style", "vita_rag_style", "default", "official",
+    Deviation("rag_style",
               "hits ordered by similarity; no hit: a whitespace keyword search, then an LLM summary of all "
               "chunks (or a dump); read_preference_memory returns that summary",
               "hits shown oldest first; no hit: the newest top_k chunks; read_preference_memory returns the "
               "newest 4,096 tokens (no LLM)",
               "chronological hits show which of two contradicting records is newer; keyword search cannot split "
               "Chinese; the summary re-reads every chunk at every update"),
-    Deviation("tool_checks", "vita_tool_checks", "all", "official",
+    Deviation("tool_checks",
               "tools accept calls the data model allows: no stock check (delivery, in-store), past times for "
               "reservations and travel, products of any store, any attributes length, arguments untyped, "
               "reservations whatever enable_reservation says, cancellations of delivered or consumed orders, "
               "delivery orders without products",
               "each of those is refused with a tool error: " + ", ".join(TOOL_CHECKS),
               "an accepted call that no real service would accept rewards a wrong trajectory"),
-    Deviation("max_steps", "vita_max_steps", 100, 300,
+    Deviation("max_steps",
               "300 hops per subtask (the CLI's default; the paper reports no limit); reaching it scores 0",
               "100 hops per subtask; reaching it scores 0",
               "the built-in agents finish in under 30 hops; 100 bounds the cost of a looping LLM agent"),
-    Deviation("agent_prompt", "vita_agent_prompt", "default", "official",
+    Deviation("agent_prompt",
               "the official rules only, including: confirm the user id with the user before using it",
               "adds 'later evidence overrides earlier evidence' and, on proactive subtasks, 'ask for it or look "
               "it up with the tools first'; drops the contradictory confirm-the-user-id rule (the profile shown "
               "is the signed-in account)",
               "the official prompt tells the agent both to use the profile's user id directly and to confirm it"),
-    Deviation("outcome_style", "vita_outcome_style", "default", "official",
+    Deviation("outcome_style",
               "--vita-outcome-reward judges the last resolvable write call (even a failed or cancelled one) "
               "against the target entity and the chosen one; every rubric must hold of the outcome",
               "judges the last successful write as it stands at the end, shows the chosen entity only, and lets "
               "a rubric about the conversation be 'not applicable' (met)",
               "a failed call is not an outcome; a rubric no entity can show would fail every outcome"),
-    Deviation("search_style", "vita_search_style", "default", "official",
+    Deviation("search_style",
               "search keywords joined with no separator ('spicy','noodles' -> 'spicynoodles'); the candidate text "
               "glues a store's or hotel's name to its first tag; punctuation stripped; ties in database order; "
               "candidates sharing a text all show the last of them; a city or route matches at partial ratio 40",
@@ -116,14 +105,14 @@ DEVIATIONS: tuple[Deviation, ...] = (
               "dropping a 'city' suffix; flights and trains by departure time",
               "joined keywords and glued names rank the wrong candidates first; a 40 city bar lets unrelated "
               "cities through"),
-    Deviation("tool_results", "vita_tool_results", "default", "official",
+    Deviation("tool_results",
               "tools answer with their records' own string forms (Python reprs: 'Store(name=..., tags=[...])'); a "
               "failed precondition is plain text, not an error; their own checks, order and state changes (a "
               "delivered order can be cancelled, a cancelled one modified)",
               "JSON of each record's visible fields; every refusal is a counted tool error",
               "JSON is what a tool-calling model is trained on; a refusal the agent can tell from a result is "
               "counted; the official text of a loaded order shows its raw product dicts"),
-    Deviation("episode_style", "vita_episode_style", "default", "official",
+    Deviation("episode_style",
               "an agent message with ###STOP### ends the subtask even when it also calls tools (they never run); "
               "3 attempts at a non-empty agent message; a crash, or tool-call arguments that are not a JSON "
               "object, restarts the run up to 3 times (4 attempts)",
@@ -131,7 +120,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
               "once; malformed arguments go back to the agent as a counted tool error",
               "an order placed together with the stop token is the agent's outcome; a restart re-rolls a crashed "
               "trial instead of reporting it"),
-    Deviation("metrics_style", "vita_metrics_style", "default", "official",
+    Deviation("metrics_style",
               "subtask level: each missing trial of a subtask counts as a 0.0 reward (Avg@k and Pass@k keep the "
               "partial credit); a subtask without evaluation criteria is a unit of 0.0 rewards when a later "
               "subtask of that user was judged, and no unit otherwise",
@@ -140,73 +129,6 @@ DEVIATIONS: tuple[Deviation, ...] = (
               "a partial run's Avg@k is not comparable with a full one's; a subtask nobody can judge is not the "
               "agent's failure"),
 )
-
-_BY_FIELD = {d.field: d for d in DEVIATIONS}
-
-
-def deviation(field: str) -> Deviation:
-    return _BY_FIELD[field]
-
-
-def resolve(get: Callable[[str], Any], profile: str) -> dict[str, Any]:
-    """The deviation fields' values: each switch's own value when given, else the profile's.
-
-    Args:
-        get: Returns an option's value by ini key, or ``None`` when it was not given.
-        profile: ``default`` or ``official``.
-
-    Raises:
-        ValueError: An unknown profile.
-    """
-    profile = (profile or "default").strip().lower()
-    if profile not in PROFILES:
-        raise ValueError(f"--vita-profile must be one of {', '.join(PROFILES)}, got {profile!r}")
-    out: dict[str, Any] = {"profile": profile}
-    for dev in DEVIATIONS:
-        value = get(dev.ini)
-        out[dev.field] = (dev.official if profile == "official" else dev.default) if value in (None, "") else value
-    return out
-
-
-def parse_switch(value: Any, option: str, choices: tuple[str, ...]) -> str:
-    text = str(value).strip().lower()
-    if text not in choices:
-        raise ValueError(f"{option} must be one of {', '.join(choices)}, got {value!r}")
-    return text
-
-
-def parse_on_off(value: Any, option: str) -> bool:
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in ("on", "true", "yes", "1"):
-        return True
-    if text in ("off", "false", "no", "0"):
-        return False
-    raise ValueError(f"{option} must be on or off, got {value!r}")
-
-
-def parse_tool_checks(value: Any) -> list[str]:
-    """``all`` (every check), ``official``/``none`` (none), or a comma-separated list of :data:`TOOL_CHECKS`.
-
-    Raises:
-        ValueError: An unknown check name.
-    """
-    if isinstance(value, (list, tuple)):
-        names = [str(v) for v in value]
-    else:
-        text = str(value).strip().lower()
-        if text == "all":
-            return list(TOOL_CHECKS)
-        if text in ("official", "none", ""):
-            return []
-        names = [part.strip() for part in text.split(",") if part.strip()]
-    unknown = [n for n in names if n not in TOOL_CHECKS]
-    if unknown:
-        raise ValueError(f"--vita-tool-checks: unknown check(s) {', '.join(unknown)}; known: "
-                         f"{', '.join(TOOL_CHECKS)}, or all / official")
-    return [n for n in TOOL_CHECKS if n in names]
-
 
 #: The reason a run with ``--vita-official-source none`` gives.
 OWN_WORDING = "prompts are pytest-vitabench's own (--vita-official-source none)"
@@ -268,10 +190,10 @@ def comparability(config: Any, *, tokenizer: str = "cl100k_base", official_wordi
         elif value != official:
             shown = ("all" if value == list(TOOL_CHECKS) else ",".join(value)) if isinstance(value, list) else value
             reasons.append(f"{dev.option} {shown}")
-    if tokenizer != "cl100k_base" and any(spec.counts_tokens for spec in specs):
+    if tokenizer != "cl100k_base" and any(memory.counts_tokens for memory in specs):
         reasons.append("memory budgets counted with the regex estimate, not cl100k_base")
-    for spec in specs:
-        reasons.extend(spec.comparability(config))
+    for memory in specs:
+        reasons.extend(memory.comparability(config))
     others = [m for m in config.memory if m not in leaderboard_names()]
     if others and len(others) == len(config.memory):
         reasons.append(f"memory {', '.join(others)} is not on the leaderboard")
@@ -305,8 +227,6 @@ def summary(config: Any, *, tokenizer: str = "cl100k_base", official_wording: bo
     """The report's ``profile`` block: the profile, every switch's value, and the comparability verdict."""
     reasons = comparability(config, tokenizer=tokenizer, official_wording=official_wording,
                             official_models=official_models)
-    from .domains import OFFICIAL_RESULT_DOMAINS
-
     return {
         "name": config.profile,
         "switches": {dev.option: getattr(config, dev.field) for dev in DEVIATIONS},
@@ -330,7 +250,3 @@ def header_line(config: Any, *, tokenizer: str = "cl100k_base", official_wording
         "not comparable with the leaderboard (" + "; ".join(reasons) + ")")
     return f"vitabench profile: {config.profile}; {verdict}"
 
-
-def option_values(options: Mapping[str, Any]) -> dict[str, Any]:
-    """The deviation switches' raw values out of an option mapping (for tests and the CLI)."""
-    return {dev.ini: options.get(dev.ini) for dev in DEVIATIONS}

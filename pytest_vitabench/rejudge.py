@@ -17,25 +17,33 @@ metrics are recomputed from the new rewards.
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from .command import Command, argument, run_config, setting_arguments
+from .config import RunConfig
 from .domains import build_environment
 from .judges.base import Judge, JudgeCase, Verdict
+from .judges.batched import judge_in_batches
+from .judges.registry import judge_spec, make_judge
+from .llm import Ledger, LLMClient
+from .llm.batch import BatchJournal, BatchSubmitter
+from .llm.errors import LLMError
+from .llm.settings import settings_for_run
 from .messages import Usage
 from .metrics import compute_metrics
 from .official_source import OfficialSource
 from .official_source import locate as locate_official_source
-from .report.json_report import build_report, load_report
+from .report.json_report import build_report, load_report, write_report
+from .report.terminal import render_table
 from .result import ItemResult
+from .runs.reader import open_run
+from .suite.language import detect_language
 from .suite.loader import LoadedSuite, load_suite, read_suite_bytes
-
-if TYPE_CHECKING:
-    from .llm.batch import BatchSubmitter
-    from .llm.ledger import Ledger
 
 SuitePaths = Sequence[str | Path] | Mapping[str, str | Path] | None
 
@@ -104,8 +112,6 @@ def suite_language(configured: str, suite: LoadedSuite) -> str:
     """The run's language for a suite: as configured, or (``auto``) detected from the suite as the run did."""
     if configured in ("en", "zh"):
         return configured
-    from .suite.language import detect_language
-
     return detect_language(user.task for user in suite.users if user.task is not None)
 
 
@@ -195,20 +201,18 @@ def rejudge_report(path: str | Path, judge: Judge, *, suite_paths: SuitePaths = 
     language = str(config.get("language") or "en")
     suites = resolve_suites(report, suite_paths)
     # Schema /2 keeps trajectories in the run directory: read them back through the one run reader.
-    from .runs.reader import open_run
-
     saved = open_run(path)
     results = [ItemResult.model_validate(saved.full_result(row["nodeid"])) for row in saved.results]
     mismatches: dict[str, list[str]] = {}
     kept: list[str] = []
     failed: dict[str, str] = {}
     batched: list[tuple[ItemResult, JudgeCase]] = []
+    # The run's search and answer styles, so that a replayed call answers as it did in the run.
+    styles = {key: str(config.get(key) or "default") for key in ("search_style", "tool_results")}
     for result in results:
         if result.outcome == "error":
             kept.append(result.nodeid)  # the episode never finished: nothing complete to judge
             continue
-        # The run's search and answer styles, so that a replayed call answers as it did in the run.
-        styles = {key: str(config.get(key) or "default") for key in ("search_style", "tool_results")}
         case, problems = replay(result, suites[result.suite], suite_language(language, suites[result.suite]),
                                 checks=config.get("tool_checks"), styles=styles, official_source=official_source)
         if problems:
@@ -216,15 +220,7 @@ def rejudge_report(path: str | Path, judge: Judge, *, suite_paths: SuitePaths = 
         if batch is not None:
             batched.append((result, case))  # judged together below
             continue
-        mark = ledger.snapshot() if ledger is not None else None
-        try:
-            verdict = judge.judge(case)
-        except Exception as exc:  # an infrastructure failure of the judge: reported, never scored as judged
-            _record_failure(result, exc, failed)
-        else:
-            record_verdict(result, verdict)
-        if mark is not None and ledger is not None:
-            result.usage["judge"] = ledger.since(mark).get("judge", Usage())
+        _judge_one(result, case, judge, ledger, failed)
         if progress is not None:
             progress(result)
     batch_note = _judge_batched(batched, judge, batch, failed, progress) if batch is not None else None
@@ -244,6 +240,20 @@ def rejudge_report(path: str | Path, judge: Judge, *, suite_paths: SuitePaths = 
     if batch_note is not None:
         out["rejudged_from"]["batch"] = batch_note
     return out
+
+
+def _judge_one(result: ItemResult, case: JudgeCase, judge: Judge, ledger: Ledger | None,
+               failed: dict[str, str]) -> None:
+    """Judge one case call by call: its verdict (or the judge's failure) and its judge usage go on ``result``."""
+    mark = ledger.snapshot() if ledger is not None else None
+    try:
+        verdict = judge.judge(case)
+    except Exception as exc:  # an infrastructure failure of the judge: reported, never scored as judged
+        _record_failure(result, exc, failed)
+    else:
+        record_verdict(result, verdict)
+    if mark is not None and ledger is not None:
+        result.usage["judge"] = ledger.since(mark).get("judge", Usage())
 
 
 def record_verdict(result: ItemResult, verdict: Verdict) -> None:
@@ -266,8 +276,6 @@ def _record_failure(result: ItemResult, exc: BaseException, failed: dict[str, st
 def _judge_batched(items: list[tuple[ItemResult, JudgeCase]], judge: Judge, batch: BatchSubmitter,
                    failed: dict[str, str], progress: Callable[[ItemResult], None] | None) -> dict[str, Any]:
     """Judge ``items`` through ``batch``; each result says which batches judged it (``judge_details``)."""
-    from .judges.batched import judge_in_batches
-
     run = judge_in_batches([case for _, case in items], judge, client=batch.client, submitter=batch)
     for (result, _), outcome in zip(items, run.outcomes, strict=True):
         if outcome.verdict is None:
@@ -286,8 +294,6 @@ def _judge_batched(items: list[tuple[ItemResult, JudgeCase]], judge: Judge, batc
 def batch_journal_folder(report_path: str | Path) -> Path:
     """Where ``vitabench rejudge --vita-judge-batch`` journals its batches: ``batches/`` in the report's
     run directory, or ``REPORT.batches/`` beside a report that has none."""
-    from .runs.reader import open_run
-
     source = Path(report_path)
     try:
         store = open_run(source).store
@@ -301,22 +307,14 @@ def batch_journal_folder(report_path: str | Path) -> Path:
 # -- the command line ----------------------------------------------------------------------------------
 
 
-def open_llm_client(llm_options: Mapping[str, Any] | None) -> tuple[Any, Ledger]:
+def open_llm_client(config: RunConfig) -> tuple[LLMClient, Ledger]:
     """The one LLM client (cache, limits, ledger) of a command that judges saved runs outside pytest.
 
-    Args:
-        llm_options: Keyword arguments of :func:`~pytest_vitabench.config.settings_from_options`.
-
     Raises:
-        ValueError: A malformed option (the message names it).
+        ValueError: A malformed option (the message names it), or no API key for the endpoint.
     """
-    from .config import settings_from_options
-    from .llm import Ledger, LLMClient
-
-    options: dict[str, Any] = {"base_url": None, "api_key_env": "OPENAI_API_KEY", **dict(llm_options or {})}
-    settings = settings_from_options(rootdir=Path.cwd(), **options)
     ledger = Ledger()
-    return LLMClient(settings, ledger), ledger
+    return LLMClient(settings_for_run(config, rootdir=Path.cwd()), ledger), ledger
 
 
 #: ``vitabench rejudge --help`` (plain text: the module docstring is written for the API docs).
@@ -333,83 +331,60 @@ rewards and written to a new report.
 Unlike the official harness's re-evaluation, each subtask is judged against its own rubrics.
 """
 
+#: The judge's language, endpoint, client limits and suite locations (``rejudge`` and ``judge-audit``).
+JUDGE_ENDPOINT_ARGUMENTS = (
+    *setting_arguments("language", "base_url", "api_key_env", "timeout", "rpm", "max_concurrency", "cache",
+                       "prices",
+                       language={"choices": ("en", "zh"), "help": "judge prompt language (default: the run's)"}),
+    argument("--suite", action="append", default=None, metavar="PATH",
+             help="a suite file's current location, if it moved (matched by content; repeatable)"),
+)
 
-def rejudge_command(report_path: str, *, judge_model: str = "rules", judge_mode: str = "window",
-                    judge_votes: int = 1, outcome_reward: bool = False, language: str | None = None,
-                    llm_options: Mapping[str, Any] | None = None, suite_paths: SuitePaths = None,
-                    output: str | None = None, judge_failures: str | None = None, judge_batch: bool = False,
-                    batch_poll_s: float = 30.0) -> int:
+
+def rejudge_command(args: argparse.Namespace) -> int:
     """``vitabench rejudge``: judge a saved run again, write the new report, print its metrics.
 
-    Args:
-        report_path: The run's report.
-        judge_model: ``rules`` or an LLM judge model name.
-        judge_mode: LLM judge: ``window`` (official) or ``full`` (one call over the whole trajectory).
-        judge_votes: LLM judge runs per item (per-rubric majority).
-        outcome_reward: Also judge the last order or booking; reward = min(trajectory, outcome).
-        language: The judge prompt language (default: the run's).
-        llm_options: Keyword arguments of :func:`~pytest_vitabench.config.settings_from_options` for an LLM judge
-            (``base_url``, ``api_key_env``, ``rpm``, ``max_concurrency``, ``timeout``, ``cache``, ``prices``).
-        suite_paths: Current locations of suite files that moved (matched by content).
-        output: Where to write the new report (default: ``REPORT.rejudged.json`` beside it).
-        judge_failures: ``unscored`` or ``zero`` (``--vita-judge-failures``; default: the run's).
-        judge_batch: Send the judge's requests through the endpoint's Batch API (``--vita-judge-batch``),
-            journaled in the run directory (or ``REPORT.batches/`` beside a report without one).
-        batch_poll_s: Seconds between status checks of a batch.
+    The judge is the one the options name (``--vita-judge-model`` and its settings); what the run's judge
+    was shown (``judge_records``, ``outcome_style``), its language and ``judge_failures`` policy stay the saved
+    run's unless given.
 
     Returns:
         The exit status: 0, 1 when some item could not be judged, 2 on usage errors.
     """
-    from .judges.registry import judge_spec, make_judge
-    from .report.json_report import write_report
-    from .report.terminal import render_table
-
-    source = Path(report_path)
-    try:
-        config = load_report(source).get("config") or {}
-    except (OSError, ValueError) as exc:
-        print(f"vitabench rejudge: {exc}", file=sys.stderr)
-        return 2
-    language = language or str(config.get("language") or "en")
+    source = Path(args.report)
     client = None
     ledger = None
-    spec = judge_spec(judge_model)
     try:
+        options = run_config(args)
+        spec = judge_spec(options.judge_model)
+        config = load_report(source).get("config") or {}
+        language = args.vita_language or str(config.get("language") or "en")
+        failures = options.judge_failures if args.vita_judge_failures else str(config.get("judge_failures")
+                                                                               or "unscored")
         if spec.needs_llm:
-            client, ledger = open_llm_client(llm_options)
+            client, ledger = open_llm_client(options)
         # The machine checks' verdicts beside the new judge's, as in a run; the saved run's profile: rejudging
         # keeps what the judge was shown.
-        judge = make_judge(judge_model, audit=True, client=client, mode=judge_mode, outcome=outcome_reward,
-                           votes=judge_votes, language=language, records=bool(config.get("judge_records", True)),
-                           outcome_style=str(config.get("outcome_style") or "default"),
-                           failures=judge_failures or str(config.get("judge_failures") or "unscored"))
-    except ValueError as exc:  # MissingAPIKey is a ValueError too
+        judge = make_judge(options.judge_model, audit=True, client=client, mode=options.judge_mode,
+                           outcome=options.outcome_reward, votes=options.judge_votes, language=language,
+                           records=bool(config.get("judge_records", True)),
+                           outcome_style=str(config.get("outcome_style") or "default"), failures=failures)
+    except (OSError, ValueError) as exc:  # MissingAPIKey is a ValueError too
         print(f"vitabench rejudge: {exc}", file=sys.stderr)
         return 2
-    judge_config: dict[str, Any] = {"judge_model": judge_model}
-    if spec.needs_llm:
-        judge_config.update(judge_mode=judge_mode, judge_votes=judge_votes, outcome_reward=outcome_reward,
-                            judge_failures=judge_failures or str(config.get("judge_failures") or "unscored"))
-    if judge_batch and not batch_poll_s > 0:
-        print(f"vitabench rejudge: --vita-batch-poll must be a positive number of seconds, got {batch_poll_s:g}",
-              file=sys.stderr)
-        return 2
-    if judge_batch and client is None:
-        print("vitabench rejudge: --vita-judge-batch needs an LLM judge (--vita-judge-model NAME); the rules "
-              "judge makes no requests", file=sys.stderr)
-        return 2
+    judge_config: dict[str, Any] = {"judge_model": options.judge_model}
     batch = None
-    if judge_batch and client is not None:
-        from .llm.batch import BatchJournal, BatchSubmitter
-
-        folder = batch_journal_folder(source)
-        print(f"judging in batches through {client.endpoint}; journal: {folder} (rerun the same command to resume)")
-        batch = BatchSubmitter(client, BatchJournal(folder), poll_s=batch_poll_s,
-                               on_wait=lambda batch_id, status: print(f"batch {batch_id}: {status}", flush=True))
-    from .llm.errors import LLMError
-
+    if spec.needs_llm:
+        judge_config.update(judge_mode=options.judge_mode, judge_votes=options.judge_votes,
+                            outcome_reward=options.outcome_reward, judge_failures=failures)
+        if options.judge_batch and client is not None:
+            folder = batch_journal_folder(source)
+            print(f"judging in batches through {client.endpoint}; journal: {folder} (rerun the same command to "
+                  "resume)")
+            batch = BatchSubmitter(client, BatchJournal(folder), poll_s=options.batch_poll,
+                                   on_wait=lambda batch_id, status: print(f"batch {batch_id}: {status}", flush=True))
     try:
-        report = rejudge_report(source, judge, suite_paths=suite_paths, ledger=ledger, judge_config=judge_config,
+        report = rejudge_report(source, judge, suite_paths=args.suite, ledger=ledger, judge_config=judge_config,
                                 batch=batch)
     except RejudgeError as exc:
         print(f"vitabench rejudge: {exc}", file=sys.stderr)
@@ -420,7 +395,7 @@ def rejudge_command(report_path: str, *, judge_model: str = "rules", judge_mode:
     finally:
         if client is not None:
             client.close()
-    written = Path(output) if output else source.with_name(f"{source.stem}.rejudged.json")
+    written = Path(args.output) if args.output else source.with_name(f"{source.stem}.rejudged.json")
     write_report(written, report)
     results = [ItemResult.model_validate(r) for r in report["results"]]
     for line in render_table(report["metrics"], results):
@@ -440,6 +415,19 @@ def rejudge_command(report_path: str, *, judge_model: str = "rules", judge_mode:
         done = note["batch"]
         print(f"judged in batch: {len(done['items'])} item(s) in {done['rounds']} round(s); batches submitted: "
               f"{', '.join(done['submitted']) or 'none'}; resumed: {', '.join(done['resumed']) or 'none'}")
-    print(f"wrote {written} (re-judged with {judge_model})")
+    print(f"wrote {written} (re-judged with {options.judge_model})")
     return 1 if note["judge_failures"] else 0
 
+
+COMMAND = Command(
+    "rejudge", help="score a --vita-report JSON file again with another judge (no agent or user calls)",
+    description=REJUDGE_DESCRIPTION, run=rejudge_command, arguments=(
+        argument("report", help="the vitabench-report/1 JSON file of a run"),
+        *setting_arguments("judge_model", "judge_mode", "judge_votes", "outcome_reward", "judge_failures",
+                           judge_failures={"help": "a rubric the judge fails to return: unscored or zero (official); "
+                                                   "default: the run's"}),
+        *JUDGE_ENDPOINT_ARGUMENTS,
+        *setting_arguments("judge_batch", "batch_poll", batch_poll={"metavar": "SECONDS"}),
+        argument("-o", "--output", default=None,
+                 help="where to write the new report (default: REPORT.rejudged.json beside it)"),
+    ))

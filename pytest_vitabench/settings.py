@@ -9,8 +9,11 @@ where the value goes (:data:`Scope`). From it:
   values and writes the report's ``config``;
 * :func:`read_settings` turns raw option values (strings as pytest reads them) into typed field values.
 
-Adding an option is adding one field here. This module imports only the standard library (and, lazily,
-the parsers), because pytest imports it to register the options in every session, with or without a suite.
+Adding an option is adding one field here. This module imports only the standard library and the parsers
+(:mod:`~pytest_vitabench.option_values`, standard library only too), because pytest imports it to register
+the options in every session, with or without a suite. Nothing here imports a feature module: those that
+need a setting's vocabulary (the profile, the judges, the memory registry) read it from here or from the
+parsers.
 """
 
 from __future__ import annotations
@@ -18,7 +21,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
 from typing import Any, Literal
 
 from . import option_values as values
@@ -52,8 +54,9 @@ class Setting:
         flag: An on/off option (``store_true``; a boolean ini key).
         choices: The accepted values of a text option.
         minimum: The smallest accepted whole number.
-        profile: Unset, the value comes from ``--vita-profile`` (a deviation from the official harness,
-            see :data:`pytest_vitabench.profile.DEVIATIONS`).
+        official: The raw value ``--vita-profile official`` gives a deviation from the official harness (see
+            :data:`pytest_vitabench.profile.DEVIATIONS`); unset, a deviation takes the field's default under
+            ``--vita-profile default`` and this under ``official``. ``None``: not a deviation.
         optional_value: The option may be given without a value, meaning this one (``--vita-resume``).
         metavar: The option's value placeholder in ``--help``.
     """
@@ -66,7 +69,7 @@ class Setting:
     flag: bool = False
     choices: tuple[str, ...] = ()
     minimum: int | None = None
-    profile: bool = False
+    official: Any = None
     optional_value: str | None = None
     metavar: str | None = None
 
@@ -77,12 +80,6 @@ def setting(default: Any = None, *, default_factory: Callable[[], Any] | None = 
     if default_factory is not None:
         return dataclasses.field(default_factory=default_factory, metadata=metadata)
     return dataclasses.field(default=default, metadata=metadata)
-
-
-def _all_tool_checks() -> list[str]:
-    from .profile import TOOL_CHECKS
-
-    return list(TOOL_CHECKS)
 
 
 class RunSettings:
@@ -110,7 +107,7 @@ class RunSettings:
              "(null and rewrite are accepted as official aliases); several make a parametrization axis")
     trials: int = setting(4, minimum=1, help="trials per subtask; metrics use k = trials (default: 4)")
     max_steps: int = setting(
-        100, minimum=2, profile=True,
+        100, minimum=2, official=300,
         help="message hops per subtask, tool results included (default: 100; 300 under --vita-profile official)")
     seed: int = setting(0, minimum=-(2 ** 63), ini_default="",
                         help="base seed; trial seeds derive from it with a stable hash (default: 0; under "
@@ -177,30 +174,30 @@ class RunSettings:
         help="episodes in flight per process, on asyncio (with -n 2, twice as many in all); auto = 1 when every "
              "role is an offline built-in, 16 when any role is an LLM (default: auto)")
     profile: Literal["default", "official"] = setting(
-        "default", choices=("default", "official"), parse=values.profile_name,
+        "default", choices=("default", "official"), parse=values.switch,
         help="default (our fixes) or official (the official harness's behaviour for everything that changes a "
              "score); each switch below overrides it")
     judge_records: bool = setting(
-        True, profile=True, parse=values.on_off,
+        True, official="off", parse=values.on_off,
         help="LLM judge sees the final orders/bookings/reservations: on (default) or off (official)")
     judge_failures: Literal["unscored", "zero"] = setting(
-        "unscored", profile=True, parse=values.judge_failures,
+        "unscored", official="zero", parse=values.judge_failures, choices=values.JUDGE_FAILURE_POLICIES,
         help="LLM judge: a rubric the judge failed to return (unreadable after the repair request, missing from the "
              "reply, a justification contradicting its verdict): unscored (default: the item is left out of the "
              "metrics and counted in the 'unscored' column) or zero (official: the item scores 0)")
     rag_style: Literal["default", "official"] = setting(
-        "default", profile=True, parse=values.switch,
+        "default", official="official", parse=values.switch,
         help="rag: default (hits oldest first, newest chunks when nothing matches) or official (by similarity, "
              "keyword fallback, summary)")
     tool_checks: list[str] = setting(
-        default_factory=_all_tool_checks, profile=True, parse=values.tool_checks,
+        default_factory=lambda: list(values.TOOL_CHECKS), official="official", parse=values.tool_checks,
         help="tool checks beyond the official tools: all (default), official (none), or a list of stock, "
              "past_dates, single_store, attributes, argument_types, reservation, finished_orders, empty_orders")
     agent_prompt: Literal["default", "official"] = setting(
-        "default", profile=True, parse=values.switch,
+        "default", official="official", parse=values.switch,
         help="agent system prompt: default (our rules) or official (no coaching, confirm the user id)")
     outcome_style: Literal["default", "official"] = setting(
-        "default", profile=True, parse=values.switch,
+        "default", official="official", parse=values.switch,
         help="--vita-outcome-reward inputs: default (last successful write, 'not applicable' allowed) or official "
              "(last resolvable write, target entity shown, every rubric)")
     official_source: str | None = setting(
@@ -210,21 +207,21 @@ class RunSettings:
              "package, found without importing it), or none (our own wording: not comparable with the leaderboard). "
              "Default: auto under --vita-profile official, else none")
     search_style: Literal["default", "official"] = setting(
-        "default", profile=True, parse=values.switch,
+        "default", official="official", parse=values.switch,
         help="search tools: default (keywords joined with spaces, ties by id, strict city match) or official "
              "(keywords joined with nothing, punctuation stripped, ties in database order, city match at 40)")
     tool_results: Literal["default", "official"] = setting(
-        "default", profile=True, parse=values.switch,
+        "default", official="official", parse=values.switch,
         help="tool answers: default (JSON of the visible fields; refusals are errors) or official (the official "
              "tools' own text: records' string forms, failed preconditions as plain text, their checks; their "
              "messages are read from --vita-official-source, which it needs)")
     episode_style: Literal["default", "official"] = setting(
-        "default", profile=True, parse=values.switch,
+        "default", official="official", parse=values.switch,
         help="episode rules: default (tool calls next to ###STOP### run, 4 attempts at a valid agent message, a "
              "crash is an error) or official (###STOP### ends the episode at once, 3 attempts, a crash or malformed "
              "tool-call JSON restarts the episode up to 3 times)")
     metrics_style: Literal["default", "official"] = setting(
-        "default", profile=True, parse=values.switch,
+        "default", official="official", parse=values.switch,
         help="subtask-level metrics: default (a subtask short of trials scores 0, one without criteria is left out) "
              "or official (each missing trial counts 0.0; a subtask without criteria before a judged one counts 0.0)")
     #: Request settings sent with every agent request; part of the cache key.
@@ -337,7 +334,7 @@ class SettingSpec:
         """The ini key's default: the declared text, else the field's default as text (``None`` if none)."""
         if self.meta.flag:
             return False
-        if self.meta.profile:
+        if self.meta.official is not None:
             return None  # unset: --vita-profile decides
         if self.meta.ini_default is not None:
             return self.meta.ini_default
@@ -346,28 +343,28 @@ class SettingSpec:
         return f"{self.default:g}" if isinstance(self.default, float) else str(self.default)
 
 
-@cache
-def specs() -> tuple[SettingSpec, ...]:
-    """Every setting, in declaration (``--help``) order."""
+def _declared() -> tuple[SettingSpec, ...]:
     out = []
     for name in RunSettings.__annotations__:
         declared = vars(RunSettings)[name]
-        meta = declared.metadata[_META]
         # A factory's value (a list, a dict) is no ini text; it is not called here, so registering the
         # options imports nothing more.
         default = None if declared.default is dataclasses.MISSING else declared.default
-        out.append(SettingSpec(name=name, meta=meta, default=default))
+        out.append(SettingSpec(name=name, meta=declared.metadata[_META], default=default))
     return tuple(out)
+
+
+_SPECS = _declared()
+
+
+def specs() -> tuple[SettingSpec, ...]:
+    """Every setting, in declaration (``--help``) order."""
+    return _SPECS
 
 
 def spec(name: str) -> SettingSpec:
     """The setting of field ``name``."""
-    return _by_name()[name]
-
-
-@cache
-def _by_name() -> dict[str, SettingSpec]:
-    return {s.name: s for s in specs()}
+    return next(item for item in _SPECS if item.name == name)
 
 
 def parse(setting_spec: SettingSpec, raw: Any) -> Any:
@@ -394,19 +391,19 @@ def read_settings(get: Callable[[str], Any]) -> dict[str, Any]:
     Args:
         get: An option's raw value by ini key; ``None`` or blank when not given.
 
-    The deviation switches left unset take ``--vita-profile``'s value (see :mod:`pytest_vitabench.profile`).
+    A deviation switch left unset takes its official value under ``--vita-profile official`` (see
+    :mod:`pytest_vitabench.profile`), its default otherwise.
+
+    Raises:
+        ValueError: A value does not fit, naming the option.
     """
-    from .profile import resolve
-
-    def given(ini: str) -> Any:
-        value = get(ini)
-        return None if value is None or value == "" else value
-
-    by_profile = resolve(given, str(given(spec("profile").ini) or "default"))
     out: dict[str, Any] = {}
-    for item in specs():
-        raw = by_profile.get(item.name) if item.meta.profile else given(item.ini)
-        if raw is not None:
+    profile = parse(spec("profile"), get("vita_profile") or "default")
+    for item in _SPECS:
+        raw = get(item.ini)
+        if (raw is None or raw == "") and profile == "official":
+            raw = item.meta.official
+        if raw is not None and raw != "":
             out[item.name] = parse(item, raw)
     return out
 

@@ -25,10 +25,11 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
-if TYPE_CHECKING:
-    from .llm.settings import LLMSettings
+from .llm.settings import LLMSettings
+from .runs.manifest import config_sha256
+from .runs.store import runs_root
 
 #: A shard directory's name inside its run's directory.
 SHARD_DIR = re.compile(r"^shard-(?P<index>\d+)-of-(?P<count>\d+)$")
@@ -251,8 +252,6 @@ def derived_run_id(config_block: Mapping[str, Any], selection: Mapping[str, Any]
     Two runs with the same settings and selection get the same id, so rerunning a shard journals into
     the same directory (the newest record of an item wins); give ``--vita-run-id`` to keep runs apart.
     """
-    from .runs.manifest import config_sha256
-
     digest = hashlib.sha256(config_sha256(dict(config_block)).encode())
     digest.update(json.dumps(selection, sort_keys=True, default=str).encode())
     for arg in selection.get("args", []):
@@ -272,7 +271,5 @@ def _file_sha256(path: Path) -> str:
 
 def run_directory(rootdir: Path, run_id: str, shard: Shard | None) -> Path:
     """``<rootdir>/.vitabench/runs/<run-id>`` (``/shard-I-of-N`` for a shard)."""
-    from .runs.store import runs_root
-
     base = runs_root(rootdir) / run_id
     return base / shard.dir_name if shard is not None else base

@@ -51,3 +51,28 @@ def test_every_subcommand_is_registered_by_the_cli_module_only():
     assert builders == ["pytest_vitabench/cli.py"]
     listed = next(a for a in build_parser()._actions if getattr(a, "choices", None)).choices
     assert set(SUBCOMMANDS) <= set(listed)
+
+
+def test_every_vita_option_of_a_command_is_a_run_setting():
+    """A command's --vita-* options come from the settings model (command.setting_arguments): the same name,
+    destination and check as the run's, never a copy declared by hand."""
+    from pytest_vitabench.settings import specs
+
+    settings = {spec.option: spec.ini for spec in specs()}
+    commands = next(a for a in build_parser()._actions if getattr(a, "choices", None)).choices
+    for name, parser in commands.items():
+        for action in parser._actions:
+            for flag in (f for f in action.option_strings if f.startswith("--vita-")):
+                assert settings.get(flag) == action.dest, (name, flag)
+
+
+def test_the_cli_module_only_lists_the_commands_their_modules_declare():
+    from pytest_vitabench.cli import COMMANDS
+    from pytest_vitabench.command import Command
+
+    assert all(isinstance(command, Command) for command in COMMANDS)
+    assert [command.name for command in COMMANDS] == [
+        "validate", "show", "estimate", "rejudge", "judge-audit", "synth", "view", "plot", "compare", "merge",
+        "cache", "fetch"]
+    runs = [command.run or command.subcommands[0].run for command in COMMANDS]
+    assert "pytest_vitabench.cli" not in {getattr(run, "__module__", None) for run in runs}

@@ -6,8 +6,9 @@ import pytest
 from _fake_official import make_checkout
 
 from pytest_vitabench.benchmark import Benchmark
-from pytest_vitabench.llm.model_args import parse_model_args
-from pytest_vitabench.profile import DEVIATIONS, OWN_WORDING, TOOL_CHECKS, comparability, parse_tool_checks, resolve
+from pytest_vitabench.model_args import parse_model_args
+from pytest_vitabench.profile import DEVIATIONS, OWN_WORDING, TOOL_CHECKS, comparability, parse_tool_checks
+from pytest_vitabench.settings import read_settings, specs
 
 
 def bench(tmp_path, **options) -> Benchmark:
@@ -84,9 +85,14 @@ def test_an_official_llm_run_with_our_own_wording_is_not_comparable(tmp_path, mo
     assert comparability(with_records.config) == [OWN_WORDING, "--vita-judge-records on"]
 
 
-def test_resolve_reads_each_switch_by_ini_key():
-    values = resolve({"vita_rag_style": "default"}.get, "official")
+def test_the_profile_fills_each_switch_left_unset_by_ini_key():
+    values = read_settings({"vita_rag_style": "default", "vita_profile": "official"}.get)
     assert values["rag_style"] == "default" and values["max_steps"] == 300 and values["profile"] == "official"
+
+
+def test_every_deviation_is_a_setting_that_declares_its_official_value():
+    """One place says a switch's default and official value: the setting; the deviation only explains it."""
+    assert sorted(dev.field for dev in DEVIATIONS) == sorted(s.name for s in specs() if s.meta.official is not None)
 
 
 @pytest.mark.parametrize("text, expected", [

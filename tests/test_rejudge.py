@@ -10,6 +10,7 @@ from _stub_llm import StubLLM
 from _suites import tiny_suite, write_suite
 
 from pytest_vitabench.cli import build_parser
+from pytest_vitabench.command import run_config
 from pytest_vitabench.config import RunConfig
 from pytest_vitabench.judges import make_judge
 from pytest_vitabench.llm import LLMClient, LLMSettings
@@ -175,6 +176,7 @@ def test_cli_subcommand(saved, tmp_path, capsys):
     assert f"wrote {out}" in capsys.readouterr().out
     args = parser.parse_args(["rejudge", str(report_path), "--vita-judge-model", "gpt-x", "--vita-judge-votes", "2",
                               "--vita-base-url", "http://127.0.0.1:9/v1", "--vita-outcome-reward"])
-    assert args.vita_judge_votes == 2 and args.vita_outcome_reward
+    options = run_config(args)  # the run's settings, read as pytest reads them
+    assert options.judge_votes == 2 and options.outcome_reward and options.judge_model == "gpt-x"
     args = parser.parse_args(["rejudge", str(tmp_path / "nope.json")])
     assert args.func(args) == 2 and "nope.json" in capsys.readouterr().err

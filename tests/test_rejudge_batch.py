@@ -208,7 +208,7 @@ def test_the_cli_refuses_a_poll_interval_that_is_not_positive(saved, capsys):  #
     report_path, _ = saved
     assert main(["rejudge", str(report_path), "--vita-judge-model", "judge-m", "--vita-base-url",
                  "http://127.0.0.1:9/v1", "--vita-judge-batch", "--vita-batch-poll", "0"]) == 2
-    assert "--vita-batch-poll must be a positive number of seconds, got 0" in capsys.readouterr().err
+    assert "--vita-batch-poll must be positive, got '0'" in capsys.readouterr().err
 
 
 def test_a_bad_batch_poll_is_a_usage_error_naming_the_option(pytester):

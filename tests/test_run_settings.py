@@ -106,3 +106,23 @@ def test_the_options_reference_has_a_row_per_setting_with_its_help():
     assert list(rows) == [s.option for s in specs()]  # every setting, in --help order
     for s in specs():
         assert f"`{s.ini}`" in rows[s.option] and s.meta.help.replace("|", "\\|") in rows[s.option], s.option
+
+
+def test_the_settings_and_their_parsers_import_only_the_standard_library():
+    """Every parser the settings use sits below them: registering the options imports no feature module."""
+    import subprocess
+    import sys
+
+    code = ("import sys, pytest_vitabench.settings; "
+            "print(sorted(m for m in sys.modules if m.startswith('pytest_vitabench')))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == str(sorted(["pytest_vitabench", "pytest_vitabench.settings",
+                                         "pytest_vitabench.option_values", "pytest_vitabench.model_args",
+                                         "pytest_vitabench.fail_under", "pytest_vitabench.spelling"]))
+
+
+def test_the_offline_agent_names_the_parsers_know_are_the_built_in_agents():
+    from pytest_vitabench.agents import BUILTIN_AGENTS
+    from pytest_vitabench.option_values import BUILTIN_ROLE_NAMES
+
+    assert set(BUILTIN_ROLE_NAMES["--vita-model"]) == set(BUILTIN_AGENTS)

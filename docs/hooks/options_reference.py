@@ -26,7 +26,7 @@ def usage(spec: SettingSpec) -> str:
 
 def default_text(spec: SettingSpec) -> str:
     """What the ini key defaults to, in words for the settings that have no plain default."""
-    if spec.meta.profile:
+    if spec.meta.official is not None:
         return "set by `--vita-profile`"
     if spec.meta.flag:
         return "off"

@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_seri
 
 from ..domains.base import Environment
 from ..messages import Message
+from ..option_values import JUDGE_FAILURE_POLICIES as JUDGE_FAILURE_POLICIES
 from ..suite.schema import SubTask
 
 #: The ``not_judgeable`` reason of a subtask without evaluation criteria (the official metrics count such a
@@ -76,11 +77,6 @@ def reward_of(verdicts: list[RubricVerdict]) -> float:
     """The official binary reward: 1.0 only if there is something judged and every judged check is met."""
     judged = [v for v in verdicts if v.met is not None]
     return 1.0 if judged and all(v.met for v in judged) else 0.0
-
-
-#: ``--vita-judge-failures``: ``unscored`` (ours) leaves an item whose reward hangs on a verdict the judge
-#: failed to return out of the metrics; ``zero`` (the official harness) scores such a verdict unmet.
-JUDGE_FAILURE_POLICIES = ("unscored", "zero")
 
 
 def unscored_reward(verdicts: list[RubricVerdict], policy: str = "unscored") -> tuple[float, str | None]:

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .prices import ModelPrice
-
-if TYPE_CHECKING:
-    from ..config import RunConfig
+from ..config import RunConfig
+from ..store import default_root
+from .prices import ModelPrice, load_prices
+from .secrets import check_base_url
 
 #: Placeholder key for local endpoints that need none (the openai client refuses an empty key).
 LOCAL_KEY = "not-needed"
@@ -138,10 +138,6 @@ def settings_for_run(config: RunConfig, *, rootdir: Path, state_dir: Path | str 
         ValueError: A base URL that carries credentials (:class:`~.secrets.CredentialsInURL`, its
             credentials redacted), or a prices file that cannot be read.
     """
-    from ..store import default_root
-    from .prices import load_prices
-    from .secrets import check_base_url
-
     check_base_url(config.base_url)
     return LLMSettings(
         base_url=config.base_url or None, api_key_env=config.api_key_env, timeout_s=config.timeout,

@@ -15,13 +15,15 @@ from dataclasses import replace
 from importlib.metadata import entry_points
 from typing import Any
 
+from ..option_values import ALIASES as ALIASES
+from ..option_values import canonical_name as canonical_name
+from ..option_values import parse_memory_list as parse_memory_list
+from ..option_values import parse_threshold as parse_threshold
 from ..spelling import did_you_mean
 from . import agentic, full_context, groundtruth, null, rag
 from .base import Memory
 from .spec import MemoryOptions, MemorySpec
 
-#: Official names accepted as aliases (REFERENCE.md §4).
-ALIASES = {"null": "none", "rewrite": "agentic"}
 ENTRY_POINT_GROUP = "vitabench.memory"
 #: The built-in backends, in the order the messages list them.
 BUILTIN_SPECS: dict[str, MemorySpec] = {spec.name: spec for spec in (
@@ -30,41 +32,6 @@ BUILTIN_SPECS: dict[str, MemorySpec] = {spec.name: spec for spec in (
 NO_MEMORY = null.SPEC.name
 #: The backend whose memory is the whole history (up to its budget): what ``vitabench estimate`` plays.
 WHOLE_HISTORY = full_context.SPEC.name
-
-
-def canonical_name(name: str) -> str:
-    name = name.strip()
-    return ALIASES.get(name, name)
-
-
-def parse_memory_list(spec: str) -> list[str]:
-    """Split ``none,full_context`` into canonical, de-duplicated names (order kept)."""
-    names: list[str] = []
-    for part in spec.split(","):
-        if part.strip():
-            name = canonical_name(part)
-            if name not in names:
-                names.append(name)
-    if not names:
-        raise ValueError("--vita-memory needs at least one backend name")
-    return names
-
-
-def parse_threshold(value: object) -> float | None:
-    """``--vita-rag-threshold``: a number, or ``auto``/empty for the embedding model's calibrated value.
-
-    Raises:
-        ValueError: Not a number in [-1, 1].
-    """
-    if value is None or str(value).strip().lower() in ("", "auto", "none"):
-        return None
-    try:
-        number = float(str(value))
-    except ValueError:
-        raise ValueError(f"--vita-rag-threshold must be a number or 'auto', got {value!r}") from None
-    if not -1.0 <= number <= 1.0:
-        raise ValueError(f"--vita-rag-threshold must lie in [-1, 1] (a cosine similarity), got {value!r}")
-    return number
 
 
 def memory_spec(name: str) -> MemorySpec:

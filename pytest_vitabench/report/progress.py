@@ -13,34 +13,10 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-#: Seconds between progress lines: on a terminal, and when the output goes to a file or CI log.
-TTY_INTERVAL_S = 10.0
-LOG_INTERVAL_S = 60.0
+from ..option_values import parse_interval as parse_interval
+
 #: Suite files at least this large get a line before they are loaded and validated.
 LARGE_SUITE_BYTES = 1_000_000
-
-
-def parse_interval(value: object, *, tty: bool) -> float | None:
-    """``--vita-progress``: ``auto`` (10 s on a terminal, 60 s otherwise), seconds, or ``0``/``off``.
-
-    Returns:
-        The interval in seconds, or ``None`` when progress lines are off.
-
-    Raises:
-        ValueError: Not ``auto``, ``off`` or a non-negative number; the message names the option.
-    """
-    text = str(value if value is not None else "auto").strip().lower()
-    if text in ("", "auto"):
-        return TTY_INTERVAL_S if tty else LOG_INTERVAL_S
-    if text in ("off", "no", "false"):
-        return None
-    try:
-        seconds = float(text)
-    except ValueError:
-        raise ValueError(f"--vita-progress must be auto, off or a number of seconds, got {value!r}") from None
-    if seconds < 0:
-        raise ValueError(f"--vita-progress must be auto, off or a number of seconds >= 0, got {value!r}")
-    return seconds or None
 
 
 def large_suite_files(args: Iterable[str], cwd: Path, patterns: Iterable[str],

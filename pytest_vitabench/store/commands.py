@@ -6,6 +6,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..command import Command, argument
 from .disk import DEFAULT_ROOT, LEGACY_ROOT, NAMESPACES, Store, clear_project, default_root, legacy_notice
 
 
@@ -58,3 +59,28 @@ def _human(size: int) -> str:
             return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
         value /= 1024
     return f"{value:.1f} GB"  # pragma: no cover - the loop always returns
+
+
+#: ``--rootdir`` of both actions.
+_ROOTDIR = argument("--rootdir", type=Path, default=None,
+                    help="the project's root (pytest's rootdir; default: the nearest directory upwards from here "
+                         "that holds .vitabench/, else the current directory)")
+
+COMMAND = Command(
+    "cache", help="show or clear the disk cache (LLM answers, embeddings, memory checkpoints, suite indexes)",
+    description=f"The disk cache lives in <rootdir>/{DEFAULT_ROOT.as_posix()}/, one directory per kind of entry. "
+                "Clearing it never touches the run journals in .vitabench/runs/ (--vita-resume needs them); "
+                "`pytest --cache-clear` clears the same cache.",
+    subcommands=(
+        Command("info", help="what the cache holds: entries and size per kind",
+                description="Print the cache's location and, per kind of entry, what it holds, what keys it, how "
+                            "many entries and how many bytes.",
+                run=lambda args: cache_info(args.rootdir), arguments=(_ROOTDIR,)),
+        Command("clear", help="delete the cache (all of it, or the kinds named)",
+                description="Delete cached entries. Run journals (.vitabench/runs/) are kept.",
+                run=lambda args: cache_clear(args.rootdir, args.kinds), arguments=(
+                    argument("kinds", nargs="*", metavar="KIND",
+                             help=f"kinds to clear, among {', '.join(NAMESPACES)} (default: all, and the legacy "
+                                  f"{LEGACY_ROOT}/ directory)"),
+                    _ROOTDIR)),
+    ))

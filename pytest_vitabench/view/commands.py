@@ -1,5 +1,4 @@
-"""``vitabench view``, ``vitabench plot`` and ``vitabench compare``: what they do and print (the parser is in
-:mod:`pytest_vitabench.cli`).
+"""``vitabench view``, ``vitabench plot`` and ``vitabench compare``: look at saved runs and compare them.
 
 Every command reads runs through :func:`~pytest_vitabench.runs.load_run` only.
 """
@@ -8,15 +7,23 @@ from __future__ import annotations
 
 import json
 import sys
+import webbrowser
 from pathlib import Path
 from typing import Any
 
+from ..command import Command, argument
+from ..report.compare import compare_runs, regression_gate, render_comparison
+from ..report.failures import analyse_run
+from ..report.plots import plot_data, render_plots
+from ..report.terminal import render_table
+from ..result import ItemResult
 from ..runs.reader import Run, load_run
+from ..settings import run_scoped
+from .catalogue import load_catalogue
+from .html import build_viewer
 
 
 def _catalogue(run: Run, suite_dirs: list[str] | None) -> Any:
-    from .catalogue import load_catalogue
-
     dirs: list[str | Path] = [*(suite_dirs or []), run.path.parent]
     # Reports written under xdist before suite hashes were recorded there name their suites only per item.
     suites = run.config.get("suites") or {str(r["suite"]): "" for r in run.results if r.get("suite")}
@@ -25,14 +32,6 @@ def _catalogue(run: Run, suite_dirs: list[str] | None) -> Any:
 
 def render_run_page(run: Run, *, suite_dirs: list[str] | None = None, baseline: Run | None = None) -> str:
     """The viewer page of a run with its metrics table, plots, failure table and (optional) comparison."""
-    from ..report.compare import compare_runs
-    from ..report.failures import analyse_run
-    from ..report.plots import plot_data
-    from ..report.terminal import render_table
-    from ..result import ItemResult
-    from ..settings import run_scoped
-    from .html import build_viewer
-
     catalogue = _catalogue(run, suite_dirs)
     metrics = run.report.get("metrics") or {}
     results = [ItemResult.model_validate(r) for r in run.results]
@@ -70,8 +69,6 @@ def view_command(run_path: str, *, output: str | None = None, suite_dirs: list[s
     out.write_text(page, encoding="utf-8")
     print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB)")
     if not output and open_browser:
-        import webbrowser
-
         if not webbrowser.open(out.resolve().as_uri()):
             print("no browser found; open the file yourself")
     return 0
@@ -88,8 +85,6 @@ def plot_command(run_path: str, *, output: str = "vitabench-plots", formats: str
     Returns:
         The exit status: 0, or 2 for an unreadable run, an unknown format or missing matplotlib.
     """
-    from ..report.plots import plot_data, render_plots
-
     try:
         run = load_run(run_path)
     except (OSError, ValueError) as exc:
@@ -129,9 +124,6 @@ def compare_command(base_path: str, new_path: str, *, base_memory: str | None = 
     Returns:
         The exit status: 0, 1 on a regression beyond ``fail_regression``, 2 when a run cannot be read.
     """
-    from ..report.compare import compare_runs, regression_gate, render_comparison
-    from ..settings import run_scoped
-
     try:
         base, new = load_run(base_path), load_run(new_path)
         comparison = compare_runs(base, new, base_memory=base_memory, new_memory=new_memory, seed=seed,
@@ -151,3 +143,49 @@ def compare_command(base_path: str, new_path: str, *, base_memory: str | None = 
             return 1
         print(f"regression gate passed (allowed drop {fail_regression})")
     return 0
+
+
+VIEW = Command(
+    "view", help="write a self-contained HTML viewer of a run and open it",
+    description="Write a run as one self-contained HTML page and open it in a browser.",
+    run=lambda args: view_command(args.run, output=args.output, suite_dirs=args.suite_dir, baseline=args.baseline,
+                                  open_browser=not args.no_open),
+    arguments=(
+        argument("run", help="a --vita-report JSON file (or a run directory)"),
+        argument("-o", "--output", help="write the page here and do not open it (default: RUN.html, opened)"),
+        argument("--suite-dir", action="append",
+                 help="where to find the run's suite files when they moved (for product and store names)"),
+        argument("--baseline", help="a saved run to compare with (adds a Compare tab)"),
+        argument("--no-open", action="store_true", help="do not open a browser"),
+    ))
+
+PLOT = Command(
+    "plot", help="the paper's figures of a run as PNG/SVG files (needs matplotlib)",
+    description="Draw the paper's figures of a run as PNG, SVG or PDF files (needs matplotlib: pip install "
+                "'pytest-vitabench[plot]').",
+    run=lambda args: plot_command(args.run, output=args.output, formats=args.format),
+    arguments=(
+        argument("run", help="a --vita-report JSON file (or a run directory)"),
+        argument("-o", "--output", default="vitabench-plots", help="output directory (default: vitabench-plots)"),
+        argument("--format", default="png,svg", help="comma-separated: png, svg, pdf (default: png,svg)"),
+    ))
+
+COMPARE = Command(
+    "compare", help="paired comparison of two runs; regressed and fixed subtasks",
+    description="Compare two runs paired per (user, subtask): the change of each metric with its bootstrap "
+                "interval, and the subtasks that regressed or were fixed.",
+    run=lambda args: compare_command(args.base, args.new, base_memory=args.base_memory, new_memory=args.new_memory,
+                                     fail_regression=args.fail_regression, viewer=args.viewer, json_path=args.json,
+                                     limit=args.limit, seed=args.seed),
+    arguments=(
+        argument("base", help="the baseline run (a --vita-report JSON file or a run directory)"),
+        argument("new", help="the new run (a --vita-report JSON file or a run directory)"),
+        argument("--base-memory", help="compare this backend of BASE ..."),
+        argument("--new-memory", help="... with this backend of NEW"),
+        argument("--fail-regression", type=float, metavar="DELTA",
+                 help="exit 1 when Avg drops significantly by more than DELTA"),
+        argument("--viewer", help="prefix of the links to each subtask, e.g. new.html"),
+        argument("--json", help="also write the comparison as JSON here"),
+        argument("--limit", type=int, default=20, help="subtasks listed per direction (default: 20)"),
+        argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)"),
+    ))

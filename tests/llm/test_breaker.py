@@ -98,11 +98,12 @@ def test_every_process_sharing_the_state_dir_stops(stub, tmp_path):
 
 
 def test_bad_option_values_name_the_option(tmp_path):
-    from pytest_vitabench.config import settings_from_options
+    from pytest_vitabench.config import RunConfig
+    from pytest_vitabench.llm.settings import settings_for_run
 
-    assert settings_from_options(base_url=None, api_key_env="X", rootdir=tmp_path).circuit_breaker == 5
-    off = settings_from_options(base_url=None, api_key_env="X", rootdir=tmp_path, circuit_breaker="0")
+    assert settings_for_run(RunConfig.from_options({}), rootdir=tmp_path).circuit_breaker == 5
+    off = settings_for_run(RunConfig.from_options({"vita_circuit_breaker": "0"}), rootdir=tmp_path)
     assert off.circuit_breaker == 0
     for bad in ("-1", "many", "2.5"):
         with pytest.raises(ValueError, match="--vita-circuit-breaker must be a whole number"):
-            settings_from_options(base_url=None, api_key_env="X", rootdir=tmp_path, circuit_breaker=bad)
+            RunConfig.from_options({"vita_circuit_breaker": bad})

@@ -6,8 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from pytest_vitabench.config import settings_from_options
+from pytest_vitabench.config import RunConfig
 from pytest_vitabench.llm import LLMSettings
+from pytest_vitabench.llm.settings import settings_for_run
+
+
+def settings_from_options(*, rootdir: Path, state_dir: str | None = None, **raw: object) -> LLMSettings:
+    """The run's LLM settings from raw option values (strings, as pytest reads them), keyed by field name."""
+    options = {f"vita_{name}": value for name, value in raw.items() if value is not None}
+    return settings_for_run(RunConfig.from_options(options), rootdir=rootdir, state_dir=state_dir)
 
 
 def test_defaults(tmp_path):

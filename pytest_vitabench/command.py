@@ -1,0 +1,119 @@
+"""A ``vitabench`` subcommand, declared: its name, help, arguments and the function that runs it.
+
+Each command module declares its :class:`Command` beside the code that does the work; :mod:`pytest_vitabench.cli`
+lists the declarations and builds the one argparse parser from them. A command's ``--vita-*`` options are the
+run's settings (:func:`setting_arguments`): the help, check, choices and destination ``pytest --help`` has, read
+back into a :class:`~pytest_vitabench.config.RunConfig` by :func:`run_config`, so a command cannot drift from
+the run it reads.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .config import RunConfig
+from .option_values import whole_number
+from .settings import SettingSpec, parse, spec, specs
+
+
+@dataclass(frozen=True)
+class Argument:
+    """One ``add_argument`` call: its flags (or the positional name) and keyword arguments."""
+
+    flags: tuple[str, ...]
+    options: Mapping[str, Any]
+
+
+def argument(*flags: str, **options: Any) -> Argument:
+    return Argument(flags, options)
+
+
+@dataclass(frozen=True)
+class Command:
+    """A subcommand of ``vitabench``.
+
+    Attributes:
+        name: What follows ``vitabench``.
+        help: The line ``vitabench --help`` shows.
+        description: What ``vitabench NAME --help`` says the command does (kept as written).
+        run: Runs the command on the parsed arguments; returns the exit status.
+        arguments: Its arguments, in ``--help`` order.
+        subcommands: Its own subcommands (``vitabench cache info``), each with its ``run``.
+    """
+
+    name: str
+    help: str
+    description: str
+    run: Callable[[argparse.Namespace], int] | None = None
+    arguments: tuple[Argument, ...] = ()
+    subcommands: tuple[Command, ...] = ()
+
+
+def _checked(item: SettingSpec) -> Callable[[str], str]:
+    """An argparse ``type`` that checks a value with the setting's parser and keeps the raw text for
+    :func:`run_config` (a bad value then exits 2 at once, naming the option)."""
+
+    def check(raw: str) -> str:
+        try:
+            parse(item, raw)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        return raw
+
+    return check
+
+
+def setting_arguments(*names: str, checked: tuple[str, ...] = (),
+                      **overrides: Mapping[str, Any]) -> tuple[Argument, ...]:
+    """The ``--vita-*`` options of the settings ``names``, as the run declares them.
+
+    Each option's destination is its ini key and its default ``None``: not given, :func:`run_config` takes the
+    setting's default, as a run does, and a bad value is the command's usage error, naming the option.
+
+    Args:
+        names: :class:`~pytest_vitabench.settings.RunSettings` field names, in ``--help`` order.
+        checked: The names whose values argparse checks while it parses (a bad one exits 2 before the command
+            runs).
+        overrides: Keyword arguments of ``add_argument`` by field name, for a command whose option means a
+            little more than the run's (``rejudge``'s ``--vita-language`` defaults to the run's language).
+    """
+    out = []
+    for item in (spec(name) for name in names):
+        options: dict[str, Any] = {"dest": item.ini, "default": None, "help": item.meta.help}
+        if item.meta.flag:
+            options["action"] = "store_true"
+        else:
+            if item.name in checked:
+                options["type"] = _checked(item)
+            if item.meta.choices:
+                options["choices"] = item.meta.choices
+            if item.meta.metavar:
+                options["metavar"] = item.meta.metavar
+        options.update(overrides.get(item.name, {}))
+        out.append(Argument((item.option,), options))
+    return tuple(out)
+
+
+def run_config(args: argparse.Namespace) -> RunConfig:
+    """The settings a command was given (see :func:`setting_arguments`), the others at their defaults.
+
+    Raises:
+        ValueError: A value, or a combination of values, the run would refuse (the message names the option).
+    """
+    given = vars(args)
+    return RunConfig.from_options({item.ini: given.get(item.ini) for item in specs()})
+
+
+def positive(option: str) -> Callable[[str], int]:
+    """An argparse ``type``: a whole number of at least 1, an error naming ``option`` otherwise."""
+
+    def check(raw: str) -> int:
+        try:
+            return whole_number(option, raw, minimum=1, default=1)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return check

@@ -1,0 +1,30 @@
+"""``vitabench show``: the metrics table of a saved report, as the run printed it."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..command import Command, argument
+from ..result import ItemResult
+from .json_report import load_report
+from .terminal import render_table
+
+
+def show_command(args: argparse.Namespace) -> int:
+    """Print the table; exit status 0, or 2 when the report cannot be read."""
+    try:
+        report = load_report(args.report)
+    except (OSError, ValueError) as exc:
+        print(f"vitabench show: {exc}", file=sys.stderr)
+        return 2
+    results = [ItemResult.model_validate(r) for r in report.get("results", [])]
+    for line in render_table(report["metrics"], results):
+        print(line)
+    return 0
+
+
+COMMAND = Command(
+    "show", help="print the metrics table of a --vita-report JSON file",
+    description="Print the metrics table of a saved --vita-report JSON file.", run=show_command,
+    arguments=(argument("report", help="the JSON report written by pytest --vita-report PATH"),))
