@@ -118,7 +118,8 @@ def test_the_settings_and_their_parsers_import_only_the_standard_library():
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert loaded.strip() == str(sorted(["pytest_vitabench", "pytest_vitabench.settings",
                                          "pytest_vitabench.option_values", "pytest_vitabench.model_args",
-                                         "pytest_vitabench.fail_under", "pytest_vitabench.spelling"]))
+                                         "pytest_vitabench.fail_under", "pytest_vitabench.formulas",
+                                         "pytest_vitabench.spelling"]))
 
 
 def test_the_offline_agent_names_the_parsers_know_are_the_built_in_agents():
