@@ -57,8 +57,6 @@ class Axis:
     alternative_of: str = ""
 
 
-_LIKE = ("{Value} {scope} for me, please.", "I always go for {value} {scope}.", "Make it {value} as usual.")
-
 AXES: tuple[Axis, ...] = (
     # ---- global food axes
     Axis("sugar", "Food", "product", "value", ("less sugar", "half sugar", "full sugar"), "in drinks and desserts",
@@ -381,7 +379,6 @@ FAMILIES: tuple[Family, ...] = (
            ("Get me a museum ticket in {dest} for {day}.", "Buy me a ticket for a museum in {dest} for {day}."),
            place="museum", clock=(8, 20), share=0.6),
 )
-FAMILY = {family.key: family for family in FAMILIES}
 
 #: Neutral words for merchant names: no axis value, condition term or request noun among them.
 NAME_PREFIXES = (

@@ -17,6 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from .config import PRESETS, SynthConfig
+from .config import preset as preset_config
+from .demo import INDENT as DEMO_INDENT
+from .demo import build_demo_suite
+from .generator import generate, write
 
 #: Where each preset writes by default.
 DEFAULT_OUTPUT = {"paper": "suites/paper/tasks.vita.json.gz", "small": "suites/small/tasks.vita.json",
@@ -61,31 +65,19 @@ def synthesize(preset: str, *, output: str | None = None, knobs: dict[str, Any] 
         ValueError: Knobs given to ``demo``, or knob values the preset refuses (the message says which).
     """
     knobs = dict(knobs or {})
-    path = Path(output or DEFAULT_OUTPUT[preset])
     started = time.perf_counter()
     if preset == "demo":
         if knobs:
             raise ValueError(f"the demo preset is hand-curated and takes no knobs ({', '.join(knobs)})")
-        from .demo import main as write_demo_suite
-
-        path = write_demo_suite(path)
+        suite, indent = build_demo_suite(), DEMO_INDENT
     else:
-        from .config import preset as preset_config
-        from .generator import generate, write
-
-        path = write(generate(preset_config(preset, **knobs)), path)
+        suite, indent = generate(preset_config(preset, **knobs)), None
+    path = write(suite, output or DEFAULT_OUTPUT[preset], indent)
     data = path.read_bytes()
-    users = json.loads(_plain(path, data))
-    subtasks = sum(len(u.get("subtasks") or []) for u in users)
-    print(f"wrote {path}: {len(users)} users, {subtasks} subtasks, {len(data):,} bytes, "
+    subtasks = sum(len(u["subtasks"]) for u in suite)
+    print(f"wrote {path}: {len(suite)} users, {subtasks} subtasks, {len(data):,} bytes, "
           f"sha256 {hashlib.sha256(data).hexdigest()[:12]}, {time.perf_counter() - started:.1f}s")
     return path
-
-
-def _plain(path: Path, data: bytes) -> bytes:
-    import gzip
-
-    return gzip.decompress(data) if path.name.endswith(".gz") else data
 
 
 def report_rules(suite: Any, *, strict: bool, stats: bool, json_path: str | None) -> int:

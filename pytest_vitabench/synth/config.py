@@ -7,7 +7,7 @@ looks. ``demo`` is not a generator preset: it is the hand-curated suite of :mod:
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 #: Figures of the paper the presets aim at (also printed by ``vitabench validate`` for comparison).
@@ -134,9 +134,6 @@ class SynthConfig:
         if problems:
             raise ValueError("; ".join(problems))
         return self
-
-    def manifest(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 PRESETS: dict[str, SynthConfig] = {

@@ -115,7 +115,7 @@ def build(config: SynthConfig, plan: UserPlan, sub: SubPlan, decision_day: date)
         slots = _reservation_layout(config, rng, dims, popular)
     else:
         slots = _product_layout(config, rng, dims, popular)
-    return _materialise(config, rng, plan, sub, dims, slots, decision_day)
+    return _materialise(rng, plan, sub, dims, slots, decision_day)
 
 
 # ------------------------------------------------------------------------------------------ layout
@@ -189,11 +189,11 @@ def _product_layout(config: SynthConfig, rng: random.Random, dims: list[Dim], po
         host = fillers[k % len(fillers)]
         host.products.append(cycle.one_off() if host.role == "compliant" and product else {})
         k += 1
-    _trim(slots, config, product, merchant, dims)
+    _trim(slots, config)
     return _order(rng, slots)
 
 
-def _trim(slots: list[Slot], config: SynthConfig, product: list[int], merchant: list[int], dims: list[Dim]) -> None:
+def _trim(slots: list[Slot], config: SynthConfig) -> None:
     """Drop surplus one-off products (the paper asks for at least 40, about 50 entities in all), keeping
     every dimension's quota of one-off distractors and at least two products per merchant."""
     def one_offs(d: int) -> int:
@@ -282,8 +282,8 @@ def _order(rng: random.Random, slots: list[Slot]) -> list[Slot]:
 # ------------------------------------------------------------------------------------------ materialise
 
 
-def _materialise(config: SynthConfig, rng: random.Random, plan: UserPlan, sub: SubPlan, dims: list[Dim],
-                 slots: list[Slot], decision_day: date) -> Built:
+def _materialise(rng: random.Random, plan: UserPlan, sub: SubPlan, dims: list[Dim], slots: list[Slot],
+                 decision_day: date) -> Built:
     family = sub.family
     person = plan.person
     digits = person.user_id[1:]

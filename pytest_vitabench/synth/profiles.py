@@ -119,7 +119,7 @@ def _person(rng: random.Random, index: int, user_id: str, gender: str, age: int,
     )
     profile: dict[str, Any] = {
         "user_id": user_id, "name": name, "gender": gender, "birth_date": birth.isoformat(),
-        "occupation": occupation, "occupation_type": collar, "education": _education(rng, collar, age),
+        "occupation": occupation, "occupation_type": collar, "education": _education(rng, collar),
         "city": city, "city_tier": tier, "home_address": home_address, "work_address": work_address,
         "hometown": hometown,
     }
@@ -153,7 +153,7 @@ def _family(rng: random.Random, gender: str, age: int) -> tuple[str, str, tuple[
     return family, partner, (first, second)
 
 
-def _education(rng: random.Random, collar: str, age: int) -> str:
+def _education(rng: random.Random, collar: str) -> str:
     if collar == "white-collar":
         return rng.choice(vocab.EDUCATION[2:])
     if collar == "gray-collar":

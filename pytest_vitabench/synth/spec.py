@@ -39,8 +39,6 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, model_validator
 
-SPEC_FORMAT = "vitabench-curated-spec/1"
-
 #: A subtask kind: the domain that serves it and the record type the target is booked as.
 KINDS: dict[str, tuple[str, str]] = {
     "delivery": ("delivery", "delivery"),

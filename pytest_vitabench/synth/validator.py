@@ -40,8 +40,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..domains import build_environment
+from ..domains.shared import DomainEnvironment
+from ..judges.rules import run_check
+from ..memory.render import render_preferences, render_records
 from ..suite.checks import RECORD_FIELDS, RecordCheck, RubricCheck
-from ..suite.loader import LoadedSuite, SuiteError, load_suite, read_suite_json
+from ..suite.loader import LoadedSuite, SuiteError, load_suite
 from ..suite.schema import DailyRecord, EventRecord, SubTask, UserTask
 from ..vocabulary import HIDDEN_KEYS, MARKER_PATTERN, SKIP_TYPES
 
@@ -125,28 +129,24 @@ class Report:
 CONTROL_RULES = ("distractors",)
 
 
-def validate_path(path: str | Path, limits: Limits | None = None, strict: bool = True) -> tuple[Report, list[Any]]:
-    """Load and validate a suite file; returns the report and the raw data (for statistics)."""
-    report = Report(path=str(path))
+def validate_path(path: str | Path, limits: Limits | None = None, strict: bool = True) -> Report:
+    """Load and validate a suite file (a file that does not load is the report's ``load_error``)."""
     try:
         suite = load_suite(path, strict=strict)
     except SuiteError as exc:
-        report.load_error = exc.render()
-        return report, []
-    return validate_loaded(suite, limits), read_suite_json(Path(path))
+        return Report(path=str(path), load_error=exc.render())
+    return validate_loaded(suite, limits)
 
 
 def validate_loaded(suite: LoadedSuite, limits: Limits | None = None) -> Report:
     """Run every rule over the valid users of a loaded suite (load errors are reported as ``schema``)."""
     report = Report(path=str(suite.path))
-    raw = read_suite_json(Path(suite.path))
     for user in suite.users:
         if user.error is not None:
             for where, problem in user.error.problems:
                 rule = "chronology" if re.search(r"before|after|comes", problem) else "schema"
                 report.findings.append(Finding(rule, where, problem))
-    validate_users([u.task for u in suite.users if u.task is not None], raw if isinstance(raw, list) else [],
-                   report, limits or Limits())
+    validate_users([u.task for u in suite.users if u.task is not None], report, limits or Limits())
     return report
 
 
@@ -158,15 +158,12 @@ class _History:
     rendered: list[str] = field(default_factory=list)
 
 
-def validate_users(users: list[UserTask], raw: list[dict[str, Any]], report: Report, limits: Limits) -> None:
-    from ..memory.render import render_records
-
-    raw_by_id = {str(u.get("id")): u for u in raw if isinstance(u, dict)}
+def validate_users(users: list[UserTask], report: Report, limits: Limits) -> None:
+    """Run every rule over ``users``, adding the findings to ``report``."""
     report.users = len(users)
     for user in users:
         report.subtasks += len(user.subtasks)
         _chronology(user, report)
-        raw_user = raw_by_id.get(user.id, {})
         history = _History()
         for index, sub in enumerate(user.subtasks):
             where = f"{user.id}::{sub.subtask_id}"
@@ -177,19 +174,17 @@ def validate_users(users: list[UserTask], raw: list[dict[str, Any]], report: Rep
                     history.voiced.append((index, record.when[:10], text))
             history.rendered.append(render_records(list(sub.interactions)))
             checks = _checks(sub, where, report)
-            subtasks = raw_user["subtasks"] if isinstance(raw_user.get("subtasks"), list) else []
-            raw_sub = subtasks[index] if index < len(subtasks) else {}
             if checks is None:
                 report.unchecked.setdefault("target", "no rubric_checks (official shape): only the marked target "
                                                       "can be located")
                 report.unchecked.setdefault("distractors", "no rubric_checks: distractors cannot be told apart")
-                _marked_target_only(sub, where, report)
+                _marked_target_only(sub, report)
             else:
                 options = _options(sub, checks)
-                _target(sub, where, options, checks, report, limits)
+                _target(sub, where, options, report, limits)
                 _distractors(sub, where, options, checks, report, limits)
             _evidence(user, index, sub, where, history, report)
-            _leaks(user, sub, raw_sub, where, history, report)
+            _leaks(user, sub, where, history, report)
             _profile(user, sub, where, noise, report)
 
 
@@ -288,8 +283,6 @@ def _record_type(checks: list[RubricCheck]) -> str | None:
 
 def _options(sub: SubTask, checks: list[RubricCheck]) -> list[Option]:
     """Every option, with the record checks it fails when booked exactly as the rubrics ask."""
-    from ..judges.rules import run_check
-
     kind = _record_type(checks)
     wanted: dict[str, Any] = {}
     for item in checks:
@@ -322,7 +315,7 @@ def _options(sub: SubTask, checks: list[RubricCheck]) -> list[Option]:
     return options
 
 
-def _marked_target_only(sub: SubTask, where: str, report: Report) -> None:
+def _marked_target_only(sub: SubTask, report: Report) -> None:
     marked = set(sub.target_product_ids or [])
     if not marked:
         marked = {str(p.get("product_id")) for _, e in _entities(sub.environment) for p in e.get("products") or []
@@ -331,8 +324,7 @@ def _marked_target_only(sub: SubTask, where: str, report: Report) -> None:
         report.unchecked["target"] = "no rubric_checks and no target annotation"
 
 
-def _target(sub: SubTask, where: str, options: list[Option], checks: list[RubricCheck], report: Report,
-            limits: Limits) -> None:
+def _target(sub: SubTask, where: str, options: list[Option], report: Report, limits: Limits) -> None:
     report.checked["target"] += 1
     winners = [o for o in options if not o.failed]
     if len(winners) != 1:
@@ -490,9 +482,6 @@ def _since(user: UserTask, index: int, pid: str) -> str:
 
 def _visible_tools(sub: SubTask) -> str:
     """Every entity as the tools show it (the domains' allow-listed views)."""
-    from ..domains import build_environment
-    from ..domains.shared import DomainEnvironment
-
     env = build_environment(sub.domain, sub.environment, user_id=str(sub.environment.get("user_id") or "u"),
                             time=sub.env_time.strip() or f"{(sub.current_time or '').strip()[:10]} 12:00:00", seed=0)
     assert isinstance(env, DomainEnvironment)  # every built-in domain's environment is one
@@ -516,10 +505,7 @@ def _hidden_texts(node: Any, found: set[str]) -> set[str]:
     return found
 
 
-def _leaks(user: UserTask, sub: SubTask, raw_sub: dict[str, Any], where: str, history: _History,
-           report: Report) -> None:
-    from ..memory.render import render_preferences
-
+def _leaks(user: UserTask, sub: SubTask, where: str, history: _History, report: Report) -> None:
     report.checked["leaks"] += 1
     visible = {
         "instruction": sub.instruction,
