@@ -21,6 +21,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 CATEGORIES = ("Food", "Shopping", "Travel", "Entertainment", "Special")
+#: What serves each kind of request: (domain, the record type its target is booked as, the environment
+#: container of its candidates).
+KINDS: dict[str, tuple[str, str, str]] = {
+    "delivery": ("delivery", "delivery", "stores"),
+    "instore_product": ("instore", "instore", "shops"),
+    "reservation": ("instore", "reservation", "shops"),
+    "hotel": ("ota", "hotel", "hotels"),
+    "train": ("ota", "train", "trains"),
+    "flight": ("ota", "flight", "flights"),
+    "attraction": ("ota", "attraction", "attractions"),
+}
 
 
 @dataclass(frozen=True)
@@ -261,7 +272,7 @@ class Family:
 
     @property
     def domain(self) -> str:
-        return {"delivery": "delivery", "instore_product": "instore", "reservation": "instore"}.get(self.kind, "ota")
+        return KINDS[self.kind][0]
 
 
 FAMILIES: tuple[Family, ...] = (

@@ -18,8 +18,6 @@ from typing import Any
 
 from .config import PRESETS, SynthConfig
 from .config import preset as preset_config
-from .demo import INDENT as DEMO_INDENT
-from .demo import build_demo_suite
 from .generator import generate, write
 
 #: Where each preset writes by default.
@@ -69,7 +67,10 @@ def synthesize(preset: str, *, output: str | None = None, knobs: dict[str, Any] 
     if preset == "demo":
         if knobs:
             raise ValueError(f"the demo preset is hand-curated and takes no knobs ({', '.join(knobs)})")
-        suite, indent = build_demo_suite(), DEMO_INDENT
+        # Deferred: the spec's models cost every ``vitabench`` command a third of a second to build its parser.
+        from .demo import INDENT, build_demo_suite
+
+        suite, indent = build_demo_suite(), INDENT
     else:
         suite, indent = generate(preset_config(preset, **knobs)), None
     path = write(suite, output or DEFAULT_OUTPUT[preset], indent)

@@ -104,14 +104,6 @@ class SynthConfig:
     event_shape_share: float = 0.25
     id_prefix: str = "U"
 
-    def with_overrides(self, **overrides: Any) -> SynthConfig:
-        """A copy with the given knobs changed (``None`` values are ignored)."""
-        known = {f.name for f in fields(self)}
-        unknown = sorted(set(overrides) - known)
-        if unknown:
-            raise ValueError(f"unknown synth knob(s): {', '.join(unknown)}")
-        return replace(self, **{k: v for k, v in overrides.items() if v is not None})
-
     def validated(self) -> SynthConfig:
         """This configuration, or ValueError naming the knob that cannot work."""
         problems = []
@@ -146,11 +138,14 @@ PRESETS: dict[str, SynthConfig] = {
 
 
 def preset(name: str, **overrides: Any) -> SynthConfig:
-    """The named preset with knob overrides applied.
+    """The named preset with knob overrides applied (``None`` values are ignored).
 
     Raises:
         ValueError: Unknown preset or knob, or knobs that cannot work together.
     """
     if name not in PRESETS:
         raise ValueError(f"unknown preset {name!r}; generator presets: {', '.join(PRESETS)} (and 'demo')")
-    return PRESETS[name].with_overrides(**overrides).validated()
+    unknown = sorted(set(overrides) - {f.name for f in fields(SynthConfig)})
+    if unknown:
+        raise ValueError(f"unknown synth knob(s): {', '.join(unknown)}")
+    return replace(PRESETS[name], **{k: v for k, v in overrides.items() if v is not None}).validated()

@@ -22,12 +22,12 @@ import random
 from datetime import date, timedelta
 from typing import Any
 
-from .environment import CONTAINERS, city_centre, entity_body, environment_record, location, transport_body
+from .catalog import KINDS
+from .environment import city_centre, entity_body, environment_record, location, transport_body
 from .generator import subtask_record, user_record
 from .history import Event, records
 from .rubrics import ASK_COUNT_OR_TIME, RubricBook
 from .spec import (
-    KINDS,
     TRAVEL_KINDS,
     CuratedSpec,
     MaxPriceDimension,
@@ -197,7 +197,7 @@ def expand_subtask(seed: str, user: UserSpec, n: int, previous_day: str) -> dict
     sub = user.subtasks[n - 1]
     uid = user.user_id
     rng = random.Random(f"{seed}:{uid}:{n}")
-    domain, record_type = KINDS[sub.kind]
+    domain, record_type, container = KINDS[sub.kind]
     where = sub.destination or str(user.profile["city"])
     centre = city_centre(where) if sub.destination else user.home
     layout = _Layout(sub, rng, f"{uid} subtask {n}").build()
@@ -256,7 +256,7 @@ def expand_subtask(seed: str, user: UserSpec, n: int, previous_day: str) -> dict
     weather = {"city": where, "category": rng.choice(_WEATHER), "datetime": sub.travel_date or sub.day,
                "temperature": [rng.randint(8, 18), rng.randint(20, 30)], "humidity": rng.randint(40, 85)}
     environment = environment_record(f"{sub.day} {sub.clock}", uid, weather, user.profile, user.home, user.work,
-                                     CONTAINERS[sub.kind], entities)
+                                     container, entities)
     book = _rubrics(user, sub, record_type, satisfying)
     preferences = user.preferences[sub.preferences]
     memory = {"current": {k: list(v) for k, v in preferences.items()},

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
-from .catalog import AXIS, NAME_PREFIXES, POPULAR_TAGS, Family
+from .catalog import AXIS, KINDS, NAME_PREFIXES, POPULAR_TAGS, Family
 from .config import SynthConfig
 from .plan import Pref, SubPlan, UserPlan, allowed_values
 from .rng import stream
@@ -77,13 +77,6 @@ class Built:
     target_product: str | None
     record_type: str
     decision_day: str
-    entity_container: str
-
-
-RECORD_TYPES = {"delivery": "delivery", "instore_product": "instore", "reservation": "reservation",
-                "hotel": "hotel", "train": "train", "flight": "flight", "attraction": "attraction"}
-CONTAINERS = {"delivery": "stores", "instore_product": "shops", "reservation": "shops", "hotel": "hotels",
-              "train": "trains", "flight": "flights", "attraction": "attractions"}
 
 
 def make_dims(plan: UserPlan, sub: SubPlan, decision_day: date) -> list[Dim]:
@@ -329,11 +322,11 @@ def _materialise(rng: random.Random, plan: UserPlan, sub: SubPlan, dims: list[Di
             target_entity = eid
         entities[eid] = _entity(rng, family, sub, eid, names[k], score, tags, products, slot, dims, where, centre,
                                 person)
-    container = CONTAINERS[family.kind]
+    _, record_type, container = KINDS[family.kind]
     environment = _environment(rng, plan, sub, container, entities, where, day_text)
     return Built(environment=environment, dims=dims, satisfying={i: sorted(v) for i, v in satisfying.items()},
-                 target_entity=target_entity, target_product=target_product, record_type=RECORD_TYPES[family.kind],
-                 decision_day=day_text, entity_container=container)
+                 target_entity=target_entity, target_product=target_product, record_type=record_type,
+                 decision_day=day_text)
 
 
 def _date_index(dims: list[Dim]) -> int:

@@ -108,7 +108,6 @@ class SubPlan:
     count: int = 1
     when_ahead: int = 0  # days from today to the visit / travel / stay
     visit_clock: str = ""  # reservation: HH:MM
-    words: dict[str, str] = field(default_factory=dict)
 
     @property
     def kind(self) -> str:

@@ -39,15 +39,6 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, model_validator
 
-#: A subtask kind: the domain that serves it and the record type the target is booked as.
-KINDS: dict[str, tuple[str, str]] = {
-    "delivery": ("delivery", "delivery"),
-    "instore_product": ("instore", "instore"),
-    "reservation": ("instore", "reservation"),
-    "hotel": ("ota", "hotel"),
-    "train": ("ota", "train"),
-    "flight": ("ota", "flight"),
-}
 TRAVEL_KINDS = ("hotel", "train", "flight")
 
 
