@@ -2,7 +2,7 @@
 
 The ``paper`` preset follows the statistics of the VitaBench 2.0 paper (section C.2 and A.2.3); the
 ``small`` preset keeps every ratio at a size that generates in well under a second, for tests and quick
-looks. ``demo`` is not a generator preset: it is the hand-curated suite of :mod:`.demo`.
+looks. The demo suite (``suites/demo/tasks.json``) is not generated: it is written by hand.
 """
 
 from __future__ import annotations
@@ -144,7 +144,7 @@ def preset(name: str, **overrides: Any) -> SynthConfig:
         ValueError: Unknown preset or knob, or knobs that cannot work together.
     """
     if name not in PRESETS:
-        raise ValueError(f"unknown preset {name!r}; generator presets: {', '.join(PRESETS)} (and 'demo')")
+        raise ValueError(f"unknown preset {name!r}; generator presets: {', '.join(PRESETS)}")
     unknown = sorted(set(overrides) - {f.name for f in fields(SynthConfig)})
     if unknown:
         raise ValueError(f"unknown synth knob(s): {', '.join(unknown)}")
