@@ -410,25 +410,28 @@ def _noise(sub: SubTask) -> set[tuple[int, int]]:
     return out
 
 
+def _items(record: DailyRecord | EventRecord) -> list[tuple[int, str, Any]]:
+    """``(item, type, content)`` of a record's events: a daily record's behaviours, or the event itself (item 0)."""
+    if isinstance(record, EventRecord):
+        return [(0, record.type, record.content)]
+    return [(i, b.behavior_type, b.content) for i, b in enumerate(record.behavior)]
+
+
+def _for_someone_else(content: Any) -> bool:
+    return isinstance(content, dict) and bool(content.get("note"))
+
+
 def _voiced(record: DailyRecord | EventRecord, noise: set[tuple[int, int]], position: int) -> list[str]:
     """Texts of a record that speak for the user: no searches or browsing, no noise, nothing for others."""
     out = []
-    if isinstance(record, EventRecord):
-        if record.type in SKIP_TYPES or (position, 0) in noise:
-            return []
-        content = record.content
-        if record.type == "conversation" and isinstance(content, list):
-            return [str(t.get("content", "")) for t in content if isinstance(t, dict) and t.get("role") == "user"]
-        if isinstance(content, dict) and content.get("note"):
-            return []
-        return [json.dumps(content, ensure_ascii=False)]
-    for item, event in enumerate(record.behavior):
-        if event.behavior_type in SKIP_TYPES or (position, item) in noise:
+    for item, kind, content in _items(record):
+        if kind in SKIP_TYPES or (position, item) in noise:
             continue
-        if isinstance(event.content, dict) and event.content.get("note"):
-            continue
-        out.append(json.dumps(event.content, ensure_ascii=False))
-    if record.dialogue and (position, -1) not in noise:
+        if isinstance(record, EventRecord) and kind == "conversation" and isinstance(content, list):
+            out += [str(t.get("content", "")) for t in content if isinstance(t, dict) and t.get("role") == "user"]
+        elif not _for_someone_else(content):
+            out.append(json.dumps(content, ensure_ascii=False))
+    if isinstance(record, DailyRecord) and record.dialogue and (position, -1) not in noise:
         out += [turn.content for turn in record.dialogue if turn.role == "user"]
     return out
 
@@ -546,12 +549,8 @@ def _profile(user: UserTask, sub: SubTask, where: str, noise: set[tuple[int, int
     report.checked["profile"] += 1
     word = allergy.rstrip("s")
     for position, record in enumerate(sub.interactions):
-        events = [(0, record.type, record.content)] if isinstance(record, EventRecord) else \
-            [(i, b.behavior_type, b.content) for i, b in enumerate(record.behavior)]
-        for item, kind, content in events:
-            if kind != "order" or (position, item) in noise:
-                continue
-            if isinstance(content, dict) and content.get("note"):
+        for item, kind, content in _items(record):
+            if kind != "order" or (position, item) in noise or _for_someone_else(content):
                 continue
             if word in json.dumps(content).lower():
                 report.findings.append(Finding("profile", where, f"the user orders {allergy!r} for themself "
