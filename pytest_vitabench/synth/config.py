@@ -1,8 +1,8 @@
 """The generator's size knobs and the presets that set them (``vitabench synth --preset ...``).
 
 The ``paper`` preset follows the statistics of the VitaBench 2.0 paper (section C.2 and A.2.3); the
-``small`` preset keeps every ratio at a size that generates in well under a second, for tests and quick
-looks. The demo suite (``suites/demo/tasks.json``) is not generated: it is written by hand.
+``small`` preset keeps every ratio at a size small enough for tests and quick looks. The demo suite
+(``suites/demo/tasks.json``) is not generated: it is data edited by hand.
 """
 
 from __future__ import annotations
