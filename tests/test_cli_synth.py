@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 from _paths import REPO_ROOT
 
@@ -56,3 +58,14 @@ def test_validate_fails_a_broken_suite_and_strict_adds_the_complexity_controls(t
     # The hand-written demo is smaller than the paper's complexity controls: fine, unless --strict.
     assert main(["validate", str(DEMO), "--no-stats"]) == 0
     assert main(["validate", str(DEMO), "--no-stats", "--strict"]) == 1
+
+
+def test_the_synth_command_imports_only_the_generator():
+    # cli.py imports synth.commands to build every command's parser: the validator (domains, judges,
+    # memory) and pydantic would cost each ``vitabench`` invocation, so synth.commands stays plain Python.
+    script = ("import sys, pytest_vitabench.synth.commands; "
+              "print(' '.join(m for m in sys.modules if m.startswith(('pytest_vitabench.', 'pydantic'))))")
+    loaded = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                            cwd=REPO_ROOT).stdout.split()
+    assert loaded and all(m.startswith("pytest_vitabench.synth") for m in loaded), loaded
+    assert "pytest_vitabench.synth.validator" not in loaded and "pytest_vitabench.synth.stats" not in loaded
