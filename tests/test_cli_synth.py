@@ -62,7 +62,7 @@ def test_validate_fails_a_broken_suite_and_strict_adds_the_complexity_controls(t
 
 def test_the_synth_command_does_not_import_the_validator():
     # cli.py imports synth.commands to build every command's parser: the validator (domains, judges,
-    # memory) would cost each ``vitabench`` invocation about a second, so it is imported only to validate.
+    # memory) would slow every ``vitabench`` invocation, so it is imported only when a suite is validated.
     script = "import sys, pytest_vitabench.synth.commands; print(' '.join(sys.modules))"
     loaded = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
                             cwd=REPO_ROOT).stdout.split()
