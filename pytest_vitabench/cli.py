@@ -307,7 +307,7 @@ def _add_synth(commands: Subcommands) -> None:
                     "A .gz output is compressed deterministically.")
     synth.add_argument("--preset", choices=PRESET_NAMES, default="paper",
                        help="paper: the paper's scale and statistics; small: the same ratios, 4 users x 5 "
-                            "subtasks")
+                            "subtasks; demo: the hand-curated demo suite")
     synth.add_argument("-o", "--output", default=None, help="output file (default: suites/<preset>/...)")
     synth.add_argument("--validate", action="store_true", help="validate the written suite")
     docs = knob_docs()

@@ -33,6 +33,14 @@ def test_synth_knob_flags_change_the_suite(tmp_path, capsys):
     assert "merchants_min" in capsys.readouterr().err
 
 
+def test_synth_demo_preset_is_the_curated_demo(tmp_path, capsys):
+    path = tmp_path / "demo.json"
+    assert main(["synth", "--preset", "demo", "-o", str(path)]) == 0
+    assert path.read_bytes() == DEMO.read_bytes()
+    assert main(["synth", "--preset", "demo", "--seed", "3", "-o", str(path)]) == 2
+    assert "takes no knobs" in capsys.readouterr().err
+
+
 def test_validate_prints_rules_and_statistics_and_writes_json(tmp_path, capsys):
     path = tmp_path / "s.vita.json"
     main(["synth", "--preset", "small", "-o", str(path)])
@@ -55,7 +63,7 @@ def test_validate_fails_a_broken_suite_and_strict_adds_the_complexity_controls(t
     path.write_text(json.dumps(data))
     assert main(["validate", str(path), "--no-stats"]) == 1
     assert "target id" in capsys.readouterr().out
-    # The hand-written demo is smaller than the paper's complexity controls: fine, unless --strict.
+    # The curated demo is smaller than the paper's complexity controls: fine, unless --strict.
     assert main(["validate", str(DEMO), "--no-stats"]) == 0
     assert main(["validate", str(DEMO), "--no-stats", "--strict"]) == 1
 

@@ -11,5 +11,7 @@ and seeded randomness instead of an LLM:
 * :mod:`.environment` and :mod:`.rubrics` - candidate spaces with one target and rubric machine checks;
 * :mod:`.generator` - assembly in the official ``tasks.json`` shape and byte-identical writing;
 * :mod:`.validator` and :mod:`.stats` - the rules ``vitabench validate`` checks and the paper comparison;
+* :mod:`.spec` and :mod:`.curated` - a hand-written suite declared as data and its expansion; :mod:`.demo` -
+  the demo suite (``specs/demo.json``);
 * :mod:`.commands` - the ``vitabench synth`` command.
 """

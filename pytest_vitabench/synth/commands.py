@@ -3,6 +3,7 @@
 
     vitabench synth --preset paper --seed 0 -o suites/paper/tasks.vita.json.gz
     vitabench synth --preset small --users 8 -o /tmp/small.vita.json
+    vitabench synth --preset demo                  # the hand-curated demo suite (no seed, no knobs)
     vitabench validate suites/paper/tasks.vita.json.gz [--strict] [--no-stats] [--json report.json]
 """
 
@@ -20,9 +21,10 @@ from .config import preset as preset_config
 from .generator import generate, write
 
 #: Where each preset writes by default.
-DEFAULT_OUTPUT = {"paper": "suites/paper/tasks.vita.json.gz", "small": "suites/small/tasks.vita.json"}
+DEFAULT_OUTPUT = {"paper": "suites/paper/tasks.vita.json.gz", "small": "suites/small/tasks.vita.json",
+                  "demo": "suites/demo/tasks.json"}
 #: What ``--preset`` accepts.
-PRESET_NAMES = tuple(PRESETS)
+PRESET_NAMES = (*PRESETS, "demo")
 
 
 def knob_docs() -> dict[str, str]:
@@ -50,7 +52,7 @@ def synthesize(preset: str, *, output: str | None = None, knobs: dict[str, Any] 
     """Write the suite of ``preset`` with ``knobs`` changed and print what was written.
 
     Args:
-        preset: ``paper`` or ``small``.
+        preset: ``paper``, ``small`` or ``demo`` (the hand-curated demo suite, which takes no knobs).
         output: The file to write (default: :data:`DEFAULT_OUTPUT` of the preset); ``.gz`` compresses.
         knobs: :class:`SynthConfig` fields to override.
 
@@ -58,11 +60,20 @@ def synthesize(preset: str, *, output: str | None = None, knobs: dict[str, Any] 
         The path written.
 
     Raises:
-        ValueError: Knob values the preset refuses (the message says which).
+        ValueError: Knobs given to ``demo``, or knob values the preset refuses (the message says which).
     """
+    knobs = dict(knobs or {})
     started = time.perf_counter()
-    suite = generate(preset_config(preset, **(knobs or {})))
-    path = write(suite, output or DEFAULT_OUTPUT[preset])
+    if preset == "demo":
+        if knobs:
+            raise ValueError(f"the demo preset is hand-curated and takes no knobs ({', '.join(knobs)})")
+        # Deferred: the spec's models cost every ``vitabench`` command a third of a second to build its parser.
+        from .demo import INDENT, build_demo_suite
+
+        suite, indent = build_demo_suite(), INDENT
+    else:
+        suite, indent = generate(preset_config(preset, **knobs)), None
+    path = write(suite, output or DEFAULT_OUTPUT[preset], indent)
     data = path.read_bytes()
     subtasks = sum(len(u["subtasks"]) for u in suite)
     print(f"wrote {path}: {len(suite)} users, {subtasks} subtasks, {len(data):,} bytes, "

@@ -1,8 +1,8 @@
 """The generator's size knobs and the presets that set them (``vitabench synth --preset ...``).
 
 The ``paper`` preset follows the statistics of the VitaBench 2.0 paper (section C.2 and A.2.3); the
-``small`` preset keeps every ratio at a size small enough for tests and quick looks. The demo suite
-(``suites/demo/tasks.json``) is not generated: it is data edited by hand.
+``small`` preset keeps every ratio at a size small enough for tests and quick
+looks. ``demo`` is not a generator preset: it is the hand-curated suite of :mod:`.demo`.
 """
 
 from __future__ import annotations
@@ -144,7 +144,7 @@ def preset(name: str, **overrides: Any) -> SynthConfig:
         ValueError: Unknown preset or knob, or knobs that cannot work together.
     """
     if name not in PRESETS:
-        raise ValueError(f"unknown preset {name!r}; generator presets: {', '.join(PRESETS)}")
+        raise ValueError(f"unknown preset {name!r}; generator presets: {', '.join(PRESETS)} (and 'demo')")
     unknown = sorted(set(overrides) - {f.name for f in fields(SynthConfig)})
     if unknown:
         raise ValueError(f"unknown synth knob(s): {', '.join(unknown)}")

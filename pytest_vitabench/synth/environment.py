@@ -451,7 +451,8 @@ def _entity(rng: random.Random, family: Family, sub: SubPlan, eid: str, name: st
     elif family.kind in ("train", "flight"):
         body = _transport(rng, family, eid, name, tags, products, person.city, where, marker)
     else:
-        body = entity_body(family.kind, eid, name, score, place, tags, products, marker)
+        body = entity_body(family.kind, eid, name, score, place, tags, products, marker,
+                           enable_reservation=family.kind == "reservation")
     if marker == "distraction":
         body["distraction_reason"] = _reason(dims, slot.breaks, score, None) or "none of its options fits the user"
     return body
@@ -489,6 +490,7 @@ def _environment(rng: random.Random, plan: UserPlan, sub: SubPlan, container: st
 
 
 # ------------------------------------------------------------------------------------------ official shapes
+# Shared with curated suites (``curated.py``): the official entity and environment records.
 
 
 def city_centre(city: str) -> tuple[float, float]:
@@ -496,15 +498,16 @@ def city_centre(city: str) -> tuple[float, float]:
     return next(((lon, lat) for name, _, lon, lat in CITIES if name == city), (116.4, 39.9))
 
 
-def location(rng: random.Random, city: str, centre: tuple[float, float]) -> dict[str, Any]:
+def location(rng: random.Random, city: str, centre: tuple[float, float],
+             streets: tuple[str, ...] = STREETS) -> dict[str, Any]:
     """A street address within about 3 km of ``centre``."""
     lon = round(centre[0] + rng.uniform(-3, 3) / 96.0, 6)
     lat = round(centre[1] + rng.uniform(-3, 3) / 111.0, 6)
-    return {"address": f"No. {rng.randint(1, 699)} {rng.choice(STREETS)}, {city}", "longitude": lon, "latitude": lat}
+    return {"address": f"No. {rng.randint(1, 699)} {rng.choice(streets)}, {city}", "longitude": lon, "latitude": lat}
 
 
 def entity_body(kind: str, eid: str, name: str, score: float, where: dict[str, Any], tags: list[str],
-                products: list[dict[str, Any]], marker: str) -> dict[str, Any]:
+                products: list[dict[str, Any]], marker: str, *, enable_reservation: bool) -> dict[str, Any]:
     """A store (delivery), shop (instore kinds) or hotel record; stamps the owner on each product."""
     if kind == "delivery":
         for p in products:
@@ -515,7 +518,7 @@ def entity_body(kind: str, eid: str, name: str, score: float, where: dict[str, A
         for p in products:
             p["shop_id"], p["shop_name"] = eid, name
         return {"shop_id": eid, "shop_name": name, "score": score, "location": where, "tags": tags,
-                "enable_book": False, "book_price": 0.0, "enable_reservation": kind == "reservation",
+                "enable_book": False, "book_price": 0.0, "enable_reservation": enable_reservation,
                 "products": products, "shop_type": marker}
     if kind == "hotel":
         return {"hotel_id": eid, "hotel_name": name, "score": score, "star_rating": 5 if score >= 4.7 else 4,

@@ -61,7 +61,7 @@ def build_user(config: SynthConfig, plan: UserPlan) -> dict[str, Any]:
         mapped.update(memory["tag_ids"])
         subtasks.append(subtask)
         previous = sub.day
-    return {"id": uid, "user_id": uid, "user_profile": dict(plan.person.profile), "subtasks": subtasks}
+    return user_record(uid, plan.person.profile, subtasks)
 
 
 def _day(record: dict[str, Any]) -> date:
@@ -82,21 +82,43 @@ def _subtask(config: SynthConfig, plan: UserPlan, sub: SubPlan, window: list[dic
     memory = _preference_memory(plan, sub, previous)
     memory["rubric_sources"] = sources
     memory["history_noise"] = noise
-    # Keys in the official order, then our ``rubric_checks`` extension.
+    return subtask_record(
+        uid, sub.n, domain=sub.domain, task=f"{sub.domain} - {sub.family.key.replace('_', ' ')}",
+        current_time=sub.day.isoformat(), start_date=(previous + timedelta(days=1)).isoformat(),
+        end_date=(sub.day - timedelta(days=1)).isoformat(), instruction=instruction, interactions=window,
+        environment=built.environment, profile=plan.person.profile, memory=memory,
+        rubrics=rubrics, checks=checks, target_ids=target, skills=skills, intention=intention)
+
+
+# ------------------------------------------------------------------------------------------ official records
+# Shared with curated suites (``curated.py``): the official user and subtask records, keys in the official order.
+
+
+def user_record(user_id: str, profile: dict[str, Any], subtasks: list[dict[str, Any]]) -> dict[str, Any]:
+    """One official ``PersonalizationTask`` dict."""
+    return {"id": user_id, "user_id": user_id, "user_profile": dict(profile), "subtasks": subtasks}
+
+
+def subtask_record(user_id: str, n: int, *, domain: str, task: str, current_time: str, start_date: str,
+                   end_date: str, instruction: str, interactions: list[dict[str, Any]], environment: dict[str, Any],
+                   profile: dict[str, Any], memory: dict[str, Any], rubrics: list[str], checks: list[dict[str, Any]],
+                   target_ids: list[Any],
+                   skills: list[str], intention: str) -> dict[str, Any]:
+    """One official subtask dict (the ``n``-th, 1-based), with our ``rubric_checks`` extension."""
     return {
-        "task_turn_num": f"{uid}_{sub.n:02d}",
-        "subtask_id": f"sub_{uid}_{sub.n}",
-        "domain": sub.domain,
-        "task": f"{sub.domain} - {sub.family.key.replace('_', ' ')}",
-        "current_time": sub.day.isoformat(),
-        "start_date": (previous + timedelta(days=1)).isoformat(),
-        "end_date": (sub.day - timedelta(days=1)).isoformat(),
+        "task_turn_num": f"{user_id}_{n:02d}",
+        "subtask_id": f"sub_{user_id}_{n}",
+        "domain": domain,
+        "task": task,
+        "current_time": current_time,
+        "start_date": start_date,
+        "end_date": end_date,
         "instruction": instruction,
-        "interactions": window,
-        "environment": built.environment,
-        "user_scenario": {"user_profile": dict(plan.person.profile), "personalized_preference_memory": memory},
+        "interactions": interactions,
+        "environment": environment,
+        "user_scenario": {"user_profile": dict(profile), "personalized_preference_memory": memory},
         "evaluation_criteria": {"expected_states": [{"state_rubrics": list(rubrics)}], "overall_rubrics": rubrics},
-        "target_product_ids": target,
+        "target_product_ids": target_ids,
         "skill_tested": skills,
         "user_intention": intention,
         "rubric_checks": checks,
@@ -188,9 +210,10 @@ def _changes(pref: Pref, after: date, before: date) -> list[dict[str, Any]]:
 # ------------------------------------------------------------------------------------------ writing
 
 
-def dumps(suite: list[dict[str, Any]]) -> bytes:
-    """The suite as compact UTF-8 JSON bytes, key order as built, one trailing newline."""
-    return (json.dumps(suite, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+def dumps(suite: list[dict[str, Any]], indent: int | None = None) -> bytes:
+    """The suite as UTF-8 JSON bytes: compact (or indented), key order as built, one trailing newline."""
+    separators = (",", ":") if indent is None else None
+    return (json.dumps(suite, ensure_ascii=False, indent=indent, separators=separators) + "\n").encode("utf-8")
 
 
 def gzip_bytes(data: bytes) -> bytes:
@@ -201,10 +224,10 @@ def gzip_bytes(data: bytes) -> bytes:
     return buffer.getvalue()
 
 
-def write(suite: list[dict[str, Any]], path: str | Path) -> Path:
+def write(suite: list[dict[str, Any]], path: str | Path, indent: int | None = None) -> Path:
     """Write a suite; a ``.gz`` path is gzip-compressed deterministically."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    data = dumps(suite)
+    data = dumps(suite, indent)
     target.write_bytes(gzip_bytes(data) if target.name.endswith(".gz") else data)
     return target

@@ -1,9 +1,10 @@
-"""The demo suite (``suites/demo/tasks.json``, written by hand as data): official-format, and a fair test of
-preferences. These tests are what keeps a hand edit of the file fair."""
+"""The demo suite (``synth/specs/demo.json`` expanded by ``synth/curated.py``): deterministic, committed,
+official-format, and a fair test of preferences."""
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -13,6 +14,9 @@ from pytest_vitabench.domains import validate_environment
 from pytest_vitabench.judges.rules import run_check
 from pytest_vitabench.suite.checks import RECORD_FIELDS, RecordCheck, RubricCheck, TextCheck
 from pytest_vitabench.suite.schema import UserTask
+from pytest_vitabench.synth.demo import DEFAULT_PATH, INDENT, build_demo_suite, demo_spec, main
+from pytest_vitabench.synth.generator import dumps
+from pytest_vitabench.synth.spec import MaxPriceDimension, MinScoreDimension
 
 DEMO = REPO_ROOT / "suites" / "demo" / "tasks.json"
 CONTAINERS = ("stores", "shops", "hotels", "trains", "flights", "attractions")
@@ -20,7 +24,7 @@ CONTAINERS = ("stores", "shops", "hotels", "trains", "flights", "attractions")
 
 @pytest.fixture(scope="module")
 def suite() -> list[dict[str, Any]]:
-    return json.loads(DEMO.read_text(encoding="utf-8"))
+    return build_demo_suite()
 
 
 def _subtasks(suite: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
@@ -41,8 +45,24 @@ def _entity_id(entity: dict[str, Any]) -> str:
     return next(entity[k] for k in ("store_id", "shop_id", "hotel_id", "train_id", "flight_id") if k in entity)
 
 
+def render(suite: list[dict[str, Any]]) -> bytes:
+    return dumps(suite, INDENT)
+
+
+def test_two_builds_are_byte_identical(suite):
+    assert render(build_demo_suite()) == render(suite)
+
+
+def test_committed_file_equals_a_fresh_build_from_the_spec(suite, tmp_path):
+    # The committed suite is what the spec expands to, byte for byte: edit the spec, then regenerate.
+    assert DEFAULT_PATH == DEMO
+    assert DEMO.read_bytes() == render(suite), "run: vitabench synth --preset demo"
+    written = main(tmp_path / "tasks.json")
+    assert written.read_bytes() == DEMO.read_bytes()
+
+
 def test_size_and_shape(suite):
-    assert DEMO.stat().st_size < 1_500_000
+    assert len(render(suite)) < 1_500_000
     assert len(suite) >= 4 and all(len(user["subtasks"]) >= 5 for user in suite)
     assert {sub["domain"] for _, sub in _subtasks(suite)} == {"delivery", "instore", "ota"}
     for user in suite:
@@ -192,26 +212,23 @@ def test_histories_carry_noise_and_every_user_drifts(suite):
         assert all(c["new"] in current for c in changes if c["type"] in ("add", "modify"))
 
 
-def _phrases(entity: dict[str, Any]) -> set[str]:
-    """The tags an entity and its products carry, and the seat types of its products."""
-    out = set(entity.get("tags", []))
-    for product in entity["products"]:
-        out |= set(product.get("tags", [])) | ({product["seat_type"]} if "seat_type" in product else set())
-    return out
-
-
-def test_decisive_words_appear_in_the_groundtruth_and_the_history_so_far(suite):
+def test_decisive_words_appear_in_the_groundtruth_and_the_history_so_far():
     # A preference-aware agent can only win if the words that decide are stated: in the ground truth
     # of the subtask and somewhere in the history up to it (later drift may state them differently).
-    for user in suite:
+    for user in demo_spec().users:
         history = ""
-        for sub in user["subtasks"]:
-            history += json.dumps(sub["interactions"]).lower()
-            truth = json.dumps(sub["user_scenario"]["personalized_preference_memory"]["current"]).lower()
-            entities = _entities(sub)
-            target = next(e for e in entities if _marker(e) == "target")
-            product = next((p for p in target["products"] if p.get("product_type") == "target"), None)
-            carried = _phrases({**target, "products": [product] if product else []})
-            for word in carried - set.intersection(*map(_phrases, entities)):  # what only some options carry
-                assert word.lower() in truth, f"{sub['subtask_id']}: {word!r} not in the ground truth"
-                assert word.lower() in history, f"{sub['subtask_id']}: {word!r} not in the history"
+        for n, spec in enumerate(user.subtasks, 1):
+            history += json.dumps([day.model_dump() for day in spec.history]).lower()
+            truth = json.dumps(user.preferences[spec.preferences]).lower()
+            for dim in spec.dimensions:
+                if isinstance(dim, MinScoreDimension):
+                    words = [f"{dim.min_score:g}"]
+                elif isinstance(dim, MaxPriceDimension):
+                    words = [f"{dim.max_price:g}"]
+                elif dim.good:
+                    words = [dim.good.lower()]
+                else:
+                    words = [re.sub(r"^no ", "", bad.lower()) for bad in dim.bad]
+                for word in words:
+                    assert word in truth, f"{user.user_id} #{n}: {word!r} not in the ground truth"
+                    assert word in history, f"{user.user_id} #{n}: {word!r} not in the history"

@@ -16,8 +16,9 @@ from _official_model import DOMAIN_DB, PersonalizationTask, UserScenario, load_l
 from _paths import REPO_ROOT
 from pydantic import ValidationError
 
+from pytest_vitabench.synth.demo import build_demo_suite
+
 PAPER = REPO_ROOT / "suites" / "paper" / "tasks.vita.json.gz"
-DEMO = REPO_ROOT / "suites" / "demo" / "tasks.json"
 
 
 def test_small_generated_suite_loads_in_the_official_model(small_suite: list[dict[str, Any]]) -> None:
@@ -37,7 +38,7 @@ def test_profile_values_are_strings_lists_or_objects(small_suite: list[dict[str,
 
 
 def test_demo_suite_loads_in_the_official_model() -> None:
-    assert load_like_official(json.loads(DEMO.read_text(encoding="utf-8")))
+    assert load_like_official(build_demo_suite())
 
 
 def test_shipped_paper_suite_loads_in_the_official_model() -> None:
