@@ -385,27 +385,18 @@ def _product(rng: random.Random, family: Family, dims: list[Dim], breaks: dict[i
     date_dim = next((i for i, d in enumerate(dims) if d.kind == "date"), None)
     day = breaks.get(date_dim, day_text) if date_dim is not None else day_text
     if family.kind == "hotel":
-        room = ", ".join(["Room"] + [title_case(p) for p in phrases])
-        return {"product_id": pid, "room_type": room, "date": day, "price": price, "quantity": rng.randint(2, 8)}
+        return product_body("hotel", pid, titled("Room", phrases), price, rng.randint(2, 8), day=day)
     if family.kind in ("train", "flight"):
         seat = phrases[0] if phrases else ("second class" if family.kind == "train" else "economy")
-        factor = _SEAT_PRICE.get(seat, 1.0)
-        return {"product_id": pid, "seat_type": ", ".join(phrases) or seat, "date": day,
-                "price": float(round(price * factor)), "quantity": stock}
+        price = float(round(price * _SEAT_PRICE.get(seat, 1.0)))
+        return product_body(family.kind, pid, ", ".join(phrases) or seat, price, stock, day=day)
     if family.kind == "attraction":
-        ticket = ", ".join(["Ticket"] + [title_case(p) for p in phrases])
-        return {"product_id": pid, "ticket_type": ticket, "date": day, "price": price, "quantity": stock}
+        return product_body("attraction", pid, titled("Ticket", phrases), price, stock, day=day)
     base = family.items[j % len(family.items)] if family.items else title_case(family.noun)
-    lead = [p for p in phrases[:1]]
-    rest = phrases[1:]
-    name = f"{title_case(lead[0])} {base}" if lead else base
-    if rest:
-        name += f" ({', '.join(rest)})"
-    product: dict[str, Any] = {"product_id": pid, "name": name, "price": price, "quantity": stock,
-                               "tags": list(family.tags) + phrases}
-    if family.kind == "delivery":
-        product["attributes"] = []
-    return product
+    name = f"{title_case(phrases[0])} {base}" if phrases else base
+    if phrases[1:]:
+        name += f" ({', '.join(phrases[1:])})"
+    return product_body(family.kind, pid, name, price, stock, tags=list(family.tags) + phrases)
 
 
 def _reason(dims: list[Dim], breaks: dict[int, str], score: float | None, price: float | None) -> str:
@@ -504,6 +495,23 @@ def location(rng: random.Random, city: str, centre: tuple[float, float],
     lon = round(centre[0] + rng.uniform(-3, 3) / 96.0, 6)
     lat = round(centre[1] + rng.uniform(-3, 3) / 111.0, 6)
     return {"address": f"No. {rng.randint(1, 699)} {rng.choice(streets)}, {city}", "longitude": lon, "latitude": lat}
+
+
+def titled(head: str, phrases: list[str]) -> str:
+    """A room or ticket type: ``head`` and the phrases it carries, title-cased (``Room, Quiet, High Floor``)."""
+    return ", ".join([head] + [title_case(p) for p in phrases])
+
+
+def product_body(kind: str, pid: str, label: str, price: float, stock: int, *, day: str | None = None,
+                 tags: list[str] | None = None) -> dict[str, Any]:
+    """A product record: a dated room, seat or ticket (``label`` is its type), else a named dish or voucher."""
+    if kind in ("hotel", "train", "flight", "attraction"):
+        label_key = {"hotel": "room_type", "attraction": "ticket_type"}.get(kind, "seat_type")
+        return {"product_id": pid, label_key: label, "date": day, "price": price, "quantity": stock}
+    product: dict[str, Any] = {"product_id": pid, "name": label, "price": price, "quantity": stock, "tags": tags}
+    if kind == "delivery":
+        product["attributes"] = []
+    return product
 
 
 def entity_body(kind: str, eid: str, name: str, score: float, where: dict[str, Any], tags: list[str],
