@@ -96,6 +96,9 @@ class Report:
             return True
         return any(f.rule not in CONTROL_RULES or strict for f in self.findings)
 
+    def add(self, rule: str, where: str, message: str) -> None:
+        self.findings.append(Finding(rule, where, message))
+
     def errors(self, rule: str) -> list[Finding]:
         return [f for f in self.findings if f.rule == rule]
 
@@ -145,7 +148,7 @@ def validate_loaded(suite: LoadedSuite, limits: Limits | None = None) -> Report:
         if user.error is not None:
             for where, problem in user.error.problems:
                 rule = "chronology" if re.search(r"before|after|comes", problem) else "schema"
-                report.findings.append(Finding(rule, where, problem))
+                report.add(rule, where, problem)
     validate_users([u.task for u in suite.users if u.task is not None], report, limits or Limits())
     return report
 
@@ -202,11 +205,11 @@ def _checks(sub: SubTask, where: str, report: Report) -> list[RubricCheck] | Non
     orphans = [t for t in texts if t not in rubrics]
     doubled = [t for t, n in Counter(texts).items() if n > 1]
     for text in missing:
-        report.findings.append(Finding("schema", where, f"rubric without a machine check: {text!r}"))
+        report.add("schema", where, f"rubric without a machine check: {text!r}")
     for text in orphans:
-        report.findings.append(Finding("schema", where, f"check for a rubric the subtask does not state: {text!r}"))
+        report.add("schema", where, f"check for a rubric the subtask does not state: {text!r}")
     for text in doubled:
-        report.findings.append(Finding("schema", where, f"rubric with several checks: {text!r}"))
+        report.add("schema", where, f"rubric with several checks: {text!r}")
     return list(sub.rubric_checks)
 
 
@@ -222,28 +225,25 @@ def _chronology(user: UserTask, report: Report) -> None:
         time = sub.env_time
         day = sub.current_time or time[:10]
         if previous_time and time and time < previous_time:
-            report.findings.append(Finding("chronology", where, f"subtask at {time} comes before the previous one "
-                                                                f"({previous_time})"))
+            report.add("chronology", where, f"subtask at {time} comes before the previous one ({previous_time})")
         if sub.current_time and time and not time.startswith(sub.current_time):
-            report.findings.append(Finding("chronology", where, f"environment time {time} is not on current_time "
-                                                                f"{sub.current_time}"))
+            report.add("chronology", where, f"environment time {time} is not on current_time {sub.current_time}")
         if sub.start_date and previous_day and sub.start_date < previous_day:
-            report.findings.append(Finding("chronology", where, f"history window starts {sub.start_date}, before "
-                                                                f"the previous subtask ({previous_day})"))
+            report.add("chronology", where,
+                       f"history window starts {sub.start_date}, before the previous subtask ({previous_day})")
         whens = [r.when for r in sub.interactions]
         if whens != sorted(whens):
-            report.findings.append(Finding("chronology", where, "interactions are not in time order"))
+            report.add("chronology", where, "interactions are not in time order")
         for record in sub.interactions:
             day_of = record.when[:10]
             # A timestamp may share the subtask's day if it is not later; a day's record must come before it.
             late = record.when > time if len(record.when) > 10 and time else bool(day and day_of >= day)
             if late:
-                report.findings.append(Finding("chronology", where, f"interaction dated {record.when} is not before "
-                                                                    f"the subtask ({day})"))
+                report.add("chronology", where, f"interaction dated {record.when} is not before the subtask ({day})")
                 break
             if (sub.start_date and day_of < sub.start_date) or (sub.end_date and day_of > sub.end_date):
-                report.findings.append(Finding("chronology", where, f"interaction dated {record.when} is outside the "
-                                                                    f"window {sub.start_date}..{sub.end_date}"))
+                report.add("chronology", where,
+                           f"interaction dated {record.when} is outside the window {sub.start_date}..{sub.end_date}")
                 break
         previous_time, previous_day = time or previous_time, day or previous_day
 
@@ -329,23 +329,21 @@ def _target(sub: SubTask, where: str, options: list[Option], report: Report, lim
     winners = [o for o in options if not o.failed]
     if len(winners) != 1:
         keys = ", ".join(o.key for o in winners[:5])
-        report.findings.append(Finding("target", where, f"{len(winners)} options meet every record check"
-                                                        + (f" ({keys})" if keys else "")))
+        report.add("target", where, f"{len(winners)} options meet every record check" + (f" ({keys})" if keys else ""))
         return
     winner = winners[0]
     marked = set(sub.target_product_ids or [])
     ident = {winner.entity_id} if winner.product is None else {str(winner.product.get("product_id"))}
     if marked and not (ident & marked):
-        report.findings.append(Finding("target", where, f"the only option meeting every check is {winner.key}, not "
-                                                        f"the marked target {sorted(marked)}"))
+        report.add("target", where,
+                   f"the only option meeting every check is {winner.key}, not the marked target {sorted(marked)}")
     if winner.position < limits.target_after:
-        report.findings.append(Finding("distractors", where, f"the target's merchant is number "
-                                                             f"{winner.position + 1}, not after the first "
-                                                             f"{limits.target_after}"))
+        report.add("distractors", where,
+                   f"the target's merchant is number {winner.position + 1}, not after the first {limits.target_after}")
     scores = [s for _, e in _entities(sub.environment) if isinstance(s := e.get("score"), (int, float))]
     score = winner.entity.get("score")
     if scores and isinstance(score, (int, float)) and score >= max(scores):
-        report.findings.append(Finding("distractors", where, f"the target's merchant is the best rated ({score})"))
+        report.add("distractors", where, f"the target's merchant is the best rated ({score})")
 
 
 def _distractors(sub: SubTask, where: str, options: list[Option], checks: list[RubricCheck], report: Report,
@@ -374,7 +372,7 @@ def _distractors(sub: SubTask, where: str, options: list[Option], checks: list[R
         problems.append(f"{multi} options break several rubrics, expected {limits.multi_min}-{limits.multi_max}")
     problems += _popular(sub, options, checks)
     for problem in problems:
-        report.findings.append(Finding("distractors", where, problem))
+        report.add("distractors", where, problem)
 
 
 def _popular(sub: SubTask, options: list[Option], checks: list[RubricCheck]) -> list[str]:
@@ -450,8 +448,7 @@ def _evidence(user: UserTask, index: int, sub: SubTask, where: str, history: _Hi
         report.checked["evidence"] += 1
         tag, pid = str(source.get("tag", "")), str(source.get("preference_id", ""))
         if tag not in current:
-            report.findings.append(Finding("evidence", where, f"{rubric!r} relies on {tag!r}, which is not in the "
-                                                              "subtask's ground truth"))
+            report.add("evidence", where, f"{rubric!r} relies on {tag!r}, which is not in the subtask's ground truth")
             continue
         since = _since(user, index, pid)
         phrases = [str(p).lower() for p in source.get("phrases") or []]
@@ -465,8 +462,8 @@ def _evidence(user: UserTask, index: int, sub: SubTask, where: str, history: _Hi
                 found = True
                 break
         if not found:
-            report.findings.append(Finding("evidence", where, f"no user-voiced evidence of {tag!r} ({phrases}) between "
-                                                              f"{since or 'the start'} and {day}"))
+            report.add("evidence", where,
+                       f"no user-voiced evidence of {tag!r} ({phrases}) between {since or 'the start'} and {day}")
 
 
 def _since(user: UserTask, index: int, pid: str) -> str:
@@ -529,14 +526,13 @@ def _leaks(user: UserTask, sub: SubTask, where: str, history: _History, report: 
         if truth and truth.count("\n") > 1 and truth in text:
             problems.append("the ground-truth preference block")
         for problem in problems:
-            report.findings.append(Finding("leaks", where, f"{problem} in agent-visible {name}"))
+            report.add("leaks", where, f"{problem} in agent-visible {name}")
     intention = (sub.user_intention or "").strip()
     if sub.is_proactive and intention:
         if intention in sub.instruction or intention in visible["profile"]:
-            report.findings.append(Finding("leaks", where,
-                                           "the hidden user_intention is in the instruction or profile"))
+            report.add("leaks", where, "the hidden user_intention is in the instruction or profile")
         if any(intention in chunk for chunk in history.rendered):
-            report.findings.append(Finding("leaks", where, "the hidden user_intention is in the history so far"))
+            report.add("leaks", where, "the hidden user_intention is in the history so far")
 
 
 # ------------------------------------------------------------------------------------------ profile
@@ -553,13 +549,12 @@ def _profile(user: UserTask, sub: SubTask, where: str, noise: set[tuple[int, int
             if kind != "order" or (position, item) in noise or _for_someone_else(content):
                 continue
             if word in json.dumps(content).lower():
-                report.findings.append(Finding("profile", where, f"the user orders {allergy!r} for themself "
-                                                                 f"({record.when}) although the profile lists it"))
+                report.add("profile", where,
+                           f"the user orders {allergy!r} for themself ({record.when}) although the profile lists it")
     memory = sub.groundtruth_preferences() or {}
     for tags in (memory.get("current") or {}).values():
         for tag in tags if isinstance(tags, list) else [tags]:
             low = str(tag).lower()
             if word in low and not re.search(rf"\b(no|avoid\w*|allerg\w*)\b[^,]*{re.escape(word)}|{re.escape(word)}"
                                              r"\w*\s*\(allerg", low):
-                report.findings.append(Finding("profile", where, f"ground truth {tag!r} contradicts the "
-                                                                 f"{allergy!r} allergy"))
+                report.add("profile", where, f"ground truth {tag!r} contradicts the {allergy!r} allergy")
