@@ -290,6 +290,7 @@ def _materialise(rng: random.Random, plan: UserPlan, sub: SubPlan, dims: list[Di
     entities: dict[str, dict[str, Any]] = {}
     target_entity, target_product = "", None
     day_text = decision_day.isoformat()
+    dated = next((i for i, d in enumerate(dims) if d.kind == "date"), None)
     for k, slot in enumerate(slots):
         eid = f"{prefix}{digits}{sub.n:02d}{k + 1:02d}"
         score = _score(rng, slot, dims, user_floor)
@@ -303,8 +304,7 @@ def _materialise(rng: random.Random, plan: UserPlan, sub: SubPlan, dims: list[Di
         products: list[dict[str, Any]] = []
         for j, breaks in enumerate(slot.products):
             pid = f"P{digits}{sub.n:02d}{k + 1:02d}{j + 1:02d}"
-            if family.kind in ("train", "flight", "attraction") and any(d.kind == "date" for d in dims) \
-                    and set(breaks) == {_date_index(dims)}:
+            if family.kind in ("train", "flight", "attraction") and dated is not None and set(breaks) == {dated}:
                 # A dated twin keeps its product id (the same seat class / ticket on another day).
                 twin_of = next(p for p in products if not p["_breaks"])
                 pid = twin_of["product_id"]
@@ -323,14 +323,14 @@ def _materialise(rng: random.Random, plan: UserPlan, sub: SubPlan, dims: list[Di
         entities[eid] = _entity(rng, family, sub, eid, names[k], score, tags, products, slot, dims, where, centre,
                                 person)
     _, record_type, container = KINDS[family.kind]
-    environment = _environment(rng, plan, sub, container, entities, where, day_text)
+    weather = {"city": where, "category": rng.choice(_WEATHER), "datetime": day_text,
+               "temperature": [rng.randint(2, 18), rng.randint(19, 33)], "humidity": rng.randint(35, 90)}
+    addresses = {"home_address": person.home_address, "work_address": person.work_address}
+    environment = environment_record(f"{sub.day.isoformat()} {sub.clock}", person.user_id, weather, addresses,
+                                     person.home, person.work, container, entities)
     return Built(environment=environment, dims=dims, satisfying={i: sorted(v) for i, v in satisfying.items()},
                  target_entity=target_entity, target_product=target_product, record_type=record_type,
                  decision_day=day_text)
-
-
-def _date_index(dims: list[Dim]) -> int:
-    return next(i for i, d in enumerate(dims) if d.kind == "date")
 
 
 def _phrase(dim: Dim, broken: str | None) -> str | None:
@@ -468,16 +468,6 @@ def _transport(rng: random.Random, family: Family, eid: str, name: str, tags: li
     d_loc["address"] = f"{dest} International Airport, {dest}"
     return transport_body("flight", eid, f"{code}{rng.randint(1000, 8999)}", origin, dest, o_loc, d_loc, dep, arr,
                           tags, products, marker)
-
-
-def _environment(rng: random.Random, plan: UserPlan, sub: SubPlan, container: str, entities: dict[str, Any],
-                 where: str, day_text: str) -> dict[str, Any]:
-    person = plan.person
-    weather = {"city": where, "category": rng.choice(_WEATHER), "datetime": day_text,
-               "temperature": [rng.randint(2, 18), rng.randint(19, 33)], "humidity": rng.randint(35, 90)}
-    addresses = {"home_address": person.home_address, "work_address": person.work_address}
-    return environment_record(f"{sub.day.isoformat()} {sub.clock}", person.user_id, weather, addresses, person.home,
-                              person.work, container, entities)
 
 
 # ------------------------------------------------------------------------------------------ official shapes
