@@ -21,6 +21,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 CATEGORIES = ("Food", "Shopping", "Travel", "Entertainment", "Special")
+#: What serves each kind of request: (domain, the record type its target is booked as, the environment
+#: container of its candidates).
+KINDS: dict[str, tuple[str, str, str]] = {
+    "delivery": ("delivery", "delivery", "stores"),
+    "instore_product": ("instore", "instore", "shops"),
+    "reservation": ("instore", "reservation", "shops"),
+    "hotel": ("ota", "hotel", "hotels"),
+    "train": ("ota", "train", "trains"),
+    "flight": ("ota", "flight", "flights"),
+    "attraction": ("ota", "attraction", "attractions"),
+}
 
 
 @dataclass(frozen=True)
@@ -56,8 +67,6 @@ class Axis:
     tag: str = ""
     alternative_of: str = ""
 
-
-_LIKE = ("{Value} {scope} for me, please.", "I always go for {value} {scope}.", "Make it {value} as usual.")
 
 AXES: tuple[Axis, ...] = (
     # ---- global food axes
@@ -263,7 +272,7 @@ class Family:
 
     @property
     def domain(self) -> str:
-        return {"delivery": "delivery", "instore_product": "instore", "reservation": "instore"}.get(self.kind, "ota")
+        return KINDS[self.kind][0]
 
 
 FAMILIES: tuple[Family, ...] = (
@@ -381,7 +390,6 @@ FAMILIES: tuple[Family, ...] = (
            ("Get me a museum ticket in {dest} for {day}.", "Buy me a ticket for a museum in {dest} for {day}."),
            place="museum", clock=(8, 20), share=0.6),
 )
-FAMILY = {family.key: family for family in FAMILIES}
 
 #: Neutral words for merchant names: no axis value, condition term or request noun among them.
 NAME_PREFIXES = (

@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import argparse
-import gzip
 import hashlib
 import json
 import sys
@@ -25,7 +24,7 @@ from ..suite.errors import SuiteError
 from ..suite.loader import load_suite, read_suite_json
 from .config import PRESETS, SynthConfig
 from .config import preset as preset_config
-from .demo import main as write_demo_suite
+from .demo import INDENT, build_demo_suite
 from .generator import generate, write
 from .stats import comparison, render_comparison, suite_stats
 from .validator import validate_loaded
@@ -73,24 +72,19 @@ def synthesize(preset: str, *, output: str | None = None, knobs: dict[str, Any] 
         ValueError: Knobs given to ``demo``, or knob values the preset refuses (the message says which).
     """
     knobs = dict(knobs or {})
-    path = Path(output or DEFAULT_OUTPUT[preset])
     started = time.perf_counter()
     if preset == "demo":
         if knobs:
             raise ValueError(f"the demo preset is hand-curated and takes no knobs ({', '.join(knobs)})")
-        path = write_demo_suite(path)
+        suite, indent = build_demo_suite(), INDENT
     else:
-        path = write(generate(preset_config(preset, **knobs)), path)
+        suite, indent = generate(preset_config(preset, **knobs)), None
+    path = write(suite, output or DEFAULT_OUTPUT[preset], indent)
     data = path.read_bytes()
-    users = json.loads(_plain(path, data))
-    subtasks = sum(len(u.get("subtasks") or []) for u in users)
-    print(f"wrote {path}: {len(users)} users, {subtasks} subtasks, {len(data):,} bytes, "
+    subtasks = sum(len(u["subtasks"]) for u in suite)
+    print(f"wrote {path}: {len(suite)} users, {subtasks} subtasks, {len(data):,} bytes, "
           f"sha256 {hashlib.sha256(data).hexdigest()[:12]}, {time.perf_counter() - started:.1f}s")
     return path
-
-
-def _plain(path: Path, data: bytes) -> bytes:
-    return gzip.decompress(data) if path.name.endswith(".gz") else data
 
 
 def report_rules(suite: Any, *, strict: bool, stats: bool, json_path: str | None) -> int:

@@ -1,13 +1,13 @@
 """The generator's size knobs and the presets that set them (``vitabench synth --preset ...``).
 
 The ``paper`` preset follows the statistics of the VitaBench 2.0 paper (section C.2 and A.2.3); the
-``small`` preset keeps every ratio at a size that generates in well under a second, for tests and quick
+``small`` preset keeps every ratio at a size small enough for tests and quick
 looks. ``demo`` is not a generator preset: it is the hand-curated suite of :mod:`.demo`.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 #: Figures of the paper the presets aim at (also printed by ``vitabench validate`` for comparison).
@@ -104,14 +104,6 @@ class SynthConfig:
     event_shape_share: float = 0.25
     id_prefix: str = "U"
 
-    def with_overrides(self, **overrides: Any) -> SynthConfig:
-        """A copy with the given knobs changed (``None`` values are ignored)."""
-        known = {f.name for f in fields(self)}
-        unknown = sorted(set(overrides) - known)
-        if unknown:
-            raise ValueError(f"unknown synth knob(s): {', '.join(unknown)}")
-        return replace(self, **{k: v for k, v in overrides.items() if v is not None})
-
     def validated(self) -> SynthConfig:
         """This configuration, or ValueError naming the knob that cannot work."""
         problems = []
@@ -135,9 +127,6 @@ class SynthConfig:
             raise ValueError("; ".join(problems))
         return self
 
-    def manifest(self) -> dict[str, Any]:
-        return asdict(self)
-
 
 PRESETS: dict[str, SynthConfig] = {
     "paper": SynthConfig(),
@@ -149,11 +138,14 @@ PRESETS: dict[str, SynthConfig] = {
 
 
 def preset(name: str, **overrides: Any) -> SynthConfig:
-    """The named preset with knob overrides applied.
+    """The named preset with knob overrides applied (``None`` values are ignored).
 
     Raises:
         ValueError: Unknown preset or knob, or knobs that cannot work together.
     """
     if name not in PRESETS:
         raise ValueError(f"unknown preset {name!r}; generator presets: {', '.join(PRESETS)} (and 'demo')")
-    return PRESETS[name].with_overrides(**overrides).validated()
+    unknown = sorted(set(overrides) - {f.name for f in fields(SynthConfig)})
+    if unknown:
+        raise ValueError(f"unknown synth knob(s): {', '.join(unknown)}")
+    return replace(PRESETS[name], **{k: v for k, v in overrides.items() if v is not None}).validated()

@@ -9,9 +9,12 @@ preference-aware agent can win and a literal one cannot:
 * every other distractor breaks one or two dimensions (one-constraint-off, as in the paper's §A.2.3);
 * a merchant whose name mentions a decisive phrase (``Seafood``, ``Sichuan``) carries that phrase.
 
-Entities, locations, environments, rubric checks and the subtask and user records are built by the same
-code as generated suites (:mod:`.environment`, :mod:`.rubrics`, :mod:`.generator`); only the layout
-differs, because the paper's layout needs 10-15 merchants and 40 products where a curated subtask has six.
+The slots (:class:`.environment.Slot`), products, entities, locations, environments, rubric wordings and
+checks (:class:`.rubrics.RubricBook`) and the subtask and user records are built by the same code as
+generated suites (:mod:`.environment`, :mod:`.rubrics`, :mod:`.generator`). What stays here differs in
+bytes on purpose: the layout (the paper's needs 10-15 merchants and 40 products where a curated subtask has
+six), the ratings, the product names (the spec's item templates), the departure times and the rubrics'
+order.
 
 Determinism: each subtask draws from ``random.Random("<seed>:<user id>:<n>")``.
 """
@@ -22,12 +25,21 @@ import random
 from datetime import date, timedelta
 from typing import Any
 
-from .environment import CONTAINERS, city_centre, entity_body, environment_record, location, transport_body
+from .catalog import KINDS
+from .environment import (
+    Slot,
+    city_centre,
+    entity_body,
+    environment_record,
+    location,
+    product_body,
+    titled,
+    transport_body,
+)
 from .generator import subtask_record, user_record
 from .history import Event, records
 from .rubrics import ASK_COUNT_OR_TIME, RubricBook
 from .spec import (
-    KINDS,
     TRAVEL_KINDS,
     CuratedSpec,
     MaxPriceDimension,
@@ -50,221 +62,171 @@ _WEATHER = ("sunny", "cloudy", "light rain")
 
 def expand(spec: CuratedSpec) -> list[dict[str, Any]]:
     """The suite: a list of users in the official ``tasks.json`` format."""
-    return [expand_user(spec.seed, user) for user in spec.users]
-
-
-def expand_user(seed: str, user: UserSpec) -> dict[str, Any]:
-    """One official ``PersonalizationTask`` dict."""
-    subtasks = []
-    previous = user.start
-    for n, sub in enumerate(user.subtasks, 1):
-        subtasks.append(expand_subtask(seed, user, n, previous))
-        previous = sub.day
-    return user_record(user.user_id, user.profile, subtasks)
+    return [user_record(user.user_id, user.profile, [expand_subtask(spec.seed, user, n)
+                                                     for n in range(1, len(user.subtasks) + 1)])
+            for user in spec.users]
 
 
 # ------------------------------------------------------------------------------------------ layout
+# A slot's ``breaks`` (and each of its products' breaks) map a dimension's index to the bad phrase the
+# candidate carries instead (``"bad"`` for a rating floor or a price cap); a dimension it keeps is absent.
 
 
-def _phrase(dim: _DimensionSpec, value: str) -> str | None:
-    """The phrase a candidate carries for a dimension value (``"good"``: the good phrase)."""
+def _phrase(dim: _DimensionSpec, broken: str | None) -> str | None:
+    """The phrase a candidate carries for a dimension it keeps (``broken`` is ``None``) or breaks."""
     if not isinstance(dim, PhraseDimension):
         return None
-    return dim.good if value == "good" else value
+    return dim.good if broken is None else broken
 
 
-class _Layout:
-    """The merchants of one subtask, with the dimensions each one and each of its products breaks.
+def _one_offs(sub: SubtaskSpec, level: str, rng: random.Random) -> list[dict[int, str]]:
+    """Every way to break exactly one dimension of ``level``, shuffled."""
+    offs = [{i: bad} for i, dim in enumerate(sub.dimensions) if dim.level == level
+            for bad in (dim.bad if isinstance(dim, PhraseDimension) else ("bad",))]
+    rng.shuffle(offs)
+    return offs
 
-    A *variant* maps every dimension index to ``"good"`` or the bad phrase it carries instead.
-    """
 
-    def __init__(self, sub: SubtaskSpec, rng: random.Random, label: str):
-        self.sub, self.rng, self.label = sub, rng, label  # label: "U100001 subtask 3", for errors
-        self.merchants: list[dict[str, Any]] = []  # {"role", "breaks", "variants", "name"}
+def _layout(sub: SubtaskSpec, rng: random.Random) -> list[Slot]:
+    """One slot per merchant: the target after the first three, the popular one among them, the rest off."""
+    target_pos = rng.choice(range(3, len(sub.merchants)))
+    popular_pos = rng.choice(range(0, 3))
+    product_offs = _one_offs(sub, "product", rng)
+    merchant_offs = _one_offs(sub, "merchant", rng)
+    popular_dim = sub.dimensions[sub.popular_breaks]
+    popular_bad = {sub.popular_breaks: popular_dim.bad[0] if isinstance(popular_dim, PhraseDimension) else "bad"}
+    slots = []
+    others = 0
+    for pos in range(len(sub.merchants)):
+        if pos == target_pos:
+            slot = Slot("target")
+            slot.products = [{}] + [product_offs[i % len(product_offs)] for i in range(2)] if product_offs else [{}]
+        elif pos == popular_pos:
+            slot = Slot("popular", breaks=popular_bad if popular_dim.level == "merchant" else {})
+            hero = popular_bad if popular_dim.level == "product" else {}
+            slot.products = [hero] + [off for off in product_offs if off != hero][:2]
+        else:
+            # With product dimensions, every other merchant is compliant (only its products are off);
+            # otherwise each one breaks a merchant dimension.
+            others += 1
+            compliant = bool(product_offs) and others % 2 == 0
+            slot = Slot("other", breaks={} if compliant or not merchant_offs else merchant_offs.pop(0))
+            if not merchant_offs:
+                merchant_offs = _one_offs(sub, "merchant", rng)
+            # Breaking a merchant dimension, it may sell a product right in itself; compliant, it may not.
+            slot.products = [{}] + product_offs[:1] if slot.breaks else product_offs[:2] or [{}]
+            if len(product_offs) > 1 and (both := {**product_offs[0], **product_offs[-1]}) not in slot.products:
+                slot.products.append(both)
+        product_offs[:] = product_offs[1:] + product_offs[:1]
+        rng.shuffle(slot.products)  # the target is not always a merchant's first product
+        slots.append(slot)
+    return slots
 
-    def _variant(self, breaks: dict[int, str]) -> dict[int, str]:
-        return {i: breaks.get(i, "good") for i, _ in enumerate(self.sub.dimensions)}
 
-    def _one_off(self, level: str) -> list[dict[int, str]]:
-        out = []
-        for i, dim in enumerate(self.sub.dimensions):
-            if dim.level != level:
-                continue
-            for bad in dim.bad if isinstance(dim, PhraseDimension) else ("bad",):
-                out.append({i: bad})
-        return out
+def _carried(sub: SubtaskSpec, slot: Slot) -> set[str]:
+    """The merchant phrases (lower case) a slot's merchant carries."""
+    return {phrase.lower() for i, dim in enumerate(sub.dimensions)
+            if dim.level == "merchant" and (phrase := _phrase(dim, slot.breaks.get(i)))}
 
-    def build(self) -> _Layout:
-        sub, rng = self.sub, self.rng
-        count = len(sub.merchants)
-        target_pos = rng.choice(range(3, count))
-        popular_pos = rng.choice(range(0, 3))
-        product_offs = self._one_off("product")
-        merchant_offs = self._one_off("merchant")
-        rng.shuffle(product_offs)
-        rng.shuffle(merchant_offs)
-        pb = sub.popular_breaks
-        popular_dim = sub.dimensions[pb]
-        popular_bad = popular_dim.bad[0] if isinstance(popular_dim, PhraseDimension) else "bad"
-        others = 0
-        for pos in range(count):
-            if pos == target_pos:
-                role, m_breaks = "target", {}
-            elif pos == popular_pos:
-                role = "popular"
-                m_breaks = {pb: popular_bad} if popular_dim.level == "merchant" else {}
-            else:
-                role = "other"
-                # With product dimensions, every other merchant is compliant (only its products are
-                # off); otherwise each one breaks a merchant dimension.
-                others += 1
-                compliant = bool(product_offs) and others % 2 == 0
-                m_breaks = {} if compliant or not merchant_offs else merchant_offs.pop(0)
-                if not merchant_offs:
-                    merchant_offs = self._one_off("merchant")
-                    rng.shuffle(merchant_offs)
-            products: list[dict[int, str]] = []
-            if role == "target":
-                products = [{}] + [product_offs[i % len(product_offs)] for i in range(2)] if product_offs else [{}]
-            elif role == "popular":
-                hero = {pb: popular_bad} if popular_dim.level == "product" else {}
-                products = [hero] + [off for off in product_offs if off != hero][:2]
-            else:
-                if m_breaks:  # breaks a merchant dimension: may sell a product that is right in itself
-                    products = [{}] + product_offs[:1]
-                else:  # a compliant merchant: every product breaks a product dimension
-                    products = product_offs[:2] or [{}]
-                if len(product_offs) > 1:
-                    both = {**product_offs[0], **product_offs[-1]}
-                    if both not in products:
-                        products.append(both)
-            product_offs[:] = product_offs[1:] + product_offs[:1]
-            rng.shuffle(products)  # the target is not always a merchant's first product
-            self.merchants.append({"role": role, "breaks": m_breaks,
-                                   "variants": [self._variant({**m_breaks, **p}) for p in products]})
-        self._name_merchants()
-        self._check_unique()
-        return self
 
-    def _carried(self, merchant: dict[str, Any]) -> set[str]:
-        out = set()
-        for i, dim in enumerate(self.sub.dimensions):
-            if dim.level == "merchant":
-                phrase = _phrase(dim, merchant["breaks"].get(i, "good"))
-                if phrase:
-                    out.add(phrase.lower())
-        return out
+def _names(sub: SubtaskSpec, slots: list[Slot], label: str) -> list[str]:
+    """The spec lists the popular merchant's name first, the target's second, then the others; a name
+    that mentions a merchant phrase goes to a merchant that carries it."""
+    phrases = {p.lower() for d in sub.dimensions if isinstance(d, PhraseDimension) and d.level == "merchant"
+               for p in (d.good, *d.bad) if p}
 
-    def _name_merchants(self) -> None:
-        """The spec lists the popular merchant's name first, the target's second, then the others; a name
-        that mentions a merchant phrase goes to a merchant that carries it."""
-        phrases = {p.lower() for d in self.sub.dimensions if isinstance(d, PhraseDimension) and d.level == "merchant"
-                   for p in (d.good, *d.bad) if p}
+    def fits(name: str, slot: Slot) -> bool:
+        return {p for p in phrases if p in name.lower()} <= _carried(sub, slot)
 
-        def fits(name: str, merchant: dict[str, Any]) -> bool:
-            return {p for p in phrases if p in name.lower()} <= self._carried(merchant)
-
-        popular, target, *rest = self.sub.merchants
-        for merchant in self.merchants:
-            if merchant["role"] in ("popular", "target"):
-                merchant["name"] = popular if merchant["role"] == "popular" else target
-                if not fits(merchant["name"], merchant):
-                    raise ValueError(f"{self.label}: the name {merchant['name']!r} contradicts its tags "
-                                     f"{sorted(self._carried(merchant))}")
-        for merchant in self.merchants:
-            if merchant["role"] != "other":
-                continue
-            ranked = sorted(rest, key=lambda name: (not fits(name, merchant),
-                                                    not any(p in name.lower() for p in self._carried(merchant))))
-            merchant["name"] = ranked[0]
-            rest.remove(ranked[0])
-            if not fits(merchant["name"], merchant):
-                raise ValueError(f"{self.label}: no merchant name fits one carrying "
-                                 f"{sorted(self._carried(merchant))}")
-
-    def _check_unique(self) -> None:
-        winners = [v for m in self.merchants for v in m["variants"] if all(value == "good" for value in v.values())]
-        if len(winners) != 1:
-            raise ValueError(f"{self.label}: {len(winners)} candidates satisfy every rubric")
+    popular, target, *rest = sub.merchants
+    names = {k: popular if slot.role == "popular" else target for k, slot in enumerate(slots) if slot.role != "other"}
+    for k, name in names.items():
+        if not fits(name, slots[k]):
+            raise ValueError(f"{label}: the name {name!r} contradicts its tags {sorted(_carried(sub, slots[k]))}")
+    for k, slot in enumerate(slots):
+        if slot.role != "other":
+            continue
+        carried = _carried(sub, slot)
+        names[k] = min(rest, key=lambda name: (not fits(name, slot), not any(p in name.lower() for p in carried)))
+        rest.remove(names[k])
+        if not fits(names[k], slot):
+            raise ValueError(f"{label}: no merchant name fits one carrying {sorted(carried)}")
+    winners = sum(1 for slot in slots for breaks in slot.products if not {**slot.breaks, **breaks})
+    if winners != 1:
+        raise ValueError(f"{label}: {winners} candidates satisfy every rubric")
+    return [names[k] for k in range(len(slots))]
 
 
 # ------------------------------------------------------------------------------------------ materialise
 
 
-def expand_subtask(seed: str, user: UserSpec, n: int, previous_day: str) -> dict[str, Any]:
+def expand_subtask(seed: str, user: UserSpec, n: int) -> dict[str, Any]:
     """Expand the ``n``-th (1-based) subtask of a user into the official subtask dict."""
     sub = user.subtasks[n - 1]
     uid = user.user_id
     rng = random.Random(f"{seed}:{uid}:{n}")
-    domain, record_type = KINDS[sub.kind]
+    domain, record_type, container = KINDS[sub.kind]
     where = sub.destination or str(user.profile["city"])
     centre = city_centre(where) if sub.destination else user.home
-    layout = _Layout(sub, rng, f"{uid} subtask {n}").build()
+    slots = _layout(sub, rng)
+    names = _names(sub, slots, f"{uid} subtask {n}")
 
     entities: dict[str, dict[str, Any]] = {}
     satisfying: dict[int, list[str]] = {i: [] for i in range(len(sub.dimensions))}  # ids meeting each dimension
     target_entity = target_product = ""
     used_scores: set[float] = set()
-    for index, merchant in enumerate(layout.merchants):
+    for index, (slot, name) in enumerate(zip(slots, names, strict=True)):
         eid = f"{'S' if domain != 'ota' else sub.kind[0].upper()}{uid[1:]}{n:02d}{index + 1:02d}"
-        role, breaks, name = merchant["role"], merchant["breaks"], merchant["name"]
-        score = _score(sub, role, breaks, rng, used_scores)
+        score = _score(sub, slot, rng, used_scores)
         tags = list(sub.merchant_tags)
         for i, dim in enumerate(sub.dimensions):
             if dim.level == "merchant":
-                phrase = _phrase(dim, breaks.get(i, "good"))
-                if phrase:
+                if phrase := _phrase(dim, slot.breaks.get(i)):
                     tags.append(phrase)
-                if breaks.get(i, "good") == "good" and not isinstance(dim, MinScoreDimension):
+                if i not in slot.breaks and not isinstance(dim, MinScoreDimension):
                     satisfying[i].append(eid)
             if isinstance(dim, MinScoreDimension) and score >= dim.min_score:
                 satisfying[i].append(eid)
-        if role == "popular":
+        if slot.role == "popular":
             tags.append("popular")
         products = []
-        for k, variant in enumerate(merchant["variants"]):
+        for k, own in enumerate(slot.products):
+            breaks = {**slot.breaks, **own}
             pid = f"P{uid[1:]}{n:02d}{index + 1:02d}{k + 1:02d}"
-            product, is_target, reasons = _product(sub, variant, rng, pid, k, index)
+            product, reasons = _product(sub, breaks, rng, pid, k, index)
             for i, dim in enumerate(sub.dimensions):
-                if dim.level == "product" and variant[i] == "good":
+                if dim.level == "product" and i not in breaks:
                     satisfying[i].append(pid)
-            if is_target and role == "target":
+            if slot.role == "target" and not breaks:
                 target_product = pid
-            product["product_type"] = "target" if (is_target and role == "target") else "distraction"
-            if product["product_type"] == "distraction":
-                merchant_reasons = [sub.dimensions[i].reason for i in breaks]
-                product["distraction_reason"] = "; ".join(merchant_reasons + reasons) or "not the target"
+                product["product_type"] = "target"
+            else:
+                product["product_type"] = "distraction"
+                product["distraction_reason"] = "; ".join([sub.dimensions[i].reason for i in slot.breaks] + reasons) \
+                    or "not the target"
             products.append(product)
-        if sub.kind in TRAVEL_KINDS and role == "target":
-            # A date distractor: the target offer on the wrong day.
-            twin = dict(next(p for p in products if p["product_id"] == target_product))
-            twin["product_id"] = twin["product_id"][:-2] + f"{len(products) + 1:02d}"
-            twin["date"] = _shift(sub.travel_date or sub.day, 1)
-            twin["product_type"] = "distraction"
-            twin["distraction_reason"] = "the wrong date"
-            products.append(twin)
-        if role == "target":
+        if slot.role == "target":
             target_entity = eid
-        marker = "target" if role == "target" else "distraction"
-        body = _entity(sub, domain, eid, name, score, tags, products, rng, where, centre, marker,
-                       str(user.profile["city"]))
-        if marker == "distraction":
-            body["distraction_reason"] = "; ".join(sub.dimensions[i].reason for i in breaks) or \
-                "every product breaks a preference"
-        entities[eid] = body
+            if sub.kind in TRAVEL_KINDS:  # a date distractor: the target offer on the wrong day
+                twin = dict(next(p for p in products if p["product_id"] == target_product))
+                twin.update(product_id=twin["product_id"][:-2] + f"{len(products) + 1:02d}",
+                            date=_shift(sub.travel_date or sub.day, 1), product_type="distraction",
+                            distraction_reason="the wrong date")
+                products.append(twin)
+        entities[eid] = _entity(sub, domain, eid, name, score, tags, products, rng, where, centre, slot,
+                                str(user.profile["city"]))
     weather = {"city": where, "category": rng.choice(_WEATHER), "datetime": sub.travel_date or sub.day,
                "temperature": [rng.randint(8, 18), rng.randint(20, 30)], "humidity": rng.randint(40, 85)}
     environment = environment_record(f"{sub.day} {sub.clock}", uid, weather, user.profile, user.home, user.work,
-                                     CONTAINERS[sub.kind], entities)
+                                     container, entities)
     book = _rubrics(user, sub, record_type, satisfying)
-    preferences = user.preferences[sub.preferences]
-    memory = {"current": {k: list(v) for k, v in preferences.items()},
+    memory = {"current": {k: list(v) for k, v in user.preferences[sub.preferences].items()},
               "preference_tag_change_history": [change.official() for change in sub.changes]}
     return subtask_record(
-        uid, n, domain=domain, task=sub.task, current_time=sub.day, start_date=previous_day,
-        end_date=_shift(sub.day, -1), instruction=sub.instruction, interactions=_interactions(sub),
-        environment=environment, profile=user.profile, memory=memory, rubrics=book.texts, checks=book.checks,
+        uid, n, domain=domain, task=sub.task, current_time=sub.day,
+        start_date=user.start if n == 1 else user.subtasks[n - 2].day, end_date=_shift(sub.day, -1),
+        instruction=sub.instruction, interactions=_interactions(sub), environment=environment,
+        profile=user.profile, memory=memory, rubrics=book.texts, checks=book.checks,
         target_ids=[target_product] if sub.kind != "reservation" else [target_entity],
         skills=["proactive"] if sub.intention else ["personalize"], intention=sub.intention)
 
@@ -285,25 +247,25 @@ def _interactions(sub: SubtaskSpec) -> list[dict[str, Any]]:
     return interactions
 
 
-def _score(sub: SubtaskSpec, role: str, breaks: dict[int, str], rng: random.Random, used: set[float]) -> float:
+def _score(sub: SubtaskSpec, slot: Slot, rng: random.Random, used: set[float]) -> float:
+    """Ratings: the popular merchant is the best rated; the target clears the floor; the others vary."""
     floor = next((d.min_score for d in sub.dimensions if isinstance(d, MinScoreDimension)), None)
-    if role == "popular":
+    if slot.role == "popular":
         return 4.9
-    if role == "target":
+    if slot.role == "target":
         return 4.6 if floor is None or floor <= 4.6 else 4.8
-    if any(isinstance(sub.dimensions[i], MinScoreDimension) for i in breaks):
+    if any(isinstance(sub.dimensions[i], MinScoreDimension) for i in slot.breaks):
         pool = [4.0, 4.1, 4.2, 4.3, 4.4]
     else:
         pool = [4.5, 4.6, 4.7, 4.8] if floor is not None else [4.2, 4.4, 4.5, 4.7, 4.8]
-    free = [s for s in pool if s not in used] or pool
-    score = rng.choice(free)
+    score = rng.choice([s for s in pool if s not in used] or pool)
     used.add(score)
     return score
 
 
-def _product(sub: SubtaskSpec, variant: dict[int, str], rng: random.Random, pid: str, k: int,
-             index: int) -> tuple[dict[str, Any], bool, list[str]]:
-    """One product (dish, voucher, room, seat) for a variant; returns it, whether it is right, and why not."""
+def _product(sub: SubtaskSpec, breaks: dict[int, str], rng: random.Random, pid: str, k: int,
+             index: int) -> tuple[dict[str, Any], list[str]]:
+    """One product (dish, voucher, room, seat) with these breaks, and the reasons it is not right."""
     phrases: list[str] = []
     reasons: list[str] = []
     lo, hi = sub.price
@@ -311,51 +273,47 @@ def _product(sub: SubtaskSpec, variant: dict[int, str], rng: random.Random, pid:
     for i, dim in enumerate(sub.dimensions):
         if dim.level != "product":
             continue
-        if variant[i] != "good":
+        if i in breaks:
             reasons.append(dim.reason)
         if isinstance(dim, MaxPriceDimension):
             cap = int(dim.max_price)
-            price = float(rng.randint(lo, min(hi, cap))) if variant[i] == "good" else \
-                float(rng.randint(cap + 8, cap * 2))
-            continue
-        phrase = _phrase(dim, variant[i])
-        if phrase:
+            price = float(rng.randint(cap + 8, cap * 2) if i in breaks else rng.randint(lo, min(hi, cap)))
+        elif phrase := _phrase(dim, breaks.get(i)):
             phrases.append(phrase)
-    is_target = all(value == "good" for value in variant.values())
     item = sub.items[(index + k) % len(sub.items)]
     if sub.kind == "hotel":
-        room = ", ".join([item] + [title_case(p) for p in phrases])
-        return {"product_id": pid, "room_type": room, "date": sub.travel_date, "price": price,
-                "quantity": rng.randint(2, 6)}, is_target, reasons
+        return product_body("hotel", pid, titled(item, phrases), price, rng.randint(2, 6), day=sub.travel_date), reasons
     if sub.kind in ("train", "flight"):
         seat = phrases[0] if phrases else "economy"
         price = float(round(price * _SEAT_PRICE.get(seat, 1.0)))
-        return {"product_id": pid, "seat_type": seat, "date": sub.travel_date, "price": price,
-                "quantity": rng.randint(5, 30)}, is_target, reasons
+        return product_body(sub.kind, pid, seat, price, rng.randint(5, 30), day=sub.travel_date), reasons
     # Dishes, drinks, vouchers: the leading phrases fill the item template; all phrases are tags.
     lead, rest = phrases[:sub.name_dims], phrases[sub.name_dims:]
     filler = " ".join(title_case(p) for p in lead)
     name = item.format(filler) if "{}" in item else f"{filler} {item}".strip()
     if rest:
         name += f" ({', '.join(rest)})"
-    product = {"product_id": pid, "name": name, "price": price, "quantity": rng.randint(20, 99),
-               "tags": list(sub.product_tags) + phrases}
-    if sub.kind == "delivery":
-        product["attributes"] = []
-    return product, is_target, reasons
+    return product_body(sub.kind, pid, name, price, rng.randint(20, 99), tags=list(sub.product_tags) + phrases), reasons
 
 
 def _entity(sub: SubtaskSpec, domain: str, eid: str, name: str, score: float, tags: list[str],
             products: list[dict[str, Any]], rng: random.Random, where: str, centre: tuple[float, float],
-            marker: str, user_city: str) -> dict[str, Any]:
+            slot: Slot, user_city: str) -> dict[str, Any]:
+    """The merchant (store, shop, hotel) or the train or flight, marked and, off target, with its reason."""
+    marker = "target" if slot.role == "target" else "distraction"
     if sub.kind == "reservation":
         for p in products:  # the menu is not what is decided in a reservation subtask
             p["product_type"] = "irrelevant"
             p.pop("distraction_reason", None)
     if sub.kind in ("train", "flight"):
-        return _transport(sub, eid, name, tags, products, rng, marker, user_city)
-    return entity_body(sub.kind, eid, name, score, location(rng, where, centre, _CURATED_STREETS), tags,
-                       products, marker, enable_reservation=domain == "instore")
+        body = _transport(sub, eid, name, tags, products, rng, marker, user_city)
+    else:
+        body = entity_body(sub.kind, eid, name, score, location(rng, where, centre, _CURATED_STREETS), tags,
+                           products, marker, enable_reservation=domain == "instore")
+    if marker == "distraction":
+        body["distraction_reason"] = "; ".join(sub.dimensions[i].reason for i in slot.breaks) or \
+            "every product breaks a preference"
+    return body
 
 
 def _transport(sub: SubtaskSpec, eid: str, number: str, tags: list[str], products: list[dict[str, Any]],
@@ -377,21 +335,14 @@ def _transport(sub: SubtaskSpec, eid: str, number: str, tags: list[str], product
 def _rubrics(user: UserSpec, sub: SubtaskSpec, record_type: str, satisfying: dict[int, list[str]]) -> RubricBook:
     book = RubricBook(record_type)
     if sub.intention:
-        book.add("The agent asks the user for the missing details (how many people, or when) before deciding",
-                 {"kind": "asked", "pattern": ASK_COUNT_OR_TIME})
+        book.asked("the user for the missing details (how many people, or when) before deciding", ASK_COUNT_OR_TIME)
     for i, dim in enumerate(sub.dimensions):
-        if dim.level == "merchant":
-            book.add(dim.rubric, book.record(entity_id={"in": sorted(satisfying[i])}))
-        else:
-            book.add(dim.rubric, book.record(product_ids={"subset_of": sorted(satisfying[i])}))
+        book.chosen(dim.rubric, dim.level, sorted(satisfying[i]))
     if sub.address:
         address = str(user.profile["home_address" if sub.address == "home" else "work_address"])
-        key = address.split(", ")[-3] if address.count(", ") >= 3 else address
-        label = "home" if sub.address == "home" else "office"
-        book.add(f"The order is delivered to the user's {label} address ({address})",
-                 book.record(address={"contains": key}))
+        book.delivered_to(sub.address, address, address.split(", ")[-3] if address.count(", ") >= 3 else address)
     if sub.quantity:
-        book.add(f"The order is for {sub.quantity} in total", book.record(total_quantity={"eq": sub.quantity}))
+        book.total(sub.quantity)
     if sub.travel_date:
         what = "night" if sub.kind == "hotel" else "travel date"
         book.add(f"The booking is for the {what} of {sub.travel_date}",
@@ -400,8 +351,7 @@ def _rubrics(user: UserSpec, sub: SubtaskSpec, record_type: str, satisfying: dic
         book.add(f"The reservation is for {sub.party} people", book.record(customer_count={"eq": sub.party}))
     if sub.visit_time:
         book.add(f"The reservation is for {sub.visit_time}", book.record(time={"contains": sub.visit_time}))
-    if record_type != "reservation":
-        book.add("The order is paid", book.record(status={"eq": "paid"}))
+    book.paid()
     return book
 
 

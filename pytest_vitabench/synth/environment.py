@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
-from .catalog import AXIS, NAME_PREFIXES, POPULAR_TAGS, Family
+from .catalog import AXIS, KINDS, NAME_PREFIXES, POPULAR_TAGS, Family
 from .config import SynthConfig
 from .plan import Pref, SubPlan, UserPlan, allowed_values
 from .rng import stream
@@ -77,13 +77,6 @@ class Built:
     target_product: str | None
     record_type: str
     decision_day: str
-    entity_container: str
-
-
-RECORD_TYPES = {"delivery": "delivery", "instore_product": "instore", "reservation": "reservation",
-                "hotel": "hotel", "train": "train", "flight": "flight", "attraction": "attraction"}
-CONTAINERS = {"delivery": "stores", "instore_product": "shops", "reservation": "shops", "hotel": "hotels",
-              "train": "trains", "flight": "flights", "attraction": "attractions"}
 
 
 def make_dims(plan: UserPlan, sub: SubPlan, decision_day: date) -> list[Dim]:
@@ -115,7 +108,7 @@ def build(config: SynthConfig, plan: UserPlan, sub: SubPlan, decision_day: date)
         slots = _reservation_layout(config, rng, dims, popular)
     else:
         slots = _product_layout(config, rng, dims, popular)
-    return _materialise(config, rng, plan, sub, dims, slots, decision_day)
+    return _materialise(rng, plan, sub, dims, slots, decision_day)
 
 
 # ------------------------------------------------------------------------------------------ layout
@@ -189,11 +182,11 @@ def _product_layout(config: SynthConfig, rng: random.Random, dims: list[Dim], po
         host = fillers[k % len(fillers)]
         host.products.append(cycle.one_off() if host.role == "compliant" and product else {})
         k += 1
-    _trim(slots, config, product, merchant, dims)
+    _trim(slots, config)
     return _order(rng, slots)
 
 
-def _trim(slots: list[Slot], config: SynthConfig, product: list[int], merchant: list[int], dims: list[Dim]) -> None:
+def _trim(slots: list[Slot], config: SynthConfig) -> None:
     """Drop surplus one-off products (the paper asks for at least 40, about 50 entities in all), keeping
     every dimension's quota of one-off distractors and at least two products per merchant."""
     def one_offs(d: int) -> int:
@@ -282,8 +275,8 @@ def _order(rng: random.Random, slots: list[Slot]) -> list[Slot]:
 # ------------------------------------------------------------------------------------------ materialise
 
 
-def _materialise(config: SynthConfig, rng: random.Random, plan: UserPlan, sub: SubPlan, dims: list[Dim],
-                 slots: list[Slot], decision_day: date) -> Built:
+def _materialise(rng: random.Random, plan: UserPlan, sub: SubPlan, dims: list[Dim], slots: list[Slot],
+                 decision_day: date) -> Built:
     family = sub.family
     person = plan.person
     digits = person.user_id[1:]
@@ -297,6 +290,7 @@ def _materialise(config: SynthConfig, rng: random.Random, plan: UserPlan, sub: S
     entities: dict[str, dict[str, Any]] = {}
     target_entity, target_product = "", None
     day_text = decision_day.isoformat()
+    dated = next((i for i, d in enumerate(dims) if d.kind == "date"), None)
     for k, slot in enumerate(slots):
         eid = f"{prefix}{digits}{sub.n:02d}{k + 1:02d}"
         score = _score(rng, slot, dims, user_floor)
@@ -310,8 +304,7 @@ def _materialise(config: SynthConfig, rng: random.Random, plan: UserPlan, sub: S
         products: list[dict[str, Any]] = []
         for j, breaks in enumerate(slot.products):
             pid = f"P{digits}{sub.n:02d}{k + 1:02d}{j + 1:02d}"
-            if family.kind in ("train", "flight", "attraction") and any(d.kind == "date" for d in dims) \
-                    and set(breaks) == {_date_index(dims)}:
+            if family.kind in ("train", "flight", "attraction") and dated is not None and set(breaks) == {dated}:
                 # A dated twin keeps its product id (the same seat class / ticket on another day).
                 twin_of = next(p for p in products if not p["_breaks"])
                 pid = twin_of["product_id"]
@@ -329,15 +322,15 @@ def _materialise(config: SynthConfig, rng: random.Random, plan: UserPlan, sub: S
             target_entity = eid
         entities[eid] = _entity(rng, family, sub, eid, names[k], score, tags, products, slot, dims, where, centre,
                                 person)
-    container = CONTAINERS[family.kind]
-    environment = _environment(rng, plan, sub, container, entities, where, day_text)
+    _, record_type, container = KINDS[family.kind]
+    weather = {"city": where, "category": rng.choice(_WEATHER), "datetime": day_text,
+               "temperature": [rng.randint(2, 18), rng.randint(19, 33)], "humidity": rng.randint(35, 90)}
+    addresses = {"home_address": person.home_address, "work_address": person.work_address}
+    environment = environment_record(f"{sub.day.isoformat()} {sub.clock}", person.user_id, weather, addresses,
+                                     person.home, person.work, container, entities)
     return Built(environment=environment, dims=dims, satisfying={i: sorted(v) for i, v in satisfying.items()},
-                 target_entity=target_entity, target_product=target_product, record_type=RECORD_TYPES[family.kind],
-                 decision_day=day_text, entity_container=container)
-
-
-def _date_index(dims: list[Dim]) -> int:
-    return next(i for i, d in enumerate(dims) if d.kind == "date")
+                 target_entity=target_entity, target_product=target_product, record_type=record_type,
+                 decision_day=day_text)
 
 
 def _phrase(dim: Dim, broken: str | None) -> str | None:
@@ -392,27 +385,18 @@ def _product(rng: random.Random, family: Family, dims: list[Dim], breaks: dict[i
     date_dim = next((i for i, d in enumerate(dims) if d.kind == "date"), None)
     day = breaks.get(date_dim, day_text) if date_dim is not None else day_text
     if family.kind == "hotel":
-        room = ", ".join(["Room"] + [title_case(p) for p in phrases])
-        return {"product_id": pid, "room_type": room, "date": day, "price": price, "quantity": rng.randint(2, 8)}
+        return product_body("hotel", pid, titled("Room", phrases), price, rng.randint(2, 8), day=day)
     if family.kind in ("train", "flight"):
         seat = phrases[0] if phrases else ("second class" if family.kind == "train" else "economy")
-        factor = _SEAT_PRICE.get(seat, 1.0)
-        return {"product_id": pid, "seat_type": ", ".join(phrases) or seat, "date": day,
-                "price": float(round(price * factor)), "quantity": stock}
+        price = float(round(price * _SEAT_PRICE.get(seat, 1.0)))
+        return product_body(family.kind, pid, ", ".join(phrases) or seat, price, stock, day=day)
     if family.kind == "attraction":
-        ticket = ", ".join(["Ticket"] + [title_case(p) for p in phrases])
-        return {"product_id": pid, "ticket_type": ticket, "date": day, "price": price, "quantity": stock}
+        return product_body("attraction", pid, titled("Ticket", phrases), price, stock, day=day)
     base = family.items[j % len(family.items)] if family.items else title_case(family.noun)
-    lead = [p for p in phrases[:1]]
-    rest = phrases[1:]
-    name = f"{title_case(lead[0])} {base}" if lead else base
-    if rest:
-        name += f" ({', '.join(rest)})"
-    product: dict[str, Any] = {"product_id": pid, "name": name, "price": price, "quantity": stock,
-                               "tags": list(family.tags) + phrases}
-    if family.kind == "delivery":
-        product["attributes"] = []
-    return product
+    name = f"{title_case(phrases[0])} {base}" if phrases else base
+    if phrases[1:]:
+        name += f" ({', '.join(phrases[1:])})"
+    return product_body(family.kind, pid, name, price, stock, tags=list(family.tags) + phrases)
 
 
 def _reason(dims: list[Dim], breaks: dict[int, str], score: float | None, price: float | None) -> str:
@@ -486,16 +470,6 @@ def _transport(rng: random.Random, family: Family, eid: str, name: str, tags: li
                           tags, products, marker)
 
 
-def _environment(rng: random.Random, plan: UserPlan, sub: SubPlan, container: str, entities: dict[str, Any],
-                 where: str, day_text: str) -> dict[str, Any]:
-    person = plan.person
-    weather = {"city": where, "category": rng.choice(_WEATHER), "datetime": day_text,
-               "temperature": [rng.randint(2, 18), rng.randint(19, 33)], "humidity": rng.randint(35, 90)}
-    addresses = {"home_address": person.home_address, "work_address": person.work_address}
-    return environment_record(f"{sub.day.isoformat()} {sub.clock}", person.user_id, weather, addresses, person.home,
-                              person.work, container, entities)
-
-
 # ------------------------------------------------------------------------------------------ official shapes
 # Shared with curated suites (``curated.py``): the official entity and environment records.
 
@@ -511,6 +485,23 @@ def location(rng: random.Random, city: str, centre: tuple[float, float],
     lon = round(centre[0] + rng.uniform(-3, 3) / 96.0, 6)
     lat = round(centre[1] + rng.uniform(-3, 3) / 111.0, 6)
     return {"address": f"No. {rng.randint(1, 699)} {rng.choice(streets)}, {city}", "longitude": lon, "latitude": lat}
+
+
+def titled(head: str, phrases: list[str]) -> str:
+    """A room or ticket type: ``head`` and the phrases it carries, title-cased (``Room, Quiet, High Floor``)."""
+    return ", ".join([head] + [title_case(p) for p in phrases])
+
+
+def product_body(kind: str, pid: str, label: str, price: float, stock: int, *, day: str | None = None,
+                 tags: list[str] | None = None) -> dict[str, Any]:
+    """A product record: a dated room, seat or ticket (``label`` is its type), else a named dish or voucher."""
+    if kind in ("hotel", "train", "flight", "attraction"):
+        label_key = {"hotel": "room_type", "attraction": "ticket_type"}.get(kind, "seat_type")
+        return {"product_id": pid, label_key: label, "date": day, "price": price, "quantity": stock}
+    product: dict[str, Any] = {"product_id": pid, "name": label, "price": price, "quantity": stock, "tags": tags}
+    if kind == "delivery":
+        product["attributes"] = []
+    return product
 
 
 def entity_body(kind: str, eid: str, name: str, score: float, where: dict[str, Any], tags: list[str],

@@ -31,7 +31,6 @@ from .plan import Pref, SubPlan, UserPlan, plan_users
 from .rng import stream
 from .rubrics import rubrics_for
 
-GENERATOR = "pytest-vitabench synth/1"
 _WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 _NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 
@@ -74,7 +73,7 @@ def _subtask(config: SynthConfig, plan: UserPlan, sub: SubPlan, window: list[dic
     uid = plan.person.user_id
     decision_day = sub.day + timedelta(days=sub.when_ahead)
     built = build_environment(config, plan, sub, decision_day)
-    instruction, intention = _texts(config, plan, sub, decision_day)
+    instruction, intention = _texts(config, plan, sub)
     rubrics, checks, sources = rubrics_for(plan, sub, built)
     skills = ["proactive"] if sub.proactive else ["personalize"]
     if any(len([v for v in p.versions if v.start < sub.day]) > 1 for p in sub.prefs):
@@ -144,7 +143,7 @@ def _clock_phrase(clock: str) -> str:
     return f"{hour12} {suffix}" if minute == 0 else f"{hour12}:{minute:02d} {suffix}"
 
 
-def _texts(config: SynthConfig, plan: UserPlan, sub: SubPlan, decision_day: date) -> tuple[str, str]:
+def _texts(config: SynthConfig, plan: UserPlan, sub: SubPlan) -> tuple[str, str]:
     """The instruction and the hidden ``user_intention`` (proactive subtasks only)."""
     rng = stream(config.seed, "texts", plan.person.user_id, sub.n)
     family = sub.family

@@ -25,11 +25,10 @@ from datetime import date, timedelta
 from typing import Any
 
 from .catalog import AIRLINE_NAMES, AXIS, FAMILIES, NAME_PREFIXES, Family
-from .plan import Pref, SubPlan, UserPlan, allowed_values
+from .plan import Pref, SubPlan, UserPlan, allowed_values, distinct_families
 from .rng import stream
 from .vocab import title_case
 
-NOISE_KINDS = ("exploratory", "proxy", "irrelevant", "impulsive", "corrective", "hidden_proxy")
 _IRRELEVANT = ("phone cases", "weather forecast", "parking near the mall", "bus route 42", "umbrella deals",
                "power banks", "laundry detergent", "printer ink", "running shoes", "desk lamps", "wall calendars",
                "cable organisers", "travel adapters", "screen protectors", "yoga mats")
@@ -110,14 +109,6 @@ def _free_day(state: _State, low: date, high: date, avoid_dialogue: bool = False
     return None
 
 
-def _families_of(plan: UserPlan) -> list[Family]:
-    out: list[Family] = []
-    for sub in plan.subtasks:
-        if sub.family not in out:
-            out.append(sub.family)
-    return out
-
-
 def _merchant(state: _State, family: Family) -> str:
     if family.kind == "train":
         return "12306 Rail"
@@ -166,10 +157,6 @@ def _order(state: _State, family: Family, values: list[tuple[str, str]], day: da
     return state.add(day, "order", content, noise)
 
 
-def _other_values(state: _State, pref: Pref, family: Family, good: str) -> list[str]:
-    return [v for v in allowed_values(AXIS[pref.axis], family, state.plan.person) if v != good]
-
-
 def _statement(pref: Pref, value: str, rng: random.Random) -> str:
     axis = AXIS.get(pref.axis)
     if pref.kind == "floor":
@@ -185,13 +172,6 @@ def _statement(pref: Pref, value: str, rng: random.Random) -> str:
     assert axis is not None
     template = rng.choice(axis.say)
     return template.format(value=value, Value=_cap(value), scope=axis.scope, cond=pref.cond).replace("  ", " ")
-
-
-def _noun(pref: Pref) -> str:
-    for family in FAMILIES:
-        if pref.axis in family.axes:
-            return family.noun
-    return "order"
 
 
 # ------------------------------------------------------------------------------------------ 1. statements
@@ -246,13 +226,13 @@ def _retraction(pref: Pref) -> str:
 
 def _implicit(state: _State, pref: Pref, value: str, low: date, high: date) -> None:
     """Evidence without words: an order carrying the value, often followed by a good review."""
-    if pref.kind not in ("value",):
+    if pref.kind != "value":
         if pref.kind == "background":
             day = _free_day(state, low, high)
             if day is not None:
                 state.add(day, "browse", {"topic": value})
         return
-    family = next((f for f in _families_of(state.plan) if pref.axis in f.axes
+    family = next((f for f in distinct_families(state.plan.subtasks) if pref.axis in f.axes
                    and value in f.values.get(pref.axis, AXIS[pref.axis].values)), None)
     if family is None:
         return
@@ -308,7 +288,7 @@ def _has_evidence(state: _State, pref: Pref, value: str, low: date, high: date) 
         if event.noise or not (low <= event.day < high):
             continue
         text = str(event.content).lower()
-        if needle in text and (pref.kind not in ("conditional",) or pref.cond in text):
+        if needle in text and (pref.kind != "conditional" or pref.cond in text):
             return True
     return False
 
@@ -332,7 +312,7 @@ def _misleading(state: _State) -> None:
                     if any(p.axis == pref.axis and p is not pref and p.active(sub.day) for p in plan.prefs) \
                     else next(v for v in AXIS[pref.axis].values if v != good)
             else:
-                options = _other_values(state, pref, sub.family, good)
+                options = [v for v in allowed_values(AXIS[pref.axis], sub.family, plan.person) if v != good]
                 if not options:
                     continue
                 bad = rng.choice(options)
@@ -376,11 +356,11 @@ def _poison(state: _State, sub: SubPlan, pref: Pref, good: str, bad: str, day: d
 def _routine(state: _State, forbidden: set[date]) -> None:
     """Fill the history up to its planned size with everyday behaviour and about 20% noise."""
     plan, rng = state.plan, state.rng
-    families = _families_of(plan) + [f for f in FAMILIES if f.kind == "delivery" and f.needs == ""][:4]
+    families = distinct_families(plan.subtasks) + [f for f in FAMILIES if f.kind == "delivery" and f.needs == ""][:4]
     current = len(state.events)
     orders = sum(1 for e in state.events if e.kind == "order")
     budget = max(0, plan.events - current)
-    noise_target = round(plan.events * _noise_share(plan)) - sum(1 for e in state.events if e.noise)
+    noise_target = round(plan.events * plan.noise_share) - sum(1 for e in state.events if e.noise)
     order_target = max(0, plan.orders - orders)
     span = (plan.end - plan.start).days
     kinds = _routine_kinds(rng, budget, max(0, noise_target), order_target)
@@ -390,10 +370,6 @@ def _routine(state: _State, forbidden: set[date]) -> None:
             day += timedelta(days=1)
         family = rng.choice(families)
         _routine_event(state, kind, family, day)
-
-
-def _noise_share(plan: UserPlan) -> float:
-    return plan.noise_share
 
 
 def _routine_kinds(rng: random.Random, budget: int, noise: int, orders: int) -> list[str]:

@@ -108,7 +108,6 @@ class SubPlan:
     count: int = 1
     when_ahead: int = 0  # days from today to the visit / travel / stay
     visit_clock: str = ""  # reservation: HH:MM
-    words: dict[str, str] = field(default_factory=dict)
 
     @property
     def kind(self) -> str:
@@ -197,7 +196,7 @@ def _plan_user(config: SynthConfig, person: Person, domains: list[str], n_proact
         _choose_dims(rng, sub, held, person)
     _schedule(rng, person, start, subtasks, prefs)
     _fill_background(rng, person, start, end, prefs, n_prefs)
-    _modify(rng, start, end, subtasks, prefs, n_mods)
+    _modify(rng, end, subtasks, prefs, n_mods)
     _delete(rng, end, subtasks, prefs, n_dels)
     _mark_initial(prefs, start, max(1, len(prefs) - n_adds))
     for sub in subtasks:
@@ -245,6 +244,11 @@ def _choose_proactive(rng: random.Random, subtasks: list[SubPlan], wanted: int) 
             sub.proactive = "count"
 
 
+def distinct_families(subtasks: list[SubPlan]) -> list[Family]:
+    """The families of ``subtasks`` in order of first appearance."""
+    return list({sub.family.key: sub.family for sub in subtasks}.values())
+
+
 def _conditional_axis(family: Family) -> Axis | None:
     return next((AXIS[a] for a in family.axes if AXIS[a].kind == "conditional"), None)
 
@@ -266,10 +270,6 @@ def _new_pref(prefs: list[Pref], category: str, kind: str, axis: str = "", cond:
 def _hold_axes(rng: random.Random, person: Person, subtasks: list[SubPlan], prefs: list[Pref]) -> dict[str, list[Pref]]:
     """Decide which axes the user holds a preference on and its first value; returns axis -> prefs."""
     held: dict[str, list[Pref]] = {}
-    families = []
-    for sub in subtasks:
-        if sub.family not in families:
-            families.append(sub.family)
     conditional = sorted({AXIS[a].key for s in subtasks if s.proactive == "conditional" for a in s.family.axes
                           if AXIS[a].kind == "conditional"})
     blocked = {AXIS[a].alternative_of for a in conditional}
@@ -288,7 +288,7 @@ def _hold_axes(rng: random.Random, person: Person, subtasks: list[SubPlan], pref
         pref = _new_pref(prefs, AXIS["floor"].category, "floor", "floor")
         pref.versions = [Version(date.min, f"{rng.choice(FLOORS):.1f}")]
         held["floor"] = [pref]
-    for family in families:
+    for family in distinct_families(subtasks):
         _hold_for_family(rng, person, family, held, prefs, blocked)
     return held
 
@@ -412,8 +412,7 @@ def _fill_background(rng: random.Random, person: Person, start: date, end: date,
         pref.detail = _detail(rng, person, pref, day)
 
 
-def _modify(rng: random.Random, start: date, end: date, subtasks: list[SubPlan], prefs: list[Pref],
-            wanted: int) -> None:
+def _modify(rng: random.Random, end: date, subtasks: list[SubPlan], prefs: list[Pref], wanted: int) -> None:
     """Value changes (drift): used preferences change between two uses, so later subtasks test the update."""
     by_n = {s.n: s for s in subtasks}
     done = 0

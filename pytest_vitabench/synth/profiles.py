@@ -32,13 +32,9 @@ AGE_BANDS: tuple[tuple[int, tuple[int, ...]], ...] = (
 class Person:
     """A user and the traits the generator reasons with (the profile dict is what agents see)."""
 
-    index: int
     user_id: str
     gender: str
     age: int
-    collar: str
-    occupation: str
-    tier: str
     city: str
     home: tuple[float, float]
     work: tuple[float, float]
@@ -47,13 +43,11 @@ class Person:
     hometown: str
     moved_from: str
     moved_year: int
-    family: str
     partner: str
     children: tuple[str, ...]
     pet: str
     car: bool
     allergy: str
-    consumption: str
     profile: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -83,13 +77,13 @@ def build_people(seed: int, users: int, id_prefix: str = "U") -> list[Person]:
     allergies = labelled(rng, quota(users, [0.25, 0.75]), [True, False])
     people = []
     for i in range(users):
-        people.append(_person(stream(seed, "person", i), i, f"{id_prefix}{seed % 100:02d}{i + 1:04d}", genders[i],
+        people.append(_person(stream(seed, "person", i), f"{id_prefix}{seed % 100:02d}{i + 1:04d}", genders[i],
                               ages[i], tiers[i], collars[i], moved[i], consumption[i], pets[i], cars[i],
                               allergies[i]))
     return people
 
 
-def _person(rng: random.Random, index: int, user_id: str, gender: str, age: int, tier: str, collar: str,
+def _person(rng: random.Random, user_id: str, gender: str, age: int, tier: str, collar: str,
             moved: bool, consumption: str, pet: bool, car: bool, allergic: bool) -> Person:
     cities = [c for c in vocab.CITIES if c[1] == tier]
     city, _, lon, lat = rng.choice(cities)
@@ -111,15 +105,14 @@ def _person(rng: random.Random, index: int, user_id: str, gender: str, age: int,
                     f"{rng.randint(1, 999)} {work_street}, {rng.choice(vocab.DISTRICTS)} District, {city}")
     birth = date(REFERENCE_DAY.year - age, rng.randint(1, 12), rng.randint(1, 28))
     person = Person(
-        index=index, user_id=user_id, gender=gender, age=age, collar=collar, occupation=occupation, tier=tier,
-        city=city, home=home, work=work, home_address=home_address, work_address=work_address, hometown=hometown,
-        moved_from=moved_from, moved_year=0, family=family, partner=partner, children=children,
-        pet=rng.choice(vocab.PETS) if pet else "", car=car,
-        allergy=rng.choice(vocab.ALLERGIES) if allergic else "", consumption=consumption,
+        user_id=user_id, gender=gender, age=age, city=city, home=home, work=work, home_address=home_address,
+        work_address=work_address, hometown=hometown, moved_from=moved_from, moved_year=0, partner=partner,
+        children=children, pet=rng.choice(vocab.PETS) if pet else "", car=car,
+        allergy=rng.choice(vocab.ALLERGIES) if allergic else "",
     )
     profile: dict[str, Any] = {
         "user_id": user_id, "name": name, "gender": gender, "birth_date": birth.isoformat(),
-        "occupation": occupation, "occupation_type": collar, "education": _education(rng, collar, age),
+        "occupation": occupation, "occupation_type": collar, "education": _education(rng, collar),
         "city": city, "city_tier": tier, "home_address": home_address, "work_address": work_address,
         "hometown": hometown,
     }
@@ -153,7 +146,7 @@ def _family(rng: random.Random, gender: str, age: int) -> tuple[str, str, tuple[
     return family, partner, (first, second)
 
 
-def _education(rng: random.Random, collar: str, age: int) -> str:
+def _education(rng: random.Random, collar: str) -> str:
     if collar == "white-collar":
         return rng.choice(vocab.EDUCATION[2:])
     if collar == "gray-collar":

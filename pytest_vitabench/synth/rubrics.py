@@ -38,12 +38,11 @@ def rubrics_for(plan: UserPlan, sub: SubPlan, built: Built) -> tuple[list[str], 
     book = RubricBook(kind)
     add, record = book.add, book.record
     if sub.proactive == "conditional":
-        conditional = next(a for a in family.axes if AXIS[a].kind == "conditional")
-        pattern, what = ASK_PATTERNS[conditional]
-        add(f"The agent asks {what}", {"kind": "asked", "pattern": pattern})
+        pattern, what = ASK_PATTERNS[next(a for a in family.axes if AXIS[a].kind == "conditional")]
+        book.asked(what, pattern)
     elif sub.proactive == "count":
         pattern = r"which (day|date|night)|when|what date|date" if kind == "hotel" else ASK_COUNT_OR_TIME
-        add(f"The agent asks {_ASK_COUNT_TEXT[family.kind]}", {"kind": "asked", "pattern": pattern})
+        book.asked(_ASK_COUNT_TEXT[family.kind], pattern)
     for i, dim in enumerate(built.dims):
         if dim.kind == "date":
             what = {"hotel": "night of", "attraction": "visit date"}.get(kind, "travel date")
@@ -54,29 +53,21 @@ def rubrics_for(plan: UserPlan, sub: SubPlan, built: Built) -> tuple[list[str], 
         axis = AXIS[dim.key]
         value = str(dim.good if dim.kind != "aversion" else dim.bad[0])
         text = axis.rubric.format(noun=family.noun, place=family.place, value=value)
-        if dim.level == "merchant":
-            check = record(entity_id={"in": built.satisfying[i]})
-        else:
-            check = record(product_ids={"subset_of": built.satisfying[i]})
         pref = dim.pref
         assert pref is not None
         phrases = [value] if dim.kind != "floor" else [f"{float(value):.1f}"]
-        add(text, check, {"preference_id": pref.pid, "tag": pref.tag(pref.value_at(sub.day)), "phrases": phrases})
-    person = plan.person
+        book.chosen(text, dim.level, built.satisfying[i],
+                    {"preference_id": pref.pid, "tag": pref.tag(pref.value_at(sub.day)), "phrases": phrases})
     if family.kind == "delivery":
-        home = sub.address == "home"
-        address = person.home_address if home else person.work_address
-        key = next(part for part in address.split(", ") if part[:1].isdigit())
-        add(f"The order is delivered to the user's {'home' if home else 'office'} address ({address})",
-            record(address={"contains": key}))
+        address = plan.person.home_address if sub.address == "home" else plan.person.work_address
+        book.delivered_to(sub.address, address, next(part for part in address.split(", ") if part[:1].isdigit()))
     if kind == "reservation":
         day = built.decision_day
         add(f"The reservation is for {sub.count} people", record(customer_count={"eq": sub.count}))
         add(f"The reservation is for {day} {sub.visit_clock}", record(time={"contains": f"{day} {sub.visit_clock}"}))
     elif sub.count > 1:
-        add(f"The order is for {sub.count} in total", record(total_quantity={"eq": sub.count}))
-    if kind != "reservation":
-        add("The order is paid", record(status={"eq": "paid"}))
+        book.total(sub.count)
+    book.paid()
     return book.texts, book.checks, book.sources
 
 
@@ -99,3 +90,28 @@ class RubricBook:
     def record(self, **where: Any) -> dict[str, Any]:
         """A check that a record of the subtask's type matches ``where`` (``suite/checks.py``)."""
         return {"kind": "record", "record_type": self.record_type, "where": where}
+
+    # The rubrics generated and curated suites share, worded alike.
+
+    def asked(self, what: str, pattern: str) -> None:
+        """A proactive subtask's question: the agent asks ``what`` (a question matching ``pattern``)."""
+        self.add(f"The agent asks {what}", {"kind": "asked", "pattern": pattern})
+
+    def chosen(self, text: str, level: str, ids: list[str], source: dict[str, Any] | None = None) -> None:
+        """The booked merchant (``level`` ``"merchant"``) or every booked product is one of ``ids``."""
+        where = {"entity_id": {"in": ids}} if level == "merchant" else {"product_ids": {"subset_of": ids}}
+        self.add(text, self.record(**where), source)
+
+    def delivered_to(self, which: str, address: str, key: str) -> None:
+        """The order goes to the user's ``"home"`` (else office) ``address``, recognised by ``key``."""
+        label = "home" if which == "home" else "office"
+        self.add(f"The order is delivered to the user's {label} address ({address})",
+                 self.record(address={"contains": key}))
+
+    def total(self, count: int) -> None:
+        self.add(f"The order is for {count} in total", self.record(total_quantity={"eq": count}))
+
+    def paid(self) -> None:
+        """Every order is paid (a table reservation has nothing to pay)."""
+        if self.record_type != "reservation":
+            self.add("The order is paid", self.record(status={"eq": "paid"}))

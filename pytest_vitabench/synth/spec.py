@@ -35,21 +35,10 @@ from __future__ import annotations
 import json
 from datetime import date
 from pathlib import Path
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, model_validator
 
-SPEC_FORMAT = "vitabench-curated-spec/1"
-
-#: A subtask kind: the domain that serves it and the record type the target is booked as.
-KINDS: dict[str, tuple[str, str]] = {
-    "delivery": ("delivery", "delivery"),
-    "instore_product": ("instore", "instore"),
-    "reservation": ("instore", "reservation"),
-    "hotel": ("ota", "hotel"),
-    "train": ("ota", "train"),
-    "flight": ("ota", "flight"),
-}
 TRAVEL_KINDS = ("hotel", "train", "flight")
 
 
@@ -88,88 +77,80 @@ class PhraseDimension(_Frozen):
 class MinScoreDimension(_Frozen):
     """A remembered rating floor on the merchant."""
 
+    level: ClassVar[str] = "merchant"
     min_score: float
     rubric: str
     reason: str
-
-    @property
-    def level(self) -> str:
-        return "merchant"
 
 
 class MaxPriceDimension(_Frozen):
     """A remembered price cap on the product."""
 
+    level: ClassVar[str] = "product"
     max_price: float
     rubric: str
     reason: str
 
-    @property
-    def level(self) -> str:
-        return "product"
 
-
-def _dimension_tag(value: Any) -> str:
-    keys = value if isinstance(value, dict) else vars(value)
-    return "min_score" if "min_score" in keys else "max_price" if "max_price" in keys else "phrase"
+def _first_key(*keys: str, default: str | None = None) -> Any:
+    """A discriminator: the first of ``keys`` the value has (a spec entry's kind is the key it carries)."""
+    def tag(value: Any) -> str | None:
+        present = value if isinstance(value, dict) else vars(value)
+        return next((key for key in keys if key in present), default)
+    return tag
 
 
 Dimension = Annotated[
     Annotated[PhraseDimension, Tag("phrase")] | Annotated[MinScoreDimension, Tag("min_score")]
     | Annotated[MaxPriceDimension, Tag("max_price")],
-    Discriminator(_dimension_tag),
+    Discriminator(_first_key("min_score", "max_price", default="phrase")),
 ]
 
 
 # ------------------------------------------------------------------------------------------ history
 
 
-class OrderEntry(_Frozen):
+class _Entry(_Frozen):
+    """A behaviour; its official ``content`` is its fields under their serialisation aliases."""
+
+    def official(self) -> dict[str, Any]:
+        kind = next(iter(type(self).model_fields))  # the spec key is the official ``behavior_type``
+        return {"behavior_type": kind, "content": self.content()}
+
+    def content(self) -> dict[str, Any]:
+        return self.model_dump(by_alias=True)
+
+
+class OrderEntry(_Entry):
     order: str  # the merchant's name
     scenario: str
     items: tuple[tuple[str, int | float, int], ...] = Field(min_length=1)  # (product name, price, quantity)
     tags: tuple[str, ...] = ()
     note: str = ""
 
-    def official(self) -> dict[str, Any]:
+    def content(self) -> dict[str, Any]:
         content: dict[str, Any] = {"scenario": self.scenario, "merchant_name": self.order, "tags": list(self.tags),
                                    "items": [{"product_name": n, "price": p, "quantity": q} for n, p, q in self.items]}
-        if self.note:
-            content["note"] = self.note
-        return {"behavior_type": "order", "content": content}
+        return content | ({"note": self.note} if self.note else {})
 
 
-class ReviewEntry(_Frozen):
-    review: int = Field(ge=1, le=5)  # the rating
+class ReviewEntry(_Entry):
+    review: int = Field(ge=1, le=5, serialization_alias="rating")
     text: str
 
-    def official(self) -> dict[str, Any]:
-        return {"behavior_type": "review", "content": {"rating": self.review, "text": self.text}}
+
+class SearchEntry(_Entry):
+    search: str = Field(serialization_alias="keyword")
 
 
-class SearchEntry(_Frozen):
-    search: str
-
-    def official(self) -> dict[str, Any]:
-        return {"behavior_type": "search", "content": {"keyword": self.search}}
-
-
-class BrowseEntry(_Frozen):
-    browse: str
-
-    def official(self) -> dict[str, Any]:
-        return {"behavior_type": "browse", "content": {"topic": self.browse}}
-
-
-def _behaviour_tag(value: Any) -> str | None:
-    keys = value if isinstance(value, dict) else vars(value)
-    return next((key for key in ("order", "review", "search", "browse") if key in keys), None)
+class BrowseEntry(_Entry):
+    browse: str = Field(serialization_alias="topic")
 
 
 Behaviour = Annotated[
     Annotated[OrderEntry, Tag("order")] | Annotated[ReviewEntry, Tag("review")]
     | Annotated[SearchEntry, Tag("search")] | Annotated[BrowseEntry, Tag("browse")],
-    Discriminator(_behaviour_tag, custom_error_type="behaviour",
+    Discriminator(_first_key("order", "review", "search", "browse"), custom_error_type="behaviour",
                   custom_error_message="a behaviour has one of the keys order, review, search, browse"),
 ]
 
@@ -320,27 +301,15 @@ class SpecError(ValueError):
         super().__init__("\n".join(lines))
 
 
-def _union_tags(union: Any) -> frozenset[str]:
-    """The ``Tag`` names of a discriminated union's members: the spec's own JSON keys (``search`` here is a
-    key of the spec format, not a history record type of :mod:`..vocabulary`)."""
-    members = get_args(get_args(union)[0])
-    return frozenset(meta.tag for member in members for meta in get_args(member)[1:] if isinstance(meta, Tag))
-
-
-_TAGS = _union_tags(Dimension) | _union_tags(Behaviour)
+#: The fields holding discriminated unions: pydantic puts the member's tag after the index.
+_UNIONS = ("dimensions", "behavior")
 
 
 def _json_path(loc: tuple[int | str, ...]) -> str:
     """``("users", 0, "subtasks", 2)`` as ``users[0].subtasks[2]``, without pydantic's union tags."""
-    out = ""
-    previous: int | str | None = None
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif not (part in _TAGS and isinstance(previous, int)):
-            out += f".{part}" if out else part
-        previous = part
-    return out
+    parts = [part for k, part in enumerate(loc)
+             if not (k >= 2 and loc[k - 2] in _UNIONS and isinstance(loc[k - 1], int))]
+    return "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in parts).removeprefix(".")
 
 
 def parse_spec(data: Any, path: str | Path = "<spec>") -> CuratedSpec:

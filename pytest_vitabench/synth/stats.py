@@ -13,8 +13,8 @@ from datetime import date
 from typing import Any
 
 from .config import PAPER
+from .profiles import REFERENCE_DAY
 
-REFERENCE_DAY = date(2025, 12, 31)
 #: Figures that must come within 10% of the paper's for a suite to "match the paper".
 CORE = ("users", "subtasks", "entities", "preferences_per_user", "additions_per_user", "deletions_per_user",
         "modifications_per_user", "changes_per_user", "history_days_per_user", "events_per_user", "noise_share")
@@ -52,6 +52,18 @@ def suite_stats(data: list[dict[str, Any]]) -> dict[str, Any]:
     out["entities_per_user"] = out["entities"] / max(1, len(users))
     out["merchants_per_subtask"] = statistics.mean(a for a, _ in entities) if entities else 0
     out["products_per_subtask"] = statistics.mean(b for _, b in entities) if entities else 0
+    out.update(_preferences(users))
+    out.update(_histories(users))
+    out.update(_profiles([u.get("user_profile") or {} for u in users]))
+    return out
+
+
+def _memory(sub: dict[str, Any]) -> dict[str, Any]:
+    return (sub.get("user_scenario") or {}).get("personalized_preference_memory") or {}
+
+
+def _preferences(users: list[dict[str, Any]]) -> dict[str, Any]:
+    """Preferences, their changes and categories per user, and how many are held by one user only."""
     prefs, adds, dels, mods, tags_by_user = [], [], [], [], []
     categories: Counter[str] = Counter()
     labelled = True
@@ -59,8 +71,7 @@ def suite_stats(data: list[dict[str, Any]]) -> dict[str, Any]:
         ids: dict[str, str] = {}
         changes: Counter[str] = Counter()
         tags: set[str] = set()
-        memories = [((sub.get("user_scenario") or {}).get("personalized_preference_memory") or {})
-                    for sub in user["subtasks"]]
+        memories = [_memory(sub) for sub in user["subtasks"]]
         # Our extension maps each tag to a preference id once; without it every distinct tag counts.
         tag_ids: dict[str, str] = {}
         for memory in memories:
@@ -87,17 +98,20 @@ def suite_stats(data: list[dict[str, Any]]) -> dict[str, Any]:
         mods.append(changes["modify"])
         tags_by_user.append(tags)
     n = max(1, len(users))
-    out["preferences"] = sum(prefs)
-    out["preferences_per_user"] = sum(prefs) / n
-    out["additions_per_user"] = sum(adds) / n
-    out["deletions_per_user"] = sum(dels) / n
-    out["modifications_per_user"] = sum(mods) / n
-    out["changes_per_user"] = (sum(adds) + sum(dels) + sum(mods)) / n
     total = sum(categories.values()) or 1
-    out["category_share"] = {c: categories[c] / total for c in sorted(categories)}
     holders = Counter(tag for tags in tags_by_user for tag in tags)
-    out["user_specific_share"] = sum(1 for c in holders.values() if c == 1) / max(1, len(holders))
-    out["preference_ids_labelled"] = labelled
+    return {
+        "preferences": sum(prefs), "preferences_per_user": sum(prefs) / n, "additions_per_user": sum(adds) / n,
+        "deletions_per_user": sum(dels) / n, "modifications_per_user": sum(mods) / n,
+        "changes_per_user": (sum(adds) + sum(dels) + sum(mods)) / n,
+        "category_share": {c: categories[c] / total for c in sorted(categories)},
+        "user_specific_share": sum(1 for c in holders.values() if c == 1) / max(1, len(holders)),
+        "preference_ids_labelled": labelled,
+    }
+
+
+def _histories(users: list[dict[str, Any]]) -> dict[str, Any]:
+    """History span, events, orders per user and the noise share (both record shapes)."""
     days, events, orders, noise = [], [], [], 0
     for user in users:
         dates, count, order_count = [], 0, 0
@@ -116,18 +130,14 @@ def suite_stats(data: list[dict[str, Any]]) -> dict[str, Any]:
                 else:
                     count += 1
                     order_count += record.get("type") == "order"
-            memory = ((sub.get("user_scenario") or {}).get("personalized_preference_memory") or {})
-            noise += len(memory.get("history_noise") or [])
+            noise += len(_memory(sub).get("history_noise") or [])
         if dates:
             days.append((date.fromisoformat(max(dates)) - date.fromisoformat(min(dates))).days)
         events.append(count)
         orders.append(order_count)
-    out["history_days_per_user"] = statistics.mean(days) if days else 0
-    out["events_per_user"] = sum(events) / n
-    out["orders_per_user"] = sum(orders) / n
-    out["noise_share"] = noise / max(1, sum(events))
-    out.update(_profiles([u.get("user_profile") or {} for u in users]))
-    return out
+    n = max(1, len(users))
+    return {"history_days_per_user": statistics.mean(days) if days else 0, "events_per_user": sum(events) / n,
+            "orders_per_user": sum(orders) / n, "noise_share": noise / max(1, sum(events))}
 
 
 def _entities(environment: dict[str, Any]) -> tuple[int, int]:

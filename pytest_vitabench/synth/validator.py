@@ -40,8 +40,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..domains import build_environment
+from ..domains.environment import DomainEnvironment
+from ..judges.rules import run_check
+from ..memory.render import render_preferences, render_records
 from ..suite.checks import RECORD_FIELDS, RecordCheck, RubricCheck
-from ..suite.loader import LoadedSuite, SuiteError, load_suite, read_suite_json
+from ..suite.loader import LoadedSuite, SuiteError, load_suite
 from ..suite.schema import DailyRecord, EventRecord, SubTask, UserTask
 from ..vocabulary import HIDDEN_KEYS, MARKER_PATTERN, SKIP_TYPES
 
@@ -92,6 +96,9 @@ class Report:
             return True
         return any(f.rule not in CONTROL_RULES or strict for f in self.findings)
 
+    def add(self, rule: str, where: str, message: str) -> None:
+        self.findings.append(Finding(rule, where, message))
+
     def errors(self, rule: str) -> list[Finding]:
         return [f for f in self.findings if f.rule == rule]
 
@@ -125,28 +132,24 @@ class Report:
 CONTROL_RULES = ("distractors",)
 
 
-def validate_path(path: str | Path, limits: Limits | None = None, strict: bool = True) -> tuple[Report, list[Any]]:
-    """Load and validate a suite file; returns the report and the raw data (for statistics)."""
-    report = Report(path=str(path))
+def validate_path(path: str | Path, limits: Limits | None = None, strict: bool = True) -> Report:
+    """Load and validate a suite file (a file that does not load is the report's ``load_error``)."""
     try:
         suite = load_suite(path, strict=strict)
     except SuiteError as exc:
-        report.load_error = exc.render()
-        return report, []
-    return validate_loaded(suite, limits), read_suite_json(Path(path))
+        return Report(path=str(path), load_error=exc.render())
+    return validate_loaded(suite, limits)
 
 
 def validate_loaded(suite: LoadedSuite, limits: Limits | None = None) -> Report:
     """Run every rule over the valid users of a loaded suite (load errors are reported as ``schema``)."""
     report = Report(path=str(suite.path))
-    raw = read_suite_json(Path(suite.path))
     for user in suite.users:
         if user.error is not None:
             for where, problem in user.error.problems:
                 rule = "chronology" if re.search(r"before|after|comes", problem) else "schema"
-                report.findings.append(Finding(rule, where, problem))
-    validate_users([u.task for u in suite.users if u.task is not None], raw if isinstance(raw, list) else [],
-                   report, limits or Limits())
+                report.add(rule, where, problem)
+    validate_users([u.task for u in suite.users if u.task is not None], report, limits or Limits())
     return report
 
 
@@ -158,15 +161,12 @@ class _History:
     rendered: list[str] = field(default_factory=list)
 
 
-def validate_users(users: list[UserTask], raw: list[dict[str, Any]], report: Report, limits: Limits) -> None:
-    from ..memory.render import render_records
-
-    raw_by_id = {str(u.get("id")): u for u in raw if isinstance(u, dict)}
+def validate_users(users: list[UserTask], report: Report, limits: Limits) -> None:
+    """Run every rule over ``users``, adding the findings to ``report``."""
     report.users = len(users)
     for user in users:
         report.subtasks += len(user.subtasks)
         _chronology(user, report)
-        raw_user = raw_by_id.get(user.id, {})
         history = _History()
         for index, sub in enumerate(user.subtasks):
             where = f"{user.id}::{sub.subtask_id}"
@@ -177,19 +177,17 @@ def validate_users(users: list[UserTask], raw: list[dict[str, Any]], report: Rep
                     history.voiced.append((index, record.when[:10], text))
             history.rendered.append(render_records(list(sub.interactions)))
             checks = _checks(sub, where, report)
-            subtasks = raw_user["subtasks"] if isinstance(raw_user.get("subtasks"), list) else []
-            raw_sub = subtasks[index] if index < len(subtasks) else {}
             if checks is None:
                 report.unchecked.setdefault("target", "no rubric_checks (official shape): only the marked target "
                                                       "can be located")
                 report.unchecked.setdefault("distractors", "no rubric_checks: distractors cannot be told apart")
-                _marked_target_only(sub, where, report)
+                _marked_target_only(sub, report)
             else:
                 options = _options(sub, checks)
-                _target(sub, where, options, checks, report, limits)
+                _target(sub, where, options, report, limits)
                 _distractors(sub, where, options, checks, report, limits)
             _evidence(user, index, sub, where, history, report)
-            _leaks(user, sub, raw_sub, where, history, report)
+            _leaks(user, sub, where, history, report)
             _profile(user, sub, where, noise, report)
 
 
@@ -207,11 +205,11 @@ def _checks(sub: SubTask, where: str, report: Report) -> list[RubricCheck] | Non
     orphans = [t for t in texts if t not in rubrics]
     doubled = [t for t, n in Counter(texts).items() if n > 1]
     for text in missing:
-        report.findings.append(Finding("schema", where, f"rubric without a machine check: {text!r}"))
+        report.add("schema", where, f"rubric without a machine check: {text!r}")
     for text in orphans:
-        report.findings.append(Finding("schema", where, f"check for a rubric the subtask does not state: {text!r}"))
+        report.add("schema", where, f"check for a rubric the subtask does not state: {text!r}")
     for text in doubled:
-        report.findings.append(Finding("schema", where, f"rubric with several checks: {text!r}"))
+        report.add("schema", where, f"rubric with several checks: {text!r}")
     return list(sub.rubric_checks)
 
 
@@ -227,28 +225,25 @@ def _chronology(user: UserTask, report: Report) -> None:
         time = sub.env_time
         day = sub.current_time or time[:10]
         if previous_time and time and time < previous_time:
-            report.findings.append(Finding("chronology", where, f"subtask at {time} comes before the previous one "
-                                                                f"({previous_time})"))
+            report.add("chronology", where, f"subtask at {time} comes before the previous one ({previous_time})")
         if sub.current_time and time and not time.startswith(sub.current_time):
-            report.findings.append(Finding("chronology", where, f"environment time {time} is not on current_time "
-                                                                f"{sub.current_time}"))
+            report.add("chronology", where, f"environment time {time} is not on current_time {sub.current_time}")
         if sub.start_date and previous_day and sub.start_date < previous_day:
-            report.findings.append(Finding("chronology", where, f"history window starts {sub.start_date}, before "
-                                                                f"the previous subtask ({previous_day})"))
+            report.add("chronology", where,
+                       f"history window starts {sub.start_date}, before the previous subtask ({previous_day})")
         whens = [r.when for r in sub.interactions]
         if whens != sorted(whens):
-            report.findings.append(Finding("chronology", where, "interactions are not in time order"))
+            report.add("chronology", where, "interactions are not in time order")
         for record in sub.interactions:
             day_of = record.when[:10]
             # A timestamp may share the subtask's day if it is not later; a day's record must come before it.
             late = record.when > time if len(record.when) > 10 and time else bool(day and day_of >= day)
             if late:
-                report.findings.append(Finding("chronology", where, f"interaction dated {record.when} is not before "
-                                                                    f"the subtask ({day})"))
+                report.add("chronology", where, f"interaction dated {record.when} is not before the subtask ({day})")
                 break
             if (sub.start_date and day_of < sub.start_date) or (sub.end_date and day_of > sub.end_date):
-                report.findings.append(Finding("chronology", where, f"interaction dated {record.when} is outside the "
-                                                                    f"window {sub.start_date}..{sub.end_date}"))
+                report.add("chronology", where,
+                           f"interaction dated {record.when} is outside the window {sub.start_date}..{sub.end_date}")
                 break
         previous_time, previous_day = time or previous_time, day or previous_day
 
@@ -288,8 +283,6 @@ def _record_type(checks: list[RubricCheck]) -> str | None:
 
 def _options(sub: SubTask, checks: list[RubricCheck]) -> list[Option]:
     """Every option, with the record checks it fails when booked exactly as the rubrics ask."""
-    from ..judges.rules import run_check
-
     kind = _record_type(checks)
     wanted: dict[str, Any] = {}
     for item in checks:
@@ -322,7 +315,7 @@ def _options(sub: SubTask, checks: list[RubricCheck]) -> list[Option]:
     return options
 
 
-def _marked_target_only(sub: SubTask, where: str, report: Report) -> None:
+def _marked_target_only(sub: SubTask, report: Report) -> None:
     marked = set(sub.target_product_ids or [])
     if not marked:
         marked = {str(p.get("product_id")) for _, e in _entities(sub.environment) for p in e.get("products") or []
@@ -331,29 +324,26 @@ def _marked_target_only(sub: SubTask, where: str, report: Report) -> None:
         report.unchecked["target"] = "no rubric_checks and no target annotation"
 
 
-def _target(sub: SubTask, where: str, options: list[Option], checks: list[RubricCheck], report: Report,
-            limits: Limits) -> None:
+def _target(sub: SubTask, where: str, options: list[Option], report: Report, limits: Limits) -> None:
     report.checked["target"] += 1
     winners = [o for o in options if not o.failed]
     if len(winners) != 1:
         keys = ", ".join(o.key for o in winners[:5])
-        report.findings.append(Finding("target", where, f"{len(winners)} options meet every record check"
-                                                        + (f" ({keys})" if keys else "")))
+        report.add("target", where, f"{len(winners)} options meet every record check" + (f" ({keys})" if keys else ""))
         return
     winner = winners[0]
     marked = set(sub.target_product_ids or [])
     ident = {winner.entity_id} if winner.product is None else {str(winner.product.get("product_id"))}
     if marked and not (ident & marked):
-        report.findings.append(Finding("target", where, f"the only option meeting every check is {winner.key}, not "
-                                                        f"the marked target {sorted(marked)}"))
+        report.add("target", where,
+                   f"the only option meeting every check is {winner.key}, not the marked target {sorted(marked)}")
     if winner.position < limits.target_after:
-        report.findings.append(Finding("distractors", where, f"the target's merchant is number "
-                                                             f"{winner.position + 1}, not after the first "
-                                                             f"{limits.target_after}"))
+        report.add("distractors", where,
+                   f"the target's merchant is number {winner.position + 1}, not after the first {limits.target_after}")
     scores = [s for _, e in _entities(sub.environment) if isinstance(s := e.get("score"), (int, float))]
     score = winner.entity.get("score")
     if scores and isinstance(score, (int, float)) and score >= max(scores):
-        report.findings.append(Finding("distractors", where, f"the target's merchant is the best rated ({score})"))
+        report.add("distractors", where, f"the target's merchant is the best rated ({score})")
 
 
 def _distractors(sub: SubTask, where: str, options: list[Option], checks: list[RubricCheck], report: Report,
@@ -382,7 +372,7 @@ def _distractors(sub: SubTask, where: str, options: list[Option], checks: list[R
         problems.append(f"{multi} options break several rubrics, expected {limits.multi_min}-{limits.multi_max}")
     problems += _popular(sub, options, checks)
     for problem in problems:
-        report.findings.append(Finding("distractors", where, problem))
+        report.add("distractors", where, problem)
 
 
 def _popular(sub: SubTask, options: list[Option], checks: list[RubricCheck]) -> list[str]:
@@ -418,25 +408,28 @@ def _noise(sub: SubTask) -> set[tuple[int, int]]:
     return out
 
 
+def _items(record: DailyRecord | EventRecord) -> list[tuple[int, str, Any]]:
+    """``(item, type, content)`` of a record's events: a daily record's behaviours, or the event itself (item 0)."""
+    if isinstance(record, EventRecord):
+        return [(0, record.type, record.content)]
+    return [(i, b.behavior_type, b.content) for i, b in enumerate(record.behavior)]
+
+
+def _for_someone_else(content: Any) -> bool:
+    return isinstance(content, dict) and bool(content.get("note"))
+
+
 def _voiced(record: DailyRecord | EventRecord, noise: set[tuple[int, int]], position: int) -> list[str]:
     """Texts of a record that speak for the user: no searches or browsing, no noise, nothing for others."""
     out = []
-    if isinstance(record, EventRecord):
-        if record.type in SKIP_TYPES or (position, 0) in noise:
-            return []
-        content = record.content
-        if record.type == "conversation" and isinstance(content, list):
-            return [str(t.get("content", "")) for t in content if isinstance(t, dict) and t.get("role") == "user"]
-        if isinstance(content, dict) and content.get("note"):
-            return []
-        return [json.dumps(content, ensure_ascii=False)]
-    for item, event in enumerate(record.behavior):
-        if event.behavior_type in SKIP_TYPES or (position, item) in noise:
+    for item, kind, content in _items(record):
+        if kind in SKIP_TYPES or (position, item) in noise:
             continue
-        if isinstance(event.content, dict) and event.content.get("note"):
-            continue
-        out.append(json.dumps(event.content, ensure_ascii=False))
-    if record.dialogue and (position, -1) not in noise:
+        if isinstance(record, EventRecord) and kind == "conversation" and isinstance(content, list):
+            out += [str(t.get("content", "")) for t in content if isinstance(t, dict) and t.get("role") == "user"]
+        elif not _for_someone_else(content):
+            out.append(json.dumps(content, ensure_ascii=False))
+    if isinstance(record, DailyRecord) and record.dialogue and (position, -1) not in noise:
         out += [turn.content for turn in record.dialogue if turn.role == "user"]
     return out
 
@@ -455,8 +448,7 @@ def _evidence(user: UserTask, index: int, sub: SubTask, where: str, history: _Hi
         report.checked["evidence"] += 1
         tag, pid = str(source.get("tag", "")), str(source.get("preference_id", ""))
         if tag not in current:
-            report.findings.append(Finding("evidence", where, f"{rubric!r} relies on {tag!r}, which is not in the "
-                                                              "subtask's ground truth"))
+            report.add("evidence", where, f"{rubric!r} relies on {tag!r}, which is not in the subtask's ground truth")
             continue
         since = _since(user, index, pid)
         phrases = [str(p).lower() for p in source.get("phrases") or []]
@@ -470,8 +462,8 @@ def _evidence(user: UserTask, index: int, sub: SubTask, where: str, history: _Hi
                 found = True
                 break
         if not found:
-            report.findings.append(Finding("evidence", where, f"no user-voiced evidence of {tag!r} ({phrases}) between "
-                                                              f"{since or 'the start'} and {day}"))
+            report.add("evidence", where,
+                       f"no user-voiced evidence of {tag!r} ({phrases}) between {since or 'the start'} and {day}")
 
 
 def _since(user: UserTask, index: int, pid: str) -> str:
@@ -490,9 +482,6 @@ def _since(user: UserTask, index: int, pid: str) -> str:
 
 def _visible_tools(sub: SubTask) -> str:
     """Every entity as the tools show it (the domains' allow-listed views)."""
-    from ..domains import build_environment
-    from ..domains.environment import DomainEnvironment
-
     env = build_environment(sub.domain, sub.environment, user_id=str(sub.environment.get("user_id") or "u"),
                             time=sub.env_time.strip() or f"{(sub.current_time or '').strip()[:10]} 12:00:00", seed=0)
     assert isinstance(env, DomainEnvironment)  # every built-in domain's environment is one
@@ -516,10 +505,7 @@ def _hidden_texts(node: Any, found: set[str]) -> set[str]:
     return found
 
 
-def _leaks(user: UserTask, sub: SubTask, raw_sub: dict[str, Any], where: str, history: _History,
-           report: Report) -> None:
-    from ..memory.render import render_preferences
-
+def _leaks(user: UserTask, sub: SubTask, where: str, history: _History, report: Report) -> None:
     report.checked["leaks"] += 1
     visible = {
         "instruction": sub.instruction,
@@ -540,14 +526,13 @@ def _leaks(user: UserTask, sub: SubTask, raw_sub: dict[str, Any], where: str, hi
         if truth and truth.count("\n") > 1 and truth in text:
             problems.append("the ground-truth preference block")
         for problem in problems:
-            report.findings.append(Finding("leaks", where, f"{problem} in agent-visible {name}"))
+            report.add("leaks", where, f"{problem} in agent-visible {name}")
     intention = (sub.user_intention or "").strip()
     if sub.is_proactive and intention:
         if intention in sub.instruction or intention in visible["profile"]:
-            report.findings.append(Finding("leaks", where,
-                                           "the hidden user_intention is in the instruction or profile"))
+            report.add("leaks", where, "the hidden user_intention is in the instruction or profile")
         if any(intention in chunk for chunk in history.rendered):
-            report.findings.append(Finding("leaks", where, "the hidden user_intention is in the history so far"))
+            report.add("leaks", where, "the hidden user_intention is in the history so far")
 
 
 # ------------------------------------------------------------------------------------------ profile
@@ -560,21 +545,16 @@ def _profile(user: UserTask, sub: SubTask, where: str, noise: set[tuple[int, int
     report.checked["profile"] += 1
     word = allergy.rstrip("s")
     for position, record in enumerate(sub.interactions):
-        events = [(0, record.type, record.content)] if isinstance(record, EventRecord) else \
-            [(i, b.behavior_type, b.content) for i, b in enumerate(record.behavior)]
-        for item, kind, content in events:
-            if kind != "order" or (position, item) in noise:
-                continue
-            if isinstance(content, dict) and content.get("note"):
+        for item, kind, content in _items(record):
+            if kind != "order" or (position, item) in noise or _for_someone_else(content):
                 continue
             if word in json.dumps(content).lower():
-                report.findings.append(Finding("profile", where, f"the user orders {allergy!r} for themself "
-                                                                 f"({record.when}) although the profile lists it"))
+                report.add("profile", where,
+                           f"the user orders {allergy!r} for themself ({record.when}) although the profile lists it")
     memory = sub.groundtruth_preferences() or {}
     for tags in (memory.get("current") or {}).values():
         for tag in tags if isinstance(tags, list) else [tags]:
             low = str(tag).lower()
             if word in low and not re.search(rf"\b(no|avoid\w*|allerg\w*)\b[^,]*{re.escape(word)}|{re.escape(word)}"
                                              r"\w*\s*\(allerg", low):
-                report.findings.append(Finding("profile", where, f"ground truth {tag!r} contradicts the "
-                                                                 f"{allergy!r} allergy"))
+                report.add("profile", where, f"ground truth {tag!r} contradicts the {allergy!r} allergy")

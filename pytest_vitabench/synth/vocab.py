@@ -100,8 +100,6 @@ DISTRICTS = ("Central", "East", "West", "North", "South", "New", "Old Town", "Hi
 
 RELATIONS_ANY = ("colleague", "friend", "boss", "neighbour", "roommate")
 RELATIONS_PARENT = ("son", "daughter")
-RELATIONS_PARTNER_F = ("husband",)
-RELATIONS_PARTNER_M = ("wife",)
 RELATIONS_ELDER = ("mother", "father")
 
 PETS = ("a cat named Mochi", "a cat named Tofu", "a dog named Lucky", "a dog named Doudou", "a cat named Orange")

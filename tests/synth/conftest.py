@@ -18,7 +18,7 @@ def small_suite() -> list[dict[str, Any]]:
 
 @pytest.fixture(scope="session")
 def paper_bytes() -> bytes:
-    """The paper preset, generated once per test session (about three seconds)."""
+    """The paper preset, generated once per test session."""
     return dumps(generate(preset("paper")))
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import copy
 import json
 from collections.abc import Callable
@@ -11,6 +12,7 @@ from typing import Any
 import pytest
 
 from pytest_vitabench.suite.loader import load_suite
+from pytest_vitabench.synth import curated
 from pytest_vitabench.synth.curated import expand
 from pytest_vitabench.synth.demo import SPEC_PATH, build_demo_suite
 from pytest_vitabench.synth.generator import write
@@ -189,3 +191,17 @@ def test_a_merchant_name_that_contradicts_its_tags_is_refused(one_subtask):
 def test_the_spec_file_is_package_data():
     pyproject = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text(encoding="utf-8")
     assert '"synth/specs/*.json"' in pyproject and SPEC_PATH.parent.name == "specs"
+
+
+#: Keys of the official records the generator's builders write (``environment.product_body`` and
+#: ``entity_body``, ``rubrics.RubricBook``, ``generator.subtask_record``).
+_OFFICIAL_KEYS = {"product_id", "store_id", "shop_id", "hotel_id", "room_type", "seat_type", "subtask_id",
+                  "record_type", "rubric", "pattern"}
+
+
+def test_the_expansion_builds_no_official_record_itself():
+    # curated.py shares the generator's record builders; a dict literal with an official key is a copy.
+    tree = ast.parse(Path(curated.__file__).read_text(encoding="utf-8"))
+    keys = {key.value for node in ast.walk(tree) if isinstance(node, ast.Dict)
+            for key in node.keys if isinstance(key, ast.Constant)}
+    assert not keys & _OFFICIAL_KEYS, sorted(keys & _OFFICIAL_KEYS)

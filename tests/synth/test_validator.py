@@ -19,8 +19,7 @@ def _write(path: Path, data: Any) -> Path:
 
 
 def _check(tmp_path: Path, data: Any, **kwargs: Any):
-    report, _ = validate_path(_write(tmp_path / "suite.json", data), **kwargs)
-    return report
+    return validate_path(_write(tmp_path / "suite.json", data), **kwargs)
 
 
 def _entities(sub: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -150,5 +149,5 @@ def test_official_shape_is_validated_and_says_what_it_could_not_check(tmp_path, 
 @pytest.mark.parametrize("bad", ["[]", "{}", "not json"])
 def test_unusable_files_fail_to_load(tmp_path, bad):
     (tmp_path / "bad.json").write_text(bad)
-    report, _ = validate_path(tmp_path / "bad.json")
+    report = validate_path(tmp_path / "bad.json")
     assert report.load_error and report.failed()
