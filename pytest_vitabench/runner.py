@@ -42,10 +42,8 @@ from .suite.loader import (
     LoadedUser,
     SuiteError,
     ensure_user,
-    held_user,
     load_suite,
     needs_validation,
-    pinned_user,
 )
 from .suite.schema import SubTask, UserTask
 from .users.base import UserSetup, UserSimulator
@@ -262,28 +260,27 @@ class ItemRunner:
         started = time.perf_counter()
         try:
             self.ensure_user(suite, user)
-            with pinned_user(suite, user):
-                prepared, memory_usage = self._prepare(result, suite, user, index, agent)
-                try:
-                    while True:
-                        try:
-                            episode = run_episode(
-                                agent=agent, agent_setup=prepared.agent_setup, user=user_simulator,
-                                user_setup=prepared.user_setup, environment=prepared.environment,
-                                max_steps=self.config.max_steps, history=prepared.history,
-                                style=self.config.episode_style)
-                            break
-                        except Exception:
-                            if not self._restarted(result, prepared):
-                                raise
-                    self._record_episode(result, episode, memory_usage)
-                    verdict = judge.judge(self._judge_case(result, user, index, prepared, episode))
-                    if inspect.isawaitable(verdict):  # an async judge (--vita-judge-batch), here on a loop of its own
-                        verdict = asyncio.run(_awaited(verdict))
-                    self._record_verdict(result, verdict)
-                finally:
-                    prepared.environment.close()
-                self._record_category(result, user, index)
+            prepared, memory_usage = self._prepare(result, suite, user, index, agent)
+            try:
+                while True:
+                    try:
+                        episode = run_episode(
+                            agent=agent, agent_setup=prepared.agent_setup, user=user_simulator,
+                            user_setup=prepared.user_setup, environment=prepared.environment,
+                            max_steps=self.config.max_steps, history=prepared.history,
+                            style=self.config.episode_style)
+                        break
+                    except Exception:
+                        if not self._restarted(result, prepared):
+                            raise
+                self._record_episode(result, episode, memory_usage)
+                verdict = judge.judge(self._judge_case(result, user, index, prepared, episode))
+                if inspect.isawaitable(verdict):  # an async judge (--vita-judge-batch), here on a loop of its own
+                    verdict = asyncio.run(_awaited(verdict))
+                self._record_verdict(result, verdict)
+            finally:
+                prepared.environment.close()
+            self._record_category(result, user, index)
         except Exception as exc:  # an infrastructure failure: reported as an error, scored as a failure
             self._record_error(result, exc)
         result.duration_s = round(time.perf_counter() - started, 4)
@@ -316,9 +313,8 @@ class ItemRunner:
                                  trial=trial)
         started = time.perf_counter()
         try:
-            with held_user(suite, user):
-                await self.ensure_user_async(suite, user, call)
-                await self._run_pinned(result, suite, user, index, agent, user_simulator, judge, call, chain_lock)
+            await self.ensure_user_async(suite, user, call)
+            await self._run_pinned(result, suite, user, index, agent, user_simulator, judge, call, chain_lock)
         except Exception as exc:  # an infrastructure failure: reported as an error, scored as a failure
             self._record_error(result, exc)
         result.duration_s = round(time.perf_counter() - started, 4)
@@ -430,6 +426,7 @@ class ItemRunner:
             system_prompt = agent_system_prompt(time=clock, profile=profile, memory=snapshot,
                                                 proactive=sub.is_proactive, language=language,
                                                 style=config.agent_prompt)
+        write_tools = frozenset(name for name, tool in environment.tools.items() if tool.kind == "write")
         setup = AgentSetup(
             system_prompt=system_prompt, hides_greeting=wording is not None and not history,
             official_format=wording is not None,
@@ -438,15 +435,14 @@ class ItemRunner:
             memory=snapshot, time=clock, user_profile=profile,
             proactive=sub.is_proactive, language=language, seed=result.seed,
             groundtruth=sub.groundtruth_preferences() if getattr(agent, "reads_groundtruth", False) else None,
-            answer=_answer_for(agent, sub, environment.user_id, env_time, task),
+            write_tools=write_tools, answer=_answer_for(agent, sub, environment.user_id, env_time, task),
         )
         user_setup = UserSetup(
             instruction=sub.instruction, user_id=task.user_id, user_intention=sub.user_intention or "",
             persona=task.user_profile, proactive=sub.is_proactive, language=language, seed=result.seed,
             # a 1.0 task's text is the user's hidden scenario: an LLM user writes its own opening from it
             scenario_is_hidden=task.source_format == "vitabench1",
-            write_tools=frozenset(name for name, tool in environment.tools.items() if tool.kind == "write"),
-            greeting=wording.greeting() if wording else "", history_length=len(history),
+            write_tools=write_tools, greeting=wording.greeting() if wording else "", history_length=len(history),
         )
         return _Prepared(environment=environment, agent_setup=setup, user_setup=user_setup, env_time=env_time,
                          history=history, language=language,
