@@ -45,7 +45,7 @@ from .suite.loader import (
     load_suite,
     needs_validation,
 )
-from .suite.schema import SubTask, UserTask
+from .suite.schema import UserTask
 from .users.base import UserSetup, UserSimulator
 
 ChainKey = tuple[str, str, str, int]
@@ -407,7 +407,7 @@ class ItemRunner:
 
         def fresh_environment() -> Environment:
             built = build_environment(
-                sub.domain, sub.environment, user_id=str(sub.environment.get("user_id") or task.user_id),
+                sub.domain, sub.environment, user_id=user.tool_user_id(index),
                 time=env_time, seed=result.seed, language=language, checks=config.tool_checks,
                 search_style=config.search_style, tool_results=tool_results, official_source=self.official_source,
             )
@@ -435,7 +435,7 @@ class ItemRunner:
             memory=snapshot, time=clock, user_profile=profile,
             proactive=sub.is_proactive, language=language, seed=result.seed,
             groundtruth=sub.groundtruth_preferences() if getattr(agent, "reads_groundtruth", False) else None,
-            write_tools=write_tools, answer=_answer_for(agent, sub, environment.user_id, env_time, task),
+            write_tools=write_tools, answer=_answer_for(agent, user, index),
         )
         user_setup = UserSetup(
             instruction=sub.instruction, user_id=task.user_id, user_intention=sub.user_intention or "",
@@ -484,13 +484,13 @@ async def _awaited(value: Any) -> Any:
     return await value
 
 
-def _answer_for(agent: Agent, sub: SubTask, user_id: str, time: str, task: UserTask) -> Any:
+def _answer_for(agent: Agent, user: LoadedUser, index: int) -> Any:
     """The answer key, only for an agent that declares it reads the answer (the ``answer`` built-in)."""
     if not getattr(agent, "reads_answer", False):
         return None
-    from .suite.answer_key import answer_key
+    from .suite.answer_key import answer_key_of
 
-    return answer_key(sub, user_id=user_id, time=time, profile=task.user_profile)
+    return answer_key_of(user, index)
 
 
 def agent_profile(task: UserTask) -> dict[str, Any]:

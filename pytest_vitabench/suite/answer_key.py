@@ -30,6 +30,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from .checks import NoRecordCheck, RecordCheck, TextCheck, ToolCalledCheck
+from .loader import LoadedUser
 from .required_orders import RequiredOrder, UninterpretableOrder, required_orders_of, visit_kinds
 
 #: Placeholder in a follow-up call's arguments for the id of the record the main call created.
@@ -50,7 +51,6 @@ _OTA = ("hotel", "attraction", "flight", "train", "taxi")
 _OFFICE = re.compile(r"\b(office|work|company|department|workplace|desk|lab)\b|公司|单位|科室|办公", re.I)
 _HOME_KEYS = re.compile(r"home.?address|^address$|residential|常住住址|家庭住址|家庭地址|住址", re.I)
 _WORK_KEYS = re.compile(r"work.?address|office.?address|company.?address|工作地址|公司地址|单位地址", re.I)
-_USER_ID_KEYS = re.compile(r"^user[ _]?id$|^uid$|用户id|用户ID", re.I)
 
 
 class PlannedCall(BaseModel):
@@ -115,6 +115,14 @@ def answer_key(subtask: Any, *, user_id: str, time: str, profile: dict[str, Any]
     """
     builder = _Builder(subtask, user_id=user_id, time=time, profile=profile or {})
     return builder.build()
+
+
+def answer_key_of(user: LoadedUser, index: int) -> AnswerKey:
+    """The answer key of subtask ``index`` of a validated user: with the user id its tools accept, its
+    effective time and the user's profile (the one way callers derive it)."""
+    assert user.task is not None, "a validated user (ensure_user)"
+    return answer_key(user.task.subtasks[index], user_id=user.tool_user_id(index), time=user.times[index],
+                      profile=user.task.user_profile)
 
 
 class _Builder:
@@ -537,11 +545,6 @@ def _profile_value(profile: dict[str, Any], keys: re.Pattern[str]) -> str:
         if keys.search(str(key).strip()) and isinstance(value, str) and value.strip():
             return value.strip()
     return ""
-
-
-def profile_user_id(profile: dict[str, Any]) -> str:
-    """The user id written in a profile (English or Chinese key), or ``""``."""
-    return _profile_value(profile, _USER_ID_KEYS)
 
 
 def _wanted_value(conditions: list[Any]) -> Any:

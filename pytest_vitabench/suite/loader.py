@@ -59,6 +59,11 @@ class LoadedUser:
     #: which only look for what the verdict says is not there.
     verified: bool = False
 
+    def tool_user_id(self, index: int) -> str:
+        """The user id the tools of subtask ``index`` accept: its environment's ``user_id``, else the user's."""
+        assert self.task is not None, "a validated user (ensure_user)"
+        return str(self.task.subtasks[index].environment.get("user_id") or self.task.user_id)
+
 
 @dataclass(frozen=True)
 class SubtaskOutline:
