@@ -16,6 +16,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from ..vocabulary import COMPLAINT_TYPES, DIALOGUE_TYPES, REVIEW_TYPES, SKIP_TYPES
@@ -97,6 +98,7 @@ def situation_of(texts: list[str]) -> frozenset[tuple[str, str]]:
 _HEADING = re.compile(r"[\[【].*[\]】]")
 _TYPED_RECORD = re.compile(r"^-\s*\[([^\]]*)\]\s*\[([^\]]*)\]\s*(.*)$")
 _CLAUSE_BREAK = re.compile(r"(?<!\d)\.|\.(?!\d)|[;!?\n,]|\bbut\b|\bhowever\b|\bthough\b|\balthough\b")
+_DIGIT = re.compile(r"\d")
 _PRICE_CAP = re.compile(
     r"(?:under|below|less than|no more than|not more than|at most|max(?:imum)?|within|up to|cheaper than|"
     r"budget(?: of| is)?)\s*(?:¥|rmb|cny)?\s*(\d+(?:\.\d+)?)\s*(?:yuan|rmb|cny|¥|元|kuai)")
@@ -114,8 +116,13 @@ _FLOOR_REFUSED = re.compile(r"\b(?:no|not|never|refuse[sd]?|avoid[s]?|nothing)\b
                             r"less than)\s*(\d(?:\.\d+)?)")
 
 
+_NO_CONDITIONS: Mapping[str, frozenset[str]] = MappingProxyType({})
+
+
 def conditions_of(tokens: tuple[str, ...] | list[str]) -> dict[str, frozenset[str]]:
     """The situations a clause is limited to: situation words shortly after a cue ("before afternoon ...")."""
+    if _CONDITION_TERMS.keys().isdisjoint(tokens):  # most clauses name no situation
+        return {}
     found: dict[str, set[str]] = {}
     for i, token in enumerate(tokens):
         group = _CONDITION_TERMS.get(token)
@@ -212,12 +219,14 @@ class _LineParser:
         if not tokens:
             return
         self.clauses.append(Clause(tokens=tokens, default=default, text=text.strip(),
-                                   conditions=conditions_of(tokens)))
+                                   conditions=conditions_of(tokens) or _NO_CONDITIONS))
         self.thresholds += _thresholds(text, tokens)
 
 
 def _thresholds(text: str, tokens: tuple[str, ...]) -> list[StatedThreshold]:
     low = normalize(text)
+    if not _DIGIT.search(low):  # every threshold states a number
+        return []
     scope = frozenset(tokens)
     out: list[StatedThreshold] = []
     price = _PRICE_CAP.search(low) or _PRICE_CAP_AFTER.search(low)

@@ -34,6 +34,8 @@ _NOT = re.compile(r"n't\b")
 def normalize(text: str) -> str:
     """Lower-case and expand contractions, so ``can't`` reads as ``can not``."""
     text = str(text).lower().replace("’", "'")
+    if "'" not in text:  # every contraction has one; most history text has none
+        return text
     text = _CANNOT.sub("can not", text)
     text = _WONT.sub("will not", text)
     return _NOT.sub(" not", text)
@@ -41,6 +43,8 @@ def normalize(text: str) -> str:
 
 def stem(word: str) -> str:
     """A tiny plural stemmer: ``rooms`` -> ``room``, ``dishes`` -> ``dish``, ``berries`` -> ``berry``."""
+    if not word.endswith("s"):  # most words; every rule below strips an "s"
+        return word
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
     if len(word) > 4 and word.endswith(("ches", "shes", "sses", "xes")):
