@@ -69,6 +69,12 @@ _TRAIN = re.compile(r"\b(trains?|rail|high-speed|bullet)\b")
 _FLIGHT = re.compile(r"\b(flights?|fly|planes?|airports?|airlines?)\b")
 _ATTRACTION = re.compile(r"\b(attractions?|museums?|parks?|tours?|scenic|zoos?|exhibitions?)\b")
 _DINNER = re.compile(r"dinner|supper")
+#: Per domain: the decision kind of the first pattern the request matches, else the default.
+_KIND_RULES: dict[str, tuple[tuple[tuple[re.Pattern[str], str], ...], str]] = {
+    "delivery": ((), "delivery"),
+    "instore": (((_PURCHASE, "instore_product"), (_TABLE, "reservation"), (_APPOINTMENT, "book")), "instore_product"),
+    "ota": (((_TRAIN, "train"), (_FLIGHT, "flight"), (_ATTRACTION, "attraction")), "hotel"),
+}
 _USER_ID = re.compile(r"\b([A-Z]{1,3}\d{3,})\b")
 _PLACE = re.compile(r"\b(?:to|in|at|for|visit|visiting)\s+([A-Z][a-zA-Z]+(?:\s[A-Z][a-zA-Z]+)?)")
 #: Profile keys, matched case-insensitively against the stripped key.
@@ -480,11 +486,7 @@ class _Call(NamedTuple):
 
 def _tool_specs(tools: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Each offered tool's function schema, by name."""
-    specs = {}
-    for tool in tools:
-        function = tool.get("function", {})
-        specs[function.get("name")] = function
-    return specs
+    return {tool.get("function", {}).get("name"): tool.get("function", {}) for tool in tools}
 
 
 def _domain_and_kind(instruction: str, domains: tuple[str, ...]) -> tuple[str, str]:
@@ -496,27 +498,8 @@ def _domain_and_kind(instruction: str, domains: tuple[str, ...]) -> tuple[str, s
             domain = "ota"
         elif _INSTORE.search(low) and "instore" in domains:
             domain = "instore"
-    if domain == "delivery":
-        kind = "delivery"
-    elif domain == "instore":
-        if _PURCHASE.search(low):
-            kind = "instore_product"
-        elif _TABLE.search(low):
-            kind = "reservation"
-        elif _APPOINTMENT.search(low):
-            kind = "book"
-        else:
-            kind = "instore_product"
-    else:
-        if _TRAIN.search(low):
-            kind = "train"
-        elif _FLIGHT.search(low):
-            kind = "flight"
-        elif _ATTRACTION.search(low):
-            kind = "attraction"
-        else:
-            kind = "hotel"
-    return domain, kind
+    rules, default = _KIND_RULES[domain]
+    return domain, next((kind for pattern, kind in rules if pattern.search(low)), default)
 
 
 def _text(content: str) -> Message:
