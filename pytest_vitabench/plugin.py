@@ -300,8 +300,6 @@ class SuiteFile(pytest.File):
             if size >= LARGE_SUITE_BYTES:
                 _announce_large_suite(self.config, self.nodeid, size)
         suite = state.runner.suite(self.path, lazy=True)
-        # Each validated user holds its models (~4 MB on the paper suite); keep those of the items in flight.
-        suite.keep_validated = max(8, 2 * state.bench.concurrency)
         state.suites[str(self.path)] = suite.sha256
         # a --vita-language that contradicts the suite warns below
         state.languages[str(self.path)] = state.runner.language_for(suite)

@@ -139,7 +139,7 @@ def replay(result: ItemResult, suite: LoadedSuite, language: str, checks: list[s
     sub = user.task.subtasks[index]
     time = user.times[index]
     environment = build_environment(sub.domain, sub.environment,
-                                    user_id=str(sub.environment.get("user_id") or user.task.user_id),
+                                    user_id=user.tool_user_id(index),
                                     time=time, seed=result.seed, language=language, checks=checks,
                                     official_source=official_source, **(styles or {}))
     saved = {m.tool_call_id: m for m in result.messages if m.role == "tool" and m.tool_call_id}

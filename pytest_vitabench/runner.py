@@ -43,12 +43,10 @@ from .suite.loader import (
     LoadedUser,
     SuiteError,
     ensure_user,
-    held_user,
     load_suite,
     needs_validation,
-    pinned_user,
 )
-from .suite.schema import SubTask, UserTask
+from .suite.schema import UserTask
 from .users.base import UserSetup, UserSimulator
 
 ChainKey = tuple[str, str, str, int]
@@ -261,28 +259,27 @@ class ItemRunner:
         started = time.perf_counter()
         try:
             self.ensure_user(suite, user)
-            with pinned_user(suite, user):
-                prepared, memory_usage = self._prepare(result, suite, user, index, agent)
-                try:
-                    while True:
-                        try:
-                            episode = run_episode(
-                                agent=agent, agent_setup=prepared.agent_setup, user=user_simulator,
-                                user_setup=prepared.user_setup, environment=prepared.environment,
-                                max_steps=self.config.max_steps, history=prepared.history,
-                                style=self.config.episode_style)
-                            break
-                        except Exception:
-                            if not self._restarted(result, prepared):
-                                raise
-                    self._record_episode(result, episode, memory_usage)
-                    verdict = judge.judge(self._judge_case(result, user, index, prepared, episode))
-                    if inspect.isawaitable(verdict):  # an async judge (--vita-judge-batch), here on a loop of its own
-                        verdict = asyncio.run(_awaited(verdict))
-                    self._record_verdict(result, verdict)
-                finally:
-                    prepared.environment.close()
-                self._record_category(result, user, index)
+            prepared, memory_usage = self._prepare(result, suite, user, index, agent)
+            try:
+                while True:
+                    try:
+                        episode = run_episode(
+                            agent=agent, agent_setup=prepared.agent_setup, user=user_simulator,
+                            user_setup=prepared.user_setup, environment=prepared.environment,
+                            max_steps=self.config.max_steps, history=prepared.history,
+                            style=self.config.episode_style)
+                        break
+                    except Exception:
+                        if not self._restarted(result, prepared):
+                            raise
+                self._record_episode(result, episode, memory_usage)
+                verdict = judge.judge(self._judge_case(result, user, index, prepared, episode))
+                if inspect.isawaitable(verdict):  # an async judge (--vita-judge-batch), here on a loop of its own
+                    verdict = asyncio.run(_awaited(verdict))
+                self._record_verdict(result, verdict)
+            finally:
+                prepared.environment.close()
+            self._record_category(result, user, index)
         except Exception as exc:  # an infrastructure failure: reported as an error, scored as a failure
             self._record_error(result, exc)
         result.duration_s = round(time.perf_counter() - started, 4)
@@ -315,9 +312,8 @@ class ItemRunner:
                                  trial=trial)
         started = time.perf_counter()
         try:
-            with held_user(suite, user):
-                await self.ensure_user_async(suite, user, call)
-                await self._run_pinned(result, suite, user, index, agent, user_simulator, judge, call, chain_lock)
+            await self.ensure_user_async(suite, user, call)
+            await self._run_pinned(result, suite, user, index, agent, user_simulator, judge, call, chain_lock)
         except Exception as exc:  # an infrastructure failure: reported as an error, scored as a failure
             self._record_error(result, exc)
         result.duration_s = round(time.perf_counter() - started, 4)
@@ -410,7 +406,7 @@ class ItemRunner:
 
         def fresh_environment() -> Environment:
             built = build_environment(
-                sub.domain, sub.environment, user_id=str(sub.environment.get("user_id") or task.user_id),
+                sub.domain, sub.environment, user_id=user.tool_user_id(index),
                 time=env_time, seed=result.seed, language=language, checks=config.tool_checks,
                 search_style=config.search_style, tool_results=tool_results, official_source=self.official_source,
             )
@@ -429,6 +425,7 @@ class ItemRunner:
             system_prompt = agent_system_prompt(time=clock, profile=profile, memory=snapshot,
                                                 proactive=sub.is_proactive, language=language,
                                                 style=config.agent_prompt)
+        write_tools = frozenset(name for name, tool in environment.tools.items() if tool.kind in WRITE_KINDS)
         setup = AgentSetup(
             system_prompt=system_prompt, hides_greeting=wording is not None and not history,
             official_format=wording is not None,
@@ -437,15 +434,14 @@ class ItemRunner:
             memory=snapshot, time=clock, user_profile=profile,
             proactive=sub.is_proactive, language=language, seed=result.seed,
             groundtruth=sub.groundtruth_preferences() if getattr(agent, "reads_groundtruth", False) else None,
-            answer=_answer_for(agent, sub, environment.user_id, env_time, task),
+            write_tools=write_tools, answer=_answer_for(agent, user, index),
         )
         user_setup = UserSetup(
             instruction=sub.instruction, user_id=task.user_id, user_intention=sub.user_intention or "",
             persona=task.user_profile, proactive=sub.is_proactive, language=language, seed=result.seed,
             # a 1.0 task's text is the user's hidden scenario: an LLM user writes its own opening from it
             scenario_is_hidden=task.source_format == "vitabench1",
-            write_tools=frozenset(name for name, tool in environment.tools.items() if tool.kind in WRITE_KINDS),
-            greeting=wording.greeting() if wording else "", history_length=len(history),
+            write_tools=write_tools, greeting=wording.greeting() if wording else "", history_length=len(history),
         )
         return _Prepared(environment=environment, agent_setup=setup, user_setup=user_setup, env_time=env_time,
                          history=history, language=language,
@@ -487,13 +483,13 @@ async def _awaited(value: Any) -> Any:
     return await value
 
 
-def _answer_for(agent: Agent, sub: SubTask, user_id: str, time: str, task: UserTask) -> Any:
+def _answer_for(agent: Agent, user: LoadedUser, index: int) -> Any:
     """The answer key, only for an agent that declares it reads the answer (the ``answer`` built-in)."""
     if not getattr(agent, "reads_answer", False):
         return None
-    from .suite.answer_key import answer_key
+    from .suite.answer_key import answer_key_of
 
-    return answer_key(sub, user_id=user_id, time=time, profile=task.user_profile)
+    return answer_key_of(user, index)
 
 
 def agent_profile(task: UserTask) -> dict[str, Any]:

@@ -63,7 +63,7 @@ def check_solvability(suite: LoadedSuite) -> SolvabilityReport:
     from .memory.registry import NO_MEMORY
     from .profile import TOOL_CHECKS
     from .runner import ItemRunner
-    from .suite.answer_key import answer_key
+    from .suite.answer_key import answer_key_of
     from .users.scripted import ScriptedUser
 
     report = SolvabilityReport()
@@ -85,8 +85,7 @@ def check_solvability(suite: LoadedSuite) -> SolvabilityReport:
         if task is None:
             continue
         for index, sub in enumerate(task.subtasks):
-            user_id = str(sub.environment.get("user_id") or task.user_id)
-            key = answer_key(sub, user_id=user_id, time=user.times[index], profile=task.user_profile)
+            key = answer_key_of(user, index)
             if not key.source:
                 report.unannotated += 1
                 continue

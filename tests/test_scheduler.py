@@ -82,21 +82,3 @@ def test_the_engine_validates_upcoming_users_one_at_a_time(tmp_path):
     assert first.task is not None and second.task is not None
     assert first.task == load_suite(path).users[0].task
     assert not engine._validating and not engine._to_validate
-
-
-def test_the_engine_compresses_the_suite_once_an_item_has_finished(tmp_path):
-    from pytest_vitabench.benchmark import Benchmark
-
-    path = write_suite(tmp_path / "tasks.json", tiny_suite())
-    bench = Benchmark({}, rootdir=tmp_path, state_dir=str(tmp_path / "state"))
-    suite = bench.runner.suite(path, lazy=True)
-    assert suite.text and not any(user.packed for user in suite.users)  # collection left it for later
-    engine = RunEngine(runner=bench.runner, store=None, config_sha256="x")
-    user = suite.users[0]
-    result = engine.run(ItemJob("tasks.json::U1::s1[none-t0]", suite, user, 0, "none", 0, bench.agent(),
-                                bench.user_simulator(), bench.judge()))
-    assert result.outcome in ("passed", "failed")
-    deadline = time.monotonic() + 10
-    while suite.text and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert suite.text == "" and all(user.packed for user in suite.users)

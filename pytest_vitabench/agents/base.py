@@ -34,6 +34,8 @@ class AgentSetup:
             (the official harness shows it to the user simulator only); set under the official wording.
         official_format: Requests in the official harness's message form (see
             :func:`~pytest_vitabench.agents.openai_agent.to_openai_messages`); set under the official wording.
+        write_tools: Names of the offered tools that change state (``Tool.kind`` in ``WRITE_KINDS``): their results
+            hold our own records, not options to choose from.
         answer: The subtask's answer key (:class:`~pytest_vitabench.suite.answer_key.AnswerKey`); set only
             for agents that declare ``reads_answer = True`` (the ``answer`` built-in), never for the agent
             under test.
@@ -48,6 +50,7 @@ class AgentSetup:
     language: str = "en"
     seed: int = 0
     groundtruth: dict[str, Any] | None = None
+    write_tools: frozenset[str] = frozenset()
     answer: Any = None
     hides_greeting: bool = False
     official_format: bool = False

@@ -3,8 +3,8 @@
 They are generic: they read the request, the tool results and (for ``reference`` and ``groundtruth-reader``) the
 preference text with the lexical text facts of :mod:`pytest_vitabench.text`; nothing is keyed to a suite's ids. All
 three follow one script, derived afresh from the trajectory at every call (the conversation is their only state;
-one memo per agent remembers each turn's catalogue and ranking, keyed by exactly what they read, because every
-later turn and every trial of a subtask asks for them again):
+the agent's one memo keeps each ranking, keyed by exactly what it read, because the later turns and the other
+trials of a subtask ask for it again):
 
 1. in a proactive subtask (``reference``, ``groundtruth-reader``), ask once for the missing details: how many, when;
 2. search with the domain's search tools (and fetch details a search left out);
@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import re
 import threading
-from collections import OrderedDict
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
+from ..memory.render import render_preferences
 from ..messages import STOP_TOKEN, Message, ToolCall
 from ..text.clauses import profile_statements, situation_of
 from ..text.facts import Facts, extract_facts, parse_now
@@ -33,7 +33,7 @@ from ..text.preferences import PreferenceMemory
 from ..text.words import content_words, tokenize
 from .base import AgentSetup
 from .candidates import Candidate, CandidateScorer, Catalogue, entity_name, relevance
-from .trajectory import ASK_PREFIX, ID_QUESTION, RECOMMEND_PREFIX, Trajectory, call_key, parsed_json
+from .trajectory import ASK_PREFIX, ID_QUESTION, RECOMMEND_PREFIX, Trajectory, call_key
 
 MAX_ATTEMPTS = 3
 
@@ -69,6 +69,12 @@ _TRAIN = re.compile(r"\b(trains?|rail|high-speed|bullet)\b")
 _FLIGHT = re.compile(r"\b(flights?|fly|planes?|airports?|airlines?)\b")
 _ATTRACTION = re.compile(r"\b(attractions?|museums?|parks?|tours?|scenic|zoos?|exhibitions?)\b")
 _DINNER = re.compile(r"dinner|supper")
+#: Per domain: the decision kind of the first pattern the request matches, else the default.
+_KIND_RULES: dict[str, tuple[tuple[tuple[re.Pattern[str], str], ...], str]] = {
+    "delivery": ((), "delivery"),
+    "instore": (((_PURCHASE, "instore_product"), (_TABLE, "reservation"), (_APPOINTMENT, "book")), "instore_product"),
+    "ota": (((_TRAIN, "train"), (_FLIGHT, "flight"), (_ATTRACTION, "attraction")), "hotel"),
+}
 _USER_ID = re.compile(r"\b([A-Z]{1,3}\d{3,})\b")
 _PLACE = re.compile(r"\b(?:to|in|at|for|visit|visiting)\s+([A-Z][a-zA-Z]+(?:\s[A-Z][a-zA-Z]+)?)")
 #: Profile keys, matched case-insensitively against the stripped key.
@@ -77,8 +83,6 @@ _USER_ID_KEY = re.compile(r"^user[ _]?id$|^uid$|用户", re.I)
 _HOME_KEY = re.compile(r"home.?address|^address$|常住住址|家庭住址|residential", re.I)
 _WORK_KEY = re.compile(r"work.?address|office|company.?address|工作地址", re.I)
 _ADDRESS_KEY = re.compile(r"address", re.I)
-#: Tool results that add nothing to the catalogue of options: our own writes.
-_WRITE_RESULTS = ("create_", "pay_", "instore_reservation", "instore_book")
 
 
 # ------------------------------------------------------------------------------------------ the agent
@@ -99,20 +103,13 @@ class BuiltinAgent:
     reads_groundtruth = False
     #: The script reads tool results as JSON: it always gets our answers (``--vita-tool-results`` is for models).
     reads_json_results = True
-    #: How many turns' choices the agent remembers: enough for the items a process has in flight and the
-    #: trials of a subtask, since a choice holds its parsed tool results.
-    remembered_choices = 64
+    #: How many rankings the agent remembers (oldest dropped first): enough for the items a process has in
+    #: flight and the trials of a subtask.
+    remembered_rankings = 64
 
     def __init__(self) -> None:
-        self._choices: OrderedDict[tuple[Any, ...], _Choice] = OrderedDict()
+        self._rankings: dict[tuple[Any, ...], list[tuple[Candidate, list[str]]]] = {}
         self._lock = threading.Lock()  # episodes in flight may share the agent across threads
-
-    def respond(self, setup: AgentSetup, messages: list[Message]) -> Message:
-        """The next assistant message for this trajectory.
-
-        A bug here propagates: the harness reports it as an error outcome instead of scoring it silently.
-        """
-        return self._respond(setup, messages)
 
     # -- where preferences come from
     def preference_text(self, setup: AgentSetup) -> str:
@@ -123,20 +120,12 @@ class BuiltinAgent:
             return PreferenceMemory()
         return PreferenceMemory(self.preference_text(setup), profile_statements(setup.user_profile))
 
-    def choice(self, key: tuple[Any, ...]) -> _Choice:
-        """The turn's catalogue and ranking for ``key`` (what they read), remembered or new; read-only."""
-        with self._lock:
-            found = self._choices.get(key)
-            if found is not None:
-                self._choices.move_to_end(key)
-                return found
-            found = self._choices[key] = _Choice()
-            while len(self._choices) > self.remembered_choices:
-                self._choices.popitem(last=False)
-            return found
-
     # -- the script
-    def _respond(self, setup: AgentSetup, messages: list[Message]) -> Message:
+    def respond(self, setup: AgentSetup, messages: list[Message]) -> Message:
+        """The next assistant message for this trajectory.
+
+        A bug here propagates: the harness reports it as an error outcome instead of scoring it silently.
+        """
         trail = Trajectory.read(messages)
         if trail.finished:
             return _text(f"You're welcome, have a nice day! {STOP_TOKEN}")
@@ -176,8 +165,6 @@ class GroundtruthReaderAgent(BuiltinAgent):
     reads_groundtruth = True
 
     def preference_text(self, setup: AgentSetup) -> str:
-        from ..memory.render import render_preferences
-
         return render_preferences(setup.groundtruth) if setup.groundtruth else setup.memory
 
 
@@ -206,7 +193,11 @@ class _Plan:
         self._keywords = [w for w in words if w not in place][:6] or [instruction[:40]]
         self.request_words = set(words) - set(place)
         self.origin = _profile_value(setup.user_profile, _CITY_KEY) or ""
-        self._choice: _Choice | None = None
+        # The options the read tools returned (our own writes add none); parsed afresh every turn.
+        self.catalogue = Catalogue()
+        for result in trail.results:
+            if not result.error and result.name not in setup.write_tools:
+                self.catalogue.add(result.data())
 
     @classmethod
     def make(cls, setup: AgentSetup, trail: Trajectory, agent: BuiltinAgent) -> _Plan | None:
@@ -261,7 +252,7 @@ class _Plan:
         message = self._emit(self.searches())
         if message is not None:
             return message
-        catalogue = self.catalogue()
+        catalogue = self.catalogue
         details: list[_Call | None] = []
         if self.kind == "delivery":
             owners = {p.get("_owner") for p in catalogue.products.values()}
@@ -297,36 +288,9 @@ class _Plan:
         return [self.call("attractions_search_recommend", city_name=self.destination or self.origin,
                           key_words=self.keywords())]
 
-    def catalogue_sources(self) -> tuple[str, ...]:
-        """The tool results the catalogue is read from (every read that did not fail), in order."""
-        return tuple(r.content for r in self.trail.results
-                     if not r.error and not r.name.startswith(_WRITE_RESULTS))
-
-    def remembered(self) -> _Choice:
-        """This turn's entry in the agent's memo, keyed by everything the catalogue and the ranking read: the
-        agent's memory, the request's words and facts, the conversation's situation and the tool results."""
-        if self._choice is None:
-            agent = self.agent
-            key = (agent.preference_text(self.setup) if agent.uses_preferences else "",
-                   tuple(profile_statements(self.setup.user_profile)), self.kind, frozenset(self.request_words),
-                   self.facts.date, self.facts.max_price, self.situation(), self.catalogue_sources())
-            self._choice = agent.choice(key)
-        return self._choice
-
-    def situation(self) -> frozenset[tuple[str, str]]:
-        """The situation words the user's turns state (see :func:`situation_of`)."""
-        return situation_of([m.text for m in self.trail.messages if m.role == "user"])
-
-    def catalogue(self) -> Catalogue:
-        """The options the read tools returned; shared between turns and trials, so read-only."""
-        choice = self.remembered()
-        if choice.catalogue is None:
-            choice.catalogue = _catalogue_of(self.catalogue_sources())
-        return choice.catalogue
-
     # -- choosing
     def candidates(self) -> list[Candidate]:
-        catalogue = self.catalogue()
+        catalogue = self.catalogue
         out: list[Candidate] = []
         if self.kind in ("reservation", "book"):
             flag = "enable_reservation" if self.kind == "reservation" else "enable_book"
@@ -354,13 +318,26 @@ class _Plan:
         return out
 
     def ranking(self) -> list[tuple[Candidate, list[str]]]:
-        """Candidates, best first, with the liked phrases that speak for each; shared, so read-only."""
-        choice = self.remembered()
-        if choice.ranking is None:
-            choice.ranking = self._ranking(self.situation())
-        return choice.ranking
+        """Candidates, best first, with the liked phrases that speak for each; remembered by the agent, keyed
+        by everything it reads (so shared between turns and trials, and read-only)."""
+        agent, setup = self.agent, self.setup
+        # The situation words the user's turns state (see situation_of).
+        situation = situation_of([m.text for m in self.trail.messages if m.role == "user"])
+        key = (agent.preference_text(setup) if agent.uses_preferences else "",
+               tuple(profile_statements(setup.user_profile)), self.kind, frozenset(self.request_words),
+               self.facts.date, self.facts.max_price, situation,
+               tuple(r.content for r in self.trail.results if not r.error and r.name not in setup.write_tools))
+        with agent._lock:
+            found = agent._rankings.get(key)
+        if found is None:
+            found = self._rank(situation)
+            with agent._lock:
+                agent._rankings[key] = found
+                while len(agent._rankings) > agent.remembered_rankings:
+                    del agent._rankings[next(iter(agent._rankings))]
+        return found
 
-    def _ranking(self, situation: frozenset[tuple[str, str]]) -> list[tuple[Candidate, list[str]]]:
+    def _rank(self, situation: frozenset[tuple[str, str]]) -> list[tuple[Candidate, list[str]]]:
         candidates = self.candidates()
         memory = self.agent.memory(self.setup)
         context = self.request_words | set(tokenize(_KIND_NOUNS[self.kind]))
@@ -507,24 +484,9 @@ class _Call(NamedTuple):
     arguments: dict[str, Any]
 
 
-class _Choice:
-    """One entry of an agent's memo: the catalogue and the ranking, each derived when first asked for.
-
-    Two threads may derive the same value at once; either copy serves, since derivations are deterministic.
-    """
-
-    def __init__(self) -> None:
-        self.catalogue: Catalogue | None = None
-        self.ranking: list[tuple[Candidate, list[str]]] | None = None
-
-
 def _tool_specs(tools: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Each offered tool's function schema, by name."""
-    specs = {}
-    for tool in tools:
-        function = tool.get("function", {})
-        specs[function.get("name")] = function
-    return specs
+    return {tool.get("function", {}).get("name"): tool.get("function", {}) for tool in tools}
 
 
 def _domain_and_kind(instruction: str, domains: tuple[str, ...]) -> tuple[str, str]:
@@ -536,34 +498,8 @@ def _domain_and_kind(instruction: str, domains: tuple[str, ...]) -> tuple[str, s
             domain = "ota"
         elif _INSTORE.search(low) and "instore" in domains:
             domain = "instore"
-    if domain == "delivery":
-        kind = "delivery"
-    elif domain == "instore":
-        if _PURCHASE.search(low):
-            kind = "instore_product"
-        elif _TABLE.search(low):
-            kind = "reservation"
-        elif _APPOINTMENT.search(low):
-            kind = "book"
-        else:
-            kind = "instore_product"
-    else:
-        if _TRAIN.search(low):
-            kind = "train"
-        elif _FLIGHT.search(low):
-            kind = "flight"
-        elif _ATTRACTION.search(low):
-            kind = "attraction"
-        else:
-            kind = "hotel"
-    return domain, kind
-
-
-def _catalogue_of(sources: tuple[str, ...]) -> Catalogue:
-    catalogue = Catalogue()
-    for content in sources:
-        catalogue.add(parsed_json(content))
-    return catalogue
+    rules, default = _KIND_RULES[domain]
+    return domain, next((kind for pattern, kind in rules if pattern.search(low)), default)
 
 
 def _text(content: str) -> Message:

@@ -1,7 +1,7 @@
 """The options a built-in agent can choose, read from tool results, and how well each fits the user.
 
 :class:`Catalogue` collects the entities (stores, shops, hotels, trains, ...) and products that tool results
-mention; :class:`Candidate` is one option; :class:`CandidateScorer` (and :func:`score_candidate`) ranks it against
+mention; :class:`Candidate` is one option; :class:`CandidateScorer` ranks it against
 a :class:`~pytest_vitabench.text.preferences.PreferenceMemory`, :func:`relevance` against the request.
 """
 
@@ -164,9 +164,6 @@ class CandidateScorer:
     def __init__(self, memory: PreferenceMemory, request_words: set[str] | frozenset[str], context: set[str],
                  situation: frozenset[tuple[str, str]] = frozenset()):
         self.memory, self.request_words, self.context, self.situation = memory, request_words, context, situation
-        # The same for every candidate whose own phrase words the context already holds (all of a ranking's).
-        self._floor = memory.threshold("min_score", context)
-        self._cap = memory.threshold("max_price", context)
 
     def __call__(self, candidate: Candidate) -> Judgement:
         """How well a candidate fits the remembered preferences: +1 per liked phrase, -2 per disliked one, -2
@@ -205,20 +202,13 @@ class CandidateScorer:
                 if found is not None and found[0] < 0:
                     seen.add(key)
                     value -= 2
-        floor = self._floor
+        floor = memory.threshold("min_score", self.context)
         if floor is not None and candidate.score is not None and candidate.score < floor:
             value -= 2
-        own = candidate.phrase_tokens()
-        cap = self._cap if own <= self.context else memory.threshold("max_price", self.context | own)
+        cap = memory.threshold("max_price", self.context | candidate.phrase_tokens())
         if cap is not None and candidate.price is not None and candidate.price > cap:
             value -= 2
         return Judgement(value, reasons)
-
-
-def score_candidate(candidate: Candidate, memory: PreferenceMemory, request_words: set[str],
-                    context: set[str], situation: frozenset[tuple[str, str]] = frozenset()) -> Judgement:
-    """One candidate's :class:`CandidateScorer` judgement (a ranking scores all its candidates with one scorer)."""
-    return CandidateScorer(memory, request_words, context, situation)(candidate)
 
 
 def relevance(candidate: Candidate, request_words: set[str]) -> int:

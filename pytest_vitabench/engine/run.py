@@ -19,7 +19,7 @@ from ..result import ItemResult
 from ..runner import ItemRunner
 from ..runs.records import journal_item, result_from_record
 from ..runs.store import RunStore
-from ..suite.loader import LoadedSuite, LoadedUser, ensure_user, needs_validation, pack_spans_in_background
+from ..suite.loader import LoadedSuite, LoadedUser, ensure_user, needs_validation
 from .scheduler import EpisodeScheduler
 
 
@@ -90,7 +90,6 @@ class RunEngine:
                                      user_simulator=job.user_simulator, judge=job.judge)
         self._add_usage(result, usage.by_role())
         self._journal(result, job.suite.sha256)
-        pack_spans_in_background(job.suite)
         return result
 
     async def run_async(self, job: ItemJob) -> ItemResult:
@@ -109,9 +108,6 @@ class RunEngine:
                 call=self._caller, chain_lock=lock)
         self._add_usage(result, usage.by_role())
         await asyncio.to_thread(self._journal, result, job.suite.sha256)
-        # Once an item has finished, the process's start (interpreter, imports, collection) is over: the
-        # suite's spans are compressed now, beside the episodes, not while every first item waits.
-        pack_spans_in_background(job.suite)
         return result
 
     def scheduler(self, *, job_for: Callable[[str], ItemJob], upcoming: Callable[[str], Iterable[str]],

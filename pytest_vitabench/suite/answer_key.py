@@ -30,6 +30,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from .checks import NoRecordCheck, RecordCheck, TextCheck, ToolCalledCheck
+from .loader import LoadedUser
 from .required_orders import RequiredOrder, UninterpretableOrder, required_orders_of, visit_kinds
 
 #: Placeholder in a follow-up call's arguments for the id of the record the main call created.
@@ -50,7 +51,6 @@ _OTA = ("hotel", "attraction", "flight", "train", "taxi")
 _OFFICE = re.compile(r"\b(office|work|company|department|workplace|desk|lab)\b|公司|单位|科室|办公", re.I)
 _HOME_KEYS = re.compile(r"home.?address|^address$|residential|常住住址|家庭住址|家庭地址|住址", re.I)
 _WORK_KEYS = re.compile(r"work.?address|office.?address|company.?address|工作地址|公司地址|单位地址", re.I)
-_USER_ID_KEYS = re.compile(r"^user[ _]?id$|^uid$|用户id|用户ID", re.I)
 
 
 class PlannedCall(BaseModel):
@@ -115,6 +115,14 @@ def answer_key(subtask: Any, *, user_id: str, time: str, profile: dict[str, Any]
     """
     builder = _Builder(subtask, user_id=user_id, time=time, profile=profile or {})
     return builder.build()
+
+
+def answer_key_of(user: LoadedUser, index: int) -> AnswerKey:
+    """The answer key of subtask ``index`` of a validated user: with the user id its tools accept, its
+    effective time and the user's profile (the one way callers derive it)."""
+    assert user.task is not None, "a validated user (ensure_user)"
+    return answer_key(user.task.subtasks[index], user_id=user.tool_user_id(index), time=user.times[index],
+                      profile=user.task.user_profile)
 
 
 class _Builder:
@@ -347,37 +355,18 @@ class _Builder:
         quantity = _wanted_value(want.get("total_quantity", [])) or 1
         pay = any(_wanted_value([c]) == "paid" for c in want.get("status", []))
         then = self._pay_call(kind) if pay else []
-        uid = self.user_id
+        address = when = None
         if kind == "delivery":
             address = self._address(must_contain=[c.contains for c in want.get("address", []) if c.contains])
             if not address:
                 self.key.problems.append("no known address satisfies the address checks")
                 return
-            self._add(PlannedCall(tool="create_delivery_order", id_field="order_id", then=then,
-                                  arguments={"user_id": uid, "store_id": entity_id, "product_ids": [product_id],
-                                             "product_cnts": [quantity], "address": address,
-                                             "dispatch_time": self._future(None)},
-                                  describes=f"order {product_id} from {entity_id}"))
-        elif kind == "instore":
-            self._add(PlannedCall(tool="create_instore_product_order", id_field="order_id", then=then,
-                                  arguments={"user_id": uid, "shop_id": entity_id, "product_id": product_id,
-                                             "quantity": quantity},
-                                  describes=f"buy {product_id} at {entity_id}"))
-        elif kind in ("reservation", "book"):
-            times = [c.contains or c.eq for c in want.get("time", []) if c.contains or c.eq]
-            when = _parse(str(times[0])) if times else None
-            if when is None:
-                when = (self.now + timedelta(days=1)).replace(hour=19, minute=0, second=0)
-            count = _wanted_value(want.get("customer_count", [])) or 2
-            tool = "instore_reservation" if kind == "reservation" else "instore_book"
-            self._add(PlannedCall(tool=tool, id_field=f"{kind}_id", then=then if kind == "book" else [],
-                                  arguments={"user_id": uid, "shop_id": entity_id, "customer_count": count,
-                                             "time": when.strftime("%Y-%m-%d %H:%M:%S")},
-                                  describes=f"{kind} at {entity_id}"))
-        else:
-            for call in self._ota_calls(kind, entity_id, product_id or "", date, quantity, then,
-                                        f"book {product_id} of {entity_id}"):
-                self._add(call)
+        times = [c.contains or c.eq for c in want.get("time", []) if c.contains or c.eq]
+        if kind in ("reservation", "book") and times:
+            when = _parse(str(times[0]))
+        self._create(kind, entity_id, [(product_id, date)], then, f"order {product_id} from {entity_id}",
+                     quantity=quantity, address=address or "", when=when,
+                     count=_wanted_value(want.get("customer_count", [])) or 2)
 
     # ------------------------------------------------------------------ official shape: targets only
     def _from_targets(self, targets: set[str]) -> None:
@@ -409,39 +398,49 @@ class _Builder:
         if missing:
             self.key.problems.append(f"target(s) {missing} are in no entity of the environment")
         for (kind, entity_id), hits in by_kind.items():
-            then = self._pay_call(kind)
-            if kind == "delivery":
-                address = self._address()
-                if not address:
-                    self.key.problems.append("no delivery address in the profile or the environment")
-                self._add(PlannedCall(tool="create_delivery_order", id_field="order_id", then=then,
-                                      arguments={"user_id": self.user_id, "store_id": entity_id,
-                                                 "product_ids": [pid for pid, _ in hits],
-                                                 "product_cnts": [1] * len(hits), "address": address,
-                                                 "dispatch_time": self._future(None)},
-                                      describes=f"order {[pid for pid, _ in hits]} from {entity_id}"))
-            elif kind == "instore":
-                for pid, _ in hits:
-                    self._add(PlannedCall(tool="create_instore_product_order", id_field="order_id", then=then,
-                                          arguments={"user_id": self.user_id, "shop_id": entity_id,
-                                                     "product_id": pid, "quantity": 1},
-                                          describes=f"buy {pid} at {entity_id}"))
-            elif kind in ("reservation", "book"):
-                when = (self.now + timedelta(days=1)).replace(hour=19, minute=0, second=0)
-                tool = "instore_reservation" if kind == "reservation" else "instore_book"
-                self._add(PlannedCall(tool=tool, id_field=f"{kind}_id", then=then if kind == "book" else [],
-                                      arguments={"user_id": self.user_id, "shop_id": entity_id, "customer_count": 2,
-                                                 "time": when.strftime("%Y-%m-%d %H:%M:%S")},
-                                      describes=f"{kind} at {entity_id}"))
-            else:
-                for pid, date in hits:
-                    for call in self._ota_calls(kind, entity_id, pid or "", date, 1, then,
-                                                f"book {pid} of {entity_id}"):
-                        self._add(call)
+            address = self._address() if kind == "delivery" else ""
+            if kind == "delivery" and not address:
+                self.key.problems.append("no delivery address in the profile or the environment")
+            self._create(kind, entity_id, hits, self._pay_call(kind),
+                         f"order {[pid for pid, _ in hits]} from {entity_id}", address=address)
 
     # ------------------------------------------------------------------ helpers
     def _add(self, call: PlannedCall) -> None:
         self.key.calls.append(call)
+
+    def _create(self, kind: str, entity_id: str, lines: list[tuple[str | None, str]], then: list[PlannedCall],
+                order_describes: str, *, quantity: int = 1, address: str = "", when: datetime | None = None,
+                count: int = 2) -> None:
+        """The writes that make a record of ``kind`` at ``entity_id`` of the (product id, date) ``lines``, each
+        ``quantity`` times (from our checks or the target markers): a delivery order (``order_describes``) is
+        one call, an in-store or travel order one per line, a visit (at ``when``, default tomorrow 19:00, for
+        ``count`` people) one call."""
+        uid = self.user_id
+        if kind == "delivery":
+            self._add(PlannedCall(tool="create_delivery_order", id_field="order_id", then=then,
+                                  arguments={"user_id": uid, "store_id": entity_id,
+                                             "product_ids": [pid for pid, _ in lines],
+                                             "product_cnts": [quantity] * len(lines), "address": address,
+                                             "dispatch_time": self._future(None)},
+                                  describes=order_describes))
+        elif kind == "instore":
+            for pid, _ in lines:
+                self._add(PlannedCall(tool="create_instore_product_order", id_field="order_id", then=then,
+                                      arguments={"user_id": uid, "shop_id": entity_id, "product_id": pid,
+                                                 "quantity": quantity},
+                                      describes=f"buy {pid} at {entity_id}"))
+        elif kind in ("reservation", "book"):
+            when = when or (self.now + timedelta(days=1)).replace(hour=19, minute=0, second=0)
+            tool = "instore_reservation" if kind == "reservation" else "instore_book"
+            self._add(PlannedCall(tool=tool, id_field=f"{kind}_id", then=then if kind == "book" else [],
+                                  arguments={"user_id": uid, "shop_id": entity_id, "customer_count": count,
+                                             "time": when.strftime("%Y-%m-%d %H:%M:%S")},
+                                  describes=f"{kind} at {entity_id}"))
+        else:
+            for pid, date in lines:
+                for call in self._ota_calls(kind, entity_id, pid or "", date, quantity, then,
+                                            f"book {pid} of {entity_id}"):
+                    self._add(call)
 
     def _pay_call(self, kind: str) -> list[PlannedCall]:
         if kind not in _PAY:
@@ -537,11 +536,6 @@ def _profile_value(profile: dict[str, Any], keys: re.Pattern[str]) -> str:
         if keys.search(str(key).strip()) and isinstance(value, str) and value.strip():
             return value.strip()
     return ""
-
-
-def profile_user_id(profile: dict[str, Any]) -> str:
-    """The user id written in a profile (English or Chinese key), or ``""``."""
-    return _profile_value(profile, _USER_ID_KEYS)
 
 
 def _wanted_value(conditions: list[Any]) -> Any:

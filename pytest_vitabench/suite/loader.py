@@ -11,15 +11,13 @@ unknown keys) produces warnings; ``strict=True`` turns chronology warnings into 
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import gzip
 import hashlib
 import json
 import threading
 import zlib
-from collections import Counter, OrderedDict
-from collections.abc import Iterator
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,11 +25,14 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from .. import heap
+from ..version import __version__
 from . import integrity
 from .domain_labels import vb1_domain
 from .errors import SuiteError
+from .index import outline_entry, read_index, user_spans, write_index
 from .integrity import parse_json_text
-from .schema import DailyRecord, EventRecord, SubTask, UserTask
+from .language import INDEXED_SAMPLE_USERS, detect_language
+from .schema import DailyRecord, EventRecord, UserTask
 
 DEFAULT_TIME_OF_DAY = "12:00:00"
 
@@ -46,23 +47,22 @@ class LoadedUser:
     error: SuiteError | None = None
     #: Effective environment time of each subtask (blank times resolved).
     times: list[str] = field(default_factory=list)
-    #: A user indexed but not validated yet (``load_suite(lazy=True)``): its JSON, or its span in
+    #: A user indexed but not validated yet (``load_suite(lazy=True)``): its span in
     #: :attr:`LoadedSuite.text`, until :func:`ensure_user`.
-    raw: Any = None
     span: tuple[int, int] | None = None
     #: What collection needs of each subtask, read without validating the user.
     outline: list[SubtaskOutline] = field(default_factory=list)
     #: Warnings of a lazily validated user (an eager load puts them in :attr:`LoadedSuite.warnings`).
     warnings: list[str] = field(default_factory=list)
-    #: Items in flight that need ``task`` (:func:`pinned_user`); a pinned user is never dropped.
-    pins: int = 0
     #: Its span already passed every check with neither problems nor warnings (a verdict of the index,
     #: which is per file sha256): validated again without the value scan and the duplicate-key parse,
-    #: which only look for what the verdict says is not there (a third of a user's validation).
+    #: which only look for what the verdict says is not there.
     verified: bool = False
-    #: Its span's text, zlib-compressed (lazy loading), once :func:`pack_spans` ran: then the whole file's
-    #: text is not kept (33 MB in every xdist worker for the paper suite; its spans compress to 6).
-    packed: bytes | None = field(default=None, repr=False)
+
+    def tool_user_id(self, index: int) -> str:
+        """The user id the tools of subtask ``index`` accept: its environment's ``user_id``, else the user's."""
+        assert self.task is not None, "a validated user (ensure_user)"
+        return str(self.task.subtasks[index].environment.get("user_id") or self.task.user_id)
 
 
 @dataclass(frozen=True)
@@ -80,19 +80,13 @@ class LoadedSuite:
     warnings: list[str] = field(default_factory=list)
     format: str = "vitabench2"
     strict: bool = False
-    #: The file's text, from which a lazily indexed user is read until :func:`pack_spans` has given each its
-    #: own compressed span (:attr:`LoadedUser.packed`) and dropped it.
+    #: The file's text, from which a lazily indexed user is read (:attr:`LoadedUser.span`).
     text: str = field(default="", repr=False)
-    #: Lazily loaded users kept validated at most (least recently used dropped first); 0: all.
-    keep_validated: int = 0
     #: The language detected from the users validated while indexing (read from the index cache), so that
     #: collection need not validate users again to tell it; ``None``: detect it from the validated users.
     language: str | None = None
-    _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
-    #: Guards :attr:`LoadedUser.pins` only: taking it never waits on a validation (which holds ``_lock``).
-    _pins_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-    _validated: OrderedDict[int, LoadedUser] = field(default_factory=OrderedDict, repr=False)
-    _packing: bool = field(default=False, repr=False)
+    #: Held while a user is validated, so two threads never validate one user at once.
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
 
 def json_path(loc: tuple[Any, ...] | list[Any], prefix: str = "") -> str:
@@ -126,19 +120,21 @@ def _validation_problems(exc: ValidationError, prefix: str) -> list[tuple[str, s
 
 
 def read_suite_bytes(path: Path) -> bytes:
-    data = path.read_bytes()
-    if path.name.endswith(".gz"):
-        data = gzip.decompress(data)
-    return data
+    """The bytes of a suite file (``.gz`` decompressed).
+
+    Raises:
+        SuiteError: The file cannot be read.
+    """
+    try:
+        data = path.read_bytes()
+        return gzip.decompress(data) if path.name.endswith(".gz") else data
+    except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as exc:
+        raise SuiteError(path, [("", f"cannot read file: {exc}")]) from exc
 
 
 def read_suite_json(path: Path) -> Any:
     """The parsed JSON of a suite file, with the loader's file-level errors (:class:`SuiteError`)."""
-    try:
-        raw = read_suite_bytes(path)
-    except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as exc:
-        raise SuiteError(path, [("", f"cannot read file: {exc}")]) from exc
-    return integrity.parse_suite_json(raw, path)
+    return integrity.parse_suite_json(read_suite_bytes(path), path)
 
 
 def load_suite(path: str | Path, *, strict: bool = False, lazy: bool = False,
@@ -158,10 +154,7 @@ def load_suite(path: str | Path, *, strict: bool = False, lazy: bool = False,
         SuiteError: The file as a whole is unusable (unreadable, not JSON, not a list of tasks).
     """
     path = Path(path)
-    try:
-        raw = read_suite_bytes(path)
-    except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as exc:
-        raise SuiteError(path, [("", f"cannot read file: {exc}")]) from exc
+    raw = read_suite_bytes(path)
     if lazy:
         indexed = _load_indexed(path, raw, strict=strict, index_dir=index_dir)
         if indexed is not None:
@@ -174,22 +167,29 @@ def load_suite(path: str | Path, *, strict: bool = False, lazy: bool = False,
 
     suite = LoadedSuite(path=path, sha256=hashlib.sha256(raw).hexdigest(), users=[], strict=strict)
     unknown: Counter[str] = Counter()
+    for index, entry in enumerate(data):
+        suite.users.append(_load_user(path, index, entry, strict=strict, warnings=suite.warnings, unknown=unknown))
+    return _finish(suite, unknown)
+
+
+def _finish(suite: LoadedSuite, unknown: Counter[str]) -> LoadedSuite:
+    """Mark repeated user ids, and tell the suite's format and its unknown keys."""
     formats: Counter[str] = Counter()
     seen_ids: dict[str, int] = {}
-    for index, entry in enumerate(data):
-        user = _load_user(path, index, entry, strict=strict, warnings=suite.warnings, unknown=unknown)
-        if user.task is not None:
-            formats[user.task.source_format] += 1
-            first = seen_ids.setdefault(user.key, index)
-            if first != index:
-                problem = f"duplicate user id {user.key!r} (first at [{first}])"
-                user.error = SuiteError(path, [(f"[{index}].id", problem)])
-                user.task = None
-        suite.users.append(user)
+    for user in suite.users:
+        usable = user.task is not None or user.span is not None
+        if not usable:
+            continue
+        formats[user.task.source_format if user.task is not None else "vitabench2"] += 1
+        first = seen_ids.setdefault(user.key, user.index)
+        if first != user.index:
+            user.error = SuiteError(suite.path, [(f"[{user.index}].id",
+                                                  f"duplicate user id {user.key!r} (first at [{first}])")])
+            user.task, user.span, user.outline = None, None, []
     if formats:
         suite.format = formats.most_common(1)[0][0]
     if unknown:
-        suite.warnings.append(_unknown_keys_warning(path, unknown))
+        suite.warnings.append(_unknown_keys_warning(suite.path, unknown))
     return suite
 
 
@@ -203,9 +203,6 @@ def _load_indexed(path: Path, raw: bytes, *, strict: bool, index_dir: Path | Non
     for that user only. Later collections read the verdicts from the cache; a valid user is validated again
     only when its first item runs (:func:`ensure_user`).
     """
-    from .index import outline_entry, read_index, user_spans, write_index
-    from .language import INDEXED_SAMPLE_USERS, detect_language
-
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -237,67 +234,22 @@ def _load_indexed(path: Path, raw: bytes, *, strict: bool, index_dir: Path | Non
         write_index(index_dir, sha, rows, variant, language=language)
     suite = LoadedSuite(path=path, sha256=sha, users=[], strict=strict, text=text, language=language)
     unknown: Counter[str] = Counter()
-    formats: Counter[str] = Counter()
-    seen_ids: dict[str, int] = {}
     for index, row in enumerate(rows):
         outline = row.get("outline")
         if outline is None:  # irregular or a 1.0 task: validated now, exactly as an eager load does
             entry = values[index] if index in values else parse_json_text(text[row["start"]:row["end"]])
             user = _load_user(path, index, entry, strict=strict, warnings=suite.warnings, unknown=unknown)
-            key = user.key if user.task is not None else None
-            if user.task is not None:
-                formats[user.task.source_format] += 1
         elif row.get("problems"):
             user = LoadedUser(index=index, key=outline["key"],
                               error=SuiteError(path, [(str(w), str(p)) for w, p in row["problems"]]))
-            key = None
         else:
             user = LoadedUser(index=index, key=outline["key"], span=(row["start"], row["end"]), outline=[
                 SubtaskOutline(subtask_id=sid, domains=tuple(domain.split(",")),
                                skills=("proactive",) if proactive else ("personalize",))
                 for sid, domain, proactive in outline["subtasks"]], verified=not row.get("warnings"))
-            key = user.key
-            formats["vitabench2"] += 1
             suite.warnings.extend(row.get("warnings") or [])
-        if key is not None:
-            first = seen_ids.setdefault(key, index)
-            if first != index:
-                user.error = SuiteError(path, [(f"[{index}].id", f"duplicate user id {key!r} (first at [{first}])")])
-                user.task, user.span, user.outline = None, None, []
         suite.users.append(user)
-    if formats:
-        suite.format = formats.most_common(1)[0][0]
-    if unknown:
-        suite.warnings.append(_unknown_keys_warning(path, unknown))
-    return suite
-
-
-def pack_spans(suite: LoadedSuite) -> None:
-    """Give each lazily indexed user its own zlib-compressed span, then drop the file's text (thread-safe;
-    the first call does it, later ones return at once).
-
-    Compressing the paper suite's 33 MB takes a while: paid at collection, it delayed every
-    process's first item, while later it runs beside the episodes (zlib releases the interpreter lock).
-    """
-    with suite._lock:
-        if suite._packing or not suite.text:
-            return
-        suite._packing = True
-    text = suite.text
-    for user in suite.users:
-        span = user.span
-        if span is not None and user.packed is None:
-            packed = zlib.compress(text[span[0]:span[1]].encode("utf-8"), 1)
-            with suite._lock:  # a validation reads packed-or-text under the same lock
-                user.packed = packed
-    with suite._lock:
-        suite.text = ""
-
-
-def pack_spans_in_background(suite: LoadedSuite) -> None:
-    """:func:`pack_spans` in a daemon thread, unless it already ran or runs."""
-    if suite.text and not suite._packing:
-        threading.Thread(target=pack_spans, args=(suite,), name="vita-pack-spans", daemon=True).start()
+    return _finish(suite, unknown)
 
 
 def _unknown_keys_warning(path: str | Path, unknown: Counter[str], where: str = "") -> str:
@@ -307,8 +259,6 @@ def _unknown_keys_warning(path: str | Path, unknown: Counter[str], where: str = 
 
 def index_variant(strict: bool) -> str:
     """What a cached index's validation verdicts depend on besides the file: strictness and the plugin version."""
-    from ..version import __version__
-
     return f"{'strict' if strict else 'lenient'}-{__version__}"
 
 
@@ -328,89 +278,37 @@ def _verdict(path: Path, index: int, entry: Any, *,
 
 def ensure_user(suite: LoadedSuite, user: LoadedUser) -> list[str]:
     """Validate a user indexed by ``load_suite(lazy=True)`` (thread-safe), filling ``task``, ``times`` and
-    ``error`` exactly as an eager load would. A user dropped by :attr:`LoadedSuite.keep_validated` is parsed
-    again from its span.
+    ``error`` exactly as an eager load would: the one way in to a user's validated data.
 
     Returns:
         The warnings the validation produced (empty when the user was already validated).
     """
     with suite._lock:
         if not needs_validation(user):
-            if user.index in suite._validated:
-                suite._validated.move_to_end(user.index)
             return []
+        assert user.span is not None  # the guard above returned otherwise
         with heap.built_to_last():
-            if user.raw is not None:
-                entry = user.raw
-            else:
-                assert user.span is not None or user.packed is not None  # the guard above returned otherwise
-                start, end = user.span or (0, 0)
-                if user.packed is not None:
-                    text = zlib.decompress(user.packed).decode("utf-8")
-                else:
-                    text = suite.text[start:end]
-                # A verified span holds no repeated key nor over-long integer: the C parser reads it the same.
-                entry = json.loads(text) if user.verified else parse_json_text(text)
+            text = suite.text[user.span[0]:user.span[1]]
+            # A verified span holds no repeated key nor over-long integer: the C parser reads it the same.
+            entry = json.loads(text) if user.verified else parse_json_text(text)
             warnings: list[str] = []
             unknown: Counter[str] = Counter()
             loaded = _load_user(suite.path, user.index, entry, strict=suite.strict, warnings=warnings,
-                                unknown=unknown, verified=user.verified and user.raw is None)
+                                unknown=unknown, verified=user.verified)
         if unknown:
             warnings.append(_unknown_keys_warning(suite.path, unknown, f"[{user.index}] "))
         user.task, user.times, user.error = loaded.task, loaded.times, loaded.error
         if loaded.task is not None:
             user.outline = outline_of(loaded.task)
-        user.raw = None
-        if user.warnings == []:
-            user.warnings = warnings
-            suite.warnings.extend(warnings)
-        if user.span is not None and user.error is None and suite.keep_validated:
-            suite._validated[user.index] = user
-            _drop_unpinned(suite)
+        user.warnings = warnings
+        suite.warnings.extend(warnings)
         return warnings
 
 
 def needs_validation(user: LoadedUser) -> bool:
     """Whether :func:`ensure_user` would parse and validate the user, i.e. take a while. Lock-free, for an
     event loop that must not wait on another thread's validation only to learn there is nothing to do."""
-    return not (user.task is not None or user.error is not None or (user.raw is None and user.span is None))
-
-
-@contextlib.contextmanager
-def held_user(suite: LoadedSuite, user: LoadedUser) -> Iterator[LoadedUser]:
-    """Keep the user validated while the block runs, once it is; the block validates it (:func:`ensure_user`).
-
-    The pin is taken first, so a validation of another user cannot drop this one between its validation
-    and its use; and without ``_lock``, so an event loop can take it while another thread validates.
-    """
-    with suite._pins_lock:
-        user.pins += 1
-    try:
-        yield user
-    finally:
-        with suite._pins_lock:
-            user.pins -= 1
-
-
-@contextlib.contextmanager
-def pinned_user(suite: LoadedSuite, user: LoadedUser) -> Iterator[LoadedUser]:
-    """Validate the user and keep it validated while the block runs (an item in flight)."""
-    with held_user(suite, user):
-        ensure_user(suite, user)
-        yield user
-
-
-def _drop_unpinned(suite: LoadedSuite) -> None:
-    """Forget the least recently validated users beyond ``keep_validated`` (their models hold ~4 MB each
-    on the paper suite); they are parsed again from their span if an item needs them later."""
-    for index in list(suite._validated):
-        if len(suite._validated) <= suite.keep_validated:
-            return
-        user = suite._validated[index]
-        if user.pins:
-            continue
-        del suite._validated[index]
-        user.task, user.times = None, []
+    return user.task is None and user.error is None and user.span is not None
 
 
 def outline_of(task: UserTask) -> list[SubtaskOutline]:
@@ -437,7 +335,7 @@ def _load_user(
         return user
     try:
         if "subtasks" in entry:
-            task = _validate_user_task(entry)
+            task = UserTask.model_validate(entry)
         elif "instructions" in entry and "environment" in entry:
             task = UserTask.model_validate(convert_vb1_task(entry))
         else:
@@ -474,25 +372,6 @@ def _load_user(
     user.times = times
     user.outline = outline_of(task)
     return user
-
-
-def _validate_user_task(entry: dict[str, Any]) -> UserTask:
-    """``UserTask.model_validate(entry)``, one subtask at a time.
-
-    pydantic validates in C without releasing the interpreter lock: one call for a paper-suite user holds it
-    for the whole user, during which no other episode of the process can even read its answer. Subtask by subtask,
-    other threads get their turn every few milliseconds; the task is the same (the subtasks are validated
-    exactly as inside it, and a validated subtask is taken as it is). Invalid data is validated again in one
-    piece, so that the problems and their paths are exactly pydantic's.
-    """
-    subtasks = entry.get("subtasks")
-    if not isinstance(subtasks, list) or not subtasks:
-        return UserTask.model_validate(entry)
-    try:
-        validated = [SubTask.model_validate(sub) for sub in subtasks]
-        return UserTask.model_validate({**entry, "subtasks": validated})
-    except ValidationError:
-        return UserTask.model_validate(entry)
 
 
 def _vb1_path(where: str, prefix: str) -> str:
@@ -645,12 +524,3 @@ def convert_vb1_task(task: dict[str, Any]) -> dict[str, Any]:
         "subtasks": [subtask],
         "source_format": "vitabench1",
     }
-
-
-def subtask_of(suite: LoadedSuite, user_key: str, subtask_id: str) -> tuple[UserTask, int, SubTask]:
-    for user in suite.users:
-        if user.task is not None and user.key == user_key:
-            for j, sub in enumerate(user.task.subtasks):
-                if sub.subtask_id == subtask_id:
-                    return user.task, j, sub
-    raise KeyError(f"{user_key}::{subtask_id}")

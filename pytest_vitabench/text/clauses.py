@@ -83,8 +83,6 @@ CONDITION_GROUPS: dict[str, frozenset[str]] = {
 _CONDITION_TERMS = {term: group for group, terms in CONDITION_GROUPS.items() for term in terms}
 _CONDITION_CUES = frozenset("before after when if on during with for in at".split())
 
-Situation = frozenset  # of (group, term) pairs
-
 
 def situation_of(texts: list[str]) -> frozenset[tuple[str, str]]:
     """The situation words stated in a conversation's user turns (request and answers)."""

@@ -1,4 +1,4 @@
-"""The built-in agent's one memo: a remembered choice is the one a fresh agent makes."""
+"""The built-in agent's one memo: a remembered ranking is the one a fresh agent makes."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def _run(runner: ItemRunner, suite, agent, job: tuple[int, int, str]) -> list[di
 
 
 def _episodes(order: list[tuple[int, int, str]], agent=None) -> dict[tuple[int, int, str], list[dict]]:
-    """Each job's conversation: with one agent for all of them, or a new agent (an empty memo) for each."""
+    """Each job's conversation: with one agent for all of them, or a new agent (an empty memo of rankings) for each."""
     runner = ItemRunner(RunConfig(model="reference", memory=["none", "groundtruth", "full_context"], trials=1))
     suite = runner.suite(DEMO)
     return {job: _run(runner, suite, agent or make_builtin_agent("reference"), job) for job in order}
@@ -82,7 +82,7 @@ def test_one_agent_in_any_order_has_the_conversations_of_fresh_agents():
     shared = make_builtin_agent("reference")
     assert _episodes(order, shared) == fresh
     assert _episodes(order[::-1], shared) == fresh
-    assert len(shared._choices) <= shared.remembered_choices
+    assert len(shared._rankings) <= shared.remembered_rankings
     # the memories lead to different conversations, so a memo keyed too loosely would have shown
     assert any(fresh[u, i, "none"] != fresh[u, i, "full_context"] for u, i, _ in order)
 
@@ -92,7 +92,7 @@ def test_one_agent_serves_episodes_in_threads():
     order = _demo_jobs()[:24]
     fresh = _episodes(order)
     shared = make_builtin_agent("reference")
-    shared.remembered_choices = 4  # evictions while other threads read
+    shared.remembered_rankings = 4  # evictions while other threads read
 
     def episode(job: tuple[int, int, str]) -> list[dict]:
         # A runner per episode: the engine never runs one user's items at once on one runner (a user's memory

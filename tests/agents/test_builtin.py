@@ -11,7 +11,7 @@ from _paths import REPO_ROOT, VB1_DIR, VB1_SKIP_REASON
 
 from pytest_vitabench.agents import BUILTIN_AGENTS, make_builtin_agent
 from pytest_vitabench.agents.base import Agent, AgentSetup
-from pytest_vitabench.agents.candidates import Candidate, candidate_phrase, score_candidate
+from pytest_vitabench.agents.candidates import Candidate, CandidateScorer, candidate_phrase
 from pytest_vitabench.config import RunConfig
 from pytest_vitabench.domains import build_environment
 from pytest_vitabench.judges.rules import RulesJudge
@@ -133,7 +133,8 @@ def test_a_disliked_tag_loses_to_a_liked_one_whatever_the_rating():
     liked = Candidate("S1", {"score": 4.5, "tags": ["coffee"]}, {"product_id": "P1", "tags": ["oat milk"]}, 0)
     disliked = Candidate("S2", {"score": 4.9, "tags": ["coffee"]}, {"product_id": "P2", "tags": ["whole milk"]}, 1)
     words = {"coffee"}
-    assert score_candidate(liked, memory, words, words).value > score_candidate(disliked, memory, words, words).value
+    score = CandidateScorer(memory, words, words)
+    assert score(liked).value > score(disliked).value
 
 
 # ------------------------------------------------------------------------------------------ agents
@@ -166,7 +167,8 @@ def _demo_setup(index: int = 0, *, memory: str = "", proactive: bool = False, gr
                             time=sub["environment"]["time"], seed=0)
     setup = AgentSetup(system_prompt="", tools=env.tool_schemas(), memory=memory,
                        time=sub["environment"]["time"] + " Monday", user_profile=user["user_profile"],
-                       proactive=proactive, groundtruth=groundtruth)
+                       proactive=proactive, groundtruth=groundtruth,
+                       write_tools=frozenset(name for name, tool in env.tools.items() if tool.kind == "write"))
     messages = [Message(role="assistant", content="Hello, how can I help you?"),
                 Message(role="user", content=sub["instruction"])]
     return setup, messages, env, sub

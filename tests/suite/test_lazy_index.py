@@ -9,7 +9,7 @@ import pytest
 from _suites import broken, tiny_suite, write_suite
 
 from pytest_vitabench.suite.index import index_path
-from pytest_vitabench.suite.loader import SuiteError, ensure_user, index_variant, load_suite, pack_spans
+from pytest_vitabench.suite.loader import SuiteError, ensure_user, index_variant, load_suite
 
 
 def test_lazy_outline_equals_the_eager_one_and_the_index_is_cached(tmp_path):
@@ -79,24 +79,6 @@ def test_irregular_users_and_duplicates_are_validated_at_load(tmp_path):
     assert lazy.users[2].error is not None and "[2]" in lazy.users[2].error.render()
 
 
-def test_validated_users_beyond_the_limit_are_dropped_unless_pinned(tmp_path):
-    from pytest_vitabench.suite.loader import pinned_user
-
-    path = write_suite(tmp_path / "tasks.json", tiny_suite())
-    lazy = load_suite(path, lazy=True, index_dir=tmp_path / "cache")
-    lazy.keep_validated = 1
-    first, second = lazy.users
-    with pinned_user(lazy, first):
-        ensure_user(lazy, second)
-        assert first.task is not None  # in flight: kept although over the limit
-    ensure_user(lazy, second)
-    assert second.task is not None
-    ensure_user(lazy, first)  # validating it again drops the least recently used unpinned user
-    assert first.task is not None and second.task is None
-    ensure_user(lazy, second)
-    assert second.task == load_suite(path).users[1].task
-
-
 def test_a_user_with_a_clean_cached_verdict_is_rebuilt_fast_and_the_same(tmp_path):
     data = tiny_suite()
     data[1]["surprise"] = 1  # an unknown key: a warning, so U2 keeps the full checks
@@ -105,8 +87,6 @@ def test_a_user_with_a_clean_cached_verdict_is_rebuilt_fast_and_the_same(tmp_pat
     load_suite(path, lazy=True, index_dir=tmp_path / "cache")
     lazy = load_suite(path, lazy=True, index_dir=tmp_path / "cache")
     assert [u.verified for u in lazy.users] == [True, False]
-    pack_spans(lazy)
-    assert lazy.text == "" and all(u.packed for u in lazy.users)  # spans kept compressed, not the file
     for user in lazy.users:
         ensure_user(lazy, user)
     assert [u.task for u in lazy.users] == [u.task for u in eager.users]
@@ -126,78 +106,3 @@ def test_the_language_is_cached_with_the_index(tmp_path):
     suite = runner.suite(path, lazy=True)
     assert runner.language_for(suite) == "en"
     assert all(u.task is None for u in suite.users)  # told without validating any user
-
-
-def test_a_held_user_is_pinned_before_it_is_validated(tmp_path):
-    # held_user pins first (without the suite lock an event loop must not wait on), then the block validates:
-    # a validation of another user in between cannot drop it.
-    from pytest_vitabench.suite.loader import held_user, needs_validation
-
-    path = write_suite(tmp_path / "tasks.json", tiny_suite())
-    lazy = load_suite(path, lazy=True, index_dir=tmp_path / "cache")
-    lazy.keep_validated = 1
-    first, second = lazy.users
-    assert needs_validation(first) and needs_validation(second)
-    with held_user(lazy, first):
-        ensure_user(lazy, first)
-        assert not needs_validation(first)
-        ensure_user(lazy, second)  # over the limit: only an unpinned user is dropped
-        assert first.task is not None and needs_validation(second)
-    assert first.pins == 0
-    ensure_user(lazy, second)
-    assert needs_validation(first) and not needs_validation(second)  # unpinned now, so it could go
-
-
-@pytest.mark.parametrize("mutate", [
-    lambda data: data[0]["subtasks"][1].update(domain=7),  # in the second subtask
-    lambda data: data[0].update(user_profile="not an object"),  # beside the subtasks
-    lambda data: (data[0]["subtasks"][0].pop("instruction"), data[0].update(user_profile=[])),  # both
-], ids=["subtask", "top-level", "both"])
-def test_validating_subtask_by_subtask_reports_pydantic_s_own_problems(tmp_path, mutate):
-    # Users are validated a subtask at a time (pydantic holds the interpreter lock per call); bad data is
-    # validated again in one piece, so the problems and their JSON paths are those of a whole validation.
-    from pydantic import ValidationError
-
-    from pytest_vitabench.suite.loader import _validate_user_task
-    from pytest_vitabench.suite.schema import UserTask
-
-    good = tiny_suite()[0]
-    assert _validate_user_task(good) == UserTask.model_validate(good)
-    bad = broken(mutate)[0]
-    with pytest.raises(ValidationError) as whole:
-        UserTask.model_validate(bad)
-    with pytest.raises(ValidationError) as pieces:
-        _validate_user_task(bad)
-    assert pieces.value.errors() == whole.value.errors()
-    user = load_suite(write_suite(tmp_path / "tasks.json", broken(mutate))).users[0]
-    assert user.task is None and user.error is not None
-
-
-def test_packed_spans_read_back_the_same_users_and_the_file_text_is_dropped(tmp_path):
-    import threading
-
-    path = write_suite(tmp_path / "tasks.json", tiny_suite() * 3)  # duplicates: errors, and no span to pack
-    eager = load_suite(path)
-    lazy = load_suite(path, lazy=True, index_dir=tmp_path / "cache")
-    assert lazy.text and all(u.packed is None for u in lazy.users)  # collection leaves the packing for later
-    lazy.keep_validated = 1  # validated users are dropped and read again from their span: packed or not
-    ready = threading.Barrier(2)
-
-    def validate_all() -> None:
-        ready.wait()
-        for _ in range(20):
-            for user in lazy.users:
-                ensure_user(lazy, user)
-
-    reader = threading.Thread(target=validate_all)
-    reader.start()
-    ready.wait()
-    pack_spans(lazy)
-    reader.join()
-    pack_spans(lazy)  # a second call does nothing
-    assert lazy.text == ""
-    spans = [u.span is not None for u in lazy.users]
-    assert [u.packed is not None for u in lazy.users] == spans == [True, True] + [False] * 4
-    for user, expected in zip(lazy.users[:2], eager.users[:2], strict=True):
-        ensure_user(lazy, user)
-        assert user.task == expected.task and user.times == expected.times
