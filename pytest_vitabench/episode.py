@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from .agents.base import Agent, AgentSetup
 from .domains.base import Environment
@@ -25,6 +26,7 @@ from .messages import Message, Usage
 from .prompts import GREETING
 from .users.base import UserSetup, UserSimulator
 
+T = TypeVar("T")
 INVALID_AGENT_RETRIES = 3
 #: Attempts at a valid agent message per turn: ours (the first and three retries) and the official orchestrator's.
 AGENT_ATTEMPTS = {"default": INVALID_AGENT_RETRIES + 1, "official": 3}
@@ -43,39 +45,41 @@ class EpisodeResult:
     usage: dict[str, Usage] = field(default_factory=dict)
 
 
-class _Awaiter:
-    """Runs coroutine-returning roles on one event loop per episode, created only when needed."""
+class SyncCaller:
+    """Calls roles in the caller's thread; an awaitable answer runs on a private event loop, made on first need
+    and closed with the caller (use it as a context manager).
+
+    Its ``__call__`` is a coroutine that never suspends, so :func:`drive` runs a coroutine that only awaits it
+    to its end with a single ``send`` and no event loop of its own.
+    """
 
     def __init__(self) -> None:
         self._loop: asyncio.AbstractEventLoop | None = None
 
-    def resolve(self, value: Any) -> Any:
+    async def __call__(self, function: Any, *args: Any) -> Any:
+        value = function(*args)
         if not inspect.isawaitable(value):
             return value
         if self._loop is None:
             self._loop = asyncio.new_event_loop()
         return self._loop.run_until_complete(value)
 
-    def close(self) -> None:
+    def __enter__(self) -> SyncCaller:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
         if self._loop is not None:
             self._loop.close()
 
 
-class _SyncCaller:
-    """Calls roles in the caller's thread; an awaitable answer runs on a private loop (:class:`_Awaiter`).
-
-    Its ``__call__`` is a coroutine that never suspends, so :func:`run_episode` drives the shared episode
-    coroutine to its end with a single ``send`` and no event loop of its own.
-    """
-
-    def __init__(self) -> None:
-        self.awaiter = _Awaiter()
-
-    async def __call__(self, function: Any, *args: Any) -> Any:
-        return self.awaiter.resolve(function(*args))
-
-    def close(self) -> None:
-        self.awaiter.close()
+def drive(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine whose awaits never suspend (it awaits only a :class:`SyncCaller`) to its result."""
+    try:
+        coroutine.send(None)
+    except StopIteration as done:
+        return done.value
+    coroutine.close()
+    raise RuntimeError("a synchronous run suspended; await it on an event loop instead")
 
 
 class ThreadedCaller:
@@ -90,9 +94,6 @@ class ThreadedCaller:
             return await function(*args)
         value = await asyncio.to_thread(function, *args)
         return await value if inspect.isawaitable(value) else value
-
-    def close(self) -> None:
-        pass
 
 
 def _valid(message: Any) -> bool:
@@ -140,18 +141,10 @@ def run_episode(
         Exception: Whatever the agent or the simulator raised: an infrastructure failure, reported by the
             caller as an error outcome (never as a scored failure).
     """
-    caller = _SyncCaller()
-    coroutine = play_episode(agent=agent, agent_setup=agent_setup, user=user, user_setup=user_setup,
-                             environment=environment, max_steps=max_steps, history=history, call=caller,
-                             style=style)
-    try:
-        coroutine.send(None)
-    except StopIteration as done:
-        return done.value
-    finally:
-        caller.close()
-    coroutine.close()
-    raise RuntimeError("a synchronous episode suspended; use play_episode on an event loop")
+    with SyncCaller() as call:
+        return drive(play_episode(agent=agent, agent_setup=agent_setup, user=user, user_setup=user_setup,
+                                  environment=environment, max_steps=max_steps, history=history, call=call,
+                                  style=style))
 
 
 async def play_episode(

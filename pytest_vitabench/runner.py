@@ -8,8 +8,6 @@ served, so running a user's subtasks in order updates the memory once per subtas
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 import os
 import re
 import threading
@@ -25,7 +23,7 @@ from .agents.base import Agent, AgentSetup
 from .config import RunConfig
 from .domains import build_environment
 from .domains.base import Environment
-from .episode import EpisodeResult, play_episode, run_episode
+from .episode import EpisodeResult, SyncCaller, drive, play_episode
 from .judges.base import Judge, JudgeCase, Verdict
 from .llm.secrets import redact
 from .memory.base import Memory, MemoryContext, memory_tools, take_usage
@@ -45,7 +43,6 @@ from .suite.loader import (
     held_user,
     load_suite,
     needs_validation,
-    pinned_user,
 )
 from .suite.schema import SubTask, UserTask
 from .users.base import UserSetup, UserSimulator
@@ -243,51 +240,14 @@ class ItemRunner:
             seed=self.config.trial_seed(trial),
         )
 
-    def run(
-        self,
-        *,
-        nodeid: str,
-        suite: LoadedSuite,
-        user: LoadedUser,
-        index: int,
-        memory_name: str,
-        trial: int,
-        agent: Agent,
-        user_simulator: UserSimulator,
-        judge: Judge,
-    ) -> ItemResult:
-        """Run one item in this thread."""
-        result = self.new_result(nodeid=nodeid, suite=suite, user=user, index=index, memory_name=memory_name,
-                                 trial=trial)
-        started = time.perf_counter()
-        try:
-            self.ensure_user(suite, user)
-            with pinned_user(suite, user):
-                prepared, memory_usage = self._prepare(result, suite, user, index, agent)
-                try:
-                    while True:
-                        try:
-                            episode = run_episode(
-                                agent=agent, agent_setup=prepared.agent_setup, user=user_simulator,
-                                user_setup=prepared.user_setup, environment=prepared.environment,
-                                max_steps=self.config.max_steps, history=prepared.history,
-                                style=self.config.episode_style)
-                            break
-                        except Exception:
-                            if not self._restarted(result, prepared):
-                                raise
-                    self._record_episode(result, episode, memory_usage)
-                    verdict = judge.judge(self._judge_case(result, user, index, prepared, episode))
-                    if inspect.isawaitable(verdict):  # an async judge (--vita-judge-batch), here on a loop of its own
-                        verdict = asyncio.run(_awaited(verdict))
-                    self._record_verdict(result, verdict)
-                finally:
-                    prepared.environment.close()
-                self._record_category(result, user, index)
-        except Exception as exc:  # an infrastructure failure: reported as an error, scored as a failure
-            self._record_error(result, exc)
-        result.duration_s = round(time.perf_counter() - started, 4)
-        return result
+    def run(self, *, nodeid: str, suite: LoadedSuite, user: LoadedUser, index: int, memory_name: str, trial: int,
+            agent: Agent, user_simulator: UserSimulator, judge: Judge) -> ItemResult:
+        """Run one item in this thread: :meth:`run_async` driven to its end without an event loop (an
+        ``async def`` role or judge runs on a private loop, see :class:`~pytest_vitabench.episode.SyncCaller`)."""
+        with SyncCaller() as call:
+            return drive(self.run_async(nodeid=nodeid, suite=suite, user=user, index=index, memory_name=memory_name,
+                                        trial=trial, agent=agent, user_simulator=user_simulator, judge=judge,
+                                        call=call, chain_lock=_Unlocked()))
 
     async def run_async(
         self,
@@ -307,7 +267,8 @@ class ItemRunner:
         """Run one item on an event loop, next to others.
 
         Args:
-            call: Invokes a sync or async role (:class:`~pytest_vitabench.episode.ThreadedCaller`).
+            call: Invokes a sync or async role (:class:`~pytest_vitabench.episode.ThreadedCaller`, or the
+                :class:`~pytest_vitabench.episode.SyncCaller` of :meth:`run`).
             chain_lock: An ``asyncio.Lock`` per :meth:`chain_key`: the item's memory is built and read under
                 it, and for a backend that gives the agent tools (which read the live memory object) the
                 whole item runs under it, so a later subtask never updates a memory still in use.
@@ -484,8 +445,15 @@ class ItemRunner:
             result.outcome = "passed" if verdict.reward == 1.0 else "failed"
 
 
-async def _awaited(value: Any) -> Any:
-    return await value
+class _Unlocked:
+    """The chain lock of an item run alone in its thread (:meth:`ItemRunner.run`): nothing to wait for."""
+
+    async def acquire(self) -> bool:
+        return True
+
+    def release(self) -> None:
+        pass
+
 
 
 def _answer_for(agent: Agent, sub: SubTask, user_id: str, time: str, task: UserTask) -> Any:
