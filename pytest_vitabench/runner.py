@@ -24,7 +24,7 @@ from .config import RunConfig
 from .domains import build_environment
 from .domains.base import Environment
 from .episode import EpisodeResult, SyncCaller, drive, play_episode
-from .judges.base import Judge, JudgeCase, Verdict
+from .judges.base import Judge, JudgeCase
 from .llm.secrets import redact
 from .memory.base import Memory, MemoryContext, memory_tools, take_usage
 from .memory.registry import is_deterministic, memory_factory
@@ -32,6 +32,7 @@ from .memory.snapshots import SnapshotStore, advance, settings_of, snapshot_key
 from .messages import Usage
 from .official_wording import wording_for
 from .prompts import agent_system_prompt, time_with_weekday
+from .report.run_analysis import failure_category
 from .result import ItemResult
 from .seed_history import seed_messages
 from .suite.language import INDEXED_SAMPLE_USERS, detect_language
@@ -70,6 +71,7 @@ OFFICIAL_RESTARTS = 3
 class _Prepared:
     """Everything an item's conversation needs, built from its memory and environment."""
 
+    subtask: SubTask
     environment: Environment
     agent_setup: AgentSetup
     user_setup: UserSetup
@@ -276,48 +278,48 @@ class ItemRunner:
         result = self.new_result(nodeid=nodeid, suite=suite, user=user, index=index, memory_name=memory_name,
                                  trial=trial)
         started = time.perf_counter()
+        prepared: _Prepared | None = None
         try:
             with held_user(suite, user):
                 await self.ensure_user_async(suite, user, call)
-                await self._run_pinned(result, suite, user, index, agent, user_simulator, judge, call, chain_lock)
+                await chain_lock.acquire()
+                locked = True
+                try:
+                    prepared, memory_usage = await call(self._prepare, result, suite, user, index, agent)
+                    if not prepared.live_memory:  # the agent holds a snapshot: the chain may move on
+                        chain_lock.release()
+                        locked = False
+                    episode = await self._play(result, prepared, agent, user_simulator, call)
+                finally:
+                    if locked:
+                        chain_lock.release()
+                self._record_episode(result, episode, memory_usage)
+                verdict = await call(judge.judge, self._judge_case(result, prepared, episode))
+                result.record_verdict(verdict)
+                # Here the trajectory, the memory text and the subtask's data are at hand; the controller
+                # (which gets only summaries) tabulates the category.
+                result.failure_category = failure_category(result, prepared.subtask)
         except Exception as exc:  # an infrastructure failure: reported as an error, scored as a failure
             self._record_error(result, exc)
-        result.duration_s = round(time.perf_counter() - started, 4)
-        return result
-
-    async def _run_pinned(self, result: ItemResult, suite: LoadedSuite, user: LoadedUser, index: int, agent: Agent,
-                          user_simulator: UserSimulator, judge: Judge, call: Callable[..., Awaitable[Any]],
-                          chain_lock: Any) -> None:
-        await chain_lock.acquire()
-        held = True
-        prepared: _Prepared | None = None
-        try:
-            try:
-                prepared, memory_usage = await call(self._prepare, result, suite, user, index, agent)
-                if not prepared.live_memory:
-                    chain_lock.release()
-                    held = False
-                while True:
-                    try:
-                        episode = await play_episode(
-                            agent=agent, agent_setup=prepared.agent_setup, user=user_simulator,
-                            user_setup=prepared.user_setup, environment=prepared.environment,
-                            max_steps=self.config.max_steps, history=prepared.history, call=call,
-                            style=self.config.episode_style)
-                        break
-                    except Exception:
-                        if not self._restarted(result, prepared):
-                            raise
-            finally:
-                if held:
-                    chain_lock.release()
-            self._record_episode(result, episode, memory_usage)
-            case = self._judge_case(result, user, index, prepared, episode)
-            self._record_verdict(result, await call(judge.judge, case))
         finally:
             if prepared is not None:
                 prepared.environment.close()
-        self._record_category(result, user, index)
+        result.duration_s = round(time.perf_counter() - started, 4)
+        return result
+
+    async def _play(self, result: ItemResult, prepared: _Prepared, agent: Agent, user_simulator: UserSimulator,
+                    call: Callable[..., Awaitable[Any]]) -> EpisodeResult:
+        """The item's episode, started again on a fresh environment as long as :meth:`_restarted` allows."""
+        while True:
+            try:
+                return await play_episode(
+                    agent=agent, agent_setup=prepared.agent_setup, user=user_simulator,
+                    user_setup=prepared.user_setup, environment=prepared.environment,
+                    max_steps=self.config.max_steps, history=prepared.history, call=call,
+                    style=self.config.episode_style)
+            except Exception:
+                if not self._restarted(result, prepared):
+                    raise
 
     def _restarted(self, result: ItemResult, prepared: _Prepared) -> bool:
         """After a crashed episode: whether it starts again (on a fresh environment) instead of failing.
@@ -330,16 +332,6 @@ class ItemRunner:
         result.restarts += 1
         prepared.restart()
         return True
-
-    @staticmethod
-    def _record_category(result: ItemResult, user: LoadedUser, index: int) -> None:
-        # Here the trajectory, the memory text and the subtask's data are at hand; the controller (which gets
-        # only summaries) tabulates the category.
-        from .report.run_analysis import failure_category
-
-        task = user.task
-        assert task is not None
-        result.failure_category = failure_category(result, task.subtasks[index])
 
     def _record_error(self, result: ItemResult, exc: BaseException) -> None:
         result.failure_category = "infrastructure_error"
@@ -409,9 +401,9 @@ class ItemRunner:
             write_tools=frozenset(name for name, tool in environment.tools.items() if tool.kind == "write"),
             greeting=wording.greeting() if wording else "", history_length=len(history),
         )
-        return _Prepared(environment=environment, agent_setup=setup, user_setup=user_setup, env_time=env_time,
-                         history=history, language=language,
-                         live_memory=bool(tools), rebuild=fresh_environment), memory_usage
+        return _Prepared(subtask=sub, environment=environment, agent_setup=setup, user_setup=user_setup,
+                         env_time=env_time, history=history, language=language, live_memory=bool(tools),
+                         rebuild=fresh_environment), memory_usage
 
     @staticmethod
     def _record_episode(result: ItemResult, episode: EpisodeResult, memory_usage: Usage) -> None:
@@ -422,27 +414,10 @@ class ItemRunner:
         result.usage = {**episode.usage, "judge": Usage(), "memory": memory_usage}
 
     @staticmethod
-    def _judge_case(result: ItemResult, user: LoadedUser, index: int, prepared: _Prepared,
-                    episode: EpisodeResult) -> JudgeCase:
-        task = user.task
-        assert task is not None
-        return JudgeCase(subtask=task.subtasks[index], messages=episode.messages, environment=prepared.environment,
+    def _judge_case(result: ItemResult, prepared: _Prepared, episode: EpisodeResult) -> JudgeCase:
+        return JudgeCase(subtask=prepared.subtask, messages=episode.messages, environment=prepared.environment,
                          termination=episode.termination, time=prepared.env_time, seed=result.seed,
                          extra={"language": prepared.language})
-
-    @staticmethod
-    def _record_verdict(result: ItemResult, verdict: Verdict) -> None:
-        result.rubrics = verdict.rubrics
-        result.reward = verdict.reward
-        result.judge_details = verdict.details
-        if verdict.not_judgeable:
-            result.outcome = "skipped"
-            result.error = verdict.not_judgeable
-        elif verdict.unscored:  # the judge's failure, not the agent's: left out of the metrics
-            result.outcome = "skipped"
-            result.error = f"unscored: {verdict.unscored}"
-        else:
-            result.outcome = "passed" if verdict.reward == 1.0 else "failed"
 
 
 class _Unlocked:
