@@ -171,9 +171,11 @@ class VitaController(VitaSession):
             if bench.shard is not None or bench.config.run_id else []
         return [*bench.header_lines(), *journal, *([notice] if notice else [])]
 
+    @pytest.hookimpl(trylast=True)
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         if self._llm_dir is not None and os.path.isdir(self._llm_dir):
             shutil.rmtree(self._llm_dir, ignore_errors=True)
+        super().pytest_unconfigure(config)
 
     # -- results as they arrive ---------------------------------------------------------------------
 

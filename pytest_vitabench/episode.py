@@ -112,39 +112,21 @@ async def _user_turn(
     return answer
 
 
-def run_episode(
-    *,
-    agent: Agent,
-    agent_setup: AgentSetup,
-    user: UserSimulator,
-    user_setup: UserSetup,
-    environment: Environment,
-    max_steps: int = 100,
-    history: list[Message] | None = None,
-    style: str = "default",
-) -> EpisodeResult:
-    """Run one subtask's conversation to its end, every role called in this thread.
+async def _tool_results(call: Any, environment: Environment, message: Message) -> list[Message]:
+    """Run the message's tool calls in order; their results as tool messages."""
+    results = []
+    for tool_call in message.tool_calls or ():
+        result = await call(environment.call, tool_call.name, tool_call.arguments)
+        results.append(Message(role="tool", tool_call_id=tool_call.id, name=tool_call.name,
+                               content=result.content, error=result.error))
+    return results
 
-    Args:
-        agent: The agent under test.
-        agent_setup: Its system prompt, tools and memory for this subtask.
-        user: The user simulator.
-        user_setup: What the simulated user knows.
-        environment: A fresh environment for this subtask; mutated by write tools.
-        max_steps: The hop budget; the greeting is not a hop.
-        history: The subtask's ``message_history``: the conversation starts from it instead of the greeting
-            and the instruction, and whoever did not speak last speaks next (as the official orchestrator).
-        style: ``default`` or ``official`` stop and retry rules (module docstring).
 
-    Raises:
-        MalformedToolCall: Official style only: the agent sent tool-call arguments that are not a JSON object.
-        Exception: Whatever the agent or the simulator raised: an infrastructure failure, reported by the
-            caller as an error outcome (never as a scored failure).
-    """
+def run_episode(**episode: Any) -> EpisodeResult:
+    """Run one subtask's conversation to its end in this thread: :func:`play_episode` (same arguments, but
+    ``call``) driven by a :class:`SyncCaller`."""
     with SyncCaller() as call:
-        return drive(play_episode(agent=agent, agent_setup=agent_setup, user=user, user_setup=user_setup,
-                                  environment=environment, max_steps=max_steps, history=history, call=call,
-                                  style=style))
+        return drive(play_episode(**episode, call=call))
 
 
 async def play_episode(
@@ -159,12 +141,25 @@ async def play_episode(
     call: Any = None,
     style: str = "default",
 ) -> EpisodeResult:
-    """The episode as a coroutine, shared by :func:`run_episode` and the concurrent scheduler.
+    """One subtask's conversation, to its end, as a coroutine (:func:`run_episode` runs it in a thread).
 
     Args:
-        agent, agent_setup, user, user_setup, environment, max_steps, history, style: As for :func:`run_episode`.
+        agent: The agent under test.
+        agent_setup: Its system prompt, tools and memory for this subtask.
+        user: The user simulator.
+        user_setup: What the simulated user knows.
+        environment: A fresh environment for this subtask; mutated by write tools.
+        max_steps: The hop budget; the greeting is not a hop.
+        history: The subtask's ``message_history``: the conversation starts from it instead of the greeting
+            and the instruction, and whoever did not speak last speaks next (as the official orchestrator).
         call: ``await call(function, *args)`` invokes a role or a tool; :class:`ThreadedCaller` (the
             default) runs sync roles in threads so that many episodes share one event loop.
+        style: ``default`` or ``official`` stop and retry rules (module docstring).
+
+    Raises:
+        MalformedToolCall: Official style only: the agent sent tool-call arguments that are not a JSON object.
+        Exception: Whatever the agent or the simulator raised: an infrastructure failure, reported by the
+            caller as an error outcome (never as a scored failure).
     """
     call = call or ThreadedCaller()
     usage = {"agent": Usage(), "user": Usage()}
@@ -174,10 +169,7 @@ async def play_episode(
         messages = list(history)
         last = messages[-1]
         if last.role == "assistant" and last.tool_calls:  # calls still waiting for their results
-            for tool_call in last.tool_calls:
-                result = await call(environment.call, tool_call.name, tool_call.arguments)
-                messages.append(Message(role="tool", tool_call_id=tool_call.id, name=tool_call.name,
-                                        content=result.content, error=result.error))
+            messages += await _tool_results(call, environment, last)
             steps += 1
         elif last.role == "assistant":
             # the agent spoke last: the user answers first
@@ -221,10 +213,7 @@ async def play_episode(
             termination = "agent_stop"
             break
         if reply.tool_calls:
-            for tool_call in reply.tool_calls:
-                result = await call(environment.call, tool_call.name, tool_call.arguments)
-                messages.append(Message(role="tool", tool_call_id=tool_call.id, name=tool_call.name,
-                                        content=result.content, error=result.error))
+            messages += await _tool_results(call, environment, reply)
             steps += 1
             continue
         if reply.has_stop():

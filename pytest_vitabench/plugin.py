@@ -86,7 +86,6 @@ def pytest_configure(config: pytest.Config) -> None:
     # One session object per process, as xdist registers its DSession on the controller and its
     # WorkerInteractor on each worker; the controller's gathers and reports the results too.
     session = VitaSession(config) if worker else VitaController(config)
-    config.stash[_SESSION_KEY] = session
     config.pluginmanager.register(session, VitaSession.NAME)
     from .settings import specs
 
@@ -94,17 +93,10 @@ def pytest_configure(config: pytest.Config) -> None:
         session.bench  # noqa: B018 - explicit options are validated up front, so a typo fails before collection
 
 
-def pytest_unconfigure(config: pytest.Config) -> None:
-    session = config.stash.get(_SESSION_KEY, None)
-    if session is not None:
-        config.pluginmanager.unregister(session, VitaSession.NAME)
-
-
-_SESSION_KEY = pytest.StashKey[VitaSession]()
-
-
 def _session(config: pytest.Config) -> VitaSession:
-    return config.stash[_SESSION_KEY]
+    session = config.pluginmanager.get_plugin(VitaSession.NAME)
+    assert isinstance(session, VitaSession)
+    return session
 
 
 def pytest_collect_file(file_path: Any, parent: pytest.Collector) -> pytest.Collector | None:

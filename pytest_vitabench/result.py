@@ -94,8 +94,3 @@ class ItemResult(BaseModel):
         (what travels from a worker to the controller and goes into the report)."""
         exclude = {"messages", "memory_snapshot"} if self.messages_sha256 is not None else set()
         return self.model_dump(mode="json", exclude=exclude)
-
-    def summary(self) -> dict[str, Any]:
-        """The compact fields the controller needs for metrics (no trajectory)."""
-        return self.model_dump(include={"nodeid", "user_id", "subtask_id", "domain", "skills", "memory",
-                                        "trial", "reward", "outcome"})

@@ -192,7 +192,7 @@ class VitaSession:
             if size >= LARGE_SUITE_BYTES:
                 self.announce_large_suite(nodeid, size)
         suite = bench.runner.suite(path, lazy=True)
-        # Each validated user holds its models (~4 MB on the paper suite); keep those of the items in flight.
+        # Each validated user holds its models (megabytes on a large suite); keep those of the items in flight.
         suite.keep_validated = max(8, 2 * bench.concurrency)
         self.suites[str(path)] = suite.sha256
         # a --vita-language that contradicts the suite warns at collection
@@ -347,7 +347,7 @@ class VitaSession:
             # The one serialisation on the way to the controller and the report.
             report.vita_result = result.light()
             # Reported (and its failure text rendered): a worker holding every item's trajectory and memory
-            # snapshot until the end grows by ~0.1 MB per item.
+            # snapshot until the end would grow with every item.
             item.vita_result = None  # type: ignore[attr-defined]
         return report
 
@@ -369,6 +369,10 @@ class VitaSession:
         if self._engine is not None:
             self._engine.close()
         self.finish(session)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        config.pluginmanager.unregister(self, self.NAME)
 
     def finish(self, session: pytest.Session) -> None:
         """An xdist worker's end: send the controller its LLM usage, planned items and suite languages."""

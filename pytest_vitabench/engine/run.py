@@ -1,7 +1,8 @@
 """One process's side of a run: each item runs inline or on the scheduler, is journaled as it lands, or is
-taken from the journal of the run being resumed.
+taken from the journal of the run being resumed. The engine is also the one place that tunes the garbage
+collector for the run (:mod:`pytest_vitabench.heap`): from its start to its close.
 
-Plain Python: the plugin hands in what only pytest knows (which items come next, whether to stop) as
+Plain Python: the session hands in what only pytest knows (which items come next, whether to stop) as
 functions, and asks for results by node id.
 """
 
@@ -80,9 +81,6 @@ class RunEngine:
         if record.get("config_sha256") not in (None, self.config_sha256):
             return None
         return result_from_record(record)
-
-    def is_saved(self, nodeid: str) -> bool:
-        return nodeid in self.saved
 
     # -- running ------------------------------------------------------------------------------------
 
@@ -168,10 +166,6 @@ class RunEngine:
             self._validate_next()
 
         future.add_done_callback(done)
-
-    @property
-    def peak_in_flight(self) -> int:
-        return self._scheduler.peak_in_flight if self._scheduler is not None else 1
 
     def close(self) -> None:
         """Cancel what is still in flight, flush the journal, and keep the collector off what the run built."""
