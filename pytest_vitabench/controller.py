@@ -29,6 +29,7 @@ from .session import (
     VitaSession,
     VitaSuiteWarning,
     command,
+    names_a_suite,
 )
 
 if TYPE_CHECKING:
@@ -161,7 +162,7 @@ class VitaController(VitaSession):
 
     def pytest_report_header(self, config: pytest.Config) -> list[str] | None:
         """Which profile runs and whether its numbers can stand next to the leaderboard."""
-        if not (self.active or _names_a_suite(config)):
+        if not (self.active or names_a_suite(config.args, config.getini("vita_suite_patterns"))):
             return None
         from .store import legacy_notice
 
@@ -395,24 +396,3 @@ class VitaController(VitaSession):
                 write("fail-under thresholds met", green=True)
         if self.gate_verdict:
             write(self.gate_verdict, bold=True)
-
-
-
-def _names_a_suite(config: pytest.Config) -> bool:
-    """Whether a command-line path is a suite file or a directory holding one (checked one level deep)."""
-    patterns = config.getini("vita_suite_patterns")
-    for arg in config.args:
-        path = str(arg).split("::", 1)[0]
-        if path.endswith((".json", ".json.gz")):
-            return True
-        if os.path.isdir(path):
-            for root, _, files in os.walk(path):
-                candidates = [name for name in files if name.endswith((".json", ".json.gz"))]
-                if candidates:  # only then: a session without JSON files imports nothing more
-                    from pathlib import Path
-
-                    from .suite.discovery import is_suite_file
-
-                    return any(is_suite_file(Path(root) / name, patterns) for name in candidates)
-                break
-    return False

@@ -112,6 +112,16 @@ async def _user_turn(
     return answer
 
 
+async def _agent_reply(call: Any, agent: Agent, setup: AgentSetup, messages: list[Message],
+                       attempts: int) -> Message | None:
+    """The agent's next valid message, or ``None`` after ``attempts`` invalid ones."""
+    for _ in range(attempts):
+        reply = await call(agent.respond, setup, list(messages))
+        if _valid(reply):
+            return reply
+    return None
+
+
 async def _tool_results(call: Any, environment: Environment, message: Message) -> list[Message]:
     """Run the message's tool calls in order; their results as tool messages."""
     results = []
@@ -129,18 +139,9 @@ def run_episode(**episode: Any) -> EpisodeResult:
         return drive(play_episode(**episode, call=call))
 
 
-async def play_episode(
-    *,
-    agent: Agent,
-    agent_setup: AgentSetup,
-    user: UserSimulator,
-    user_setup: UserSetup,
-    environment: Environment,
-    max_steps: int = 100,
-    history: list[Message] | None = None,
-    call: Any = None,
-    style: str = "default",
-) -> EpisodeResult:
+async def play_episode(*, agent: Agent, agent_setup: AgentSetup, user: UserSimulator, user_setup: UserSetup,
+                       environment: Environment, max_steps: int = 100, history: list[Message] | None = None,
+                       call: Any = None, style: str = "default") -> EpisodeResult:
     """One subtask's conversation, to its end, as a coroutine (:func:`run_episode` runs it in a thread).
 
     Args:
@@ -163,45 +164,32 @@ async def play_episode(
     """
     call = call or ThreadedCaller()
     usage = {"agent": Usage(), "user": Usage()}
-    steps = 0
-    termination = "max_steps"
-    if history:
-        messages = list(history)
-        last = messages[-1]
-        if last.role == "assistant" and last.tool_calls:  # calls still waiting for their results
-            messages += await _tool_results(call, environment, last)
-            steps += 1
-        elif last.role == "assistant":
-            # the agent spoke last: the user answers first
-            answer = await _user_turn(call, user, user_setup, messages, usage)
-            messages.append(answer)
-            steps += 1
-            if answer.has_stop():
-                termination = "user_stop"
-    else:
+    messages = list(history or ())
+    stopped = False
+    if not messages:
         greeting = user_setup.greeting or GREETING.get(user_setup.language, GREETING["en"])
-        messages = [Message(role="assistant", content=greeting)]
+        messages.append(Message(role="assistant", content=greeting))
         # The first user turn is the instruction verbatim, with no simulator call (REFERENCE.md §3.4),
         # except for a hidden scenario (VitaBench 1.0 tasks), from which the simulator writes its opening.
         if user_setup.scenario_is_hidden:
-            first = await _user_turn(call, user, user_setup, messages, usage)
+            messages.append(await _user_turn(call, user, user_setup, messages, usage))
         else:
-            first = Message(role="user", content=user_setup.instruction)
-        messages.append(first)
-        steps += 1
-        if first.has_stop():
-            termination = "user_stop"
+            messages.append(Message(role="user", content=user_setup.instruction))
+        stopped = messages[-1].has_stop()
+    elif messages[-1].role == "assistant" and messages[-1].tool_calls:  # calls still waiting for their results
+        messages += await _tool_results(call, environment, messages[-1])
+    elif messages[-1].role == "assistant":  # the agent spoke last: the user answers first
+        messages.append(await _user_turn(call, user, user_setup, messages, usage))
+        stopped = messages[-1].has_stop()
+    steps = int(len(messages) > len(history or ()))  # the opening hop, if the start had one to make
+    termination = "user_stop" if stopped else "max_steps"
     official = style == "official"
+    attempts = AGENT_ATTEMPTS["official" if official else "default"]
     while steps < max_steps and termination != "user_stop":
-        reply = None
-        for _ in range(AGENT_ATTEMPTS["official" if official else "default"]):
-            reply = await call(agent.respond, agent_setup, list(messages))
-            if _valid(reply):
-                break
-        if not _valid(reply):
+        reply = await _agent_reply(call, agent, agent_setup, messages, attempts)
+        if reply is None:
             termination = "invalid_agent_message"
             break
-        assert isinstance(reply, Message)
         if reply.usage:
             usage["agent"] = usage["agent"] + reply.usage
         malformed = [c.arguments for c in reply.tool_calls or () if isinstance(c.arguments, str)]

@@ -1,18 +1,12 @@
 """One VitaBench run in one process: :class:`VitaSession`, the plugin object that owns the run's state.
 
-``pytest_configure`` registers one per pytest session, on the controller and on each xdist worker, as
+``pytest_configure`` registers one per pytest session on the controller and on each xdist worker, as
 pytest-xdist registers its ``DSession`` and ``WorkerInteractor``; the controller's
 (:class:`~pytest_vitabench.controller.VitaController`) extends it with gathering, scoring and reporting.
-Its pytest hooks are its methods. It builds nothing until a suite is collected or a ``--vita-*`` option
-is given (:attr:`VitaSession.active`), so a session without suites stays as cheap as pytest alone: this
-module imports only pytest and the standard library at module level.
-
-What it holds: the run's wiring (:class:`~pytest_vitabench.benchmark.Benchmark`), its run directory and
-the records a resumed run reuses, what collection found (suites, languages, planned items), and the
-engine that runs the items (:class:`~pytest_vitabench.engine.run.RunEngine`). One item's result flows
-from :meth:`VitaSession.item_result` (the ``vita_result`` fixture) to the test report as one JSON-ready
-dict (``report.vita_result``), which is all that travels to the controller.
-"""
+Its pytest hooks are its methods. It holds the run's wiring (:class:`~pytest_vitabench.benchmark.Benchmark`),
+its run directory, what collection found and the engine that runs the items, and builds nothing until a
+suite is collected or a ``--vita-*`` option is given: this module imports only pytest and the standard
+library at module level, so a session without suites stays as cheap as pytest alone."""
 
 from __future__ import annotations
 
@@ -22,8 +16,9 @@ import tempfile
 import time
 import uuid
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -116,25 +111,21 @@ class VitaSession:
     @property
     def bench(self) -> Benchmark:
         """The run's wiring; building it checks every setting (a bad one is a usage error, before any item)."""
-        if self._bench is None:
-            self._start()
-        assert self._bench is not None
-        return self._bench
+        return self._start()[0]
 
     @property
     def store(self) -> RunStore:
         """The run directory (a new run, the resumed one, or the one the controller chose for this worker)."""
-        if self._store is None:
-            self._start()
-        assert self._store is not None
-        return self._store
+        return self._start()[1]
 
     def option(self, ini: str) -> Any:
         """A command-line value, else the ini value."""
         value = self.config.getoption(ini)
         return self.config.getini(ini) if value is None else value
 
-    def _start(self) -> None:
+    def _start(self) -> tuple[Benchmark, RunStore]:
+        if self._bench is not None and self._store is not None:
+            return self._bench, self._store
         from .benchmark import Benchmark
         from .runs.session import open_run_store
         from .settings import raw_options
@@ -146,11 +137,12 @@ class VitaSession:
             bench.runner.index_dir = default_root(config.rootpath) / "suites"
             self._store, self.saved = open_run_store(
                 rootdir=config.rootpath, config=bench.config.manifest(), resume=bench.config.resume,
-                run_dir=self._from_controller(WORKER_RUN_DIR), writer=self.writer,
+                run_dir=(self.worker_input or {}).get(WORKER_RUN_DIR), writer=self.writer,
                 named_dir=self._named_run_dir(bench))
         except ValueError as exc:  # pydantic's ValidationError, MissingAPIKey and ResumeError are ValueErrors
             raise pytest.UsageError(f"pytest-vitabench: {exc}") from None
         self._bench = bench
+        return bench, self._store
 
     def _named_run_dir(self, bench: Benchmark) -> Any:
         """The run directory ``--vita-run-id`` names, or a shard's under its derived run id; else ``None``."""
@@ -162,14 +154,11 @@ class VitaSession:
                                                        self.config.invocation_params.dir)
         return run_directory(self.config.rootpath, run_id, bench.shard)
 
-    def _from_controller(self, key: str) -> Any:
-        return (self.worker_input or {}).get(key)
-
     def llm_state_dir(self) -> str:
         """The directory that coordinates LLM rate and concurrency limits across the run's processes: the
         controller names it (nothing is created until a limiter needs it) and hands it to each worker."""
         if self._llm_dir is None:
-            self._llm_dir = str(self._from_controller(WORKER_LLM_DIR) or os.path.join(
+            self._llm_dir = str((self.worker_input or {}).get(WORKER_LLM_DIR) or os.path.join(
                 tempfile.gettempdir(), f"vitabench-run-{os.getpid()}-{uuid.uuid4().hex[:8]}"))
         return self._llm_dir
 
@@ -380,6 +369,24 @@ class VitaSession:
         output[WORKER_LEDGER] = self.bench.ledger.to_dict()
         output[WORKER_PLANNED] = dict(self.planned)
         output[WORKER_LANGUAGES] = dict(self.languages)
+
+
+def names_a_suite(args: Iterable[str], patterns: Iterable[str]) -> bool:
+    """Whether a command-line path is a suite file or a directory holding one (checked one level deep): cheap,
+    since pytest asks it in every session, with suites or without."""
+    for arg in args:
+        path = str(arg).split("::", 1)[0]
+        if path.endswith((".json", ".json.gz")):
+            return True
+        if os.path.isdir(path):
+            for root, _, files in os.walk(path):
+                candidates = [name for name in files if name.endswith((".json", ".json.gz"))]
+                if candidates:  # only then: a session without JSON files imports nothing more
+                    from .suite.discovery import is_suite_file
+
+                    return any(is_suite_file(Path(root) / name, list(patterns)) for name in candidates)
+                break
+    return False
 
 
 def command(config: pytest.Config) -> list[str]:
