@@ -20,18 +20,17 @@ GEN0_THRESHOLD = 10_000
 
 _pause_lock = threading.Lock()
 _pauses = 0
+#: Set by :func:`freeze_long_lived`. (``gc.get_freeze_count`` would tell too, but it walks every frozen object.)
+_run_frozen = False
 
 
 def freeze_long_lived() -> None:
     """Collect once, then exempt every surviving object from later collections (call when the run starts)."""
+    global _run_frozen
     gc.collect()
     gc.freeze()
     gc.set_threshold(GEN0_THRESHOLD, *gc.get_threshold()[1:])
-
-
-def run_is_frozen() -> bool:
-    """Whether this process froze its heap for a run (:func:`freeze_long_lived`)."""
-    return gc.get_freeze_count() > 0
+    _run_frozen = True
 
 
 @contextlib.contextmanager
@@ -48,7 +47,7 @@ def built_to_last() -> Iterator[None]:
     Outside such a run (``vitabench rejudge``, library use) this does nothing.
     """
     global _pauses
-    if not run_is_frozen():
+    if not _run_frozen:
         yield
         return
     with _pause_lock:

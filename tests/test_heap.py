@@ -23,7 +23,7 @@ def test_freeze_long_lived_exempts_survivors_and_raises_the_young_threshold():
 def test_built_to_last_does_nothing_outside_a_frozen_run(monkeypatch):
     from pytest_vitabench import heap
 
-    monkeypatch.setattr(heap, "run_is_frozen", lambda: False)
+    monkeypatch.setattr(heap, "_run_frozen", False)
     frozen = gc.get_freeze_count()
     with heap.built_to_last():
         assert gc.isenabled()
@@ -35,7 +35,7 @@ def test_built_to_last_does_nothing_outside_a_frozen_run(monkeypatch):
 def test_built_to_last_pauses_the_collector_and_freezes_what_it_built(monkeypatch):
     from pytest_vitabench import heap
 
-    monkeypatch.setattr(heap, "run_is_frozen", lambda: True)
+    monkeypatch.setattr(heap, "_run_frozen", True)
     frozen = gc.get_freeze_count()
     try:
         with heap.built_to_last():
