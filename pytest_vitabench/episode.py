@@ -68,8 +68,20 @@ class SyncCaller:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        if self._loop is not None:
-            self._loop.close()
+        # As ``asyncio.run`` ends: what a role left on the loop (a batch judge's flusher) is cancelled, and
+        # the loop's threads are shut down, so the next item starts from a loop of its own.
+        loop = self._loop
+        if loop is None:
+            return
+        try:
+            pending = asyncio.all_tasks(loop)
+            for task in pending:
+                task.cancel()
+            loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.run_until_complete(loop.shutdown_default_executor())
+        finally:
+            loop.close()
 
 
 def drive(coroutine: Coroutine[Any, Any, T]) -> T:
