@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from .agents.base import Agent, AgentSetup
 from .domains.base import Environment
@@ -25,6 +26,7 @@ from .messages import Message, Usage
 from .prompts import GREETING
 from .users.base import UserSetup, UserSimulator
 
+T = TypeVar("T")
 INVALID_AGENT_RETRIES = 3
 #: Attempts at a valid agent message per turn: ours (the first and three retries) and the official orchestrator's.
 AGENT_ATTEMPTS = {"default": INVALID_AGENT_RETRIES + 1, "official": 3}
@@ -43,39 +45,54 @@ class EpisodeResult:
     usage: dict[str, Usage] = field(default_factory=dict)
 
 
-class _Awaiter:
-    """Runs coroutine-returning roles on one event loop per episode, created only when needed."""
+class SyncCaller:
+    """Calls roles in the caller's thread; an awaitable answer runs on a private event loop, made on first need
+    and closed with the caller (use it as a context manager).
+
+    Its ``__call__`` is a coroutine that never suspends, so :func:`drive` runs a coroutine that only awaits it
+    to its end with a single ``send`` and no event loop of its own.
+    """
 
     def __init__(self) -> None:
         self._loop: asyncio.AbstractEventLoop | None = None
 
-    def resolve(self, value: Any) -> Any:
+    async def __call__(self, function: Any, *args: Any) -> Any:
+        value = function(*args)
         if not inspect.isawaitable(value):
             return value
         if self._loop is None:
             self._loop = asyncio.new_event_loop()
         return self._loop.run_until_complete(value)
 
-    def close(self) -> None:
-        if self._loop is not None:
-            self._loop.close()
+    def __enter__(self) -> SyncCaller:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        # As ``asyncio.run`` ends: what a role left on the loop (a batch judge's flusher) is cancelled, and
+        # the loop's threads are shut down, so the next item starts from a loop of its own.
+        loop = self._loop
+        if loop is None:
+            return
+        try:
+            pending = asyncio.all_tasks(loop)
+            for task in pending:
+                task.cancel()
+            if pending:
+                loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.run_until_complete(loop.shutdown_default_executor())
+        finally:
+            loop.close()
 
 
-class _SyncCaller:
-    """Calls roles in the caller's thread; an awaitable answer runs on a private loop (:class:`_Awaiter`).
-
-    Its ``__call__`` is a coroutine that never suspends, so :func:`run_episode` drives the shared episode
-    coroutine to its end with a single ``send`` and no event loop of its own.
-    """
-
-    def __init__(self) -> None:
-        self.awaiter = _Awaiter()
-
-    async def __call__(self, function: Any, *args: Any) -> Any:
-        return self.awaiter.resolve(function(*args))
-
-    def close(self) -> None:
-        self.awaiter.close()
+def drive(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine whose awaits never suspend (it awaits only a :class:`SyncCaller`) to its result."""
+    try:
+        coroutine.send(None)
+    except StopIteration as done:
+        return done.value
+    coroutine.close()
+    raise RuntimeError("a synchronous run suspended; await it on an event loop instead")
 
 
 class ThreadedCaller:
@@ -90,9 +107,6 @@ class ThreadedCaller:
             return await function(*args)
         value = await asyncio.to_thread(function, *args)
         return await value if inspect.isawaitable(value) else value
-
-    def close(self) -> None:
-        pass
 
 
 def _valid(message: Any) -> bool:
@@ -111,18 +125,37 @@ async def _user_turn(
     return answer
 
 
-def run_episode(
-    *,
-    agent: Agent,
-    agent_setup: AgentSetup,
-    user: UserSimulator,
-    user_setup: UserSetup,
-    environment: Environment,
-    max_steps: int = 100,
-    history: list[Message] | None = None,
-    style: str = "default",
-) -> EpisodeResult:
-    """Run one subtask's conversation to its end, every role called in this thread.
+async def _agent_reply(call: Any, agent: Agent, setup: AgentSetup, messages: list[Message],
+                       attempts: int) -> Message | None:
+    """The agent's next valid message, or ``None`` after ``attempts`` invalid ones."""
+    for _ in range(attempts):
+        reply = await call(agent.respond, setup, list(messages))
+        if _valid(reply):
+            return reply
+    return None
+
+
+async def _tool_results(call: Any, environment: Environment, message: Message) -> list[Message]:
+    """Run the message's tool calls in order; their results as tool messages."""
+    results = []
+    for tool_call in message.tool_calls or ():
+        result = await call(environment.call, tool_call.name, tool_call.arguments)
+        results.append(Message(role="tool", tool_call_id=tool_call.id, name=tool_call.name,
+                               content=result.content, error=result.error))
+    return results
+
+
+def run_episode(**episode: Any) -> EpisodeResult:
+    """Run one subtask's conversation to its end in this thread: :func:`play_episode` (same arguments, but
+    ``call``) driven by a :class:`SyncCaller`."""
+    with SyncCaller() as call:
+        return drive(play_episode(**episode, call=call))
+
+
+async def play_episode(*, agent: Agent, agent_setup: AgentSetup, user: UserSimulator, user_setup: UserSetup,
+                       environment: Environment, max_steps: int = 100, history: list[Message] | None = None,
+                       call: Any = None, style: str = "default") -> EpisodeResult:
+    """One subtask's conversation, to its end, as a coroutine (:func:`run_episode` runs it in a thread).
 
     Args:
         agent: The agent under test.
@@ -133,6 +166,8 @@ def run_episode(
         max_steps: The hop budget; the greeting is not a hop.
         history: The subtask's ``message_history``: the conversation starts from it instead of the greeting
             and the instruction, and whoever did not speak last speaks next (as the official orchestrator).
+        call: ``await call(function, *args)`` invokes a role or a tool; :class:`ThreadedCaller` (the
+            default) runs sync roles in threads so that many episodes share one event loop.
         style: ``default`` or ``official`` stop and retry rules (module docstring).
 
     Raises:
@@ -140,83 +175,34 @@ def run_episode(
         Exception: Whatever the agent or the simulator raised: an infrastructure failure, reported by the
             caller as an error outcome (never as a scored failure).
     """
-    caller = _SyncCaller()
-    coroutine = play_episode(agent=agent, agent_setup=agent_setup, user=user, user_setup=user_setup,
-                             environment=environment, max_steps=max_steps, history=history, call=caller,
-                             style=style)
-    try:
-        coroutine.send(None)
-    except StopIteration as done:
-        return done.value
-    finally:
-        caller.close()
-    coroutine.close()
-    raise RuntimeError("a synchronous episode suspended; use play_episode on an event loop")
-
-
-async def play_episode(
-    *,
-    agent: Agent,
-    agent_setup: AgentSetup,
-    user: UserSimulator,
-    user_setup: UserSetup,
-    environment: Environment,
-    max_steps: int = 100,
-    history: list[Message] | None = None,
-    call: Any = None,
-    style: str = "default",
-) -> EpisodeResult:
-    """The episode as a coroutine, shared by :func:`run_episode` and the concurrent scheduler.
-
-    Args:
-        agent, agent_setup, user, user_setup, environment, max_steps, history, style: As for :func:`run_episode`.
-        call: ``await call(function, *args)`` invokes a role or a tool; :class:`ThreadedCaller` (the
-            default) runs sync roles in threads so that many episodes share one event loop.
-    """
     call = call or ThreadedCaller()
     usage = {"agent": Usage(), "user": Usage()}
-    steps = 0
-    termination = "max_steps"
-    if history:
-        messages = list(history)
-        last = messages[-1]
-        if last.role == "assistant" and last.tool_calls:  # calls still waiting for their results
-            for tool_call in last.tool_calls:
-                result = await call(environment.call, tool_call.name, tool_call.arguments)
-                messages.append(Message(role="tool", tool_call_id=tool_call.id, name=tool_call.name,
-                                        content=result.content, error=result.error))
-            steps += 1
-        elif last.role == "assistant":
-            # the agent spoke last: the user answers first
-            answer = await _user_turn(call, user, user_setup, messages, usage)
-            messages.append(answer)
-            steps += 1
-            if answer.has_stop():
-                termination = "user_stop"
-    else:
+    messages = list(history or ())
+    stopped = False
+    if not messages:
         greeting = user_setup.greeting or GREETING.get(user_setup.language, GREETING["en"])
-        messages = [Message(role="assistant", content=greeting)]
+        messages.append(Message(role="assistant", content=greeting))
         # The first user turn is the instruction verbatim, with no simulator call (REFERENCE.md §3.4),
         # except for a hidden scenario (VitaBench 1.0 tasks), from which the simulator writes its opening.
         if user_setup.scenario_is_hidden:
-            first = await _user_turn(call, user, user_setup, messages, usage)
+            messages.append(await _user_turn(call, user, user_setup, messages, usage))
         else:
-            first = Message(role="user", content=user_setup.instruction)
-        messages.append(first)
-        steps += 1
-        if first.has_stop():
-            termination = "user_stop"
+            messages.append(Message(role="user", content=user_setup.instruction))
+        stopped = messages[-1].has_stop()
+    elif messages[-1].role == "assistant" and messages[-1].tool_calls:  # calls still waiting for their results
+        messages += await _tool_results(call, environment, messages[-1])
+    elif messages[-1].role == "assistant":  # the agent spoke last: the user answers first
+        messages.append(await _user_turn(call, user, user_setup, messages, usage))
+        stopped = messages[-1].has_stop()
+    steps = int(len(messages) > len(history or ()))  # the opening hop, if the start had one to make
+    termination = "user_stop" if stopped else "max_steps"
     official = style == "official"
+    attempts = AGENT_ATTEMPTS["official" if official else "default"]
     while steps < max_steps and termination != "user_stop":
-        reply = None
-        for _ in range(AGENT_ATTEMPTS["official" if official else "default"]):
-            reply = await call(agent.respond, agent_setup, list(messages))
-            if _valid(reply):
-                break
-        if not _valid(reply):
+        reply = await _agent_reply(call, agent, agent_setup, messages, attempts)
+        if reply is None:
             termination = "invalid_agent_message"
             break
-        assert isinstance(reply, Message)
         if reply.usage:
             usage["agent"] = usage["agent"] + reply.usage
         malformed = [c.arguments for c in reply.tool_calls or () if isinstance(c.arguments, str)]
@@ -228,10 +214,7 @@ async def play_episode(
             termination = "agent_stop"
             break
         if reply.tool_calls:
-            for tool_call in reply.tool_calls:
-                result = await call(environment.call, tool_call.name, tool_call.arguments)
-                messages.append(Message(role="tool", tool_call_id=tool_call.id, name=tool_call.name,
-                                        content=result.content, error=result.error))
+            messages += await _tool_results(call, environment, reply)
             steps += 1
             continue
         if reply.has_stop():

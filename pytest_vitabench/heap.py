@@ -1,11 +1,12 @@
 """Keep the garbage collector off the objects that live for the whole run.
 
-CPython's full collections walk every tracked object. After collection, a process holds thousands of
-pytest items, the plugin's modules and the suite's index, all alive until the end; a paper-scale run
-spent much of its CPU in the collector (as ``gc.callbacks`` show, LLM agent at a stub), most of it
-re-walking objects that could never be garbage. :func:`freeze_long_lived` moves what is alive at that
-point to the permanent generation (``gc.freeze``): it is still freed by reference counting as usual,
-only never scanned for cycles again.
+CPython's full collections walk every tracked object. When a run's first item starts, a process holds
+thousands of pytest items, the plugin's modules and the suite's index, all alive until the end; left alone,
+the collector keeps re-walking objects that can never be garbage. :func:`freeze_long_lived` moves what is
+alive at that point to the permanent generation (``gc.freeze``): it is still freed by reference counting
+as usual, only never scanned for cycles again. The run engine (:mod:`pytest_vitabench.engine.run`) calls
+:func:`freeze_long_lived` and :func:`freeze_before_exit`; the suite loader builds users under
+:func:`built_to_last`.
 """
 
 from __future__ import annotations
@@ -19,11 +20,12 @@ GEN0_THRESHOLD = 10_000
 
 _pause_lock = threading.Lock()
 _pauses = 0
+#: Set by :func:`freeze_long_lived`. (``gc.get_freeze_count`` would tell too, but it walks every frozen object.)
 _run_frozen = False
 
 
 def freeze_long_lived() -> None:
-    """Collect once, then exempt every surviving object from later collections (call after collection)."""
+    """Collect once, then exempt every surviving object from later collections (call when the run starts)."""
     global _run_frozen
     gc.collect()
     gc.freeze()
@@ -35,10 +37,9 @@ def freeze_long_lived() -> None:
 def built_to_last() -> Iterator[None]:
     """Build long-lived objects without the collector walking them, in a run that froze its heap.
 
-    A user's validated models (~50,000 tracked objects on the paper suite) are built mid-run, when its first
-    item starts, and live as long as its items run. Built under the collector, they set off young collections
-    while they are made and are then walked by every older one: on the latency-bound paper run, most of
-    what each process spent in the collector went to those models. Here the collector is paused
+    A user's validated models (tens of thousands of tracked objects) are built mid-run, when its first item
+    starts, and live as long as its items run. Built under the collector, they set off young collections
+    while they are made and are then walked by every older one. Here the collector is paused
     while the block runs and everything young is frozen when it ends, as after collection. Objects of other
     episodes that happen to be young at that moment are frozen too; they are still freed by reference counting,
     only a reference cycle among them would stay until the process ends.
@@ -66,8 +67,8 @@ def freeze_before_exit() -> None:
     """Exempt what the run built from the collections pytest makes as it unconfigures (call last).
 
     pytest collects garbage several times at the very end, to report unraisable exceptions of finalizers; over
-    a paper-scale run's results, users and clients that took seconds in every process, after the last
-    item. What the run built is freed by reference counting when the
-    process ends; only cycles made during the run are no longer searched for finalizer errors.
+    a large run's results, users and clients that walk takes seconds in every process, after the last item.
+    What the run built is freed by reference counting when the process ends; only cycles made during the run
+    are no longer searched for finalizer errors.
     """
     gc.freeze()

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from .judges.base import RubricVerdict
+from .judges.base import RubricVerdict, Verdict
 from .messages import Message, Usage
 
 Outcome = Literal["passed", "failed", "error", "skipped"]
@@ -65,6 +65,16 @@ class ItemResult(BaseModel):
         """Skipped because the judge failed to return a verdict the reward depends on (not the agent's fault)."""
         return self.outcome == "skipped" and any(v.judge_failure for v in self.rubrics)
 
+    def record_verdict(self, verdict: Verdict) -> None:
+        """Take the judge's verdict: its rubrics and reward, and the outcome they decide (passed only at 1.0)."""
+        self.rubrics = verdict.rubrics
+        self.reward = verdict.reward
+        self.judge_details = verdict.details
+        if verdict.not_judgeable or verdict.unscored:  # the judge's failure, not the agent's: out of the metrics
+            self.outcome, self.error = "skipped", verdict.not_judgeable or f"unscored: {verdict.unscored}"
+        else:
+            self.outcome, self.error = ("passed" if verdict.reward == 1.0 else "failed"), None
+
     def failure_text(self) -> str:
         """The assertion-style message of a failed or errored item: each unmet rubric and why."""
         if self.outcome == "error":
@@ -84,8 +94,3 @@ class ItemResult(BaseModel):
         (what travels from a worker to the controller and goes into the report)."""
         exclude = {"messages", "memory_snapshot"} if self.messages_sha256 is not None else set()
         return self.model_dump(mode="json", exclude=exclude)
-
-    def summary(self) -> dict[str, Any]:
-        """The compact fields the controller needs for metrics (no trajectory)."""
-        return self.model_dump(include={"nodeid", "user_id", "subtask_id", "domain", "skills", "memory",
-                                        "trial", "reward", "outcome"})

@@ -8,8 +8,6 @@ served, so running a user's subtasks in order updates the memory once per subtas
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 import os
 import re
 import threading
@@ -25,8 +23,8 @@ from .agents.base import Agent, AgentSetup
 from .config import RunConfig
 from .domains import build_environment
 from .domains.base import WRITE_KINDS, Environment
-from .episode import EpisodeResult, play_episode, run_episode
-from .judges.base import Judge, JudgeCase, Verdict
+from .episode import EpisodeResult, SyncCaller, drive, play_episode
+from .judges.base import Judge, JudgeCase
 from .llm.secrets import redact
 from .memory.base import Memory, MemoryContext, memory_tools, take_usage
 from .memory.registry import RunMemories
@@ -35,6 +33,7 @@ from .memory.spec import MemoryOptions
 from .messages import Usage
 from .official_wording import wording_for
 from .prompts import agent_system_prompt, time_with_weekday
+from .report.run_analysis import failure_category
 from .result import ItemResult
 from .seed_history import seed_messages
 from .suite.language import INDEXED_SAMPLE_USERS, detect_language
@@ -46,7 +45,7 @@ from .suite.loader import (
     load_suite,
     needs_validation,
 )
-from .suite.schema import UserTask
+from .suite.schema import SubTask, UserTask
 from .users.base import UserSetup, UserSimulator
 
 ChainKey = tuple[str, str, str, int]
@@ -72,6 +71,7 @@ OFFICIAL_RESTARTS = 3
 class _Prepared:
     """Everything an item's conversation needs, built from its memory and environment."""
 
+    subtask: SubTask
     environment: Environment
     agent_setup: AgentSetup
     user_setup: UserSetup
@@ -130,8 +130,8 @@ class ItemRunner:
         return suite
 
     def _resolved(self, path: str | Path) -> Path:
-        """``path`` resolved, once per path: every item asks for its suite, and ``Path.resolve`` (one ``lstat``
-        per component) was 4% of the CPU of a run with 256 episodes in flight."""
+        """``path`` resolved, once per path: every item asks for its suite, and ``Path.resolve`` costs one
+        ``lstat`` per component."""
         text = os.fspath(path)
         resolved = self._resolved_paths.get(text)
         if resolved is None:
@@ -157,8 +157,8 @@ class ItemRunner:
                                 call: Callable[..., Awaitable[Any]]) -> None:
         """:meth:`ensure_user` from an event loop: in a thread (``call``) only if the user must be parsed.
 
-        Every item of a user after its first skips the thread round trip, which costs several milliseconds
-        when many episodes share the interpreter.
+        Every item of a user after its first skips the thread round trip, which is slow when many episodes
+        share the interpreter.
         """
         if needs_validation(user):
             await call(self.ensure_user, suite, user)
@@ -240,50 +240,14 @@ class ItemRunner:
             seed=self.config.trial_seed(trial),
         )
 
-    def run(
-        self,
-        *,
-        nodeid: str,
-        suite: LoadedSuite,
-        user: LoadedUser,
-        index: int,
-        memory_name: str,
-        trial: int,
-        agent: Agent,
-        user_simulator: UserSimulator,
-        judge: Judge,
-    ) -> ItemResult:
-        """Run one item in this thread."""
-        result = self.new_result(nodeid=nodeid, suite=suite, user=user, index=index, memory_name=memory_name,
-                                 trial=trial)
-        started = time.perf_counter()
-        try:
-            self.ensure_user(suite, user)
-            prepared, memory_usage = self._prepare(result, suite, user, index, agent)
-            try:
-                while True:
-                    try:
-                        episode = run_episode(
-                            agent=agent, agent_setup=prepared.agent_setup, user=user_simulator,
-                            user_setup=prepared.user_setup, environment=prepared.environment,
-                            max_steps=self.config.max_steps, history=prepared.history,
-                            style=self.config.episode_style)
-                        break
-                    except Exception:
-                        if not self._restarted(result, prepared):
-                            raise
-                self._record_episode(result, episode, memory_usage)
-                verdict = judge.judge(self._judge_case(result, user, index, prepared, episode))
-                if inspect.isawaitable(verdict):  # an async judge (--vita-judge-batch), here on a loop of its own
-                    verdict = asyncio.run(_awaited(verdict))
-                self._record_verdict(result, verdict)
-            finally:
-                prepared.environment.close()
-            self._record_category(result, user, index)
-        except Exception as exc:  # an infrastructure failure: reported as an error, scored as a failure
-            self._record_error(result, exc)
-        result.duration_s = round(time.perf_counter() - started, 4)
-        return result
+    def run(self, *, nodeid: str, suite: LoadedSuite, user: LoadedUser, index: int, memory_name: str, trial: int,
+            agent: Agent, user_simulator: UserSimulator, judge: Judge) -> ItemResult:
+        """Run one item in this thread: :meth:`run_async` driven to its end without an event loop (an
+        ``async def`` role or judge runs on a private loop, see :class:`~pytest_vitabench.episode.SyncCaller`)."""
+        with SyncCaller() as call:
+            return drive(self.run_async(nodeid=nodeid, suite=suite, user=user, index=index, memory_name=memory_name,
+                                        trial=trial, agent=agent, user_simulator=user_simulator, judge=judge,
+                                        call=call, chain_lock=_Unlocked()))
 
     async def run_async(
         self,
@@ -303,7 +267,8 @@ class ItemRunner:
         """Run one item on an event loop, next to others.
 
         Args:
-            call: Invokes a sync or async role (:class:`~pytest_vitabench.episode.ThreadedCaller`).
+            call: Invokes a sync or async role (:class:`~pytest_vitabench.episode.ThreadedCaller`, or the
+                :class:`~pytest_vitabench.episode.SyncCaller` of :meth:`run`).
             chain_lock: An ``asyncio.Lock`` per :meth:`chain_key`: the item's memory is built and read under
                 it, and for a backend that gives the agent tools (which read the live memory object) the
                 whole item runs under it, so a later subtask never updates a memory still in use.
@@ -311,47 +276,47 @@ class ItemRunner:
         result = self.new_result(nodeid=nodeid, suite=suite, user=user, index=index, memory_name=memory_name,
                                  trial=trial)
         started = time.perf_counter()
-        try:
-            await self.ensure_user_async(suite, user, call)
-            await self._run_pinned(result, suite, user, index, agent, user_simulator, judge, call, chain_lock)
-        except Exception as exc:  # an infrastructure failure: reported as an error, scored as a failure
-            self._record_error(result, exc)
-        result.duration_s = round(time.perf_counter() - started, 4)
-        return result
-
-    async def _run_pinned(self, result: ItemResult, suite: LoadedSuite, user: LoadedUser, index: int, agent: Agent,
-                          user_simulator: UserSimulator, judge: Judge, call: Callable[..., Awaitable[Any]],
-                          chain_lock: Any) -> None:
-        await chain_lock.acquire()
-        held = True
         prepared: _Prepared | None = None
         try:
+            await self.ensure_user_async(suite, user, call)
+            await chain_lock.acquire()
+            locked = True
             try:
                 prepared, memory_usage = await call(self._prepare, result, suite, user, index, agent)
-                if not prepared.live_memory:
+                if not prepared.live_memory:  # the agent holds a snapshot: the chain may move on
                     chain_lock.release()
-                    held = False
-                while True:
-                    try:
-                        episode = await play_episode(
-                            agent=agent, agent_setup=prepared.agent_setup, user=user_simulator,
-                            user_setup=prepared.user_setup, environment=prepared.environment,
-                            max_steps=self.config.max_steps, history=prepared.history, call=call,
-                            style=self.config.episode_style)
-                        break
-                    except Exception:
-                        if not self._restarted(result, prepared):
-                            raise
+                    locked = False
+                episode = await self._play(result, prepared, agent, user_simulator, call)
             finally:
-                if held:
+                if locked:
                     chain_lock.release()
             self._record_episode(result, episode, memory_usage)
-            case = self._judge_case(result, user, index, prepared, episode)
-            self._record_verdict(result, await call(judge.judge, case))
+            verdict = await call(judge.judge, self._judge_case(result, prepared, episode))
+            result.record_verdict(verdict)
+            # Here the trajectory, the memory text and the subtask's data are at hand; the controller
+            # (which gets only summaries) tabulates the category.
+            result.failure_category = failure_category(result, prepared.subtask)
+        except Exception as exc:  # an infrastructure failure: reported as an error, scored as a failure
+            self._record_error(result, exc)
         finally:
             if prepared is not None:
                 prepared.environment.close()
-        self._record_category(result, user, index)
+        result.duration_s = round(time.perf_counter() - started, 4)
+        return result
+
+    async def _play(self, result: ItemResult, prepared: _Prepared, agent: Agent, user_simulator: UserSimulator,
+                    call: Callable[..., Awaitable[Any]]) -> EpisodeResult:
+        """The item's episode, started again on a fresh environment as long as :meth:`_restarted` allows."""
+        while True:
+            try:
+                return await play_episode(
+                    agent=agent, agent_setup=prepared.agent_setup, user=user_simulator,
+                    user_setup=prepared.user_setup, environment=prepared.environment,
+                    max_steps=self.config.max_steps, history=prepared.history, call=call,
+                    style=self.config.episode_style)
+            except Exception:
+                if not self._restarted(result, prepared):
+                    raise
 
     def _restarted(self, result: ItemResult, prepared: _Prepared) -> bool:
         """After a crashed episode: whether it starts again (on a fresh environment) instead of failing.
@@ -364,16 +329,6 @@ class ItemRunner:
         result.restarts += 1
         prepared.restart()
         return True
-
-    @staticmethod
-    def _record_category(result: ItemResult, user: LoadedUser, index: int) -> None:
-        # Here the trajectory, the memory text and the subtask's data are at hand; the controller (which gets
-        # only summaries) tabulates the category.
-        from .report.run_analysis import failure_category
-
-        task = user.task
-        assert task is not None
-        result.failure_category = failure_category(result, task.subtasks[index])
 
     def _record_error(self, result: ItemResult, exc: BaseException) -> None:
         result.failure_category = "infrastructure_error"
@@ -443,9 +398,9 @@ class ItemRunner:
             scenario_is_hidden=task.source_format == "vitabench1",
             write_tools=write_tools, greeting=wording.greeting() if wording else "", history_length=len(history),
         )
-        return _Prepared(environment=environment, agent_setup=setup, user_setup=user_setup, env_time=env_time,
-                         history=history, language=language,
-                         live_memory=bool(tools), rebuild=fresh_environment), memory_usage
+        return _Prepared(subtask=sub, environment=environment, agent_setup=setup, user_setup=user_setup,
+                         env_time=env_time, history=history, language=language, live_memory=bool(tools),
+                         rebuild=fresh_environment), memory_usage
 
     @staticmethod
     def _record_episode(result: ItemResult, episode: EpisodeResult, memory_usage: Usage) -> None:
@@ -456,31 +411,21 @@ class ItemRunner:
         result.usage = {**episode.usage, "judge": Usage(), "memory": memory_usage}
 
     @staticmethod
-    def _judge_case(result: ItemResult, user: LoadedUser, index: int, prepared: _Prepared,
-                    episode: EpisodeResult) -> JudgeCase:
-        task = user.task
-        assert task is not None
-        return JudgeCase(subtask=task.subtasks[index], messages=episode.messages, environment=prepared.environment,
+    def _judge_case(result: ItemResult, prepared: _Prepared, episode: EpisodeResult) -> JudgeCase:
+        return JudgeCase(subtask=prepared.subtask, messages=episode.messages, environment=prepared.environment,
                          termination=episode.termination, time=prepared.env_time, seed=result.seed,
                          extra={"language": prepared.language})
 
-    @staticmethod
-    def _record_verdict(result: ItemResult, verdict: Verdict) -> None:
-        result.rubrics = verdict.rubrics
-        result.reward = verdict.reward
-        result.judge_details = verdict.details
-        if verdict.not_judgeable:
-            result.outcome = "skipped"
-            result.error = verdict.not_judgeable
-        elif verdict.unscored:  # the judge's failure, not the agent's: left out of the metrics
-            result.outcome = "skipped"
-            result.error = f"unscored: {verdict.unscored}"
-        else:
-            result.outcome = "passed" if verdict.reward == 1.0 else "failed"
 
+class _Unlocked:
+    """The chain lock of an item run alone in its thread (:meth:`ItemRunner.run`): nothing to wait for."""
 
-async def _awaited(value: Any) -> Any:
-    return await value
+    async def acquire(self) -> bool:
+        return True
+
+    def release(self) -> None:
+        pass
+
 
 
 def _answer_for(agent: Agent, user: LoadedUser, index: int) -> Any:

@@ -1,7 +1,8 @@
 """One process's side of a run: each item runs inline or on the scheduler, is journaled as it lands, or is
-taken from the journal of the run being resumed.
+taken from the journal of the run being resumed. The engine is also the one place that tunes the garbage
+collector for the run (:mod:`pytest_vitabench.heap`): from its start to its close.
 
-Plain Python: the plugin hands in what only pytest knows (which items come next, whether to stop) as
+Plain Python: the session hands in what only pytest knows (which items come next, whether to stop) as
 functions, and asks for results by node id.
 """
 
@@ -13,6 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from .. import heap
 from ..episode import ThreadedCaller
 from ..llm.ledger import item_ledger
 from ..result import ItemResult
@@ -59,6 +61,9 @@ class RunEngine:
         self.saved = saved or {}
         self.concurrency = max(1, concurrency)
         self._on_first_journal = on_first_journal
+        # Built when the first item starts: what is alive now (items, modules, the suite's index, the roles)
+        # lives until the end, and the collector need not walk it again.
+        heap.freeze_long_lived()
         self._journal_started = False
         self._chain_locks: dict[Any, asyncio.Lock] = {}
         self._scheduler: EpisodeScheduler | None = None
@@ -77,9 +82,6 @@ class RunEngine:
             return None
         return result_from_record(record)
 
-    def is_saved(self, nodeid: str) -> bool:
-        return nodeid in self.saved
-
     # -- running ------------------------------------------------------------------------------------
 
     def run(self, job: ItemJob) -> ItemResult:
@@ -88,8 +90,7 @@ class RunEngine:
             result = self.runner.run(nodeid=job.nodeid, suite=job.suite, user=job.user, index=job.index,
                                      memory_name=job.memory, trial=job.trial, agent=job.agent,
                                      user_simulator=job.user_simulator, judge=job.judge)
-        self._add_usage(result, usage.by_role())
-        self._journal(result, job.suite.sha256)
+        self._finished(job, result, usage.by_role())
         return result
 
     async def run_async(self, job: ItemJob) -> ItemResult:
@@ -106,9 +107,20 @@ class RunEngine:
                 nodeid=job.nodeid, suite=job.suite, user=job.user, index=job.index, memory_name=job.memory,
                 trial=job.trial, agent=job.agent, user_simulator=job.user_simulator, judge=job.judge,
                 call=self._caller, chain_lock=lock)
-        self._add_usage(result, usage.by_role())
-        await asyncio.to_thread(self._journal, result, job.suite.sha256)
+        await asyncio.to_thread(self._finished, job, result, usage.by_role())
         return result
+
+    def _finished(self, job: ItemJob, result: ItemResult, usage_by_role: dict[str, Any]) -> None:
+        """Add the item's LLM usage and journal it."""
+        for role, usage in usage_by_role.items():
+            if usage.requests or usage.cached_requests:
+                result.usage[role] = usage
+        if self.store is not None:
+            if not self._journal_started:
+                self._journal_started = True
+                if self._on_first_journal is not None:
+                    self._on_first_journal()
+            journal_item(self.store, result, suite_sha256=job.suite.sha256, config_sha256=self.config_sha256)
 
     def scheduler(self, *, job_for: Callable[[str], ItemJob], upcoming: Callable[[str], Iterable[str]],
                   should_stop: Callable[[], bool]) -> EpisodeScheduler:
@@ -152,28 +164,10 @@ class RunEngine:
 
         future.add_done_callback(done)
 
-    @property
-    def peak_in_flight(self) -> int:
-        return self._scheduler.peak_in_flight if self._scheduler is not None else 1
-
     def close(self) -> None:
-        """Cancel what is still in flight and flush the journal."""
+        """Cancel what is still in flight, flush the journal, and keep the collector off what the run built."""
         if self._scheduler is not None:
             self._scheduler.close()
         if self.store is not None:
             self.store.close()
-
-    @staticmethod
-    def _add_usage(result: ItemResult, by_role: dict[str, Any]) -> None:
-        for role, usage in by_role.items():
-            if usage.requests or usage.cached_requests:
-                result.usage[role] = usage
-
-    def _journal(self, result: ItemResult, suite_sha256: str) -> None:
-        if self.store is None:
-            return
-        if not self._journal_started:
-            self._journal_started = True
-            if self._on_first_journal is not None:
-                self._on_first_journal()
-        journal_item(self.store, result, suite_sha256=suite_sha256, config_sha256=self.config_sha256)
+        heap.freeze_before_exit()

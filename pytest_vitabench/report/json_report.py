@@ -25,7 +25,7 @@ READABLE_SCHEMAS = ("vitabench-report/1", SCHEMA)
 
 
 def build_report(config: dict[str, Any], metrics: dict[str, Any], results: list[ItemResult],
-                 run: dict[str, Any] | None = None) -> dict[str, Any]:
+                 run: dict[str, Any] | None = None, records: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """The report document.
 
     Args:
@@ -35,6 +35,8 @@ def build_report(config: dict[str, Any], metrics: dict[str, Any], results: list[
         results: Every item's result, sorted by node id so that the report does not depend on the order
             xdist delivered them in; trajectories stay out when the run directory holds them.
         run: The run metadata block (:func:`pytest_vitabench.runs.session.run_metadata`).
+        records: The results as JSON (:meth:`ItemResult.light`) in the order of ``results``, as they arrived
+            from the processes that ran them: the report takes them as they are rather than serialise again.
 
     Returns:
         ``{"schema": "vitabench-report/2", "config": ..., "run": ..., "metrics": ..., "results": [...]}``, and
@@ -43,13 +45,15 @@ def build_report(config: dict[str, Any], metrics: dict[str, Any], results: list[
     """
     from ..agreement import judge_summary
 
-    ordered = sorted(results, key=lambda r: (r.nodeid, r.memory, r.trial))
+    pairs = sorted(zip(results, records or [r.light() for r in results], strict=True),
+                   key=lambda pair: (pair[0].nodeid, pair[0].memory, pair[0].trial))
+    ordered = [result for result, _ in pairs]
     out = {
         "schema": SCHEMA,
         "config": config,
         "run": run or {},
         "metrics": metrics,
-        "results": [r.light() for r in ordered],
+        "results": [record for _, record in pairs],
     }
     judge = judge_summary(ordered, seed=int(config.get("seed") or 0))
     if judge is not None:  # an LLM judge on machine-checked rubrics: how often it agreed with the rules judge

@@ -1,0 +1,63 @@
+"""The shape of the plugin layer: one session object per process holds the run's state and hooks.
+
+These keep the house from regrowing module-level hooks that look the state up, accessors injected into the
+controller, and attributes of our own set on other libraries' objects.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from _paths import REPO_ROOT
+
+PACKAGE = REPO_ROOT / "pytest_vitabench"
+#: The hooks plugin.py itself implements: the options, the registration of the session, and collection.
+PLUGIN_HOOKS = {"pytest_addhooks", "pytest_addoption", "pytest_configure", "pytest_collect_file"}
+
+
+def _tree(name: str) -> ast.Module:
+    return ast.parse((PACKAGE / name).read_text(encoding="utf-8"))
+
+
+def test_plugin_py_implements_only_options_registration_and_collection():
+    hooks = {node.name for node in _tree("plugin.py").body
+             if isinstance(node, ast.FunctionDef) and node.name.startswith("pytest_")}
+    assert hooks == PLUGIN_HOOKS
+
+
+def test_plugin_py_stays_small():
+    assert len((PACKAGE / "plugin.py").read_text(encoding="utf-8").splitlines()) <= 300
+
+
+def test_every_other_hook_is_a_method_of_the_session_objects():
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.name in ("plugin.py", "hookspecs.py"):
+            continue
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.FunctionDef):
+                assert not node.name.startswith("pytest_"), f"{path.relative_to(REPO_ROOT)}: {node.name}"
+
+
+def test_no_vita_attributes_are_set_on_other_objects():
+    # pytest's and xdist's objects (items, configs, reports' own fields) pass through these modules; what the
+    # run needs to keep lives on the session, or on a typed field of our VitaItem.
+    layer = [PACKAGE / name for name in ("plugin.py", "session.py", "controller.py", "runner.py")]
+    for path in [*layer, *sorted((PACKAGE / "engine").glob("*.py"))]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets = node.targets if isinstance(node, ast.Assign) else \
+                [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
+            for target in targets:
+                assert not (isinstance(target, ast.Attribute) and target.attr.startswith("_vita_")), \
+                    f"{path.relative_to(REPO_ROOT)}:{node.lineno}: {target.attr}"
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "setattr" and len(node.args) > 1:
+                name = node.args[1]
+                assert not (isinstance(name, ast.Constant) and str(name.value).startswith("_vita_")), \
+                    f"{path.relative_to(REPO_ROOT)}:{node.lineno}"
+
+
+def test_the_session_modules_import_only_the_standard_library_and_pytest_at_module_level():
+    # pytest loads them in every session, with suites or without (tests/plugin/test_running.py runs one)
+    for name in ("session.py", "controller.py"):
+        for node in _tree(name).body:
+            if isinstance(node, ast.ImportFrom) and node.level:
+                assert node.module == "session", f"{name}: from .{node.module} import ..."
