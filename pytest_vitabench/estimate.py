@@ -1,35 +1,14 @@
 """Estimate what a run with LLM roles will cost, before paying for it (``vitabench estimate``).
 
-The offline built-ins play every subtask once (``reference`` agent, ``scripted`` user), which gives a
-realistic trajectory length; the tokens each LLM role would have been sent and would have produced along
-that trajectory are counted and recorded in a usage :class:`~pytest_vitabench.llm.Ledger`, priced, and
-scaled by the number of trials. The memory backends differ only in what the agent's prompt carries
-(none: nothing; full_context: the history up to its budget; agentic and rag: at most their 4,096-token
-budget), plus the rewrite calls of ``agentic`` and the embeddings of ``rag``.
+The offline built-ins play every subtask once (``reference`` agent, ``scripted`` user) for a realistic
+trajectory length; the tokens each LLM role would be sent and would produce along it are counted, priced and
+scaled by the number of trials. The memory backends differ by what their specs declare: what the agent's
+prompt carries at most, rewrites, embeddings. Real LLM trajectories are usually longer: treat it as a floor.
 
-Token counts use the harness's estimator (``memory/tokens.py``), within about 15% of cl100k; real
-trajectories of an LLM agent are usually longer than the reference agent's, so treat the figure as a floor.
-
-Provider prompt caching is modeled the way OpenAI documents it for its automatic cache (DeepSeek, Anthropic's
-automatic caching and vLLM's prefix caching behave alike): the longest prefix of a prompt that an earlier
-request sent within the cache's lifetime (:data:`CACHE_TTL_S`) is served from cache, counted in steps of
-:data:`CACHE_STEP` tokens once it reaches :data:`CACHE_MIN_PREFIX`, and billed at the model's cached rate.
-Two kinds of earlier request are counted, both of which the plugin's runs send seconds apart:
-
-* within one conversation, each request of a role repeats the previous request of that role and extends it
-  (agent, user simulator);
-* across the trials of a subtask, trial 0's first agent request is answered before the other trials send
-  theirs (the plugin orders them so: :mod:`~pytest_vitabench.llm.prefix_order`) and their first prompts are
-  the same; the agentic memory's rewrites of a subtask open with the same instructions and new records in every
-  trial (each trial's own memory follows them), and a user's first rewrite, made while the memory is still
-  empty, is the same in every trial from end to end.
-
-Nothing else is assumed cached (not the judge's windows, whose shared head is below the minimum, nor anything
-across subtasks), so the cached figure is a floor of what a cache earns and a ceiling of the bill. Checked role
-by role against a caching provider stub by ``benchmarks/bench_estimate_cache.py`` (docs/cost.md).
-
-With ``judge_batch`` the judge's part is also priced at the Batch API's rate (half, unless the prices file
-gives the model a ``batch_factor``), as ``--vita-judge-batch`` bills it.
+Provider prompt caching is modeled as OpenAI documents it (docs/cost.md): within one conversation each
+request extends the role's previous one; across trials, trial 0's first agent request and the shared head
+of the memory rewrites are answered before the other trials send theirs (:mod:`~pytest_vitabench.llm.prefix_order`).
+Nothing else is assumed cached, so the cached figure is a floor of what a cache earns.
 """
 
 from __future__ import annotations
@@ -39,9 +18,11 @@ import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from .agents import make_builtin_agent
 from .config import RunConfig
+from .domains import build_environment
+from .judges.rules import RulesJudge
 from .llm import Ledger, ModelPrice, load_prices, price_for
 from .llm.prices import batch_rate
 from .memory.agentic import rewrite_messages
@@ -53,6 +34,7 @@ from .memory.tokens import count_tokens
 from .messages import Message, Usage
 from .prompts import agent_system_prompt
 from .runner import ItemRunner, agent_profile
+from .users import make_user_simulator
 
 #: Window size and step of the sliding-window judge (REFERENCE.md §5.2).
 WINDOW, STEP = 10, 8
@@ -166,10 +148,6 @@ def estimate_cost(
     # The trajectory, and the history that every backend's prompt holds at most, come from one backend.
     runner = ItemRunner(RunConfig.model_validate({"memory": [WHOLE_HISTORY], "trials": 1}))
     suite = runner.suite(suite_path)
-    from .agents import make_builtin_agent
-    from .judges.rules import RulesJudge
-    from .users import make_user_simulator
-
     agent, user, judge = make_builtin_agent("reference"), make_user_simulator("scripted"), RulesJudge()
     memory_model = memory_model or agent_model
     # The official budgets: what the backends' specs put in the prompt at most (REFERENCE.md §4.1).
@@ -206,8 +184,9 @@ def estimate_cost(
             records_text = render_records(list(sub.interactions))
             new_history = count_tokens(records_text)
             if sub.domain not in tool_tokens:  # the schemas depend on the domain only: count them once
-                schemas = _tool_schemas(sub, user_entry)
-                tool_tokens[sub.domain] = count_tokens(json.dumps(schemas, ensure_ascii=False))
+                env = build_environment(sub.domain, sub.environment, user_id=user_entry.task.user_id,
+                                        time=user_entry.times[0], seed=0)
+                tool_tokens[sub.domain] = count_tokens(json.dumps(env.tool_schemas(), ensure_ascii=False))
             tools = tool_tokens[sub.domain]
             base = count_tokens(agent_system_prompt(
                 time=user_entry.times[index], profile=agent_profile(user_entry.task), memory="",
@@ -286,14 +265,6 @@ def _rewrite_tokens(records: str, memory_tokens: int, *, budget: int, language: 
     head = len(os.path.commonprefix([one, other]))
     shared = count_tokens(one[:head])
     return shared + memory_tokens + count_tokens(one[head + 1:]) + overhead, shared
-
-
-def _tool_schemas(sub: Any, user_entry: Any) -> list[dict[str, Any]]:
-    from .domains import build_environment
-
-    env = build_environment(sub.domain, sub.environment, user_id=user_entry.task.user_id,
-                            time=user_entry.times[0], seed=0)
-    return env.tool_schemas()
 
 
 #: List prices in USD per 1M tokens at the models' releases (gpt-4.1: April 2025); --vita-prices overrides.

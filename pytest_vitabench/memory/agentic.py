@@ -1,22 +1,9 @@
 """The ``agentic`` backend (official ``rewrite``): an LLM keeps one consolidated preference memory.
 
-Before each subtask with new interactions, the memory model receives the current memory and the new
-records and writes the whole memory anew: still-valid preferences kept, contradicted ones revised, new
-ones added, organised by food, spending, time, location, service and other, within a token budget
-(4,096 officially). The answer replaces the memory. ``read`` ignores the query (the memory is one text),
-and the agent gets ``read_preference_memory`` and ``query_preference_memory`` tools, both returning it.
-
-Differences from the official harness, on purpose:
-
-* the memory model is a separate setting (``--vita-memory-model``; by default the agent's model, which
-  is what the official harness always uses);
-* without a configured LLM the backend refuses to start (the official one silently appends raw history);
-* a failed call is an infrastructure error of the item, not a silent fallback; only an empty answer
-  falls back to appending the new records (as officially), and is counted in :attr:`fallbacks`;
-* the call carries the trial seed and goes through the run's LLM client (rate limits, retries, disk
-  cache, usage ledger), so a repeated run pays nothing.
-
-The prompts are this project's own wording.
+Before each subtask with new interactions the memory model rewrites the whole memory from the current one
+and the new records, within a token budget; ``read`` ignores the query. Unlike the official harness, a
+failed call is an infrastructure error of the item, not a silent fallback: only an empty answer falls back
+to appending the new records (as officially), counted in :attr:`AgenticMemory.fallbacks`.
 """
 
 from __future__ import annotations
@@ -209,32 +196,24 @@ def official_tools(tools: list[Tool], wording: OfficialWording, file: str = OFFI
     return out
 
 
-def preference_tools(*, read_fn: Callable[[], str], query_fn: Callable[[str], str] | None) -> list[Tool]:
-    """The memory tools of the official harness, with English descriptions.
-
-    Args:
-        read_fn: Called without arguments for ``read_preference_memory``.
-        query_fn: Called with the query for ``query_preference_memory``; ``None`` leaves that tool out.
-    """
-    tools = [Tool(
+def preference_tools(*, read_fn: Callable[[], str], query_fn: Callable[[str], str]) -> list[Tool]:
+    """The memory tools of the official harness, with English descriptions: ``read_preference_memory`` calls
+    ``read_fn()``, ``query_preference_memory`` calls ``query_fn(query)``."""
+    return [Tool(
         name="read_preference_memory",
         description=("Read the user's long-term preference memory (what is known about their tastes, "
                      "restrictions, budgets, times, places and service habits from earlier interactions)."),
         parameters={"type": "object", "properties": {}, "required": []},
         fn=read_fn,
+    ), Tool(
+        name="query_preference_memory",
+        description=("Search the user's preference memory for what is relevant to a question, e.g. "
+                     "'coffee preferences' or 'hotel room requirements'."),
+        parameters={"type": "object",
+                    "properties": {"query": {"type": "string", "description": "What to look up in the user's memory."}},
+                    "required": ["query"]},
+        fn=lambda query: query_fn(str(query)),
     )]
-    if query_fn is not None:
-        tools.append(Tool(
-            name="query_preference_memory",
-            description=("Search the user's preference memory for what is relevant to a question, e.g. "
-                         "'coffee preferences' or 'hotel room requirements'."),
-            parameters={"type": "object",
-                        "properties": {"query": {"type": "string",
-                                                 "description": "What to look up in the user's memory."}},
-                        "required": ["query"]},
-            fn=lambda query: query_fn(str(query)),
-        ))
-    return tools
 
 
 def build(options: MemoryOptions, *, who: str = "the agentic memory") -> Callable[[], AgenticMemory]:

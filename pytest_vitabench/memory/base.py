@@ -80,12 +80,6 @@ def is_checkpointable(memory: object) -> bool:
     return callable(getattr(memory, "state", None)) and callable(getattr(memory, "load_state", None))
 
 
-def memory_fingerprint(memory: object) -> dict[str, Any]:
-    """The settings the backend's state depends on (``fingerprint()``), or ``{}``."""
-    provider = getattr(memory, "fingerprint", None)
-    return dict(provider()) if callable(provider) else {}
-
-
 def take_usage(memory: object) -> Usage:
     """The LLM usage the backend reported since the previous call (``Usage()`` if it reports none).
 

@@ -1,29 +1,17 @@
 """The ``rag`` backend: history records cut into chunks, embedded, retrieved by cosine similarity.
 
-``update`` cuts each new interaction record into chunks of at most 512 tokens (:mod:`.chunking`);
-``read(query)`` embeds the query, keeps the chunks whose cosine similarity reaches the threshold, takes
-the ``top_k`` best (8 by default) and shows them in chronological order, so the agent sees which of two
-contradicting records is the newer. Embeddings come from a local model by default or an
-OpenAI-compatible endpoint (:mod:`pytest_vitabench.embeddings`), through a per-text disk cache: results
-are the same whether the vectors were computed now or read back. No LLM is involved by default.
-
-Differences from the official harness, on purpose:
-
-* chunk vectors are computed lazily, in one batch, the first time a read needs them (a restored
-  checkpoint holds no vectors: they come from the cache);
-* the threshold defaults to the one calibrated for the embedding model (0.3, the paper's value, for
-  endpoint models; see :func:`pytest_vitabench.embeddings.default_threshold`);
-* when nothing reaches the threshold, the most recent ``top_k`` chunks are returned (labelled as such)
-  instead of a whitespace keyword search, which cannot work for Chinese, or an unbounded dump;
-* ``read()`` without a query (the ``read_preference_memory`` tool) returns the newest records within
-  ``dump_tokens`` tokens, or, with a ``summarizer`` (an :class:`~.agentic.AgenticMemory`), its
-  consolidated memory, which is updated incrementally instead of re-summarising every chunk each time.
+``read(query)`` shows the ``top_k`` chunks reaching the threshold in chronological order, so the agent sees
+which of two contradicting records is the newer; when none reaches it, the most recent ``top_k`` (a
+whitespace keyword search, as officially, cannot work for Chinese). Vectors are computed lazily, in one
+batch, through a per-text disk cache: a restored checkpoint holds none, and results are the same whether
+they were computed now or read back. ``--vita-rag-style official`` with an official source runs
+:mod:`.rag_official` instead.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import asdict, replace
 from typing import TYPE_CHECKING, Any
 
 from ..domains.base import Tool
@@ -187,13 +175,13 @@ class RagMemory:
     # -- checkpoints --------------------------------------------------------------------------------
 
     def state(self) -> dict[str, Any]:
-        state: dict[str, Any] = {"chunks": [c.to_dict() for c in self.chunks]}
+        state: dict[str, Any] = {"chunks": [asdict(c) for c in self.chunks]}
         if self.summarizer is not None:
             state["summary"] = self.summarizer.state()
         return state
 
     def load_state(self, state: dict[str, Any]) -> None:
-        self.chunks = [Chunk.from_dict(c) for c in state.get("chunks", [])]
+        self.chunks = [Chunk(**c) for c in state.get("chunks", [])]
         self._vectors = None
         if self.summarizer is not None and "summary" in state:
             self.summarizer.load_state(state["summary"])

@@ -1,22 +1,10 @@
 """The ``rag`` backend as the official harness runs it (``--vita-rag-style official`` with an official source).
 
-Re-implemented from reading the official ``rag_memory.py``; every word that reaches a model (the summary
-prompt, the listing headings and lines, the empty-memory answers, the tools' descriptions) is read from the
-user's copy of the harness (:class:`~pytest_vitabench.official_wording.OfficialWording`).
-
-* ``update``: each record becomes one chunk (a day: the JSON of each behaviour on its own line, then the JSON
-  of its dialogue; an event record: the JSON of its content), cut into windows of ``chunk_tokens``
-  cl100k_base tokens when longer; each new piece is embedded in a request of its own, line breaks replaced
-  by spaces; then the memory model summarises every chunk stored so far (the official summary request).
-* ``read(query)``: the chunks whose cosine similarity to the query reaches the threshold, best first (ties
-  in storage order), at most ``top_k``; none: chunks sharing a word with the query, scored by shared
-  keywords plus half the shared words of their text; none either: the summary, else every chunk.
-* ``read()`` (the ``read_preference_memory`` tool): the summary, else every chunk.
-
-Where we differ, none of it changing what a model is sent when every call succeeds: a failed embedding or
-summary request is an infrastructure error of the item (officially: the chunk is stored without a vector,
-the summary falls back to the listing); a text embedded before is not requested again (the official
-harness repeats the request, e.g. the same query two or three times per subtask: the vector is the same).
+Re-implemented from the official ``rag_memory.py``; every word that reaches a model is read from the user's
+copy of the harness (:class:`~pytest_vitabench.official_wording.OfficialWording`). Where we differ, none of
+it changing what a model is sent when every call succeeds: a failed embedding or summary request is an
+infrastructure error of the item (officially: a chunk without a vector, or the listing as summary), and a
+text embedded before is not requested again.
 """
 
 from __future__ import annotations

@@ -94,6 +94,12 @@ def test_store_edge_cases(tmp_path):
     assert store.resume(FullContextMemory(), lambda j: "k", first=2, last=5) == 2  # not checkpointable
     store.path("ab" * 32).parent.mkdir(parents=True)
     store.path("ab" * 32).write_text("{not json")
-    assert store.load("ab" * 32) is None
-    built = store.get_or_build("cd" * 32, lambda: {"text": "x"})
-    assert built == {"text": "x"} and store.get_or_build("cd" * 32, lambda: {"text": "y"}) == {"text": "x"}
+
+    class Checkpointable:
+        def state(self) -> dict:
+            return {}
+
+        def load_state(self, state: dict) -> None:
+            raise AssertionError("an unreadable checkpoint is a miss")
+
+    assert store.resume(Checkpointable(), lambda j: "ab" * 32, first=0, last=0) == 0 and store.loads == 0
