@@ -241,7 +241,7 @@ def estimate_cost(
                     charge("memory", memory_model, rewrite, min(budget, records_before + new_history), 1,
                            cached_across_trials=cacheable(shared))
                 if spec.embeds and new_history:
-                    chunks = math.ceil(new_history / (options.chunk_tokens or DEFAULT_CHUNK_TOKENS))
+                    chunks = math.ceil(new_history / DEFAULT_CHUNK_TOKENS)
                     charge("embeddings", embedding_model, new_history + count_tokens(sub.instruction), 0, chunks + 1)
             records_before += new_history
     return Estimate(ledger=ledger, items=items, subtasks=subtasks, list_cost=list_cost,

@@ -100,8 +100,6 @@ class AgenticMemory:
         fallbacks: Updates whose answer was empty, so the new records were appended as they are.
     """
 
-    name = "agentic"
-
     def __init__(self, *, llm_client: LLMClient, memory_model: str, max_tokens: int = DEFAULT_MAX_TOKENS,
                  language: str = "en", temperature: float | None = 0.0, wording: OfficialWording | None = None,
                  params: dict[str, Any] | None = None):
@@ -118,9 +116,6 @@ class AgenticMemory:
         self.fallbacks = 0
         #: The official wording of the update request, the records and the empty memory (``None``: ours).
         self.wording = wording
-
-    def __repr__(self) -> str:
-        return f"AgenticMemory(model={self.model!r}, max_tokens={self.max_tokens})"
 
     def messages(self, records_text: str) -> list[dict[str, str]]:
         """The chat messages of one rewrite."""
@@ -230,9 +225,8 @@ def build(options: MemoryOptions, *, who: str = "the agentic memory") -> Callabl
     if client is None:
         raise ValueError(f"{who} needs an LLM client for the memory model {model!r}: set --vita-base-url "
                          f"(or $OPENAI_BASE_URL) and the key variable named by --vita-api-key-env")
-    budget = options.agentic_max_tokens or DEFAULT_MAX_TOKENS
     wording, params = options.wording(), dict(options.memory_model_args)
-    return lambda: AgenticMemory(llm_client=client, memory_model=str(model), max_tokens=budget,
+    return lambda: AgenticMemory(llm_client=client, memory_model=str(model), max_tokens=DEFAULT_MAX_TOKENS,
                                  language=options.language or "en", wording=wording, params=params)
 
 
@@ -242,6 +236,6 @@ def _endpoints(config: Any) -> list[Endpoint]:
 
 SPEC = MemorySpec(name="agentic", aliases=("rewrite",), build=build, deterministic=False,
                   calls_llm=lambda config: bool(config.memory_model), endpoints=_endpoints,
-                  prompt_budget=lambda options: options.agentic_max_tokens or DEFAULT_MAX_TOKENS, rewrites=True,
+                  prompt_budget=lambda options: DEFAULT_MAX_TOKENS, rewrites=True,
                   counts_tokens=True, leaderboard=True, pivot=2, request_role="memory",
                   switches=("memory_model_args",), official_file=OFFICIAL_FILE)

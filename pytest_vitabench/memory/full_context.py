@@ -15,8 +15,6 @@ DEFAULT_MAX_TOKENS = 102_400
 
 
 class FullContextMemory:
-    name = "full_context"
-
     def __init__(self, max_tokens: int = DEFAULT_MAX_TOKENS, *,
                  render: Callable[[list[DailyRecord | EventRecord]], str] = render_records,
                  empty: str = EMPTY_MEMORY) -> None:

@@ -15,8 +15,6 @@ from .spec import MemoryOptions, MemorySpec
 
 
 class GroundTruthMemory:
-    name = "groundtruth"
-
     def __init__(self, *, render: Callable[[dict[str, Any] | None], str] | None = None) -> None:
         """
         Args:

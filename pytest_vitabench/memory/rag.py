@@ -73,8 +73,6 @@ class RagMemory:
             every chunk); ``read()`` without a query: the summary, or every chunk.
     """
 
-    name = "rag"
-
     def __init__(self, *, embedder: CachedEmbedder,
                  top_k: int = DEFAULT_TOP_K, threshold: float | None = None,
                  chunk_tokens: int = DEFAULT_CHUNK_TOKENS, chunk_overlap: int = DEFAULT_CHUNK_OVERLAP,
@@ -95,10 +93,6 @@ class RagMemory:
         self.style = style
         self.chunks: list[Chunk] = []
         self._vectors: np.ndarray | None = None  # rows for self.chunks[:len(rows)]
-
-    def __repr__(self) -> str:
-        return (f"RagMemory(model={self.embedder.model_id!r}, top_k={self.top_k}, threshold={self.threshold}, "
-                f"chunk_tokens={self.chunk_tokens})")
 
     def _model_name(self) -> str:
         return self.embedder.model_id.split("@", 1)[0]
@@ -212,8 +206,8 @@ def build(options: MemoryOptions) -> Callable[[], Memory]:
     source.
 
     Raises:
-        ValueError: The local embedding model or numpy is missing, a size is not positive, the summary has no
-            LLM, or an endpoint embedding model has no key.
+        ValueError: The local embedding model or numpy is missing, the summary has no LLM, or an endpoint
+            embedding model has no key.
     """
     model = options.embedding_model or None
     spec = local_spec(model) if model else local_spec("use-multilingual-v3")
@@ -227,14 +221,8 @@ def build(options: MemoryOptions) -> Callable[[], Memory]:
     except ImportError:
         raise ValueError("the rag memory needs numpy, also with an endpoint embedding model: "
                          "pip install 'pytest-vitabench[rag]'") from None
-    top_k = options.rag_top_k or DEFAULT_TOP_K
-    threshold = options.rag_threshold
-    chunk_tokens = options.chunk_tokens or DEFAULT_CHUNK_TOKENS
-    style = options.rag_style or "default"
-    summarised = wants_summary(options)
-    wording = options.wording() if style == "official" else None
-    if top_k < 1 or chunk_tokens < 1:
-        raise ValueError(f"--vita-rag-top-k and the chunk size must be positive, got {top_k} and {chunk_tokens}")
+    top_k, threshold, summarised = options.rag_top_k or DEFAULT_TOP_K, options.rag_threshold, wants_summary(options)
+    wording = options.wording() if options.rag_style == "official" else None
     # Without the official wording the summary is an agentic memory with our prompt.
     summary = (agentic.build(replace(options, official_source=None), who="--vita-rag-summary")
                if summarised and wording is None else None)
@@ -248,20 +236,15 @@ def build(options: MemoryOptions) -> Callable[[], Memory]:
 
     if wording is not None:
         official_threshold = default_threshold(model) if threshold is None else threshold
-        summary_model = str(options.memory_model) if summarised and options.memory_model else None
-        client = options.llm_client
-        if summarised and (summary_model is None or client is None):
+        summary_model, client = options.memory_model if summarised else None, options.llm_client
+        if summarised and (not summary_model or client is None):
             agentic.build(options, who="--vita-rag-summary")  # raises, naming what is missing
         params = dict(options.rag_summary_args)
         return lambda: OfficialRagMemory(embedder=embedder, wording=wording, llm_client=client,
                                          summary_model=summary_model, top_k=top_k, threshold=official_threshold,
-                                         chunk_tokens=chunk_tokens, params=params)
-
-    def make() -> RagMemory:
-        return RagMemory(embedder=embedder, top_k=top_k, threshold=threshold, chunk_tokens=chunk_tokens,
-                         language=options.language or "en", summarizer=summary() if summary else None, style=style)
-
-    return make
+                                         params=params)
+    return lambda: RagMemory(embedder=embedder, top_k=top_k, threshold=threshold, language=options.language,
+                             summarizer=summary() if summary else None, style=options.rag_style)
 
 
 #: The official rag's retrieval (memory.yaml and rag_memory.py of the official harness).
@@ -301,7 +284,6 @@ def _comparability(config: Any) -> list[str]:
 
 SPEC = MemorySpec(name="rag", build=build, deterministic=lambda options: not wants_summary(options),
                   calls_llm=lambda config: bool(config.rag_summary), endpoints=_endpoints,
-                  prompt_budget=lambda options: ((options.rag_top_k or DEFAULT_TOP_K)
-                                                 * (options.chunk_tokens or DEFAULT_CHUNK_TOKENS)),
+                  prompt_budget=lambda options: (options.rag_top_k or DEFAULT_TOP_K) * DEFAULT_CHUNK_TOKENS,
                   embeds=True, counts_tokens=True, leaderboard=True, pivot=1, request_role="rag_summary",
                   switches=("rag_style",), comparability=_comparability, official_file=OFFICIAL_FILE)

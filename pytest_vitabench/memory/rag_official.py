@@ -85,8 +85,6 @@ class OfficialRagMemory:
         temperature: The summary's sampling temperature (the agent's, 0 in the official configuration).
     """
 
-    name = "rag"
-
     def __init__(self, *, embedder: CachedEmbedder, wording: OfficialWording, llm_client: LLMClient | None = None,
                  summary_model: str | None = None, top_k: int = 8, threshold: float = 0.3,
                  chunk_tokens: int = DEFAULT_CHUNK_TOKENS, chunk_overlap: int = DEFAULT_CHUNK_OVERLAP,
@@ -106,10 +104,6 @@ class OfficialRagMemory:
         self.summary = ""
         self.usage = Usage()
         self._vectors: list[np.ndarray] = []  # rows for self.chunks[:len(rows)]
-
-    def __repr__(self) -> str:
-        return (f"OfficialRagMemory(model={self.embedder.model_id!r}, top_k={self.top_k}, "
-                f"threshold={self.threshold}, summary_model={self.summary_model!r})")
 
     # -- protocol -----------------------------------------------------------------------------------
 

