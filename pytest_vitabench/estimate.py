@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -191,6 +192,8 @@ def estimate_cost(
             base = count_tokens(agent_system_prompt(
                 time=user_entry.times[index], profile=agent_profile(user_entry.task), memory="",
                 proactive=sub.is_proactive)) + tools
+            simulated = _requests(messages, "user", SIMULATOR_PROMPT_TOKENS,
+                                  heard=lambda m: m.role != "tool" and not m.tool_calls)
             for backend in memory:
                 items += trials
                 spec = specs[backend]
@@ -198,35 +201,12 @@ def estimate_cost(
                 memory_tokens = full_memory if budget is None else min(full_memory, budget)
                 if spec.shown is not None:
                     memory_tokens = count_tokens(spec.shown(sub))
-                prompt = completion = calls = history = cached = 0
-                first = previous = None
-                # messages[0] is the fixed greeting and messages[1] the verbatim instruction: no LLM calls
-                for position, message in enumerate(messages):
-                    if message.role == "assistant" and position >= 2:
-                        request = base + memory_tokens + history
-                        # the previous request is this one's prefix; the first is the same in every trial
-                        cached += cacheable(previous) if previous is not None else 0
-                        first = request if first is None else first
-                        previous = request
-                        prompt += request
-                        completion += _tokens(message)
-                        calls += 1
-                    history += _tokens(message)
+                prompt, completion, calls, cached, first = _requests(messages, "assistant", base + memory_tokens)
+                # the first request is the same in every trial
                 charge("agent", agent_model, prompt, completion, calls, cached=cached,
-                       cached_across_trials=cacheable(first or 0))
+                       cached_across_trials=cacheable(first))
                 if user_model != "scripted":
-                    prompt = completion = calls = history = cached = 0
-                    previous = None
-                    for position, message in enumerate(messages):
-                        if message.role == "user" and position >= 2:
-                            request = SIMULATOR_PROMPT_TOKENS + history
-                            cached += cacheable(previous) if previous is not None else 0
-                            previous = request
-                            prompt += request
-                            completion += _tokens(message)
-                            calls += 1
-                        if message.role != "tool" and not message.tool_calls:
-                            history += _tokens(message)
+                    prompt, completion, calls, cached, _ = simulated
                     charge("user", user_model, prompt, completion, calls, cached=cached)
                 if judge_model != "rules":
                     rubric_tokens = sum(count_tokens(r) + 20 for r in sub.rubrics())
@@ -246,6 +226,28 @@ def estimate_cost(
             records_before += new_history
     return Estimate(ledger=ledger, items=items, subtasks=subtasks, list_cost=list_cost,
                     judge_batch_rate=batch_rate(prices, judge_model) if judge_batch else None)
+
+
+def _requests(messages: list[Message], speaker: str, fixed: int,
+              heard: Callable[[Message], bool] = lambda message: True) -> tuple[int, int, int, int, int]:
+    """Prompt, completion, calls, cached prompt tokens and first prompt of ``speaker``'s requests along
+    ``messages``: each sends ``fixed`` tokens and the ``heard`` messages so far, the previous request being
+    its cached prefix. ``messages[0]`` is the fixed greeting and ``messages[1]`` the verbatim instruction:
+    no LLM calls."""
+    prompt = completion = calls = history = cached = first = 0
+    previous: int | None = None
+    for position, message in enumerate(messages):
+        if message.role == speaker and position >= 2:
+            request = fixed + history
+            cached += cacheable(previous) if previous is not None else 0
+            first = first or request
+            previous = request
+            prompt += request
+            completion += _tokens(message)
+            calls += 1
+        if heard(message):
+            history += _tokens(message)
+    return prompt, completion, calls, cached, first
 
 
 def _rewrite_tokens(records: str, memory_tokens: int, *, budget: int, language: str) -> tuple[int, int]:

@@ -90,9 +90,8 @@ class AgenticMemory:
         memory_model: The model that rewrites the memory.
         max_tokens: The memory's token budget, also the call's ``max_tokens``.
         language: ``en`` or ``zh``: the prompt language.
-        temperature: Sampling temperature of the rewrite (0, as in the official configuration).
-        params: Further request settings (``--vita-memory-model-args``, the models.yaml entry); over the two
-            above, key by key (``None`` leaves a key out of the request).
+        params: Further request settings (``--vita-memory-model-args``, the models.yaml entry); over the budget
+            and temperature 0 (the official configuration), key by key (``None`` leaves a key out).
 
     Attributes:
         text: The current memory ("" before the first update).
@@ -101,7 +100,7 @@ class AgenticMemory:
     """
 
     def __init__(self, *, llm_client: LLMClient, memory_model: str, max_tokens: int = DEFAULT_MAX_TOKENS,
-                 language: str = "en", temperature: float | None = 0.0, wording: OfficialWording | None = None,
+                 language: str = "en", wording: OfficialWording | None = None,
                  params: dict[str, Any] | None = None):
         if max_tokens <= 0:
             raise ValueError(f"agentic max_tokens must be positive, got {max_tokens}")
@@ -109,7 +108,6 @@ class AgenticMemory:
         self.model = memory_model
         self.max_tokens = max_tokens
         self.language = language if language in _PROMPTS else "en"
-        self.temperature = temperature
         self.params = dict(params or {})
         self.text = ""
         self.usage = Usage()
@@ -127,7 +125,7 @@ class AgenticMemory:
 
     def request_settings(self) -> dict[str, Any]:
         """The rewrite request's settings: the budget as ``max_tokens``, the temperature, then ``params``."""
-        return {"max_tokens": self.max_tokens, "temperature": self.temperature, **self.params}
+        return {"max_tokens": self.max_tokens, "temperature": 0.0, **self.params}
 
     def update(self, records: list[DailyRecord | EventRecord], context: MemoryContext) -> None:
         records_text = self.wording.render_records(records) if self.wording else render_records(records)

@@ -63,8 +63,6 @@ class RagMemory:
         embedder: The (cached) embedder (:func:`~pytest_vitabench.embeddings.get_embedder`).
         top_k: Chunks returned per query.
         threshold: Minimum cosine similarity; ``None``: the embedding model's calibrated default.
-        chunk_tokens: Tokens per chunk.
-        chunk_overlap: Tokens shared by consecutive pieces of one long record.
         dump_tokens: Budget of ``read()`` without a query.
         language: ``en`` or ``zh`` (labels of the returned text).
         summarizer: An optional LLM memory that ``read()`` without a query returns instead of the dump.
@@ -73,20 +71,14 @@ class RagMemory:
             every chunk); ``read()`` without a query: the summary, or every chunk.
     """
 
-    def __init__(self, *, embedder: CachedEmbedder,
-                 top_k: int = DEFAULT_TOP_K, threshold: float | None = None,
-                 chunk_tokens: int = DEFAULT_CHUNK_TOKENS, chunk_overlap: int = DEFAULT_CHUNK_OVERLAP,
+    def __init__(self, *, embedder: CachedEmbedder, top_k: int = DEFAULT_TOP_K, threshold: float | None = None,
                  dump_tokens: int = DEFAULT_DUMP_TOKENS, language: str = "en",
                  summarizer: AgenticMemory | None = None, style: str = "default"):
         if top_k < 1:
             raise ValueError(f"rag top_k must be at least 1, got {top_k}")
-        if chunk_tokens < 1:
-            raise ValueError(f"rag chunk_tokens must be positive, got {chunk_tokens}")
         self.embedder = embedder
         self.top_k = top_k
         self.threshold = default_threshold(self._model_name()) if threshold is None else float(threshold)
-        self.chunk_tokens = chunk_tokens
-        self.chunk_overlap = chunk_overlap
         self.dump_tokens = dump_tokens
         self.language = language if language in _TEXT else "en"
         self.summarizer = summarizer
@@ -104,7 +96,7 @@ class RagMemory:
     # -- protocol -----------------------------------------------------------------------------------
 
     def update(self, records: list[DailyRecord | EventRecord], context: MemoryContext) -> None:
-        self.chunks.extend(chunk_records(records, self.chunk_tokens, self.chunk_overlap))
+        self.chunks.extend(chunk_records(records))
         if self.summarizer is not None:
             self.summarizer.update(records, context)
 
@@ -182,7 +174,7 @@ class RagMemory:
 
     def fingerprint(self) -> dict[str, Any]:
         # top_k, threshold and dump_tokens only shape reads, so changing them reuses the checkpoints.
-        out: dict[str, Any] = {"chunk_tokens": self.chunk_tokens, "chunk_overlap": self.chunk_overlap,
+        out: dict[str, Any] = {"chunk_tokens": DEFAULT_CHUNK_TOKENS, "chunk_overlap": DEFAULT_CHUNK_OVERLAP,
                                "tokenizer": tokenizer_name()}
         if self.summarizer is not None:
             out["summary"] = self.summarizer.fingerprint()

@@ -19,7 +19,7 @@ from ..suite.schema import DailyRecord, EventRecord
 from .agentic import official_tools, preference_tools
 from .base import MemoryContext
 from .chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_TOKENS
-from .tokens import split_token_windows
+from .tokens import split_token_windows, tokenizer_name
 
 if TYPE_CHECKING:
     import numpy as np
@@ -80,25 +80,20 @@ class OfficialRagMemory:
         summary_model: The model that writes the summary (officially the agent's).
         top_k: Chunks returned per query (8 officially).
         threshold: Minimum cosine similarity (0.3 officially).
-        chunk_tokens: Tokens per piece (512 officially).
-        chunk_overlap: Tokens shared by consecutive pieces (0 officially).
-        temperature: The summary's sampling temperature (the agent's, 0 in the official configuration).
+        params: The summary request's settings over temperature 0 (the memory model's models.yaml entry).
+
+    Pieces are ``DEFAULT_CHUNK_TOKENS`` long, without overlap, as officially.
     """
 
     def __init__(self, *, embedder: CachedEmbedder, wording: OfficialWording, llm_client: LLMClient | None = None,
                  summary_model: str | None = None, top_k: int = 8, threshold: float = 0.3,
-                 chunk_tokens: int = DEFAULT_CHUNK_TOKENS, chunk_overlap: int = DEFAULT_CHUNK_OVERLAP,
-                 temperature: float | None = 0.0, params: dict[str, Any] | None = None):
+                 params: dict[str, Any] | None = None):
         self.embedder = embedder
         self.wording = wording
         self.client = llm_client if summary_model else None
         self.summary_model = summary_model
         self.top_k = top_k
         self.threshold = threshold
-        self.chunk_tokens = chunk_tokens
-        self.chunk_overlap = chunk_overlap
-        self.temperature = temperature
-        #: The summary request's settings over ``temperature`` (the memory model's models.yaml entry).
         self.params = dict(params or {})
         self.chunks: list[OfficialChunk] = []
         self.summary = ""
@@ -113,7 +108,7 @@ class OfficialRagMemory:
         label = self.wording.rag_daily_label()
         for record in records:
             whole = record_chunk(record, label)
-            for piece in split_token_windows(whole.text, self.chunk_tokens, self.chunk_overlap):
+            for piece in split_token_windows(whole.text, DEFAULT_CHUNK_TOKENS, DEFAULT_CHUNK_OVERLAP):
                 self.chunks.append(OfficialChunk(piece, whole.keywords, whole.timestamp, whole.kind))
         self._chunk_vectors()  # officially embedded at update time, before the summary
         if self.client is not None:
@@ -178,7 +173,7 @@ class OfficialRagMemory:
         assert self.client is not None and self.summary_model is not None
         completion = self.client.complete("memory", model=self.summary_model, seed=context.seed,
                                           messages=self.wording.rag_summary_messages([c.listed() for c in self.chunks]),
-                                          **{"temperature": self.temperature, **self.params})
+                                          **{"temperature": 0.0, **self.params})
         self.usage = self.usage + completion.usage
         # An empty answer leaves the listing of every chunk, as officially.
         return completion.text.strip()
@@ -195,12 +190,10 @@ class OfficialRagMemory:
         self._vectors = []  # from the embedding cache on the next read
 
     def fingerprint(self) -> dict[str, Any]:
-        from .tokens import tokenizer_name
-
-        return {"style": "official", "chunk_tokens": self.chunk_tokens, "chunk_overlap": self.chunk_overlap,
+        return {"style": "official", "chunk_tokens": DEFAULT_CHUNK_TOKENS, "chunk_overlap": DEFAULT_CHUNK_OVERLAP,
                 "tokenizer": tokenizer_name(), "official_wording": self.wording.source.version,
                 "summary_model": self.summary_model, "endpoint": getattr(self.client, "endpoint", None),
-                "temperature": self.temperature, "params": self.params}
+                "temperature": 0.0, "params": self.params}
 
 
 def _embedded(text: str) -> str:

@@ -1,8 +1,7 @@
 """Resolve ``--vita-memory`` names to :class:`~.spec.MemorySpec`: built-ins, ``module:Class``, entry points.
 
-A built-in backend declares its ``SPEC`` in its own module. A ``module:Class`` or ``vitabench.memory`` entry
-point names a :class:`~.spec.MemorySpec` or a :class:`~.base.Memory` class (or factory); a class receives
-the :class:`~.spec.MemoryOptions` its ``__init__`` names (all of them if it takes ``**kwargs``), and declares
+A ``module:Class`` or ``vitabench.memory`` entry point names a spec or a :class:`~.base.Memory` class (or
+factory); a class receives the :class:`~.spec.MemoryOptions` its ``__init__`` names, and declares
 ``deterministic = True`` as a class attribute when one memory serves every trial.
 """
 
