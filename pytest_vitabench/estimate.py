@@ -23,6 +23,7 @@ from pathlib import Path
 from .agents import make_builtin_agent
 from .config import RunConfig
 from .domains import build_environment
+from .judges.render import windows as judge_windows
 from .judges.rules import RulesJudge
 from .llm import Ledger, ModelPrice, load_prices, price_for
 from .llm.prices import batch_rate
@@ -37,8 +38,6 @@ from .prompts import agent_system_prompt
 from .runner import ItemRunner, agent_profile
 from .users import make_user_simulator
 
-#: Window size and step of the sliding-window judge (REFERENCE.md §5.2).
-WINDOW, STEP = 10, 8
 #: Rough size of a judge's verdict per rubric, and of an instruction-style system prompt.
 VERDICT_TOKENS = 45
 SIMULATOR_PROMPT_TOKENS = 450
@@ -105,12 +104,6 @@ def _tokens(message: Message) -> int:
     for call in message.tool_calls or []:
         text += call.name + json.dumps(call.arguments, ensure_ascii=False)
     return count_tokens(text) + 4
-
-
-def _judge_windows(count: int) -> list[tuple[int, int]]:
-    if count <= WINDOW:
-        return [(0, count)]
-    return [(start, min(start + WINDOW, count)) for start in range(0, count - WINDOW + STEP, STEP)]
 
 
 def estimate_cost(
@@ -210,7 +203,7 @@ def estimate_cost(
                     charge("user", user_model, prompt, completion, calls, cached=cached)
                 if judge_model != "rules":
                     rubric_tokens = sum(count_tokens(r) + 20 for r in sub.rubrics())
-                    windows = _judge_windows(len(messages))
+                    windows = judge_windows(len(messages))
                     prompt = sum(SIMULATOR_PROMPT_TOKENS * 2 + rubric_tokens
                                  + sum(_tokens(m) for m in messages[a:b]) for a, b in windows)
                     charge("judge", judge_model, prompt, VERDICT_TOKENS * len(sub.rubrics()) * len(windows),

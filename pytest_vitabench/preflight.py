@@ -12,6 +12,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from .agents import BUILTIN_AGENTS
 from .llm import Ledger, LLMClient, LLMError
 from .llm.client import endpoint_url
 from .llm.settings import base_urls
@@ -44,8 +45,6 @@ class Check:
 
 def planned_checks(bench: Benchmark) -> list[Check]:
     """The (model, endpoint) pairs the run will call, each once, with the roles that share it."""
-    from .agents import BUILTIN_AGENTS
-
     c = bench.config
     wanted: list[tuple[str, str, str, str | None]] = []
     if c.model not in BUILTIN_AGENTS:

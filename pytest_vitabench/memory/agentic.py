@@ -102,8 +102,6 @@ class AgenticMemory:
     def __init__(self, *, llm_client: LLMClient, memory_model: str, max_tokens: int = DEFAULT_MAX_TOKENS,
                  language: str = "en", wording: OfficialWording | None = None,
                  params: dict[str, Any] | None = None):
-        if max_tokens <= 0:
-            raise ValueError(f"agentic max_tokens must be positive, got {max_tokens}")
         self.client = llm_client
         self.model = memory_model
         self.max_tokens = max_tokens

@@ -24,8 +24,6 @@ class FullContextMemory:
             render: Records to text (the official wording's under ``--vita-official-source``).
             empty: What an empty memory reads as (the official memory reads as nothing at all).
         """
-        if max_tokens <= 0:
-            raise ValueError(f"max_tokens must be positive, got {max_tokens}")
         self.max_tokens = max_tokens
         self._render = render
         self._empty = empty

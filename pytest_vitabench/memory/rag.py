@@ -74,8 +74,6 @@ class RagMemory:
     def __init__(self, *, embedder: CachedEmbedder, top_k: int = DEFAULT_TOP_K, threshold: float | None = None,
                  dump_tokens: int = DEFAULT_DUMP_TOKENS, language: str = "en",
                  summarizer: AgenticMemory | None = None, style: str = "default"):
-        if top_k < 1:
-            raise ValueError(f"rag top_k must be at least 1, got {top_k}")
         self.embedder = embedder
         self.top_k = top_k
         self.threshold = default_threshold(self._model_name()) if threshold is None else float(threshold)

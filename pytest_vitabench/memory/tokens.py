@@ -108,15 +108,8 @@ def keep_last_tokens(text: str, budget: int) -> str:
 
 def split_tokens(text: str, size: int, overlap: int = 0) -> list[str]:
     """Cut ``text`` into pieces of at most ``size`` tokens, each starting ``size - overlap`` tokens after
-    the previous one; a piece is the original substring from its first to its last token.
-
-    Raises:
-        ValueError: ``size`` is not positive or ``overlap`` is not in ``[0, size)``.
-    """
-    if size <= 0:
-        raise ValueError(f"chunk size must be positive, got {size}")
-    if not 0 <= overlap < size:
-        raise ValueError(f"chunk overlap must be in [0, {size}), got {overlap}")
+    the previous one (``0 <= overlap < size``); a piece is the original substring from its first to its last
+    token."""
     encoding = _encoding()
     if encoding is not None and len(encoding.encode(text, disallowed_special=())) <= size:
         return [text] if text.strip() else []  # most records fit: no need for character offsets
