@@ -106,25 +106,13 @@ def _tokens(message: Message) -> int:
     return count_tokens(text) + 4
 
 
-def estimate_cost(
-    suite_path: str | Path,
-    *,
-    memory: list[str],
-    trials: int,
-    agent_model: str,
-    user_model: str = "scripted",
-    judge_model: str = "rules",
-    prices: dict[str, ModelPrice] | None = None,
-    memory_model: str | None = None,
-    embedding_model: str = "text-embedding-3-large",
-    judge_batch: bool = False,
-) -> Estimate:
-    """Count the tokens of each LLM role over offline trajectories and price them.
+def estimate_cost(suite_path: str | Path, *, memory: list[str], trials: int, agent_model: str,
+                  user_model: str = "scripted", judge_model: str = "rules", prices: dict[str, ModelPrice] | None = None,
+                  memory_model: str | None = None, embedding_model: str = "text-embedding-3-large",
+                  judge_batch: bool = False) -> Estimate:
+    """Count the tokens of each LLM role over offline trajectories of the planned run and price them.
 
     Args:
-        suite_path: The suite to estimate.
-        memory: The memory backends of the planned run.
-        trials: Trials per subtask.
         agent_model, user_model, judge_model: The planned roles (``scripted``/``rules`` cost nothing).
         prices: Prices per model (see ``--vita-prices``); unpriced models are listed, not guessed.
         memory_model: The agentic rewrite model (default: the agent's, as in the official harness).

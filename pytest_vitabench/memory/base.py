@@ -69,11 +69,9 @@ def is_checkpointable(memory: object) -> bool:
 
 
 def take_usage(memory: object) -> Usage:
-    """The LLM usage the backend reported since the previous call (``Usage()`` if it reports none).
-
-    Backends keep a running ``usage`` total; the growth is remembered on the object, so a rebuilt chain
-    bills its whole rebuild to the item that needed it.
-    """
+    """The LLM usage the backend reported since the previous call (``Usage()`` if it reports none): the
+    growth of its running ``usage`` total, remembered on the object, so a rebuilt chain bills its whole rebuild
+    to the item that needed it."""
     total = getattr(memory, "usage", None)
     if not isinstance(total, Usage):
         return Usage()

@@ -75,14 +75,9 @@ class OfficialRagMemory:
 
     Args:
         embedder: The (cached) embedder, one text per request for an endpoint model.
-        wording: The official text of the requests.
-        llm_client: The run's LLM client for the summary (``None``: no summary, as without an agent LLM).
-        summary_model: The model that writes the summary (officially the agent's).
-        top_k: Chunks returned per query (8 officially).
-        threshold: Minimum cosine similarity (0.3 officially).
+        llm_client: The run's LLM client for the summary (``None`` or no ``summary_model``: no summary, as
+            without an agent LLM).
         params: The summary request's settings over temperature 0 (the memory model's models.yaml entry).
-
-    Pieces are ``DEFAULT_CHUNK_TOKENS`` long, without overlap, as officially.
     """
 
     def __init__(self, *, embedder: CachedEmbedder, wording: OfficialWording, llm_client: LLMClient | None = None,
@@ -160,10 +155,9 @@ class OfficialRagMemory:
         return [self.chunks[i] for _, i in keyword_scores]
 
     def _chunk_vectors(self) -> list[np.ndarray]:
-        done = len(self._vectors)
-        if done < len(self.chunks):
-            new = self.embedder.embed_documents([_embedded(c.text) for c in self.chunks[done:]])
-            self._vectors.extend(new)
+        new = self.chunks[len(self._vectors):]
+        if new:
+            self._vectors.extend(self.embedder.embed_documents([_embedded(c.text) for c in new]))
         return self._vectors
 
     def _listing(self) -> str:

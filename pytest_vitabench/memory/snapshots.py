@@ -22,14 +22,9 @@ SNAPSHOT_VERSION = 1
 
 def snapshot_key(*, suite_sha256: str, user_id: str, index: int, backend: str, trial: int,
                  settings: Mapping[str, Any]) -> str:
-    """The hex sha256 naming the state of ``backend`` for ``user_id`` right after subtask ``index``'s update.
-
-    Args:
-        suite_sha256: The suite file's sha256 (a changed suite never reuses checkpoints).
-        index: The 0-based subtask index whose update is included.
-        trial: The trial of the chain (0 for deterministic backends).
-        settings: The backend's fingerprint (:func:`settings_of`).
-    """
+    """The hex sha256 naming the state of ``backend`` for ``user_id`` right after subtask ``index``'s (0-based)
+    update, in ``trial``'s chain (0 for deterministic backends), with ``settings`` (:func:`settings_of`); a
+    changed suite file (``suite_sha256``) never reuses checkpoints."""
     return content_key({"v": SNAPSHOT_VERSION, "suite": suite_sha256, "user": user_id, "index": index,
                         "backend": backend, "trial": trial, "settings": dict(settings)})
 
@@ -41,63 +36,37 @@ def settings_of(memory: object) -> dict[str, Any]:
 
 
 class SnapshotStore(Namespace):
-    """Memory checkpoints in the ``memory`` namespace of the store rooted at ``root`` (``root/memory``).
-
-    Attributes:
-        loads: Checkpoints restored by :meth:`resume` in this process.
-        saves: Checkpoints written by :meth:`checkpoint` in this process.
-    """
+    """Memory checkpoints in ``root/memory``; ``loads`` and ``saves`` count this process's (:func:`advance`)."""
 
     def __init__(self, root: Path | str):
         super().__init__(Path(root) / "memory", version=SNAPSHOT_VERSION)
         self.loads = 0
         self.saves = 0
 
-    def resume(self, memory: object, key_for: Callable[[int], str], *, first: int, last: int) -> int:
-        """Restore the newest checkpoint of ``memory`` among subtask indices ``first..last``.
-
-        Returns:
-            The next update still to apply: ``j + 1`` after restoring the checkpoint of ``j``, or
-            ``first`` when there is none (or the backend is not checkpointable).
-        """
-        if not is_checkpointable(memory):
-            return first
-        for index in range(last, first - 1, -1):
-            state = self.get_dict(key_for(index))  # None on a miss or an unreadable file
-            if state is not None:
-                memory.load_state(state)  # type: ignore[attr-defined]
-                self.loads += 1
-                return index + 1
-        return first
-
-    def checkpoint(self, memory: object, key: str) -> None:
-        """Save ``memory``'s state under ``key`` (nothing for a backend without ``state``); a failed write
-        only costs a future rebuild."""
-        if is_checkpointable(memory):
-            self.put_json(key, dict(memory.state()))  # type: ignore[attr-defined]
-            self.saves += 1
-
 
 def advance(memory: object, *, next_index: int, index: int, update: Callable[[int], None],
             store: SnapshotStore | None, key_for: Callable[[int], str]) -> int:
-    """Bring ``memory`` to the state right before subtask ``index`` runs (its update included): restore the
-    newest checkpoint in ``next_index..index`` when there is one, then apply the remaining updates one by one,
-    saving a checkpoint after each.
-
-    Args:
-        memory: The memory; updates ``0..next_index-1`` are already applied.
-        update: Applies the update of one subtask index (``memory.update(interactions, context)``).
-        store: The checkpoint store; ``None`` replays every update.
-        key_for: The checkpoint key of a subtask index (see :func:`snapshot_key`).
+    """Bring ``memory``, whose updates ``0..next_index-1`` are applied, to the state right before subtask
+    ``index`` runs: restore the newest checkpoint in ``next_index..index`` (``store``: ``None`` replays every
+    update), then ``update`` each remaining index, saving a checkpoint after each.
 
     Returns:
         The new ``next_index``: ``index + 1`` (or ``next_index`` if it was already past ``index``).
     """
-    if store is not None and next_index <= index:
-        next_index = store.resume(memory, key_for, first=next_index, last=index)
+    checkpoints = store if is_checkpointable(memory) else None
+    if checkpoints is not None:
+        for newest in range(index, next_index - 1, -1):
+            state = checkpoints.get_dict(key_for(newest))  # None on a miss or an unreadable file
+            if state is not None:
+                memory.load_state(state)  # type: ignore[attr-defined]
+                checkpoints.loads += 1
+                next_index = newest + 1
+                break
     while next_index <= index:
         update(next_index)
-        if store is not None:
-            store.checkpoint(memory, key_for(next_index))
+        if checkpoints is not None:
+            # A failed write only costs a future rebuild.
+            checkpoints.put_json(key_for(next_index), dict(memory.state()))  # type: ignore[attr-defined]
+            checkpoints.saves += 1
         next_index += 1
     return next_index

@@ -61,12 +61,8 @@ class MemoryOptions:
     def from_config(cls, config: Any, *, llm_client: LLMClient | None = None, cache_dir: Path | str | None = None,
                     official_source: OfficialSource | None = None,
                     role_settings: dict[str, dict[str, Any]] | None = None) -> MemoryOptions:
-        """The options of a run: its :class:`~pytest_vitabench.config.RunConfig` and the objects built from it.
-
-        Args:
-            official_source: The official wording of history records, when the agent prompt is the official one.
-            role_settings: Each LLM role's request settings (``memory``, ``rag_summary``).
-        """
+        """The options of a run: its :class:`~pytest_vitabench.config.RunConfig`, the objects built from it, and
+        each LLM role's request settings (``role_settings``: ``memory``, ``rag_summary``)."""
         roles = role_settings or {}
         return cls(llm_client=llm_client, memory_model=config.memory_model, embedding_model=config.embedding_model,
                    embedding_base_url=config.embedding_base_url, cache_dir=cache_dir, language=config.language,

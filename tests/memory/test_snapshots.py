@@ -90,8 +90,11 @@ def test_rag_restores_from_checkpoints_and_the_embedding_cache(tmp_path):
 
 def test_store_edge_cases(tmp_path):
     store = SnapshotStore(tmp_path)
+    updates: list[int] = []
     assert not is_checkpointable(FullContextMemory())
-    assert store.resume(FullContextMemory(), lambda j: "k", first=2, last=5) == 2  # not checkpointable
+    assert advance(FullContextMemory(), next_index=2, index=5, update=updates.append, store=store,
+                   key_for=lambda j: "k") == 6  # not checkpointable: replayed, nothing saved
+    assert updates == [2, 3, 4, 5] and store.saves == 0
     store.path("ab" * 32).parent.mkdir(parents=True)
     store.path("ab" * 32).write_text("{not json")
 
@@ -102,4 +105,5 @@ def test_store_edge_cases(tmp_path):
         def load_state(self, state: dict) -> None:
             raise AssertionError("an unreadable checkpoint is a miss")
 
-    assert store.resume(Checkpointable(), lambda j: "ab" * 32, first=0, last=0) == 0 and store.loads == 0
+    assert advance(Checkpointable(), next_index=0, index=0, update=updates.append, store=store,
+                   key_for=lambda j: "ab" * 32) == 1 and store.loads == 0 and store.saves == 1
