@@ -53,13 +53,9 @@ def cacheable(prefix_tokens: int) -> int:
 
 @dataclass
 class Estimate:
-    """The estimated usage: the ledger holds the tokens (cached ones counted) and the cost with caching.
-
-    Attributes:
-        list_cost: USD per role at list prices without any prompt caching.
-        judge_batch_rate: With ``--vita-judge-batch``: the share of the judge's price its Batch API requests
-            cost (``batch_factor`` in ``--vita-prices``, default half); ``None`` without.
-    """
+    """The estimated usage: the ledger holds the tokens (cached ones counted) and the cost with caching;
+    ``list_cost``, USD per role at list prices without caching; ``judge_batch_rate``, with
+    ``--vita-judge-batch``, the share of the judge's price its Batch API requests cost (else ``None``)."""
 
     ledger: Ledger
     items: int

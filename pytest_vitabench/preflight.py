@@ -38,8 +38,7 @@ class Check:
     roles: list[str] = field(default_factory=list)
 
     @property
-    def url(self) -> str:
-        """The endpoint without credentials."""
+    def url(self) -> str:  # without credentials
         return endpoint_url(self.base_url)
 
 

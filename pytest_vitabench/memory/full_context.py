@@ -18,12 +18,8 @@ class FullContextMemory:
     def __init__(self, max_tokens: int = DEFAULT_MAX_TOKENS, *,
                  render: Callable[[list[DailyRecord | EventRecord]], str] = render_records,
                  empty: str = EMPTY_MEMORY) -> None:
-        """
-        Args:
-            max_tokens: The budget the text is cut to, from the front.
-            render: Records to text (the official wording's under ``--vita-official-source``).
-            empty: What an empty memory reads as (the official memory reads as nothing at all).
-        """
+        """``max_tokens``: the budget the text is cut to, from the front; ``render``: records to text (the official
+        wording's under ``--vita-official-source``); ``empty``: an empty memory's text (officially nothing)."""
         self.max_tokens = max_tokens
         self._render = render
         self._empty = empty

@@ -30,7 +30,7 @@ from . import agentic
 from .agentic import AgenticMemory, preference_tools
 from .base import EMPTY_MEMORY, Memory, MemoryContext
 from .chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_TOKENS, Chunk, chunk_records
-from .rag_official import OFFICIAL_FILE, OfficialRagMemory
+from .rag_official import OFFICIAL_FILE, OfficialRagMemory, embedded
 from .spec import Endpoint, MemoryOptions, MemorySpec
 from .tokens import keep_last_tokens, tokenizer_name
 
@@ -76,16 +76,14 @@ class RagMemory:
                  summarizer: AgenticMemory | None = None, style: str = "default"):
         self.embedder = embedder
         self.top_k = top_k
-        self.threshold = default_threshold(self._model_name()) if threshold is None else float(threshold)
+        model = embedder.model_id.split("@", 1)[0]
+        self.threshold = default_threshold(model) if threshold is None else float(threshold)
         self.dump_tokens = dump_tokens
         self.language = language if language in _TEXT else "en"
         self.summarizer = summarizer
         self.style = style
         self.chunks: list[Chunk] = []
         self._vectors: np.ndarray | None = None  # rows for self.chunks[:len(rows)]
-
-    def _model_name(self) -> str:
-        return self.embedder.model_id.split("@", 1)[0]
 
     @property
     def usage(self) -> Usage:
@@ -143,7 +141,7 @@ class RagMemory:
 
         done = 0 if self._vectors is None else self._vectors.shape[0]
         if done < len(self.chunks):
-            new = self.embedder.embed_documents([_embed_text(c) for c in self.chunks[done:]])
+            new = self.embedder.embed_documents([embedded(c.text) for c in self.chunks[done:]])
             self._vectors = new if self._vectors is None else np.vstack([self._vectors, new])
         assert self._vectors is not None
         return self._vectors
@@ -177,11 +175,6 @@ class RagMemory:
         if self.summarizer is not None:
             out["summary"] = self.summarizer.fingerprint()
         return out
-
-
-def _embed_text(chunk: Chunk) -> str:
-    # Line breaks carry no meaning for the encoder (the official harness replaces them too).
-    return " ".join(chunk.text.split("\n"))
 
 
 def wants_summary(options: MemoryOptions) -> bool:
@@ -249,10 +242,8 @@ def endpoint_embeddings(config: Any) -> bool:
 
 
 def _endpoints(config: Any) -> list[Endpoint]:
-    if not endpoint_embeddings(config):
-        return []
-    return [Endpoint("embeddings", "embeddings", config.embedding_model,
-                     config.embedding_base_url or config.base_url)]
+    url = config.embedding_base_url or config.base_url
+    return [Endpoint("embeddings", "embeddings", config.embedding_model, url)] if endpoint_embeddings(config) else []
 
 
 def _comparability(config: Any) -> list[str]:

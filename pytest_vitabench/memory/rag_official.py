@@ -138,7 +138,7 @@ class OfficialRagMemory:
         import numpy as np
 
         vectors = self._chunk_vectors()
-        query_vector = self.embedder.embed_queries([_embedded(query)])[0]
+        query_vector = self.embedder.embed_queries([embedded(query)])[0]
         # float32 as officially; the vectors are unit length, so the dot product is the cosine.
         scores = [float(np.dot(query_vector, v)) for v in vectors]
         hits = sorted((i for i, s in enumerate(scores) if s >= self.threshold), key=lambda i: -scores[i])
@@ -157,7 +157,7 @@ class OfficialRagMemory:
     def _chunk_vectors(self) -> list[np.ndarray]:
         new = self.chunks[len(self._vectors):]
         if new:
-            self._vectors.extend(self.embedder.embed_documents([_embedded(c.text) for c in new]))
+            self._vectors.extend(self.embedder.embed_documents([embedded(c.text) for c in new]))
         return self._vectors
 
     def _listing(self) -> str:
@@ -190,6 +190,6 @@ class OfficialRagMemory:
                 "temperature": 0.0, "params": self.params}
 
 
-def _embedded(text: str) -> str:
-    # The official embedding request replaces line breaks by spaces (nothing else).
+def embedded(text: str) -> str:
+    """The text an embedding request carries: line breaks replaced by spaces, as officially (nothing else)."""
     return text.replace("\n", " ")

@@ -62,9 +62,7 @@ def tokenizer_note() -> str:
 
 def count_tokens(text: str) -> int:
     encoding = _encoding()
-    if encoding is None:
-        return regex_count(text)
-    return len(encoding.encode(text, disallowed_special=()))
+    return regex_count(text) if encoding is None else len(encoding.encode(text, disallowed_special=()))
 
 
 def regex_count(text: str) -> int:
