@@ -1,35 +1,14 @@
 """Estimate what a run with LLM roles will cost, before paying for it (``vitabench estimate``).
 
-The offline built-ins play every subtask once (``reference`` agent, ``scripted`` user), which gives a
-realistic trajectory length; the tokens each LLM role would have been sent and would have produced along
-that trajectory are counted and recorded in a usage :class:`~pytest_vitabench.llm.Ledger`, priced, and
-scaled by the number of trials. The memory backends differ only in what the agent's prompt carries
-(none: nothing; full_context: the history up to its budget; agentic and rag: at most their 4,096-token
-budget), plus the rewrite calls of ``agentic`` and the embeddings of ``rag``.
+The offline built-ins play every subtask once (``reference`` agent, ``scripted`` user) for a realistic
+trajectory length; the tokens each LLM role would be sent and would produce along it are counted, priced and
+scaled by the number of trials. The memory backends differ by what their specs declare: what the agent's
+prompt carries at most, rewrites, embeddings. Real LLM trajectories are usually longer: treat it as a floor.
 
-Token counts use the harness's estimator (``memory/tokens.py``), within about 15% of cl100k; real
-trajectories of an LLM agent are usually longer than the reference agent's, so treat the figure as a floor.
-
-Provider prompt caching is modeled the way OpenAI documents it for its automatic cache (DeepSeek, Anthropic's
-automatic caching and vLLM's prefix caching behave alike): the longest prefix of a prompt that an earlier
-request sent within the cache's lifetime (:data:`CACHE_TTL_S`) is served from cache, counted in steps of
-:data:`CACHE_STEP` tokens once it reaches :data:`CACHE_MIN_PREFIX`, and billed at the model's cached rate.
-Two kinds of earlier request are counted, both of which the plugin's runs send seconds apart:
-
-* within one conversation, each request of a role repeats the previous request of that role and extends it
-  (agent, user simulator);
-* across the trials of a subtask, trial 0's first agent request is answered before the other trials send
-  theirs (the plugin orders them so: :mod:`~pytest_vitabench.llm.prefix_order`) and their first prompts are
-  the same; the agentic memory's rewrites of a subtask open with the same instructions and new records in every
-  trial (each trial's own memory follows them), and a user's first rewrite, made while the memory is still
-  empty, is the same in every trial from end to end.
-
-Nothing else is assumed cached (not the judge's windows, whose shared head is below the minimum, nor anything
-across subtasks), so the cached figure is a floor of what a cache earns and a ceiling of the bill. Checked role
-by role against a caching provider stub by ``benchmarks/bench_estimate_cache.py`` (docs/cost.md).
-
-With ``judge_batch`` the judge's part is also priced at the Batch API's rate (half, unless the prices file
-gives the model a ``batch_factor``), as ``--vita-judge-batch`` bills it.
+Provider prompt caching is modeled as OpenAI documents it (docs/cost.md): within one conversation each
+request extends the role's previous one; across trials, trial 0's first agent request and the shared head
+of the memory rewrites are answered before the other trials send theirs (:mod:`~pytest_vitabench.llm.prefix_order`).
+Nothing else is assumed cached, so the cached figure is a floor of what a cache earns.
 """
 
 from __future__ import annotations
@@ -39,12 +18,16 @@ import json
 import math
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from .agents import make_builtin_agent
 from .command import Command, argument, run_config, setting_arguments
 from .config import RunConfig
+from .domains import build_environment
+from .judges.render import windows as judge_windows
+from .judges.rules import RulesJudge
 from .llm import Ledger, ModelPrice, load_prices, price_for
 from .llm.prices import batch_rate
 from .memory.agentic import rewrite_messages
@@ -56,9 +39,8 @@ from .memory.tokens import count_tokens
 from .messages import Message, Usage
 from .prompts import agent_system_prompt
 from .runner import ItemRunner, agent_profile
+from .users import make_user_simulator
 
-#: Window size and step of the sliding-window judge (REFERENCE.md §5.2).
-WINDOW, STEP = 10, 8
 #: Rough size of a judge's verdict per rubric, and of an instruction-style system prompt.
 VERDICT_TOKENS = 45
 SIMULATOR_PROMPT_TOKENS = 450
@@ -74,13 +56,9 @@ def cacheable(prefix_tokens: int) -> int:
 
 @dataclass
 class Estimate:
-    """The estimated usage: the ledger holds the tokens (cached ones counted) and the cost with caching.
-
-    Attributes:
-        list_cost: USD per role at list prices without any prompt caching.
-        judge_batch_rate: With ``--vita-judge-batch``: the share of the judge's price its Batch API requests
-            cost (``batch_factor`` in ``--vita-prices``, default half); ``None`` without.
-    """
+    """The estimated usage: the ledger holds the tokens (cached ones counted) and the cost with caching;
+    ``list_cost``, USD per role at list prices without caching; ``judge_batch_rate``, with
+    ``--vita-judge-batch``, the share of the judge's price its Batch API requests cost (else ``None``)."""
 
     ledger: Ledger
     items: int
@@ -127,31 +105,13 @@ def _tokens(message: Message) -> int:
     return count_tokens(text) + 4
 
 
-def _judge_windows(count: int) -> list[tuple[int, int]]:
-    if count <= WINDOW:
-        return [(0, count)]
-    return [(start, min(start + WINDOW, count)) for start in range(0, count - WINDOW + STEP, STEP)]
-
-
-def estimate_cost(
-    suite_path: str | Path,
-    *,
-    memory: list[str],
-    trials: int,
-    agent_model: str,
-    user_model: str = "scripted",
-    judge_model: str = "rules",
-    prices: dict[str, ModelPrice] | None = None,
-    memory_model: str | None = None,
-    embedding_model: str = "text-embedding-3-large",
-    judge_batch: bool = False,
-) -> Estimate:
-    """Count the tokens of each LLM role over offline trajectories and price them.
+def estimate_cost(suite_path: str | Path, *, memory: list[str], trials: int, agent_model: str,
+                  user_model: str = "scripted", judge_model: str = "rules", prices: dict[str, ModelPrice] | None = None,
+                  memory_model: str | None = None, embedding_model: str = "text-embedding-3-large",
+                  judge_batch: bool = False) -> Estimate:
+    """Count the tokens of each LLM role over offline trajectories of the planned run and price them.
 
     Args:
-        suite_path: The suite to estimate.
-        memory: The memory backends of the planned run.
-        trials: Trials per subtask.
         agent_model, user_model, judge_model: The planned roles (``scripted``/``rules`` cost nothing).
         prices: Prices per model (see ``--vita-prices``); unpriced models are listed, not guessed.
         memory_model: The agentic rewrite model (default: the agent's, as in the official harness).
@@ -169,10 +129,6 @@ def estimate_cost(
     # The trajectory, and the history that every backend's prompt holds at most, come from one backend.
     runner = ItemRunner(RunConfig.model_validate({"memory": [WHOLE_HISTORY], "trials": 1}))
     suite = runner.suite(suite_path)
-    from .agents import make_builtin_agent
-    from .judges.rules import RulesJudge
-    from .users import make_user_simulator
-
     agent, user, judge = make_builtin_agent("reference"), make_user_simulator("scripted"), RulesJudge()
     memory_model = memory_model or agent_model
     # The official budgets: what the backends' specs put in the prompt at most (REFERENCE.md §4.1).
@@ -209,12 +165,15 @@ def estimate_cost(
             records_text = render_records(list(sub.interactions))
             new_history = count_tokens(records_text)
             if sub.domain not in tool_tokens:  # the schemas depend on the domain only: count them once
-                schemas = _tool_schemas(sub, user_entry)
-                tool_tokens[sub.domain] = count_tokens(json.dumps(schemas, ensure_ascii=False))
+                env = build_environment(sub.domain, sub.environment, user_id=user_entry.task.user_id,
+                                        time=user_entry.times[0], seed=0)
+                tool_tokens[sub.domain] = count_tokens(json.dumps(env.tool_schemas(), ensure_ascii=False))
             tools = tool_tokens[sub.domain]
             base = count_tokens(agent_system_prompt(
                 time=user_entry.times[index], profile=agent_profile(user_entry.task), memory="",
                 proactive=sub.is_proactive)) + tools
+            simulated = _requests(messages, "user", SIMULATOR_PROMPT_TOKENS,
+                                  heard=lambda m: m.role != "tool" and not m.tool_calls)
             for backend in memory:
                 items += trials
                 spec = specs[backend]
@@ -222,39 +181,16 @@ def estimate_cost(
                 memory_tokens = full_memory if budget is None else min(full_memory, budget)
                 if spec.shown is not None:
                     memory_tokens = count_tokens(spec.shown(sub))
-                prompt = completion = calls = history = cached = 0
-                first = previous = None
-                # messages[0] is the fixed greeting and messages[1] the verbatim instruction: no LLM calls
-                for position, message in enumerate(messages):
-                    if message.role == "assistant" and position >= 2:
-                        request = base + memory_tokens + history
-                        # the previous request is this one's prefix; the first is the same in every trial
-                        cached += cacheable(previous) if previous is not None else 0
-                        first = request if first is None else first
-                        previous = request
-                        prompt += request
-                        completion += _tokens(message)
-                        calls += 1
-                    history += _tokens(message)
+                prompt, completion, calls, cached, first = _requests(messages, "assistant", base + memory_tokens)
+                # the first request is the same in every trial
                 charge("agent", agent_model, prompt, completion, calls, cached=cached,
-                       cached_across_trials=cacheable(first or 0))
+                       cached_across_trials=cacheable(first))
                 if user_model != "scripted":
-                    prompt = completion = calls = history = cached = 0
-                    previous = None
-                    for position, message in enumerate(messages):
-                        if message.role == "user" and position >= 2:
-                            request = SIMULATOR_PROMPT_TOKENS + history
-                            cached += cacheable(previous) if previous is not None else 0
-                            previous = request
-                            prompt += request
-                            completion += _tokens(message)
-                            calls += 1
-                        if message.role != "tool" and not message.tool_calls:
-                            history += _tokens(message)
+                    prompt, completion, calls, cached, _ = simulated
                     charge("user", user_model, prompt, completion, calls, cached=cached)
                 if judge_model != "rules":
                     rubric_tokens = sum(count_tokens(r) + 20 for r in sub.rubrics())
-                    windows = _judge_windows(len(messages))
+                    windows = judge_windows(len(messages))
                     prompt = sum(SIMULATOR_PROMPT_TOKENS * 2 + rubric_tokens
                                  + sum(_tokens(m) for m in messages[a:b]) for a, b in windows)
                     charge("judge", judge_model, prompt, VERDICT_TOKENS * len(sub.rubrics()) * len(windows),
@@ -265,11 +201,33 @@ def estimate_cost(
                     charge("memory", memory_model, rewrite, min(budget, records_before + new_history), 1,
                            cached_across_trials=cacheable(shared))
                 if spec.embeds and new_history:
-                    chunks = math.ceil(new_history / (options.chunk_tokens or DEFAULT_CHUNK_TOKENS))
+                    chunks = math.ceil(new_history / DEFAULT_CHUNK_TOKENS)
                     charge("embeddings", embedding_model, new_history + count_tokens(sub.instruction), 0, chunks + 1)
             records_before += new_history
     return Estimate(ledger=ledger, items=items, subtasks=subtasks, list_cost=list_cost,
                     judge_batch_rate=batch_rate(prices, judge_model) if judge_batch else None)
+
+
+def _requests(messages: list[Message], speaker: str, fixed: int,
+              heard: Callable[[Message], bool] = lambda message: True) -> tuple[int, int, int, int, int]:
+    """Prompt, completion, calls, cached prompt tokens and first prompt of ``speaker``'s requests along
+    ``messages``: each sends ``fixed`` tokens and the ``heard`` messages so far, the previous request being
+    its cached prefix. ``messages[0]`` is the fixed greeting and ``messages[1]`` the verbatim instruction:
+    no LLM calls."""
+    prompt = completion = calls = history = cached = first = 0
+    previous: int | None = None
+    for position, message in enumerate(messages):
+        if message.role == speaker and position >= 2:
+            request = fixed + history
+            cached += cacheable(previous) if previous is not None else 0
+            first = first or request
+            previous = request
+            prompt += request
+            completion += _tokens(message)
+            calls += 1
+        if heard(message):
+            history += _tokens(message)
+    return prompt, completion, calls, cached, first
 
 
 def _rewrite_tokens(records: str, memory_tokens: int, *, budget: int, language: str) -> tuple[int, int]:
@@ -289,14 +247,6 @@ def _rewrite_tokens(records: str, memory_tokens: int, *, budget: int, language: 
     head = len(os.path.commonprefix([one, other]))
     shared = count_tokens(one[:head])
     return shared + memory_tokens + count_tokens(one[head + 1:]) + overhead, shared
-
-
-def _tool_schemas(sub: Any, user_entry: Any) -> list[dict[str, Any]]:
-    from .domains import build_environment
-
-    env = build_environment(sub.domain, sub.environment, user_id=user_entry.task.user_id,
-                            time=user_entry.times[0], seed=0)
-    return env.tool_schemas()
 
 
 #: List prices in USD per 1M tokens at the models' releases (gpt-4.1: April 2025); --vita-prices overrides.

@@ -1,15 +1,9 @@
 """Preflight: one cheap request per configured model and endpoint before the first item.
 
-A wrong key, a misspelled model or an unreachable URL otherwise shows up as the first item's error
-after the full retry budget (about 50 s), then again for every item. Here it is one request per
-(model, endpoint), answered in seconds, and the run stops with a usage error naming the role, the model,
-the URL (credentials removed) and what the server said.
-
-What counts as "the endpoint answers": any completion; also HTTP 400/422 (the server understood the
-request and knows the model, it only dislikes a parameter such as ``max_tokens`` on a reasoning model)
-and 429 (rate limited: reachable, and the run's own retries wait), unless the 429 says the quota is used
-up. What fails: connection errors, timeouts, 401/403 (the key), 404 (the model or the path), 5xx after
-one retry.
+Without it a wrong key, a misspelled model or an unreachable URL shows up as every item's error, each after
+the full retry budget. An answer proves the endpoint; so do HTTP 400/422 (the server knows the model and
+only dislikes a parameter, e.g. ``max_tokens`` on a reasoning model) and 429 unless it says the quota is
+used up (the run's own retries wait).
 """
 
 from __future__ import annotations
@@ -18,6 +12,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from .agents import BUILTIN_AGENTS
 from .llm import Ledger, LLMClient, LLMError
 from .llm.client import endpoint_url
 from .llm.settings import base_urls
@@ -34,14 +29,8 @@ _ANSWERED = frozenset({400, 422, 429})
 
 @dataclass
 class Check:
-    """One request to make: a model at an endpoint, and every role that uses it.
-
-    Attributes:
-        kind: ``chat`` or ``embeddings``.
-        model: The model name.
-        base_url: The endpoint as configured (``None``: ``$OPENAI_BASE_URL`` or OpenAI's).
-        roles: The roles that use it, e.g. ``["agent", "judge"]``.
-    """
+    """One request to make: a model at an endpoint (``kind``: ``chat`` or ``embeddings``; ``base_url`` as
+    configured), and every role that uses it."""
 
     kind: str
     model: str
@@ -49,15 +38,12 @@ class Check:
     roles: list[str] = field(default_factory=list)
 
     @property
-    def url(self) -> str:
-        """The endpoint without credentials."""
+    def url(self) -> str:  # without credentials
         return endpoint_url(self.base_url)
 
 
 def planned_checks(bench: Benchmark) -> list[Check]:
     """The (model, endpoint) pairs the run will call, each once, with the roles that share it."""
-    from .agents import BUILTIN_AGENTS
-
     c = bench.config
     wanted: list[tuple[str, str, str, str | None]] = []
     if c.model not in BUILTIN_AGENTS:
@@ -95,19 +81,15 @@ def _failure(check: Check, exc: LLMError) -> str | None:
     return f"{', '.join(check.roles)} model {check.model!r} at {check.url}: {what}"
 
 
-def run_checks(bench: Benchmark, checks: list[Check] | None = None) -> list[str]:
-    """Make each check's request through the run's LLM client (with one quick retry).
-
-    Args:
-        bench: The run's wiring (endpoint settings, key variable, timeout).
-        checks: What to check (default: :func:`planned_checks`).
+def run_checks(bench: Benchmark) -> list[str]:
+    """Make each planned check's request through the run's LLM client (with one quick retry).
 
     Returns:
         One message per failed check (empty when every endpoint answered), each naming the roles, the
         model, the URL without credentials and the server's message.
     """
     failures: list[str] = []
-    for check in planned_checks(bench) if checks is None else checks:
+    for check in planned_checks(bench):
         try:
             with _client(bench, check.base_url) as client:
                 if check.kind == "embeddings":
@@ -125,7 +107,7 @@ def run_checks(bench: Benchmark, checks: list[Check] | None = None) -> list[str]
                 failures.append(message)
         except ValueError as exc:  # a missing key for a separate embeddings endpoint
             failures.append(f"{', '.join(check.roles)} model {check.model!r} at {check.url}: {exc}")
-    if checks is None and bench.config.judge_batch and bench.config.judge_model != "rules":
+    if bench.config.judge_batch and bench.config.judge_model != "rules":
         failures += _batch_api_failures(bench)
     return failures
 
@@ -152,11 +134,7 @@ def _batch_api_failures(bench: Benchmark) -> list[str]:
 
 def start_checks(bench: Benchmark) -> Future[list[str]]:
     """:func:`run_checks` in a background thread, so its requests overlap collection and the xdist workers'
-    start-up instead of delaying both; the caller takes the result before the first item starts.
-
-    Returns:
-        The future of :func:`run_checks`'s failure messages.
-    """
+    start-up; the caller takes the result before the first item starts."""
     executor = ThreadPoolExecutor(1, thread_name_prefix="vita-preflight")
     try:
         return executor.submit(run_checks, bench)

@@ -1,4 +1,2 @@
-"""Memory backends: the protocol (:mod:`.base`), what a backend declares (:mod:`.spec`), the built-ins, one
-module each (``none``, ``groundtruth``, ``full_context``, ``agentic``, ``rag``), name resolution incl.
-``module:Class`` and the ``vitabench.memory`` entry points (:mod:`.registry`), and checkpoints for rebuilding a
-late subtask's memory (:mod:`.snapshots`)."""
+"""Memory backends: the protocol (:mod:`.base`), what a backend declares (:mod:`.spec`), one module per
+built-in, name resolution (:mod:`.registry`) and checkpoints of a chain's state (:mod:`.snapshots`)."""

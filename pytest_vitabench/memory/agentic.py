@@ -1,22 +1,9 @@
 """The ``agentic`` backend (official ``rewrite``): an LLM keeps one consolidated preference memory.
 
-Before each subtask with new interactions, the memory model receives the current memory and the new
-records and writes the whole memory anew: still-valid preferences kept, contradicted ones revised, new
-ones added, organised by food, spending, time, location, service and other, within a token budget
-(4,096 officially). The answer replaces the memory. ``read`` ignores the query (the memory is one text),
-and the agent gets ``read_preference_memory`` and ``query_preference_memory`` tools, both returning it.
-
-Differences from the official harness, on purpose:
-
-* the memory model is a separate setting (``--vita-memory-model``; by default the agent's model, which
-  is what the official harness always uses);
-* without a configured LLM the backend refuses to start (the official one silently appends raw history);
-* a failed call is an infrastructure error of the item, not a silent fallback; only an empty answer
-  falls back to appending the new records (as officially), and is counted in :attr:`fallbacks`;
-* the call carries the trial seed and goes through the run's LLM client (rate limits, retries, disk
-  cache, usage ledger), so a repeated run pays nothing.
-
-The prompts are this project's own wording.
+Before each subtask with new interactions the memory model rewrites the whole memory from the current one
+and the new records, within a token budget; ``read`` ignores the query. Unlike the official harness, a
+failed call is an infrastructure error of the item, not a silent fallback: only an empty answer falls back
+to appending the new records (as officially), counted in :attr:`AgenticMemory.fallbacks`.
 """
 
 from __future__ import annotations
@@ -103,9 +90,8 @@ class AgenticMemory:
         memory_model: The model that rewrites the memory.
         max_tokens: The memory's token budget, also the call's ``max_tokens``.
         language: ``en`` or ``zh``: the prompt language.
-        temperature: Sampling temperature of the rewrite (0, as in the official configuration).
-        params: Further request settings (``--vita-memory-model-args``, the models.yaml entry); over the two
-            above, key by key (``None`` leaves a key out of the request).
+        params: Further request settings (``--vita-memory-model-args``, the models.yaml entry); over the budget
+            and temperature 0 (the official configuration), key by key (``None`` leaves a key out).
 
     Attributes:
         text: The current memory ("" before the first update).
@@ -113,27 +99,19 @@ class AgenticMemory:
         fallbacks: Updates whose answer was empty, so the new records were appended as they are.
     """
 
-    name = "agentic"
-
     def __init__(self, *, llm_client: LLMClient, memory_model: str, max_tokens: int = DEFAULT_MAX_TOKENS,
-                 language: str = "en", temperature: float | None = 0.0, wording: OfficialWording | None = None,
+                 language: str = "en", wording: OfficialWording | None = None,
                  params: dict[str, Any] | None = None):
-        if max_tokens <= 0:
-            raise ValueError(f"agentic max_tokens must be positive, got {max_tokens}")
         self.client = llm_client
         self.model = memory_model
         self.max_tokens = max_tokens
         self.language = language if language in _PROMPTS else "en"
-        self.temperature = temperature
         self.params = dict(params or {})
         self.text = ""
         self.usage = Usage()
         self.fallbacks = 0
         #: The official wording of the update request, the records and the empty memory (``None``: ours).
         self.wording = wording
-
-    def __repr__(self) -> str:
-        return f"AgenticMemory(model={self.model!r}, max_tokens={self.max_tokens})"
 
     def messages(self, records_text: str) -> list[dict[str, str]]:
         """The chat messages of one rewrite."""
@@ -145,7 +123,7 @@ class AgenticMemory:
 
     def request_settings(self) -> dict[str, Any]:
         """The rewrite request's settings: the budget as ``max_tokens``, the temperature, then ``params``."""
-        return {"max_tokens": self.max_tokens, "temperature": self.temperature, **self.params}
+        return {"max_tokens": self.max_tokens, "temperature": 0.0, **self.params}
 
     def update(self, records: list[DailyRecord | EventRecord], context: MemoryContext) -> None:
         records_text = self.wording.render_records(records) if self.wording else render_records(records)
@@ -209,32 +187,24 @@ def official_tools(tools: list[Tool], wording: OfficialWording, file: str = OFFI
     return out
 
 
-def preference_tools(*, read_fn: Callable[[], str], query_fn: Callable[[str], str] | None) -> list[Tool]:
-    """The memory tools of the official harness, with English descriptions.
-
-    Args:
-        read_fn: Called without arguments for ``read_preference_memory``.
-        query_fn: Called with the query for ``query_preference_memory``; ``None`` leaves that tool out.
-    """
-    tools = [Tool(
+def preference_tools(*, read_fn: Callable[[], str], query_fn: Callable[[str], str]) -> list[Tool]:
+    """The memory tools of the official harness, with English descriptions: ``read_preference_memory`` calls
+    ``read_fn()``, ``query_preference_memory`` calls ``query_fn(query)``."""
+    return [Tool(
         name="read_preference_memory",
         description=("Read the user's long-term preference memory (what is known about their tastes, "
                      "restrictions, budgets, times, places and service habits from earlier interactions)."),
         parameters={"type": "object", "properties": {}, "required": []},
         fn=read_fn,
+    ), Tool(
+        name="query_preference_memory",
+        description=("Search the user's preference memory for what is relevant to a question, e.g. "
+                     "'coffee preferences' or 'hotel room requirements'."),
+        parameters={"type": "object",
+                    "properties": {"query": {"type": "string", "description": "What to look up in the user's memory."}},
+                    "required": ["query"]},
+        fn=lambda query: query_fn(str(query)),
     )]
-    if query_fn is not None:
-        tools.append(Tool(
-            name="query_preference_memory",
-            description=("Search the user's preference memory for what is relevant to a question, e.g. "
-                         "'coffee preferences' or 'hotel room requirements'."),
-            parameters={"type": "object",
-                        "properties": {"query": {"type": "string",
-                                                 "description": "What to look up in the user's memory."}},
-                        "required": ["query"]},
-            fn=lambda query: query_fn(str(query)),
-        ))
-    return tools
 
 
 def build(options: MemoryOptions, *, who: str = "the agentic memory") -> Callable[[], AgenticMemory]:
@@ -251,9 +221,8 @@ def build(options: MemoryOptions, *, who: str = "the agentic memory") -> Callabl
     if client is None:
         raise ValueError(f"{who} needs an LLM client for the memory model {model!r}: set --vita-base-url "
                          f"(or $OPENAI_BASE_URL) and the key variable named by --vita-api-key-env")
-    budget = options.agentic_max_tokens or DEFAULT_MAX_TOKENS
     wording, params = options.wording(), dict(options.memory_model_args)
-    return lambda: AgenticMemory(llm_client=client, memory_model=str(model), max_tokens=budget,
+    return lambda: AgenticMemory(llm_client=client, memory_model=str(model), max_tokens=DEFAULT_MAX_TOKENS,
                                  language=options.language or "en", wording=wording, params=params)
 
 
@@ -263,6 +232,6 @@ def _endpoints(config: Any) -> list[Endpoint]:
 
 SPEC = MemorySpec(name="agentic", aliases=("rewrite",), build=build, deterministic=False,
                   calls_llm=lambda config: bool(config.memory_model), endpoints=_endpoints,
-                  prompt_budget=lambda options: options.agentic_max_tokens or DEFAULT_MAX_TOKENS, rewrites=True,
+                  prompt_budget=lambda options: DEFAULT_MAX_TOKENS, rewrites=True,
                   counts_tokens=True, leaderboard=True, pivot=2, request_role="memory",
                   switches=("memory_model_args",), official_file=OFFICIAL_FILE)

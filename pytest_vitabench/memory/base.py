@@ -1,22 +1,10 @@
 """The memory protocol that every backend implements (built-in, ``module:Class`` or entry point).
 
-The harness calls :meth:`Memory.update` with a subtask's dataset ``interactions`` right before that
-subtask runs (never with the agent's own conversations, REFERENCE.md §3.1), then :meth:`Memory.read`
-with the subtask's instruction as the query; the text it returns is injected into the agent's system
-prompt and saved in the report as the memory snapshot.
-
-Required: ``update(records, context)`` and ``read(query=None)``. Optional, found by name:
-
-* ``tools() -> list[Tool]``: tools the agent may call (``read_preference_memory``,
-  ``query_preference_memory``...), added to the subtask's environment;
-* ``state() -> dict`` and ``load_state(state)``: a JSON-ready copy of everything ``update`` built, so the
-  harness can checkpoint the memory after each subtask (:mod:`.snapshots`) and rebuild a late subtask's
-  memory without replaying the updates; ``fingerprint() -> dict`` names the settings the state depends
-  on (models, budgets), which become part of the checkpoint key;
-* ``usage``: a :class:`~pytest_vitabench.messages.Usage` of the LLM calls made so far (the harness
-  reports the growth per item, see :func:`take_usage`);
-* class attribute ``deterministic = True`` when the state depends on the data only, not on a trial's
-  sampling (one memory then serves every trial).
+The harness calls :meth:`Memory.update` with a subtask's dataset ``interactions`` right before that subtask
+runs (never with the agent's own conversations, REFERENCE.md §3.1), then :meth:`Memory.read` with its
+instruction as the query; the text goes into the agent's system prompt and the report's memory snapshot.
+Optional, found by name: ``tools()`` (added to the subtask's environment), ``state()``/``load_state()``
+with ``fingerprint()`` (checkpoints, :mod:`.snapshots`), ``usage`` (:func:`take_usage`).
 """
 
 from __future__ import annotations
@@ -80,18 +68,10 @@ def is_checkpointable(memory: object) -> bool:
     return callable(getattr(memory, "state", None)) and callable(getattr(memory, "load_state", None))
 
 
-def memory_fingerprint(memory: object) -> dict[str, Any]:
-    """The settings the backend's state depends on (``fingerprint()``), or ``{}``."""
-    provider = getattr(memory, "fingerprint", None)
-    return dict(provider()) if callable(provider) else {}
-
-
 def take_usage(memory: object) -> Usage:
-    """The LLM usage the backend reported since the previous call (``Usage()`` if it reports none).
-
-    Backends keep a running ``usage`` total; the growth is remembered on the object, so a rebuilt chain
-    bills its whole rebuild to the item that needed it.
-    """
+    """The LLM usage the backend reported since the previous call (``Usage()`` if it reports none): the
+    growth of its running ``usage`` total, remembered on the object, so a rebuilt chain bills its whole rebuild
+    to the item that needed it."""
     total = getattr(memory, "usage", None)
     if not isinstance(total, Usage):
         return Usage()

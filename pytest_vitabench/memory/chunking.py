@@ -1,16 +1,11 @@
-"""Cut interaction records into the fixed-size chunks that the RAG memory embeds.
-
-As in the official harness, every interaction record is one chunk, split into pieces of at most
-``chunk_tokens`` tokens (512 by default, no overlap) when it is longer; tokens are counted with
-:func:`~pytest_vitabench.memory.tokens.count_tokens` (a word or a CJK character is one token). A chunk's
-text is the record rendered as the agent would read it in ``full_context``, so the text the agent is
-shown is exactly the text that was embedded.
+"""Cut interaction records into the chunks the rag memory embeds: one per record, split into pieces of at
+most ``chunk_tokens`` tokens when longer. A chunk's text is the record as ``full_context`` renders it, so
+the agent is shown exactly the text that was embedded.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
 
 from ..suite.schema import DailyRecord, EventRecord
 from .render import render_record
@@ -43,13 +38,6 @@ class Chunk:
         if self.part == 1:
             return self.text
         return f"- [{self.timestamp}] [{self.kind}, part {self.part}/{self.parts}] ...{self.text}"
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Chunk:
-        return cls(**data)
 
 
 def record_chunks(record: DailyRecord | EventRecord, chunk_tokens: int = DEFAULT_CHUNK_TOKENS,

@@ -15,19 +15,11 @@ DEFAULT_MAX_TOKENS = 102_400
 
 
 class FullContextMemory:
-    name = "full_context"
-
     def __init__(self, max_tokens: int = DEFAULT_MAX_TOKENS, *,
                  render: Callable[[list[DailyRecord | EventRecord]], str] = render_records,
                  empty: str = EMPTY_MEMORY) -> None:
-        """
-        Args:
-            max_tokens: The budget the text is cut to, from the front.
-            render: Records to text (the official wording's under ``--vita-official-source``).
-            empty: What an empty memory reads as (the official memory reads as nothing at all).
-        """
-        if max_tokens <= 0:
-            raise ValueError(f"max_tokens must be positive, got {max_tokens}")
+        """``max_tokens``: the budget the text is cut to, from the front; ``render``: records to text (the official
+        wording's under ``--vita-official-source``); ``empty``: an empty memory's text (officially nothing)."""
         self.max_tokens = max_tokens
         self._render = render
         self._empty = empty

@@ -15,23 +15,15 @@ from .spec import MemoryOptions, MemorySpec
 
 
 class GroundTruthMemory:
-    name = "groundtruth"
-
-    def __init__(self, *, render: Callable[[dict[str, Any] | None], str] | None = None) -> None:
-        """
-        Args:
-            render: Preferences to text, the empty case included (the official wording's under
-                ``--vita-official-source``); ``None``: ours.
-        """
+    def __init__(self, *, render: Callable[[dict[str, Any] | None], str] = render_preferences) -> None:
+        """``render``: preferences to text, the empty case included (the official wording's under
+        ``--vita-official-source``)."""
         self._text = ""
         self._render = render
 
     def update(self, records: list[DailyRecord | EventRecord], context: MemoryContext) -> None:
         # The annotation of the subtask about to run replaces the previous one: it already reflects drift.
-        if self._render is not None:
-            self._text = self._render(context.groundtruth)
-        else:
-            self._text = render_preferences(context.groundtruth)
+        self._text = self._render(context.groundtruth)
 
     def read(self, query: str | None = None) -> str:
         return self._text or EMPTY_MEMORY
@@ -39,9 +31,7 @@ class GroundTruthMemory:
 
 def build(options: MemoryOptions) -> Callable[[], GroundTruthMemory]:
     wording = options.wording()
-    if wording is not None:
-        return lambda: GroundTruthMemory(render=wording.render_preferences)
-    return GroundTruthMemory
+    return lambda: GroundTruthMemory(render=wording.render_preferences if wording else render_preferences)
 
 
 SPEC = MemorySpec(name="groundtruth", build=build, deterministic=True, paired_reference=True, pivot=4,

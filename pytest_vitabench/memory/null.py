@@ -8,8 +8,6 @@ from .spec import MemorySpec
 
 
 class NoMemory:
-    name = "none"
-
     def update(self, records: list[DailyRecord | EventRecord], context: MemoryContext) -> None:
         return None
 

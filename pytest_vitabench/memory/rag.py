@@ -1,29 +1,17 @@
 """The ``rag`` backend: history records cut into chunks, embedded, retrieved by cosine similarity.
 
-``update`` cuts each new interaction record into chunks of at most 512 tokens (:mod:`.chunking`);
-``read(query)`` embeds the query, keeps the chunks whose cosine similarity reaches the threshold, takes
-the ``top_k`` best (8 by default) and shows them in chronological order, so the agent sees which of two
-contradicting records is the newer. Embeddings come from a local model by default or an
-OpenAI-compatible endpoint (:mod:`pytest_vitabench.embeddings`), through a per-text disk cache: results
-are the same whether the vectors were computed now or read back. No LLM is involved by default.
-
-Differences from the official harness, on purpose:
-
-* chunk vectors are computed lazily, in one batch, the first time a read needs them (a restored
-  checkpoint holds no vectors: they come from the cache);
-* the threshold defaults to the one calibrated for the embedding model (0.3, the paper's value, for
-  endpoint models; see :func:`pytest_vitabench.embeddings.default_threshold`);
-* when nothing reaches the threshold, the most recent ``top_k`` chunks are returned (labelled as such)
-  instead of a whitespace keyword search, which cannot work for Chinese, or an unbounded dump;
-* ``read()`` without a query (the ``read_preference_memory`` tool) returns the newest records within
-  ``dump_tokens`` tokens, or, with a ``summarizer`` (an :class:`~.agentic.AgenticMemory`), its
-  consolidated memory, which is updated incrementally instead of re-summarising every chunk each time.
+``read(query)`` shows the ``top_k`` chunks reaching the threshold in chronological order, so the agent sees
+which of two contradicting records is the newer; when none reaches it, the most recent ``top_k`` (a
+whitespace keyword search, as officially, cannot work for Chinese). Vectors are computed lazily, in one
+batch, through a per-text disk cache: a restored checkpoint holds none, and results are the same whether
+they were computed now or read back. ``--vita-rag-style official`` with an official source runs
+:mod:`.rag_official` instead.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import asdict, replace
 from typing import TYPE_CHECKING, Any
 
 from ..domains.base import Tool
@@ -42,7 +30,7 @@ from . import agentic
 from .agentic import AgenticMemory, preference_tools
 from .base import EMPTY_MEMORY, Memory, MemoryContext
 from .chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_TOKENS, Chunk, chunk_records
-from .rag_official import OFFICIAL_FILE, OfficialRagMemory
+from .rag_official import OFFICIAL_FILE, OfficialRagMemory, embedded
 from .spec import Endpoint, MemoryOptions, MemorySpec
 from .tokens import keep_last_tokens, tokenizer_name
 
@@ -75,8 +63,6 @@ class RagMemory:
         embedder: The (cached) embedder (:func:`~pytest_vitabench.embeddings.get_embedder`).
         top_k: Chunks returned per query.
         threshold: Minimum cosine similarity; ``None``: the embedding model's calibrated default.
-        chunk_tokens: Tokens per chunk.
-        chunk_overlap: Tokens shared by consecutive pieces of one long record.
         dump_tokens: Budget of ``read()`` without a query.
         language: ``en`` or ``zh`` (labels of the returned text).
         summarizer: An optional LLM memory that ``read()`` without a query returns instead of the dump.
@@ -85,35 +71,19 @@ class RagMemory:
             every chunk); ``read()`` without a query: the summary, or every chunk.
     """
 
-    name = "rag"
-
-    def __init__(self, *, embedder: CachedEmbedder,
-                 top_k: int = DEFAULT_TOP_K, threshold: float | None = None,
-                 chunk_tokens: int = DEFAULT_CHUNK_TOKENS, chunk_overlap: int = DEFAULT_CHUNK_OVERLAP,
+    def __init__(self, *, embedder: CachedEmbedder, top_k: int = DEFAULT_TOP_K, threshold: float | None = None,
                  dump_tokens: int = DEFAULT_DUMP_TOKENS, language: str = "en",
                  summarizer: AgenticMemory | None = None, style: str = "default"):
-        if top_k < 1:
-            raise ValueError(f"rag top_k must be at least 1, got {top_k}")
-        if chunk_tokens < 1:
-            raise ValueError(f"rag chunk_tokens must be positive, got {chunk_tokens}")
         self.embedder = embedder
         self.top_k = top_k
-        self.threshold = default_threshold(self._model_name()) if threshold is None else float(threshold)
-        self.chunk_tokens = chunk_tokens
-        self.chunk_overlap = chunk_overlap
+        model = embedder.model_id.split("@", 1)[0]
+        self.threshold = default_threshold(model) if threshold is None else float(threshold)
         self.dump_tokens = dump_tokens
         self.language = language if language in _TEXT else "en"
         self.summarizer = summarizer
         self.style = style
         self.chunks: list[Chunk] = []
         self._vectors: np.ndarray | None = None  # rows for self.chunks[:len(rows)]
-
-    def __repr__(self) -> str:
-        return (f"RagMemory(model={self.embedder.model_id!r}, top_k={self.top_k}, threshold={self.threshold}, "
-                f"chunk_tokens={self.chunk_tokens})")
-
-    def _model_name(self) -> str:
-        return self.embedder.model_id.split("@", 1)[0]
 
     @property
     def usage(self) -> Usage:
@@ -122,7 +92,7 @@ class RagMemory:
     # -- protocol -----------------------------------------------------------------------------------
 
     def update(self, records: list[DailyRecord | EventRecord], context: MemoryContext) -> None:
-        self.chunks.extend(chunk_records(records, self.chunk_tokens, self.chunk_overlap))
+        self.chunks.extend(chunk_records(records))
         if self.summarizer is not None:
             self.summarizer.update(records, context)
 
@@ -171,7 +141,7 @@ class RagMemory:
 
         done = 0 if self._vectors is None else self._vectors.shape[0]
         if done < len(self.chunks):
-            new = self.embedder.embed_documents([_embed_text(c) for c in self.chunks[done:]])
+            new = self.embedder.embed_documents([embedded(c.text) for c in self.chunks[done:]])
             self._vectors = new if self._vectors is None else np.vstack([self._vectors, new])
         assert self._vectors is not None
         return self._vectors
@@ -187,29 +157,24 @@ class RagMemory:
     # -- checkpoints --------------------------------------------------------------------------------
 
     def state(self) -> dict[str, Any]:
-        state: dict[str, Any] = {"chunks": [c.to_dict() for c in self.chunks]}
+        state: dict[str, Any] = {"chunks": [asdict(c) for c in self.chunks]}
         if self.summarizer is not None:
             state["summary"] = self.summarizer.state()
         return state
 
     def load_state(self, state: dict[str, Any]) -> None:
-        self.chunks = [Chunk.from_dict(c) for c in state.get("chunks", [])]
+        self.chunks = [Chunk(**c) for c in state.get("chunks", [])]
         self._vectors = None
         if self.summarizer is not None and "summary" in state:
             self.summarizer.load_state(state["summary"])
 
     def fingerprint(self) -> dict[str, Any]:
         # top_k, threshold and dump_tokens only shape reads, so changing them reuses the checkpoints.
-        out: dict[str, Any] = {"chunk_tokens": self.chunk_tokens, "chunk_overlap": self.chunk_overlap,
+        out: dict[str, Any] = {"chunk_tokens": DEFAULT_CHUNK_TOKENS, "chunk_overlap": DEFAULT_CHUNK_OVERLAP,
                                "tokenizer": tokenizer_name()}
         if self.summarizer is not None:
             out["summary"] = self.summarizer.fingerprint()
         return out
-
-
-def _embed_text(chunk: Chunk) -> str:
-    # Line breaks carry no meaning for the encoder (the official harness replaces them too).
-    return " ".join(chunk.text.split("\n"))
 
 
 def wants_summary(options: MemoryOptions) -> bool:
@@ -224,8 +189,8 @@ def build(options: MemoryOptions) -> Callable[[], Memory]:
     source.
 
     Raises:
-        ValueError: The local embedding model or numpy is missing, a size is not positive, the summary has no
-            LLM, or an endpoint embedding model has no key.
+        ValueError: The local embedding model or numpy is missing, the summary has no LLM, or an endpoint
+            embedding model has no key.
     """
     model = options.embedding_model or None
     spec = local_spec(model) if model else local_spec("use-multilingual-v3")
@@ -239,14 +204,8 @@ def build(options: MemoryOptions) -> Callable[[], Memory]:
     except ImportError:
         raise ValueError("the rag memory needs numpy, also with an endpoint embedding model: "
                          "pip install 'pytest-vitabench[rag]'") from None
-    top_k = options.rag_top_k or DEFAULT_TOP_K
-    threshold = options.rag_threshold
-    chunk_tokens = options.chunk_tokens or DEFAULT_CHUNK_TOKENS
-    style = options.rag_style or "default"
-    summarised = wants_summary(options)
-    wording = options.wording() if style == "official" else None
-    if top_k < 1 or chunk_tokens < 1:
-        raise ValueError(f"--vita-rag-top-k and the chunk size must be positive, got {top_k} and {chunk_tokens}")
+    top_k, threshold, summarised = options.rag_top_k or DEFAULT_TOP_K, options.rag_threshold, wants_summary(options)
+    wording = options.wording() if options.rag_style == "official" else None
     # Without the official wording the summary is an agentic memory with our prompt.
     summary = (agentic.build(replace(options, official_source=None), who="--vita-rag-summary")
                if summarised and wording is None else None)
@@ -260,20 +219,15 @@ def build(options: MemoryOptions) -> Callable[[], Memory]:
 
     if wording is not None:
         official_threshold = default_threshold(model) if threshold is None else threshold
-        summary_model = str(options.memory_model) if summarised and options.memory_model else None
-        client = options.llm_client
-        if summarised and (summary_model is None or client is None):
+        summary_model, client = options.memory_model if summarised else None, options.llm_client
+        if summarised and (not summary_model or client is None):
             agentic.build(options, who="--vita-rag-summary")  # raises, naming what is missing
         params = dict(options.rag_summary_args)
         return lambda: OfficialRagMemory(embedder=embedder, wording=wording, llm_client=client,
                                          summary_model=summary_model, top_k=top_k, threshold=official_threshold,
-                                         chunk_tokens=chunk_tokens, params=params)
-
-    def make() -> RagMemory:
-        return RagMemory(embedder=embedder, top_k=top_k, threshold=threshold, chunk_tokens=chunk_tokens,
-                         language=options.language or "en", summarizer=summary() if summary else None, style=style)
-
-    return make
+                                         params=params)
+    return lambda: RagMemory(embedder=embedder, top_k=top_k, threshold=threshold, language=options.language,
+                             summarizer=summary() if summary else None, style=options.rag_style)
 
 
 #: The official rag's retrieval (memory.yaml and rag_memory.py of the official harness).
@@ -288,10 +242,8 @@ def endpoint_embeddings(config: Any) -> bool:
 
 
 def _endpoints(config: Any) -> list[Endpoint]:
-    if not endpoint_embeddings(config):
-        return []
-    return [Endpoint("embeddings", "embeddings", config.embedding_model,
-                     config.embedding_base_url or config.base_url)]
+    url = config.embedding_base_url or config.base_url
+    return [Endpoint("embeddings", "embeddings", config.embedding_model, url)] if endpoint_embeddings(config) else []
 
 
 def _comparability(config: Any) -> list[str]:
@@ -313,7 +265,6 @@ def _comparability(config: Any) -> list[str]:
 
 SPEC = MemorySpec(name="rag", build=build, deterministic=lambda options: not wants_summary(options),
                   calls_llm=lambda config: bool(config.rag_summary), endpoints=_endpoints,
-                  prompt_budget=lambda options: ((options.rag_top_k or DEFAULT_TOP_K)
-                                                 * (options.chunk_tokens or DEFAULT_CHUNK_TOKENS)),
+                  prompt_budget=lambda options: (options.rag_top_k or DEFAULT_TOP_K) * DEFAULT_CHUNK_TOKENS,
                   embeds=True, counts_tokens=True, leaderboard=True, pivot=1, request_role="rag_summary",
                   switches=("rag_style",), comparability=_comparability, official_file=OFFICIAL_FILE)

@@ -1,22 +1,10 @@
 """The ``rag`` backend as the official harness runs it (``--vita-rag-style official`` with an official source).
 
-Re-implemented from reading the official ``rag_memory.py``; every word that reaches a model (the summary
-prompt, the listing headings and lines, the empty-memory answers, the tools' descriptions) is read from the
-user's copy of the harness (:class:`~pytest_vitabench.official_wording.OfficialWording`).
-
-* ``update``: each record becomes one chunk (a day: the JSON of each behaviour on its own line, then the JSON
-  of its dialogue; an event record: the JSON of its content), cut into windows of ``chunk_tokens``
-  cl100k_base tokens when longer; each new piece is embedded in a request of its own, line breaks replaced
-  by spaces; then the memory model summarises every chunk stored so far (the official summary request).
-* ``read(query)``: the chunks whose cosine similarity to the query reaches the threshold, best first (ties
-  in storage order), at most ``top_k``; none: chunks sharing a word with the query, scored by shared
-  keywords plus half the shared words of their text; none either: the summary, else every chunk.
-* ``read()`` (the ``read_preference_memory`` tool): the summary, else every chunk.
-
-Where we differ, none of it changing what a model is sent when every call succeeds: a failed embedding or
-summary request is an infrastructure error of the item (officially: the chunk is stored without a vector,
-the summary falls back to the listing); a text embedded before is not requested again (the official
-harness repeats the request, e.g. the same query two or three times per subtask: the vector is the same).
+Re-implemented from the official ``rag_memory.py``; every word that reaches a model is read from the user's
+copy of the harness (:class:`~pytest_vitabench.official_wording.OfficialWording`). Where we differ, none of
+it changing what a model is sent when every call succeeds: a failed embedding or summary request is an
+infrastructure error of the item (officially: a chunk without a vector, or the listing as summary), and a
+text embedded before is not requested again.
 """
 
 from __future__ import annotations
@@ -31,7 +19,7 @@ from ..suite.schema import DailyRecord, EventRecord
 from .agentic import official_tools, preference_tools
 from .base import MemoryContext
 from .chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_TOKENS
-from .tokens import split_token_windows
+from .tokens import split_token_windows, tokenizer_name
 
 if TYPE_CHECKING:
     import numpy as np
@@ -87,41 +75,25 @@ class OfficialRagMemory:
 
     Args:
         embedder: The (cached) embedder, one text per request for an endpoint model.
-        wording: The official text of the requests.
-        llm_client: The run's LLM client for the summary (``None``: no summary, as without an agent LLM).
-        summary_model: The model that writes the summary (officially the agent's).
-        top_k: Chunks returned per query (8 officially).
-        threshold: Minimum cosine similarity (0.3 officially).
-        chunk_tokens: Tokens per piece (512 officially).
-        chunk_overlap: Tokens shared by consecutive pieces (0 officially).
-        temperature: The summary's sampling temperature (the agent's, 0 in the official configuration).
+        llm_client: The run's LLM client for the summary (``None`` or no ``summary_model``: no summary, as
+            without an agent LLM).
+        params: The summary request's settings over temperature 0 (the memory model's models.yaml entry).
     """
-
-    name = "rag"
 
     def __init__(self, *, embedder: CachedEmbedder, wording: OfficialWording, llm_client: LLMClient | None = None,
                  summary_model: str | None = None, top_k: int = 8, threshold: float = 0.3,
-                 chunk_tokens: int = DEFAULT_CHUNK_TOKENS, chunk_overlap: int = DEFAULT_CHUNK_OVERLAP,
-                 temperature: float | None = 0.0, params: dict[str, Any] | None = None):
+                 params: dict[str, Any] | None = None):
         self.embedder = embedder
         self.wording = wording
         self.client = llm_client if summary_model else None
         self.summary_model = summary_model
         self.top_k = top_k
         self.threshold = threshold
-        self.chunk_tokens = chunk_tokens
-        self.chunk_overlap = chunk_overlap
-        self.temperature = temperature
-        #: The summary request's settings over ``temperature`` (the memory model's models.yaml entry).
         self.params = dict(params or {})
         self.chunks: list[OfficialChunk] = []
         self.summary = ""
         self.usage = Usage()
         self._vectors: list[np.ndarray] = []  # rows for self.chunks[:len(rows)]
-
-    def __repr__(self) -> str:
-        return (f"OfficialRagMemory(model={self.embedder.model_id!r}, top_k={self.top_k}, "
-                f"threshold={self.threshold}, summary_model={self.summary_model!r})")
 
     # -- protocol -----------------------------------------------------------------------------------
 
@@ -131,7 +103,7 @@ class OfficialRagMemory:
         label = self.wording.rag_daily_label()
         for record in records:
             whole = record_chunk(record, label)
-            for piece in split_token_windows(whole.text, self.chunk_tokens, self.chunk_overlap):
+            for piece in split_token_windows(whole.text, DEFAULT_CHUNK_TOKENS, DEFAULT_CHUNK_OVERLAP):
                 self.chunks.append(OfficialChunk(piece, whole.keywords, whole.timestamp, whole.kind))
         self._chunk_vectors()  # officially embedded at update time, before the summary
         if self.client is not None:
@@ -166,7 +138,7 @@ class OfficialRagMemory:
         import numpy as np
 
         vectors = self._chunk_vectors()
-        query_vector = self.embedder.embed_queries([_embedded(query)])[0]
+        query_vector = self.embedder.embed_queries([embedded(query)])[0]
         # float32 as officially; the vectors are unit length, so the dot product is the cosine.
         scores = [float(np.dot(query_vector, v)) for v in vectors]
         hits = sorted((i for i, s in enumerate(scores) if s >= self.threshold), key=lambda i: -scores[i])
@@ -183,10 +155,9 @@ class OfficialRagMemory:
         return [self.chunks[i] for _, i in keyword_scores]
 
     def _chunk_vectors(self) -> list[np.ndarray]:
-        done = len(self._vectors)
-        if done < len(self.chunks):
-            new = self.embedder.embed_documents([_embedded(c.text) for c in self.chunks[done:]])
-            self._vectors.extend(new)
+        new = self.chunks[len(self._vectors):]
+        if new:
+            self._vectors.extend(self.embedder.embed_documents([embedded(c.text) for c in new]))
         return self._vectors
 
     def _listing(self) -> str:
@@ -196,7 +167,7 @@ class OfficialRagMemory:
         assert self.client is not None and self.summary_model is not None
         completion = self.client.complete("memory", model=self.summary_model, seed=context.seed,
                                           messages=self.wording.rag_summary_messages([c.listed() for c in self.chunks]),
-                                          **{"temperature": self.temperature, **self.params})
+                                          **{"temperature": 0.0, **self.params})
         self.usage = self.usage + completion.usage
         # An empty answer leaves the listing of every chunk, as officially.
         return completion.text.strip()
@@ -213,14 +184,12 @@ class OfficialRagMemory:
         self._vectors = []  # from the embedding cache on the next read
 
     def fingerprint(self) -> dict[str, Any]:
-        from .tokens import tokenizer_name
-
-        return {"style": "official", "chunk_tokens": self.chunk_tokens, "chunk_overlap": self.chunk_overlap,
+        return {"style": "official", "chunk_tokens": DEFAULT_CHUNK_TOKENS, "chunk_overlap": DEFAULT_CHUNK_OVERLAP,
                 "tokenizer": tokenizer_name(), "official_wording": self.wording.source.version,
                 "summary_model": self.summary_model, "endpoint": getattr(self.client, "endpoint", None),
-                "temperature": self.temperature, "params": self.params}
+                "temperature": 0.0, "params": self.params}
 
 
-def _embedded(text: str) -> str:
-    # The official embedding request replaces line breaks by spaces (nothing else).
+def embedded(text: str) -> str:
+    """The text an embedding request carries: line breaks replaced by spaces, as officially (nothing else)."""
     return text.replace("\n", " ")

@@ -1,8 +1,7 @@
 """Resolve ``--vita-memory`` names to :class:`~.spec.MemorySpec`: built-ins, ``module:Class``, entry points.
 
-A built-in backend declares its ``SPEC`` in its own module. A ``module:Class`` or ``vitabench.memory`` entry
-point names a :class:`~.spec.MemorySpec` or a :class:`~.base.Memory` class (or factory); a class receives
-the :class:`~.spec.MemoryOptions` its ``__init__`` names (all of them if it takes ``**kwargs``), and declares
+A ``module:Class`` or ``vitabench.memory`` entry point names a spec or a :class:`~.base.Memory` class (or
+factory); a class receives the :class:`~.spec.MemoryOptions` its ``__init__`` names, and declares
 ``deterministic = True`` as a class attribute when one memory serves every trial.
 """
 
@@ -56,22 +55,8 @@ def memory_spec(name: str) -> MemorySpec:
                       deterministic=inspect.getattr_static(backend, "deterministic", False) is True)
 
 
-def memory_factory(name: str, options: MemoryOptions | None = None) -> Callable[[], Memory]:
-    """A zero-argument factory of fresh memories of ``name``, what it needs checked up front.
-
-    Raises:
-        ValueError: As :func:`memory_spec`, or a backend missing a dependency (the message names the option
-            to set or the package to install).
-    """
-    return memory_spec(name).build(options or MemoryOptions())
-
-
 class RunMemories:
-    """The memory backends of one run: each name resolved once, built with the run's options.
-
-    Args:
-        options: The run's :class:`~.spec.MemoryOptions`.
-    """
+    """The memory backends of one run: each name resolved once, built with the run's :class:`~.spec.MemoryOptions`."""
 
     def __init__(self, options: MemoryOptions | None = None) -> None:
         self.options = options or MemoryOptions()
@@ -84,7 +69,8 @@ class RunMemories:
         return self._specs[name]
 
     def factory(self, name: str, *, language: str | None = None) -> Callable[[], Memory]:
-        """A factory of ``name``'s memories (``language``: the suite's, over the run's)."""
+        """A zero-argument factory of fresh memories of ``name`` (``language``: the suite's, over the run's);
+        ``ValueError`` as :func:`memory_spec`, or naming the option to set or the package to install."""
         options = self.options if language is None else replace(self.options, language=language)
         return self.spec(name).build(options)
 
@@ -95,11 +81,7 @@ class RunMemories:
 
 def specs_of(names: Iterable[str], *, builtin_only: bool = False) -> list[MemorySpec]:
     """The specs of ``names`` (a run's ``memory``); ``builtin_only``: of the built-ins among them, for a report
-    read where a third-party backend may not be installed.
-
-    Raises:
-        ValueError: As :func:`memory_spec`.
-    """
+    read where a third-party backend may not be installed (else ``ValueError`` as :func:`memory_spec`)."""
     if builtin_only:
         return [BUILTIN_SPECS[name] for name in names if name in BUILTIN_SPECS]
     return [memory_spec(name) for name in names]
@@ -128,11 +110,8 @@ def pivot_key(name: str) -> tuple[int, str]:
 
 
 def _load_custom(name: str) -> Any:
-    """The object a ``module:Class`` or entry point names; ``None`` when no entry point has that name.
-
-    Raises:
-        ValueError: The module, attribute or entry point cannot be loaded (the message says which).
-    """
+    """The object a ``module:Class`` or entry point names (``None``: no entry point has that name); a
+    ``ValueError`` says which module, attribute or entry point cannot be loaded."""
     if ":" in name:
         module_name, _, attr = name.partition(":")
         try:
@@ -149,7 +128,17 @@ def _load_custom(name: str) -> Any:
 
 
 def _checked(name: str, cls: Any, options: MemoryOptions) -> Callable[[], Memory]:
-    kwargs = _accepted_options(cls, options.for_custom())
+    """A factory of ``cls`` given the options its constructor declares (all of them for ``**kwargs``)."""
+    kwargs = options.for_custom()
+    try:
+        params = inspect.signature(cls).parameters.values()
+    except (TypeError, ValueError):  # a builtin or C type without a signature: construct it bare
+        kwargs = {}
+    else:
+        if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+            named = {p.name for p in params if p.kind in (inspect.Parameter.KEYWORD_ONLY,
+                                                          inspect.Parameter.POSITIONAL_OR_KEYWORD)}
+            kwargs = {k: v for k, v in kwargs.items() if k in named}
 
     def make() -> Memory:
         memory = cls(**kwargs)
@@ -158,16 +147,3 @@ def _checked(name: str, cls: Any, options: MemoryOptions) -> Callable[[], Memory
         return memory
 
     return make
-
-
-def _accepted_options(cls: Any, options: dict[str, Any]) -> dict[str, Any]:
-    """The options a custom backend's constructor declares (every option for ``**kwargs``)."""
-    try:
-        params = inspect.signature(cls).parameters.values()
-    except (TypeError, ValueError):  # a builtin or C type without a signature: construct it bare
-        return {}
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
-        return options
-    names = {p.name for p in params if p.kind in (inspect.Parameter.KEYWORD_ONLY,
-                                                  inspect.Parameter.POSITIONAL_OR_KEYWORD)}
-    return {k: v for k, v in options.items() if k in names}

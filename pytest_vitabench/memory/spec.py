@@ -1,8 +1,6 @@
 """What a memory backend declares (:class:`MemorySpec`) and what a run gives it (:class:`MemoryOptions`).
 
-Each built-in backend's module declares its ``SPEC``; a third party declares one too (or names a plain
-:class:`~.base.Memory` class, which :mod:`.registry` wraps). Code outside ``memory/`` never names a backend:
-it asks the specs of the run's backends (does one call an LLM, count tokens, stand on the leaderboard...).
+Code outside ``memory/`` never names a backend: it asks the specs of the run's backends (docs/extending.md).
 """
 
 from __future__ import annotations
@@ -28,26 +26,20 @@ class MemoryOptions:
     """The run's settings for its memory backends, built once from the run configuration.
 
     A ``module:Class`` or entry-point backend receives the ones its constructor names (all of them for
-    ``**kwargs``), except the three marked built-in only. ``None`` in a budget or size: the backend's
-    official default.
+    ``**kwargs``), except those marked built-in only. ``None``: the option's default (``rag_threshold``: the
+    embedding model's calibrated value).
 
     Attributes:
         llm_client: The run's :class:`~pytest_vitabench.llm.LLMClient` (memory and embedding calls).
         memory_model: The model of the ``agentic`` backend and of rag's summary (``--vita-memory-model``).
-        embedding_model: ``--vita-embedding-model`` (``None``: the default local model).
-        embedding_base_url: ``--vita-embedding-base-url``.
         cache_dir: The run's cache directory (embedding vectors under ``embeddings/``).
         language: ``en`` or ``zh`` (each suite's, when the runner builds a chain).
-        rag_top_k: Chunks retrieved per query.
-        rag_threshold: Minimum cosine similarity (``None``: the embedding model's calibrated value).
-        chunk_tokens: Tokens per rag chunk.
         rag_summary: Whether an LLM memory answers rag's ``read_preference_memory``.
-        rag_style: ``default`` or ``official`` (``--vita-rag-style``).
-        agentic_max_tokens: The agentic memory's budget.
-        full_context_max_tokens: The full_context memory's budget.
-        memory_model_args: The memory update's request settings (built-in only).
-        rag_summary_args: Rag's summary request settings (built-in only).
-        official_source: The official harness whose wording records are rendered in (built-in only).
+        memory_model_args: The memory update's request settings.
+        rag_summary_args: Rag's summary request settings.
+        official_source: The official harness whose wording records are rendered in.
+
+    The others are the ``--vita-`` options of the same names.
     """
 
     llm_client: LLMClient | None = None
@@ -58,10 +50,8 @@ class MemoryOptions:
     language: str = "en"
     rag_top_k: int | None = None
     rag_threshold: float | None = None
-    chunk_tokens: int | None = None
     rag_summary: bool = False
     rag_style: str = "default"
-    agentic_max_tokens: int | None = None
     full_context_max_tokens: int | None = None
     memory_model_args: dict[str, Any] = field(default_factory=dict, metadata=_BUILTIN_ONLY)
     rag_summary_args: dict[str, Any] = field(default_factory=dict, metadata=_BUILTIN_ONLY)
@@ -71,12 +61,8 @@ class MemoryOptions:
     def from_config(cls, config: Any, *, llm_client: LLMClient | None = None, cache_dir: Path | str | None = None,
                     official_source: OfficialSource | None = None,
                     role_settings: dict[str, dict[str, Any]] | None = None) -> MemoryOptions:
-        """The options of a run: its :class:`~pytest_vitabench.config.RunConfig` and the objects built from it.
-
-        Args:
-            official_source: The official wording of history records, when the agent prompt is the official one.
-            role_settings: Each LLM role's request settings (``memory``, ``rag_summary``).
-        """
+        """The options of a run: its :class:`~pytest_vitabench.config.RunConfig`, the objects built from it, and
+        each LLM role's request settings (``role_settings``: ``memory``, ``rag_summary``)."""
         roles = role_settings or {}
         return cls(llm_client=llm_client, memory_model=config.memory_model, embedding_model=config.embedding_model,
                    embedding_base_url=config.embedding_base_url, cache_dir=cache_dir, language=config.language,
@@ -108,9 +94,9 @@ class MemorySpec:
     """One memory backend, as its module's ``SPEC`` declares it.
 
     The questions about a run (``calls_llm``, ``endpoints``, ``comparability``) take its
-    :class:`~pytest_vitabench.config.RunConfig`; those about the backend's state take :class:`MemoryOptions`.
-    What reports and the profile ask (``leaderboard`` to ``comparability``) is read from the built-ins only: a
-    report may be read where a third-party backend is not installed.
+    :class:`~pytest_vitabench.config.RunConfig`. What reports and the profile ask (``leaderboard`` to
+    ``comparability``) is read from the built-ins only: a report may be read where a third-party backend is
+    not installed.
 
     Attributes:
         name: What ``--vita-memory`` calls it, and its key in the report's metrics.
@@ -118,15 +104,13 @@ class MemorySpec:
             front (``ValueError`` naming the option to set or the package to install).
         aliases: The official names it answers to too (``null``, ``rewrite``).
         deterministic: Whether one memory chain serves every trial (its state depends on the data only, not
-            on a trial's sampling): a bool, or a function of the options (rag: only without its LLM summary).
+            on a trial's sampling): a bool, or a function of the options.
         calls_llm: Whether the run's chat endpoint serves it (the run then needs an LLM client and a key).
         endpoints: The models it will call, each checked once by the preflight.
-        prompt_budget: The most tokens it puts in the agent's prompt (``None``: as many as the history up to
-            the full_context budget), for ``vitabench estimate``.
-        shown: What it shows the agent for a subtask when that is known without running it (groundtruth's
-            annotation), for the estimate.
-        rewrites: Each subtask with new records costs one memory-model rewrite (estimate).
-        embeds: The new records and the query are embedded (estimate).
+        prompt_budget: The most tokens it puts in the agent's prompt (``None``: the history up to the
+            full_context budget), for ``vitabench estimate``, which also reads ``shown`` (the text it shows
+            for a subtask when known without running it), ``rewrites`` (one memory-model rewrite per subtask
+            with new records) and ``embeds`` (the new records and the query are embedded).
         counts_tokens: Its budgets are token counts (the header names the tokenizer; the profile checks it).
         leaderboard: The published leaderboard reports it.
         paired_reference: Every other backend of a run is compared with it, paired (the floor and the ceiling).

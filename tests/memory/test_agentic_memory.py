@@ -8,7 +8,7 @@ from _stub_llm import StubLLM
 from pytest_vitabench.llm import LLMClient, LLMError, LLMSettings
 from pytest_vitabench.memory.agentic import AgenticMemory
 from pytest_vitabench.memory.base import EMPTY_MEMORY, MemoryContext, memory_tools, take_usage
-from pytest_vitabench.memory.registry import memory_factory
+from pytest_vitabench.memory.registry import RunMemories
 from pytest_vitabench.memory.spec import MemoryOptions
 from pytest_vitabench.suite.schema import DailyRecord
 
@@ -80,12 +80,11 @@ def test_chinese_prompt_and_budget(stub):
 
 def test_factory_needs_a_model_and_a_client(stub):
     with pytest.raises(ValueError, match="needs an LLM: set --vita-memory-model"):
-        memory_factory("agentic", MemoryOptions(llm_client=client(stub)))
+        RunMemories(MemoryOptions(llm_client=client(stub))).factory("agentic")
     with pytest.raises(ValueError, match="needs an LLM client for the memory model 'm'.*--vita-base-url"):
-        memory_factory("rewrite", MemoryOptions(memory_model="m"))
-    memory = memory_factory("agentic", MemoryOptions(llm_client=client(stub), memory_model="m", agentic_max_tokens=99,
-                                                     language="zh"))()
-    assert isinstance(memory, AgenticMemory) and memory.max_tokens == 99 and memory.language == "zh"
+        RunMemories(MemoryOptions(memory_model="m")).factory("rewrite")
+    memory = RunMemories(MemoryOptions(llm_client=client(stub), memory_model="m", language="zh")).factory("agentic")()
+    assert isinstance(memory, AgenticMemory) and memory.max_tokens == 4096 and memory.language == "zh"
     assert memory.fingerprint()["endpoint"] == stub.base_url
 
 

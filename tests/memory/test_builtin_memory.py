@@ -8,7 +8,7 @@ from pytest_vitabench.memory.base import EMPTY_MEMORY, MemoryContext
 from pytest_vitabench.memory.full_context import FullContextMemory
 from pytest_vitabench.memory.groundtruth import GroundTruthMemory
 from pytest_vitabench.memory.null import NoMemory
-from pytest_vitabench.memory.registry import memory_factory, parse_memory_list
+from pytest_vitabench.memory.registry import RunMemories, parse_memory_list
 from pytest_vitabench.memory.tokens import count_tokens, keep_last_tokens, regex_count
 from pytest_vitabench.suite.schema import DailyRecord, EventRecord
 
@@ -57,13 +57,13 @@ def test_token_estimate_handles_chinese_and_english():
 
 def test_registry_names_aliases_and_errors():
     assert parse_memory_list("null, full_context,none") == ["none", "full_context"]
-    assert memory_factory("null")().read() == ""
+    assert RunMemories().factory("null")().read() == ""
     with pytest.raises(ValueError, match="needs an LLM: set --vita-memory-model"):
-        memory_factory("rewrite")
+        RunMemories().factory("rewrite")
     with pytest.raises(ValueError, match="unknown memory backend 'vector'"):
-        memory_factory("vector")
+        RunMemories().factory("vector")
     with pytest.raises(ValueError, match="cannot load memory backend"):
-        memory_factory("no_such_module:Cls")
+        RunMemories().factory("no_such_module:Cls")
     with pytest.raises(ValueError):
         parse_memory_list(" , ")
 
@@ -81,6 +81,6 @@ class BadCustom:
 
 
 def test_module_class_backends_are_checked_against_the_protocol():
-    assert memory_factory(f"{__name__}:GoodCustom")().read("q") == "custom q"
+    assert RunMemories().factory(f"{__name__}:GoodCustom")().read("q") == "custom q"
     with pytest.raises(TypeError, match="must define update"):
-        memory_factory(f"{__name__}:BadCustom")()
+        RunMemories().factory(f"{__name__}:BadCustom")()

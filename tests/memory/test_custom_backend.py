@@ -13,7 +13,7 @@ from _reports import full_report
 from _suites import tiny_suite
 
 from pytest_vitabench.memory.base import MemoryContext, memory_tools
-from pytest_vitabench.memory.registry import memory_factory
+from pytest_vitabench.memory.registry import RunMemories
 from pytest_vitabench.memory.spec import MemoryOptions
 from pytest_vitabench.suite.schema import DailyRecord
 
@@ -37,10 +37,10 @@ def install(site: Path) -> None:
 
 def test_entry_point_backend_is_found_and_gets_its_options(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="unknown memory backend 'keywords'"):
-        memory_factory("keywords")
+        RunMemories().factory("keywords")
     install(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
-    memory = memory_factory("keywords", MemoryOptions(language="zh", cache_dir=tmp_path))()
+    memory = RunMemories(MemoryOptions(language="zh", cache_dir=tmp_path)).factory("keywords")()
     assert type(memory).__name__ == "KeywordMemory" and memory.language == "zh"  # only declared options passed
     memory.update([DailyRecord(date="2025-01-02", dialogue=[{"role": "user", "content": "No cilantro in my noodles"}]),
                    DailyRecord(date="2025-01-03", dialogue=[{"role": "user", "content": "我喜欢靠窗的座位"}])],

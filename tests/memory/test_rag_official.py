@@ -20,7 +20,7 @@ from pytest_vitabench.llm.settings import LLMSettings
 from pytest_vitabench.memory import rag
 from pytest_vitabench.memory.base import MemoryContext, memory_tools
 from pytest_vitabench.memory.rag_official import OfficialRagMemory, record_chunk
-from pytest_vitabench.memory.registry import memory_factory
+from pytest_vitabench.memory.registry import RunMemories
 from pytest_vitabench.memory.spec import MemoryOptions
 from pytest_vitabench.memory.tokens import count_tokens, split_token_windows, tokenizer_name
 from pytest_vitabench.official_source import locate
@@ -189,14 +189,14 @@ def test_the_factory_builds_it_only_with_the_official_style_and_source(tmp_path,
         source = locate(str(make_checkout(tmp_path / "harness")))
         opts = MemoryOptions(embedding_model="text-embedding-3-large", llm_client=client, rag_style="official",
                              official_source=source, memory_model="stub-agent", language="en")
-        built = memory_factory("rag", opts)()
+        built = RunMemories(opts).factory("rag")()
         assert isinstance(built, OfficialRagMemory) and built.threshold == 0.3 and built.top_k == 8
         assert built.embedder.encoder.one_per_request
         assert not rag.SPEC.is_deterministic(opts)  # its summary is sampled per trial
         assert rag.SPEC.is_deterministic(replace(opts, memory_model=None))
-        assert not isinstance(memory_factory("rag", replace(opts, rag_style="default"))(), OfficialRagMemory)
-        assert not isinstance(memory_factory("rag", replace(opts, official_source=None))(), OfficialRagMemory)
+        assert not isinstance(RunMemories(replace(opts, rag_style="default")).factory("rag")(), OfficialRagMemory)
+        assert not isinstance(RunMemories(replace(opts, official_source=None)).factory("rag")(), OfficialRagMemory)
         with pytest.raises(ValueError, match="--vita-memory-model"):
-            memory_factory("rag", replace(opts, memory_model=None, rag_summary=True))
+            RunMemories(replace(opts, memory_model=None, rag_summary=True)).factory("rag")
     finally:
         stub.close()

@@ -90,10 +90,20 @@ def test_rag_restores_from_checkpoints_and_the_embedding_cache(tmp_path):
 
 def test_store_edge_cases(tmp_path):
     store = SnapshotStore(tmp_path)
+    updates: list[int] = []
     assert not is_checkpointable(FullContextMemory())
-    assert store.resume(FullContextMemory(), lambda j: "k", first=2, last=5) == 2  # not checkpointable
+    assert advance(FullContextMemory(), next_index=2, index=5, update=updates.append, store=store,
+                   key_for=lambda j: "k") == 6  # not checkpointable: replayed, nothing saved
+    assert updates == [2, 3, 4, 5] and store.saves == 0
     store.path("ab" * 32).parent.mkdir(parents=True)
     store.path("ab" * 32).write_text("{not json")
-    assert store.load("ab" * 32) is None
-    built = store.get_or_build("cd" * 32, lambda: {"text": "x"})
-    assert built == {"text": "x"} and store.get_or_build("cd" * 32, lambda: {"text": "y"}) == {"text": "x"}
+
+    class Checkpointable:
+        def state(self) -> dict:
+            return {}
+
+        def load_state(self, state: dict) -> None:
+            raise AssertionError("an unreadable checkpoint is a miss")
+
+    assert advance(Checkpointable(), next_index=0, index=0, update=updates.append, store=store,
+                   key_for=lambda j: "ab" * 32) == 1 and store.loads == 0 and store.saves == 1

@@ -148,10 +148,10 @@ def test_the_python_and_os_classifiers_match_requires_python():
 
 def test_rag_without_numpy_says_what_to_install(monkeypatch):
     """numpy is an extra: the rag memory names it, also with an endpoint model (which needs no local model)."""
-    from pytest_vitabench.memory.registry import memory_factory
+    from pytest_vitabench.memory.registry import RunMemories
     from pytest_vitabench.memory.spec import MemoryOptions
 
     monkeypatch.setitem(sys.modules, "numpy", None)  # `import numpy` now raises ImportError
     with pytest.raises(ValueError, match=r"rag memory needs numpy.*pip install 'pytest-vitabench\[rag\]'"):
-        memory_factory("rag", MemoryOptions(embedding_model="text-embedding-3-large",
-                                            embedding_base_url="http://127.0.0.1:9/v1"))
+        RunMemories(MemoryOptions(embedding_model="text-embedding-3-large",
+                                  embedding_base_url="http://127.0.0.1:9/v1")).factory("rag")
