@@ -1,24 +1,13 @@
 """How often an LLM judge agrees with the rules judge, and with itself: agreement, kappa, false passes and fails.
 
 Pure functions over :class:`~pytest_vitabench.result.ItemResult` records whose ``judge_details["rules"]``
-holds the rules judge's verdicts on the machine-checked rubrics (:class:`~pytest_vitabench.judges.audited.
-AuditedJudge` puts them there). Each machine-checked rubric the LLM judge returned a verdict for is one
-*pair* (truth, verdict):
+holds the rules judge's verdicts on the machine-checked rubrics (put there by
+:class:`~pytest_vitabench.judges.audited.AuditedJudge`); ``docs/judge-audit.md`` defines the figures. A rubric
+the judge failed to return (``judge_failure``) is no pair: it is counted as unscored.
 
-* agreement: the share of pairs where the verdicts are equal;
-* Cohen's kappa: agreement corrected for the agreement two judges with the same rates of "met" would reach
-  by chance; undefined (``None``) when both judges give one verdict only;
-* false pass rate: among rubrics the truth says are unmet, the share the judge calls met (credit the agent
-  did not earn); false fail rate: among rubrics the truth says are met, the share the judge calls unmet;
-* the flip rate: among rubrics judged in every one of N repeated judgings of the same trajectory, the share
-  whose verdict is not the same every time (the judge's own noise).
-
-Every figure has a 95% interval from a two-stage bootstrap: users resampled with replacement (the metrics'
-own draws, :func:`~pytest_vitabench.metrics.bootstrap_intervals`), because the rubrics of one user share a
-history and are not independent, then each drawn user's rubrics resampled with replacement, because with the
-few users of a small suite the spread between users alone misses the chance in which verdicts went wrong
-(on the 4 users of suites/demo the one-stage interval missed a planted error rate). A rubric the judge failed
-to return (``judge_failure``) is no pair: it is counted as unscored.
+The intervals are a two-stage bootstrap: users resampled (the metrics' own draws), then each drawn user's
+rubrics, because with the few users of a small suite the spread between users alone misses the chance in
+which verdicts went wrong.
 """
 
 from __future__ import annotations
@@ -186,11 +175,6 @@ def figures(pairs: Sequence[Pair], *, bootstrap: int = 1000, seed: int = 0) -> d
         (truth_judge), FIGURE: value | None for each of FIGURES, "ci95": {FIGURE: [lo, hi] | None}}``.
     """
     return sliced_figures(pairs, bootstrap=bootstrap, seed=seed)[0]
-
-
-def breakdown(pairs: Sequence[Pair], key: str, *, bootstrap: int = 1000, seed: int = 0) -> dict[str, Any]:
-    """:func:`figures` per value of a pair attribute (``kind`` or ``domain``)."""
-    return sliced_figures(pairs, (key,), bootstrap=bootstrap, seed=seed)[1][key]
 
 
 def flip_rate(repeats: Sequence[Sequence[ItemResult]], *, bootstrap: int = 1000, seed: int = 0) -> dict[str, Any]:

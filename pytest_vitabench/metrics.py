@@ -1,34 +1,9 @@
 """Avg@k, Pass@k and Pass^k at the subtask and user levels, with user-clustered bootstrap intervals.
 
-Pure functions over :class:`~pytest_vitabench.result.ItemResult` records; nothing here knows pytest.
-
-Semantics (REFERENCE.md §5.6-§5.8, with the official bugs of §7.1 fixed):
-
-* success means ``reward == 1.0``;
-* an ``error`` item counts as reward 0 (a failure) and is never dropped from a denominator, so a user
-  whose every trial crashed still contributes all of its units;
-* a ``skipped`` item (the judge could not judge anything) is left out and only counted;
-* an *unscored* item (``ItemResult.unscored``: its reward hangs on a verdict the judge failed to return) is
-  left out too, and so is its unit when the trials left are fewer than K (never scored 0 as short: the
-  shortfall is the judge's, not the agent's); the subtask level counts such items in ``n_unscored``, the
-  user level leaves out the trials that hold one;
-* the subtask level (the leaderboard's headline) has one unit per ``(suite, user_id, subtask_id)``, the
-  user level one unit per ``(suite, user_id)`` whose per-trial reward is the mean of that trial's subtask
-  rewards;
-* a unit observed in fewer than K trials cannot be evaluated at K: it stays in the denominator and
-  scores 0 on all three metrics, as the official ``average@k`` gate does (counted in ``n_short``).
-
-``style="official"`` (``--vita-metrics-style official``) computes the subtask level as the official
-``_compute_subtask_pass_metrics`` does: a unit observed in fewer than the run's trials gets 0.0 for each missing
-one (so Avg@K and Pass@K keep its partial credit), and a subtask without evaluation criteria (skipped here) is a
-unit of 0.0 rewards when a later subtask of the same user was judged (the official units run up to the last
-judged index), and no unit otherwise. The user level is the same in both styles: a user's per-trial reward is
-the mean over its judged subtasks, as the official ``_aggregate_rewards``.
-
-When the run holds the ``none`` or ``groundtruth`` backend, every other backend also gets a per-user
-paired difference of subtask-level Avg@K against it (:func:`paired_difference`): the same users answered
-the same subtasks under both, so the user-to-user spread cancels and the interval is much narrower than
-that of the difference of two means.
+Pure functions over :class:`~pytest_vitabench.result.ItemResult` records. The semantics (errors count 0,
+skipped and unscored items are left out, short units score 0, the official style, the paired differences)
+are in ``docs/official-behaviour.md`` and ``docs/memory.md``; REFERENCE.md §5.6-§5.8 gives the official
+formulas, §7.1 the bugs fixed here.
 """
 
 from __future__ import annotations
@@ -62,14 +37,7 @@ def _check_counts(n: int, c: int, k: int) -> None:
 
 
 def pass_hat_k(n: int, c: int, k: int) -> float:
-    """Pass^k: the probability that k trials drawn without replacement from n all succeed.
-
-    ``C(c, k) / C(n, k)``, computed from exact integers.
-
-    Args:
-        n: Trials observed.
-        c: Successful trials among them.
-        k: Trials drawn.
+    """Pass^k: the probability that k of n trials drawn without replacement all succeed, ``C(c, k) / C(n, k)``.
 
     Raises:
         ValueError: If ``n < k`` (as the official harness does), if ``c > n`` (the official formula would
@@ -88,11 +56,6 @@ def pass_at_k(n: int, c: int, k: int) -> float:
 
     ``1 - C(n - c, k) / C(n, k)``, with the official edge cases: 0 when ``n < k`` or ``c > n``, 1 when
     ``n - c < k``.
-
-    Args:
-        n: Trials observed.
-        c: Successful trials among them.
-        k: Trials drawn.
 
     Raises:
         ValueError: On negative counts or ``k < 1``.
@@ -146,17 +109,8 @@ METRIC_BY_NAME = {m.name: m for m in METRICS}
 
 
 def metric_key(name: str, k: int | str) -> str:
-    """The report key of a metric family at ``k``: ``avg@4``, ``pass@4`` or ``pass^4``.
-
-    Args:
-        name: One of :data:`METRIC_NAMES`.
-        k: The number of trials the metric is taken at.
-    """
+    """The report key of the metric family ``name`` (one of :data:`METRIC_NAMES`) at ``k``: e.g. ``pass^4``."""
     return METRIC_BY_NAME[name].key(k)
-
-
-# --------------------------------------------------------------------------------------------------
-# Aggregation
 
 
 #: Metric styles (``--vita-metrics-style``).
@@ -191,8 +145,7 @@ class _UserAggregate:
 def _unit_values(rewards: Sequence[float], k: int, pad_to: int = 0) -> list[float] | None:
     """The unit's value of each of :data:`METRICS`, or None when it has fewer than k trials (it then scores 0).
 
-    Args:
-        pad_to: Official style: the run's number of trials; each missing one counts as a 0.0 reward.
+    ``pad_to`` (official style) is the run's number of trials: each missing one counts as a 0.0 reward.
     """
     if len(rewards) < pad_to:
         rewards = [*rewards, *[0.0] * (pad_to - len(rewards))]
@@ -272,23 +225,18 @@ def _resamples(n_users: int, bootstrap: int, seed: int) -> Iterator[itemgetter[A
 def bootstrap_intervals(groups: Sequence[Any], statistic: Callable[[Sequence[Any]], Sequence[float | None]], *,
                         bootstrap: int = 1000, seed: int = 0) -> list[list[float] | None]:
     """95% percentile intervals of the figures ``statistic`` computes over ``groups`` (one per user) resampled
-    with replacement.
-
-    The same user-clustered resampling as the metrics' intervals (the same draws for the same number of users
-    and seed), for figures other than the three metrics (the judge audit's agreement, kappa, flip rate).
+    with replacement: the metrics' intervals, the paired differences and the judge audit's figures.
 
     Args:
         groups: One entry per user: whatever ``statistic`` pools.
-        statistic: The figures of a resample (a list of groups, repeats allowed), always as many; a figure is
-            ``None`` when undefined (e.g. kappa of a resample with one class only): it is then left out of that
-            figure's draws.
+        statistic: The figures of a resample (a list of groups, repeats allowed), always as many; a figure
+            ``None`` (undefined, e.g. kappa of one class) is left out of that figure's draws.
         bootstrap: Resamples; 0 gives ``None`` intervals.
         seed: Seed of the draws.
 
     Returns:
         One ``[lo, hi]`` per figure (``None`` without groups, resamples or defined values); with one user, the
-        resample is the user: the interval holds the statistic's own spread, if any (a ``statistic`` that
-        resamples inside the user too has some).
+        resample is the user, so the interval holds only the statistic's own spread.
     """
     if not groups:
         return [None] * len(statistic([]))
@@ -391,11 +339,7 @@ def _official_unjudged(results: Sequence[ItemResult]) -> list[tuple[str, _Trial]
 
 
 def default_k(results: Iterable[ItemResult]) -> int | None:
-    """The smallest number of trials observed for any subtask unit of any backend (skipped items aside).
-
-    Returns:
-        That number, or ``None`` when there is nothing to measure.
-    """
+    """The fewest trials observed for any subtask unit of any backend (skipped items aside), or ``None``."""
     counts: dict[tuple[str, str, str, str], int] = defaultdict(int)
     for r in results:
         if r.outcome != "skipped" or r.unscored:  # an unscored item was run: it counts towards K
@@ -424,11 +368,8 @@ def _user_means(trials: Sequence[_Trial], k: int) -> dict[tuple[str, str], dict[
 
 def paired_difference(trials: Sequence[_Trial], reference: Sequence[_Trial], k: int, *, bootstrap: int = 1000,
                       seed: int = 0) -> dict[str, Any] | None:
-    """Per-user paired difference of subtask-level Avg@k between two backends.
-
-    For each user present under both, the mean over the subtasks present under both of (unit Avg@k under
-    ``trials``) minus (unit Avg@k under ``reference``); the result is the mean over users, with a 95%
-    percentile interval from resampling users with replacement.
+    """Per-user paired difference of subtask-level Avg@k between two backends (mean over users of the mean
+    over their common subtasks), with a user-resampled 95% interval.
 
     Returns:
         ``{"metric": "avg@K", "mean": float, "ci95": [lo, hi] | None, "n_users": int, "n_units": int}``, or

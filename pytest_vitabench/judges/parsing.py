@@ -3,7 +3,7 @@
 Judge models wrap JSON in code fences, prepend reasoning (``<think>...</think>``), use Python literals
 (``True``, ``None``, single quotes), leave trailing commas, or get cut off at the token limit. The official
 harness either repairs silently or crashes on such replies (REFERENCE.md §5.2, §7.1.8); here every reply
-goes through :func:`extract_json`, and what cannot be read is reported, never guessed.
+goes through :func:`parse_reply`, and what cannot be read is reported, never guessed.
 """
 
 from __future__ import annotations
@@ -161,15 +161,6 @@ def parse_reply(text: str, read: Callable[[Any], T]) -> tuple[T, list[str]]:
     if not text or not text.strip():
         raise JudgeParseError("the reply is empty")
     raise JudgeParseError(f"no JSON found in the reply: {_excerpt(text)!r}")
-
-
-def extract_json(text: str) -> tuple[Any, list[str]]:
-    """The first JSON value in a model reply, and notes on the repairs it needed.
-
-    Raises:
-        JudgeParseError: Nothing JSON-like could be read.
-    """
-    return parse_reply(text, lambda value: value)
 
 
 def _excerpt(text: str, limit: int = 160) -> str:

@@ -1,21 +1,9 @@
 """Run-to-run comparison: paired per (user, subtask) on the items two runs share, and the regression gate.
 
-Pairing. Two items pair when they have the same user, subtask and memory backend (when both runs hold
-that backend), or, when each run holds exactly one backend and they differ (``full_context`` against
-``groundtruth``), the same user and subtask. Runs of different suites or settings are compared only on what
-they share, and the differing settings are listed.
-
-Statistics.
-* ``delta``: mean over shared (user, subtask) units of the new unit Avg@k minus the base unit Avg@k
-  (unit Avg@k = mean reward of the unit's trials in that run).
-* ``ci95``: paired bootstrap over users (whole users resampled with replacement, their units kept
-  together), because a user's subtasks share one memory and are not independent.
-* ``mcnemar``: exact two-sided binomial test on the discordant pairs, a pair being one (user, subtask,
-  trial) present in both runs (the same trial index shares its seed): ``b`` passed before and fails now,
-  ``c`` failed before and passes now; ``p = P(|X - n/2| >= |b - n/2|)`` for ``X ~ Bin(b + c, 1/2)``.
-
-A drop is *significant* when the bootstrap interval lies below 0 and the exact test gives ``p < 0.05``;
-:func:`regression_gate` fails only on a significant drop larger than the allowed delta.
+Two items pair when they have the same user, subtask and memory backend, or, when each run holds exactly one
+backend and they differ, the same user and subtask. The bootstrap resamples whole users (a user's subtasks
+share one memory); McNemar pairs trials by index (the same index shares its seed). A drop is *significant*
+when the interval lies below 0 and ``p < 0.05``; ``docs/looking-at-a-run.md`` explains the figures.
 """
 
 from __future__ import annotations

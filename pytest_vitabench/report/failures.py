@@ -1,31 +1,12 @@
 """Failure analysis without an LLM: one category per failed item, from what the judge and the data know.
 
 Inputs are plain JSON shapes (an item record, its messages and memory text, the subtask's suite data as
-a dict), so the plugin at the end of a run and the viewer over a saved run classify the same way.
+a dict), so the plugin at the end of a run and the viewer over a saved run classify the same way. The
+categories are checked in the order of :data:`CATEGORIES` (the first that applies wins); their meanings are
+in ``docs/looking-at-a-run.md``.
 
-The categories, checked in this order (the first that applies wins):
-
-``infrastructure_error``  the item errored (endpoint, timeout, crashing backend).
-``step_limit``            the conversation hit ``--vita-max-steps``.
-``tool_errors``           no order or booking exists because the agent's tool calls failed (or the episode
-                          ended on too many errors / an invalid agent message).
-``user_stopped_early``    no order or booking; the user ended the conversation while the agent was still
-                          asking or waiting for confirmation.
-``no_order``              no order or booking was made.
-``no_question``           a proactive subtask whose "ask the user" rubric is unmet.
-``preference_missing``    an unmet rubric comes from a preference whose evidence is absent from the memory
-                          text the agent was given.
-``preference_violated``   an unmet rubric comes from a preference whose evidence was in the memory text.
-``wrong_store``           the order is at another store/shop/hotel/train than the target's.
-``wrong_product``         right store, but not the target product.
-``order_details``         target product at the right store; a detail failed (date, quantity, address,
-                          payment).
-
-A rubric "comes from a preference" when the suite says so (``rubric_sources`` of our generated suites:
-the preference and the phrases that express it) or, for other suites, when it shares content words with
-one of the user's current preferences. "Evidence in the memory text" means every such phrase occurs in
-it (case-insensitive): exact for ``groundtruth`` memory, a proxy for raw-history memories, where a
-phrase can also occur in noise.
+"Evidence in the memory text" means every phrase of the preference occurs in it (case-insensitive): exact
+for ``groundtruth`` memory, a proxy for raw-history memories, where a phrase can also occur in noise.
 """
 
 from __future__ import annotations

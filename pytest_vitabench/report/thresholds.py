@@ -270,15 +270,6 @@ def _against(t: Threshold, memory: str | None, value: float, k: int | None, show
     return ThresholdOutcome(t, memory, "met", value, k, f"{shown} >= {t.value:.3f}")
 
 
-def evaluate_thresholds(thresholds: list[Threshold], metrics: dict[str, Any],
-                        results: Sequence[ItemResult] | None = None) -> list[str]:
-    """The messages of the missed thresholds (see :func:`check_thresholds`); empty when all are met.
-
-    E.g. ``full_context subtask avg@4 = 0.312 < 0.400``.
-    """
-    return [o.message for o in check_thresholds(thresholds, metrics, results) if o.status == "missed"]
-
-
 def executed_trials(results: Sequence[ItemResult]) -> int | None:
     """The fewest trials any judged unit (backend, user, subtask) ran in this session; ``None`` without any."""
     seen: dict[tuple[str, str, str, str], set[int]] = {}
