@@ -1,24 +1,10 @@
-"""The LLM rubric judge: the paper's sliding-window judge, its full-trajectory variant, votes and outcome.
+"""The LLM rubric judge: the paper's sliding-window judge (REFERENCE.md §5.2), its full-trajectory variant
+(§5.3), votes and the outcome judge.
 
-Dispatch follows REFERENCE.md §5.1 with its faults fixed: a subtask without evaluation criteria or without
-rubrics is *not judged* (never a free 1.0); an episode that ended by ``max_steps`` or an invalid agent
-message scores 0 without a judge call. Otherwise:
-
-* ``mode="window"`` (default, §5.2): windows of 10 messages overlapping by 2, the rubric state carried
-  from window to window; one call per window.
-* ``mode="full"`` (§5.3): one call over the whole trajectory.
-
-Every reply is read by the tolerant parser, with one repair retry; a reply still unreadable keeps the
-state and the problem is written into the verdicts' reasons (and ``Verdict.details``). A rubric the judge
-never returned a verdict for, or whose last verdict its own justification contradicts, is a *judge
-failure* (``RubricVerdict.judge_failure``): with ``failures="unscored"`` (default) an item whose reward
-hangs on such a rubric is unscored, never failed; ``failures="zero"`` scores it 0 as the official harness
-does (its rubric state starts unmet and an unreadable reply leaves it so). Per-rubric verdicts
-and justifications are kept (§7.1.6). With ``votes=N`` the rubric judge runs N times with distinct cache
-seeds and each rubric takes the majority (ties unmet). With ``outcome`` the outcome judge's verdicts are
-added, which makes the reward ``min(trajectory, outcome)`` whenever the agent attempted a creating write.
-An LLM endpoint that keeps failing raises :class:`~pytest_vitabench.llm.errors.LLMError`: the runner
-reports the item as an infrastructure error, never as a judged failure.
+Dispatch follows §5.1 with its faults fixed: a subtask without criteria or rubrics is *not judged* (never a
+free 1.0). A rubric the judge never returned, or whose last verdict its own justification contradicts, is a
+*judge failure* (see :func:`~.base.unscored_reward`), never the agent's failure. An endpoint that keeps
+failing raises :class:`~pytest_vitabench.llm.errors.LLMError`: an infrastructure error, never a verdict.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
-"""The judges ``--vita-judge-model`` selects, each declared once as a :class:`JudgeSpec`.
+"""The judges ``--vita-judge-model`` selects, each declared once as a :class:`JudgeSpec` (like ``DomainSpec``).
 
-Like the domains' ``DomainSpec``: a judge is a name, a build function and what callers must know about it
-(whether it calls an LLM, whether a run records the rules judge's verdicts beside its own, whether its requests
-can go through a Batch API). ``rules`` is the built-in offline judge; a third-party package adds a judge with an
-entry point in the ``vitabench.judge`` group whose name is the ``--vita-judge-model`` value and whose object is
-a :class:`JudgeSpec`; any other name is a model at the endpoint, judged by the LLM rubric judge. A run, ``vitabench
-rejudge``, ``vitabench judge-audit`` and the solvability check all build their judge with :func:`make_judge`.
+``rules`` is the built-in offline judge; a third-party package adds one with an entry point in the
+``vitabench.judge`` group named by its ``--vita-judge-model`` value; any other name is a model at the endpoint,
+judged by the LLM rubric judge. Every caller builds its judge with :func:`make_judge`.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
 """What the plugin adds at the end of a run beyond the metrics: the failure table and the comparison with
-a baseline run (``--vita-failures``, ``--vita-baseline``, ``--vita-fail-regression``).
-
-Pure Python over the run's :class:`~pytest_vitabench.result.ItemResult` records; the plugin calls
-:func:`analyse_session` once on the controller and prints :func:`summary_lines`.
+a baseline run. The plugin calls :func:`analyse_session` once on the controller and prints :func:`summary_lines`.
 """
 
 from __future__ import annotations
