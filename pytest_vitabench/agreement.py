@@ -27,19 +27,8 @@ FIGURES = ("agreement", "kappa", "false_pass", "false_fail")
 
 @dataclass(frozen=True)
 class Pair:
-    """One machine-checked rubric judged by both judges.
-
-    Attributes:
-        user: ``(suite, user_id)``: the unit of resampling.
-        nodeid: The item.
-        text: The rubric.
-        kind: The rubric's kind (:mod:`pytest_vitabench.judges.rubric_kinds`).
-        domain: The item's domain.
-        truth: The rules judge's verdict.
-        judged: The LLM judge's verdict.
-        truth_reason: The rules judge's reason.
-        judge_reason: The LLM judge's justification.
-    """
+    """One machine-checked rubric judged by both judges: ``truth`` is the rules judge's verdict, ``judged`` the
+    LLM judge's; ``user`` (``(suite, user_id)``) is the unit of resampling."""
 
     user: tuple[str, str]
     nodeid: str

@@ -43,13 +43,7 @@ _HEADLINE = ("avg", "pass^")
 
 @dataclass(frozen=True)
 class JudgeSetup:
-    """One judge configuration under audit.
-
-    Attributes:
-        model: The judge model.
-        mode: ``window`` (the official sliding window) or ``full`` (one call over the trajectory).
-        votes: Judge runs per item, per-rubric majority.
-    """
+    """One judge configuration under audit (``--vita-judge-model``, ``--vita-judge-mode``, ``--vita-judge-votes``)."""
 
     model: str
     mode: str = "window"

@@ -36,14 +36,8 @@ JUDGE_ROLES = frozenset({"judge"})
 
 @dataclass
 class BatchedVerdict:
-    """One case's outcome.
-
-    Attributes:
-        verdict: The verdict, or ``None`` when judging failed (``error``).
-        error: The infrastructure failure (a request the batch could not answer, a failed batch).
-        usage: The judge usage of the case, at the batch price.
-        batch_ids: The batches whose answers the verdict rests on, in order.
-    """
+    """One case's verdict (``None`` with the infrastructure ``error`` when judging failed), its usage at the
+    batch price, and the batches whose answers it rests on."""
 
     verdict: Verdict | None
     error: BaseException | None = None

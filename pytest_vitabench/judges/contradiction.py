@@ -30,12 +30,7 @@ _HEDGED = re.compile(r"\b(partly|partially|part\s+of|mostly)\b|部分", re.IGNOR
 
 
 def contradiction(met: bool, justification: str) -> str | None:
-    """Why ``justification`` contradicts the verdict ``met``, or ``None`` when it does not (or cannot tell).
-
-    Args:
-        met: The verdict the judge returned.
-        justification: The judge's justification of it.
-    """
+    """Why ``justification`` contradicts the verdict ``met``, or ``None`` when it does not (or cannot tell)."""
     text = " ".join(justification.split())
     if not text or _HEDGED.search(text):
         return None

@@ -104,22 +104,10 @@ class _Run:
 class LLMRubricJudge:
     """The rubric judge at an OpenAI-compatible endpoint (``--vita-judge-model NAME``).
 
-    Args:
-        model: The judge model name.
-        client: The shared LLM client; every call goes through it under the role ``judge``.
-        mode: ``window`` (sliding window, the official default) or ``full`` (one call).
-        votes: Judge runs per item; each rubric takes the majority (ties unmet).
-        language: ``en`` or ``zh`` prompts (the rubrics themselves are shown as the suite states them).
-        outcome: The outcome judge of ``--vita-outcome-reward``, or ``None``.
-        temperature: Sampling temperature; default 0.0 for one vote, :data:`VOTE_TEMPERATURE` for several.
-        params: Further request parameters (``max_tokens``, ``reasoning_effort``, ``extra_body`` ...).
-        records: Show the judge the final records (``--vita-judge-records``); the official judge sees the
-            trajectory only.
-        official_source: The user's copy of the official harness (``--vita-official-source``): the sliding
-            window and the full-trajectory judge then send the official prompts, transcript, rubric ids and
-            states, judge only the official rubrics and read the reply by those ids. ``None``: our own wording.
-        failures: ``unscored`` or ``zero``: what a verdict the judge failed to return does to the reward
-            (``--vita-judge-failures``, see :func:`~pytest_vitabench.judges.base.unscored_reward`).
+    The arguments are the :class:`~.registry.JudgeOptions` of the same names; ``temperature`` defaults to 0.0
+    for one vote and :data:`VOTE_TEMPERATURE` for several. With ``official_source`` the judge sends the
+    official prompts, transcript, rubric ids and states, judges only the official rubrics and reads the reply
+    by those ids.
 
     Raises:
         ValueError: An unknown mode or failure policy, or fewer than one vote.

@@ -92,16 +92,8 @@ def _entity_view(environment: Any, record: dict[str, Any] | None) -> dict[str, A
 
 @dataclass
 class OutcomeResult:
-    """The outcome check of one episode.
-
-    Attributes:
-        has_action: Whether the agent attempted any creating write (without one the trajectory reward stands).
-        verdicts: ``kind="outcome"`` verdicts (one per rubric; one summary verdict when nothing was judged).
-        reward: 1.0 when every verdict is met, else 0.0; ``None`` without an action.
-        detail: The resolved action and record, for the report.
-        problems: Why the outcome could not be judged, if it could not.
-        notes: Repairs the judge's reply needed.
-    """
+    """The outcome check of one episode; without an action (``has_action`` false) the trajectory reward stands
+    and ``reward`` is ``None``."""
 
     has_action: bool
     verdicts: list[RubricVerdict] = field(default_factory=list)
@@ -135,14 +127,8 @@ def _answered(answer: Answer[list[RubricVerdict]], rubrics: list[str], detail: d
 class OutcomeJudge:
     """Judges the last successful creating write against the overall rubrics.
 
-    Args:
-        model: The judge model.
-        client: The shared LLM client.
-        language: ``en`` or ``zh`` prompts.
-        params: Sampling parameters (default ``temperature=0.0``).
-        style: ``default`` (the last successful write as it stands at the end; rubrics about the conversation
-            may be not applicable) or ``official`` (``--vita-outcome-style official``: the official inputs and
-            semantics, see :mod:`.outcome_official`).
+    ``style="official"`` (``--vita-outcome-style official``) uses the official inputs and semantics instead
+    (:mod:`.outcome_official`): the last resolvable write, failed or not, and no rubric is "not applicable".
     """
 
     def __init__(self, model: str, *, client: LLMClient, language: str = "en", params: dict[str, Any] | None = None,

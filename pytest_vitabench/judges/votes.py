@@ -22,11 +22,7 @@ def vote_seeds(trial_seed: int, votes: int) -> list[int]:
 
 
 def majority(runs: list[list[RubricVerdict]], *, failures_unmet: bool = False) -> list[RubricVerdict]:
-    """Per-rubric majority of ``runs`` (each a verdict list over the same rubrics, in the same order).
-
-    Args:
-        runs: One verdict list per vote.
-        failures_unmet: Count a vote's judge failure as an unmet vote instead of leaving it out.
+    """Per-rubric majority of ``runs`` (one verdict list per vote, over the same rubrics in the same order).
 
     Raises:
         ValueError: No runs, or runs of different lengths.

@@ -97,14 +97,8 @@ def binomial_two_sided(b: int, c: int) -> float:
 
 def settings_difference(base: Mapping[str, Any], new: Mapping[str, Any], *,
                         ignored: Collection[str] = ()) -> dict[str, list[Any]]:
-    """Config keys whose values differ: ``{key: [base value, new value]}`` (suite hashes included).
-
-    Args:
-        base: The baseline's config.
-        new: The new run's config.
-        ignored: Keys that say how a run went, not what it measured (the callers pass
-            :func:`pytest_vitabench.settings.run_scoped`: limits, cache, gates, output paths).
-    """
+    """Config keys whose values differ: ``{key: [base value, new value]}`` (suite hashes included), beside the
+    ``ignored`` keys, which say how a run went, not what it measured (``settings.run_scoped``)."""
     out: dict[str, list[Any]] = {}
     ignored = _IGNORED_SETTINGS | set(ignored)
     for key in sorted((set(base) | set(new)) - ignored):
@@ -135,18 +129,8 @@ def compare_results(base: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str
                     base_config: Mapping[str, Any] | None = None, new_config: Mapping[str, Any] | None = None,
                     base_memory: str | None = None, new_memory: str | None = None, bootstrap: int = 2000,
                     seed: int = 0, ignored_settings: Collection[str] = ()) -> Comparison:
-    """Compare two runs' item records.
-
-    Args:
-        base: The baseline's item records (``user_id``, ``subtask_id``, ``memory``, ``trial``, ``reward``,
-            ``outcome``, ``nodeid``, ``domain``).
-        new: The new run's item records.
-        base_config: The baseline's config, for the settings difference.
-        new_config: The new run's config.
-        base_memory: Compare only this backend of the baseline (with ``new_memory``).
-        new_memory: Compare only this backend of the new run.
-        bootstrap: Resamples of users for the interval.
-        seed: Bootstrap seed.
+    """Compare two runs' item records (``user_id``, ``subtask_id``, ``memory``, ``trial``, ``reward``,
+    ``outcome``, ``nodeid``, ``domain``), on ``base_memory`` against ``new_memory`` when either is given.
 
     Raises:
         ValueError: If the runs share no backend to pair on, or no (user, subtask) unit.

@@ -146,14 +146,8 @@ def _was_asking(messages: Sequence[Mapping[str, Any]]) -> bool:
 
 def categorize(item: Mapping[str, Any], messages: Sequence[Mapping[str, Any]], memory_text: str,
                facts: SubtaskFacts) -> str | None:
-    """The failure category of one item (``None`` for a passed or skipped item).
-
-    Args:
-        item: The item record (``outcome``, ``termination``, ``rubrics``, ``tool_errors``).
-        messages: Its trajectory.
-        memory_text: The memory text the agent was given.
-        facts: :func:`subtask_facts` of its subtask.
-    """
+    """The failure category of one item record (``None`` for a passed or skipped item), from its trajectory,
+    the memory text the agent was given and :func:`subtask_facts` of its subtask."""
     outcome = item.get("outcome")
     if outcome == "error":
         return "infrastructure_error"
@@ -193,11 +187,8 @@ def categorize(item: Mapping[str, Any], messages: Sequence[Mapping[str, Any]], m
 
 
 def failure_table(rows: Iterable[tuple[str, str, str, str]], examples_per_cell: int = 20) -> dict[str, Any]:
-    """Counts by category x domain x memory backend.
-
-    Args:
-        rows: ``(nodeid, category, domain, memory)`` per failed item.
-        examples_per_cell: Node ids kept per cell, so a reader can open the items behind a count.
+    """Counts by category x domain x memory backend of ``(nodeid, category, domain, memory)`` rows, with a
+    few node ids per cell so a reader can open the items behind a count.
 
     Returns:
         ``{"categories": CATEGORIES, "items": {nodeid: category}, "cells": [{"category", "domain",

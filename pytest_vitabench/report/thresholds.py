@@ -40,15 +40,9 @@ _EPS = 1e-9
 
 @dataclass(frozen=True)
 class Threshold:
-    """One minimum a metric must reach.
-
-    Attributes:
-        metric: ``avg``, ``pass`` or ``pass^``.
-        k: The K the threshold is stated for; ``None`` for "the run's k" (written ``k``, or a bare ``avg``).
-        value: The minimum, in [0, 1].
-        level: ``subtask``, ``user``, or ``judge`` (``metric`` is then one of :data:`JUDGE_FIGURES`).
-        memory: The backend it applies to, or ``None`` for every backend in the run.
-    """
+    """One minimum a metric must reach: ``metric`` a :data:`~pytest_vitabench.metrics.METRICS` name (or, at level
+    ``judge``, one of :data:`JUDGE_FIGURES`); ``k`` ``None`` for "the run's k"; ``memory`` ``None`` for every
+    backend in the run."""
 
     metric: str
     k: int | None
@@ -124,14 +118,7 @@ def _parse_judge(entry: str, figure: str, rhs: str, memory: str | None) -> Thres
 
 
 def parse_fail_under(spec: str) -> list[Threshold]:
-    """Parse a ``--vita-fail-under`` value.
-
-    Args:
-        spec: Comma-separated entries such as ``avg@4=0.40,user.pass@4=0.1,full_context:pass^4=0.2``.
-            A blank spec means no thresholds.
-
-    Returns:
-        The thresholds, in the order given.
+    """The thresholds of a ``--vita-fail-under`` value (``avg@4=0.40,user.pass@4=0.1``), in the order given.
 
     Raises:
         ValueError: On an entry without ``=``, an unknown level or metric, a value that is not a number
@@ -149,16 +136,8 @@ def _fmt(value: float, other: float) -> str:
 
 @dataclass(frozen=True)
 class ThresholdOutcome:
-    """One threshold checked against one backend.
-
-    Attributes:
-        threshold: The threshold.
-        memory: The backend it was checked on (``None`` when there was nothing to check it against).
-        status: ``met``, ``missed`` or ``not_checked`` (K above the run's k: cannot be computed).
-        value: The run's value of the metric, when there is one.
-        k: The K it was computed at.
-        message: A sentence for the terminal and the step summary.
-    """
+    """One threshold checked against one backend (``None`` when there was nothing to check it against):
+    ``status`` ``met``, ``missed`` or ``not_checked``, and a ``message`` for the terminal and the step summary."""
 
     threshold: Threshold
     memory: str | None
