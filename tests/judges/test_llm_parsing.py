@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from pytest_vitabench.judges.base import RubricVerdict
+from pytest_vitabench.judges.llm_rubric import majority, vote_seeds
 from pytest_vitabench.judges.parsing import JudgeParseError, match_items, parse_reply, rubric_items
 from pytest_vitabench.judges.render import render_messages, windows
-from pytest_vitabench.judges.votes import majority, vote_seeds
 from pytest_vitabench.messages import Message, ToolCall
 
 RUBRICS = ["The order is for P2", "The order is paid"]
