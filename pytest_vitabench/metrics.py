@@ -76,9 +76,7 @@ class Metric:
     ``--vita-fail-under`` names and the JUnit properties all iterate the declarations.
 
     Attributes:
-        name: The family's name (``avg``, ``pass``, ``pass^``), as :class:`~.report.thresholds.Threshold` holds it.
-        prefix: Its report key before K: ``avg@`` gives ``avg@4``.
-        title: Its column header before K: ``Avg@`` gives ``Avg@4``.
+        prefix: Its report key before K (``avg@`` gives ``avg@4``); ``title`` its column header before K.
         unit: One unit's value from its rewards (at least k of them), its successes c and k.
         needs_k: ``False`` for a mean reward, which does not depend on K: its bare name (``avg``) gates at any k.
     """
@@ -398,14 +396,10 @@ def compute_metrics(results: Sequence[ItemResult], *, k: int | None = None, boot
 
     Args:
         results: Every item's result, in any order (the output does not depend on it).
-        k: The K of the metrics; by default the smallest number of trials observed for any subtask unit
-            (of any backend, so every backend reports the same K). A unit with fewer than K trials
-            scores 0 and is counted in ``n_short``.
-        bootstrap: Resamples for the 95% intervals; 0 leaves them ``None`` (except for a single user,
-            whose interval is the point itself).
+        k: The K of the metrics; by default :func:`default_k` (so every backend reports the same K).
+        bootstrap: Resamples for the 95% intervals; 0 leaves them ``None`` (except for a single user).
         seed: Seed of the bootstrap generator.
-        style: ``default`` or ``official`` (module docstring): how missing trials and subtasks without
-            criteria count.
+        style: ``default`` or ``official``: how missing trials and subtasks without criteria count.
         trials: Official style: the run's number of trials, which every subtask unit is padded to with 0.0
             rewards whatever K is (default: K).
 

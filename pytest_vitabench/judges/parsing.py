@@ -208,15 +208,8 @@ def _index(value: Any) -> int | None:
 
 @dataclass
 class RubricItem:
-    """One rubric result read from a judge reply.
-
-    Attributes:
-        index: The 1-based rubric number the reply gives, or ``None``.
-        text: The rubric text the reply repeats, or ``""``.
-        met: The verdict, or ``None`` when the item states none.
-        reason: The judge's justification.
-        raw: The object as the reply gave it (for judge-specific fields such as ``applicable``).
-    """
+    """One rubric result read from a judge reply: the 1-based ``index`` and the ``text`` it gives (if any), its
+    verdict (``None`` when it states none), and the object as given (for fields such as ``applicable``)."""
 
     index: int | None
     text: str
