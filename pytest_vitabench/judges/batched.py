@@ -57,14 +57,8 @@ class BatchRun:
 
 def judge_in_batches(cases: Sequence[JudgeCase], judge: Judge, *, client: LLMClient, submitter: BatchSubmitter,
                      on_round: Callable[[int, int], None] | None = None) -> BatchRun:
-    """Judge ``cases`` with ``judge``, its LLM calls answered through batches.
-
-    Args:
-        cases: The cases.
-        judge: The judge (an LLM judge using ``client``; a judge that makes no call finishes in the first pass).
-        client: The judge's LLM client.
-        submitter: Sends the batches and journals them.
-        on_round: Called before each batch round with its number and the requests it needs.
+    """Judge ``cases`` with ``judge``, its calls through ``client`` answered by the batches ``submitter`` sends
+    and journals; ``on_round`` is called before each round with its number and the requests it needs.
 
     Raises:
         BatchUnsupported: The endpoint has no Batch API.
@@ -133,13 +127,8 @@ class BatchJudge:
     """The judge of a pytest run with ``--vita-judge-batch``: ``inner``'s calls answered through batches.
 
     ``judge`` is a coroutine, awaited on the scheduler's loop (:class:`~pytest_vitabench.episode.ThreadedCaller`):
-    an item waiting for its verdict holds no thread, only its place among the episodes in flight.
-
-    Args:
-        inner: The LLM judge (its client is ``client``).
-        client: The judge's LLM client; its ``judge`` calls are deferred to the batches from now on.
-        submitter: Sends and journals the batches.
-        linger_s: Seconds without a newly queued request before a round goes out.
+    an item waiting for its verdict holds no thread, only its place among the episodes in flight. From now on
+    ``client``'s judge calls are deferred to the batches.
     """
 
     def __init__(self, inner: Judge, *, client: LLMClient, submitter: BatchSubmitter, linger_s: float = 2.0):

@@ -50,14 +50,8 @@ def conversation_tail(result: ItemResult, n: int = TAIL_MESSAGES) -> list[str]:
 
 
 def failure_text(result: ItemResult, verbosity: int, traceback_tail: str = "") -> str:
-    """The failure text of ``result`` at pytest's ``verbosity`` (-1 for ``-q``, 0 default, 2 for ``-vv``).
-
-    Args:
-        result: The failed or errored item.
-        verbosity: ``config.get_verbosity()``.
-        traceback_tail: For errors, the last lines of the traceback (shown unless the error is an
-            ``LLMError``, whose message says everything).
-    """
+    """The failure text of ``result`` at pytest's ``verbosity`` (-1 for ``-q``, 0 default, 2 for ``-vv``);
+    ``traceback_tail`` is the last lines of an error's traceback."""
     if verbosity < 0:
         return one_line(result)
     lines = [result.failure_text()]
