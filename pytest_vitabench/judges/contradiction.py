@@ -1,9 +1,7 @@
 """A judge verdict whose own justification says the opposite (``met: true`` beside "the rubric is not met").
 
-Judge models do this often enough to matter: the reasoning describes the violation and the boolean says
-met, or the other way round. Only explicit verdict wording is read, so a justification that merely
-contains a negation ("the dessert does not contain durian") is never taken for a contradiction; anything
-subtler is left to the audit (``vitabench judge-audit``), which measures it against the rules judge.
+Only explicit verdict wording is read, so a justification that merely contains a negation ("the dessert does
+not contain durian") is never taken for a contradiction; subtler cases are left to ``vitabench judge-audit``.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ from .base import (
 )
 from .contradiction import contradiction
 from .parsing import JudgeParseError, RubricItem, match_items, rubric_items
-from .prompts import HEADINGS, full_system, lang, window_system
+from .prompts import FULL_SYSTEM, HEADINGS, WINDOW_SYSTEM, lang, rubric_system
 from .render import record_facts, render_facts, render_messages, windows
 
 if TYPE_CHECKING:
@@ -270,12 +270,12 @@ class LLMRubricJudge:
                      for i, s in enumerate(states, 1)]
             parts.append(f"{h['state']}\n<rubrics>\n{json.dumps(state, ensure_ascii=False, indent=1)}\n</rubrics>")
             heading = h["window"].format(i=number, n=total_windows, a=start + 1, b=end, total=len(case.messages))
-            system = window_system(self.language, records=self.records)
+            system = rubric_system(WINDOW_SYSTEM, self.language, self.records)
         else:
             numbered = "\n".join(f"{i}. {s.text}" for i, s in enumerate(states, 1))
             parts.append(f"{h['rubrics']}\n{numbered}")
             heading = h["conversation"].format(total=len(case.messages))
-            system = full_system(self.language, records=self.records)
+            system = rubric_system(FULL_SYSTEM, self.language, self.records)
         parts.append(f"{heading}\n{transcript}")
         return [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(parts)}]
 

@@ -1,12 +1,9 @@
 """The outcome (action-level) judge of ``--vita-outcome-reward`` (REFERENCE.md §5.5), with its faults fixed.
 
-It finds the agent's last *successful* creating write (an order, booking or reservation; taxi orders
-included), resolves it against the environment's final state (so a later payment, modification or
-cancellation shows), and asks the judge model whether that outcome satisfies each overall rubric. The
-subtask reward becomes ``min(trajectory, outcome)`` when there is an action; with none, the trajectory
-reward stands. Unlike the official evaluator, a rubric about the conversation itself may be declared not
-applicable to an outcome instead of failing by default, and the entity shown is the agent-visible view
-(no hidden ``*_type`` markers, no ``distraction_reason``).
+It asks the judge model whether the agent's last *successful* creating write, as it stands in the final
+state (a later payment or cancellation shows), satisfies each overall rubric; the reward becomes
+``min(trajectory, outcome)`` when there is such an action. Unlike the official evaluator, a rubric about the
+conversation may be declared not applicable, and the entity shown is the agent-visible view (no answer markers).
 """
 
 from __future__ import annotations
@@ -22,7 +19,7 @@ from .asking import Answer, ask
 from .base import JudgeCase, RubricVerdict
 from .outcome_official import has_official_write, last_resolved_write, target_entity
 from .parsing import JudgeParseError, as_bool, match_items, rubric_items
-from .prompts import HEADINGS, lang, outcome_official_system, outcome_system
+from .prompts import HEADINGS, OUTCOME_OFFICIAL_SYSTEM, OUTCOME_SYSTEM, lang
 from .render import record_facts, render_call
 
 if TYPE_CHECKING:
@@ -196,7 +193,7 @@ class OutcomeJudge:
             f"{h['chosen']}\n{render_call(name, arguments)}\n"
             f"{json.dumps(chosen, ensure_ascii=False, indent=1, default=str)}",
         ])
-        messages = [{"role": "system", "content": outcome_official_system(language)}, {"role": "user", "content": user}]
+        messages = [{"role": "system", "content": OUTCOME_OFFICIAL_SYSTEM[language]}, {"role": "user", "content": user}]
         answer = ask(self.client, model=self.model, messages=messages, seed=seed, language=language,
                      read=lambda value: _read(value, rubrics, applicable=False), params=self.params)
         return _answered(answer, rubrics, detail)
@@ -215,7 +212,7 @@ class OutcomeJudge:
             f"{h['action']}\n{json.dumps(outcome, ensure_ascii=False, indent=1, default=str)}",
             f"{h['rubrics']}\n{numbered}",
         ])
-        return [{"role": "system", "content": outcome_system(language)}, {"role": "user", "content": user}]
+        return [{"role": "system", "content": OUTCOME_SYSTEM[language]}, {"role": "user", "content": user}]
 
 
 def _read(value: Any, rubrics: list[str], *, applicable: bool = True) -> list[RubricVerdict]:
