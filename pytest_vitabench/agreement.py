@@ -110,10 +110,8 @@ def _block(n: int, n_users: int, cells: Sequence[int]) -> dict[str, Any]:
 
 def sliced_figures(pairs: Sequence[Pair], keys: Sequence[str] = (), *, bootstrap: int = 1000,
                    seed: int = 0) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-    """:func:`figures` of all pairs and of each value of each pair attribute in ``keys``, from one bootstrap.
-
-    Each resample draws users with replacement, then each drawn user's rubrics with replacement (one
-    ``choices`` call per user), and tallies every slice from that one draw.
+    """:func:`figures` of all pairs and of each value of each pair attribute in ``keys``, every slice tallied
+    from the same two-stage draws.
 
     Returns:
         The overall block, and ``{key: {value: block}}``.
@@ -167,10 +165,8 @@ def figures(pairs: Sequence[Pair], *, bootstrap: int = 1000, seed: int = 0) -> d
 
 
 def flip_rate(repeats: Sequence[Sequence[ItemResult]], *, bootstrap: int = 1000, seed: int = 0) -> dict[str, Any]:
-    """How often N judgings of the same trajectories disagree with each other.
-
-    Args:
-        repeats: One result list per judging, of the same items (matched by node id).
+    """How often N judgings of the same trajectories (one result list per judging, matched by node id)
+    disagree with each other.
 
     Returns:
         ``{"repeats": N, "rubrics": n, "flipped": n, "rate": float | None, "items": n, "items_flipped": n,

@@ -152,13 +152,7 @@ def audit_run(path: str | Path, setups: Sequence[JudgeSetup], *, client: LLMClie
         client: The one LLM client; ``ledger`` is its ledger (the cost of each setup is read from it).
         repeats: Judgings of every item per setup (the flip rate needs 2 or more).
         sample: Audit this many items, drawn at random with ``seed`` (default: every finished item).
-        seed: Seed of the sample and of the bootstrap.
-        suite_paths: Where the suites are now (see :func:`~pytest_vitabench.rejudge.resolve_suites`).
-        failures: ``--vita-judge-failures`` of the judges.
-        language: The judge prompt language (default: the run's).
         viewer: Prefix of the disagreement links (the audit report's viewer page).
-        concurrency: Items judged at the same time (the client's limits still apply).
-        bootstrap: Resamples of the intervals.
         progress: Called with a line per finished judging.
 
     Returns:

@@ -156,14 +156,9 @@ def _unit_values(rewards: Sequence[float], k: int, pad_to: int = 0) -> list[floa
 
 def _aggregates(trials: Sequence[_Trial], level: str, k: int,
                 pad_to: int = 0) -> tuple[list[_UserAggregate], int]:
-    """Per-user aggregates of one level, sorted by user so results never depend on input order.
-
-    Unscored trials are left out; a unit they leave with fewer than k trials is left out too (not short), and
-    a user left with no unit is no user of the level.
-
-    Returns:
-        The aggregates and the number of units with fewer than k trials.
-    """
+    """Per-user aggregates of one level (sorted by user so results never depend on input order), and the
+    number of units with fewer than k trials. A unit short because of unscored trials is left out, not short:
+    the shortfall is the judge's, not the agent's."""
     by_user: dict[tuple[str, str], list[_Trial]] = defaultdict(list)
     for t in trials:
         if level == "subtask" or not t.unjudged:
