@@ -1,24 +1,13 @@
 """How often an LLM judge agrees with the rules judge, and with itself: agreement, kappa, false passes and fails.
 
 Pure functions over :class:`~pytest_vitabench.result.ItemResult` records whose ``judge_details["rules"]``
-holds the rules judge's verdicts on the machine-checked rubrics (:class:`~pytest_vitabench.judges.audited.
-AuditedJudge` puts them there). Each machine-checked rubric the LLM judge returned a verdict for is one
-*pair* (truth, verdict):
+holds the rules judge's verdicts on the machine-checked rubrics (put there by
+:class:`~pytest_vitabench.judges.audited.AuditedJudge`); ``docs/judge-audit.md`` defines the figures. A rubric
+the judge failed to return (``judge_failure``) is no pair: it is counted as unscored.
 
-* agreement: the share of pairs where the verdicts are equal;
-* Cohen's kappa: agreement corrected for the agreement two judges with the same rates of "met" would reach
-  by chance; undefined (``None``) when both judges give one verdict only;
-* false pass rate: among rubrics the truth says are unmet, the share the judge calls met (credit the agent
-  did not earn); false fail rate: among rubrics the truth says are met, the share the judge calls unmet;
-* the flip rate: among rubrics judged in every one of N repeated judgings of the same trajectory, the share
-  whose verdict is not the same every time (the judge's own noise).
-
-Every figure has a 95% interval from a two-stage bootstrap: users resampled with replacement (the metrics'
-own draws, :func:`~pytest_vitabench.metrics.bootstrap_intervals`), because the rubrics of one user share a
-history and are not independent, then each drawn user's rubrics resampled with replacement, because with the
-few users of a small suite the spread between users alone misses the chance in which verdicts went wrong
-(on the 4 users of suites/demo the one-stage interval missed a planted error rate). A rubric the judge failed
-to return (``judge_failure``) is no pair: it is counted as unscored.
+The intervals are a two-stage bootstrap: users resampled (the metrics' own draws), then each drawn user's
+rubrics, because with the few users of a small suite the spread between users alone misses the chance in
+which verdicts went wrong.
 """
 
 from __future__ import annotations
@@ -38,19 +27,8 @@ FIGURES = ("agreement", "kappa", "false_pass", "false_fail")
 
 @dataclass(frozen=True)
 class Pair:
-    """One machine-checked rubric judged by both judges.
-
-    Attributes:
-        user: ``(suite, user_id)``: the unit of resampling.
-        nodeid: The item.
-        text: The rubric.
-        kind: The rubric's kind (:mod:`pytest_vitabench.judges.rubric_kinds`).
-        domain: The item's domain.
-        truth: The rules judge's verdict.
-        judged: The LLM judge's verdict.
-        truth_reason: The rules judge's reason.
-        judge_reason: The LLM judge's justification.
-    """
+    """One machine-checked rubric judged by both judges: ``truth`` is the rules judge's verdict, ``judged`` the
+    LLM judge's; ``user`` (``(suite, user_id)``) is the unit of resampling."""
 
     user: tuple[str, str]
     nodeid: str
@@ -132,10 +110,8 @@ def _block(n: int, n_users: int, cells: Sequence[int]) -> dict[str, Any]:
 
 def sliced_figures(pairs: Sequence[Pair], keys: Sequence[str] = (), *, bootstrap: int = 1000,
                    seed: int = 0) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-    """:func:`figures` of all pairs and of each value of each pair attribute in ``keys``, from one bootstrap.
-
-    Each resample draws users with replacement, then each drawn user's rubrics with replacement (one
-    ``choices`` call per user), and tallies every slice from that one draw.
+    """:func:`figures` of all pairs and of each value of each pair attribute in ``keys``, every slice tallied
+    from the same two-stage draws.
 
     Returns:
         The overall block, and ``{key: {value: block}}``.
@@ -188,16 +164,9 @@ def figures(pairs: Sequence[Pair], *, bootstrap: int = 1000, seed: int = 0) -> d
     return sliced_figures(pairs, bootstrap=bootstrap, seed=seed)[0]
 
 
-def breakdown(pairs: Sequence[Pair], key: str, *, bootstrap: int = 1000, seed: int = 0) -> dict[str, Any]:
-    """:func:`figures` per value of a pair attribute (``kind`` or ``domain``)."""
-    return sliced_figures(pairs, (key,), bootstrap=bootstrap, seed=seed)[1][key]
-
-
 def flip_rate(repeats: Sequence[Sequence[ItemResult]], *, bootstrap: int = 1000, seed: int = 0) -> dict[str, Any]:
-    """How often N judgings of the same trajectories disagree with each other.
-
-    Args:
-        repeats: One result list per judging, of the same items (matched by node id).
+    """How often N judgings of the same trajectories (one result list per judging, matched by node id)
+    disagree with each other.
 
     Returns:
         ``{"repeats": N, "rubrics": n, "flipped": n, "rate": float | None, "items": n, "items_flipped": n,

@@ -1,25 +1,10 @@
 """``vitabench judge-audit RUN --vita-judge-model X``: how far an LLM judge can be trusted, measured on a saved run.
 
-The saved trajectories are judged again, as :mod:`pytest_vitabench.rejudge` does (same replay, same suite
-checks), by one or more judge configurations, each ``repeats`` times, through the one LLM client (cache,
-limits, ledger). Where a rubric has a machine check, the rules judge's verdict is the truth, and the audit
-reports for each configuration (:mod:`pytest_vitabench.agreement`):
-
-* agreement, Cohen's kappa, false pass and false fail rates, with 95% intervals over users; the same by
-  rubric kind and by domain;
-* the rubrics the judge failed to return (unscored);
-* with ``repeats`` > 1, the flip rate between the judgings and the Avg@k / Pass^k each judging gives, next to
-  the rules judge's;
-* requests, tokens, cost and time;
-* every disagreement, with a link into the viewer and the judge's justification beside the rules reason.
-
-With several configurations (``--against-mode full``, ``--against-votes 3``), each later one is also compared
-with the first, so a team can pick the cheapest judge whose agreement it accepts.
-
-The output is a report of the ``vitabench-report`` schema (the first configuration's first judging, so
-``vitabench view`` and ``vitabench show`` read it) with the audit in its ``judge_audit`` block. Submitting the
-requests as one Batch API job is the business of the judge's client (``--vita-judge-batch``): the audit
-only asks the judge for verdicts, item by item.
+The saved trajectories are judged again, as :mod:`pytest_vitabench.rejudge` does, by one or more judge
+configurations, each ``repeats`` times, through the one LLM client; where a rubric has a machine check the
+rules judge's verdict is the truth (:mod:`pytest_vitabench.agreement`). ``docs/judge-audit.md`` lists what
+the report holds. The output is a ``vitabench-report`` of the first configuration's first judging (so
+``vitabench view`` reads it) with the audit in its ``judge_audit`` block.
 """
 
 from __future__ import annotations
@@ -70,13 +55,7 @@ _HEADLINE = ("avg", "pass^")
 
 @dataclass(frozen=True)
 class JudgeSetup:
-    """One judge configuration under audit.
-
-    Attributes:
-        model: The judge model.
-        mode: ``window`` (the official sliding window) or ``full`` (one call over the trajectory).
-        votes: Judge runs per item, per-rubric majority.
-    """
+    """One judge configuration under audit (``--vita-judge-model``, ``--vita-judge-mode``, ``--vita-judge-votes``)."""
 
     model: str
     mode: str = "window"
@@ -185,13 +164,7 @@ def audit_run(path: str | Path, setups: Sequence[JudgeSetup], *, client: LLMClie
         client: The one LLM client; ``ledger`` is its ledger (the cost of each setup is read from it).
         repeats: Judgings of every item per setup (the flip rate needs 2 or more).
         sample: Audit this many items, drawn at random with ``seed`` (default: every finished item).
-        seed: Seed of the sample and of the bootstrap.
-        suite_paths: Where the suites are now (see :func:`~pytest_vitabench.rejudge.resolve_suites`).
-        failures: ``--vita-judge-failures`` of the judges.
-        language: The judge prompt language (default: the run's).
         viewer: Prefix of the disagreement links (the audit report's viewer page).
-        concurrency: Items judged at the same time (the client's limits still apply).
-        bootstrap: Resamples of the intervals.
         progress: Called with a line per finished judging.
 
     Returns:

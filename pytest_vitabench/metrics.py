@@ -1,34 +1,9 @@
 """Avg@k, Pass@k and Pass^k at the subtask and user levels, with user-clustered bootstrap intervals.
 
-Pure functions over :class:`~pytest_vitabench.result.ItemResult` records; nothing here knows pytest.
-
-Semantics (REFERENCE.md §5.6-§5.8, with the official bugs of §7.1 fixed):
-
-* success means ``reward == 1.0``;
-* an ``error`` item counts as reward 0 (a failure) and is never dropped from a denominator, so a user
-  whose every trial crashed still contributes all of its units;
-* a ``skipped`` item (the judge could not judge anything) is left out and only counted;
-* an *unscored* item (``ItemResult.unscored``: its reward hangs on a verdict the judge failed to return) is
-  left out too, and so is its unit when the trials left are fewer than K (never scored 0 as short: the
-  shortfall is the judge's, not the agent's); the subtask level counts such items in ``n_unscored``, the
-  user level leaves out the trials that hold one;
-* the subtask level (the leaderboard's headline) has one unit per ``(suite, user_id, subtask_id)``, the
-  user level one unit per ``(suite, user_id)`` whose per-trial reward is the mean of that trial's subtask
-  rewards;
-* a unit observed in fewer than K trials cannot be evaluated at K: it stays in the denominator and
-  scores 0 on all three metrics, as the official ``average@k`` gate does (counted in ``n_short``).
-
-``style="official"`` (``--vita-metrics-style official``) computes the subtask level as the official
-``_compute_subtask_pass_metrics`` does: a unit observed in fewer than the run's trials gets 0.0 for each missing
-one (so Avg@K and Pass@K keep its partial credit), and a subtask without evaluation criteria (skipped here) is a
-unit of 0.0 rewards when a later subtask of the same user was judged (the official units run up to the last
-judged index), and no unit otherwise. The user level is the same in both styles: a user's per-trial reward is
-the mean over its judged subtasks, as the official ``_aggregate_rewards``.
-
-When the run holds the ``none`` or ``groundtruth`` backend, every other backend also gets a per-user
-paired difference of subtask-level Avg@K against it (:func:`paired_difference`): the same users answered
-the same subtasks under both, so the user-to-user spread cancels and the interval is much narrower than
-that of the difference of two means.
+Pure functions over :class:`~pytest_vitabench.result.ItemResult` records. The semantics (errors count 0,
+skipped and unscored items are left out, short units score 0, the official style, the paired differences)
+are in ``docs/official-behaviour.md`` and ``docs/memory.md``; REFERENCE.md §5.6-§5.8 gives the official
+formulas, §7.1 the bugs fixed here.
 """
 
 from __future__ import annotations
@@ -56,10 +31,6 @@ from .result import ItemResult
 LEVELS = ("subtask", "user")
 #: Backends every other backend is compared with, when they are in the run (floor and ceiling).
 PAIRED_REFERENCES = tuple(paired_references())
-
-
-# --------------------------------------------------------------------------------------------------
-# Aggregation
 
 
 #: Metric styles (``--vita-metrics-style``).
@@ -94,8 +65,7 @@ class _UserAggregate:
 def _unit_values(rewards: Sequence[float], k: int, pad_to: int = 0) -> list[float] | None:
     """The unit's value of each of :data:`METRICS`, or None when it has fewer than k trials (it then scores 0).
 
-    Args:
-        pad_to: Official style: the run's number of trials; each missing one counts as a 0.0 reward.
+    ``pad_to`` (official style) is the run's number of trials: each missing one counts as a 0.0 reward.
     """
     if len(rewards) < pad_to:
         rewards = [*rewards, *[0.0] * (pad_to - len(rewards))]
@@ -108,14 +78,9 @@ def _unit_values(rewards: Sequence[float], k: int, pad_to: int = 0) -> list[floa
 
 def _aggregates(trials: Sequence[_Trial], level: str, k: int,
                 pad_to: int = 0) -> tuple[list[_UserAggregate], int]:
-    """Per-user aggregates of one level, sorted by user so results never depend on input order.
-
-    Unscored trials are left out; a unit they leave with fewer than k trials is left out too (not short), and
-    a user left with no unit is no user of the level.
-
-    Returns:
-        The aggregates and the number of units with fewer than k trials.
-    """
+    """Per-user aggregates of one level (sorted by user so results never depend on input order), and the
+    number of units with fewer than k trials. A unit short because of unscored trials is left out, not short:
+    the shortfall is the judge's, not the agent's."""
     by_user: dict[tuple[str, str], list[_Trial]] = defaultdict(list)
     for t in trials:
         if level == "subtask" or not t.unjudged:
@@ -175,23 +140,18 @@ def _resamples(n_users: int, bootstrap: int, seed: int) -> Iterator[itemgetter[A
 def bootstrap_intervals(groups: Sequence[Any], statistic: Callable[[Sequence[Any]], Sequence[float | None]], *,
                         bootstrap: int = 1000, seed: int = 0) -> list[list[float] | None]:
     """95% percentile intervals of the figures ``statistic`` computes over ``groups`` (one per user) resampled
-    with replacement.
-
-    The same user-clustered resampling as the metrics' intervals (the same draws for the same number of users
-    and seed), for figures other than the three metrics (the judge audit's agreement, kappa, flip rate).
+    with replacement: the metrics' intervals, the paired differences and the judge audit's figures.
 
     Args:
         groups: One entry per user: whatever ``statistic`` pools.
-        statistic: The figures of a resample (a list of groups, repeats allowed), always as many; a figure is
-            ``None`` when undefined (e.g. kappa of a resample with one class only): it is then left out of that
-            figure's draws.
+        statistic: The figures of a resample (a list of groups, repeats allowed), always as many; a figure
+            ``None`` (undefined, e.g. kappa of one class) is left out of that figure's draws.
         bootstrap: Resamples; 0 gives ``None`` intervals.
         seed: Seed of the draws.
 
     Returns:
         One ``[lo, hi]`` per figure (``None`` without groups, resamples or defined values); with one user, the
-        resample is the user: the interval holds the statistic's own spread, if any (a ``statistic`` that
-        resamples inside the user too has some).
+        resample is the user, so the interval holds only the statistic's own spread.
     """
     if not groups:
         return [None] * len(statistic([]))
@@ -294,11 +254,7 @@ def _official_unjudged(results: Sequence[ItemResult]) -> list[tuple[str, _Trial]
 
 
 def default_k(results: Iterable[ItemResult]) -> int | None:
-    """The smallest number of trials observed for any subtask unit of any backend (skipped items aside).
-
-    Returns:
-        That number, or ``None`` when there is nothing to measure.
-    """
+    """The fewest trials observed for any subtask unit of any backend (skipped items aside), or ``None``."""
     counts: dict[tuple[str, str, str, str], int] = defaultdict(int)
     for r in results:
         if r.outcome != "skipped" or r.unscored:  # an unscored item was run: it counts towards K
@@ -327,11 +283,8 @@ def _user_means(trials: Sequence[_Trial], k: int) -> dict[tuple[str, str], dict[
 
 def paired_difference(trials: Sequence[_Trial], reference: Sequence[_Trial], k: int, *, bootstrap: int = 1000,
                       seed: int = 0) -> dict[str, Any] | None:
-    """Per-user paired difference of subtask-level Avg@k between two backends.
-
-    For each user present under both, the mean over the subtasks present under both of (unit Avg@k under
-    ``trials``) minus (unit Avg@k under ``reference``); the result is the mean over users, with a 95%
-    percentile interval from resampling users with replacement.
+    """Per-user paired difference of subtask-level Avg@k between two backends (mean over users of the mean
+    over their common subtasks), with a user-resampled 95% interval.
 
     Returns:
         ``{"metric": "avg@K", "mean": float, "ci95": [lo, hi] | None, "n_users": int, "n_units": int}``, or
@@ -360,14 +313,10 @@ def compute_metrics(results: Sequence[ItemResult], *, k: int | None = None, boot
 
     Args:
         results: Every item's result, in any order (the output does not depend on it).
-        k: The K of the metrics; by default the smallest number of trials observed for any subtask unit
-            (of any backend, so every backend reports the same K). A unit with fewer than K trials
-            scores 0 and is counted in ``n_short``.
-        bootstrap: Resamples for the 95% intervals; 0 leaves them ``None`` (except for a single user,
-            whose interval is the point itself).
+        k: The K of the metrics; by default :func:`default_k` (so every backend reports the same K).
+        bootstrap: Resamples for the 95% intervals; 0 leaves them ``None`` (except for a single user).
         seed: Seed of the bootstrap generator.
-        style: ``default`` or ``official`` (module docstring): how missing trials and subtasks without
-            criteria count.
+        style: ``default`` or ``official``: how missing trials and subtasks without criteria count.
         trials: Official style: the run's number of trials, which every subtask unit is padded to with 0.0
             rewards whatever K is (default: K).
 

@@ -1,18 +1,10 @@
 """Is every annotated subtask solvable? Replay its answer key through the real episode and judge.
 
-For each subtask with an answer annotation (``required_orders``, ``rubric_checks``, ``target_product_ids``
-or ``*_type`` target markers) this runs the ``answer`` agent against the ``scripted`` user in a fresh
-environment and scores the trajectory with the ``rules`` judge, exactly as ``pytest --vita-model answer``
-would (memory ``none``, trial 0, the default tool checks). A reward below 1.0 means no agent can solve the
-subtask as annotated here: the key could not be derived (a required product the store does not sell, a
-record no tool can make), a tool refused the right answer, or the judge rejected it. Each such subtask is
-named with the reason.
-
-A subtask that fails under the default tool checks is replayed under the official tools' rules
-(``--vita-tool-checks official``). If it passes there, the answer the data expects is one only our stricter
-checks refuse (a booking in the past, an out-of-stock product): it is reported as "unsolvable under the
-default tool checks", naming the check (found by replaying with each check turned off in turn) and the
-tool's refusal.
+Each annotated subtask is run as ``pytest --vita-model answer`` would (``scripted`` user, memory ``none``,
+trial 0, ``rules`` judge); a reward below 1.0 means no agent can solve it as annotated, and it is named with
+the reason. A subtask that fails under the default tool checks but passes under the official tools' rules
+is reported as "unsolvable under the default tool checks", naming the check that refuses it (found by
+replaying with each check turned off in turn).
 """
 
 from __future__ import annotations

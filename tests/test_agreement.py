@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_vitabench.agreement import Pair, figures, sliced_figures
-from pytest_vitabench.judges.rubric_kinds import KINDS, rubric_kind
+from pytest_vitabench.judges.audited import KINDS, rubric_kind
 from pytest_vitabench.metrics import bootstrap_intervals
 from pytest_vitabench.suite.checks import RubricCheck
 

@@ -17,14 +17,8 @@ T = TypeVar("T")
 
 @dataclass
 class Answer(Generic[T]):
-    """What a judge question produced.
-
-    Attributes:
-        value: The parsed answer, or ``None`` when even the repair retry gave nothing readable.
-        problem: Why nothing could be read (``None`` when ``value`` is set).
-        notes: Repairs the answer needed (a retry, a cut-off reply), for the verdict's details.
-        calls: LLM calls made (1, or 2 with the repair retry).
-    """
+    """What a judge question produced: the parsed ``value``, or ``None`` and the ``problem`` when even the
+    repair retry gave nothing readable; the repairs it needed (``notes``) and the LLM ``calls`` made."""
 
     value: T | None
     problem: str | None = None
@@ -34,16 +28,9 @@ class Answer(Generic[T]):
 
 def ask(client: LLMClient, *, model: str, messages: list[dict[str, Any]], seed: int, language: str,
         read: Callable[[Any], T], params: dict[str, Any]) -> Answer[T]:
-    """Ask the judge model and read its JSON answer, retrying once with a request for valid JSON.
-
-    Args:
-        client: The shared LLM client (role ``judge``: counted by the ledger, cached by default).
-        model: The judge model.
-        messages: The chat messages of the question.
-        seed: The cache seed (the trial seed, or a vote's seed); never sent to the endpoint, as officially.
-        language: Language of the repair request.
-        read: Turns the parsed JSON into the answer; raises :class:`JudgeParseError` for a wrong shape.
-        params: Sampling parameters (``temperature``, ``max_tokens`` ...).
+    """Ask the judge model and read its JSON answer with ``read`` (which raises :class:`JudgeParseError` for a
+    wrong shape), retrying once with a request for valid JSON. ``seed`` keys the cache and is never sent to
+    the endpoint, as officially.
 
     Raises:
         LLMError: The endpoint failed after its retries (an infrastructure error, not a verdict).

@@ -1,20 +1,65 @@
 """An LLM judge watched by the rules judge: each verdict carries the machine checks' verdicts beside it.
 
-Where a suite gives a rubric a machine check (``rubric_checks``: ``suites/demo``, ``suites/paper``, anything
-``vitabench synth`` writes), the rules judge's verdict is the ground truth of that rubric. Wrapping the LLM
-judge in :class:`AuditedJudge` records that truth in ``Verdict.details["rules"]`` at the cost of a few
-deterministic checks and no request, so every LLM-judged run can report how often its judge agreed with the
-truth (:mod:`pytest_vitabench.agreement`), and ``--vita-fail-under judge.kappa=0.8`` can gate on it. The
-scores themselves are the LLM judge's: nothing here changes a verdict.
+Where a suite gives a rubric a machine check, the rules judge's verdict is the ground truth of that rubric.
+:class:`AuditedJudge` records it in ``Verdict.details["rules"]`` (a few deterministic checks, no request), so
+every LLM-judged run reports its agreement (:mod:`pytest_vitabench.agreement`) and ``judge.*`` gates can
+check it. Nothing here changes a verdict.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+from ..suite.checks import Check, NoRecordCheck, RecordCheck, TextCheck, ToolCalledCheck
 from .base import FAILING_TERMINATIONS, Judge, JudgeCase, Verdict
-from .rubric_kinds import rubric_kind
 from .rules import run_check
+
+# The kind of a machine-checked rubric, for the audit's breakdown: an LLM judge is not equally good at every
+# kind (an order field shows in a tool call, a rating floor needs the catalogue). It is read from how the rules
+# judge checks the rubric, so it needs no annotation; the wording only tells a rating floor from other
+# merchant checks.
+#: Record fields and the kind of rubric a condition on them checks, most specific first.
+_FIELD_KINDS = (
+    ("total_price", "price cap"),
+    ("address", "address"),
+    ("customer_count", "quantity"),
+    ("total_quantity", "quantity"),
+    ("quantities", "quantity"),
+    ("dates", "time"),
+    ("time", "time"),
+    ("dispatch_time", "time"),
+    ("delivery_time", "time"),
+    ("status", "payment or status"),
+    ("note", "note"),
+    ("attributes", "product options"),
+    ("product_ids", "phrase the product carries"),
+    ("entity_id", "merchant choice"),
+)
+_RATING = re.compile(r"\brat(ed|ing)\b|评分", re.IGNORECASE)
+
+#: Every kind :func:`rubric_kind` returns, in display order.
+KINDS = ("rating floor", "merchant choice", "phrase the product carries", "product options", "price cap", "address",
+         "time", "quantity", "payment or status", "note", "proactive question", "statement", "no order", "tool call",
+         "other record field")
+
+
+def rubric_kind(check: Check, text: str = "") -> str:
+    """The kind of the rubric ``text`` checked by ``check`` (one of :data:`KINDS`)."""
+    if isinstance(check, TextCheck):
+        return "proactive question" if check.kind == "asked" else "statement"
+    if isinstance(check, NoRecordCheck):
+        return "no order"
+    if isinstance(check, ToolCalledCheck):
+        return "tool call"
+    assert isinstance(check, RecordCheck)
+    fields = set(check.where)
+    for field, kind in _FIELD_KINDS:
+        if field in fields:
+            if kind == "merchant choice" and _RATING.search(text):
+                return "rating floor"
+            return kind
+    return "other record field"
 
 
 def rules_truth(case: JudgeCase) -> list[dict[str, Any]]:

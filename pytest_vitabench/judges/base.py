@@ -25,13 +25,10 @@ class RubricVerdict(BaseModel):
     Attributes:
         text: The rubric (or, for ``kind="outcome"``, a description of the outcome check).
         met: ``True``/``False``, or ``None`` when this judge could not judge it ("not judged").
-        reason: Why, in a sentence a person can act on.
         kind: ``rubric`` for a suite rubric, ``outcome`` for a check of the final state against the
             suite's targets that no rubric states.
-        judge_failure: Why the judge failed to return this verdict (no readable reply after the repair
-            request, no verdict for this rubric in the reply, a justification that contradicts the verdict),
-            or ``None``. Such a verdict is the judge's failure, never the agent's: see
-            :func:`unscored_reward` and ``--vita-judge-failures``.
+        judge_failure: Why the judge failed to return this verdict, or ``None``: the judge's failure, never
+            the agent's (:func:`unscored_reward`).
     """
 
     text: str

@@ -1,27 +1,15 @@
 """Judging many cases through a Batch API (``--vita-judge-batch``): the unchanged judge, replayed by rounds.
 
-A judge's calls depend on each other (the sliding-window judge carries each window's rubric states into
-the next window's request; an unreadable reply is followed by a repair request), so they cannot all be
-known up front. Instead the judge itself runs, on every case, with its client answering from the batches
-(:mod:`pytest_vitabench.llm.deferred`): a call whose answer is not in yet queues its request and stops
-that case's pass. The queued requests of all cases go out as one batch; when it is answered, every case
-still open runs again from the start, its earlier calls answered from what is in, and queues its next
-request. A trajectory of ``w`` windows takes ``w`` rounds; the round count is the most windows of any case.
+A judge's calls depend on each other (window states carried forward, repair requests), so they cannot all be
+known up front. Instead the judge runs on every case with its client answering from the batches
+(:mod:`pytest_vitabench.llm.deferred`): a call whose answer is not in yet queues its request and stops that
+case's pass; the queued requests of all cases go out as one batch, and every open case then runs again from
+the start. Because each pass is the judge's own code reading the same completions, a batch verdict equals
+the synchronous one; only a case's last, complete pass is counted in the ledger, at the batch price.
 
-Because each pass is the judge's own code reading the same completion through the same parser, a batch
-verdict equals the synchronous verdict from the same answers. Only the last, complete pass of a case is
-counted in the ledger, at the batch price (the model's ``batch_factor`` in ``--vita-prices``, default half:
-:data:`~pytest_vitabench.llm.prices.BATCH_PRICE_FACTOR`).
-
-In a pytest run (:class:`BatchJudge`) the cases are not known up front: each item's judge call waits on
-the scheduler's event loop, and a round goes out once no new request has been queued for ``linger_s`` (every
-episode in flight of this process then waits for its verdict, or has finished). Raising
-``--vita-concurrency`` puts more items into each batch; ``vitabench rejudge --vita-judge-batch`` judges a
-whole finished run in the fewest rounds.
-
-Resumable: every batch is journaled (:class:`~pytest_vitabench.llm.batch.BatchJournal`) before the first
-wait and its answers as they are downloaded; a new run loads the answers, polls the batches still open
-whose requests it needs, and submits only what no journaled batch carries.
+In a pytest run (:class:`BatchJudge`) a round goes out once no new request has been queued for ``linger_s``.
+Every batch is journaled (:class:`~pytest_vitabench.llm.batch.BatchJournal`) before the first wait, so a new
+run resumes the open batches instead of submitting them again.
 """
 
 from __future__ import annotations
@@ -48,14 +36,8 @@ JUDGE_ROLES = frozenset({"judge"})
 
 @dataclass
 class BatchedVerdict:
-    """One case's outcome.
-
-    Attributes:
-        verdict: The verdict, or ``None`` when judging failed (``error``).
-        error: The infrastructure failure (a request the batch could not answer, a failed batch).
-        usage: The judge usage of the case, at the batch price.
-        batch_ids: The batches whose answers the verdict rests on, in order.
-    """
+    """One case's verdict (``None`` with the infrastructure ``error`` when judging failed), its usage at the
+    batch price, and the batches whose answers it rests on."""
 
     verdict: Verdict | None
     error: BaseException | None = None
@@ -75,14 +57,8 @@ class BatchRun:
 
 def judge_in_batches(cases: Sequence[JudgeCase], judge: Judge, *, client: LLMClient, submitter: BatchSubmitter,
                      on_round: Callable[[int, int], None] | None = None) -> BatchRun:
-    """Judge ``cases`` with ``judge``, its LLM calls answered through batches.
-
-    Args:
-        cases: The cases.
-        judge: The judge (an LLM judge using ``client``; a judge that makes no call finishes in the first pass).
-        client: The judge's LLM client.
-        submitter: Sends the batches and journals them.
-        on_round: Called before each batch round with its number and the requests it needs.
+    """Judge ``cases`` with ``judge``, its calls through ``client`` answered by the batches ``submitter`` sends
+    and journals; ``on_round`` is called before each round with its number and the requests it needs.
 
     Raises:
         BatchUnsupported: The endpoint has no Batch API.
@@ -151,13 +127,8 @@ class BatchJudge:
     """The judge of a pytest run with ``--vita-judge-batch``: ``inner``'s calls answered through batches.
 
     ``judge`` is a coroutine, awaited on the scheduler's loop (:class:`~pytest_vitabench.episode.ThreadedCaller`):
-    an item waiting for its verdict holds no thread, only its place among the episodes in flight.
-
-    Args:
-        inner: The LLM judge (its client is ``client``).
-        client: The judge's LLM client; its ``judge`` calls are deferred to the batches from now on.
-        submitter: Sends and journals the batches.
-        linger_s: Seconds without a newly queued request before a round goes out.
+    an item waiting for its verdict holds no thread, only its place among the episodes in flight. From now on
+    ``client``'s judge calls are deferred to the batches.
     """
 
     def __init__(self, inner: Judge, *, client: LLMClient, submitter: BatchSubmitter, linger_s: float = 2.0):

@@ -1,9 +1,7 @@
 """A judge verdict whose own justification says the opposite (``met: true`` beside "the rubric is not met").
 
-Judge models do this often enough to matter: the reasoning describes the violation and the boolean says
-met, or the other way round. Only explicit verdict wording is read, so a justification that merely
-contains a negation ("the dessert does not contain durian") is never taken for a contradiction; anything
-subtler is left to the audit (``vitabench judge-audit``), which measures it against the rules judge.
+Only explicit verdict wording is read, so a justification that merely contains a negation ("the dessert does
+not contain durian") is never taken for a contradiction; subtler cases are left to ``vitabench judge-audit``.
 """
 
 from __future__ import annotations
@@ -30,12 +28,7 @@ _HEDGED = re.compile(r"\b(partly|partially|part\s+of|mostly)\b|部分", re.IGNOR
 
 
 def contradiction(met: bool, justification: str) -> str | None:
-    """Why ``justification`` contradicts the verdict ``met``, or ``None`` when it does not (or cannot tell).
-
-    Args:
-        met: The verdict the judge returned.
-        justification: The judge's justification of it.
-    """
+    """Why ``justification`` contradicts the verdict ``met``, or ``None`` when it does not (or cannot tell)."""
     text = " ".join(justification.split())
     if not text or _HEDGED.search(text):
         return None

@@ -1,24 +1,10 @@
-"""The LLM rubric judge: the paper's sliding-window judge, its full-trajectory variant, votes and outcome.
+"""The LLM rubric judge: the paper's sliding-window judge (REFERENCE.md §5.2), its full-trajectory variant
+(§5.3), votes and the outcome judge.
 
-Dispatch follows REFERENCE.md §5.1 with its faults fixed: a subtask without evaluation criteria or without
-rubrics is *not judged* (never a free 1.0); an episode that ended by ``max_steps`` or an invalid agent
-message scores 0 without a judge call. Otherwise:
-
-* ``mode="window"`` (default, §5.2): windows of 10 messages overlapping by 2, the rubric state carried
-  from window to window; one call per window.
-* ``mode="full"`` (§5.3): one call over the whole trajectory.
-
-Every reply is read by the tolerant parser, with one repair retry; a reply still unreadable keeps the
-state and the problem is written into the verdicts' reasons (and ``Verdict.details``). A rubric the judge
-never returned a verdict for, or whose last verdict its own justification contradicts, is a *judge
-failure* (``RubricVerdict.judge_failure``): with ``failures="unscored"`` (default) an item whose reward
-hangs on such a rubric is unscored, never failed; ``failures="zero"`` scores it 0 as the official harness
-does (its rubric state starts unmet and an unreadable reply leaves it so). Per-rubric verdicts
-and justifications are kept (§7.1.6). With ``votes=N`` the rubric judge runs N times with distinct cache
-seeds and each rubric takes the majority (ties unmet). With ``outcome`` the outcome judge's verdicts are
-added, which makes the reward ``min(trajectory, outcome)`` whenever the agent attempted a creating write.
-An LLM endpoint that keeps failing raises :class:`~pytest_vitabench.llm.errors.LLMError`: the runner
-reports the item as an infrastructure error, never as a judged failure.
+Dispatch follows §5.1 with its faults fixed: a subtask without criteria or rubrics is *not judged* (never a
+free 1.0). A rubric the judge never returned, or whose last verdict its own justification contradicts, is a
+*judge failure* (see :func:`~.base.unscored_reward`), never the agent's failure. An endpoint that keeps
+failing raises :class:`~pytest_vitabench.llm.errors.LLMError`: an infrastructure error, never a verdict.
 """
 
 from __future__ import annotations
@@ -41,9 +27,8 @@ from .base import (
 )
 from .contradiction import contradiction
 from .parsing import JudgeParseError, RubricItem, match_items, rubric_items
-from .prompts import HEADINGS, full_system, lang, window_system
+from .prompts import FULL_SYSTEM, HEADINGS, WINDOW_SYSTEM, lang, rubric_system
 from .render import record_facts, render_facts, render_messages, windows
-from .votes import majority, vote_seeds
 
 if TYPE_CHECKING:
     from ..llm.client import LLMClient
@@ -118,22 +103,10 @@ class _Run:
 class LLMRubricJudge:
     """The rubric judge at an OpenAI-compatible endpoint (``--vita-judge-model NAME``).
 
-    Args:
-        model: The judge model name.
-        client: The shared LLM client; every call goes through it under the role ``judge``.
-        mode: ``window`` (sliding window, the official default) or ``full`` (one call).
-        votes: Judge runs per item; each rubric takes the majority (ties unmet).
-        language: ``en`` or ``zh`` prompts (the rubrics themselves are shown as the suite states them).
-        outcome: The outcome judge of ``--vita-outcome-reward``, or ``None``.
-        temperature: Sampling temperature; default 0.0 for one vote, :data:`VOTE_TEMPERATURE` for several.
-        params: Further request parameters (``max_tokens``, ``reasoning_effort``, ``extra_body`` ...).
-        records: Show the judge the final records (``--vita-judge-records``); the official judge sees the
-            trajectory only.
-        official_source: The user's copy of the official harness (``--vita-official-source``): the sliding
-            window and the full-trajectory judge then send the official prompts, transcript, rubric ids and
-            states, judge only the official rubrics and read the reply by those ids. ``None``: our own wording.
-        failures: ``unscored`` or ``zero``: what a verdict the judge failed to return does to the reward
-            (``--vita-judge-failures``, see :func:`~pytest_vitabench.judges.base.unscored_reward`).
+    The arguments are the :class:`~.registry.JudgeOptions` of the same names; ``temperature`` defaults to 0.0
+    for one vote and :data:`VOTE_TEMPERATURE` for several. With ``official_source`` the judge sends the
+    official prompts, transcript, rubric ids and states, judges only the official rubrics and reads the reply
+    by those ids.
 
     Raises:
         ValueError: An unknown mode or failure policy, or fewer than one vote.
@@ -297,14 +270,55 @@ class LLMRubricJudge:
                      for i, s in enumerate(states, 1)]
             parts.append(f"{h['state']}\n<rubrics>\n{json.dumps(state, ensure_ascii=False, indent=1)}\n</rubrics>")
             heading = h["window"].format(i=number, n=total_windows, a=start + 1, b=end, total=len(case.messages))
-            system = window_system(self.language, records=self.records)
+            system = rubric_system(WINDOW_SYSTEM, self.language, self.records)
         else:
             numbered = "\n".join(f"{i}. {s.text}" for i, s in enumerate(states, 1))
             parts.append(f"{h['rubrics']}\n{numbered}")
             heading = h["conversation"].format(total=len(case.messages))
-            system = full_system(self.language, records=self.records)
+            system = rubric_system(FULL_SYSTEM, self.language, self.records)
         parts.append(f"{heading}\n{transcript}")
         return [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(parts)}]
+
+
+# -- votes (``--vita-judge-votes N``) ---------------------------------------------------------------
+# With N votes each rubric is met when more than half of the votes say so; a tie counts as unmet, so voting
+# never makes a pass easier to get by luck (REFERENCE.md §7.2).
+
+
+def vote_seeds(trial_seed: int, votes: int) -> list[int]:
+    """Cache seeds of the votes: the trial seed itself for one vote (a plain run's cache entries), else
+    ``trial_seed * 1000 + v`` so every vote is a distinct sample and repeated runs reuse the same ones."""
+    if votes <= 1:
+        return [trial_seed]
+    return [trial_seed * 1000 + vote for vote in range(votes)]
+
+
+def majority(runs: list[list[RubricVerdict]], *, failures_unmet: bool = False) -> list[RubricVerdict]:
+    """Per-rubric majority of ``runs`` (one verdict list per vote, over the same rubrics in the same order).
+
+    Raises:
+        ValueError: No runs, or runs of different lengths.
+    """
+    if not runs:
+        raise ValueError("majority() needs at least one run")
+    if len({len(run) for run in runs}) != 1:
+        raise ValueError("every vote must judge the same rubrics")
+    if len(runs) == 1:
+        return list(runs[0])
+    out = []
+    for column in zip(*runs, strict=True):
+        yes = sum(1 for v in column if v.met is True)
+        no = sum(1 for v in column if v.met is False)
+        total = len(column) if failures_unmet else len(column) - sum(1 for v in column if v.judge_failure)
+        if yes == 0 and no == 0:
+            out.append(column[0].model_copy(update={"reason": f"no vote could judge it: {column[0].reason}"}))
+            continue
+        met = yes * 2 > total
+        pick = next((v for v in column if v.met is met), column[0])
+        tie = " (tie: unmet)" if yes * 2 == total else ""
+        out.append(RubricVerdict(text=column[0].text, met=met, kind=column[0].kind,
+                                 reason=f"{yes}/{total} votes met{tie}; {pick.reason}"))
+    return out
 
 
 def _voted(index: int, text: str, votes: int) -> str:

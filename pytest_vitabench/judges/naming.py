@@ -1,9 +1,7 @@
 """Readable ids in verdict reasons: ``S1000030402`` becomes ``S1000030402 (Green Bowl)``.
 
-Suites name stores, shops, hotels, trains, flights and their products by opaque ids; a failure text
-that lists ``only ['P100003040202', 'P100003040303'] allowed`` says nothing to a reader. The names are in
-the subtask's environment (what the agent itself sees through its tools), so the reason can carry them.
-Only agent-visible label fields are used (never ``*_type`` markers or ``distraction_reason``).
+The names come from the subtask's environment, agent-visible label fields only (never ``*_type`` markers or
+``distraction_reason``), so a reason never leaks the answer.
 """
 
 from __future__ import annotations

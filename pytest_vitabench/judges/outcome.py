@@ -1,12 +1,9 @@
 """The outcome (action-level) judge of ``--vita-outcome-reward`` (REFERENCE.md §5.5), with its faults fixed.
 
-It finds the agent's last *successful* creating write (an order, booking or reservation; taxi orders
-included), resolves it against the environment's final state (so a later payment, modification or
-cancellation shows), and asks the judge model whether that outcome satisfies each overall rubric. The
-subtask reward becomes ``min(trajectory, outcome)`` when there is an action; with none, the trajectory
-reward stands. Unlike the official evaluator, a rubric about the conversation itself may be declared not
-applicable to an outcome instead of failing by default, and the entity shown is the agent-visible view
-(no hidden ``*_type`` markers, no ``distraction_reason``).
+It asks the judge model whether the agent's last *successful* creating write, as it stands in the final
+state (a later payment or cancellation shows), satisfies each overall rubric; the reward becomes
+``min(trajectory, outcome)`` when there is such an action. Unlike the official evaluator, a rubric about the
+conversation may be declared not applicable, and the entity shown is the agent-visible view (no answer markers).
 """
 
 from __future__ import annotations
@@ -22,7 +19,7 @@ from .asking import Answer, ask
 from .base import JudgeCase, RubricVerdict
 from .outcome_official import has_official_write, last_resolved_write, target_entity
 from .parsing import JudgeParseError, as_bool, match_items, rubric_items
-from .prompts import HEADINGS, lang, outcome_official_system, outcome_system
+from .prompts import HEADINGS, OUTCOME_OFFICIAL_SYSTEM, OUTCOME_SYSTEM, lang
 from .render import record_facts, render_call
 
 if TYPE_CHECKING:
@@ -92,16 +89,8 @@ def _entity_view(environment: Any, record: dict[str, Any] | None) -> dict[str, A
 
 @dataclass
 class OutcomeResult:
-    """The outcome check of one episode.
-
-    Attributes:
-        has_action: Whether the agent attempted any creating write (without one the trajectory reward stands).
-        verdicts: ``kind="outcome"`` verdicts (one per rubric; one summary verdict when nothing was judged).
-        reward: 1.0 when every verdict is met, else 0.0; ``None`` without an action.
-        detail: The resolved action and record, for the report.
-        problems: Why the outcome could not be judged, if it could not.
-        notes: Repairs the judge's reply needed.
-    """
+    """The outcome check of one episode; without an action (``has_action`` false) the trajectory reward stands
+    and ``reward`` is ``None``."""
 
     has_action: bool
     verdicts: list[RubricVerdict] = field(default_factory=list)
@@ -135,14 +124,8 @@ def _answered(answer: Answer[list[RubricVerdict]], rubrics: list[str], detail: d
 class OutcomeJudge:
     """Judges the last successful creating write against the overall rubrics.
 
-    Args:
-        model: The judge model.
-        client: The shared LLM client.
-        language: ``en`` or ``zh`` prompts.
-        params: Sampling parameters (default ``temperature=0.0``).
-        style: ``default`` (the last successful write as it stands at the end; rubrics about the conversation
-            may be not applicable) or ``official`` (``--vita-outcome-style official``: the official inputs and
-            semantics, see :mod:`.outcome_official`).
+    ``style="official"`` (``--vita-outcome-style official``) uses the official inputs and semantics instead
+    (:mod:`.outcome_official`): the last resolvable write, failed or not, and no rubric is "not applicable".
     """
 
     def __init__(self, model: str, *, client: LLMClient, language: str = "en", params: dict[str, Any] | None = None,
@@ -210,7 +193,7 @@ class OutcomeJudge:
             f"{h['chosen']}\n{render_call(name, arguments)}\n"
             f"{json.dumps(chosen, ensure_ascii=False, indent=1, default=str)}",
         ])
-        messages = [{"role": "system", "content": outcome_official_system(language)}, {"role": "user", "content": user}]
+        messages = [{"role": "system", "content": OUTCOME_OFFICIAL_SYSTEM[language]}, {"role": "user", "content": user}]
         answer = ask(self.client, model=self.model, messages=messages, seed=seed, language=language,
                      read=lambda value: _read(value, rubrics, applicable=False), params=self.params)
         return _answered(answer, rubrics, detail)
@@ -229,7 +212,7 @@ class OutcomeJudge:
             f"{h['action']}\n{json.dumps(outcome, ensure_ascii=False, indent=1, default=str)}",
             f"{h['rubrics']}\n{numbered}",
         ])
-        return [{"role": "system", "content": outcome_system(language)}, {"role": "user", "content": user}]
+        return [{"role": "system", "content": OUTCOME_SYSTEM[language]}, {"role": "user", "content": user}]
 
 
 def _read(value: Any, rubrics: list[str], *, applicable: bool = True) -> list[RubricVerdict]:

@@ -1,13 +1,7 @@
 """The official outcome judge's inputs (``--vita-outcome-style official``, REFERENCE.md §5.5).
 
-The official evaluator looks at the agent's write calls of eight kinds (no taxi), resolves each call's
-entity from the subtask's *raw* environment by the call's arguments (whether the call succeeded or not),
-and sends the **last** resolvable one to the judge with the **target** entity (the first entity marked
-``*_type == "target"``, with its target products) next to the **chosen** one. Every rubric must hold of
-the chosen entity; there is no "not applicable". Both entities are shown sanitised: answer markers
-(``*_type``, ``distraction_reason``) and stock counts removed, the target re-tagged ``target``.
-
-This is what the judge model sees, never the agent.
+The last official write call whose entity resolves in the subtask's *raw* environment (failed or not) is
+shown to the judge, sanitised, next to the *target* entity. This is what the judge model sees, never the agent.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Judge models wrap JSON in code fences, prepend reasoning (``<think>...</think>``), use Python literals
 (``True``, ``None``, single quotes), leave trailing commas, or get cut off at the token limit. The official
 harness either repairs silently or crashes on such replies (REFERENCE.md §5.2, §7.1.8); here every reply
-goes through :func:`extract_json`, and what cannot be read is reported, never guessed.
+goes through :func:`parse_reply`, and what cannot be read is reported, never guessed.
 """
 
 from __future__ import annotations
@@ -163,15 +163,6 @@ def parse_reply(text: str, read: Callable[[Any], T]) -> tuple[T, list[str]]:
     raise JudgeParseError(f"no JSON found in the reply: {_excerpt(text)!r}")
 
 
-def extract_json(text: str) -> tuple[Any, list[str]]:
-    """The first JSON value in a model reply, and notes on the repairs it needed.
-
-    Raises:
-        JudgeParseError: Nothing JSON-like could be read.
-    """
-    return parse_reply(text, lambda value: value)
-
-
 def _excerpt(text: str, limit: int = 160) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[:limit] + "..."
@@ -217,15 +208,8 @@ def _index(value: Any) -> int | None:
 
 @dataclass
 class RubricItem:
-    """One rubric result read from a judge reply.
-
-    Attributes:
-        index: The 1-based rubric number the reply gives, or ``None``.
-        text: The rubric text the reply repeats, or ``""``.
-        met: The verdict, or ``None`` when the item states none.
-        reason: The judge's justification.
-        raw: The object as the reply gave it (for judge-specific fields such as ``applicable``).
-    """
+    """One rubric result read from a judge reply: the 1-based ``index`` and the ``text`` it gives (if any), its
+    verdict (``None`` when it states none), and the object as given (for fields such as ``applicable``)."""
 
     index: int | None
     text: str

@@ -1,9 +1,7 @@
-"""Our own wording of the LLM judges' prompts, in English and Chinese.
+"""Our own wording of the LLM judges' prompts, in English and Chinese (the rules of REFERENCE.md §5.2-§5.5).
 
-The content follows the rules REFERENCE.md §5.2-§5.5 describes (what earns a rubric, when a verdict may
-flip, strict quantities and times, functional equivalence for addresses), with two additions the official
-judge lacks: the judge sees the final records of the database as facts, and the outcome judge may set
-aside a rubric that no outcome can show (it is judged on the trajectory instead of failing by default).
+Two additions the official judge lacks: the judge sees the final records as facts, and the outcome judge may
+set aside a rubric no outcome can show (it is judged on the trajectory instead of failing by default).
 """
 
 from __future__ import annotations
@@ -182,26 +180,11 @@ def _without_records(text: str, language: str) -> str:
     return text
 
 
-def _system(template: dict[str, str], language: str, records: bool) -> str:
+def rubric_system(template: dict[str, str], language: str, records: bool) -> str:
+    """The system prompt of the rubric judge (:data:`WINDOW_SYSTEM` or :data:`FULL_SYSTEM`)."""
     language = lang(language)
     text = template[language].format(rules=_COMMON_RULES[language], output=_OUTPUT[language])
     return text if records else _without_records(text, language)
-
-
-def window_system(language: str, records: bool = True) -> str:
-    return _system(WINDOW_SYSTEM, language, records)
-
-
-def full_system(language: str, records: bool = True) -> str:
-    return _system(FULL_SYSTEM, language, records)
-
-
-def outcome_official_system(language: str) -> str:
-    return OUTCOME_OFFICIAL_SYSTEM[lang(language)]
-
-
-def outcome_system(language: str) -> str:
-    return OUTCOME_SYSTEM[lang(language)]
 
 
 def repair_prompt(language: str, problem: str) -> str:

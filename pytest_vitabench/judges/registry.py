@@ -1,11 +1,8 @@
-"""The judges ``--vita-judge-model`` selects, each declared once as a :class:`JudgeSpec`.
+"""The judges ``--vita-judge-model`` selects, each declared once as a :class:`JudgeSpec` (like ``DomainSpec``).
 
-Like the domains' ``DomainSpec``: a judge is a name, a build function and what callers must know about it
-(whether it calls an LLM, whether a run records the rules judge's verdicts beside its own, whether its requests
-can go through a Batch API). ``rules`` is the built-in offline judge; a third-party package adds a judge with an
-entry point in the ``vitabench.judge`` group whose name is the ``--vita-judge-model`` value and whose object is
-a :class:`JudgeSpec`; any other name is a model at the endpoint, judged by the LLM rubric judge. A run, ``vitabench
-rejudge``, ``vitabench judge-audit`` and the solvability check all build their judge with :func:`make_judge`.
+``rules`` is the built-in offline judge; a third-party package adds one with an entry point in the
+``vitabench.judge`` group named by its ``--vita-judge-model`` value; any other name is a model at the endpoint,
+judged by the LLM rubric judge. Every caller builds its judge with :func:`make_judge`.
 """
 
 from __future__ import annotations
@@ -31,20 +28,9 @@ ENTRY_POINT_GROUP = "vitabench.judge"
 class JudgeOptions:
     """What the ``--vita-judge-*`` options say: the input of every judge's build function.
 
-    Attributes:
-        model: The ``--vita-judge-model`` value (the judge model's name for an LLM judge).
-        client: The run's one LLM client; ``None`` for a judge that needs no LLM.
-        mode: ``window`` (sliding window, official default) or ``full`` (``--vita-judge-mode``).
-        outcome: Add the outcome judge, reward ``min(trajectory, outcome)`` (``--vita-outcome-reward``).
-        votes: Judge runs per item, per-rubric majority (``--vita-judge-votes``).
-        language: Judge prompt language (``--vita-language``).
-        params: Extra judge request parameters (``max_tokens``, ``reasoning_effort`` ...).
-        records: Show the final records (``--vita-judge-records``; the official judge does not).
-        outcome_style: ``default`` or ``official`` inputs and semantics of the outcome judge
-            (``--vita-outcome-style``).
-        failures: ``unscored`` or ``zero``, what a verdict the judge failed to return does to the reward
-            (``--vita-judge-failures``).
-        official_source: The user's copy of the official harness: the sliding-window judge sends its wording.
+    Each field is the option of its name (``model`` is ``--vita-judge-model``, ``outcome``
+    ``--vita-outcome-reward``, ``official_source`` ``--vita-official-source``, ``params`` the extra judge request
+    parameters); ``client`` is the run's one LLM client, ``None`` for a judge that needs no LLM.
     """
 
     model: str
@@ -67,10 +53,9 @@ class JudgeSpec:
     Attributes:
         name: The judge's name (``rules``; ``llm`` for the rubric judge any model name selects).
         build: Makes the judge from the options; raises ``ValueError`` naming the option to fix.
-        needs_llm: Whether it calls the judge model: the run then opens its LLM client for it.
-        audited: Whether a run records the rules judge's verdicts on the machine-checked rubrics beside the
-            judge's own (:class:`~.audited.AuditedJudge`), for the report's agreement figures and ``judge.*`` gates.
-        batchable: Whether ``--vita-judge-batch`` can send its requests through the endpoint's Batch API.
+        needs_llm: The run opens its LLM client for it.
+        audited: A run records the rules judge's verdicts beside its own (:class:`~.audited.AuditedJudge`).
+        batchable: ``--vita-judge-batch`` can send its requests through the endpoint's Batch API.
     """
 
     name: str
@@ -126,12 +111,8 @@ def judge_spec(model: str) -> JudgeSpec:
 
 
 def make_judge(model: str, *, audit: bool = False, **options: Any) -> Judge:
-    """The judge of ``--vita-judge-model model``, built through its :class:`JudgeSpec`.
-
-    Args:
-        model: ``rules``, a ``vitabench.judge`` entry point's name, or the judge model at the client's endpoint.
-        audit: Wrap an audited judge (the LLM judge) in :class:`~.audited.AuditedJudge`, as a run does.
-        options: The fields of :class:`JudgeOptions` other than ``model``.
+    """The judge of ``--vita-judge-model model``, built through its :class:`JudgeSpec` from ``options`` (the
+    other :class:`JudgeOptions` fields); ``audit`` wraps an audited judge in :class:`~.audited.AuditedJudge`.
 
     Raises:
         ValueError: An LLM judge without a client, an unknown mode, fewer than one vote, or LLM-only

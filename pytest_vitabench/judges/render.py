@@ -1,9 +1,7 @@
-"""What an LLM judge reads: the numbered transcript, its windows, and the final records as facts.
+"""What an LLM judge reads: the numbered transcript, its windows (REFERENCE.md §5.2), and the final records.
 
-Windows follow REFERENCE.md §5.2: 10 messages with an overlap of 2 (step 8); one window when the
-conversation has at most 10 messages; otherwise windows start at 0, 8, 16, ... and the last one is the
-first that reaches the end. Message numbers are 1-based and global (the same message has the same number
-in every window); a message with neither text nor tool calls is not shown but keeps its number.
+Message numbers are 1-based and global (the same message has the same number in every window); a message with
+neither text nor tool calls is not shown but keeps its number.
 """
 
 from __future__ import annotations

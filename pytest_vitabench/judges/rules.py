@@ -1,12 +1,9 @@
 """The ``rules`` judge: deterministic verdicts from the final state and the trajectory, no LLM.
 
-For each rubric it runs the suite's machine check (``rubric_checks``, see ``suite/checks.py``). A rubric
-without a check is reported as *not judged* (``met=None``), never passed. When some rubric cannot be
-judged, the judge adds outcome checks from whatever the suite marks as the answer: ``target_product_ids``,
-``*_type == "target"`` markers in the environment, or VitaBench 1.0 ``required_orders`` (each record kind
-judged on what the official tools can make of it; see :func:`outcome_verdicts` and
-``docs/required-records.md``). The reward is the official binary one over the judged checks
-(REFERENCE.md §5.2), and 0 whenever the episode ended by ``max_steps`` or an invalid agent message (§5.1).
+Each rubric runs the suite's machine check (``rubric_checks``); a rubric without one is *not judged*
+(``met=None``), never passed, and outcome checks from the suite's answer annotations are added
+(:func:`outcome_verdicts`). The reward is the official binary one over the judged checks (REFERENCE.md §5.2),
+and 0 whenever the episode ended by ``max_steps`` or an invalid agent message (§5.1).
 """
 
 from __future__ import annotations
@@ -175,17 +172,11 @@ def outcome_verdicts(subtask: SubTask, records: list[dict[str, Any]],
                      coordinates: dict[str, tuple[float, float]] | None = None) -> list[RubricVerdict]:
     """Outcome checks from the suite's answer annotations, used where rubrics cannot be judged.
 
-    VitaBench 1.0 ``required_orders`` come first, each judged on what the official tools can make of it:
-
-    * a delivery order is one order (``create_delivery_order`` takes every product in one call):
-      :func:`required_order_verdict`;
-    * an in-store or travel order is judged against all the new orders at its entity together, because those
-      tools take one product per call: :func:`pooled_order_verdict`;
-    * a reservation or booking is one visit record at the shop, time and party size; where the shop does not
-      take the kind the record names but takes the other, the other kind meets it too (:func:`visit_kinds`).
-
-    A record that cannot be interpreted is *not judged*, with the reason. Without required orders, the
-    target markers or ``target_product_ids`` say what must be ordered.
+    VitaBench 1.0 ``required_orders`` come first, each judged on what the official tools can make of it
+    (``docs/required-records.md``): a delivery order or a visit is one record, an in-store or travel order is
+    pooled over the new orders at its entity (:func:`pooled_order_verdict`). A record that cannot be
+    interpreted is *not judged*, with the reason. Without required orders, the target markers or
+    ``target_product_ids`` say what must be ordered.
     """
     verdicts = []
     aliases = entity_aliases(subtask.environment)
@@ -335,13 +326,7 @@ def pooled_order_verdict(order: RequiredOrder, siblings: list[RequiredOrder], re
       entity lists: the record is the whole purchase there.
 
     Orders at other entities are not this record's business: other records and the rubrics judge them.
-
-    Args:
-        order: The required order judged.
-        siblings: Every interpretable required and optional order of the subtask (the ones at the same
-            entity share its orders).
-        records: The final state's records.
-        aliases: Each entity id's other ids.
+    ``siblings`` are every interpretable required and optional order of the subtask.
     """
     text = f"[outcome] {order.describe()}"
     same = (aliases or {}).get(order.entity_id, set()) | {order.entity_id}
@@ -349,11 +334,7 @@ def pooled_order_verdict(order: RequiredOrder, siblings: list[RequiredOrder], re
     pool = [r for r in records if r.get("new") and r["record_type"] == order.kind and r.get("entity_id") in same
             and (r.get("status") == "cancelled") == cancelled]
     if not pool:
-        state = "cancelled " if cancelled else ""
-        others = ", ".join(f"{_describe(r)} ({r.get('status')})" for r in records if r.get("new"))
-        return RubricVerdict(text=text, kind="outcome", met=False,
-                             reason=f"no {state}{order.kind} record at {order.entity_id} was created"
-                             + (f"; created: {others}" if others else ""))
+        return _none_created(order, records, f" at {order.entity_id}")
     peers = [o for o in siblings if o.kind == order.kind and not o.existing and o.entity_id in same
              and (o.status == "cancelled") == cancelled]
     lines = [line for record in pool for line in _lines(record)]
@@ -415,17 +396,21 @@ def required_order_verdict(order: RequiredOrder, records: list[dict[str, Any]], 
     candidates = [r for r in records if r.get("new") and r["record_type"] in (kinds or (order.kind,))
                   and (r.get("status") == "cancelled") == wanted_cancelled]
     if not candidates:
-        state = "cancelled " if wanted_cancelled else ""
-        others = ", ".join(f"{_describe(r)} ({r.get('status')})" for r in records if r.get("new"))
-        return RubricVerdict(text=text, kind="outcome", met=False,
-                             reason=f"no {state}{order.kind} record was created"
-                             + (f"; created: {others}" if others else ""))
+        return _none_created(order, records, "")
     ranked = sorted(((required_order_problems(order, r, aliases=aliases, coordinates=coordinates), r)
                      for r in candidates), key=lambda row: len(row[0]))
     problems, record = ranked[0]
     if not problems:
         return RubricVerdict(text=text, kind="outcome", met=True, reason=f"{_describe(record)} matches")
     return RubricVerdict(text=text, kind="outcome", met=False, reason=f"{_describe(record)}: " + "; ".join(problems))
+
+
+def _none_created(order: RequiredOrder, records: list[dict[str, Any]], where: str) -> RubricVerdict:
+    state = "cancelled " if order.status == "cancelled" else ""
+    others = ", ".join(f"{_describe(r)} ({r.get('status')})" for r in records if r.get("new"))
+    return RubricVerdict(text=f"[outcome] {order.describe()}", kind="outcome", met=False,
+                         reason=f"no {state}{order.kind} record{where} was created"
+                         + (f"; created: {others}" if others else ""))
 
 
 def _outcome_reason(match: list[dict[str, Any]], created: list[dict[str, Any]]) -> str:

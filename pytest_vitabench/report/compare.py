@@ -1,21 +1,9 @@
 """Run-to-run comparison: paired per (user, subtask) on the items two runs share, and the regression gate.
 
-Pairing. Two items pair when they have the same user, subtask and memory backend (when both runs hold
-that backend), or, when each run holds exactly one backend and they differ (``full_context`` against
-``groundtruth``), the same user and subtask. Runs of different suites or settings are compared only on what
-they share, and the differing settings are listed.
-
-Statistics.
-* ``delta``: mean over shared (user, subtask) units of the new unit Avg@k minus the base unit Avg@k
-  (unit Avg@k = mean reward of the unit's trials in that run).
-* ``ci95``: paired bootstrap over users (whole users resampled with replacement, their units kept
-  together), because a user's subtasks share one memory and are not independent.
-* ``mcnemar``: exact two-sided binomial test on the discordant pairs, a pair being one (user, subtask,
-  trial) present in both runs (the same trial index shares its seed): ``b`` passed before and fails now,
-  ``c`` failed before and passes now; ``p = P(|X - n/2| >= |b - n/2|)`` for ``X ~ Bin(b + c, 1/2)``.
-
-A drop is *significant* when the bootstrap interval lies below 0 and the exact test gives ``p < 0.05``;
-:func:`regression_gate` fails only on a significant drop larger than the allowed delta.
+Two items pair when they have the same user, subtask and memory backend, or, when each run holds exactly one
+backend and they differ, the same user and subtask. The bootstrap resamples whole users (a user's subtasks
+share one memory); McNemar pairs trials by index (the same index shares its seed). A drop is *significant*
+when the interval lies below 0 and ``p < 0.05``; ``docs/looking-at-a-run.md`` explains the figures.
 """
 
 from __future__ import annotations
@@ -109,14 +97,8 @@ def binomial_two_sided(b: int, c: int) -> float:
 
 def settings_difference(base: Mapping[str, Any], new: Mapping[str, Any], *,
                         ignored: Collection[str] = ()) -> dict[str, list[Any]]:
-    """Config keys whose values differ: ``{key: [base value, new value]}`` (suite hashes included).
-
-    Args:
-        base: The baseline's config.
-        new: The new run's config.
-        ignored: Keys that say how a run went, not what it measured (the callers pass
-            :func:`pytest_vitabench.settings.run_scoped`: limits, cache, gates, output paths).
-    """
+    """Config keys whose values differ: ``{key: [base value, new value]}`` (suite hashes included), beside the
+    ``ignored`` keys, which say how a run went, not what it measured (``settings.run_scoped``)."""
     out: dict[str, list[Any]] = {}
     ignored = _IGNORED_SETTINGS | set(ignored)
     for key in sorted((set(base) | set(new)) - ignored):
@@ -147,18 +129,8 @@ def compare_results(base: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str
                     base_config: Mapping[str, Any] | None = None, new_config: Mapping[str, Any] | None = None,
                     base_memory: str | None = None, new_memory: str | None = None, bootstrap: int = 2000,
                     seed: int = 0, ignored_settings: Collection[str] = ()) -> Comparison:
-    """Compare two runs' item records.
-
-    Args:
-        base: The baseline's item records (``user_id``, ``subtask_id``, ``memory``, ``trial``, ``reward``,
-            ``outcome``, ``nodeid``, ``domain``).
-        new: The new run's item records.
-        base_config: The baseline's config, for the settings difference.
-        new_config: The new run's config.
-        base_memory: Compare only this backend of the baseline (with ``new_memory``).
-        new_memory: Compare only this backend of the new run.
-        bootstrap: Resamples of users for the interval.
-        seed: Bootstrap seed.
+    """Compare two runs' item records (``user_id``, ``subtask_id``, ``memory``, ``trial``, ``reward``,
+    ``outcome``, ``nodeid``, ``domain``), on ``base_memory`` against ``new_memory`` when either is given.
 
     Raises:
         ValueError: If the runs share no backend to pair on, or no (user, subtask) unit.

@@ -1,13 +1,8 @@
-"""The text pytest shows for a failed or errored item, by verbosity.
+"""The text pytest shows for a failed or errored item, by verbosity (``-q`` one line, default every unmet
+rubric, ``-vv`` also the conversation's tail).
 
-- ``-q``: one line (the first unmet rubric and how many more), so hundreds of failures stay readable;
-- default and ``-v``: every unmet and unjudged rubric with its reason (ids carry names, see
-  :mod:`pytest_vitabench.judges.naming`);
-- ``-vv``: also the tail of the conversation.
-
-Infrastructure errors show the error itself; by default the traceback tail only when the error is not one
-of the LLM client's own (whose message already names the role, model, endpoint and server reply); with
-``-v`` the whole traceback.
+An infrastructure error shows its traceback tail only when it is not one of the LLM client's own, whose
+message already names the role, model, endpoint and server reply.
 """
 
 from __future__ import annotations
@@ -55,14 +50,8 @@ def conversation_tail(result: ItemResult, n: int = TAIL_MESSAGES) -> list[str]:
 
 
 def failure_text(result: ItemResult, verbosity: int, traceback_tail: str = "") -> str:
-    """The failure text of ``result`` at pytest's ``verbosity`` (-1 for ``-q``, 0 default, 2 for ``-vv``).
-
-    Args:
-        result: The failed or errored item.
-        verbosity: ``config.get_verbosity()``.
-        traceback_tail: For errors, the last lines of the traceback (shown unless the error is an
-            ``LLMError``, whose message says everything).
-    """
+    """The failure text of ``result`` at pytest's ``verbosity`` (-1 for ``-q``, 0 default, 2 for ``-vv``);
+    ``traceback_tail`` is the last lines of an error's traceback."""
     if verbosity < 0:
         return one_line(result)
     lines = [result.failure_text()]

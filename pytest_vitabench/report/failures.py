@@ -1,31 +1,12 @@
 """Failure analysis without an LLM: one category per failed item, from what the judge and the data know.
 
 Inputs are plain JSON shapes (an item record, its messages and memory text, the subtask's suite data as
-a dict), so the plugin at the end of a run and the viewer over a saved run classify the same way.
+a dict), so the plugin at the end of a run and the viewer over a saved run classify the same way. The
+categories are checked in the order of :data:`CATEGORIES` (the first that applies wins); their meanings are
+in ``docs/looking-at-a-run.md``.
 
-The categories, checked in this order (the first that applies wins):
-
-``infrastructure_error``  the item errored (endpoint, timeout, crashing backend).
-``step_limit``            the conversation hit ``--vita-max-steps``.
-``tool_errors``           no order or booking exists because the agent's tool calls failed (or the episode
-                          ended on too many errors / an invalid agent message).
-``user_stopped_early``    no order or booking; the user ended the conversation while the agent was still
-                          asking or waiting for confirmation.
-``no_order``              no order or booking was made.
-``no_question``           a proactive subtask whose "ask the user" rubric is unmet.
-``preference_missing``    an unmet rubric comes from a preference whose evidence is absent from the memory
-                          text the agent was given.
-``preference_violated``   an unmet rubric comes from a preference whose evidence was in the memory text.
-``wrong_store``           the order is at another store/shop/hotel/train than the target's.
-``wrong_product``         right store, but not the target product.
-``order_details``         target product at the right store; a detail failed (date, quantity, address,
-                          payment).
-
-A rubric "comes from a preference" when the suite says so (``rubric_sources`` of our generated suites:
-the preference and the phrases that express it) or, for other suites, when it shares content words with
-one of the user's current preferences. "Evidence in the memory text" means every such phrase occurs in
-it (case-insensitive): exact for ``groundtruth`` memory, a proxy for raw-history memories, where a
-phrase can also occur in noise.
+"Evidence in the memory text" means every phrase of the preference occurs in it (case-insensitive): exact
+for ``groundtruth`` memory, a proxy for raw-history memories, where a phrase can also occur in noise.
 """
 
 from __future__ import annotations
@@ -165,14 +146,8 @@ def _was_asking(messages: Sequence[Mapping[str, Any]]) -> bool:
 
 def categorize(item: Mapping[str, Any], messages: Sequence[Mapping[str, Any]], memory_text: str,
                facts: SubtaskFacts) -> str | None:
-    """The failure category of one item (``None`` for a passed or skipped item).
-
-    Args:
-        item: The item record (``outcome``, ``termination``, ``rubrics``, ``tool_errors``).
-        messages: Its trajectory.
-        memory_text: The memory text the agent was given.
-        facts: :func:`subtask_facts` of its subtask.
-    """
+    """The failure category of one item record (``None`` for a passed or skipped item), from its trajectory,
+    the memory text the agent was given and :func:`subtask_facts` of its subtask."""
     outcome = item.get("outcome")
     if outcome == "error":
         return "infrastructure_error"
@@ -212,11 +187,8 @@ def categorize(item: Mapping[str, Any], messages: Sequence[Mapping[str, Any]], m
 
 
 def failure_table(rows: Iterable[tuple[str, str, str, str]], examples_per_cell: int = 20) -> dict[str, Any]:
-    """Counts by category x domain x memory backend.
-
-    Args:
-        rows: ``(nodeid, category, domain, memory)`` per failed item.
-        examples_per_cell: Node ids kept per cell, so a reader can open the items behind a count.
+    """Counts by category x domain x memory backend of ``(nodeid, category, domain, memory)`` rows, with a
+    few node ids per cell so a reader can open the items behind a count.
 
     Returns:
         ``{"categories": CATEGORIES, "items": {nodeid: category}, "cells": [{"category", "domain",

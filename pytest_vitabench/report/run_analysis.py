@@ -1,8 +1,5 @@
 """What the plugin adds at the end of a run beyond the metrics: the failure table and the comparison with
-a baseline run (``--vita-failures``, ``--vita-baseline``, ``--vita-fail-regression``).
-
-Pure Python over the run's :class:`~pytest_vitabench.result.ItemResult` records; the plugin calls
-:func:`analyse_session` once on the controller and prints :func:`summary_lines`.
+a baseline run. The plugin calls :func:`analyse_session` once on the controller and prints :func:`summary_lines`.
 """
 
 from __future__ import annotations
@@ -20,26 +17,21 @@ from .failures import SubtaskFacts, categorize, failure_table, render_failure_ta
 
 @dataclass
 class SessionAnalysis:
-    """The failure table, the comparison and the gate's verdict of one run."""
+    """The failure table, the comparison and the gate's verdict of one run (``regression``: why the gate failed
+    it; ``regressions``: the regressed subtasks as plain lines for a CI step summary)."""
 
     failures: dict[str, Any] | None = None
     comparison: Comparison | None = None
     comparison_error: str | None = None
-    #: Why the regression gate failed the run (``None``: it passed or was not asked for).
     regression: str | None = None
-    #: The regressed subtasks as plain lines (for a CI step summary).
     regressions: list[str] = field(default_factory=list)
     baseline_path: str | None = None
 
 
 def analyse_failures(results: Sequence[ItemResult],
                      subtask_data: Callable[[ItemResult], dict[str, Any] | None]) -> dict[str, Any]:
-    """:func:`~pytest_vitabench.report.failures.failure_table` of the run's failed and errored items.
-
-    Args:
-        results: The run's items.
-        subtask_data: The suite data of an item's subtask as an official-shape dict (or ``None``).
-    """
+    """:func:`~pytest_vitabench.report.failures.failure_table` of the run's failed and errored items;
+    ``subtask_data`` gives an item's subtask as an official-shape dict (or ``None``)."""
     cache: dict[tuple[str, str, str], SubtaskFacts] = {}
     rows = []
     for r in results:
@@ -61,19 +53,8 @@ def analyse_session(results: Sequence[ItemResult], config: dict[str, Any], *, wa
                     subtask_data: Callable[[ItemResult], dict[str, Any] | None], baseline: str | None = None,
                     max_drop: float | None = None, seed: int = 0,
                     ignored_settings: Collection[str] = ()) -> SessionAnalysis:
-    """Everything the plugin reports beyond the metrics.
-
-    Args:
-        results: The run's items.
-        config: The run's manifest (for the settings difference against the baseline).
-        want_failures: Whether to build the failure table.
-        subtask_data: See :func:`analyse_failures`.
-        baseline: A saved run to compare with.
-        max_drop: The regression gate's allowed drop of Avg (``None``: no gate).
-        seed: Bootstrap seed.
-        ignored_settings: Config keys left out of the settings difference (see
-            :func:`~pytest_vitabench.report.compare.settings_difference`).
-    """
+    """Everything the plugin reports beyond the metrics: the failure table, the comparison with the saved
+    ``baseline`` run and the regression gate (``max_drop`` of Avg allowed; ``None``: no gate)."""
     analysis = SessionAnalysis(baseline_path=baseline)
     if want_failures:
         analysis.failures = analyse_failures(results, subtask_data)

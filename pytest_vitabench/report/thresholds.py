@@ -1,20 +1,9 @@
 """``--vita-fail-under``: check a run's metrics against its thresholds (:mod:`pytest_vitabench.fail_under`
 parses them).
 
-``judge.agreement=0.9`` and ``judge.kappa=0.8`` gate on the LLM judge instead: its agreement with the rules
-judge on the machine-checked rubrics (:mod:`pytest_vitabench.agreement`), from the rules verdicts an
-LLM-judged run records beside each item's (or a ``vitabench judge-audit`` report). A run with no such rubric
-misses the threshold: a gate on the judge must not pass because nothing measured it.
-
-How K meets the run's k (the trials per subtask in the results), so that one gate written for a full
-run does not refuse a smoke run with fewer trials (``-k t0``, ``--vita-trials 1``):
-
-- ``avg`` is a mean reward, which does not depend on K: ``avg``, ``avg@k`` and ``avg@4`` all check the
-  run's Avg@k, whatever k is.
-- ``pass@k`` / ``pass^k`` (the letter) check the run's own k.
-- ``pass@K`` / ``pass^K`` with K at most the run's k are computed at K from the same trials (the unbiased
-  estimators need only K <= n); with K above the run's k they cannot be computed and are reported as
-  *not checked*, which does not fail the run.
+How K meets the run's k is in ``docs/ci.md``: ``avg`` does not depend on K; a pass@K / pass^K below the run's
+k is recomputed from the same trials, above it *not checked*. A ``judge.*`` gate on a run with no
+machine-checked rubric misses: a gate on the judge must not pass because nothing measured it.
 """
 
 from __future__ import annotations
@@ -45,16 +34,8 @@ def _fmt(value: float, other: float) -> str:
 
 @dataclass(frozen=True)
 class ThresholdOutcome:
-    """One threshold checked against one backend.
-
-    Attributes:
-        threshold: The threshold.
-        memory: The backend it was checked on (``None`` when there was nothing to check it against).
-        status: ``met``, ``missed`` or ``not_checked`` (K above the run's k: cannot be computed).
-        value: The run's value of the metric, when there is one.
-        k: The K it was computed at.
-        message: A sentence for the terminal and the step summary.
-    """
+    """One threshold checked against one backend (``None`` when there was nothing to check it against):
+    ``status`` ``met``, ``missed`` or ``not_checked``, and a ``message`` for the terminal and the step summary."""
 
     threshold: Threshold
     memory: str | None
@@ -84,17 +65,12 @@ def _value_at(memory: str, t: Threshold, metrics: dict[str, Any], results: Seque
 
 def check_thresholds(thresholds: list[Threshold], metrics: dict[str, Any],
                      results: Sequence[ItemResult] | None = None) -> list[ThresholdOutcome]:
-    """Check every threshold on every backend it applies to.
+    """Check every threshold on every backend it applies to (all of the run's, without a backend named).
 
-    A threshold without a backend applies to every backend in the run. It is *missed* when the value is
-    below it and also when it cannot be checked for a reason a gate must not pass over: it names a
-    backend not in the run, a level without units, or the run has no metrics at all. It is *not checked*
-    (and does not fail the run) only when it names a K above the run's k.
-
-    Args:
-        thresholds: From :func:`parse_fail_under`.
-        metrics: From :func:`pytest_vitabench.metrics.compute_metrics`.
-        results: The run's items, to compute pass@K / pass^K at a K below the run's k.
+    It is *missed* when the value is below it and also when it cannot be checked for a reason a gate must
+    not pass over (a backend not in the run, a level without units, no metrics at all); *not checked* (not
+    failing the run) only when it names a K above the run's k. ``results`` are the run's items, to
+    recompute pass@K / pass^K at a K below the run's k.
 
     Returns:
         One outcome per (threshold, backend).
@@ -150,15 +126,6 @@ def _against(t: Threshold, memory: str | None, value: float, k: int | None, show
     if value < t.value - _EPS:
         return ThresholdOutcome(t, memory, "missed", value, k, f"{shown} < {t.value:.3f}")
     return ThresholdOutcome(t, memory, "met", value, k, f"{shown} >= {t.value:.3f}")
-
-
-def evaluate_thresholds(thresholds: list[Threshold], metrics: dict[str, Any],
-                        results: Sequence[ItemResult] | None = None) -> list[str]:
-    """The messages of the missed thresholds (see :func:`check_thresholds`); empty when all are met.
-
-    E.g. ``full_context subtask avg@4 = 0.312 < 0.400``.
-    """
-    return [o.message for o in check_thresholds(thresholds, metrics, results) if o.status == "missed"]
 
 
 def executed_trials(results: Sequence[ItemResult]) -> int | None:

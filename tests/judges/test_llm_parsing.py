@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from pytest_vitabench.judges.base import RubricVerdict
-from pytest_vitabench.judges.parsing import JudgeParseError, extract_json, match_items, rubric_items
+from pytest_vitabench.judges.llm_rubric import majority, vote_seeds
+from pytest_vitabench.judges.parsing import JudgeParseError, match_items, parse_reply, rubric_items
 from pytest_vitabench.judges.render import render_messages, windows
-from pytest_vitabench.judges.votes import majority, vote_seeds
 from pytest_vitabench.messages import Message, ToolCall
 
 RUBRICS = ["The order is for P2", "The order is paid"]
@@ -25,14 +25,15 @@ RUBRICS = ["The order is for P2", "The order is paid"]
     '[{"rubric_idx": 0, "met": true, "justification": "ok"}, {"rubric_idx": 1, "met": false}]',  # numbered from 0
 ])
 def test_common_reply_faults_are_read(reply):
-    value, _ = extract_json(reply)
+    value, _ = parse_reply(reply, lambda v: v)
     matched = match_items(rubric_items(value), RUBRICS)
     assert {pos: item.met for pos, item in matched.items()} == {0: True, 1: False}
     assert matched[0].reason == "ok"
 
 
 def test_a_cut_off_reply_keeps_its_complete_items():
-    value, notes = extract_json('[{"rubric_idx": 1, "met": true, "justification": "ok"}, {"rubric_idx": 2, "met": fa')
+    value, notes = parse_reply('[{"rubric_idx": 1, "met": true, "justification": "ok"}, {"rubric_idx": 2, "met": fa',
+                               lambda v: v)
     matched = match_items(rubric_items(value), RUBRICS)
     assert list(matched) == [0] and matched[0].met is True
     assert notes and "cut off" in notes[0]
@@ -41,7 +42,7 @@ def test_a_cut_off_reply_keeps_its_complete_items():
 @pytest.mark.parametrize("reply", ["", "All rubrics are met.", '[{"rubric_idx": 1, "comment": "fine"}]', "[1, 2]"])
 def test_unreadable_replies_raise(reply):
     with pytest.raises(JudgeParseError):
-        rubric_items(extract_json(reply)[0])
+        rubric_items(parse_reply(reply, lambda v: v)[0])
 
 
 def test_items_match_by_text_when_the_index_is_missing_or_wrong():

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_vitabench.report.thresholds import Threshold, evaluate_thresholds, parse_fail_under
+from pytest_vitabench.report.thresholds import Threshold, check_thresholds, parse_fail_under
+
+
+def evaluate_thresholds(thresholds, metrics, results=None):
+    return [o.message for o in check_thresholds(thresholds, metrics, results) if o.status == "missed"]
 
 
 def test_parse_examples():
