@@ -8,11 +8,14 @@ the operating system drops the lock of a process that dies, so a crashed xdist w
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 if sys.platform == "win32":
     import msvcrt
@@ -130,3 +133,21 @@ def write_at(fd: int, offset: int, data: bytes) -> None:
     """Write ``data`` at ``offset`` of a file whose lock the caller holds."""
     os.lseek(fd, offset, os.SEEK_SET)
     os.write(fd, data)
+
+
+def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    """The objects of a JSONL file's whole lines; a line torn by a kill mid-write is skipped."""
+    try:
+        handle = open(path, "rb")
+    except FileNotFoundError:
+        return
+    with handle:
+        for raw in handle:
+            if not raw.endswith(b"\n"):
+                continue
+            try:
+                record = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(record, dict):
+                yield record
