@@ -217,7 +217,7 @@ class LLMClient:
             # before the cache, which this answer fills: a replayed pass counts it as the batch's every time
             return self._deferred_answer(deferred, kind, role, model, key, cache), False
         if cache is not None and key is not None:
-            payload = cache.get(key)
+            payload = cache.get_dict(key)
             log.debug("LLM cache %s: role=%s model=%s seed=%s key=%s", "hit" if payload else "miss",
                       role, model, trial_seed, key)
             if payload is not None:
@@ -230,7 +230,7 @@ class LLMClient:
         with order:
             payload = self._send(kind, role, model, request, salt=key, trial_seed=trial_seed)
         if cache is not None and key is not None:
-            cache.put(key, payload, meta={"kind": kind, "role": role, "model": model, "trial_seed": trial_seed,
+            cache.put_json(key, payload, meta={"kind": kind, "role": role, "model": model, "trial_seed": trial_seed,
                                           "endpoint": self.endpoint})
         return payload, False
 
@@ -245,8 +245,8 @@ class LLMClient:
                            status=None, reason="batch", attempts=1, retryable=False)
         payload: dict[str, Any] = answer["payload"]
         deferred.note_batch(answer.get("batch_id"))
-        if cache is not None and cache.get(key) is None:  # a later synchronous run finds it too
-            cache.put(key, payload, meta={"kind": kind, "role": role, "model": model, "endpoint": self.endpoint,
+        if cache is not None and cache.get_dict(key) is None:  # a later synchronous run finds it too
+            cache.put_json(key, payload, meta={"kind": kind, "role": role, "model": model, "endpoint": self.endpoint,
                                           "batch_id": answer.get("batch_id")})
         return payload
 

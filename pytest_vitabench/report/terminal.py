@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..llm.ledger import align
 from ..messages import Usage
 from ..metrics import METRIC_NAMES, PAIRED_REFERENCES, metric_key
 from ..result import ROLES, ItemResult
@@ -66,13 +67,6 @@ def metrics_row(memory: str, label: str, level: Mapping[str, Any], k: int, unsco
     """One row of the metrics table: a level of :func:`~pytest_vitabench.metrics.compute_metrics`'s output."""
     return [memory, label, *(_cell(level, metric_key(n, k)) for n in METRIC_COLUMNS),
             *(str(level.get(key, 0)) for _, key in _counts(unscored))]
-
-
-def _align(rows: list[list[str]], text_columns: int) -> list[str]:
-    """The rows as aligned lines: the first ``text_columns`` (names) left-aligned, numbers right-aligned."""
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return ["  ".join(c.ljust(w) if i < text_columns else c.rjust(w)
-                      for i, (c, w) in enumerate(zip(row, widths, strict=True))).rstrip() for row in rows]
 
 
 def _usage_line(results: Sequence[ItemResult]) -> str | None:
@@ -144,7 +138,7 @@ def render_pivot(metrics: dict[str, Any]) -> list[str]:
     if references:
         title = (f"Memory backends (subtask level, k={k_label}; vs: paired per-user difference of Avg@{k_label}, "
                  "95% bootstrap interval over users)")
-    return [title, *_align(rows, 1)]
+    return [title, *align(rows, 1)]
 
 
 def render_table(metrics: dict[str, Any], results: list[ItemResult]) -> list[str]:
@@ -185,7 +179,7 @@ def render_table(metrics: dict[str, Any], results: list[ItemResult]) -> list[str
                 m = metrics[memory]
                 for name, sub in m["subtask"].get(breakdown, {}).items():
                     rows.append(metrics_row(memory, f"{prefix}={name}", sub, m["k"], judge_failed))
-        lines.extend(_align(rows, 2))
+        lines.extend(align(rows, 2))
         short = sum(m[level].get("n_short", 0) for m in metrics.values() for level in ("subtask", "user"))
         if short:
             lines.append(f"note: {short} unit(s) had fewer than k trials and score 0")
