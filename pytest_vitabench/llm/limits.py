@@ -1,10 +1,7 @@
 """Every limit a request passes on its way to the endpoint, behind the one seam the client calls.
 
-In order, for each attempt: this process's adaptive concurrency (:mod:`.adaptive`: halved on a 429, grown
-back while the endpoint keeps up), the run's in-flight budget, and, as the request goes on the wire, its
-token charge (:mod:`.tokenrate`) and its request-rate slot. The run-wide budgets are shared by every
-process of the run through files (:mod:`.ratelimit`) or by every process on any machine through Redis
-(:mod:`.redis_limits`, ``--vita-limits-url``); both have the same two methods.
+For each attempt: this process's adaptive concurrency, the run's in-flight budget, and, as the request goes
+on the wire, its token charge and its request-rate slot (in files, or in Redis with ``--vita-limits-url``).
 """
 
 from __future__ import annotations
@@ -27,11 +24,6 @@ log = logging.getLogger("pytest_vitabench.llm")
 
 class RequestLimits:
     """The limits of one client: adaptive concurrency, the run's in-flight, request-rate and token budgets.
-
-    Args:
-        settings: ``rpm``, ``max_concurrency``, ``tpm``, their windows, ``max_wait_s``, ``state_dir`` and
-            ``limits_url``.
-        count_tokens: Tokens of a text, for the estimate charged to ``settings.tpm`` before a request is sent.
 
     Raises:
         ValueError: ``settings.tpm`` without ``count_tokens``; a ``limits_url`` whose server cannot be reached.
@@ -107,10 +99,8 @@ class Passage:
                 self.ticket, limits._charge.tokens = getattr(limits._charge, "ticket", None), None
 
     def answered(self, usage: dict[str, int]) -> None:
-        """The endpoint kept up. Charge what the provider counted instead of the estimate, and learn how far
-        estimates of the model are off (the completion, unknown before the answer; the provider's own
-        rendering of tools and messages) so the next charges come closer. A charge is never cut below
-        half its estimate."""
+        """The endpoint kept up: charge what the provider counted, and learn how far the model's estimates
+        are off so the next charges come closer (never below half the estimate)."""
         limits = self._limits
         limits.adaptive.succeeded()
         if self.ticket is None or self._estimate is None:
