@@ -1,10 +1,6 @@
-"""The terminal summary: one compact table of the metrics and a few lines of run facts.
+"""The terminal summary: one compact table of the metrics and a few lines of run facts, as plain strings.
 
-The metrics table's columns are declared here once (:data:`METRIC_COLUMNS`, :data:`COUNT_COLUMNS`); the
-GitHub job summary renders the same header and rows as markdown.
-
-Pure strings (no colour codes) so the plugin can hand them to pytest's terminal writer and tests can
-compare them.
+The metrics table's columns are declared here once; the GitHub job summary renders the same rows.
 """
 
 from __future__ import annotations
@@ -108,15 +104,8 @@ def _paired_cell(entry: dict[str, Any] | None) -> str:
 
 
 def render_pivot(metrics: dict[str, Any]) -> list[str]:
-    """The backend comparison: one row per memory backend at the subtask level, Avg@k / Pass@k / Pass^k,
-    and the per-user paired difference of Avg@k against ``none`` and ``groundtruth`` when they ran.
-
-    Args:
-        metrics: The output of :func:`pytest_vitabench.metrics.compute_metrics`.
-
-    Returns:
-        The lines (empty when fewer than two backends ran).
-    """
+    """The backend comparison (no lines for fewer than two backends): one row per backend at the subtask
+    level, and the per-user paired difference of Avg@k against the references that ran."""
     if len(metrics) < 2:
         return []
     memories = sorted(metrics, key=lambda m: (_PIVOT_ORDER.index(m) if m in _PIVOT_ORDER else len(_PIVOT_ORDER), m))
@@ -142,21 +131,10 @@ def render_pivot(metrics: dict[str, Any]) -> list[str]:
 
 
 def render_table(metrics: dict[str, Any], results: list[ItemResult]) -> list[str]:
-    """The terminal summary of a run.
+    """The terminal summary of a run, as lines without trailing newlines.
 
-    One row per memory backend at the subtask level (the headline), then the user-level rows, then the
-    by-domain and by-skill rows; each metric shows its 95% interval. When several backends ran, the
-    comparison pivot of :func:`render_pivot` follows. Then one line each for item outcomes, rubrics not
-    judged, and (when any is non-zero) token usage and cost per role. When the judge failed to return some
-    verdict, an ``unscored`` column counts the items left out of the metrics for it (the judge's failure,
-    not the agent's), and a line counts the rubrics.
-
-    Args:
-        metrics: The output of :func:`pytest_vitabench.metrics.compute_metrics`.
-        results: The items the metrics were computed from.
-
-    Returns:
-        The lines, without trailing newlines.
+    When the judge failed to return some verdict, an ``unscored`` column counts the items left out of the
+    metrics for it (the judge's failure, not the agent's).
     """
     ks = {m["k"] for m in metrics.values()}
     k_shared = next(iter(ks)) if len(ks) == 1 else None
