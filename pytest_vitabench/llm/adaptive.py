@@ -41,10 +41,6 @@ class AdaptiveConcurrency:
         self._last_cut = 0.0
         self._condition = threading.Condition()
 
-    def __repr__(self) -> str:
-        limit = "none" if self.limit is None else f"{self.limit:.1f}"
-        return f"AdaptiveConcurrency(limit={limit}, in_flight={self.in_flight}, cuts={self.cuts})"
-
     @contextmanager
     def slot(self) -> Iterator[Slot]:
         """Hold one request slot for the body; yields it (for :meth:`throttled`)."""

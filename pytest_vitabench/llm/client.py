@@ -276,7 +276,8 @@ class LLMClient:
                 assert endpoint is not None  # only the request itself is classified
                 retry_after, token_limit = self._failed(exc, failure, role, model, endpoint, passage,
                                                         attempt + 1, attempts)
-                if len(self.endpoints) > 1 and self._untried_left(tried):
+                if len(self.endpoints) > 1 and any(id(e) not in tried and e.breaker.reason() is None
+                                                   for e in self.endpoints):
                     self.ledger.note_retry(role)
                     log.info("%s call to %s (model %s): %s; retrying at once on another endpoint", role,
                              endpoint.host, model, describe_failure(*failure[:2], self.settings.timeout_s))
@@ -367,9 +368,6 @@ class LLMClient:
             chosen.in_flight += 1
             chosen.sent += 1
         return chosen
-
-    def _untried_left(self, tried: set[int]) -> bool:
-        return any(id(e) not in tried and e.breaker.reason() is None for e in self.endpoints)
 
     def _client(self, endpoint: Endpoint | None = None) -> Any:
         limits = self.limits

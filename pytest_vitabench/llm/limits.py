@@ -40,8 +40,7 @@ class RequestLimits:
         if s.tpm and count_tokens is None:
             raise ValueError("a tokens-per-minute budget (tpm) needs count_tokens, the counter its estimates use "
                              "(pytest_vitabench.memory.tokens.count_tokens)")
-        # Every turn of a conversation re-sends its history and its system prompt (the memory, under
-        # full_context ~100k tokens to count): the same strings, so their counts are remembered.
+        # Every turn of a conversation re-sends its history and system prompt: the same strings to count.
         self._count_tokens = functools.lru_cache(maxsize=256)(count_tokens) if count_tokens is not None else None
         self.adaptive = AdaptiveConcurrency(ceiling=s.max_concurrency)
         #: How many tokens per request the estimate of each model misses, as learned (see Passage.answered).

@@ -26,18 +26,12 @@ _HEAD = struct.Struct("<Q")
 _STAMP = struct.Struct("<d")
 #: The growing sleep of a waiter that must poll (nothing announces a slot's release), in seconds.
 POLL_S = (0.002, 0.05)
-#: Providers count a request when it arrives, a moment after we stamp it; waiting a little longer than
-#: the window (1% of it, at least 50 ms, at most 250 ms) keeps that transit jitter from showing up as one
-#: request too many at their end.
-_GUARD_FRACTION = 0.01
-_GUARD_MIN_S = 0.05
-_GUARD_MAX_S = 0.25
 
 
 def guard_for(window_s: float) -> float:
-    """How much longer than ``window_s`` a stamp is kept, for the transit between our stamp and the
-    provider's count (see :data:`_GUARD_FRACTION`)."""
-    return min(max(window_s * _GUARD_FRACTION, _GUARD_MIN_S), _GUARD_MAX_S)
+    """How much longer than ``window_s`` a stamp is kept: providers count a request a moment after we stamp
+    it, and 1% of the window (50 to 250 ms) keeps that transit from showing up as one request too many."""
+    return min(max(window_s * 0.01, 0.05), 0.25)
 
 
 class LimiterTimeout(TimeoutError):

@@ -77,9 +77,6 @@ class TokenBudget:
         self._name = f"{scope}.tokens-{tokens or 0}-per-{window_s:g}s"
         self._file: Path | None = None
 
-    def __repr__(self) -> str:
-        return f"TokenBudget(tokens={self.tokens}, window_s={self.window_s:g})"
-
     @property
     def path(self) -> Path:
         if self._file is None:

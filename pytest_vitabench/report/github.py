@@ -1,8 +1,6 @@
 """GitHub Actions output: a markdown job summary (``$GITHUB_STEP_SUMMARY``) and ``::error`` annotations.
 
-Pure functions of the run's metrics, results and gate outcome; the plugin decides when to call them
-(the summary whenever ``GITHUB_STEP_SUMMARY`` names a file, the annotations when ``GITHUB_ACTIONS`` is
-``true``). The summary is appended, as GitHub expects when several steps write to the same file.
+Pure functions of the run's metrics, results and gate outcome; the plugin decides when to call them.
 """
 
 from __future__ import annotations
@@ -136,7 +134,7 @@ def step_summary(metrics: Mapping[str, Any], results: Sequence[ItemResult], *, t
 
 
 def write_step_summary(path: str | Path, markdown: str) -> None:
-    """Append ``markdown`` to the job summary file."""
+    """Append ``markdown`` to the job summary file (several steps may write to it)."""
     with open(path, "a", encoding="utf-8") as handle:
         handle.write(markdown)
 

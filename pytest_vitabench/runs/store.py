@@ -47,12 +47,8 @@ def canonical_json(value: Any) -> bytes:
 
 
 class RunStore:
-    """One run directory, safe to share between the threads of a process and between processes.
-
-    Args:
-        path: The run directory (created on the first write).
-        writer: This process's journal name (``main``, ``gw0``...).
-    """
+    """One run directory (created on the first write), shared by threads and processes; ``writer`` names
+    this process's journal (``main``, ``gw0``...)."""
 
     def __init__(self, path: str | os.PathLike[str], writer: str = "main"):
         self.path = Path(path)

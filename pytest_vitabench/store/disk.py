@@ -67,9 +67,6 @@ class Namespace:
         self.version = version
         self.suffix = suffix
 
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({str(self.directory)!r})"
-
     def path(self, key: str) -> Path:
         return self.directory / key[:2] / key[2:4] / f"{key}{self.suffix}"
 
@@ -143,9 +140,6 @@ class Store:
 
     def __init__(self, root: Path | str):
         self.root = Path(root)
-
-    def __repr__(self) -> str:
-        return f"Store({str(self.root)!r})"
 
     def namespace(self, name: str, *, version: int = 1, suffix: str = ".json") -> Namespace:
         return Namespace(self.root / name, version=version, suffix=suffix)
