@@ -1,20 +1,9 @@
 """Adaptive concurrency: fewer requests in flight to an endpoint that answers 429, more again while it keeps up.
 
-The rule is AIMD (additive increase, multiplicative decrease), the rule TCP uses for its congestion window,
-chosen for the same reasons:
-
-- A 429 says the endpoint is over *some* limit whose size we do not know; halving what is in flight backs
-  off fast enough that a storm of 429s stops within a few round trips, whatever the limit is.
-- Growing back by one request per round trip (``+1/limit`` per success) probes for spare capacity slowly,
-  so the limit settles just under the point where 429s start instead of oscillating between extremes.
-- Independent AIMD flows sharing one bottleneck converge to fair shares (Chiu and Jain, 1989). Each
-  process of a run (each xdist worker) therefore keeps its own limit and needs no coordination with the
-  others; the run-wide budgets (``--vita-rpm``, ``--vita-tpm``, ``--vita-max-concurrency``) stay the
-  shared, hard part.
-
-Until the first 429 nothing is limited (``limit`` is ``None``). The first cut sets the limit to half of
-what was in flight at that moment. Several requests in flight at the cut usually all come back 429: only a
-429 of a request that *started after* the last cut cuts again (TCP's one decrease per round trip).
+The rule is TCP's AIMD: halve on a 429, grow by one request per round trip. Independent AIMD flows that
+share a bottleneck converge to fair shares, so each process keeps its own limit with no coordination; the
+run-wide budgets stay the shared, hard part. Until the first 429 nothing is limited. Only a 429 of a request
+that *started after* the last cut cuts again (the others in flight at the cut usually all come back 429).
 """
 
 from __future__ import annotations
@@ -38,9 +27,8 @@ class AdaptiveConcurrency:
     """An AIMD limit on the requests one process has in flight to one endpoint.
 
     Args:
-        ceiling: The limit never grows beyond this (``--vita-max-concurrency``, or ``None``: no ceiling;
-            the limit is then dropped altogether once it has grown past the most ever in flight).
-        minimum: The limit is never cut below this.
+        ceiling: The limit never grows beyond this; ``None``: the limit is dropped altogether once it has
+            grown past the most ever in flight.
     """
 
     def __init__(self, *, ceiling: int | None = None, minimum: int = 1):
@@ -52,10 +40,6 @@ class AdaptiveConcurrency:
         self.cuts = 0
         self._last_cut = 0.0
         self._condition = threading.Condition()
-
-    def __repr__(self) -> str:
-        limit = "none" if self.limit is None else f"{self.limit:.1f}"
-        return f"AdaptiveConcurrency(limit={limit}, in_flight={self.in_flight}, cuts={self.cuts})"
 
     @contextmanager
     def slot(self) -> Iterator[Slot]:
@@ -86,14 +70,8 @@ class AdaptiveConcurrency:
             self._condition.notify_all()
 
     def throttled(self, slot: Slot) -> bool:
-        """The request of ``slot`` got a 429: halve the limit, once per round trip.
-
-        The first cut halves what was in flight: the most of the request's start and of now (with the
-        request itself, whose slot is already given back).
-
-        Returns:
-            Whether the limit was cut.
-        """
+        """The request of ``slot`` got a 429: halve the limit (the first time, what was in flight) once per
+        round trip; whether it was cut."""
         with self._condition:
             if slot.started < self._last_cut:
                 return False  # in flight when we last cut: that cut already answered it

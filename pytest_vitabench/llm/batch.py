@@ -1,19 +1,10 @@
 """Chat requests through an OpenAI-compatible Batch API (upload a JSONL file, create a batch, poll, download),
 journaled so that a crash between submission and download resumes without submitting again.
 
-Providers price batch work at half the synchronous rate and answer within their completion window (OpenAI:
-24 h) instead of at once, which suits judging: nothing waits on a verdict but the report.
-
-The journal is a folder (in the run directory) with two append-only JSONL files per writing process
-(``main``, or the xdist worker's id), read together:
-
-- ``batches-<writer>.jsonl``: one line per submitted batch (its id, input file id and the request keys it
-  carries), written the moment the batch is created, before any wait; a later line marks it downloaded;
-- ``answers-<writer>.jsonl``: one line per answered request key (the kept part of the completion, as the
-  synchronous client keeps it, or the error of a request the batch could not answer).
-
-A request's key is the disk cache's key (:func:`~.cache.cache_key`): the same request always has the same
-key, so a resumed run finds its answers, and batches already submitted are polled rather than re-sent.
+The journal is a folder with two append-only JSONL files per writing process: ``batches-<writer>.jsonl``
+(a line per batch the moment it is created, a later one when it is downloaded) and ``answers-<writer>.jsonl``
+(a line per answered request). Requests are keyed by the disk cache's key, so a resumed run finds its
+answers and polls the batches already submitted rather than sending them again.
 """
 
 from __future__ import annotations
@@ -25,7 +16,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..store.lock import read_at
+from ..store.lock import read_at, read_jsonl
 from .errors import LLMError
 
 if TYPE_CHECKING:
@@ -42,12 +33,7 @@ class BatchUnsupported(LLMError):
 
 
 class BatchJournal:
-    """The journal of one run's batches (see the module docstring).
-
-    Args:
-        folder: Where the files live; created on the first write.
-        writer: This process's name in the file names (each process appends to its own files only).
-    """
+    """The journal of one run's batches in ``folder``; this process appends to its ``writer``'s files only."""
 
     def __init__(self, folder: Path | str, writer: str = "main"):
         self.folder = Path(folder)
@@ -80,7 +66,7 @@ class BatchJournal:
         return {line["key"]: line for line in self._lines("answers") if isinstance(line.get("key"), str)}
 
     def _lines(self, kind: str) -> list[dict[str, Any]]:
-        return [line for path in sorted(self.folder.glob(f"{kind}-*.jsonl")) for line in _read_lines(path)]
+        return [line for path in sorted(self.folder.glob(f"{kind}-*.jsonl")) for line in read_jsonl(path)]
 
     def record_submission(self, batch_id: str, input_file_id: str, keys: list[str]) -> None:
         self._append(self.batches_file, [{"batch_id": batch_id, "input_file_id": input_file_id, "keys": keys,
@@ -108,31 +94,11 @@ class BatchJournal:
             os.close(fd)
 
 
-def _read_lines(path: Path) -> list[dict[str, Any]]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return []
-    out = []
-    for raw in text.splitlines():
-        try:
-            line = json.loads(raw)
-        except json.JSONDecodeError:
-            continue  # a torn last line of a killed process
-        if isinstance(line, dict):
-            out.append(line)
-    return out
-
-
 class BatchSubmitter:
     """Sends requests as batches through ``client``'s endpoint and key, and waits for their answers.
 
     Args:
-        client: The LLM client (its endpoint, key, timeout; the ``openai`` client it builds).
-        journal: Where submissions and answers are journaled.
-        poll_s: Seconds between status checks of a batch.
-        max_wait_s: The longest wait for one batch before giving up (it stays journaled: a later run
-            resumes it).
+        max_wait_s: The longest wait for one batch (it stays journaled: a later run resumes it).
         on_wait: Called after each status check with the batch id and its status (progress lines).
     """
 
@@ -151,9 +117,8 @@ class BatchSubmitter:
             BatchUnsupported: The endpoint has no Batch API.
             LLMError: The upload or the creation failed otherwise.
         """
-        lines = []
-        for key, request in requests.items():
-            lines.append({"custom_id": key, "method": "POST", "url": CHAT_URL, "body": batch_body(request)})
+        lines = [{"custom_id": key, "method": "POST", "url": CHAT_URL, "body": batch_body(request)}
+                 for key, request in requests.items()]
         data = "".join(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n" for line in lines).encode()
         api = self.client.api()
         uploaded = self._api("upload the batch input file (POST /files)",

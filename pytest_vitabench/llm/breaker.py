@@ -1,15 +1,8 @@
 """A circuit breaker per endpoint: stop sending new work to an endpoint that keeps failing.
 
-Without it a dead endpoint costs every remaining item its full retry budget (seven attempts with
-backoff, about 50 s), so a run of hundreds of items takes hours to fail. After ``threshold`` consecutive
-calls to one endpoint failed for infrastructure reasons (connection refused, timeouts, 5xx or 429 after
-all retries, a refused key), the breaker opens: every later call to that endpoint fails at once with
-the reason it opened, so the remaining items are reported as errors in seconds. A success in between
-resets the count.
-
-The open state is also written to a small file in the run's shared state directory, so every xdist
-worker of the run stops, not only the one that saw the failures. A new run starts closed: a rerun (or
-resume) continues once the endpoint is back.
+Without it a dead endpoint costs every remaining item its full retry budget, so a run of hundreds of items
+takes hours to fail. The open state is also written to the run's shared state directory, so every xdist
+worker stops, not only the one that saw the failures; a new run (or a resume) starts closed.
 """
 
 from __future__ import annotations

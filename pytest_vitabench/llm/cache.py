@@ -1,15 +1,7 @@
 """The disk cache of LLM answers, so a repeated or resumed run never pays for the same call twice.
 
-The key is the sha256 of the canonical JSON of everything that decides the answer: the kind of call,
-the role, the endpoint, the model, the request body (messages, tools, sampling parameters, ``extra_body``)
-and the trial seed. The trial seed is there even when it is not sent to the model (the judge), so
-repeated trials never collapse onto one cached sample (promptfoo #360 / #5947). Transport-only settings
-(headers, timeouts) are left out. The key is logged at debug level, and every entry records the role,
-model and seed it was made for, so a miss can be explained.
-
-Entries live in the ``llm`` namespace of the disk store (:mod:`pytest_vitabench.store`), which makes
-writes atomic and unreadable entries misses. Errors are never cached: only a parsed, successful answer
-reaches :meth:`DiskCache.put`.
+The key hashes everything that decides the answer, the trial seed included even when it is not sent to
+the model (the judge), so repeated trials never collapse onto one cached sample. Errors are never cached.
 """
 
 from __future__ import annotations
@@ -38,11 +30,3 @@ class DiskCache(Namespace):
 
     def __init__(self, root: Path | str):
         super().__init__(Path(root) / "llm", version=CACHE_VERSION)
-
-    def get(self, key: str) -> dict[str, Any] | None:
-        """The stored payload, or ``None`` on a miss or an unreadable entry."""
-        return self.get_dict(key)
-
-    def put(self, key: str, payload: dict[str, Any], *, meta: dict[str, Any] | None = None) -> None:
-        """Store ``payload`` atomically; a failure to write only costs a future miss."""
-        self.put_json(key, payload, meta=meta)

@@ -1,10 +1,7 @@
-"""One client for every LLM role (agent, user, judge, memory, embeddings) at any OpenAI-compatible endpoint.
+"""One client for every LLM role at any OpenAI-compatible endpoint: cache, limits, retries, ledger.
 
-Every call takes the same path: disk cache lookup (for the roles the cache mode covers), the limits of
-:mod:`.limits` (this process's adaptive concurrency, the run's in-flight, token and request-rate budgets),
-the HTTP request with a timeout to one of the client's endpoints (:mod:`.endpoints`), our own retry loop
-(the ``openai`` client's retries are off so that limits, ledger and logs see every attempt), then the
-ledger. The API key lives only inside the ``openai`` client: it is in no repr, message, log line or cache key.
+The ``openai`` client's own retries are off so that limits, ledger and logs see every attempt. The API
+key lives only inside the ``openai`` client: it is in no repr, message, log line or cache key.
 """
 
 from __future__ import annotations
@@ -54,13 +51,10 @@ class Completion(BaseModel):
     """One chat-completion answer.
 
     Attributes:
-        message: ``{"role": "assistant", "content": str | None, "tool_calls": [{id, type, function: {name,
-            arguments}}]}``, ``arguments`` being the model's raw string (possibly malformed JSON), plus
-            ``reasoning_content`` when the endpoint returns one.
+        message: The assistant message; tool calls keep the model's raw ``arguments`` string (possibly
+            malformed JSON).
         usage: Tokens and cost of this call (cost 0 for a cache hit).
-        cached: Whether the answer came from the disk cache.
-        raw_finish_reason: The endpoint's ``finish_reason``: ``stop``, ``tool_calls``, ``length`` (the answer
-            was cut at the token limit), ``content_filter``...
+        raw_finish_reason: The endpoint's ``finish_reason`` (``length``: cut at the token limit).
         model: The model name the endpoint reports having served.
     """
 
@@ -89,19 +83,15 @@ class Completion(BaseModel):
 class LLMClient:
     """Chat completions and embeddings with retries, shared limits, a disk cache and a usage ledger.
 
-    Several comma-separated base URLs are replicas of one model. Each request goes to the usable one with
-    the fewest requests in flight (then the fewest sent); a failed attempt is retried on another at once,
-    without a backoff, while one is left that this request has not tried. Each endpoint has its own
-    circuit breaker, which with several endpoints counts failed *attempts*: an endpoint that dies is
-    drained after ``circuit_breaker`` of them and the run goes on with the others, so an item is neither
-    lost nor sent twice (its request is answered once, by one endpoint). Only when every endpoint's
-    breaker is open do calls fail at once. The answers are cached under the whole set of URLs.
+    Several comma-separated base URLs are replicas of one model (see docs/rate-limits-and-batch.md): a
+    request goes to the least busy usable one, a failed attempt moves at once to one not yet tried, and
+    with several endpoints each breaker counts failed *attempts*, so a dead replica is drained before its
+    requests run out of retries. The answers are cached under the whole set of URLs.
 
     Args:
         settings: Endpoint, retry, limit, cache and price settings.
-        ledger: Where usage is recorded; a new one by default (shared ledgers make a per-process total).
-        count_tokens: Tokens of a text, for the estimate charged to ``settings.tpm`` before a request is
-            sent (the run passes :func:`pytest_vitabench.memory.tokens.count_tokens`, ``cl100k_base``).
+        ledger: Where usage is recorded; a new one by default.
+        count_tokens: Tokens of a text, for the estimate charged to ``settings.tpm``.
 
     Raises:
         MissingAPIKey: The OpenAI default endpoint is used and the key variable is unset.
@@ -112,8 +102,7 @@ class LLMClient:
                  count_tokens: Callable[[str], int] | None = None):
         self.settings = settings or LLMSettings()
         self.ledger = ledger if ledger is not None else Ledger()
-        # Before anything can reach the network or a log: no credentials in the URL, and the key redacted
-        # from every log record (an endpoint may quote the auth header back).
+        # Before anything can reach the network or a log (an endpoint may quote the auth header back).
         check_base_url(self.settings.base_url or os.environ.get("OPENAI_BASE_URL"))
         install_log_redaction()
         s = self.settings
@@ -126,8 +115,6 @@ class LLMClient:
             register_secret(self._key)
         self.limits = RequestLimits(s, count_tokens)
         self.cache = DiskCache(s.cache_dir) if s.cache_dir is not None else None
-        #: The first endpoint's breaker (the only one of a client with one base URL).
-        self.breaker = self.endpoints[0].breaker
         self.backoff = Backoff(base_s=s.backoff_base_s, max_s=s.backoff_max_s, retry_after_max_s=s.retry_after_max_s)
         self.prefix_order = PrefixOrder(max_wait_s=s.timeout_s) if s.prompt_cache_order else None
         self._lock = threading.Lock()
@@ -148,8 +135,6 @@ class LLMClient:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # -- public calls -------------------------------------------------------------------------------
-
     def complete(self, role: str, *, model: str, messages: list[dict[str, Any]],
                  tools: list[dict[str, Any]] | None = None, seed: int | None = None, send_seed: bool = True,
                  **params: Any) -> Completion:
@@ -157,15 +142,11 @@ class LLMClient:
 
         Args:
             role: ``agent``, ``user``, ``judge``, ``memory``... (ledger row and cache policy).
-            model: The model name at the endpoint.
-            messages: Chat-completions messages.
             tools: Function schemas; when given, ``tool_choice`` defaults to ``auto`` (as officially).
             seed: The trial seed: part of the cache key, and sent as the request's ``seed``.
             send_seed: ``False`` keeps the seed out of the request (the official judge gets none) while
                 still keying the cache by it.
-            **params: Passed to the endpoint as given: ``temperature``, ``top_p``, ``max_tokens``,
-                ``max_completion_tokens``, ``reasoning_effort``, ``stop``, ``tool_choice``, ``extra_body``,
-                ``extra_headers``...; ``None`` values are left out.
+            **params: Passed to the endpoint as given; ``None`` values are left out.
 
         Raises:
             LLMError: The call failed after its retries, or was refused (a 4xx other than 408/409/429).
@@ -184,7 +165,7 @@ class LLMClient:
 
     def embed(self, role: str = "embeddings", *, model: str, texts: Sequence[str],
               one_per_request: bool = False) -> list[list[float]]:
-        """Embedding vectors of ``texts``, in order, through the same limits, retries, cache and ledger.
+        """Embedding vectors of ``texts``, in order.
 
         Args:
             one_per_request: Send each text alone, as the official rag does (``--vita-rag-style official``);
@@ -193,8 +174,7 @@ class LLMClient:
         Raises:
             LLMError: A batch failed after its retries.
         """
-        if one_per_request:
-            # The official harness's shape: one text per request, the SDK's default (base64) encoding.
+        if one_per_request:  # the official harness's shape, with the SDK's default (base64) encoding
             requests: list[dict[str, Any]] = [{"model": model, "input": text} for text in texts]
         else:
             requests = [{"model": model, "input": list(texts[start:start + EMBED_BATCH]), "encoding_format": "float"}
@@ -207,16 +187,12 @@ class LLMClient:
 
         if not one_per_request or len(requests) == 1:
             return [vector for request in requests for vector in send(request)]
-        # Single-text requests in parallel (the official rag sends up to 64 at once); the run's rate and
-        # concurrency limits still apply to each. Results keep the texts' order.
+        # Single-text requests in parallel (the official rag sends up to 64 at once).
         with ThreadPoolExecutor(max_workers=min(len(requests), EMBED_PARALLEL)) as pool:
             return [vector for vectors in pool.map(send, requests) for vector in vectors]
 
-    # -- the shared path ----------------------------------------------------------------------------
-
     def defer(self, answers: DeferredAnswers | None) -> None:
-        """From now on answer the calls of ``answers.roles`` from ``answers`` (or queue them there), see
-        :mod:`.deferred`; ``None`` sends every call again."""
+        """Answer the calls of ``answers.roles`` from ``answers`` (or queue them there); ``None``: send again."""
         self._deferred = answers
 
     @contextmanager
@@ -232,8 +208,7 @@ class LLMClient:
               trial_seed: int | None) -> tuple[dict[str, Any], bool]:
         cache = self.cache if self.settings.caches(role) else None
         deferred = self._deferred if self._deferred is not None and self._deferred.defers(role) else None
-        # The key hashes the canonical JSON of the whole request (under full_context, ~100k tokens): worth it
-        # for a cache lookup; without the cache it is needed only to seed a retry's jitter, so it waits for one.
+        # Hashing a ~100k-token request is worth it for a lookup; otherwise only a retry's jitter needs it.
         key: str | None = None
         if cache is not None or deferred is not None:
             key = cache_key(kind=kind, role=role, endpoint=self.endpoint, model=model, request=request,
@@ -242,7 +217,7 @@ class LLMClient:
             # before the cache, which this answer fills: a replayed pass counts it as the batch's every time
             return self._deferred_answer(deferred, kind, role, model, key, cache), False
         if cache is not None and key is not None:
-            payload = cache.get(key)
+            payload = cache.get_dict(key)
             log.debug("LLM cache %s: role=%s model=%s seed=%s key=%s", "hit" if payload else "miss",
                       role, model, trial_seed, key)
             if payload is not None:
@@ -255,17 +230,13 @@ class LLMClient:
         with order:
             payload = self._send(kind, role, model, request, salt=key, trial_seed=trial_seed)
         if cache is not None and key is not None:
-            cache.put(key, payload, meta={"kind": kind, "role": role, "model": model, "trial_seed": trial_seed,
+            cache.put_json(key, payload, meta={"kind": kind, "role": role, "model": model, "trial_seed": trial_seed,
                                           "endpoint": self.endpoint})
         return payload, False
 
     def _deferred_answer(self, deferred: DeferredAnswers, kind: str, role: str, model: str, key: str,
                          cache: DiskCache | None) -> dict[str, Any]:
-        """The batch's answer to ``request`` (known to be in ``deferred``).
-
-        Raises:
-            LLMError: The batch could not answer this request.
-        """
+        """The batch's answer to ``key``; :class:`LLMError` if the batch could not answer it."""
         answer = deferred.answers[key]
         if "payload" not in answer:
             self.ledger.note_error(role)
@@ -274,8 +245,8 @@ class LLMClient:
                            status=None, reason="batch", attempts=1, retryable=False)
         payload: dict[str, Any] = answer["payload"]
         deferred.note_batch(answer.get("batch_id"))
-        if cache is not None and cache.get(key) is None:  # a later synchronous run finds it too
-            cache.put(key, payload, meta={"kind": kind, "role": role, "model": model, "endpoint": self.endpoint,
+        if cache is not None and cache.get_dict(key) is None:  # a later synchronous run finds it too
+            cache.put_json(key, payload, meta={"kind": kind, "role": role, "model": model, "endpoint": self.endpoint,
                                           "batch_id": answer.get("batch_id")})
         return payload
 
@@ -305,7 +276,8 @@ class LLMClient:
                 assert endpoint is not None  # only the request itself is classified
                 retry_after, token_limit = self._failed(exc, failure, role, model, endpoint, passage,
                                                         attempt + 1, attempts)
-                if len(self.endpoints) > 1 and self._untried_left(tried):
+                if len(self.endpoints) > 1 and any(id(e) not in tried and e.breaker.reason() is None
+                                                   for e in self.endpoints):
                     self.ledger.note_retry(role)
                     log.info("%s call to %s (model %s): %s; retrying at once on another endpoint", role,
                              endpoint.host, model, describe_failure(*failure[:2], self.settings.timeout_s))
@@ -324,8 +296,7 @@ class LLMClient:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _attempt(self, kind: str, endpoint: Endpoint, passage: Passage, request: dict[str, Any]) -> dict[str, Any]:
-        """One attempt at ``endpoint`` through the limits (picked, it counts as in flight until here); the
-        answer's payload."""
+        """One attempt at ``endpoint`` (in flight since it was picked) through the limits."""
         try:
             with passage.attempt():
                 sdk = self._client(endpoint)
@@ -344,14 +315,9 @@ class LLMClient:
     def _failed(self, exc: BaseException, failure: tuple[str, int | None, bool, float | None, str], role: str,
                 model: str, endpoint: Endpoint, passage: Passage, attempts_made: int,
                 attempts: int) -> tuple[float | None, bool]:
-        """Account for a failed attempt: the limits learn of a 429, a replica's breaker of its failure.
-
-        Returns:
-            The wait the server asked for (``None``: back off as usual), and whether it named a token limit.
-
-        Raises:
-            LLMError: The failure is not retried, or it was the last attempt.
-        """
+        """Tell the limits of a 429 and a replica's breaker of its failure; the wait the server asked for
+        (``None``: back off as usual) and whether it named a token limit. Raises the :class:`LLMError` when
+        the failure is not retried or was the last attempt."""
         reason, status, retryable, retry_after, detail = failure
         several = len(self.endpoints) > 1
         token_limit = False
@@ -362,25 +328,21 @@ class LLMClient:
                 retry_after, token_limit = token_reset_wait(detail, headers), True
         if several and status != 429 and _is_endpoint_failure(reason, status, retryable):
             self.ledger.note_endpoint(endpoint.url, failed=True)
-            # Each failed attempt counts (a 429 says busy, not dead): a dead replica is drained before
-            # its requests run out of retries.
+            # Each failed attempt counts (a 429 says busy, not dead).
             endpoint.breaker.record_failure(
                 f"{endpoint.host}: {describe_failure(reason, status, self.settings.timeout_s)}")
         if not retryable or attempts_made >= attempts:
             self.ledger.note_error(role)
             error = self._error(role, model, reason, status, retryable, attempts_made, detail, endpoint.host)
             if not several and _is_endpoint_failure(reason, status, retryable):
-                self.breaker.record_failure(str(error))
+                endpoint.breaker.record_failure(str(error))
             raise error from None
         return retry_after, token_limit
 
     def warm_up_in_background(self) -> threading.Thread:
-        """Load the ``openai`` package and build the HTTP client in a daemon thread, now.
+        """Import ``openai`` and build the HTTP client in a daemon thread, while a worker still collects.
 
-        The package is slow to import, a cost paid by whichever call comes first; an xdist worker
-        that starts this as its session starts pays it while it collects and waits for the controller to send
-        it items, not while its first episodes hold their requests back. A failure here is left for the first
-        real call to raise and report.
+        A failure here is left for the first real call to raise and report.
         """
 
         def warm() -> None:
@@ -394,12 +356,8 @@ class LLMClient:
         return thread
 
     def _pick_endpoint(self, tried: set[int]) -> Endpoint:
-        """The usable endpoint (breaker closed) with the fewest requests in flight (then the fewest sent),
-        preferring those this request has not tried; it counts as in flight from here.
-
-        Raises:
-            CircuitOpen: Every endpoint's breaker is open.
-        """
+        """The usable endpoint with the fewest in flight (then sent), untried first; now in flight.
+        :class:`CircuitOpen` when every breaker is open."""
         usable = [e for e in self.endpoints if e.breaker.reason() is None]
         if not usable:
             self.endpoints[-1].breaker.check()
@@ -410,9 +368,6 @@ class LLMClient:
             chosen.in_flight += 1
             chosen.sent += 1
         return chosen
-
-    def _untried_left(self, tried: set[int]) -> bool:
-        return any(id(e) not in tried and e.breaker.reason() is None for e in self.endpoints)
 
     def _client(self, endpoint: Endpoint | None = None) -> Any:
         limits = self.limits
@@ -425,8 +380,7 @@ class LLMClient:
 
         if isinstance(exc, LimiterTimeout) or isinstance(exc.__cause__, LimiterTimeout):
             return "limiter", None, False, None, str(exc.__cause__ or exc)
-        # A 200 whose body is not JSON, or has no choices, is a server fault like a 5xx (an overloaded
-        # gateway answering with an HTML page, a proxy cutting the body): retried, and counted if it persists.
+        # A 200 whose body is not JSON or has no choices (a gateway's HTML page) is a server fault, like a 5xx.
         if isinstance(exc, (BadResponse, json.JSONDecodeError, openai.APIResponseValidationError)):
             return "bad_response", None, True, None, str(exc)
         if isinstance(exc, openai.APITimeoutError):
@@ -471,8 +425,7 @@ class LLMClient:
         return usage
 
     def api(self) -> Any:
-        """The ``openai`` client behind this one (endpoint, key and timeout set; its retries off), for
-        calls this client does not wrap (the Batch API's files and batches)."""
+        """The ``openai`` client behind this one, for the Batch API's files and batches."""
         return self._client()
 
     def redact(self, text: str) -> str:
@@ -481,12 +434,8 @@ class LLMClient:
 
 
 def _is_endpoint_failure(reason: str, status: int | None, retryable: bool) -> bool:
-    """Whether a failed call says the endpoint (not this one request) is unusable.
-
-    Retries that ran out (connection, timeout, 429, 5xx) and a refused key or unknown model (401, 403,
-    404) count; a request the server rejects on its own merits (400 context too long, 422) does not, nor
-    does a wait for our own rate limiter.
-    """
+    """Whether a failed call says the endpoint is unusable: not a request rejected on its own merits
+    (400 context too long, 422), nor a wait for our own limiter."""
     if reason == "limiter":
         return False
     return retryable or status in (401, 403, 404)

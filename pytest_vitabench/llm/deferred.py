@@ -1,13 +1,9 @@
 """Deferred answers: LLM calls of some roles answered later, from a batch, instead of over HTTP at once.
 
-While a :class:`DeferredAnswers` is installed on a client (:meth:`~.client.LLMClient.deferring`), a call of
-one of its roles that is neither in the disk cache nor already answered does not go out: its request is
-queued under its cache key and the call raises :class:`AnswerPending`. The caller (the batch judge) runs the
-same code again once the answers are in; every call then returns what the batch answered, through the same
-reading of the completion as a synchronous call, so both paths give the same verdicts from the same answers.
-
-Usage of answered calls is kept here rather than in the client's ledger: a judge is replayed once per
-round, and only its last, complete pass is counted (:meth:`DeferredAnswers.take_pass`).
+A deferred call not answered yet is queued under its cache key and raises :class:`AnswerPending`; the batch
+judge runs the same code again once the answers are in, so both paths read the same completions the same
+way. Usage is kept here, not in the ledger: a judge is replayed once per round, and only its last, complete
+pass counts.
 """
 
 from __future__ import annotations
@@ -30,14 +26,8 @@ class AnswerPending(Exception):  # noqa: N818 - not an error: the call's answer 
 
 @dataclass
 class DeferredAnswers:
-    """The answers known so far and the requests still to send, for the calls of ``roles``.
-
-    Attributes:
-        roles: The roles deferred (``{"judge"}``).
-        answers: By request key: ``{"payload": ...}`` (the kept part of a completion) or ``{"error": ...}``,
-            with the ``batch_id`` that answered it.
-        pending: Requests to send, by key.
-    """
+    """The answers known so far (by request key: ``{"payload": ...}`` or ``{"error": ...}``, with its
+    ``batch_id``) and the requests still to send, for the calls of ``roles``."""
 
     roles: frozenset[str]
     answers: dict[str, dict[str, Any]] = field(default_factory=dict)

@@ -11,10 +11,16 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .breaker import CircuitBreaker
-from .errors import endpoint_host
 from .responses import BadResponse
 
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+def endpoint_host(url: str) -> str:
+    """``host[:port]`` of ``url``: never the user-info part, which may carry credentials."""
+    parts = urlsplit(url if "//" in url else f"//{url}")
+    host = parts.hostname or "?"
+    return f"{host}:{parts.port}" if parts.port else host
 
 
 def endpoint_url(base_url: str | None) -> str:
@@ -26,12 +32,8 @@ def endpoint_url(base_url: str | None) -> str:
 
 
 class Endpoint:
-    """One base URL of a client: its SDK client (built on first use), circuit breaker and load.
-
-    Args:
-        base_url: As configured (``None``: ``$OPENAI_BASE_URL`` or OpenAI's).
-        breaker: The breaker that drains it once it keeps failing.
-    """
+    """One base URL of a client (``None``: ``$OPENAI_BASE_URL`` or OpenAI's): its SDK client (built on first
+    use), circuit breaker and load."""
 
     def __init__(self, base_url: str | None, breaker: CircuitBreaker):
         self.base_url = base_url
@@ -67,11 +69,9 @@ class Endpoint:
 def post_chat(sdk: Any, request: dict[str, Any]) -> dict[str, Any]:
     """POST a chat completion as a plain JSON body through ``sdk`` and return the answer's JSON.
 
-    ``chat.completions.create`` first walks the whole request through the SDK's typed-dict transform
-    (hundreds of recursive calls per request with a domain's tool schemas) and then builds pydantic models
-    of the answer; our requests are already plain JSON and we keep only a few fields of the answer.
-    ``post`` is the SDK's documented way to call an endpoint with a raw body; it keeps the SDK's headers,
-    auth, timeout and status-error exceptions.
+    ``chat.completions.create`` walks the request through the SDK's typed-dict transform and builds pydantic
+    models of the answer; our requests are plain JSON already. ``post`` keeps the SDK's headers, auth,
+    timeout and status-error exceptions.
     """
     body = dict(request)
     extra_body = body.pop("extra_body", None) or {}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
+from .secrets import redact
 
 #: The most of a server's error body quoted in a message.
 _EXCERPT_CHARS = 300
@@ -11,16 +11,13 @@ _EXCERPT_CHARS = 300
 class LLMError(RuntimeError):
     """An LLM call failed: after its retries, or at once for a request the server refuses (a 4xx).
 
-    The message names the role, model, endpoint host, HTTP status (or timeout / connection failure) and
-    the number of attempts, and quotes the start of the server's error; never the API key.
+    The message quotes the start of the server's error, never the API key.
 
     Attributes:
-        role: The role that made the call.
-        model: The model requested.
         host: The endpoint's host (and port), without credentials or path.
         status: The last HTTP status, or ``None`` for a timeout or a connection failure.
-        reason: ``http``, ``timeout``, ``connection`` or ``limiter`` (no rate/concurrency slot in time).
-        attempts: The attempts made.
+        reason: ``http``, ``timeout``, ``connection``, ``bad_response``, ``limiter``, ``circuit_open`` or
+            ``batch``.
         retryable: Whether the last failure was of a retryable kind (retries ran out, rather than refused).
     """
 
@@ -36,16 +33,7 @@ class LLMError(RuntimeError):
         self.retryable = retryable
 
 
-def endpoint_host(url: str) -> str:
-    """``host[:port]`` of ``url``: never the user-info part, which may carry credentials."""
-    parts = urlsplit(url if "//" in url else f"//{url}")
-    host = parts.hostname or "?"
-    return f"{host}:{parts.port}" if parts.port else host
-
-
 def scrub(text: str, *secrets: str) -> str:
     """``text`` without secrets (see :func:`~.secrets.redact`), cut to a short excerpt after redaction."""
-    from .secrets import redact
-
     text = " ".join(redact(text, *secrets).split())
     return text if len(text) <= _EXCERPT_CHARS else text[:_EXCERPT_CHARS] + "..."

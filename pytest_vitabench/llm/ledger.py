@@ -19,9 +19,8 @@ from ..messages import Usage
 ROLES = ("agent", "user", "judge", "memory", "embeddings")
 
 
-#: The ledger of the item being run in this context. Items run concurrently on one event loop (and in
-#: its threads), so "the process ledger's growth during the item" is no longer one item's usage; a
-#: context variable follows each item's calls into the threads that ``asyncio.to_thread`` starts.
+#: The ledger of the item being run in this context: items run concurrently, and a context variable follows
+#: each item's calls into the threads that ``asyncio.to_thread`` starts.
 _ITEM_LEDGER: ContextVar[Ledger | None] = ContextVar("vita_item_ledger", default=None)
 
 
@@ -145,8 +144,7 @@ class Ledger:
         data = self.to_dict()["roles"]
         if not data:
             return []
-        # "cached" counts answers from our disk cache; "prompt cached" the prompt tokens the provider
-        # served from its prompt cache (and their share of the prompt), billed at the cached rate.
+        # "cached": answers from our disk cache; "prompt cached": served from the provider's prompt cache.
         header = ["role", "requests", "cached", "retries", "errors", "prompt", "prompt cached", "completion",
                   "reasoning", "cost $"]
         rows = [header]
@@ -160,11 +158,7 @@ class Ledger:
                      f"{sum(u['retries'] for u in data.values()):,}", f"{sum(u['errors'] for u in data.values()):,}",
                      f"{total.prompt_tokens:,}", _cached_cell(total.cached_prompt_tokens, total.prompt_tokens),
                      f"{total.completion_tokens:,}", f"{total.reasoning_tokens:,}", f"{total.cost:.4f}"])
-        widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
-        # The role column reads best left-aligned, numbers right-aligned.
-        lines = ["  ".join(cell.ljust(width) if i == 0 else cell.rjust(width)
-                           for i, (cell, width) in enumerate(zip(row, widths, strict=True)))
-                 for row in rows]
+        lines = align(rows, 1)
         if self.unpriced:
             lines.append(f"cost unknown (no price) for: {', '.join(sorted(self.unpriced))}; set --vita-prices")
         endpoints = self.endpoints()
@@ -173,6 +167,13 @@ class Ledger:
                 f"{url} {e['requests']:,}" + (f" ({e['failed_attempts']:,} failed attempts)" if e["failed_attempts"]
                                               else "") for url, e in endpoints.items()))
         return lines
+
+
+def align(rows: list[list[str]], text_columns: int) -> list[str]:
+    """The rows as aligned lines: the first ``text_columns`` (names) left-aligned, numbers right-aligned."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return ["  ".join(c.ljust(w) if i < text_columns else c.rjust(w)
+                      for i, (c, w) in enumerate(zip(row, widths, strict=True))).rstrip() for row in rows]
 
 
 def _cached_cell(cached: int, prompt: int) -> str:

@@ -1,10 +1,7 @@
 """Every limit a request passes on its way to the endpoint, behind the one seam the client calls.
 
-In order, for each attempt: this process's adaptive concurrency (:mod:`.adaptive`: halved on a 429, grown
-back while the endpoint keeps up), the run's in-flight budget, and, as the request goes on the wire, its
-token charge (:mod:`.tokenrate`) and its request-rate slot. The run-wide budgets are shared by every
-process of the run through files (:mod:`.ratelimit`) or by every process on any machine through Redis
-(:mod:`.redis_limits`, ``--vita-limits-url``); both have the same two methods.
+For each attempt: this process's adaptive concurrency, the run's in-flight budget, and, as the request goes
+on the wire, its token charge and its request-rate slot (in files, or in Redis with ``--vita-limits-url``).
 """
 
 from __future__ import annotations
@@ -28,11 +25,6 @@ log = logging.getLogger("pytest_vitabench.llm")
 class RequestLimits:
     """The limits of one client: adaptive concurrency, the run's in-flight, request-rate and token budgets.
 
-    Args:
-        settings: ``rpm``, ``max_concurrency``, ``tpm``, their windows, ``max_wait_s``, ``state_dir`` and
-            ``limits_url``.
-        count_tokens: Tokens of a text, for the estimate charged to ``settings.tpm`` before a request is sent.
-
     Raises:
         ValueError: ``settings.tpm`` without ``count_tokens``; a ``limits_url`` whose server cannot be reached.
     """
@@ -48,8 +40,7 @@ class RequestLimits:
         if s.tpm and count_tokens is None:
             raise ValueError("a tokens-per-minute budget (tpm) needs count_tokens, the counter its estimates use "
                              "(pytest_vitabench.memory.tokens.count_tokens)")
-        # Every turn of a conversation re-sends its history and its system prompt (the memory, under
-        # full_context ~100k tokens to count): the same strings, so their counts are remembered.
+        # Every turn of a conversation re-sends its history and system prompt: the same strings to count.
         self._count_tokens = functools.lru_cache(maxsize=256)(count_tokens) if count_tokens is not None else None
         self.adaptive = AdaptiveConcurrency(ceiling=s.max_concurrency)
         #: How many tokens per request the estimate of each model misses, as learned (see Passage.answered).
@@ -107,10 +98,8 @@ class Passage:
                 self.ticket, limits._charge.tokens = getattr(limits._charge, "ticket", None), None
 
     def answered(self, usage: dict[str, int]) -> None:
-        """The endpoint kept up. Charge what the provider counted instead of the estimate, and learn how far
-        estimates of the model are off (the completion, unknown before the answer; the provider's own
-        rendering of tools and messages) so the next charges come closer. A charge is never cut below
-        half its estimate."""
+        """The endpoint kept up: charge what the provider counted, and learn how far the model's estimates
+        are off so the next charges come closer (never below half the estimate)."""
         limits = self._limits
         limits.adaptive.succeeded()
         if self.ticket is None or self._estimate is None:

@@ -1,17 +1,10 @@
 """Earning the provider's prompt cache by request order: a request whose long prompt prefix is being sent
 right now by another request waits until that one has been answered.
 
-Providers cache a prompt's prefix once its request has been answered (OpenAI, DeepSeek, Anthropic's automatic
-caching, vLLM's prefix caching); requests sent at the same moment all pay in full. The four trials of a
-subtask start together and their first agent prompts are the same (the system prompt with the memory, the
-greeting, the instruction), as are the heads of their memory rewrites (the same records): without an order,
-all of them miss. With :class:`PrefixOrder`, the first to go leads and its siblings follow once it is
-answered, reading the prefix from cache. Nothing in a request changes: the same requests, in another order.
-
-Prompts are compared by chained hashes of their text (tools, then messages) at every
-:data:`BOUNDARY_CHARS` characters. A request waits only when the longest prefix it shares with requests
-seen within :data:`WARM_S` seconds is at least :data:`MIN_SHARED_CHARS` long, is still being sent, and has
-not been answered since: a conversation's next request (whose prefix was answered a moment ago) never waits.
+Providers cache a prompt's prefix once its request has been answered; requests sent at the same moment all
+pay in full. The trials of a subtask start together with the same first prompts, so without an order all of
+them miss. Nothing in a request changes: the same requests, in another order. A conversation's next request
+(whose prefix was answered a moment ago) never waits.
 """
 
 from __future__ import annotations
@@ -25,9 +18,7 @@ from typing import Any
 
 #: Prefix lengths compared, in characters of the canonical prompt (about 1,024 tokens each).
 BOUNDARY_CHARS = 4_096
-#: The shortest shared prefix worth a wait: the providers' minimum cacheable prefix (1,024 tokens). Items that
-#: share only their tool schemas wait at most once, at the start of a run: once answered, the schemas stay
-#: cached while requests keep coming.
+#: The shortest shared prefix worth a wait: the providers' minimum cacheable prefix (1,024 tokens).
 MIN_SHARED_CHARS = BOUNDARY_CHARS
 #: How long an answered prefix counts as cached: the shortest lifetime providers document (5 minutes).
 WARM_S = 300.0
@@ -36,10 +27,8 @@ WARM_S = 300.0
 def prefix_hashes(request: dict[str, Any]) -> list[int]:
     """The chained hash of the prompt's text (tools, then each message) at each whole :data:`BOUNDARY_CHARS`.
 
-    Message texts are joined as they are, not serialized as JSON, and hashed with Python's own string hash:
-    under ``full_context`` a prompt is ~400 kB, which JSON and a cryptographic hash take several milliseconds
-    over. The order lives in one process, so the per-process salt of ``hash`` does not matter, and a rare
-    64-bit collision costs at most one needless wait.
+    Python's own string hash, not JSON and a cryptographic hash, for a ~400 kB prompt: the order lives in one
+    process, and a rare collision costs at most one needless wait.
     """
     parts = [json.dumps(request.get("tools") or [], sort_keys=True)]
     for message in request.get("messages") or []:

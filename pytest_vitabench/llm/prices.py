@@ -1,19 +1,7 @@
 """Token prices per model, from a dict, an inline spec or a small TOML/JSON file.
 
-Accepted forms (``--vita-prices`` / ini ``vita_prices``):
-
-- inline: ``gpt-4.1=2/8,gpt-4.1-mini=0.4/1.6`` (USD per million prompt / completion tokens), or with the
-  cached-input rate in the middle: ``gpt-4.1=2/0.5/8`` (prompt / cached prompt / completion);
-- a ``.toml`` or ``.json`` file mapping model names to ``{prompt_per_1m, cached_per_1m, completion_per_1m}``
-  (``cached_per_1m`` optional), either at the top level or under a ``models`` table. The official
-  ``models.yaml`` field names ``prompt_price`` and ``completion_price`` are accepted too, so its
-  ``cost_1m_token_dollar`` blocks can be copied over.
-
-Without a cached rate, cached prompt tokens are billed at the prompt rate (the list price without cache).
-A file entry may also carry ``batch_factor``: what a request sent through the provider's Batch API costs
-relative to the same request sent alone (default :data:`BATCH_PRICE_FACTOR`, half, as OpenAI and Anthropic
-price it); ``--vita-judge-batch`` and ``vitabench estimate --vita-judge-batch`` bill the judge with it.
-Reasoning tokens are billed as completion tokens (OpenAI counts them inside ``completion_tokens``).
+The forms (``--vita-prices``) are in docs/cost.md. Reasoning tokens are billed as completion tokens
+(OpenAI counts them inside ``completion_tokens``).
 """
 
 from __future__ import annotations
@@ -108,15 +96,8 @@ def _from_inline(spec: str) -> dict[str, ModelPrice]:
 
 
 def load_prices(spec: str | Path | Mapping[str, Any] | None, *, base_dir: Path | None = None) -> dict[str, ModelPrice]:
-    """Prices from a mapping, a file path (``.toml``/``.json``) or an inline spec.
-
-    Args:
-        spec: What the user gave; ``None`` or empty means no prices (costs are then reported as unknown).
-        base_dir: Where a relative file path is resolved (the rootdir, for an ini value).
-
-    Raises:
-        ValueError: The spec or file is malformed (the message says which entry).
-    """
+    """Prices from a mapping, a file path (``.toml``/``.json``, relative to ``base_dir``) or an inline spec;
+    none for ``None`` or empty. :class:`ValueError` names the malformed entry."""
     if spec is None or (isinstance(spec, str) and not spec.strip()):
         return {}
     if isinstance(spec, Mapping):
@@ -154,10 +135,8 @@ def load_prices(spec: str | Path | Mapping[str, Any] | None, *, base_dir: Path |
 
 
 def price_for(prices: Mapping[str, ModelPrice], model: str) -> ModelPrice | None:
-    """The price of ``model``; a dated snapshot falls back to its base name. ``None`` when unknown.
-
-    Only date suffixes fall back: ``gpt-4.1-mini`` is never priced as ``gpt-4.1``.
-    """
+    """The price of ``model``, a dated snapshot's falling back to its base name (only date suffixes:
+    ``gpt-4.1-mini`` is never priced as ``gpt-4.1``); ``None`` when unknown."""
     if model in prices:
         return prices[model]
     base = _SNAPSHOT.sub("", model)

@@ -1,19 +1,9 @@
 """Request-rate and concurrency limits shared by every process of a run (all xdist workers together).
 
-Coordination goes through exclusive locks (:class:`~pytest_vitabench.store.FileLock`: ``flock`` on POSIX,
-``msvcrt.locking`` on Windows) on small files in one shared directory, so it needs no server, survives a
-crashed worker (the operating system drops a dead process's locks) and works between threads too (each
-acquisition opens its own descriptor).
-
-- **Rate**: a sliding-window log kept as a ring of the last ``limit`` request times in one file. A new
-  request may go when the oldest of those is more than a window old, so no window ever holds more than
-  ``limit`` requests. A caller that must wait sleeps until that moment rather than polling.
-- **Concurrency**: ``limit`` slot files; holding an exclusive lock on one is holding a slot. Nothing
-  announces a slot's release across processes, so a waiter polls with a growing sleep (2 ms to 50 ms).
-
-Both waits are bounded by ``max_wait_s``: :class:`LimiterTimeout` then. Every limiter of :mod:`pytest_vitabench.llm`
-(these, the Redis ones of :mod:`.redis_limits` and the token budget of :mod:`.tokenrate`) waits through
-:func:`wait_for`.
+Coordination goes through file locks in one shared directory: no server, and a crashed worker's locks are
+dropped by the operating system. The rate is a ring of the last ``rpm`` request times (a request goes when
+the oldest is a window old); in flight, holding a lock on one of ``max_concurrency`` slot files. Every
+limiter of :mod:`pytest_vitabench.llm` waits through :func:`wait_for`.
 """
 
 from __future__ import annotations
@@ -36,18 +26,12 @@ _HEAD = struct.Struct("<Q")
 _STAMP = struct.Struct("<d")
 #: The growing sleep of a waiter that must poll (nothing announces a slot's release), in seconds.
 POLL_S = (0.002, 0.05)
-#: Providers count a request when it arrives, a moment after we stamp it; waiting a little longer than
-#: the window (1% of it, at least 50 ms, at most 250 ms) keeps that transit jitter from showing up as one
-#: request too many at their end.
-_GUARD_FRACTION = 0.01
-_GUARD_MIN_S = 0.05
-_GUARD_MAX_S = 0.25
 
 
 def guard_for(window_s: float) -> float:
-    """How much longer than ``window_s`` a stamp is kept, for the transit between our stamp and the
-    provider's count (see :data:`_GUARD_FRACTION`)."""
-    return min(max(window_s * _GUARD_FRACTION, _GUARD_MIN_S), _GUARD_MAX_S)
+    """How much longer than ``window_s`` a stamp is kept: providers count a request a moment after we stamp
+    it, and 1% of the window (50 to 250 ms) keeps that transit from showing up as one request too many."""
+    return min(max(window_s * 0.01, 0.05), 0.25)
 
 
 class LimiterTimeout(TimeoutError):
@@ -61,11 +45,7 @@ def wait_for(take: Callable[[], float | None], *, max_wait_s: float, refused: st
     Args:
         take: Takes the slot and returns ``None``, or returns the seconds until one may be free (``0``: not
             known, poll with a sleep growing from ``poll_s[0]`` to ``poll_s[1]``).
-        max_wait_s: The longest wait. A known wait is cut at this deadline; a poll that would pass it gives up.
-        refused: What was not had, for the message: ``"no request slot (10 per 60 s)"``.
-
-    Raises:
-        LimiterTimeout: No slot within ``max_wait_s``.
+        refused: What was not had, for the :class:`LimiterTimeout` after ``max_wait_s``.
     """
     start = time.monotonic()
     poll = poll_s[0]
@@ -103,9 +83,6 @@ class Limiter:
             private one, created only if a limit is set (the limits then hold within this process).
         rpm: Requests allowed per ``window_s``; ``None``: unlimited.
         max_concurrency: Requests in flight at once; ``None``: unlimited.
-        window_s: The sliding window of ``rpm`` (60 s for requests per minute).
-        max_wait_s: The longest wait for a slot.
-        scope: A name separating independent budgets in the same directory.
     """
 
     def __init__(self, state_dir: Path | str | None, *, rpm: int | None = None, max_concurrency: int | None = None,
@@ -155,7 +132,7 @@ class Limiter:
             held[0].release()
 
     def acquire_rate(self) -> float:
-        """Take a request slot in the current window, sleeping until one is free; returns the seconds waited."""
+        """Take a request slot in the current window; returns the seconds waited."""
         if not self.rpm:
             return 0.0
         rpm = self.rpm

@@ -1,18 +1,9 @@
-"""``--vita-limits-url redis://...``: one requests-per-window and in-flight budget shared by every process that
-names the same Redis server, on any machine (the shards of a run on several runners, or several runs that
-share a provider's key).
+"""``--vita-limits-url redis://...``: the request-rate and in-flight budgets shared by every process that
+names the same Redis server, on any machine.
 
-The file-based :class:`~pytest_vitabench.llm.ratelimit.Limiter` holds the limits across the processes of one
-machine; shards on several machines would each get the whole budget. This limiter keeps the same two
-budgets in Redis, each changed by one Lua script (atomic on the server, so no two clients take the last
-slot) and timed by the server's clock (the machines' clocks need not agree):
-
-* the rate: a sorted set of the request times in the current window; a request is admitted when fewer
-  than ``rpm`` are in it, otherwise it sleeps until the oldest leaves the window;
-* in flight: a sorted set of the holders of a slot, each with a lease of the request timeout plus a
-  margin, so a process killed while holding a slot gives it back when the lease ends.
-
-Needs the ``redis`` package (``pip install 'pytest-vitabench[redis]'``).
+Each budget is a sorted set changed by one Lua script (atomic on the server, so no two clients take the last
+slot) and timed by the server's clock (the machines' clocks need not agree). A slot holder has a lease of
+the request timeout plus a margin, so a process killed while holding a slot gives it back when it ends.
 """
 
 from __future__ import annotations
@@ -23,9 +14,9 @@ from contextlib import contextmanager
 from typing import Any
 
 from .ratelimit import LimiterTimeout, wait_for
+from .secrets import redact_url, register_secret
 
-#: Keys of every budget start with this (then the scope, the kind and the limit itself, so different
-#: limits never share a key).
+#: Then the scope, the kind and the limit itself, so different limits never share a key.
 KEY_PREFIX = "vitabench:limits"
 #: Seconds a slot holder keeps its lease beyond the request timeout.
 LEASE_MARGIN_S = 30.0
@@ -67,15 +58,10 @@ class RedisLimiter:
 
     Args:
         url: ``redis://[:password@]host:port/db`` (or ``rediss://``, ``unix://``).
-        rpm: Requests allowed per ``window_s``; ``None``: unlimited.
-        max_concurrency: Requests in flight at once; ``None``: unlimited.
-        window_s: The sliding window of ``rpm``.
-        max_wait_s: The longest wait for a slot.
         lease_s: How long a slot holder keeps its slot at most (a killed holder's slot comes back then).
-        scope: A name separating independent budgets on the same server.
 
     Raises:
-        ValueError: The ``redis`` package is not installed.
+        ValueError: The ``redis`` package is not installed, or the server cannot be reached.
     """
 
     def __init__(self, url: str, *, rpm: int | None = None, max_concurrency: int | None = None,
@@ -90,8 +76,6 @@ class RedisLimiter:
         self.window_s = window_s
         self.max_wait_s = max_wait_s
         self.lease_s = lease_s
-        from .secrets import redact_url, register_secret
-
         self.shown_url = redact_url(url)
         self._errors: tuple[type[BaseException], ...] = (redis.RedisError, OSError)
         try:

@@ -6,10 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-#: Where providers put the prompt tokens served from their prompt cache, in the order we look:
-#: OpenAI, Azure and vLLM (``--enable-prompt-tokens-details``) nest ``cached_tokens`` under
-#: ``prompt_tokens_details``; the Responses API's shape uses ``input_tokens_details``; DeepSeek reports
-#: ``prompt_cache_hit_tokens``, Anthropic-compatible layers ``cache_read_input_tokens``, Moonshot ``cached_tokens``.
+#: Where providers put the prompt tokens served from their prompt cache (OpenAI, Azure and vLLM; the Responses
+#: API; DeepSeek; Anthropic-compatible layers; Moonshot), in the order we look.
 _CACHED_SPELLINGS = (("prompt_tokens_details", "cached_tokens"), ("input_tokens_details", "cached_tokens"),
                      ("prompt_cache_hit_tokens",), ("cache_read_input_tokens",), ("cached_tokens",))
 

@@ -1,11 +1,8 @@
 """When to retry an LLM request and how long to wait first.
 
-Retried: HTTP 408, 409, 429 and 5xx, timeouts and connection errors. Any other 4xx is the request's
-fault (bad parameters, context too long, bad key) and fails at once. The wait is the server's
-``retry-after-ms`` / ``Retry-After`` (seconds or an HTTP date) when it sends one, capped at
-``retry_after_max_s``; otherwise an exponential backoff with jitter. The jitter is seeded from the
-request itself, so a run is reproducible while different requests still spread out instead of
-retrying in lockstep.
+Retried: HTTP 408, 409, 429 and 5xx, timeouts and connection errors; any other 4xx is the request's fault.
+The backoff's jitter is seeded from the request itself, so a run is reproducible while different requests
+still spread out instead of retrying in lockstep.
 """
 
 from __future__ import annotations
@@ -105,26 +102,15 @@ def token_reset_wait(message: str, headers: Mapping[str, str] | None = None) -> 
 
 @dataclass(frozen=True)
 class Backoff:
-    """Exponential backoff with "equal jitter": half the delay fixed, half drawn at random.
-
-    Attributes:
-        base_s: The first delay (attempt 0).
-        max_s: The cap of the computed delay.
-        retry_after_max_s: The cap of a server-requested delay.
-    """
+    """Exponential backoff with "equal jitter": half the delay fixed, half drawn at random."""
 
     base_s: float = 1.0
     max_s: float = 60.0
     retry_after_max_s: float = 600.0
 
     def delay(self, attempt: int, *, retry_after: float | None = None, salt: str = "") -> float:
-        """Seconds to wait before retry number ``attempt + 1``.
-
-        Args:
-            attempt: How many attempts have failed so far, minus one.
-            retry_after: The server's requested wait; honoured as given (up to the cap).
-            salt: Identifies the request, seeding the jitter.
-        """
+        """Seconds to wait before retry ``attempt + 1``: the server's ``retry_after`` (capped), or the backoff
+        with its jitter seeded by ``salt`` (the request)."""
         if retry_after is not None:
             return min(retry_after, self.retry_after_max_s)
         ceiling = min(self.max_s, self.base_s * (2 ** attempt))

@@ -1,16 +1,9 @@
 """Keep credentials out of everything a run writes: terminal, logs at any level, reports, JUnit, caches.
 
-Three defences, each cheap:
-
-* :func:`check_base_url` refuses an endpoint URL that carries credentials (``https://user:pw@host/v1``, or a
-  ``?api-key=...`` query). The HTTP library would turn user-info into ``Authorization: Basic ...`` in place
-  of the Bearer key, and the URL itself is printed by request logs. The message shows the URL redacted.
-* :func:`redact` removes known secrets, ``Bearer``/``Basic`` credentials, ``api-key: ...`` header values and
-  URL user-info from a text (used on every server error quoted in an :class:`~.errors.LLMError`).
-* :func:`install_log_redaction` applies :func:`redact` to every log record of ``openai``, ``httpx``,
-  ``httpcore`` and ``pytest_vitabench`` loggers when it is created, so no handler (pytest's live log,
-  ``--log-file``, caplog, JUnit's captured log) ever holds a secret. ``httpcore`` logs response headers at
-  DEBUG level; a proxy that echoes ``Authorization`` back would otherwise put the key there.
+An endpoint URL with credentials is refused (the HTTP library would send user-info in place of the key,
+and request logs print the URL); every server error quoted in an error is redacted; and every log record of
+the HTTP stack is redacted when it is created (``httpcore`` logs response headers at DEBUG level, which a
+proxy echoing ``Authorization`` would fill with the key).
 """
 
 from __future__ import annotations
@@ -52,11 +45,7 @@ class CredentialsInURL(ValueError):
 
 
 def check_base_url(url: str | None, what: str = "the base URL (--vita-base-url or $OPENAI_BASE_URL)") -> None:
-    """Refuse a URL with user-info or a credential-like query parameter.
-
-    Raises:
-        CredentialsInURL: The message shows the URL with every credential replaced by ``***``.
-    """
+    """Refuse (:class:`CredentialsInURL`) a URL with user-info or a credential-like query parameter."""
     if not url:
         return
     if "," in url:  # several endpoints of one model: each is checked

@@ -1,22 +1,11 @@
 """A tokens-per-window budget shared by every process of a run (``--vita-tpm``), and the pause a provider's
 token-limit 429 imposes on all of them.
 
-Providers meter tokens, not requests: at ~130k prompt tokens per ``full_context`` item an organisation's
-tokens-per-minute limit is reached long before its requests-per-minute limit. So each request is charged
-*before* it is sent, with an estimate of what the provider will count (the prompt's ``cl100k_base`` tokens,
-as :func:`~pytest_vitabench.memory.tokens.count_tokens` counts them, plus the completion allowance the
-request asks for), and the charge is *corrected* to the response's ``usage`` once it arrives, so an
-estimate that was off costs at most one request's error while that request is in the window.
-
-The state is one small file in the run's shared directory, locked with
-:class:`~pytest_vitabench.store.FileLock` like the request-rate ring of :mod:`.ratelimit`: a log of
-``(time, tokens, ticket)`` charges inside the window, plus a "paused until" stamp. A request may go when
-the charges of the last window plus its own fit the budget; a request larger than the whole budget goes
-alone into an empty window (refusing it would stall the run for ever). A waiter sleeps until enough of
-the oldest charges leave the window.
-
-A 429 whose message names a token limit pauses the budget for every process until the provider's reset
-(its ``Retry-After`` / ``x-ratelimit-reset-tokens`` header or the "try again in" of its message): the other
+Each request is charged *before* it is sent with an estimate of what the provider will count, and the
+charge is *corrected* to the response's ``usage``, so an estimate that was off costs at most one request's
+error while it is in the window. The state is one locked file in the run's shared directory: the charges
+inside the window and a "paused until" stamp. A request larger than the whole budget goes alone into an
+empty window (refusing it would stall the run for ever). A token-limit 429 pauses every process: the other
 workers would otherwise run into the same wall one after another.
 """
 
@@ -42,17 +31,9 @@ MESSAGE_OVERHEAD = 4
 
 
 def estimate_request_tokens(request: Mapping[str, Any], count_tokens: Callable[[str], int]) -> int:
-    """What a provider's token limiter charges ``request`` on arrival: prompt tokens plus the completion
-    allowance (``max_tokens`` / ``max_completion_tokens``).
-
-    Args:
-        request: The chat (or embeddings) request.
-        count_tokens: Tokens of a text (the run's ``cl100k_base`` counter,
-            :func:`pytest_vitabench.memory.tokens.count_tokens`).
-
-    The tool schemas are counted as their JSON text, which over-counts a little (providers render them more
-    tersely): an over-estimate only delays a request until the response's usage corrects it.
-    """
+    """What a provider's token limiter charges a chat or embeddings ``request`` on arrival: prompt tokens
+    plus the completion allowance. Tool schemas count as their JSON text, a little over: an over-estimate
+    only delays a request until the response's usage corrects it."""
     total = 0
     for message in request.get("messages") or ():
         total += MESSAGE_OVERHEAD + count_tokens(_text_of(message.get("content")))
@@ -82,9 +63,6 @@ class TokenBudget:
     Args:
         state_dir: The run's shared directory; ``None``: a private one (the budget holds in this process).
         tokens: The budget per window; ``None``: unlimited (the token-limit pause still applies).
-        window_s: The sliding window (60 s for tokens per minute).
-        max_wait_s: The longest wait before :class:`~.ratelimit.LimiterTimeout`.
-        scope: Separates independent budgets in one directory.
     """
 
     def __init__(self, state_dir: Path | str | None, *, tokens: int | None, window_s: float = 60.0,
@@ -99,9 +77,6 @@ class TokenBudget:
         self._name = f"{scope}.tokens-{tokens or 0}-per-{window_s:g}s"
         self._file: Path | None = None
 
-    def __repr__(self) -> str:
-        return f"TokenBudget(tokens={self.tokens}, window_s={self.window_s:g})"
-
     @property
     def path(self) -> Path:
         if self._file is None:
@@ -111,12 +86,8 @@ class TokenBudget:
         return self._file
 
     def charge(self, tokens: int) -> int | None:
-        """Wait until ``tokens`` fit the window (and any pause is over), charge them; returns the ticket
-        that :meth:`correct` takes, or ``None`` when nothing was charged (no budget set).
-
-        Raises:
-            LimiterTimeout: The tokens did not fit within ``max_wait_s``.
-        """
+        """Wait until ``tokens`` fit the window (and any pause is over), charge them; the ticket that
+        :meth:`correct` takes (``None``: no budget set). :class:`LimiterTimeout` after ``max_wait_s``."""
         charged: list[int | None] = []
 
         def take() -> float | None:

@@ -1,8 +1,6 @@
 """GitHub Actions output: a markdown job summary (``$GITHUB_STEP_SUMMARY``) and ``::error`` annotations.
 
-Pure functions of the run's metrics, results and gate outcome; the plugin decides when to call them
-(the summary whenever ``GITHUB_STEP_SUMMARY`` names a file, the annotations when ``GITHUB_ACTIONS`` is
-``true``). The summary is appended, as GitHub expects when several steps write to the same file.
+Pure functions of the run's metrics, results and gate outcome; the plugin decides when to call them.
 """
 
 from __future__ import annotations
@@ -65,11 +63,8 @@ def _regressions(regressions: Sequence[str | Mapping[str, Any]]) -> list[str]:
 
 
 def worst_subtasks(results: Sequence[ItemResult], n: int = WORST) -> list[dict[str, Any]]:
-    """The ``n`` (memory, user, subtask) units with the lowest mean reward, most errors first on ties.
-
-    Each entry has ``memory``, ``user_id``, ``subtask_id``, ``domain``, ``mean_reward``, ``passed``,
-    ``trials``, ``errors`` and ``unmet`` (the most frequent unmet rubric, or the first error).
-    """
+    """The ``n`` (memory, user, subtask) units with the lowest mean reward, most errors first on ties; each
+    with its most frequent unmet rubric (or first error) as ``unmet``."""
     units: dict[tuple[str, str, str], list[ItemResult]] = defaultdict(list)
     for r in results:
         if r.outcome != "skipped":
@@ -99,18 +94,11 @@ def step_summary(metrics: Mapping[str, Any], results: Sequence[ItemResult], *, t
     """The markdown job summary of a run.
 
     Args:
-        metrics: From :func:`pytest_vitabench.metrics.compute_metrics`.
-        results: The run's items.
-        title: The heading.
-        config: The run's model settings, shown in one line (``model``, ``memory``, ``trials``...).
+        config: The run's model settings, shown in one line.
         thresholds: The ``--vita-fail-under`` outcomes, when thresholds were given.
         regressions: Regressions against a baseline, when one was given: sentences, or one mapping per
             regression (its keys become the table's columns).
         verdict: The exit-status line (see :func:`pytest_vitabench.report.exit_policy.explain`).
-        worst: How many of the worst subtasks to list.
-
-    Returns:
-        Markdown text ending with a newline.
     """
     lines = [f"## {title}", ""]
     if verdict:
@@ -146,7 +134,7 @@ def step_summary(metrics: Mapping[str, Any], results: Sequence[ItemResult], *, t
 
 
 def write_step_summary(path: str | Path, markdown: str) -> None:
-    """Append ``markdown`` to the job summary file."""
+    """Append ``markdown`` to the job summary file (several steps may write to it)."""
     with open(path, "a", encoding="utf-8") as handle:
         handle.write(markdown)
 

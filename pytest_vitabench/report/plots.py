@@ -1,17 +1,7 @@
 """The paper's analyses of one run as plot data, and as PNG/SVG files with matplotlib.
 
-:func:`plot_data` is pure Python (the viewer draws the same data in the browser without any library);
-:func:`render_plots` needs matplotlib (the ``plot`` extra), chosen because it is the long-maintained
-standard for static scientific figures, writes PNG and SVG with no browser or server (the Agg backend),
-and its SVGs embed cleanly in reports.
-
-Figures:
-* ``position``: Avg reward by the subtask's position in its user's sequence (the paper's decline figure),
-  one line per memory backend, with the number of items per point.
-* ``domain``: subtask-level Avg@k per domain and backend, with 95% intervals.
-* ``backend``: subtask-level Avg@k per backend, with 95% intervals.
-* ``skill``: proactive vs personalize per backend, with 95% intervals.
-* ``pass_hat_k``: Pass^k for k = 1..K per backend (the reliability curve).
+:func:`plot_data` is pure Python (the viewer draws the same data in the browser); :func:`render_plots`
+needs matplotlib (the ``plot`` extra). The figures are described in docs/looking-at-a-run.md.
 """
 
 from __future__ import annotations
@@ -54,16 +44,8 @@ def _bar_group(metrics: Mapping[str, Any], breakdown: str | None) -> dict[str, A
 
 
 def plot_data(results: Sequence[Mapping[str, Any]], metrics: Mapping[str, Any]) -> dict[str, Any]:
-    """Every figure's data.
-
-    Args:
-        results: Item records (``memory``, ``subtask_index``, ``user_id``, ``subtask_id``, ``trial``,
-            ``reward``, ``outcome``).
-        metrics: The report's metrics (for the intervals of the bar charts).
-
-    Returns:
-        ``{figure: data}`` for each name in :data:`FIGURES`.
-    """
+    """``{figure: data}`` for each name in :data:`FIGURES`, from the item records and the report's metrics
+    (for the intervals of the bar charts)."""
     scored = [r for r in results if r.get("outcome") != "skipped"]
     by_position: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
     units: dict[str, dict[tuple[str, str], list[float]]] = defaultdict(lambda: defaultdict(list))
@@ -105,11 +87,7 @@ _TITLES = {
 
 def render_plots(data: Mapping[str, Any], out_dir: str | Path, formats: Sequence[str] = ("png", "svg"),
                  title_suffix: str = "") -> list[Path]:
-    """Write each figure as ``<out_dir>/<figure>.<format>``.
-
-    Raises:
-        ImportError: If matplotlib is not installed (``pip install 'pytest-vitabench[plot]'``).
-    """
+    """Write each figure as ``<out_dir>/<figure>.<format>`` (:class:`ImportError` without matplotlib)."""
     import matplotlib
 
     matplotlib.use("Agg")

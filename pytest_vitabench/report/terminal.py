@@ -1,10 +1,6 @@
-"""The terminal summary: one compact table of the metrics and a few lines of run facts.
+"""The terminal summary: one compact table of the metrics and a few lines of run facts, as plain strings.
 
-The metrics table's columns are declared here once (:data:`METRIC_COLUMNS`, :data:`COUNT_COLUMNS`); the
-GitHub job summary renders the same header and rows as markdown.
-
-Pure strings (no colour codes) so the plugin can hand them to pytest's terminal writer and tests can
-compare them.
+The metrics table's columns are declared here once; the GitHub job summary renders the same rows.
 """
 
 from __future__ import annotations
@@ -13,6 +9,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..llm.ledger import align
 from ..memory.registry import pivot_key
 from ..messages import Usage
 from ..metrics import METRICS, PAIRED_REFERENCES
@@ -61,13 +58,6 @@ def metrics_row(memory: str, label: str, level: Mapping[str, Any], k: int, unsco
             *(str(level.get(key, 0)) for _, key in _counts(unscored))]
 
 
-def _align(rows: list[list[str]], text_columns: int) -> list[str]:
-    """The rows as aligned lines: the first ``text_columns`` (names) left-aligned, numbers right-aligned."""
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return ["  ".join(c.ljust(w) if i < text_columns else c.rjust(w)
-                      for i, (c, w) in enumerate(zip(row, widths, strict=True))).rstrip() for row in rows]
-
-
 def _usage_line(results: Sequence[ItemResult]) -> str | None:
     totals: dict[str, Usage] = {}
     for r in results:
@@ -107,15 +97,8 @@ def _paired_cell(entry: dict[str, Any] | None) -> str:
 
 
 def render_pivot(metrics: dict[str, Any]) -> list[str]:
-    """The backend comparison: one row per memory backend at the subtask level, Avg@k / Pass@k / Pass^k,
-    and the per-user paired difference of Avg@k against ``none`` and ``groundtruth`` when they ran.
-
-    Args:
-        metrics: The output of :func:`pytest_vitabench.metrics.compute_metrics`.
-
-    Returns:
-        The lines (empty when fewer than two backends ran).
-    """
+    """The backend comparison (no lines for fewer than two backends): one row per backend at the subtask
+    level, and the per-user paired difference of Avg@k against the references that ran."""
     if len(metrics) < 2:
         return []
     memories = sorted(metrics, key=pivot_key)  # from the floor to the ceiling, then the others by name
@@ -137,25 +120,14 @@ def render_pivot(metrics: dict[str, Any]) -> list[str]:
     if references:
         title = (f"Memory backends (subtask level, k={k_label}; vs: paired per-user difference of Avg@{k_label}, "
                  "95% bootstrap interval over users)")
-    return [title, *_align(rows, 1)]
+    return [title, *align(rows, 1)]
 
 
 def render_table(metrics: dict[str, Any], results: list[ItemResult]) -> list[str]:
-    """The terminal summary of a run.
+    """The terminal summary of a run, as lines without trailing newlines.
 
-    One row per memory backend at the subtask level (the headline), then the user-level rows, then the
-    by-domain and by-skill rows; each metric shows its 95% interval. When several backends ran, the
-    comparison pivot of :func:`render_pivot` follows. Then one line each for item outcomes, rubrics not
-    judged, and (when any is non-zero) token usage and cost per role. When the judge failed to return some
-    verdict, an ``unscored`` column counts the items left out of the metrics for it (the judge's failure,
-    not the agent's), and a line counts the rubrics.
-
-    Args:
-        metrics: The output of :func:`pytest_vitabench.metrics.compute_metrics`.
-        results: The items the metrics were computed from.
-
-    Returns:
-        The lines, without trailing newlines.
+    When the judge failed to return some verdict, an ``unscored`` column counts the items left out of the
+    metrics for it (the judge's failure, not the agent's).
     """
     ks = {m["k"] for m in metrics.values()}
     k_shared = next(iter(ks)) if len(ks) == 1 else None
@@ -178,7 +150,7 @@ def render_table(metrics: dict[str, Any], results: list[ItemResult]) -> list[str
                 m = metrics[memory]
                 for name, sub in m["subtask"].get(breakdown, {}).items():
                     rows.append(metrics_row(memory, f"{prefix}={name}", sub, m["k"], judge_failed))
-        lines.extend(_align(rows, 2))
+        lines.extend(align(rows, 2))
         short = sum(m[level].get("n_short", 0) for m in metrics.values() for level in ("subtask", "user"))
         if short:
             lines.append(f"note: {short} unit(s) had fewer than k trials and score 0")

@@ -1,10 +1,7 @@
 """What identifies a run's configuration, and which earlier run ``--vita-resume`` may continue.
 
-An item is reused on resume when its run's *scoring configuration* equals this run's and its suite file
-has the same sha256. The scoring configuration is the report's ``config`` block (every ``--vita-*``
-setting that can change an item's outcome, and the plugin version) without the settings that only say
-how to reach the endpoint (``base_url``, ``api_key_env``): resuming against another port or host of the
-same model is allowed. Rate limits, timeouts, cache mode and concurrency are not part of it either.
+The *scoring configuration* is the report's ``config`` block without the settings that only say how to
+reach the endpoint: resuming against another port or host of the same model is allowed.
 """
 
 from __future__ import annotations
@@ -79,16 +76,8 @@ def differences(saved: dict[str, Any], current: dict[str, Any]) -> list[str]:
 
 
 def find_resumable(rootdir: str | Path, requested: str, config: dict[str, Any]) -> RunStore | None:
-    """The run that ``--vita-resume`` continues.
-
-    Args:
-        rootdir: The pytest rootdir (runs live in ``<rootdir>/.vitabench/runs``).
-        requested: ``latest`` (the newest run with the same scoring configuration), or a run directory
-            (a path, or a run id under the runs directory).
-        config: This run's config block.
-
-    Returns:
-        The run to continue, or ``None`` for ``latest`` when there is no earlier run at all.
+    """The run that ``--vita-resume`` continues: ``requested`` is ``latest`` (the newest run with the same
+    scoring configuration; ``None`` when there is no earlier run at all), a path or a run id.
 
     Raises:
         ResumeError: The requested run does not exist or has another configuration; or, for ``latest``,

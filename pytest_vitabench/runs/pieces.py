@@ -1,10 +1,7 @@
-"""The pieces of one run made in several processes (``--vita-shard``), read back and put together.
+"""The pieces of one run made in several processes (``--vita-shard``), read back, checked and put together.
 
-A piece is a run directory (a shard's ``.vitabench/runs/<run-id>/shard-I-of-N/``, or any run's), a
-directory holding such directories (the run's ``<run-id>/`` with every shard downloaded into it), or a JSON
-report. :func:`combine` checks that the pieces measured the same thing (the scoring settings and the
-suite files' sha256) and that no item is in two of them, and returns their items, usage and config as
-one run made in one process would have them; what is missing (a shard that never arrived) is listed.
+A piece is a run directory, a directory holding such directories (a run's ``<run-id>/`` with its shards
+downloaded into it), or a JSON report.
 """
 
 from __future__ import annotations
@@ -18,13 +15,12 @@ from typing import Any
 from ..result import ItemResult
 from .manifest import scoring_config
 from .reader import open_run
+from .records import result_of
 from .session import SUMMARY
 from .store import MANIFEST, RunStore
 
 #: Keys of a report's config block that say how a piece ran or are derived from it, never what it measured.
 _PER_PIECE = frozenset({"suites", "profile_summary", "suite_languages"})
-#: The journal fields that are the journal's own, not the item's.
-_JOURNAL_ONLY = ("suite_sha256", "config_sha256")
 
 
 class MergeError(ValueError):
@@ -52,18 +48,15 @@ class Piece:
 
 @dataclass
 class Combined:
-    """The pieces as one run.
+    """The pieces as one run, as one made in one process would have it.
 
     Attributes:
         config: The report's config block (of the first piece; the scoring settings are the same in all).
-        results: Every item's result, sorted by node id as a one-process run's report is.
+        results: Every item's result, sorted by node id.
         usage: The pieces' LLM usage added up (``None`` when no piece recorded any).
-        run_id: The run id the pieces share (or the first one's, when they differ).
-        stores: Every piece's run directory, where the trajectories and snapshots are.
         planned: Items the whole run planned (the selection before sharding), when the pieces say it.
-        missing: Sentences naming what is missing: shards that did not arrive.
+        missing: Sentences naming shards that did not arrive.
         notes: Other things to know: pieces whose LLM usage is unknown.
-        pieces: The sources merged.
     """
 
     config: dict[str, Any]
@@ -82,12 +75,7 @@ class Combined:
 
 
 def expand(paths: Iterable[str | Path]) -> list[Path]:
-    """Each path as the pieces it holds: a run directory, the run directories one level below a directory
-    without a manifest (a run's ``<run-id>/`` holding its shards; downloaded artifacts), or a report file.
-
-    Raises:
-        MergeError: A path that is none of these (all of them listed).
-    """
+    """Each path as the pieces it holds; :class:`MergeError` lists the paths that hold none."""
     out: list[Path] = []
     problems = []
     for raw in paths:
@@ -108,11 +96,7 @@ def expand(paths: Iterable[str | Path]) -> list[Path]:
 
 
 def read_piece(path: Path) -> Piece:
-    """One piece: a run directory (its manifest, journal and ``summary.json``) or a JSON report.
-
-    Raises:
-        MergeError: Not a report or run directory (the message says why).
-    """
+    """One piece: a run directory (its manifest, journal and ``summary.json``) or a JSON report."""
     try:
         run = open_run(path)
     except (OSError, ValueError) as exc:
@@ -122,9 +106,8 @@ def read_piece(path: Path) -> Piece:
         manifest = run.store.manifest() or {}
         summary = _summary(run.store.path)
         config = dict(summary.get("config") or report.get("config") or {})
-        rows = [{k: v for k, v in row.items() if k not in _JOURNAL_ONLY} for row in report.get("results", [])]
         shard = (manifest.get("selection") or {}).get("shard")
-        return Piece(source=path, config=config, results=rows, usage=summary.get("usage"),
+        return Piece(source=path, config=config, results=run.results, usage=summary.get("usage"),
                      run={**report.get("run", {}), **(summary.get("run") or {}), "dir": str(run.store.path.resolve()),
                           "selection": manifest.get("selection") or {}},
                      shard=shard, store=run.store)
@@ -172,9 +155,8 @@ def combine(paths: Iterable[str | Path], *, ignored_settings: Iterable[str] = ()
     """Read and check the pieces, and put them together.
 
     Args:
-        paths: Run directories, directories of run directories, or JSON reports.
-        ignored_settings: Settings that say how a piece ran, not what it measured (the run-scoped ones:
-            limits, outputs, gates, ``--vita-shard``); they may differ between pieces.
+        ignored_settings: Settings that say how a piece ran, not what it measured (limits, outputs, gates,
+            ``--vita-shard``); they may differ between pieces.
 
     Raises:
         MergeError: Nothing to merge; pieces whose settings or suites differ; an item in two pieces.
@@ -205,8 +187,7 @@ def combine(paths: Iterable[str | Path], *, ignored_settings: Iterable[str] = ()
         raise MergeError("cannot merge these pieces, they measured different things:\n"
                          + "\n".join(f"  {line}" for line in shown))
     rows = sorted((row for piece in pieces for row in piece.results), key=lambda r: r["nodeid"])
-    results = [ItemResult.model_validate({k: v for k, v in row.items() if k in ItemResult.model_fields})
-               for row in rows]
+    results = [result_of(row) for row in rows]
     return Combined(config=_merged_config(pieces), results=results, usage=_usage(pieces),
                     run_id=_run_id(pieces), stores=[p.store for p in pieces if p.store is not None],
                     planned=_planned(pieces), missing=_missing(pieces), notes=_notes(pieces),

@@ -1,21 +1,8 @@
 """Read a run back: :func:`open_run` takes a JSON report (schema ``vitabench-report/1`` or ``/2``) or a run
-directory (``.vitabench/runs/<run-id>/``, finished or not) and gives one :class:`Run`.
+directory (finished or not) and gives one :class:`Run` (usage in docs/looking-at-a-run.md).
 
-Usage::
-
-    from pytest_vitabench.runs import open_run
-
-    run = open_run("report.json")            # or open_run(".vitabench/runs/20261130-125959-3f9a1c")
-    run.report["metrics"]["full_context"]["subtask"]["avg@4"]
-    for row in run.results:                   # summaries: no trajectories, no snapshots
-        messages = run.messages(row["nodeid"])          # list of message dicts, read on demand
-        snapshot = run.memory_snapshot(row["nodeid"])   # the memory text the agent was given
-
-``Run.report`` is a report dict of schema /2 in every case: ``config``, ``run`` (metadata), ``metrics``,
-``results`` (each result without ``messages`` / ``memory_snapshot``), plus ``usage`` when the source has it.
-For a run directory, ``metrics`` are computed from the journal; a run killed halfway reads as a partial run.
-Trajectories and snapshots are loaded lazily from the run directory's blobs (or, for a /1 report, from the
-report itself), so opening a 10,000-item run does not hold 10,000 trajectories in memory.
+``Run.report`` has the schema /2 shape in every case, its results without trajectories and snapshots,
+which are read on demand: opening a 10,000-item run does not hold 10,000 trajectories in memory.
 """
 
 from __future__ import annotations
@@ -25,6 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from .records import result_of
 from .store import RunStore
 
 SCHEMA_V1 = "vitabench-report/1"
@@ -33,13 +21,7 @@ _HEAVY = ("messages", "memory_snapshot")
 
 
 class Run:
-    """A run opened by :func:`open_run`.
-
-    Attributes:
-        report: The summary document (schema /2 shape, see the module docstring).
-        source: The path it was opened from.
-        store: The run directory holding trajectories and snapshots, when it is known and present.
-    """
+    """A run opened by :func:`open_run`; ``store`` holds its trajectories and snapshots, when it is present."""
 
     def __init__(self, report: dict[str, Any], *, source: Path, store: RunStore | None,
                  inline: dict[str, dict[str, Any]] | None = None, more_stores: tuple[RunStore, ...] = ()):
@@ -65,11 +47,7 @@ class Run:
         return list(self.report.get("results", []))
 
     def result(self, nodeid: str) -> dict[str, Any]:
-        """The summary of one item.
-
-        Raises:
-            KeyError: No such item in this run.
-        """
+        """The summary of one item (:class:`KeyError`: no such item)."""
         return self._by_id[nodeid]
 
     def messages(self, nodeid: str) -> list[dict[str, Any]]:
@@ -110,7 +88,7 @@ def open_run(path: str | os.PathLike[str]) -> Run:
 
     Raises:
         FileNotFoundError: Nothing at ``path``.
-        ValueError: Not a VitaBench report or run directory (the message says what was expected).
+        ValueError: Not a VitaBench report or run directory.
     """
     source = Path(path)
     if source.is_dir():
@@ -146,12 +124,7 @@ def open_run(path: str | os.PathLike[str]) -> Run:
 
 def load_run(path: str | os.PathLike[str]) -> Run:
     """:func:`open_run`, where a directory holding a ``report.json`` means that report (the viewer, plots and
-    comparison take a run's folder or its report alike).
-
-    Raises:
-        FileNotFoundError: Nothing at ``path``.
-        ValueError: Not a VitaBench report or run directory.
-    """
+    comparison take a run's folder or its report alike)."""
     source = Path(path)
     if (source / "report.json").is_file():
         source = source / "report.json"
@@ -183,14 +156,12 @@ def _open_run_dir(path: Path) -> Run:
                              f"with `vitabench merge {path} -o run.json` and open run.json")
         raise ValueError(f"{path} is not a VitaBench run directory (no readable manifest.json)")
     from ..metrics import compute_metrics
-    from ..result import ItemResult
 
     records = store.finished()
     rows = [{k: v for k, v in records[nodeid].items() if k not in ("suite_sha256", "config_sha256")}
             for nodeid in sorted(records)]
     config = manifest.get("config") or {}
-    results = [ItemResult.model_validate({k: v for k, v in row.items() if k in ItemResult.model_fields})
-               for row in rows]
+    results = [result_of(row) for row in rows]
     metrics = compute_metrics(results, seed=int(config.get("seed", 0)),
                               style=str(config.get("metrics_style") or "default")) if results else {}
     planned = (manifest.get("selection") or {}).get("planned")

@@ -23,9 +23,13 @@ def journal_item(store: RunStore, result: ItemResult, *, suite_sha256: str, conf
     return result
 
 
+def result_of(row: dict[str, Any]) -> ItemResult:
+    """The result (without trajectory) of a journal record or a report's result row."""
+    return ItemResult.model_validate({key: value for key, value in row.items() if key in ItemResult.model_fields})
+
+
 def result_from_record(record: dict[str, Any]) -> ItemResult:
-    """The saved result (without trajectory) of a journal record, marked as resumed."""
-    fields = {key: value for key, value in record.items() if key in ItemResult.model_fields}
-    result = ItemResult.model_validate(fields)
+    """The saved result of a journal record, marked as resumed."""
+    result = result_of(record)
     result.resumed = True
     return result

@@ -6,19 +6,10 @@ Layout (``<rootdir>/.vitabench/runs/<run-id>/``)::
     journal/<process>.jsonl        one line per finished item (its summary and blob references)
     blobs/<ab>/<sha256>.json.gz    a trajectory or a memory snapshot, gzip-compressed JSON, stored once
 
-Why JSONL files and not SQLite in WAL mode: every process of a run (the controller, each xdist worker)
-appends to its own file, so writers never contend for a lock and a process killed with ``kill -9`` can
-leave at most one torn last line, which the reader skips. A line goes to the kernel in one ``write`` on an
-``O_APPEND`` descriptor the moment the item finishes, which is all a killed process needs (the page cache
-outlives it); ``fsync`` (on a common disk, longer than an offline item's whole run) is
-batched by a background thread to at most every :data:`FSYNC_INTERVAL_S`, which bounds what a power loss
-or kernel crash can take. The files are plain text that ``jq`` and ``grep`` read, and the reader needs no
-schema migration. SQLite would give the same durability with one fsync per commit or a shared WAL, and a
-binary file to inspect.
-
-Trajectories and memory snapshots are stored apart from the journal lines, named by the sha256 of their
-JSON, so the journal (and the controller, and the JSON report) stays small, and a snapshot shared by all
-trials of a deterministic backend is stored once.
+Every process appends to its own journal file, so writers never contend for a lock and a process killed
+with ``kill -9`` leaves at most one torn last line, which the reader skips. A line goes to the kernel in one
+``write`` on an ``O_APPEND`` descriptor when the item finishes (enough for a killed process); the ``fsync``
+is batched by a background thread, which bounds what a power loss can take.
 """
 
 from __future__ import annotations
@@ -36,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..atomic_file import write_atomic
+from ..store.lock import read_jsonl
 
 #: Seconds between the batched fsyncs of a journal that has new lines.
 FSYNC_INTERVAL_S = 0.5
@@ -55,12 +47,8 @@ def canonical_json(value: Any) -> bytes:
 
 
 class RunStore:
-    """One run directory, safe to share between the threads of a process and between processes.
-
-    Args:
-        path: The run directory (created on the first write).
-        writer: This process's journal name (``main``, ``gw0``...).
-    """
+    """One run directory (created on the first write), shared by threads and processes; ``writer`` names
+    this process's journal (``main``, ``gw0``...)."""
 
     def __init__(self, path: str | os.PathLike[str], writer: str = "main"):
         self.path = Path(path)
@@ -78,8 +66,6 @@ class RunStore:
             return self.path.parent.name
         return self.path.name
 
-    # -- manifest -----------------------------------------------------------------------------------
-
     def manifest(self) -> dict[str, Any] | None:
         """The manifest, or ``None`` if the run never wrote one (or it is unreadable)."""
         try:
@@ -91,8 +77,6 @@ class RunStore:
     def write_manifest(self, manifest: dict[str, Any]) -> None:
         self.path.mkdir(parents=True, exist_ok=True)
         write_atomic(self.path / MANIFEST, json.dumps(manifest, indent=1, ensure_ascii=False).encode())
-
-    # -- blobs ----------------------------------------------------------------------------------------
 
     def put_blob(self, value: Any) -> str:
         """Store a JSON value once, named by the sha256 of its canonical JSON; returns that hash."""
@@ -108,14 +92,8 @@ class RunStore:
         return self.path / "blobs" / digest[:2] / f"{digest}.json.gz"
 
     def get_blob(self, digest: str) -> Any:
-        """The stored value.
-
-        Raises:
-            FileNotFoundError: No such blob (a run copied without its ``blobs/``).
-        """
+        """The stored value; :class:`FileNotFoundError` for a run copied without its ``blobs/``."""
         return json.loads(gzip.decompress(self.blob_path(digest).read_bytes()))
-
-    # -- journal --------------------------------------------------------------------------------------
 
     def append(self, record: dict[str, Any]) -> None:
         """Journal one finished item: one ``write`` of one line, fsynced within :data:`FSYNC_INTERVAL_S`."""
@@ -150,20 +128,8 @@ class RunStore:
 
     def records(self) -> Iterator[dict[str, Any]]:
         """Every journaled record of every process, in file order; torn or unreadable lines are skipped."""
-        journal = self.path / "journal"
-        if not journal.is_dir():
-            return
-        for file in sorted(journal.glob("*.jsonl")):
-            with open(file, "rb") as handle:
-                for raw in handle:
-                    if not raw.endswith(b"\n"):
-                        continue  # a line torn by a kill in the middle of its write
-                    try:
-                        record = json.loads(raw)
-                    except ValueError:
-                        continue
-                    if isinstance(record, dict) and "nodeid" in record:
-                        yield record
+        for file in sorted((self.path / "journal").glob("*.jsonl")):
+            yield from (record for record in read_jsonl(file) if "nodeid" in record)
 
     def finished(self) -> dict[str, dict[str, Any]]:
         """The last journaled record of each node id."""

@@ -1,10 +1,5 @@
-"""Everything pytest-vitabench keeps on disk between runs, and the lock its processes share.
-
-- :mod:`.disk`: the one store of cached results (LLM answers, embedding vectors, memory checkpoints,
-  suite indexes), content-addressed, in namespaces under ``<rootdir>/.vitabench/cache``.
-- :mod:`.lock`: a portable exclusive file lock (rate and concurrency limits across xdist workers).
-- :mod:`.commands`: ``vitabench cache info`` and ``vitabench cache clear``.
-"""
+"""Everything pytest-vitabench keeps on disk between runs (:mod:`.disk`), and the lock its processes share
+(:mod:`.lock`)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,8 @@
 """The one disk store: content-addressed entries in namespaces under one root, safe for concurrent writers.
 
-Layout: ``<root>/<namespace>/<k[:2]>/<k[2:4]>/<k><suffix>``, one file per key ``k`` (a hex sha256 of what
-decides the entry, see :func:`content_key`). A write goes to a temporary file in the entry's directory and
-is renamed into place, so several xdist workers or processes writing at once, or a crash mid-write, leave
-either a whole entry or none; readers never lock. A missing, truncated, unparsable or foreign entry is a
-miss, never an error, and a failed write only costs a later miss. Clearing renames a namespace's
-directory aside before deleting it, so a writer racing a clear never sees a half-deleted tree.
+Layout: ``<root>/<namespace>/<k[:2]>/<k[2:4]>/<k><suffix>``, one file per key ``k``, written atomically, so
+readers never lock. A missing, truncated, unparsable or foreign entry is a miss, never an error, and a failed
+write only costs a later miss.
 """
 
 from __future__ import annotations
@@ -63,21 +60,12 @@ class Usage:
 
 
 class Namespace:
-    """One kind of entry under ``<store root>/<name>``.
-
-    Args:
-        directory: The namespace's directory (created on the first write).
-        version: The JSON entries' format version; an entry of another version is a miss.
-        suffix: The entry files' extension (``.json``, ``.f32``).
-    """
+    """One kind of entry under ``<store root>/<name>``; a JSON entry of another ``version`` is a miss."""
 
     def __init__(self, directory: Path | str, *, version: int = 1, suffix: str = ".json"):
         self.directory = Path(directory)
         self.version = version
         self.suffix = suffix
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({str(self.directory)!r})"
 
     def path(self, key: str) -> Path:
         return self.directory / key[:2] / key[2:4] / f"{key}{self.suffix}"
@@ -148,17 +136,10 @@ class Namespace:
 
 
 class Store:
-    """The disk store: one root, one :class:`Namespace` per kind of entry.
-
-    Args:
-        root: The root directory (conventionally :func:`default_root` of pytest's rootdir).
-    """
+    """The disk store: one root (conventionally :func:`default_root`), one :class:`Namespace` per kind."""
 
     def __init__(self, root: Path | str):
         self.root = Path(root)
-
-    def __repr__(self) -> str:
-        return f"Store({str(self.root)!r})"
 
     def namespace(self, name: str, *, version: int = 1, suffix: str = ".json") -> Namespace:
         return Namespace(self.root / name, version=version, suffix=suffix)
@@ -209,18 +190,9 @@ def _remove_tree(directory: Path) -> None:
 
 
 def clear_project(rootdir: Path | str, root: Path | str | None = None) -> tuple[dict[str, int], bool]:
-    """Empty a project's store (what ``pytest --cache-clear`` and ``vitabench cache clear`` do).
-
-    The run journals under ``.vitabench/runs`` are kept: ``--vita-resume`` needs them, and they are
-    results, not a cache.
-
-    Args:
-        rootdir: pytest's rootdir (home of the legacy ``.vitabench_cache``).
-        root: The store's root (default :func:`default_root` of ``rootdir``).
-
-    Returns:
-        Entries removed per namespace, and whether a legacy ``.vitabench_cache`` directory was removed.
-    """
+    """Empty a project's store (``pytest --cache-clear``, ``vitabench cache clear``); the entries removed per
+    namespace, and whether a legacy ``.vitabench_cache`` was removed. The run journals are kept: they are
+    results, not a cache."""
     removed = Store(root if root is not None else default_root(rootdir)).clear()
     legacy = Path(rootdir) / LEGACY_ROOT
     had_legacy = legacy.is_dir()

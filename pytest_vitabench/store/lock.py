@@ -1,18 +1,21 @@
-"""An exclusive lock on a file, between processes and between threads, on POSIX and on Windows.
+"""An exclusive lock on a file, between processes and between threads, on POSIX and on Windows; and the
+reads and writes of the small files that processes share.
 
-POSIX uses ``flock``, Windows ``msvcrt.locking`` on the file's first byte; the platform module is chosen
-here and nowhere else, so no module that collection imports needs ``fcntl``. Each :class:`FileLock` opens
-its own descriptor, so two locks on one path exclude each other even within one process (threads), and
-the operating system drops the lock of a process that dies, so a crashed xdist worker never wedges a run.
+Each :class:`FileLock` opens its own descriptor, so two locks on one path exclude each other even between
+threads, and the operating system drops the lock of a process that dies, so a crashed worker never wedges
+a run.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 if sys.platform == "win32":
     import msvcrt
@@ -52,16 +55,10 @@ else:
 
 
 class FileLock:
-    """An exclusive lock on ``path`` (created if missing); the open descriptor is :attr:`fd` while held.
-
-    The holder may read and write the file through :attr:`fd` (the rate limiter keeps its state in the
-    locked file itself)::
-
-        with FileLock(state_dir / "ring") as lock:
-            data = os.read(lock.fd, 8)
+    """An exclusive lock on ``path`` (created if missing); the holder may read and write the file through
+    :attr:`fd` (the limiters keep their state in the locked file itself).
 
     Args:
-        path: The lock file.
         poll_s: How often a blocked :meth:`acquire` retries where the platform cannot wait (Windows).
     """
 
@@ -130,3 +127,21 @@ def write_at(fd: int, offset: int, data: bytes) -> None:
     """Write ``data`` at ``offset`` of a file whose lock the caller holds."""
     os.lseek(fd, offset, os.SEEK_SET)
     os.write(fd, data)
+
+
+def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    """The objects of a JSONL file's whole lines; a line torn by a kill mid-write is skipped."""
+    try:
+        handle = open(path, "rb")
+    except FileNotFoundError:
+        return
+    with handle:
+        for raw in handle:
+            if not raw.endswith(b"\n"):
+                continue
+            try:
+                record = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(record, dict):
+                yield record

@@ -20,14 +20,9 @@ def make_user_simulator(name: str, *, client: LLMClient | None = None, language:
 
     Args:
         name: ``scripted`` (offline, deterministic) or a model name at the client's endpoint.
-        client: The shared LLM client (required for an LLM user).
+        client: The shared LLM client (required for an LLM user: :class:`ValueError` without one).
         language: Prompt language fallback (each item's ``UserSetup.language`` is used first).
-        wait_for_action: ``--vita-user-wait-for-action``: no stop before a write has completed or been refused.
-        params: Extra request parameters of the LLM user.
         official_source: The user's copy of the official harness: the LLM user sends its wording.
-
-    Raises:
-        ValueError: An LLM user without a client.
     """
     if name == "scripted":
         from .scripted import ScriptedUser

@@ -1,19 +1,11 @@
 """The LLM user simulator (``--vita-user-model NAME``), with the official semantics (REFERENCE.md §3.4, §3.6).
 
-* First turn: the instruction verbatim, with no LLM call (the episode sends it itself; this simulator
-  does the same if asked), except for a hidden scenario (converted VitaBench 1.0 tasks,
-  ``UserSetup.scenario_is_hidden``): then the model writes the opening request from it.
-* Later turns: one call under the role ``user`` with our own system prompt (persona, the request,
-  vague answers, accept/reject only on the request's explicit conditions, the user id on request, the
-  proactive section that reveals ``user_intention`` only when asked about it, ``###STOP###`` when
-  satisfied) and the role-flipped conversation: the agent's text messages become ``user`` turns, the
-  simulator's own become ``assistant`` turns. The model never sees tool calls or tool results, and the text
-  of an agent message that calls tools never reaches it (it went to the environment, §3.3).
-* ``wait_for_action`` (``--vita-user-wait-for-action``), an opt-in fix of the premature-stop fault
-  (§7.2; tau2-bench #182, PR #297): when the model stops before any of the agent's write tools has
-  completed or been refused, the stop token is removed and a short nudge is sent instead, at most
-  :data:`MAX_NUDGES` times per subtask. The harness (not the persona) looks at which tool messages exist
-  for this; their content still never reaches the model.
+The first turn is the instruction verbatim, with no LLM call, except for a hidden scenario (converted
+VitaBench 1.0 tasks), from which the model writes the opening request. Later turns are one call with the
+role-flipped conversation: the model never sees tool calls or tool results, nor the text of an agent
+message that calls tools (it went to the environment, §3.3). ``wait_for_action`` is an opt-in fix of the
+premature-stop fault (tau2-bench #182): a stop before any write tool has completed or been refused becomes
+a short nudge, at most :data:`MAX_NUDGES` times per subtask.
 """
 
 from __future__ import annotations
@@ -140,10 +132,8 @@ def user_system_prompt(setup: UserSetup, *, wait_for_action: bool = False) -> st
 
 
 def flip_roles(messages: list[Message]) -> list[dict[str, str]]:
-    """The conversation from the simulator's side: agent text -> ``user``, own turns -> ``assistant``.
-
-    Tool results and any agent message that calls tools are left out (its text went to the environment).
-    """
+    """The conversation from the simulator's side: agent text -> ``user``, own turns -> ``assistant``; tool
+    results and agent messages that call tools are left out (their text went to the environment)."""
     out = []
     for message in messages:
         if message.role == "assistant" and not message.tool_calls and message.text.strip():
@@ -180,15 +170,11 @@ class LLMUser:
     """A user simulator backed by a chat model at an OpenAI-compatible endpoint.
 
     Args:
-        model: The model name at the endpoint.
-        client: The shared LLM client (role ``user``: ledger, limits; cached only in cache mode ``all``).
         language: Prompt language when the setup names none we know (the setup's language wins).
         wait_for_action: Enable the premature-stop guard (see the module docstring).
-        temperature: Sampling temperature (the official default is 0.0).
-        params: Further request parameters (``max_tokens``, ``extra_body`` ...).
-        official_source: The user's copy of the official harness (``--vita-official-source``): the system
-            prompt is the official one and the conversation is flipped as officially (every agent message
-            without tool calls, even an empty one). ``None``: our own wording.
+        official_source: The user's copy of the official harness: the system prompt is the official one and
+            the conversation is flipped as officially (every agent message without tool calls, even an empty
+            one). ``None``: our own wording.
     """
 
     name = "llm"

@@ -107,16 +107,9 @@ def read_suite_document(path: Path) -> tuple[Any, str]:
 
 
 def load_catalogue(suites: Mapping[str, str] | None, *, search_dirs: Iterable[str | Path] = ()) -> Catalogue:
-    """Read the suite files a run names.
-
-    Args:
-        suites: ``config["suites"]``: path -> sha256 of the file at run time.
-        search_dirs: Where to look for a file by name when its recorded path does not exist.
-
-    Returns:
-        The catalogue; a file that is missing, unreadable or changed since the run is listed in
-        ``statuses`` with the problem (a changed file is still used: its names are usually right).
-    """
+    """Read the suite files a run names (``config["suites"]``: path -> sha256), by name in ``search_dirs``
+    when the recorded path is gone. A file missing, unreadable or changed is listed in ``statuses`` with the
+    problem (a changed file is still used: its names are usually right)."""
     catalogue = Catalogue()
     for recorded, sha in (suites or {}).items():
         status = SuiteStatus(path=recorded)

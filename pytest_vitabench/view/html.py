@@ -1,16 +1,9 @@
 """The self-contained HTML viewer of a run: one file, no server, no network.
 
-Layout of the page, built for paper scale (9,408 items):
-* one small index (``vita-index``: one compact row per item) and the run's summary (``vita-meta``: config,
-  metrics table, plot data, failure table, comparison) are parsed at load; the list shows a page of rows;
-* the details of the items of one (user, subtask) (messages, rubric verdicts, usage: every trial and
-  backend together, because they repeat the same tool results) sit gzip-compressed in one inert
-  ``<script type="application/gzip+base64">`` block, unpacked only when one of them is opened;
-* memory texts are stored once per distinct line per user (``vita-lines-N``, compressed likewise) and
-  referenced by line numbers, because the trials of a subtask share their memory and successive subtasks of
-  a user share most of their history (``full_context``);
-* names behind ids come from the run's suite files (:mod:`.catalogue`), kept for the ids the run
-  mentions only.
+Built for paper scale: only a compact index row per item and the run's summary are parsed at load. The
+details of one (user, subtask)'s items sit together (they repeat the same tool results) gzip-compressed in
+one inert script block, unpacked when one is opened; memory texts are stored once per distinct line per user
+(the trials of a subtask share their memory, a user's subtasks most of their history).
 """
 
 from __future__ import annotations
@@ -69,11 +62,8 @@ def _usage_totals(item: Mapping[str, Any]) -> tuple[int, float]:
 
 
 def _id_bearing_text(detail: Mapping[str, Any]) -> str:
-    """The parts of an item where bare ids appear: verdict reasons, tool-call arguments, the agent's words.
-
-    Tool results are left out: they list entities with their names already, and scanning them (most of a
-    trajectory's bytes) would dominate the page's build time at paper scale.
-    """
+    """The parts of an item where bare ids appear: verdict reasons, tool-call arguments, the agent's words
+    (tool results name their entities already, and are most of a trajectory's bytes)."""
     parts = [str(r.get("reason", "")) for r in detail["rubrics"]]
     for message in detail["messages"]:
         if message.get("role") == "assistant":
@@ -89,8 +79,7 @@ def _compact_message(message: Mapping[str, Any]) -> dict[str, Any]:
 
 
 class _MemoryLines:
-    """Memory texts stored once per distinct line per user and referenced by line numbers (the trials of a
-    subtask share their memory; successive subtasks of a user share most of their history)."""
+    """Memory texts stored once per distinct line per user and referenced by line numbers."""
 
     def __init__(self) -> None:
         self.pools: dict[str, dict[str, int]] = defaultdict(dict)
@@ -137,18 +126,10 @@ def build_viewer(run: Run, *, catalogue: Catalogue | None = None, metrics_lines:
     """The viewer page of a run.
 
     Args:
-        run: The run (from :func:`~pytest_vitabench.runs.load_run`).
         catalogue: Names behind ids and suite statuses; ``None`` shows bare ids.
-        metrics_lines: The metrics table as text lines (the terminal table).
-        plots: :func:`~pytest_vitabench.report.plots.plot_data` of the run.
-        failures: :func:`~pytest_vitabench.report.failures.failure_table` of the run.
+        metrics_lines: The terminal's metrics table.
         comparison: ``Comparison.to_dict()`` against a baseline, shown as its own tab.
-        title: The page title (default: the run's file name).
-        judge: The report's ``judge`` figures (an LLM judge against the machine checks), shown in a Judge tab.
-        judge_audit: The ``judge_audit`` block of a ``vitabench judge-audit`` report, shown in the Judge tab.
-
-    Returns:
-        The HTML document.
+        judge: The report's ``judge`` figures; ``judge_audit``: a ``vitabench judge-audit`` report's block.
     """
     categories = (failures or {}).get("items") or {}
     index_rows = []

@@ -134,9 +134,9 @@ def test_key_ignores_transport_settings_and_is_stable():
 
 def test_disk_cache_roundtrip_and_garbage(tmp_path):
     cache = DiskCache(tmp_path)
-    assert cache.get("ab" * 32) is None
-    cache.put("ab" * 32, {"x": 1}, meta={"role": "judge"})
-    assert cache.get("ab" * 32) == {"x": 1}
+    assert cache.get_dict("ab" * 32) is None
+    cache.put_json("ab" * 32, {"x": 1}, meta={"role": "judge"})
+    assert cache.get_dict("ab" * 32) == {"x": 1}
     cache.path("cd" * 32).parent.mkdir(parents=True)
     cache.path("cd" * 32).write_text("[1, 2]")
-    assert cache.get("cd" * 32) is None
+    assert cache.get_dict("cd" * 32) is None
