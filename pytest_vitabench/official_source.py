@@ -1,13 +1,8 @@
 """The user's copy of the official VitaBench 2.0 harness, read for its wording (``--vita-official-source``).
 
-The project ships only its own text. Where a request must carry the official wording (prompts, tool
-descriptions), it is read at run time from the user's copy of the official harness: a checkout of
-``meituan-longcat/VitaBench-2.0``, or the installed ``vita`` package, found without importing it. Prompts are
-YAML files of block literals; tool descriptions are the literal dictionaries of each domain's
-``tools_schema.py``, parsed with :mod:`ast` and never executed.
-
-A source is named in the report and the header by where it is and its version: the git commit of a checkout,
-else the sha256 of the files it is read from.
+The project ships only its own text: prompts (YAML) and tool descriptions (the literal dictionaries of each
+domain's ``tools_schema.py``, parsed with :mod:`ast`, never executed) are read at run time from a checkout or
+the installed ``vita`` package, found without importing it.
 """
 
 from __future__ import annotations
@@ -85,8 +80,7 @@ class OfficialSource:
     _derived: dict[tuple[Any, ...], Any] = field(default_factory=dict, compare=False, repr=False)
 
     def derived(self, key: tuple[Any, ...], build: Callable[[], _T]) -> _T:
-        """``build()``, once per source and ``key``: what is read from this copy (its parsed files, prompts,
-        tool schemas, messages) lives as long as the source, since the wording is read for every item."""
+        """``build()``, once per source and ``key``: what is read from this copy lives as long as the source."""
         if key not in self._derived:
             self._derived[key] = build()
         return self._derived[key]
@@ -150,9 +144,6 @@ class OfficialSource:
 
     def code_templates(self, relative: str, function: str) -> list[Template]:
         """The f-strings of ``function`` in ``relative`` (a path under the package), as format templates.
-
-        Text the official harness writes in code rather than in its prompt files (a header it adds, a label)
-        is read this way: parsed with :mod:`ast`, never executed.
 
         Raises:
             OfficialSourceError: No such file or function, or the function holds no f-string.
@@ -361,7 +352,7 @@ def _in_directory(root: Path) -> OfficialSource:
                                   "meituan-longcat/VitaBench-2.0 or its src/vita package directory)")
     for candidate, found_as in ((root / "src" / "vita", "checkout"), (root / "vita", "checkout"),
                                 (root, "package directory")):
-        if (candidate / "prompts").is_dir() and (candidate / "domains").is_dir():
+        if _is_package(candidate):
             return OfficialSource(candidate.resolve(), found_as)
     raise OfficialSourceError(
         f"--vita-official-source {root}: not the official VitaBench 2.0 harness (looked for prompts/ and domains/ "
@@ -380,10 +371,14 @@ def _installed() -> OfficialSource:
             "(not comparable with the leaderboard)")
     for location in locations:
         package = Path(location)
-        if (package / "prompts").is_dir() and (package / "domains").is_dir():
+        if _is_package(package):
             return OfficialSource(package.resolve(), "installed package")
     raise OfficialSourceError(f"--vita-official-source auto: the installed 'vita' package at {locations[0]} has no "
                               "prompts/ and domains/: it is not the official VitaBench 2.0 harness")
+
+
+def _is_package(path: Path) -> bool:
+    return (path / "prompts").is_dir() and (path / "domains").is_dir()
 
 
 def _git_commit(package_dir: Path) -> str | None:

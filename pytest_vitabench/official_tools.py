@@ -1,13 +1,9 @@
 """The agent's tools as the official harness offers them: its order, descriptions and parameter schemas.
 
-The official schema builder turns each tool method into an OpenAI function: the description is the first line
-of a docstring it generates from the domain's description table (the description, then the preconditions and
-postconditions under their headings), the parameters a pydantic model of the method's signature, each argument
-described from that table, ``Optional`` unions flattened to their type. Here that is re-implemented: the
-signatures are read from the user's copy of ``tools.py`` with :mod:`ast` (annotations are interpreted over a
-fixed set of typing names, never executed), the descriptions and headings from its ``tools_schema.py`` and
-schema code, and pydantic builds the same JSON schema. Order: the domain's own tools in their class order, then
-the shared tools of the base toolkit.
+Re-implements the official schema builder: signatures are read from the user's copy of ``tools.py`` with
+:mod:`ast` (annotations interpreted over a fixed set of typing names, never executed), descriptions and
+headings from ``tools_schema.py``, and pydantic builds the same JSON schema. Order: the domain's own tools in
+their class order, then the shared tools of the base toolkit.
 """
 
 from __future__ import annotations

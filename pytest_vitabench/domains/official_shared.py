@@ -19,7 +19,6 @@ from .clock import DATE_FORMAT, TIME_FORMAT
 from .entities import Order
 from .fuzzy import official_rank, official_score
 
-# The official messages, read from the user's copy of the harness (see :mod:`pytest_vitabench.official_messages`).
 _FILE = "shared"
 BAD_START = message(_FILE, "weather", "date_start")
 BAD_END = message(_FILE, "weather", "date_end")

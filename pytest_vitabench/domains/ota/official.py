@@ -22,7 +22,6 @@ from ..official_shared import OfficialTools, valid_date
 KINDS = {"hotel": "hotels", "attraction": "attractions", "flight": "flights", "train": "trains", "taxi": "taxis"}
 _DATED = ("attraction", "flight", "train", "taxi")
 
-# The official messages, read from the user's copy of the harness (see :mod:`pytest_vitabench.official_messages`).
 # The official tools are one function per kind: each kind's keys name its own function.
 _FILE = "ota"
 NOT_FOUND = {kind: message(_FILE, f"_get_{kind}", f"{kind}_id") for kind in KINDS}
