@@ -13,15 +13,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .official_source import OfficialSource, OfficialSourceError
+from .official_source import DOMAINS, OfficialSource, OfficialSourceError
 
 #: The official files whose functions' messages become tool results (paths under the ``vita`` package).
-TOOL_FILES = {
-    "delivery": "domains/delivery/tools.py",
-    "instore": "domains/instore/tools.py",
-    "ota": "domains/ota/tools.py",
-    "shared": "environment/toolkit.py",
-}
+TOOL_FILES = {**{domain: f"domains/{domain}/tools.py" for domain in DOMAINS}, "shared": "environment/toolkit.py"}
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ DOMAINS = ("delivery", "instore", "ota")
 #: Our language codes -> the official prompt files' keys.
 LANGUAGE_KEYS = {"en": "english", "zh": "chinese"}
 #: Our language codes -> the suffix of the official tool description dictionaries.
-_DESCRIPTION_SUFFIX = {"en": "EN", "zh": "ZH"}
+DESCRIPTION_SUFFIX = {"en": "EN", "zh": "ZH"}
 
 #: What ``auto`` takes before looking for an installed package (the plugin's own tests set it to ``none``).
 ENVIRONMENT = "VITA_OFFICIAL_SOURCE"
@@ -139,7 +139,7 @@ class OfficialSource:
     def tool_descriptions(self, domain: str, language: str) -> dict[str, Any]:
         """``{tool name: {description, preconditions, postconditions, args, returns, ...}}`` of a domain."""
         path = self.package_dir / "domains" / domain / "tools_schema.py"
-        name = f"TOOL_DESCRIPTIONS_{_DESCRIPTION_SUFFIX[language]}"
+        name = f"TOOL_DESCRIPTIONS_{DESCRIPTION_SUFFIX[language]}"
         return self.derived(("tools", domain, language), lambda: literal_assignment(path, name))
 
     def code_templates(self, relative: str, function: str) -> list[Template]:
