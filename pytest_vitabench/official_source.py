@@ -70,6 +70,9 @@ class Template:
 class OfficialSource:
     """A readable copy of the official harness's ``vita`` package directory.
 
+    Every reader raises :class:`OfficialSourceError`, naming the file and what it looked for, when the copy
+    cannot be read or lacks it.
+
     Attributes:
         package_dir: The directory holding ``prompts/`` and ``domains/`` (``<checkout>/src/vita``).
         found_as: How it was found: ``checkout``, ``package directory`` or ``installed package``.
@@ -86,20 +89,12 @@ class OfficialSource:
         return self._derived[key]
 
     def tree(self, path: Path | str) -> ast.Module:
-        """The parsed module at ``path`` (absolute, or relative to the package directory); never run.
-
-        Raises:
-            OfficialSourceError: The file cannot be read or parsed.
-        """
+        """The parsed module at ``path`` (absolute, or relative to the package directory); never run."""
         path = self.package_dir / path
         return self.derived(("tree", path), lambda: _parse(path, "code"))
 
     def function(self, path: Path | str, name: str) -> ast.AST:
-        """The definition of function (or method) ``name`` in ``path``: the first in walk order.
-
-        Raises:
-            OfficialSourceError: The file cannot be read or parsed, or has no such function.
-        """
+        """The definition of function (or method) ``name`` in ``path``: the first in walk order."""
         path = self.package_dir / path
         node = self.derived(("functions", path), lambda: _functions(self.tree(path))).get(name)
         if node is None:
@@ -143,11 +138,7 @@ class OfficialSource:
         return self.derived(("tools", domain, language), lambda: literal_assignment(path, name))
 
     def code_templates(self, relative: str, function: str) -> list[Template]:
-        """The f-strings of ``function`` in ``relative`` (a path under the package), as format templates.
-
-        Raises:
-            OfficialSourceError: No such file or function, or the function holds no f-string.
-        """
+        """The f-strings of ``function`` in ``relative`` (a path under the package), as format templates."""
         return self.derived(("templates", relative, function), lambda: self._templates(relative, function))
 
     def _templates(self, relative: str, function: str) -> list[Template]:
@@ -158,11 +149,7 @@ class OfficialSource:
         return templates
 
     def code_template(self, relative: str, function: str, fields: tuple[str, ...]) -> str:
-        """The one f-string of :meth:`code_templates` whose fields are exactly ``fields`` (in order).
-
-        Raises:
-            OfficialSourceError: None or several have those fields.
-        """
+        """The one f-string of :meth:`code_templates` whose fields are exactly ``fields`` (in order)."""
         matches = [t.text for t in self.code_templates(relative, function) if t.fields == fields]
         if len(matches) != 1:
             raise OfficialSourceError(f"{self.package_dir / relative}: {function}() has {len(matches)} f-strings "
@@ -171,11 +158,7 @@ class OfficialSource:
 
     def code_branch_template(self, relative: str, function: str, fields: tuple[str, ...], language_key: str) -> str:
         """The f-string with ``fields`` in the branch of an ``if ... == "<key>": ... else: ...`` inside
-        ``function`` that ``language_key`` takes (a sentence the code writes in two languages).
-
-        Raises:
-            OfficialSourceError: No such branch or f-string.
-        """
+        ``function`` that ``language_key`` takes (a sentence the code writes in two languages)."""
         node = self.function(relative, function)
         for branch in ast.walk(node):
             if not (isinstance(branch, ast.If) and isinstance(branch.test, ast.Compare)
@@ -191,11 +174,7 @@ class OfficialSource:
                                   f"{', '.join(fields)} in a language branch")
 
     def code_fallback(self, relative: str, function: str, keyword: str) -> str:
-        """The string after ``or`` in the ``keyword=... or "text"`` argument inside ``function``.
-
-        Raises:
-            OfficialSourceError: No such argument.
-        """
+        """The string after ``or`` in the ``keyword=... or "text"`` argument inside ``function``."""
         node = self.function(relative, function)
         for call in ast.walk(node):
             if isinstance(call, ast.Call):
@@ -207,11 +186,7 @@ class OfficialSource:
         raise OfficialSourceError(f"{self.package_dir / relative}: no {keyword}=... or '...' in {function}()")
 
     def code_docstring(self, relative: str, function: str) -> str:
-        """The docstring of ``function`` (a memory tool's description).
-
-        Raises:
-            OfficialSourceError: It has none.
-        """
+        """The docstring of ``function`` (a memory tool's description)."""
         node = self.function(relative, function)
         text = ast.get_docstring(node, clean=True) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
             else None
@@ -220,11 +195,7 @@ class OfficialSource:
         return text
 
     def code_literal(self, relative: str, function: str, name: str) -> Any:
-        """The literal value assigned to ``name`` inside ``function`` (a label table, say); never executed.
-
-        Raises:
-            OfficialSourceError: No such assignment, or its value is not a literal.
-        """
+        """The literal value assigned to ``name`` inside ``function`` (a label table, say); never executed."""
         node = self.function(relative, function)
         for child in ast.walk(node):
             if isinstance(child, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in child.targets):
@@ -235,11 +206,7 @@ class OfficialSource:
         raise OfficialSourceError(f"{self.package_dir / relative}: no literal {name} = ... in {function}()")
 
     def code_constant(self, relative: str, function: str, keyword: str) -> str:
-        """The string constant passed as ``keyword=`` inside ``function`` (a fixed system message, say).
-
-        Raises:
-            OfficialSourceError: None or several such constants.
-        """
+        """The string constant passed as ``keyword=`` inside ``function`` (a fixed system message, say)."""
         node = self.function(relative, function)
         found = [k.value.value for c in ast.walk(node) if isinstance(c, ast.Call) for k in c.keywords
                  if k.arg == keyword and isinstance(k.value, ast.Constant) and isinstance(k.value.value, str)]
@@ -249,11 +216,7 @@ class OfficialSource:
         return found[0]
 
     def code_dict_value(self, relative: str, function: str, key: str) -> str:
-        """The string a dictionary literal inside ``function`` gives ``key`` (an initial state's text, say).
-
-        Raises:
-            OfficialSourceError: None or several different such strings.
-        """
+        """The string a dictionary literal inside ``function`` gives ``key`` (an initial state's text, say)."""
         node = self.function(relative, function)
         pairs = [(k, v) for d in ast.walk(node) if isinstance(d, ast.Dict)
                  for k, v in zip(d.keys, d.values, strict=True)]
@@ -266,11 +229,7 @@ class OfficialSource:
 
     def code_choice(self, relative: str, function: str, name: str, language_key: str) -> str:
         """The string ``function`` assigns to ``name`` for ``language_key``, from a ``a if language == KEY else
-        b`` expression (a fixed line in two languages).
-
-        Raises:
-            OfficialSourceError: No such assignment of that shape.
-        """
+        b`` expression (a fixed line in two languages)."""
         node = self.function(relative, function)
         for child in ast.walk(node):
             if not (isinstance(child, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name
@@ -294,11 +253,7 @@ class OfficialSource:
         return [str(c.value) for c in sorted(found, key=lambda c: (c.lineno, c.col_offset))]
 
     def code_returned(self, relative: str, function: str) -> str:
-        """The one string constant ``function`` returns (its fallback text, say).
-
-        Raises:
-            OfficialSourceError: None or several.
-        """
+        """The one string constant ``function`` returns (its fallback text, say)."""
         node = self.function(relative, function)
         found = [r.value.value for r in ast.walk(node) if isinstance(r, ast.Return)
                  and isinstance(r.value, ast.Constant) and isinstance(r.value.value, str)]
@@ -308,11 +263,7 @@ class OfficialSource:
         return found[0]
 
     def check(self) -> None:
-        """Read every file once, so a missing or unreadable one fails before any item runs.
-
-        Raises:
-            OfficialSourceError: Naming the file and what is wrong with it.
-        """
+        """Read every file once, so a missing or unreadable one fails before any item runs."""
         for name in PROMPTS:
             for language in LANGUAGE_KEYS:
                 self.prompt(name, language)

@@ -17,9 +17,8 @@ from .. import official_text as text
 from ..base import ToolError
 from ..entities import Order, OrderProduct
 from ..official_shared import OfficialTools, valid_date
+from .models import KINDS, ORDER_KINDS
 
-#: Order kind -> its database container.
-KINDS = {"hotel": "hotels", "attraction": "attractions", "flight": "flights", "train": "trains", "taxi": "taxis"}
 _DATED = ("attraction", "flight", "train", "taxi")
 
 # The official tools are one function per kind: each kind's keys name its own function.
@@ -82,12 +81,11 @@ class _Modify:
 MODIFY = {kind: _Modify(kind) for kind in ("flight", "train")}
 
 
-
 class OfficialOta(OfficialTools):
     """The official behaviour of each travel tool, over our environment and database."""
 
     def entity(self, kind: str, entity_id: str) -> Any:
-        items = getattr(self.db, KINDS[kind])
+        items = getattr(self.db, ORDER_KINDS[kind][0])
         if entity_id not in items:
             raise ToolError(self.say(NOT_FOUND[kind], entity_id))
         return items[entity_id]

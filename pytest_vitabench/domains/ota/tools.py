@@ -16,14 +16,13 @@ from ..entities import Entity
 from ..fuzzy import fuzzy_rank, fuzzy_score, official_match
 from ..shared_tools import OrderId, UserId
 from .booking import STATUSES, OtaBooking
-from .models import ORDER_KINDS, Flight
+from .models import KINDS, Flight
 from .official import OfficialOta
 
 #: Minimum fuzzy score for a city (or taxi address) to count as a match. The official harness uses 40,
 #: which lets unrelated cities through; 80 still accepts "Chengdu" for "Chengdu Shuangliu Airport".
 CITY_MATCH = 80.0
 ADDRESS_MATCH = 70.0
-KINDS = tuple(ORDER_KINDS)
 DATED_KINDS = ("hotel", "attraction", "flight", "train")
 
 _CITY_SUFFIXES = (" city", "市")
