@@ -18,7 +18,7 @@ from ..clock import TIME_FORMAT
 from ..entities import Order, OrderProduct, catalogue_product
 from ..geo import distance_m
 from ..official_shared import NO_COORDINATES, OfficialTools, valid_time
-from .models import Store, StoreProduct
+from .models import Store, StoreProduct, shipping_minutes
 
 _FILE = "delivery"
 STORE_NOT_FOUND = message(_FILE, "_get_store", "store_id")
@@ -42,7 +42,6 @@ SEARCH_NO_USER_ID = message(_FILE, "search_delivery_orders")
 SEARCH_WRONG_USER = message(_FILE, "search_delivery_orders", nth=1)
 NO_ORDERS = message(_FILE, "search_delivery_orders", nth=2)
 NO_ORDER_ID = message(_FILE, "get_delivery_order_detail")
-
 
 
 class OfficialDelivery(OfficialTools):
@@ -69,16 +68,13 @@ class OfficialDelivery(OfficialTools):
             raise ToolError(self.env.say(NOT_A_DELIVERY_ORDER, order_id))
         return found
 
-    def order_repr(self, order: Order) -> str:
-        return text.order_text(self.db, order)
-
     # ---- the tools
 
     def delivery_distance_to_time(self, distance: Any) -> str:
         if isinstance(distance, bool) or not isinstance(distance, (int, float)):
             return self.env.say(DISTANCE_TYPE, type(distance))
         # The official environment turns a number into its text, then encodes that text as JSON: '"33.0"'.
-        return text.json_number(round(25.00 + int(distance) * 0.006510, 0))
+        return text.json_number(float(shipping_minutes(distance)))
 
     def get_delivery_store_info(self, store_id: str) -> str:
         return text.store_repr(self.store(store_id))
@@ -117,7 +113,7 @@ class OfficialDelivery(OfficialTools):
         except ToolError:
             raise ToolError(env.say(NO_COORDINATES, address)) from None
         distance = distance_m(destination, store.location) if store.location else 0.0
-        shipping = float(round(25.00 + int(distance) * 0.006510, 0))
+        shipping = float(shipping_minutes(distance))
         chosen = [""] * len(products)
         for i, attr in enumerate((attributes or [])[:len(products)]):
             if attr:

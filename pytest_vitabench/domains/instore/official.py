@@ -108,9 +108,6 @@ class OfficialInstore(OfficialTools):
             raise ToolError(self.say(RESERVATION_NOT_FOUND, reservation_id))
         return self.db.reservations[reservation_id]
 
-    def order_repr(self, order: Order) -> str:
-        return text.order_text(self.db, order)
-
     def _pay(self, record: Any, record_id: str, not_unpaid: MessageKey, paid: MessageKey) -> str:
         if record.status != "unpaid":
             return self.say(not_unpaid, record_id)

@@ -195,7 +195,7 @@ class OfficialOta(OfficialTools):
                         store_id=entity_id, total_price=product.price * quantity, update_time=now, create_time=now,
                         status="unpaid", products=[line])
         self.db.orders[created.order_id] = created
-        return text.order_text(self.db, created)
+        return self.order_repr(created)
 
     # ---- pay, search, detail, modify, cancel
 
@@ -237,7 +237,7 @@ class OfficialOta(OfficialTools):
         target = self.order(order_id)
         if target.order_type != kind:
             return self.say(other_kind)
-        return text.order_text(self.db, target)
+        return self.order_repr(target)
 
     def modify_order(self, kind: str, order_id: str, user_id: str, new_date: str) -> str:
         says = MODIFY[kind]
