@@ -253,7 +253,7 @@ class OtaTools(OtaBooking):
         hotel = self.entity("hotel", hotel_id)
         # official bug: an unknown room created an empty, zero-priced order
         room = self.undated_product("hotel", hotel, room_id, "room")
-        return self.create("hotel", user_id, hotel, room, 1)
+        return self.create("hotel", hotel, room, 1)
 
     @tool("write")
     def create_attraction_order(
@@ -299,7 +299,7 @@ class OtaTools(OtaBooking):
         self.env.check_user(user_id)
         found = self.entity(order_type, entity_id)
         product = self.dated_product(order_type, found, product_id, date)
-        return self.create(order_type, user_id, found, product, self.check_quantity(quantity))
+        return self.create(order_type, found, product, self.check_quantity(quantity))
 
     @tool("write")
     def create_taxi_order(
@@ -314,7 +314,7 @@ class OtaTools(OtaBooking):
         self.env.check_user(user_id)
         taxi = self.entity("taxi", taxi_id)
         product = self.undated_product("taxi", taxi, product_id, "product")
-        return self.create("taxi", user_id, taxi, product, self.check_quantity(quantity))
+        return self.create("taxi", taxi, product, self.check_quantity(quantity))
 
     # ------------------------------------------------------------------ one tool per order kind
 
