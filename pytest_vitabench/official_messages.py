@@ -1,14 +1,9 @@
 """The official tools' messages, read from the user's copy of the harness (``--vita-tool-results official``).
 
-Under the official tool results a tool answers with the official tool's own sentences ("... not found", a
-failed precondition, a success). The project ships none of them: each is read at run time from the official
-function that says it, parsed with :mod:`ast` and never executed. A message is a string the function asserts,
-returns or raises; an f-string becomes a template whose placeholders are the source of its formatted
-expressions (``{order.order_id}``), filled in with the values our re-implementation computes.
-
-A message is addressed by its file, its function, the placeholders it must have (in order) and, among the
-function's messages with exactly those placeholders, its ordinal. A copy of the harness whose function no
-longer has such a message fails loudly, naming the file and the function.
+The project ships none of them: each is read from the official function that asserts, returns or raises it,
+parsed with :mod:`ast` and never executed; an f-string becomes a template filled with the values our
+re-implementation computes. A message is addressed by file, function, the placeholders it must have (in order)
+and its ordinal among that function's messages with exactly those placeholders.
 """
 
 from __future__ import annotations
@@ -18,15 +13,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .official_source import OfficialSource, OfficialSourceError
+from .official_source import DOMAINS, OfficialSource, OfficialSourceError
 
 #: The official files whose functions' messages become tool results (paths under the ``vita`` package).
-TOOL_FILES = {
-    "delivery": "domains/delivery/tools.py",
-    "instore": "domains/instore/tools.py",
-    "ota": "domains/ota/tools.py",
-    "shared": "environment/toolkit.py",
-}
+TOOL_FILES = {**{domain: f"domains/{domain}/tools.py" for domain in DOMAINS}, "shared": "environment/toolkit.py"}
 
 
 @dataclass(frozen=True)

@@ -1,13 +1,8 @@
 """The user's copy of the official VitaBench 2.0 harness, read for its wording (``--vita-official-source``).
 
-The project ships only its own text. Where a request must carry the official wording (prompts, tool
-descriptions), it is read at run time from the user's copy of the official harness: a checkout of
-``meituan-longcat/VitaBench-2.0``, or the installed ``vita`` package, found without importing it. Prompts are
-YAML files of block literals; tool descriptions are the literal dictionaries of each domain's
-``tools_schema.py``, parsed with :mod:`ast` and never executed.
-
-A source is named in the report and the header by where it is and its version: the git commit of a checkout,
-else the sha256 of the files it is read from.
+The project ships only its own text: prompts (YAML) and tool descriptions (the literal dictionaries of each
+domain's ``tools_schema.py``, parsed with :mod:`ast`, never executed) are read at run time from a checkout or
+the installed ``vita`` package, found without importing it.
 """
 
 from __future__ import annotations
@@ -43,7 +38,7 @@ DOMAINS = ("delivery", "instore", "ota")
 #: Our language codes -> the official prompt files' keys.
 LANGUAGE_KEYS = {"en": "english", "zh": "chinese"}
 #: Our language codes -> the suffix of the official tool description dictionaries.
-_DESCRIPTION_SUFFIX = {"en": "EN", "zh": "ZH"}
+DESCRIPTION_SUFFIX = {"en": "EN", "zh": "ZH"}
 
 #: What ``auto`` takes before looking for an installed package (the plugin's own tests set it to ``none``).
 ENVIRONMENT = "VITA_OFFICIAL_SOURCE"
@@ -75,6 +70,9 @@ class Template:
 class OfficialSource:
     """A readable copy of the official harness's ``vita`` package directory.
 
+    Every reader raises :class:`OfficialSourceError`, naming the file and what it looked for, when the copy
+    cannot be read or lacks it.
+
     Attributes:
         package_dir: The directory holding ``prompts/`` and ``domains/`` (``<checkout>/src/vita``).
         found_as: How it was found: ``checkout``, ``package directory`` or ``installed package``.
@@ -85,27 +83,18 @@ class OfficialSource:
     _derived: dict[tuple[Any, ...], Any] = field(default_factory=dict, compare=False, repr=False)
 
     def derived(self, key: tuple[Any, ...], build: Callable[[], _T]) -> _T:
-        """``build()``, once per source and ``key``: what is read from this copy (its parsed files, prompts,
-        tool schemas, messages) lives as long as the source, since the wording is read for every item."""
+        """``build()``, once per source and ``key``: what is read from this copy lives as long as the source."""
         if key not in self._derived:
             self._derived[key] = build()
         return self._derived[key]
 
     def tree(self, path: Path | str) -> ast.Module:
-        """The parsed module at ``path`` (absolute, or relative to the package directory); never run.
-
-        Raises:
-            OfficialSourceError: The file cannot be read or parsed.
-        """
+        """The parsed module at ``path`` (absolute, or relative to the package directory); never run."""
         path = self.package_dir / path
         return self.derived(("tree", path), lambda: _parse(path, "code"))
 
     def function(self, path: Path | str, name: str) -> ast.AST:
-        """The definition of function (or method) ``name`` in ``path``: the first in walk order.
-
-        Raises:
-            OfficialSourceError: The file cannot be read or parsed, or has no such function.
-        """
+        """The definition of function (or method) ``name`` in ``path``: the first in walk order."""
         path = self.package_dir / path
         node = self.derived(("functions", path), lambda: _functions(self.tree(path))).get(name)
         if node is None:
@@ -145,18 +134,11 @@ class OfficialSource:
     def tool_descriptions(self, domain: str, language: str) -> dict[str, Any]:
         """``{tool name: {description, preconditions, postconditions, args, returns, ...}}`` of a domain."""
         path = self.package_dir / "domains" / domain / "tools_schema.py"
-        name = f"TOOL_DESCRIPTIONS_{_DESCRIPTION_SUFFIX[language]}"
+        name = f"TOOL_DESCRIPTIONS_{DESCRIPTION_SUFFIX[language]}"
         return self.derived(("tools", domain, language), lambda: literal_assignment(path, name))
 
     def code_templates(self, relative: str, function: str) -> list[Template]:
-        """The f-strings of ``function`` in ``relative`` (a path under the package), as format templates.
-
-        Text the official harness writes in code rather than in its prompt files (a header it adds, a label)
-        is read this way: parsed with :mod:`ast`, never executed.
-
-        Raises:
-            OfficialSourceError: No such file or function, or the function holds no f-string.
-        """
+        """The f-strings of ``function`` in ``relative`` (a path under the package), as format templates."""
         return self.derived(("templates", relative, function), lambda: self._templates(relative, function))
 
     def _templates(self, relative: str, function: str) -> list[Template]:
@@ -167,11 +149,7 @@ class OfficialSource:
         return templates
 
     def code_template(self, relative: str, function: str, fields: tuple[str, ...]) -> str:
-        """The one f-string of :meth:`code_templates` whose fields are exactly ``fields`` (in order).
-
-        Raises:
-            OfficialSourceError: None or several have those fields.
-        """
+        """The one f-string of :meth:`code_templates` whose fields are exactly ``fields`` (in order)."""
         matches = [t.text for t in self.code_templates(relative, function) if t.fields == fields]
         if len(matches) != 1:
             raise OfficialSourceError(f"{self.package_dir / relative}: {function}() has {len(matches)} f-strings "
@@ -180,11 +158,7 @@ class OfficialSource:
 
     def code_branch_template(self, relative: str, function: str, fields: tuple[str, ...], language_key: str) -> str:
         """The f-string with ``fields`` in the branch of an ``if ... == "<key>": ... else: ...`` inside
-        ``function`` that ``language_key`` takes (a sentence the code writes in two languages).
-
-        Raises:
-            OfficialSourceError: No such branch or f-string.
-        """
+        ``function`` that ``language_key`` takes (a sentence the code writes in two languages)."""
         node = self.function(relative, function)
         for branch in ast.walk(node):
             if not (isinstance(branch, ast.If) and isinstance(branch.test, ast.Compare)
@@ -200,11 +174,7 @@ class OfficialSource:
                                   f"{', '.join(fields)} in a language branch")
 
     def code_fallback(self, relative: str, function: str, keyword: str) -> str:
-        """The string after ``or`` in the ``keyword=... or "text"`` argument inside ``function``.
-
-        Raises:
-            OfficialSourceError: No such argument.
-        """
+        """The string after ``or`` in the ``keyword=... or "text"`` argument inside ``function``."""
         node = self.function(relative, function)
         for call in ast.walk(node):
             if isinstance(call, ast.Call):
@@ -216,11 +186,7 @@ class OfficialSource:
         raise OfficialSourceError(f"{self.package_dir / relative}: no {keyword}=... or '...' in {function}()")
 
     def code_docstring(self, relative: str, function: str) -> str:
-        """The docstring of ``function`` (a memory tool's description).
-
-        Raises:
-            OfficialSourceError: It has none.
-        """
+        """The docstring of ``function`` (a memory tool's description)."""
         node = self.function(relative, function)
         text = ast.get_docstring(node, clean=True) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
             else None
@@ -229,11 +195,7 @@ class OfficialSource:
         return text
 
     def code_literal(self, relative: str, function: str, name: str) -> Any:
-        """The literal value assigned to ``name`` inside ``function`` (a label table, say); never executed.
-
-        Raises:
-            OfficialSourceError: No such assignment, or its value is not a literal.
-        """
+        """The literal value assigned to ``name`` inside ``function`` (a label table, say); never executed."""
         node = self.function(relative, function)
         for child in ast.walk(node):
             if isinstance(child, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in child.targets):
@@ -244,11 +206,7 @@ class OfficialSource:
         raise OfficialSourceError(f"{self.package_dir / relative}: no literal {name} = ... in {function}()")
 
     def code_constant(self, relative: str, function: str, keyword: str) -> str:
-        """The string constant passed as ``keyword=`` inside ``function`` (a fixed system message, say).
-
-        Raises:
-            OfficialSourceError: None or several such constants.
-        """
+        """The string constant passed as ``keyword=`` inside ``function`` (a fixed system message, say)."""
         node = self.function(relative, function)
         found = [k.value.value for c in ast.walk(node) if isinstance(c, ast.Call) for k in c.keywords
                  if k.arg == keyword and isinstance(k.value, ast.Constant) and isinstance(k.value.value, str)]
@@ -258,11 +216,7 @@ class OfficialSource:
         return found[0]
 
     def code_dict_value(self, relative: str, function: str, key: str) -> str:
-        """The string a dictionary literal inside ``function`` gives ``key`` (an initial state's text, say).
-
-        Raises:
-            OfficialSourceError: None or several different such strings.
-        """
+        """The string a dictionary literal inside ``function`` gives ``key`` (an initial state's text, say)."""
         node = self.function(relative, function)
         pairs = [(k, v) for d in ast.walk(node) if isinstance(d, ast.Dict)
                  for k, v in zip(d.keys, d.values, strict=True)]
@@ -275,11 +229,7 @@ class OfficialSource:
 
     def code_choice(self, relative: str, function: str, name: str, language_key: str) -> str:
         """The string ``function`` assigns to ``name`` for ``language_key``, from a ``a if language == KEY else
-        b`` expression (a fixed line in two languages).
-
-        Raises:
-            OfficialSourceError: No such assignment of that shape.
-        """
+        b`` expression (a fixed line in two languages)."""
         node = self.function(relative, function)
         for child in ast.walk(node):
             if not (isinstance(child, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name
@@ -303,11 +253,7 @@ class OfficialSource:
         return [str(c.value) for c in sorted(found, key=lambda c: (c.lineno, c.col_offset))]
 
     def code_returned(self, relative: str, function: str) -> str:
-        """The one string constant ``function`` returns (its fallback text, say).
-
-        Raises:
-            OfficialSourceError: None or several.
-        """
+        """The one string constant ``function`` returns (its fallback text, say)."""
         node = self.function(relative, function)
         found = [r.value.value for r in ast.walk(node) if isinstance(r, ast.Return)
                  and isinstance(r.value, ast.Constant) and isinstance(r.value.value, str)]
@@ -317,11 +263,7 @@ class OfficialSource:
         return found[0]
 
     def check(self) -> None:
-        """Read every file once, so a missing or unreadable one fails before any item runs.
-
-        Raises:
-            OfficialSourceError: Naming the file and what is wrong with it.
-        """
+        """Read every file once, so a missing or unreadable one fails before any item runs."""
         for name in PROMPTS:
             for language in LANGUAGE_KEYS:
                 self.prompt(name, language)
@@ -361,7 +303,7 @@ def _in_directory(root: Path) -> OfficialSource:
                                   "meituan-longcat/VitaBench-2.0 or its src/vita package directory)")
     for candidate, found_as in ((root / "src" / "vita", "checkout"), (root / "vita", "checkout"),
                                 (root, "package directory")):
-        if (candidate / "prompts").is_dir() and (candidate / "domains").is_dir():
+        if _is_package(candidate):
             return OfficialSource(candidate.resolve(), found_as)
     raise OfficialSourceError(
         f"--vita-official-source {root}: not the official VitaBench 2.0 harness (looked for prompts/ and domains/ "
@@ -380,10 +322,14 @@ def _installed() -> OfficialSource:
             "(not comparable with the leaderboard)")
     for location in locations:
         package = Path(location)
-        if (package / "prompts").is_dir() and (package / "domains").is_dir():
+        if _is_package(package):
             return OfficialSource(package.resolve(), "installed package")
     raise OfficialSourceError(f"--vita-official-source auto: the installed 'vita' package at {locations[0]} has no "
                               "prompts/ and domains/: it is not the official VitaBench 2.0 harness")
+
+
+def _is_package(path: Path) -> bool:
+    return (path / "prompts").is_dir() and (path / "domains").is_dir()
 
 
 def _git_commit(package_dir: Path) -> str | None:

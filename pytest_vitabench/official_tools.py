@@ -1,13 +1,9 @@
 """The agent's tools as the official harness offers them: its order, descriptions and parameter schemas.
 
-The official schema builder turns each tool method into an OpenAI function: the description is the first line
-of a docstring it generates from the domain's description table (the description, then the preconditions and
-postconditions under their headings), the parameters a pydantic model of the method's signature, each argument
-described from that table, ``Optional`` unions flattened to their type. Here that is re-implemented: the
-signatures are read from the user's copy of ``tools.py`` with :mod:`ast` (annotations are interpreted over a
-fixed set of typing names, never executed), the descriptions and headings from its ``tools_schema.py`` and
-schema code, and pydantic builds the same JSON schema. Order: the domain's own tools in their class order, then
-the shared tools of the base toolkit.
+Re-implements the official schema builder: signatures are read from the user's copy of ``tools.py`` with
+:mod:`ast` (annotations interpreted over a fixed set of typing names, never executed), descriptions and
+headings from ``tools_schema.py``, and pydantic builds the same JSON schema. Order: the domain's own tools in
+their class order, then the shared tools of the base toolkit.
 """
 
 from __future__ import annotations
@@ -20,7 +16,7 @@ from typing import Any
 
 from pydantic import Field, create_model
 
-from .official_source import OfficialSource, OfficialSourceError, literal_assignment
+from .official_source import DESCRIPTION_SUFFIX, OfficialSource, OfficialSourceError, literal_assignment
 
 _TOOLKIT = "environment/toolkit.py"
 _TOOLKIT_SCHEMA = "environment/toolkit_schema.py"
@@ -28,7 +24,6 @@ _SCHEMA_BUILDER = "utils/schema_utils.py"
 _TYPING = {"str": str, "int": int, "float": float, "bool": bool, "dict": dict, "list": list, "tuple": tuple,
            "Any": Any, "Optional": typing.Optional, "List": list, "Dict": dict, "Union": typing.Union,
            "Literal": typing.Literal, "Tuple": tuple, "None": None}
-_LANGUAGE_SUFFIX = {"en": "EN", "zh": "ZH"}
 
 
 @dataclass(frozen=True)
@@ -59,7 +54,7 @@ def _schemas(source: OfficialSource, domain: str, language: str) -> tuple[dict[s
     methods = _tool_methods(source, source.package_dir / "domains" / domain / "tools.py")
     descriptions = source.tool_descriptions(domain, language)
     shared = source.package_dir / _TOOLKIT_SCHEMA
-    shared_descriptions = literal_assignment(shared, f"TOOLKIT_TOOL_DESCRIPTIONS_{_LANGUAGE_SUFFIX[language]}")
+    shared_descriptions = literal_assignment(shared, f"TOOLKIT_TOOL_DESCRIPTIONS_{DESCRIPTION_SUFFIX[language]}")
     headings = _headings(source)
     out = []
     for method in methods:
@@ -119,8 +114,7 @@ def _schema(source: OfficialSource, method: _Method, described: dict[str, Any], 
 def _tool_methods(source: OfficialSource, path: Path) -> list[_Method]:
     """The ``@is_tool`` methods of the toolkit class in ``path``, then those of its base classes."""
     for node in source.tree(path).body:
-        if isinstance(node, ast.ClassDef) and _tools_in(node, path):
-            methods = _tools_in(node, path)
+        if isinstance(node, ast.ClassDef) and (methods := _tools_in(node, path)):
             for base in node.bases:
                 if isinstance(base, ast.Name):
                     methods += _base_tools(source, base.id)

@@ -99,10 +99,7 @@ class OfficialWording:
             lines.append(json.dumps(current, ensure_ascii=False, indent=2))
         if not lines:
             return self.source.code_returned(_GROUNDTRUTH, "read")
-        headings = self.source.code_concatenated(_GROUNDTRUTH, "read")
-        if not headings:
-            raise OfficialSourceError(f"{self.source.package_dir / _GROUNDTRUTH}: read() has no heading")
-        return headings[0] + "\n".join(lines)
+        return self._heading(_GROUNDTRUTH, "read") + "\n".join(lines)
 
     # -- the agentic (rewrite) memory -------------------------------------------------------------------
 
@@ -113,8 +110,7 @@ class OfficialWording:
         empty = self.source.code_fallback(_RECORDS, "update", "current_memory")
         user = self.source.prompt("memory_update_prompt", self.language).format(
             current_memory=current or empty, new_interactions=records)
-        budget = self.source.code_branch_template(_RECORDS, "update", ("max_tokens",), LANGUAGE_KEYS["en"]
-                                                  if self.language == "en" else LANGUAGE_KEYS["zh"])
+        budget = self.source.code_branch_template(_RECORDS, "update", ("max_tokens",), LANGUAGE_KEYS[self.language])
         return [{"role": "system", "content": system},
                 {"role": "user", "content": user + budget.format(max_tokens=max_tokens)}]
 
@@ -153,7 +149,6 @@ class OfficialWording:
                                                   dialogue_str=json.dumps(turns, ensure_ascii=False)))
         return "\n".join(lines)
 
-
     # -- the rag memory ---------------------------------------------------------------------------------
 
     def rag_daily_label(self) -> str:
@@ -174,12 +169,13 @@ class OfficialWording:
         answer, no heading)."""
         line = self.source.code_template(_RAG, function, ("timestamp", "type", "text"))
         body = "\n".join(line.format(timestamp=t, type=k, text=x) for t, k, x in chunks)
-        if function == "query_preference_memory":
-            return body
-        headings = self.source.code_concatenated(_RAG, function)
+        return body if function == "query_preference_memory" else self._heading(_RAG, function) + body
+
+    def _heading(self, relative: str, function: str) -> str:
+        headings = self.source.code_concatenated(relative, function)
         if not headings:
-            raise OfficialSourceError(f"{self.source.package_dir / _RAG}: {function}() has no heading")
-        return headings[0] + body
+            raise OfficialSourceError(f"{self.source.package_dir / relative}: {function}() has no heading")
+        return headings[0]
 
     def rag_empty(self, function: str) -> str:
         """What the official rag's ``function`` (``read``, ``_build_summary``, ``query_preference_memory``)

@@ -1,10 +1,7 @@
 """Domain registry: validate environment dicts and build executable environments.
 
-Each domain package (``delivery``, ``instore``, ``ota``) declares a :class:`~.spec.DomainSpec` as
-``SPEC``: its database model, its tool set, its environment class and order view. A multi-domain subtask
-(a comma-separated domain such as ``"delivery,ota"``) gets one environment over one merged database that
-offers the union of the tools (shared tools once), with every order in one ``orders`` dict. Packages are
-imported on first use, so loading a suite of one domain never imports the others.
+Each domain package declares a :class:`~.spec.DomainSpec` as ``SPEC``, imported on first use. A multi-domain
+subtask (``"delivery,ota"``) gets one environment over one merged database offering the union of the tools.
 """
 
 from __future__ import annotations
@@ -23,9 +20,8 @@ from .shared_tools import SharedTools
 from .spec import DomainSpec
 
 DOMAINS = ("delivery", "instore", "ota")
-#: The domains whose tools answer as the official ones under ``--vita-tool-results official`` (the others keep
-#: their JSON answers).
-OFFICIAL_RESULT_DOMAINS = ("delivery", "instore", "ota")
+#: The domains whose tools answer as the official ones under ``--vita-tool-results official``: all of them.
+OFFICIAL_RESULT_DOMAINS = DOMAINS
 
 #: Why the official tool results cannot run without the official source.
 MISSING_SOURCE = ("--vita-tool-results official reads the official tools' messages from the official VitaBench 2.0 "
@@ -118,8 +114,8 @@ def build_environment(
             :data:`pytest_vitabench.profile.TOOL_CHECKS`); ``None``: all of them.
         search_style: ``default`` or ``official`` ranking and filtering of the search tools
             (``--vita-search-style``).
-        tool_results: ``default`` (JSON views) or ``official`` (the official tools' answers, where implemented:
-            :data:`OFFICIAL_RESULT_DOMAINS`) (``--vita-tool-results``).
+        tool_results: ``default`` (JSON views) or ``official`` (the official tools' answers)
+            (``--vita-tool-results``).
         official_source: The user's copy of the official harness, which the official tool results read their
             messages from (required with ``tool_results="official"``).
 
@@ -134,8 +130,7 @@ def build_environment(
     if checks is not None:
         env.checks = frozenset(checks)
     env.search_style = search_style
-    # All or nothing per environment: a travel subtask keeps JSON answers in every tool, shared ones included.
-    env.tool_results = tool_results if all(name in OFFICIAL_RESULT_DOMAINS for name in names) else "default"
+    env.tool_results = tool_results
     if env.official_results:
         if official_source is None:
             raise ValueError(MISSING_SOURCE)

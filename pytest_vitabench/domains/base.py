@@ -1,11 +1,7 @@
 """What every domain environment offers the episode: tool schemas, tool calls, and its records.
 
-A domain (``delivery``, ``instore``, ``ota``) declares its tools on a ``declare.ToolSet``; the
-environment holds them bound as :class:`Tool` objects and implements :meth:`Environment.records`. Tool
-results are JSON text built from the declared fields of each entity (an allow-list), so hidden fields
-in the suite data (``*_type`` markers, ``distraction_reason``, ``category``, ...) can never reach the
-agent. Under ``--vita-tool-results official`` they are the official tools' text instead
-(:mod:`.official_text`), which also prints declared fields only.
+Tool results are built from the declared fields of each entity (an allow-list), so hidden fields in the suite
+data (``*_type`` markers, ``distraction_reason``, ...) never reach the agent.
 """
 
 from __future__ import annotations

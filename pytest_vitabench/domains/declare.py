@@ -1,25 +1,11 @@
-"""Declaring tools: methods marked with :func:`tool` on a :class:`ToolSet` subclass.
+"""Declaring tools: methods marked with :func:`tool` on a :class:`ToolSet` subclass (see docs/extending.md).
 
-A tool is a method whose docstring is the description the agent reads and whose typed signature is its
-parameters; each parameter's description (and any extra JSON-schema keys such as ``enum``) rides on its
-annotation::
-
-    UserId = Annotated[str, Arg("The user's ID (as given in the user profile), e.g. 'U000001'.")]
-
-    class DeliveryTools(ToolSet):
-        @tool(kind="write")
-        def pay_delivery_order(self, order_id: OrderId) -> dict[str, Any]:
-            \"\"\"Pay an unpaid delivery order. Precondition: status 'unpaid'.\"\"\"
-
-A parameter with a default is optional. ``@tool(each=(...), name="pay_{kind}_order")`` declares one tool
-per value, passed as the method's ``kind`` argument (its docstring may say ``{kind}``).
-
+A tool's docstring is the description the agent reads, its typed signature its parameters; each parameter's
+description (and extra JSON-schema keys such as ``enum``) rides on its ``Annotated[..., Arg(...)]`` annotation.
 A tool set may name the class of the official tools' behaviour (``official_tools``): under
-``--vita-tool-results official`` every tool whose method that class also has answers from it, called with the
-arguments the agent sent and the tool's own defaults, in the tool's parameter order.
+``--vita-tool-results official`` every tool whose method that class also has answers from it.
 
-Everything derived from the declarations (JSON schemas, pydantic argument validators) is built once per
-class, on first use; binding a tool set to an environment creates only the per-episode callables.
+Schemas and argument validators are built once per class; binding to an environment makes only the callables.
 """
 
 from __future__ import annotations

@@ -19,7 +19,6 @@ from .clock import DATE_FORMAT, TIME_FORMAT
 from .entities import Order
 from .fuzzy import official_rank, official_score
 
-# The official messages, read from the user's copy of the harness (see :mod:`pytest_vitabench.official_messages`).
 _FILE = "shared"
 BAD_START = message(_FILE, "weather", "date_start")
 BAD_END = message(_FILE, "weather", "date_end")
@@ -61,6 +60,9 @@ class OfficialTools:
     def say(self, key: MessageKey, *values: Any) -> str:
         return self.env.say(key, *values)
 
+    def order_repr(self, order: Order) -> str:
+        return text.order_text(self.db, order)
+
     def user_problem(self, user_id: str, checks: tuple[MessageKey, MessageKey]) -> str | None:
         """The official answer to an empty ``user_id`` or another user's (``checks``: those two messages), or
         ``None`` when it is the current user's."""
@@ -90,46 +92,43 @@ class OfficialShared(OfficialTools):
 
     def weather(self, address: str, date_start: str, date_end: str) -> str:
         if not valid_date(date_start):
-            return self.env.say(BAD_START, date_start)
+            return self.say(BAD_START, date_start)
         if not valid_date(date_end):
-            return self.env.say(BAD_END, date_end)
-        forecasts = self.env.db.weather
+            return self.say(BAD_END, date_end)
+        forecasts = self.db.weather
         cities = list(dict.fromkeys(w.city for w in forecasts))  # the official {city: city} keeps one of each
         ranked = official_rank(address, [(c, c, c) for c in cities])
         if not ranked:
             raise ToolError("list index out of range")  # the official tool indexes an empty ranking
         city = ranked[0]
         if round(official_score(address, city)) < 50:
-            raise ToolError(self.env.say(NO_WEATHER_CITY, address))
+            raise ToolError(self.say(NO_WEATHER_CITY, address))
         start, end = (datetime.strptime(d, "%Y-%m-%d").date() for d in (date_start, date_end))
         rows = sorted((w for w in forecasts if w.city == city
                        and start <= datetime.strptime(w.datetime, "%Y-%m-%d").date() <= end), key=lambda w: w.datetime)
         if not rows:
-            return self.env.say(NO_WEATHER, city, date_start, date_end)
+            return self.say(NO_WEATHER, city, date_start, date_end)
         return "\n".join(_weather(w) for w in rows)
 
     def address_to_longitude_latitude(self, address: str) -> str:
         try:
             found = self.env.geocode(address)
         except ToolError:
-            raise ToolError(self.env.say(NO_COORDINATES, address)) from None
+            raise ToolError(self.say(NO_COORDINATES, address)) from None
         # A list answer: each number as its text, the list as JSON.
         return json.dumps([str(float(found.longitude)), str(float(found.latitude))])
 
     def get_user_all_orders(self) -> str:
-        return "\n".join(self.order_repr(o) for o in self.env.db.orders.values())
-
-    def order_repr(self, order: Order) -> str:
-        return text.order_text(self.env.db, order)
+        return "\n".join(self.order_repr(o) for o in self.db.orders.values())
 
     def get_nearby(self, longitude: Any, latitude: Any, radius: Any) -> str:
         found = []
         for name, render in (("stores", text.store_str), ("shops", text.shop_str)):
-            for entity in (getattr(self.env.db, name, None) or {}).values():
+            for entity in (getattr(self.db, name, None) or {}).values():
                 loc = entity.location
                 if distance(longitude, latitude, loc.longitude, loc.latitude) <= radius:
                     found.append(render(entity))
-        return "\n".join(found) if found else self.env.say(NOTHING_NEARBY)
+        return "\n".join(found) if found else self.say(NOTHING_NEARBY)
 
 
 def _weather(w: Any) -> str:

@@ -1,14 +1,9 @@
 """China's public holidays, for any year, from the maintained ``holidays`` package.
 
-The tools speak of holiday *periods* as the State Council's notices announce them ("Spring Festival:
-28 January to 4 February, 8 days"): the statutory days, the days off swapped for a weekend working day
-(the package lists them as "Day off (substituted from ...)", naming the working day), and the weekend
-days they enclose or adjoin. A period is therefore a maximal run of days off (holiday, substituted day,
-or a weekend day that is not a working day) that contains a holiday, cut at the calendar year so that
-New Year's Day starts on 1 January. For 2023-2026 this reproduces the hand-made table the tools used
-before, day for day (``tests/domains/test_public_holidays.py``). Years the package has no notice for yet
-get the statutory days with their observed days, and weekends around them; years before the package's
-coverage raise :class:`HolidayDataMissing` instead of answering "no holiday".
+The tools speak of holiday *periods* as the State Council announces them: a period is a maximal run of days
+off (holiday, day off substituted for a working weekend day, or a weekend day that is not a working day) that
+contains a holiday, cut at the calendar year. Years before the package's coverage raise
+:class:`HolidayDataMissing` instead of answering "no holiday".
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
 """The embedding cache: one float32 vector per (model, kind, text), so a second run embeds nothing.
 
-The key is the sha256 of the model id (which names the endpoint for remote models), the kind
-(``query`` or ``document``: some models embed the two differently) and the exact text. Vectors are stored
-as little-endian float32 bytes in the ``embeddings`` namespace of the disk store
-(:mod:`pytest_vitabench.store`: atomic writes, an unreadable entry is a miss). A process also keeps what it
-read or wrote in memory. Because a vector computed now is stored and used as the same float32 array that a
-later run reads back, retrieval is identical with a cold or warm cache.
+Vectors live in the disk store's ``embeddings`` namespace; a vector computed now is used as the same float32
+array a later run reads back, so retrieval is identical with a cold or warm cache.
 """
 
 from __future__ import annotations

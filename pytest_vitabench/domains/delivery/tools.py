@@ -11,7 +11,7 @@ from ..declare import Arg, ToolSet, tool
 from ..entities import Order, OrderProduct, catalogue_product
 from ..geo import distance_m
 from ..shared_tools import OrderId, UserId
-from .models import DeliveryDB, Store, StoreProduct
+from .models import DeliveryDB, Store, StoreProduct, shipping_minutes
 from .official import OfficialDelivery
 
 ORDER_PREFIX = "OT"
@@ -21,11 +21,6 @@ FINAL_STATUSES = ("cancelled", "delivered")
 
 StoreId = Annotated[str, Arg("The store's ID, as returned by a store search or store info.")]
 Keywords = Annotated[list[str], Arg("Search keywords, e.g. dish names, cuisine or store features.")]
-
-
-def shipping_minutes(distance: float) -> int:
-    """Delivery minutes for a distance in metres (the official linear formula)."""
-    return round(25.00 + int(distance) * 0.006510)
 
 
 class DeliveryTools(ToolSet):

@@ -17,7 +17,6 @@ from ..entities import Order, OrderProduct, catalogue_product
 from ..official_shared import OfficialTools, valid_time
 from .models import BookInfo, ReservationInfo, Shop, ShopProduct
 
-# The official messages, read from the user's copy of the harness (see :mod:`pytest_vitabench.official_messages`).
 _FILE = "instore"
 #: Per tool, its two user checks: the user id is empty, it is not the user's.
 USER_CHECKS = {tool: (message(_FILE, tool), message(_FILE, tool, nth=1)) for tool in (
@@ -82,7 +81,6 @@ def reservation_repr(reservation: ReservationInfo) -> str:
             f"customer_count={reservation.customer_count}, status={reservation.status}")
 
 
-
 class OfficialInstore(OfficialTools):
     """The official behaviour of each in-store tool, over our environment and database."""
 
@@ -110,8 +108,17 @@ class OfficialInstore(OfficialTools):
             raise ToolError(self.say(RESERVATION_NOT_FOUND, reservation_id))
         return self.db.reservations[reservation_id]
 
-    def order_repr(self, order: Order) -> str:
-        return text.order_text(self.db, order)
+    def _pay(self, record: Any, record_id: str, not_unpaid: MessageKey, paid: MessageKey) -> str:
+        if record.status != "unpaid":
+            return self.say(not_unpaid, record_id)
+        self.env.touch(record, "paid")
+        return self.say(paid)
+
+    def _cancel(self, record: Any, record_id: str, already: MessageKey, cancelled: MessageKey) -> str:
+        if record.status == "cancelled":
+            return self.say(already, record_id)
+        self.env.touch(record, "cancelled")
+        return self.say(cancelled, record_id)
 
     # ---- the tools
 
@@ -144,20 +151,13 @@ class OfficialInstore(OfficialTools):
     def pay_instore_order(self, order_id: str) -> str:
         if not order_id:
             return self.say(PAY_NO_ORDER_ID)
-        target = self.order(order_id)
-        if target.status != "unpaid":
-            return self.say(PAY_NOT_UNPAID, order_id)
-        target.status, target.update_time = "paid", self.env.now_text()
-        return self.say(PAID)
+        return self._pay(self.order(order_id), order_id, PAY_NOT_UNPAID, PAID)
 
     def instore_cancel_order(self, order_id: str) -> str:
         if not order_id:
             return self.say(CANCEL_NO_ORDER_ID)
         target = self.order(order_id)
-        if target.status == "cancelled":
-            return self.say(ORDER_ALREADY_CANCELLED, target.order_id)
-        target.status, target.update_time = "cancelled", self.env.now_text()
-        return self.say(ORDER_CANCELLED, target.order_id)
+        return self._cancel(target, target.order_id, ORDER_ALREADY_CANCELLED, ORDER_CANCELLED)
 
     def instore_book(self, user_id: str, shop_id: str, time: str, customer_count: Any) -> str:
         problem = self.user_problem(user_id, USER_CHECKS["instore_book"])
@@ -185,19 +185,13 @@ class OfficialInstore(OfficialTools):
         if not book_id:
             return self.say(PAY_BOOK_NO_ID)
         book = self.book(book_id)
-        if book.status != "unpaid":
-            return self.say(BOOK_NOT_UNPAID, book.book_id)
-        book.status, book.update_time = "paid", self.env.now_text()
-        return self.say(BOOK_PAID)
+        return self._pay(book, book.book_id, BOOK_NOT_UNPAID, BOOK_PAID)
 
     def instore_cancel_book(self, book_id: str) -> str:
         if not book_id:
             return self.say(CANCEL_BOOK_NO_ID)
         book = self.book(book_id)
-        if book.status == "cancelled":
-            return self.say(BOOK_ALREADY_CANCELLED, book.book_id)
-        book.status, book.update_time = "cancelled", self.env.now_text()
-        return self.say(BOOK_CANCELLED, book.book_id)
+        return self._cancel(book, book.book_id, BOOK_ALREADY_CANCELLED, BOOK_CANCELLED)
 
     def instore_reservation(self, user_id: str, shop_id: str, time: str, customer_count: Any) -> str:
         problem = self.user_problem(user_id, USER_CHECKS["instore_reservation"])
@@ -236,10 +230,8 @@ class OfficialInstore(OfficialTools):
         if not reservation_id:
             return self.say(CANCEL_RESERVATION_NO_ID)
         reservation = self.reservation(reservation_id)
-        if reservation.status == "cancelled":
-            return self.say(RESERVATION_ALREADY_CANCELLED, reservation.reservation_id)
-        reservation.status, reservation.update_time = "cancelled", self.env.now_text()
-        return self.say(RESERVATION_CANCELLED, reservation.reservation_id)
+        return self._cancel(reservation, reservation.reservation_id, RESERVATION_ALREADY_CANCELLED,
+                            RESERVATION_CANCELLED)
 
     def get_instore_orders(self, user_id: str) -> str:
         problem = self.user_problem(user_id, USER_CHECKS["get_instore_orders"])

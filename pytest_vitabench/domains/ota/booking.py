@@ -85,9 +85,8 @@ class OtaBooking(ToolSet):
             **extra,
         )
 
-    def create(self, order_type: str, user_id: str, found: Any, product: Any, quantity: int) -> dict[str, Any]:
+    def create(self, order_type: str, found: Any, product: Any, quantity: int) -> dict[str, Any]:
         env = self.env
-        env.check_user(user_id)
         self.take(product, quantity)
         now = env.now_text()
         order = Order(

@@ -38,13 +38,9 @@ class AttractionProduct(_Product):
     ticket_type: str = ""
 
 
-class FlightProduct(_Product):
-    VISIBLE: ClassVar[tuple[str, ...]] = ("product_id", "seat_type", "date", "price", "quantity")
+class SeatProduct(_Product):
+    """A seat class of a flight or a train on one date."""
 
-    seat_type: str = ""
-
-
-class TrainProduct(_Product):
     VISIBLE: ClassVar[tuple[str, ...]] = ("product_id", "seat_type", "date", "price", "quantity")
 
     seat_type: str = ""
@@ -90,7 +86,7 @@ class Flight(TaggedEntity):
     departure_time: str = ""
     arrival_time: str = ""
     tags: list[str] = Field(default_factory=list)
-    products: list[FlightProduct] = Field(default_factory=list)
+    products: list[SeatProduct] = Field(default_factory=list)
 
 
 class Train(TaggedEntity):
@@ -103,7 +99,7 @@ class Train(TaggedEntity):
     departure_time: str = ""
     arrival_time: str = ""
     tags: list[str] = Field(default_factory=list)
-    products: list[TrainProduct] = Field(default_factory=list)
+    products: list[SeatProduct] = Field(default_factory=list)
 
 
 class Taxi(TaggedEntity):
@@ -117,7 +113,6 @@ class Taxi(TaggedEntity):
     estimated_price: float | None = None
     tags: list[str] = Field(default_factory=list)
     products: list[TaxiProduct] = Field(default_factory=list)
-
 
     def address(self, which: str) -> str:
         """The departure or arrival address text (``which`` is ``departure`` or ``arrival``)."""
@@ -154,3 +149,4 @@ ORDER_KINDS: dict[str, tuple[str, str, str, str]] = {
     "train": ("trains", "train_id", "train_number", "seat_type"),
     "taxi": ("taxis", "taxi_id", "platform", "taxi_type"),
 }
+KINDS = tuple(ORDER_KINDS)

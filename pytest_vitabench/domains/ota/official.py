@@ -17,12 +17,10 @@ from .. import official_text as text
 from ..base import ToolError
 from ..entities import Order, OrderProduct
 from ..official_shared import OfficialTools, valid_date
+from .models import KINDS, ORDER_KINDS
 
-#: Order kind -> its database container.
-KINDS = {"hotel": "hotels", "attraction": "attractions", "flight": "flights", "train": "trains", "taxi": "taxis"}
 _DATED = ("attraction", "flight", "train", "taxi")
 
-# The official messages, read from the user's copy of the harness (see :mod:`pytest_vitabench.official_messages`).
 # The official tools are one function per kind: each kind's keys name its own function.
 _FILE = "ota"
 NOT_FOUND = {kind: message(_FILE, f"_get_{kind}", f"{kind}_id") for kind in KINDS}
@@ -83,12 +81,11 @@ class _Modify:
 MODIFY = {kind: _Modify(kind) for kind in ("flight", "train")}
 
 
-
 class OfficialOta(OfficialTools):
     """The official behaviour of each travel tool, over our environment and database."""
 
     def entity(self, kind: str, entity_id: str) -> Any:
-        items = getattr(self.db, KINDS[kind])
+        items = getattr(self.db, ORDER_KINDS[kind][0])
         if entity_id not in items:
             raise ToolError(self.say(NOT_FOUND[kind], entity_id))
         return items[entity_id]
@@ -198,7 +195,7 @@ class OfficialOta(OfficialTools):
                         store_id=entity_id, total_price=product.price * quantity, update_time=now, create_time=now,
                         status="unpaid", products=[line])
         self.db.orders[created.order_id] = created
-        return text.order_text(self.db, created)
+        return self.order_repr(created)
 
     # ---- pay, search, detail, modify, cancel
 
@@ -240,7 +237,7 @@ class OfficialOta(OfficialTools):
         target = self.order(order_id)
         if target.order_type != kind:
             return self.say(other_kind)
-        return text.order_text(self.db, target)
+        return self.order_repr(target)
 
     def modify_order(self, kind: str, order_id: str, user_id: str, new_date: str) -> str:
         says = MODIFY[kind]

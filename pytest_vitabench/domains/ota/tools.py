@@ -16,14 +16,13 @@ from ..entities import Entity
 from ..fuzzy import fuzzy_rank, fuzzy_score, official_match
 from ..shared_tools import OrderId, UserId
 from .booking import STATUSES, OtaBooking
-from .models import ORDER_KINDS, Flight
+from .models import KINDS, Flight
 from .official import OfficialOta
 
 #: Minimum fuzzy score for a city (or taxi address) to count as a match. The official harness uses 40,
 #: which lets unrelated cities through; 80 still accepts "Chengdu" for "Chengdu Shuangliu Airport".
 CITY_MATCH = 80.0
 ADDRESS_MATCH = 70.0
-KINDS = tuple(ORDER_KINDS)
 DATED_KINDS = ("hotel", "attraction", "flight", "train")
 
 _CITY_SUFFIXES = (" city", "市")
@@ -254,7 +253,7 @@ class OtaTools(OtaBooking):
         hotel = self.entity("hotel", hotel_id)
         # official bug: an unknown room created an empty, zero-priced order
         room = self.undated_product("hotel", hotel, room_id, "room")
-        return self.create("hotel", user_id, hotel, room, 1)
+        return self.create("hotel", hotel, room, 1)
 
     @tool("create")
     def create_attraction_order(
@@ -300,7 +299,7 @@ class OtaTools(OtaBooking):
         self.env.check_user(user_id)
         found = self.entity(order_type, entity_id)
         product = self.dated_product(order_type, found, product_id, date)
-        return self.create(order_type, user_id, found, product, self.check_quantity(quantity))
+        return self.create(order_type, found, product, self.check_quantity(quantity))
 
     @tool("create")
     def create_taxi_order(
@@ -315,7 +314,7 @@ class OtaTools(OtaBooking):
         self.env.check_user(user_id)
         taxi = self.entity("taxi", taxi_id)
         product = self.undated_product("taxi", taxi, product_id, "product")
-        return self.create("taxi", user_id, taxi, product, self.check_quantity(quantity))
+        return self.create("taxi", taxi, product, self.check_quantity(quantity))
 
     # ------------------------------------------------------------------ one tool per order kind
 
