@@ -165,6 +165,12 @@ COMMAND = Command(
                  help="run directories (.vitabench/runs/RUN_ID/shard-I-of-N), directories holding them, or JSON "
                       "reports"),
         argument("-o", "--output", required=True, help="where to write the merged JSON report"),
-        *setting_arguments("fail_under", "baseline", "fail_regression", fail_under={"metavar": "SPEC"},
-                           baseline={"metavar": "RUN"}, fail_regression={"metavar": "DELTA"}),
+        *setting_arguments(
+            "fail_under", "baseline", "fail_regression",
+            fail_under={"metavar": "SPEC", "help": "thresholds as for a run, e.g. 'avg@4=0.40,pass^4=0.20': the exit "
+                                                   "status is the gate's"},
+            baseline={"metavar": "RUN",
+                      "help": "a saved run to compare the merged run with, paired per user and subtask"},
+            fail_regression={"metavar": "DELTA", "help": "with --vita-baseline: exit 1 when Avg drops significantly "
+                                                         "by more than DELTA"}),
     ))
