@@ -1,10 +1,7 @@
-"""Reading ``--vita-*`` values: every bad value is reported with the option's name and what it accepts.
+"""Reading ``--vita-*`` values: every bad value is a ``ValueError`` naming the option and what it accepts.
 
-Plain Python (no pytest): :class:`~pytest_vitabench.benchmark.Benchmark` and the CLI call these, and the
-plugin turns the ``ValueError`` into a pytest usage error. Every parser of :mod:`pytest_vitabench.settings`
-is here or in a standard-library-only module beside it (:mod:`~pytest_vitabench.model_args`,
-:mod:`~pytest_vitabench.fail_under`), with the small vocabularies they check against: the settings stay
-below every feature module, which import these names from here.
+Standard library only, with the small vocabularies the parsers check against: the settings import it to
+register the options in every pytest session, and the feature modules import these names from here.
 """
 
 from __future__ import annotations
@@ -54,13 +51,8 @@ LOG_INTERVAL_S = 60.0
 
 
 def whole_number(option: str, value: object, *, minimum: int, default: int, accepted: str = "") -> int:
-    """``value`` as an int of at least ``minimum``; ``None`` or blank gives ``default``.
-
-    ``accepted`` names what else the option takes (e.g. `` or 'auto'``), for the message.
-
-    Raises:
-        ValueError: Not a whole number, or below ``minimum``; the message names ``option``.
-    """
+    """``value`` as an int of at least ``minimum``; ``None`` or blank gives ``default``. ``accepted`` names what
+    else the option takes (e.g. `` or 'auto'``), for the message."""
     if value is None or str(value).strip() == "":
         return default
     text = str(value).strip()
@@ -74,11 +66,7 @@ def whole_number(option: str, value: object, *, minimum: int, default: int, acce
 
 
 def one_of(option: str, value: object, choices: Iterable[Choice]) -> Choice:
-    """``value`` when it is one of ``choices``.
-
-    Raises:
-        ValueError: Naming ``option``, the accepted values and the closest one.
-    """
+    """``value`` when it is one of ``choices``, else an error naming the closest one."""
     allowed = list(choices)
     text = str(value).strip()
     for choice in allowed:  # the choice itself, typed as the caller's choices (a Literal, say)
@@ -100,11 +88,8 @@ def near_builtin(option: str, name: str) -> str | None:
 
 
 def unknown_model_hint(roles: Iterable[tuple[str, str]]) -> str:
-    """A sentence for each role name that misspells a built-in, e.g. for ``("--vita-model", "refrence")``.
-
-    Returns:
-        The sentences joined by spaces, or ``""`` when no name is a near miss.
-    """
+    """A sentence for each role name that misspells a built-in, e.g. for ``("--vita-model", "refrence")``
+    (``""`` when no name is a near miss)."""
     hints = []
     for option, name in roles:
         builtin = near_builtin(option, name)
@@ -115,8 +100,7 @@ def unknown_model_hint(roles: Iterable[tuple[str, str]]) -> str:
     return " ".join(hints)
 
 
-# Parsers of the settings (see settings.py): ``(option, raw value) -> value``, each raising ValueError
-# that names the option.
+# The settings' parsers: ``(option, raw value) -> value``.
 
 def boolean(option: str, value: object) -> bool:
     """An on/off option: ``True`` from the command line, a bool or ``true/false/on/off/1/0`` from an ini file."""
@@ -228,12 +212,8 @@ def on_off(option: str, value: object) -> bool:
     raise ValueError(f"{option} must be on or off, got {value!r}")
 
 
-def parse_tool_checks(value: object) -> list[str]:
-    """``all`` (every check), ``official``/``none`` (none), or a comma-separated list of :data:`TOOL_CHECKS`.
-
-    Raises:
-        ValueError: An unknown check name.
-    """
+def tool_checks(option: str, value: object) -> list[str]:
+    """``all`` (every check), ``official``/``none`` (none), or a comma-separated list of :data:`TOOL_CHECKS`."""
     if isinstance(value, (list, tuple)):
         names = [str(v) for v in value]
     else:
@@ -245,13 +225,9 @@ def parse_tool_checks(value: object) -> list[str]:
         names = [part.strip() for part in text.split(",") if part.strip()]
     unknown = [n for n in names if n not in TOOL_CHECKS]
     if unknown:
-        raise ValueError(f"--vita-tool-checks: unknown check(s) {', '.join(unknown)}; known: "
+        raise ValueError(f"{option}: unknown check(s) {', '.join(unknown)}; known: "
                          f"{', '.join(TOOL_CHECKS)}, or all / official")
     return [n for n in TOOL_CHECKS if n in names]
-
-
-def tool_checks(option: str, value: object) -> list[str]:
-    return parse_tool_checks(value)
 
 
 def canonical_name(name: str) -> str:
@@ -278,11 +254,8 @@ def memory_list(option: str, value: object) -> list[str]:
 
 
 def parse_threshold(value: object) -> float | None:
-    """``--vita-rag-threshold``: a number, or ``auto``/empty for the embedding model's calibrated value.
-
-    Raises:
-        ValueError: Not a number in [-1, 1].
-    """
+    """``--vita-rag-threshold``: a number in [-1, 1], or ``None`` (``auto``/empty: the embedding model's
+    calibrated value)."""
     if value is None or str(value).strip().lower() in ("", "auto", "none"):
         return None
     try:
@@ -328,14 +301,7 @@ def regression_drop(option: str, value: object) -> float:
 
 
 def parse_interval(value: object, *, tty: bool) -> float | None:
-    """``--vita-progress``: ``auto`` (10 s on a terminal, 60 s otherwise), seconds, or ``0``/``off``.
-
-    Returns:
-        The interval in seconds, or ``None`` when progress lines are off.
-
-    Raises:
-        ValueError: Not ``auto``, ``off`` or a non-negative number; the message names the option.
-    """
+    """``--vita-progress`` in seconds (``auto``: 10 on a terminal, 60 otherwise), ``None`` when off (``0``/``off``)."""
     text = str(value if value is not None else "auto").strip().lower()
     if text in ("", "auto"):
         return TTY_INTERVAL_S if tty else LOG_INTERVAL_S
