@@ -75,28 +75,16 @@ def one_of(option: str, value: object, choices: Iterable[Choice]) -> Choice:
     raise ValueError(f"{option} must be one of {', '.join(allowed)}; got {text!r}{did_you_mean(text, allowed)}")
 
 
-def near_builtin(option: str, name: str) -> str | None:
-    """The built-in name that ``name`` most likely misspells, for a role option; ``None`` if none is close.
-
-    Only near misses count: a name far from every built-in is taken for what it is, a model at an endpoint.
-    """
-    builtins = BUILTIN_ROLE_NAMES.get(option, ())
-    if name in builtins:
-        return None
-    close = difflib.get_close_matches(name.strip().lower(), list(builtins), n=1, cutoff=0.75)
-    return close[0] if close else None
-
-
 def unknown_model_hint(roles: Iterable[tuple[str, str]]) -> str:
     """A sentence for each role name that misspells a built-in, e.g. for ``("--vita-model", "refrence")``
-    (``""`` when no name is a near miss)."""
+    (``""`` when no name is a near miss: a name far from every built-in is a model at an endpoint)."""
     hints = []
     for option, name in roles:
-        builtin = near_builtin(option, name)
-        if builtin is not None:
-            builtins = ", ".join(BUILTIN_ROLE_NAMES[option])
-            hints.append(f"unknown model {name!r} for {option}: not a built-in ({builtins}); did you mean "
-                         f"{builtin!r}? Any other name is taken as a model at an OpenAI-compatible endpoint.")
+        builtins = BUILTIN_ROLE_NAMES.get(option, ())
+        close = [] if name in builtins else difflib.get_close_matches(name.strip().lower(), builtins, n=1, cutoff=0.75)
+        if close:
+            hints.append(f"unknown model {name!r} for {option}: not a built-in ({', '.join(builtins)}); did you mean "
+                         f"{close[0]!r}? Any other name is taken as a model at an OpenAI-compatible endpoint.")
     return " ".join(hints)
 
 
@@ -192,12 +180,16 @@ def judge_failures(option: str, value: object) -> str:
     return switch(option, value, JUDGE_FAILURE_POLICIES)
 
 
-def official_source(option: str, value: object) -> str:
-    """``auto``, ``none`` or a directory (checked when the run starts, where a missing one is named)."""
+def _path_or_auto(option: str, value: object, what: str) -> str:
+    # the path is checked when the run starts, where a missing one is named
     text = str(value).strip()
     if not text:
-        raise ValueError(f"{option} must be a directory, auto or none, got {value!r}")
+        raise ValueError(f"{option} must be {what}, auto or none, got {value!r}")
     return text.lower() if text.lower() in ("auto", "none") else text
+
+
+def official_source(option: str, value: object) -> str:
+    return _path_or_auto(option, value, "a directory")
 
 
 def on_off(option: str, value: object) -> bool:
@@ -276,11 +268,7 @@ def model_args(option: str, value: object) -> dict[str, object]:
 
 
 def official_models(option: str, value: object) -> str:
-    """``auto``, ``none`` or a file (read when the run starts, where a missing one is named)."""
-    text = str(value).strip()
-    if not text:
-        raise ValueError(f"{option} must be a models.yaml file, auto or none, got {value!r}")
-    return text.lower() if text.lower() in ("auto", "none") else text
+    return _path_or_auto(option, value, "a models.yaml file")
 
 
 def fail_under(option: str, value: object) -> str:

@@ -18,6 +18,7 @@ from typing import Any, Generic, TypeVar
 from .llm.settings import LLMSettings
 from .runs.manifest import config_sha256
 from .runs.store import runs_root
+from .suite.fetch import file_sha256
 
 
 @dataclass(frozen=True)
@@ -211,16 +212,8 @@ def derived_run_id(config_block: Mapping[str, Any], selection: Mapping[str, Any]
     for arg in selection.get("args", []):
         path = Path(invocation_dir, str(arg).split("::", 1)[0])
         if path.is_file():
-            digest.update(_file_sha256(path).encode())
+            digest.update(file_sha256(path).encode())
     return f"shards-{digest.hexdigest()[:12]}"
-
-
-def _file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def run_directory(rootdir: Path, run_id: str, shard: Shard | None) -> Path:
