@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .domains import OFFICIAL_RESULT_DOMAINS
+from .embeddings import local_spec
 from .option_values import TOOL_CHECKS as TOOL_CHECKS
 from .option_values import tool_checks
 from .settings import spec
@@ -114,11 +115,6 @@ DEVIATIONS: tuple[Deviation, ...] = (
 #: The reason a run with ``--vita-official-source none`` gives.
 OWN_WORDING = "prompts are pytest-vitabench's own (--vita-official-source none)"
 
-#: What still differs from the official requests with the official source, by where it shows (measured by
-#: ``benchmarks/bench_official_side_by_side.py``); an entry leaves once those requests are identical.
-NOT_YET_OFFICIAL: dict[str, str] = {
-}
-
 #: The official rag's retrieval (memory.yaml and rag_memory.py of the official harness).
 OFFICIAL_EMBEDDING_MODEL = "text-embedding-3-large"
 OFFICIAL_RAG_THRESHOLD = 0.3
@@ -147,7 +143,6 @@ def comparability(config: Any, *, tokenizer: str = "cl100k_base", official_wordi
     if not official_wording:
         reasons.append(OWN_WORDING)
     else:
-        reasons.extend(what for where, what in NOT_YET_OFFICIAL.items() if role_in_use(config, where))
         reasons.extend(_settings_reasons(config, official_models))
     if config.judge_model == "rules":
         reasons.append("rules judge: offline")
@@ -188,8 +183,6 @@ def comparability(config: Any, *, tokenizer: str = "cl100k_base", official_wordi
 
 
 def _rag_reasons(config: Any) -> list[str]:
-    from .embeddings import local_spec
-
     reasons = []
     model = config.embedding_model
     if not model or local_spec(model) is not None:
@@ -216,12 +209,6 @@ def _settings_reasons(config: Any, official_models: bool) -> list[str]:
     if not official_models:
         return [NO_MODELS_YAML]
     return [f"{option} changes the models.yaml request settings" for option, value in overrides if value]
-
-
-def role_in_use(config: Any, where: str) -> bool:
-    """Whether the difference ``where`` of :data:`NOT_YET_OFFICIAL` reaches a request in this configuration (an
-    entry named after a memory backend only when that backend runs)."""
-    return where not in LEADERBOARD_MEMORY or where in config.memory
 
 
 def summary(config: Any, *, tokenizer: str = "cl100k_base", official_wording: bool = False,
