@@ -35,7 +35,7 @@ from .runs.reader import open_run
 from .suite.language import detect_language
 from .suite.loader import LoadedSuite, load_suite, read_suite_bytes
 
-SuitePaths = Sequence[str | Path] | Mapping[str, str | Path] | None
+SuitePaths = Sequence[str | Path] | None
 
 
 class RejudgeError(Exception):
@@ -57,11 +57,8 @@ def _recorded_sha(recorded: Mapping[str, str], suite: str) -> str | None:
 
 
 def resolve_suites(report: Mapping[str, Any], suite_paths: SuitePaths = None) -> dict[str, LoadedSuite]:
-    """The suite file of every result, checked against the sha256 the report recorded.
-
-    Args:
-        suite_paths: Where the suites are now, if not at their recorded paths: a list of files (matched by
-            content, so moved or renamed files are found), or a mapping from the recorded path to the file.
+    """The suite file of every result, checked against the sha256 the report recorded; ``suite_paths`` are
+    where suites are now if they moved (matched by content, so moved or renamed files are found).
 
     Raises:
         RejudgeError: A suite is not found, or its content differs from the run's.
@@ -70,11 +67,8 @@ def resolve_suites(report: Mapping[str, Any], suite_paths: SuitePaths = None) ->
     names = sorted({str(r.get("suite") or "") for r in report.get("results") or [] if r.get("outcome") != "error"})
     if "" in names:
         raise RejudgeError("some results name no suite file; this report predates re-judging support")
-    mapping = dict(suite_paths) if isinstance(suite_paths, Mapping) else {}
-    candidates = [Path(p) for p in suite_paths] if suite_paths is not None and not isinstance(suite_paths, Mapping) \
-        else []
     by_sha: dict[str, Path] = {}
-    for candidate in candidates:
+    for candidate in map(Path, suite_paths or ()):
         try:
             by_sha.setdefault(_sha256(candidate), candidate)
         except OSError as exc:
@@ -85,7 +79,7 @@ def resolve_suites(report: Mapping[str, Any], suite_paths: SuitePaths = None) ->
         if expected is None:
             raise RejudgeError(f"the report records no sha256 for suite {name} (config.suites), so it cannot be "
                                "checked that the suite is unchanged")
-        path = Path(mapping[name]) if name in mapping else by_sha.get(expected, Path(name))
+        path = by_sha.get(expected, Path(name))
         if not path.exists():
             raise RejudgeError(f"suite {name} not found; pass its current location with --suite PATH")
         actual = _sha256(path)
