@@ -15,10 +15,6 @@
 Run the benchmark itself with pytest (``pytest suites/demo``).
 """
 
-# A dispatcher: each subcommand is a :class:`~pytest_vitabench.command.Command` declared by the module that
-# does its work; this module lists them and builds the one parser. A new subcommand is its module's
-# declaration and one entry in COMMANDS.
-
 from __future__ import annotations
 
 import argparse

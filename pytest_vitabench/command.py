@@ -1,10 +1,7 @@
-"""A ``vitabench`` subcommand, declared: its name, help, arguments and the function that runs it.
+"""A ``vitabench`` subcommand, declared beside the code that does its work: name, help, arguments, run.
 
-Each command module declares its :class:`Command` beside the code that does the work; :mod:`pytest_vitabench.cli`
-lists the declarations and builds the one argparse parser from them. A command's ``--vita-*`` options are the
-run's settings (:func:`setting_arguments`): the help, check, choices and destination ``pytest --help`` has, read
-back into a :class:`~pytest_vitabench.config.RunConfig` by :func:`run_config`, so a command cannot drift from
-the run it reads.
+A command's ``--vita-*`` options are the run's settings (:func:`setting_arguments`), read back into a
+:class:`~pytest_vitabench.config.RunConfig` by :func:`run_config`, so a command cannot drift from the run.
 """
 
 from __future__ import annotations
@@ -33,16 +30,8 @@ def argument(*flags: str, **options: Any) -> Argument:
 
 @dataclass(frozen=True)
 class Command:
-    """A subcommand of ``vitabench``.
-
-    Attributes:
-        name: What follows ``vitabench``.
-        help: The line ``vitabench --help`` shows.
-        description: What ``vitabench NAME --help`` says the command does (kept as written).
-        run: Runs the command on the parsed arguments; returns the exit status.
-        arguments: Its arguments, in ``--help`` order.
-        subcommands: Its own subcommands (``vitabench cache info``), each with its ``run``.
-    """
+    """A subcommand of ``vitabench``: ``help`` is its line in ``vitabench --help``, ``description`` its
+    ``--help`` text (laid out as written when it has several lines); ``run`` returns the exit status."""
 
     name: str
     help: str
@@ -71,14 +60,13 @@ def setting_arguments(*names: str, checked: tuple[str, ...] = (),
     """The ``--vita-*`` options of the settings ``names``, as the run declares them.
 
     Each option's destination is its ini key and its default ``None``: not given, :func:`run_config` takes the
-    setting's default, as a run does, and a bad value is the command's usage error, naming the option.
+    setting's default, as a run does.
 
     Args:
-        names: :class:`~pytest_vitabench.settings.RunSettings` field names, in ``--help`` order.
         checked: The names whose values argparse checks while it parses (a bad one exits 2 before the command
             runs).
         overrides: Keyword arguments of ``add_argument`` by field name, for a command whose option means a
-            little more than the run's (``rejudge``'s ``--vita-language`` defaults to the run's language).
+            little more or less than the run's.
     """
     out = []
     for item in (spec(name) for name in names):
@@ -98,11 +86,8 @@ def setting_arguments(*names: str, checked: tuple[str, ...] = (),
 
 
 def run_config(args: argparse.Namespace) -> RunConfig:
-    """The settings a command was given (see :func:`setting_arguments`), the others at their defaults.
-
-    Raises:
-        ValueError: A value, or a combination of values, the run would refuse (the message names the option).
-    """
+    """The settings a command was given (see :func:`setting_arguments`), the others at their defaults; a
+    ``ValueError`` naming the option for what the run would refuse."""
     given = vars(args)
     return RunConfig.from_options({item.ini: given.get(item.ini) for item in specs()})
 

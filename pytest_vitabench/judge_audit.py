@@ -339,11 +339,8 @@ The output is a report (vitabench view / show read it) with the audit in its jud
 
 
 def audit_command(args: argparse.Namespace) -> int:
-    """``vitabench judge-audit``: audit, write the audit report, print it, check the gate.
-
-    Returns:
-        The exit status: 0; 1 when a ``--vita-fail-under`` threshold is missed; 2 on usage errors.
-    """
+    """``vitabench judge-audit``: audit, write the audit report, print it, check the gate; exit status 0, 1
+    when a ``--vita-fail-under`` threshold is missed, 2 on usage errors."""
     source = Path(args.report)
     written = Path(args.output) if args.output else source.with_name(f"{source.stem}.judge-audit.json")
     try:

@@ -1,11 +1,7 @@
 """``vitabench merge``: the shards of a run (or any pieces of it) as the one report a one-process run writes.
 
 The metrics are computed from the merged items exactly as the controller computes a run's (same k, same
-seed, items in node-id order), so a run split into N shards and merged reports the same metrics,
-intervals, failures, usage and cost as the run made in one process. The gates (``--vita-fail-under``, the
-baseline comparison and ``--vita-fail-regression``) and ``$GITHUB_STEP_SUMMARY`` then work as in a run,
-with the same exit statuses (:mod:`pytest_vitabench.report.exit_policy`); a merge missing items (a shard
-that never arrived) is partial, and a gate on a partial merge exits 6: its scores are incomplete.
+seed, items in node-id order), and the gates exit as a run's do; a gate on a merge missing items exits 6.
 """
 
 from __future__ import annotations
@@ -37,12 +33,8 @@ BAD_INPUT = 4
 
 
 def merge_command(args: argparse.Namespace) -> int:
-    """Merge the pieces into the report ``--output``, print its table, gate it.
-
-    Returns:
-        The exit status (0 merged and every gate passed; 1 a gate failed; 4 the pieces cannot be merged or an
-        option is bad; 6 a gate could not be trusted: infrastructure errors or missing items).
-    """
+    """Merge the pieces into the report ``--output``, print its table, gate it (exit statuses: the
+    command's description)."""
     output = args.output
     try:
         config = run_config(args)  # --vita-fail-regression needs --vita-baseline, as in a run
@@ -165,6 +157,12 @@ COMMAND = Command(
                  help="run directories (.vitabench/runs/RUN_ID/shard-I-of-N), directories holding them, or JSON "
                       "reports"),
         argument("-o", "--output", required=True, help="where to write the merged JSON report"),
-        *setting_arguments("fail_under", "baseline", "fail_regression", fail_under={"metavar": "SPEC"},
-                           baseline={"metavar": "RUN"}, fail_regression={"metavar": "DELTA"}),
+        *setting_arguments(
+            "fail_under", "baseline", "fail_regression",
+            fail_under={"metavar": "SPEC", "help": "thresholds as for a run, e.g. 'avg@4=0.40,pass^4=0.20': the exit "
+                                                   "status is the gate's"},
+            baseline={"metavar": "RUN",
+                      "help": "a saved run to compare the merged run with, paired per user and subtask"},
+            fail_regression={"metavar": "DELTA", "help": "with --vita-baseline: exit 1 when Avg drops significantly "
+                                                         "by more than DELTA"}),
     ))

@@ -1,17 +1,9 @@
-"""The official harness's ``models.yaml``: the request settings it sends each role.
-
-The official harness gives every role (agent, user simulator, judge, memory update) the settings of that
-model's entry in its ``models.yaml``: the ``default`` block deep-merged with the entry, of which the chat
-request carries ``temperature``, ``max_tokens``, ``max_completion_tokens``, ``reasoning_effort``, ``top_p``,
-``stop`` and ``extra_body`` (``base_url``, ``api_key``, prices and ``max_input_tokens`` never reach a request).
-Given the same file, :meth:`OfficialModels.settings` returns what it sends, so both harnesses send the same.
+"""The official harness's ``models.yaml``: the request settings it sends each role (its model's entry, the
+``default`` block deep-merged in), found where the official harness finds it.
 
 Two keys are not taken: ``seed`` (the agent's and the user's seed is the trial's in both harnesses) and
-``extra_headers`` (headers often carry credentials, which must not reach our report and header).
-
-The official harness finds its file as ``$VITA_MODEL_CONFIG_PATH``, else ``src/vita/models.yaml`` of its copy;
-``--vita-official-models auto`` looks in the same two places (never the ``.example`` file, whose endpoint is
-nobody's).
+``extra_headers`` (headers often carry credentials, which must not reach our report and header). ``auto``
+never reads the ``.example`` file, whose endpoint is nobody's.
 """
 
 from __future__ import annotations
@@ -40,28 +32,19 @@ _PLACEHOLDER = re.compile(r"^\$\{([A-Z][A-Z0-9_]*)\}$")
 
 @dataclass(frozen=True)
 class OfficialModels:
-    """A read ``models.yaml``.
-
-    Attributes:
-        path: The file.
-        entries: Per model name, the request settings of its merged entry (``default`` included).
-        found_as: ``given`` (a path), ``$VITA_MODEL_CONFIG_PATH`` or ``official source``.
-    """
+    """A read ``models.yaml``: per model name, the request settings of its merged entry (``default`` included);
+    ``found_as`` is ``given``, ``$VITA_MODEL_CONFIG_PATH`` or ``official source``."""
 
     path: Path
     entries: dict[str, dict[str, Any]]
     found_as: str = "given"
 
     def settings(self, model: str, *, option: str, memory: bool = False) -> dict[str, Any]:
-        """The settings the official harness sends with ``model``'s requests.
-
-        Args:
-            model: The role's model name.
-            option: The option naming the model, for the error.
-            memory: The memory update's settings: without the output budget (the update sets its own).
+        """The settings the official harness sends with ``model``'s requests (``memory``: the memory update's,
+        without the output budget it sets itself).
 
         Raises:
-            ValueError: ``model`` has no entry (the official harness cannot call it either).
+            ValueError: ``model`` has no entry (the official harness cannot call it either), naming ``option``.
         """
         if model not in self.entries:
             known = ", ".join(sorted(self.entries)) or "none"
@@ -77,11 +60,8 @@ class OfficialModels:
 
 
 def locate(value: str | None, source_dir: Path | None) -> OfficialModels | None:
-    """The ``models.yaml`` of ``--vita-official-models``.
-
-    Args:
-        value: A path, ``auto`` or ``none`` (``None``: ``none``).
-        source_dir: The official source's package directory (``src/vita``), when one was read.
+    """The ``models.yaml`` of ``--vita-official-models`` (a path, ``auto`` or ``none``); ``auto`` reads
+    ``$VITA_MODEL_CONFIG_PATH``, else ``models.yaml`` of ``source_dir`` (the official ``src/vita``).
 
     Raises:
         ValueError: A given file that is missing or does not read as a models.yaml, naming it.

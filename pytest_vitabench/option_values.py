@@ -1,10 +1,7 @@
-"""Reading ``--vita-*`` values: every bad value is reported with the option's name and what it accepts.
+"""Reading ``--vita-*`` values: every bad value is a ``ValueError`` naming the option and what it accepts.
 
-Plain Python (no pytest): :class:`~pytest_vitabench.benchmark.Benchmark` and the CLI call these, and the
-plugin turns the ``ValueError`` into a pytest usage error. Every parser of :mod:`pytest_vitabench.settings`
-is here or in a standard-library-only module beside it (:mod:`~pytest_vitabench.model_args`,
-:mod:`~pytest_vitabench.fail_under`), with the small vocabularies they check against: the settings stay
-below every feature module, which import these names from here.
+Standard library only, with the small vocabularies the parsers check against: the settings import it to
+register the options in every pytest session, and the feature modules import these names from here.
 """
 
 from __future__ import annotations
@@ -54,13 +51,8 @@ LOG_INTERVAL_S = 60.0
 
 
 def whole_number(option: str, value: object, *, minimum: int, default: int, accepted: str = "") -> int:
-    """``value`` as an int of at least ``minimum``; ``None`` or blank gives ``default``.
-
-    ``accepted`` names what else the option takes (e.g. `` or 'auto'``), for the message.
-
-    Raises:
-        ValueError: Not a whole number, or below ``minimum``; the message names ``option``.
-    """
+    """``value`` as an int of at least ``minimum``; ``None`` or blank gives ``default``. ``accepted`` names what
+    else the option takes (e.g. `` or 'auto'``), for the message."""
     if value is None or str(value).strip() == "":
         return default
     text = str(value).strip()
@@ -74,11 +66,7 @@ def whole_number(option: str, value: object, *, minimum: int, default: int, acce
 
 
 def one_of(option: str, value: object, choices: Iterable[Choice]) -> Choice:
-    """``value`` when it is one of ``choices``.
-
-    Raises:
-        ValueError: Naming ``option``, the accepted values and the closest one.
-    """
+    """``value`` when it is one of ``choices``, else an error naming the closest one."""
     allowed = list(choices)
     text = str(value).strip()
     for choice in allowed:  # the choice itself, typed as the caller's choices (a Literal, say)
@@ -87,36 +75,20 @@ def one_of(option: str, value: object, choices: Iterable[Choice]) -> Choice:
     raise ValueError(f"{option} must be one of {', '.join(allowed)}; got {text!r}{did_you_mean(text, allowed)}")
 
 
-def near_builtin(option: str, name: str) -> str | None:
-    """The built-in name that ``name`` most likely misspells, for a role option; ``None`` if none is close.
-
-    Only near misses count: a name far from every built-in is taken for what it is, a model at an endpoint.
-    """
-    builtins = BUILTIN_ROLE_NAMES.get(option, ())
-    if name in builtins:
-        return None
-    close = difflib.get_close_matches(name.strip().lower(), list(builtins), n=1, cutoff=0.75)
-    return close[0] if close else None
-
-
 def unknown_model_hint(roles: Iterable[tuple[str, str]]) -> str:
-    """A sentence for each role name that misspells a built-in, e.g. for ``("--vita-model", "refrence")``.
-
-    Returns:
-        The sentences joined by spaces, or ``""`` when no name is a near miss.
-    """
+    """A sentence for each role name that misspells a built-in, e.g. for ``("--vita-model", "refrence")``
+    (``""`` when no name is a near miss: a name far from every built-in is a model at an endpoint)."""
     hints = []
     for option, name in roles:
-        builtin = near_builtin(option, name)
-        if builtin is not None:
-            builtins = ", ".join(BUILTIN_ROLE_NAMES[option])
-            hints.append(f"unknown model {name!r} for {option}: not a built-in ({builtins}); did you mean "
-                         f"{builtin!r}? Any other name is taken as a model at an OpenAI-compatible endpoint.")
+        builtins = BUILTIN_ROLE_NAMES.get(option, ())
+        close = [] if name in builtins else difflib.get_close_matches(name.strip().lower(), builtins, n=1, cutoff=0.75)
+        if close:
+            hints.append(f"unknown model {name!r} for {option}: not a built-in ({', '.join(builtins)}); did you mean "
+                         f"{close[0]!r}? Any other name is taken as a model at an OpenAI-compatible endpoint.")
     return " ".join(hints)
 
 
-# Parsers of the settings (see settings.py): ``(option, raw value) -> value``, each raising ValueError
-# that names the option.
+# The settings' parsers: ``(option, raw value) -> value``.
 
 def boolean(option: str, value: object) -> bool:
     """An on/off option: ``True`` from the command line, a bool or ``true/false/on/off/1/0`` from an ini file."""
@@ -208,12 +180,16 @@ def judge_failures(option: str, value: object) -> str:
     return switch(option, value, JUDGE_FAILURE_POLICIES)
 
 
-def official_source(option: str, value: object) -> str:
-    """``auto``, ``none`` or a directory (checked when the run starts, where a missing one is named)."""
+def _path_or_auto(option: str, value: object, what: str) -> str:
+    # the path is checked when the run starts, where a missing one is named
     text = str(value).strip()
     if not text:
-        raise ValueError(f"{option} must be a directory, auto or none, got {value!r}")
+        raise ValueError(f"{option} must be {what}, auto or none, got {value!r}")
     return text.lower() if text.lower() in ("auto", "none") else text
+
+
+def official_source(option: str, value: object) -> str:
+    return _path_or_auto(option, value, "a directory")
 
 
 def on_off(option: str, value: object) -> bool:
@@ -228,12 +204,8 @@ def on_off(option: str, value: object) -> bool:
     raise ValueError(f"{option} must be on or off, got {value!r}")
 
 
-def parse_tool_checks(value: object) -> list[str]:
-    """``all`` (every check), ``official``/``none`` (none), or a comma-separated list of :data:`TOOL_CHECKS`.
-
-    Raises:
-        ValueError: An unknown check name.
-    """
+def tool_checks(option: str, value: object) -> list[str]:
+    """``all`` (every check), ``official``/``none`` (none), or a comma-separated list of :data:`TOOL_CHECKS`."""
     if isinstance(value, (list, tuple)):
         names = [str(v) for v in value]
     else:
@@ -245,13 +217,9 @@ def parse_tool_checks(value: object) -> list[str]:
         names = [part.strip() for part in text.split(",") if part.strip()]
     unknown = [n for n in names if n not in TOOL_CHECKS]
     if unknown:
-        raise ValueError(f"--vita-tool-checks: unknown check(s) {', '.join(unknown)}; known: "
+        raise ValueError(f"{option}: unknown check(s) {', '.join(unknown)}; known: "
                          f"{', '.join(TOOL_CHECKS)}, or all / official")
     return [n for n in TOOL_CHECKS if n in names]
-
-
-def tool_checks(option: str, value: object) -> list[str]:
-    return parse_tool_checks(value)
 
 
 def canonical_name(name: str) -> str:
@@ -278,11 +246,8 @@ def memory_list(option: str, value: object) -> list[str]:
 
 
 def parse_threshold(value: object) -> float | None:
-    """``--vita-rag-threshold``: a number, or ``auto``/empty for the embedding model's calibrated value.
-
-    Raises:
-        ValueError: Not a number in [-1, 1].
-    """
+    """``--vita-rag-threshold``: a number in [-1, 1], or ``None`` (``auto``/empty: the embedding model's
+    calibrated value)."""
     if value is None or str(value).strip().lower() in ("", "auto", "none"):
         return None
     try:
@@ -303,11 +268,7 @@ def model_args(option: str, value: object) -> dict[str, object]:
 
 
 def official_models(option: str, value: object) -> str:
-    """``auto``, ``none`` or a file (read when the run starts, where a missing one is named)."""
-    text = str(value).strip()
-    if not text:
-        raise ValueError(f"{option} must be a models.yaml file, auto or none, got {value!r}")
-    return text.lower() if text.lower() in ("auto", "none") else text
+    return _path_or_auto(option, value, "a models.yaml file")
 
 
 def fail_under(option: str, value: object) -> str:
@@ -328,14 +289,7 @@ def regression_drop(option: str, value: object) -> float:
 
 
 def parse_interval(value: object, *, tty: bool) -> float | None:
-    """``--vita-progress``: ``auto`` (10 s on a terminal, 60 s otherwise), seconds, or ``0``/``off``.
-
-    Returns:
-        The interval in seconds, or ``None`` when progress lines are off.
-
-    Raises:
-        ValueError: Not ``auto``, ``off`` or a non-negative number; the message names the option.
-    """
+    """``--vita-progress`` in seconds (``auto``: 10 on a terminal, 60 otherwise), ``None`` when off (``0``/``off``)."""
     text = str(value if value is not None else "auto").strip().lower()
     if text in ("", "auto"):
         return TTY_INTERVAL_S if tty else LOG_INTERVAL_S

@@ -1,14 +1,8 @@
-"""Run profiles: our defaults, or the official harness's behaviour for everything that can change a score.
+"""Run profiles: the deviations from the official harness that can change a score, and comparability.
 
-``--vita-profile default`` keeps our fixes of the official harness's score-relevant quirks;
-``--vita-profile official`` restores the official behaviour for each of them. Every deviation also has its
-own switch (an option and an ini key), which wins over the profile. Fixes of outright crashes and wrong
-states (deterministic order ids, working taxi orders, no catalogue overwrite, counted tool errors, kept
-verdicts) are not deviations and stay in both profiles.
-
-:data:`DEVIATIONS` is the single list the README table, ``--help`` texts and the report's config follow.
-:func:`comparability` says whether a configuration's numbers can stand next to the published leaderboard,
-and if not, why.
+:data:`DEVIATIONS` is the single list the README table and the report follow; each one's switch, default and
+official value are its setting's. Fixes of outright crashes and wrong states are not deviations and stay in
+both profiles. :func:`comparability` says why a configuration's numbers cannot stand next to the leaderboard.
 """
 
 from __future__ import annotations
@@ -23,21 +17,13 @@ if TYPE_CHECKING:
 
 from .domains import OFFICIAL_RESULT_DOMAINS
 from .option_values import TOOL_CHECKS as TOOL_CHECKS
-from .option_values import parse_tool_checks as parse_tool_checks
+from .option_values import tool_checks
 from .settings import spec
 
 
 @dataclass(frozen=True)
 class Deviation:
-    """One score-relevant difference from the official harness; its switch, our default and the official value
-    are the setting's (:mod:`pytest_vitabench.settings`).
-
-    Attributes:
-        field: The :class:`~pytest_vitabench.config.RunConfig` field.
-        official_does: What the official harness does.
-        we_do: What we do by default.
-        why: Why our default differs.
-    """
+    """One score-relevant difference from the official harness, on the setting ``field``."""
 
     field: str
     official_does: str
@@ -133,10 +119,6 @@ DEVIATIONS: tuple[Deviation, ...] = (
 #: The reason a run with ``--vita-official-source none`` gives.
 OWN_WORDING = "prompts are pytest-vitabench's own (--vita-official-source none)"
 
-#: What still differs from the official requests with the official source, by where it shows (measured by
-#: ``benchmarks/bench_official_side_by_side.py``); an entry leaves once those requests are identical.
-NOT_YET_OFFICIAL: dict[str, str] = {
-}
 
 
 #: The reason when the official harness's models.yaml is unknown (:mod:`pytest_vitabench.official_models`).
@@ -160,7 +142,6 @@ def comparability(config: Any, *, tokenizer: str = "cl100k_base", official_wordi
     if not official_wording:
         reasons.append(OWN_WORDING)
     else:
-        reasons.extend(what for where, what in NOT_YET_OFFICIAL.items() if role_in_use(config, where))
         reasons.extend(_settings_reasons(config, official_models, specs))
     if config.judge_model == "rules":
         reasons.append("rules judge: offline")
@@ -174,7 +155,7 @@ def comparability(config: Any, *, tokenizer: str = "cl100k_base", official_wordi
         reasons.append(f"{config.trials} trial(s), the leaderboard averages 4")
     for dev in DEVIATIONS:
         value = getattr(config, dev.field)
-        official = parse_tool_checks(dev.official) if dev.field == "tool_checks" else dev.official
+        official = tool_checks(dev.option, dev.official) if dev.field == "tool_checks" else dev.official
         if dev.field == "judge_records":
             if config.judge_model != "rules" and value:
                 reasons.append(f"{dev.option} on")
@@ -201,9 +182,7 @@ def comparability(config: Any, *, tokenizer: str = "cl100k_base", official_wordi
 
 
 def _settings_reasons(config: Any, official_models: bool, specs: list[MemorySpec]) -> list[str]:
-    """What keeps the judge's, the user's and the memory update's request settings from the official ones.
-
-    The agent's are the model under test's (the official ``--agent-llm-args`` sets them too)."""
+    # The agent's request settings are the model under test's (the official --agent-llm-args sets them too).
     overrides = [(option, getattr(config, field)) for option, field, in_use in (
         ("--vita-user-model-args", "user_model_args", config.user_model != "scripted"),
         ("--vita-judge-model-args", "judge_model_args", config.judge_model != "rules"),
@@ -214,12 +193,6 @@ def _settings_reasons(config: Any, official_models: bool, specs: list[MemorySpec
     if not official_models:
         return [NO_MODELS_YAML]
     return [f"{option} changes the models.yaml request settings" for option, value in overrides if value]
-
-
-def role_in_use(config: Any, where: str) -> bool:
-    """Whether the difference ``where`` of :data:`NOT_YET_OFFICIAL` reaches a request in this configuration (an
-    entry named after a memory backend only when that backend runs)."""
-    return where not in leaderboard_names() or where in config.memory
 
 
 def summary(config: Any, *, tokenizer: str = "cl100k_base", official_wording: bool = False,

@@ -1,18 +1,7 @@
-"""``vitabench rejudge REPORT.json --vita-judge-model X``: score saved trajectories again.
-
-Neither the agent nor the user is called. Each saved result gets its :class:`~pytest_vitabench.judges.base.JudgeCase`
-back from the report and the suite:
-
-* the messages from the record;
-* the subtask from the suite file named in the record's ``suite`` field, refused when the file's sha256
-  differs from the one the report's ``config.suites`` recorded (the rubrics or data may have changed);
-* the final environment by replaying every saved assistant tool call, in order, against a fresh
-  environment built with the record's seed. Record ids derive from the seed, so the replay is exact; any
-  replayed tool result that differs from the saved one is reported.
-
-The official re-evaluation gives every personalization user 1.0 (REFERENCE.md §6.4, §7.1.1) because it
-judges placeholder tasks without criteria; here each subtask is judged against its own rubrics, and the
-metrics are recomputed from the new rewards.
+"""``vitabench rejudge REPORT.json --vita-judge-model X``: score saved trajectories again (see
+:data:`REJUDGE_DESCRIPTION`). Each saved result gets its :class:`~pytest_vitabench.judges.base.JudgeCase`
+back from the report, its sha256-checked suite and a replay of its tool calls; record ids derive from the
+seed, so the replay is exact.
 """
 
 from __future__ import annotations
@@ -45,7 +34,7 @@ from .runs.reader import open_run
 from .suite.language import detect_language
 from .suite.loader import LoadedSuite, load_suite, read_suite_bytes
 
-SuitePaths = Sequence[str | Path] | Mapping[str, str | Path] | None
+SuitePaths = Sequence[str | Path] | None
 
 
 class RejudgeError(Exception):
@@ -67,12 +56,8 @@ def _recorded_sha(recorded: Mapping[str, str], suite: str) -> str | None:
 
 
 def resolve_suites(report: Mapping[str, Any], suite_paths: SuitePaths = None) -> dict[str, LoadedSuite]:
-    """The suite file of every result, checked against the sha256 the report recorded.
-
-    Args:
-        report: The report document.
-        suite_paths: Where the suites are now, if not at their recorded paths: a list of files (matched by
-            content, so moved or renamed files are found), or a mapping from the recorded path to the file.
+    """The suite file of every result, checked against the sha256 the report recorded; ``suite_paths`` are
+    where suites are now if they moved (matched by content, so moved or renamed files are found).
 
     Raises:
         RejudgeError: A suite is not found, or its content differs from the run's.
@@ -81,11 +66,8 @@ def resolve_suites(report: Mapping[str, Any], suite_paths: SuitePaths = None) ->
     names = sorted({str(r.get("suite") or "") for r in report.get("results") or [] if r.get("outcome") != "error"})
     if "" in names:
         raise RejudgeError("some results name no suite file; this report predates re-judging support")
-    mapping = dict(suite_paths) if isinstance(suite_paths, Mapping) else {}
-    candidates = [Path(p) for p in suite_paths] if suite_paths is not None and not isinstance(suite_paths, Mapping) \
-        else []
     by_sha: dict[str, Path] = {}
-    for candidate in candidates:
+    for candidate in map(Path, suite_paths or ()):
         try:
             by_sha.setdefault(_sha256(candidate), candidate)
         except OSError as exc:
@@ -96,7 +78,7 @@ def resolve_suites(report: Mapping[str, Any], suite_paths: SuitePaths = None) ->
         if expected is None:
             raise RejudgeError(f"the report records no sha256 for suite {name} (config.suites), so it cannot be "
                                "checked that the suite is unchanged")
-        path = Path(mapping[name]) if name in mapping else by_sha.get(expected, Path(name))
+        path = by_sha.get(expected, Path(name))
         if not path.exists():
             raise RejudgeError(f"suite {name} not found; pass its current location with --suite PATH")
         actual = _sha256(path)
@@ -119,10 +101,6 @@ def replay(result: ItemResult, suite: LoadedSuite, language: str, checks: list[s
            styles: dict[str, str] | None = None, official_source: OfficialSource | None = None
            ) -> tuple[JudgeCase, list[str]]:
     """The judge case of a saved result: its subtask, messages and replayed final environment.
-
-    Args:
-        styles: The run's ``search_style`` and ``tool_results`` (see :func:`..domains.build_environment`).
-        official_source: The official harness the official tool results read their messages from.
 
     Returns:
         The case, and one line per replayed tool call whose result differs from the saved one.
@@ -169,12 +147,9 @@ def rejudge_report(path: str | Path, judge: Judge, *, suite_paths: SuitePaths = 
     """Score a saved report's trajectories again with ``judge`` and return a new report (same schema).
 
     Args:
-        path: The ``vitabench-report/1`` JSON file.
-        judge: The judge (``make_judge(...)``).
         suite_paths: Where the suites are now (see :func:`resolve_suites`).
         ledger: The LLM client's ledger, to record each item's judge usage in its ``usage["judge"]``.
         judge_config: Config keys describing the new judge (``judge_model``, ``judge_mode`` ...).
-        progress: Called with each re-judged result.
         batch: Judge through this Batch API submitter (``--vita-judge-batch``) instead of call by call; the
             judge's requests go out in rounds of batches (see :mod:`pytest_vitabench.judges.batched`).
 
@@ -275,7 +250,7 @@ def _record_failure(result: ItemResult, exc: BaseException, failed: dict[str, st
 
 def _judge_batched(items: list[tuple[ItemResult, JudgeCase]], judge: Judge, batch: BatchSubmitter,
                    failed: dict[str, str], progress: Callable[[ItemResult], None] | None) -> dict[str, Any]:
-    """Judge ``items`` through ``batch``; each result says which batches judged it (``judge_details``)."""
+    # each result says which batches judged it (judge_details)
     run = judge_in_batches([case for _, case in items], judge, client=batch.client, submitter=batch)
     for (result, _), outcome in zip(items, run.outcomes, strict=True):
         if outcome.verdict is None:
@@ -304,14 +279,11 @@ def batch_journal_folder(report_path: str | Path) -> Path:
     return source.with_name(f"{source.stem}.batches")
 
 
-# -- the command line ----------------------------------------------------------------------------------
-
-
 def open_llm_client(config: RunConfig) -> tuple[LLMClient, Ledger]:
     """The one LLM client (cache, limits, ledger) of a command that judges saved runs outside pytest.
 
     Raises:
-        ValueError: A malformed option (the message names it), or no API key for the endpoint.
+        ValueError: No API key for the endpoint.
     """
     ledger = Ledger()
     return LLMClient(settings_for_run(config, rootdir=Path.cwd()), ledger), ledger
@@ -335,7 +307,10 @@ Unlike the official harness's re-evaluation, each subtask is judged against its 
 JUDGE_ENDPOINT_ARGUMENTS = (
     *setting_arguments("language", "base_url", "api_key_env", "timeout", "rpm", "max_concurrency", "cache",
                        "prices",
-                       language={"choices": ("en", "zh"), "help": "judge prompt language (default: the run's)"}),
+                       language={"choices": ("en", "zh"), "help": "judge prompt language (default: the run's)"},
+                       # a command is one process: the run's "all xdist workers together" does not apply
+                       rpm={"help": "requests per minute (default unlimited)"},
+                       max_concurrency={"help": "requests in flight (default unlimited)"}),
     argument("--suite", action="append", default=None, metavar="PATH",
              help="a suite file's current location, if it moved (matched by content; repeatable)"),
 )
@@ -344,12 +319,8 @@ JUDGE_ENDPOINT_ARGUMENTS = (
 def rejudge_command(args: argparse.Namespace) -> int:
     """``vitabench rejudge``: judge a saved run again, write the new report, print its metrics.
 
-    The judge is the one the options name (``--vita-judge-model`` and its settings); what the run's judge
-    was shown (``judge_records``, ``outcome_style``), its language and ``judge_failures`` policy stay the saved
-    run's unless given.
-
-    Returns:
-        The exit status: 0, 1 when some item could not be judged, 2 on usage errors.
+    What the run's judge was shown (``judge_records``, ``outcome_style``), its language and ``judge_failures``
+    policy stay the saved run's unless given. Exits 0, 1 when some item could not be judged, 2 on usage errors.
     """
     source = Path(args.report)
     client = None
@@ -427,7 +398,11 @@ COMMAND = Command(
                            judge_failures={"help": "a rubric the judge fails to return: unscored or zero (official); "
                                                    "default: the run's"}),
         *JUDGE_ENDPOINT_ARGUMENTS,
-        *setting_arguments("judge_batch", "batch_poll", batch_poll={"metavar": "SECONDS"}),
+        *setting_arguments(
+            "judge_batch", "batch_poll", batch_poll={"metavar": "SECONDS"},
+            judge_batch={"help": "send the judge's requests through the endpoint's Batch API (files + batches: half "
+                                 "the price, answered within 24 h); journaled in the run directory, so rerunning "
+                                 "the command after a crash resumes without resubmitting"}),
         argument("-o", "--output", default=None,
                  help="where to write the new report (default: REPORT.rejudged.json beside it)"),
     ))

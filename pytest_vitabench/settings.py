@@ -1,19 +1,8 @@
-"""Every ``--vita-*`` setting, declared once: its type, default, help, parser and place in the report.
+"""Every ``--vita-*`` setting, declared once in :class:`RunSettings`: type, default, help, parser, scope.
 
-:class:`RunSettings` is the one declaration. Each field's :func:`setting` metadata says how it is read
-from the command line and the ini file, how a raw value is checked (every error names the option), and
-where the value goes (:data:`Scope`). From it:
-
-* the plugin registers each option and ini key (``pytest_addoption``), with the same help;
-* :class:`~pytest_vitabench.config.RunConfig` (a pydantic model inheriting these fields) validates the
-  values and writes the report's ``config``;
-* :func:`read_settings` turns raw option values (strings as pytest reads them) into typed field values.
-
-Adding an option is adding one field here. This module imports only the standard library and the parsers
-(:mod:`~pytest_vitabench.option_values`, standard library only too), because pytest imports it to register
-the options in every session, with or without a suite. Nothing here imports a feature module: those that
-need a setting's vocabulary (the profile, the judges, the memory registry) read it from here or from the
-parsers.
+The plugin registers the options from it, the commands build their ``--vita-*`` arguments from it, and
+:class:`~pytest_vitabench.config.RunConfig` inherits its fields. Standard library and the stdlib-only
+parsers only: pytest imports this module in every session, with or without a suite.
 """
 
 from __future__ import annotations
@@ -75,7 +64,6 @@ class Setting:
 
 
 def setting(default: Any = None, *, default_factory: Callable[[], Any] | None = None, **meta: Any) -> Any:
-    """A field of :class:`RunSettings`: its default and its :class:`Setting` metadata."""
     metadata = {_META: Setting(**meta)}
     if default_factory is not None:
         return dataclasses.field(default_factory=default_factory, metadata=metadata)
@@ -83,10 +71,7 @@ def setting(default: Any = None, *, default_factory: Callable[[], Any] | None = 
 
 
 class RunSettings:
-    """The settings of one benchmark run (DESIGN.md §2): one field per ``--vita-*`` option, in ``--help`` order.
-
-    A plain declaration: :class:`~pytest_vitabench.config.RunConfig` inherits the fields and validates them.
-    """
+    """The settings of one benchmark run (DESIGN.md §2): one field per ``--vita-*`` option, in ``--help`` order."""
 
     model: str = setting(
         "reference",
@@ -314,7 +299,7 @@ class RunSettings:
 
 @dataclass(frozen=True)
 class SettingSpec:
-    """One field of :class:`RunSettings` with its metadata, as the plugin and the config read it."""
+    """One field of :class:`RunSettings` with its metadata."""
 
     name: str
     meta: Setting
@@ -363,16 +348,12 @@ def specs() -> tuple[SettingSpec, ...]:
 
 
 def spec(name: str) -> SettingSpec:
-    """The setting of field ``name``."""
     return next(item for item in _SPECS if item.name == name)
 
 
 def parse(setting_spec: SettingSpec, raw: Any) -> Any:
-    """``raw`` (as read from the command line or an ini file) as the field's value.
-
-    Raises:
-        ValueError: The value does not fit; the message names the option and what it accepts.
-    """
+    """``raw`` (as read from the command line or an ini file) as the field's value; ``ValueError`` naming the
+    option when it does not fit."""
     meta, option = setting_spec.meta, setting_spec.option
     if meta.parse is not None:
         return meta.parse(option, raw)
@@ -386,16 +367,9 @@ def parse(setting_spec: SettingSpec, raw: Any) -> Any:
 
 
 def read_settings(get: Callable[[str], Any]) -> dict[str, Any]:
-    """Typed values of the settings that were given (the others keep their defaults).
+    """Typed values of the settings that ``get`` (raw value by ini key, ``None`` or blank: not given) gives.
 
-    Args:
-        get: An option's raw value by ini key; ``None`` or blank when not given.
-
-    A deviation switch left unset takes its official value under ``--vita-profile official`` (see
-    :mod:`pytest_vitabench.profile`), its default otherwise.
-
-    Raises:
-        ValueError: A value does not fit, naming the option.
+    A deviation switch left unset takes its official value under ``--vita-profile official``.
     """
     out: dict[str, Any] = {}
     profile = parse(spec("profile"), get("vita_profile") or "default")

@@ -1,19 +1,8 @@
 """Splitting one run across machines: which shard this process is, which items it runs, where it journals.
 
-``--vita-shard I/N`` (1-based) makes the process run only its share of the planned items. The split is a
-pure function of what every shard collects alike (the selected items), so N processes that never talk to
-each other agree on it: every item lands on exactly one shard. The unit of the split is a *chain*, one
-user under one memory backend with all its subtasks and trials, because a backend's memory is built up
-subtask after subtask and must stay in one process. Chains go to shards by expected work, largest first,
-each to the least loaded shard (LPT scheduling), so shards finish at about the same time.
-
-Under ``auto`` (the default) the shard comes from the job runner when it says both the index and the
-count: a Slurm array (``SLURM_ARRAY_TASK_ID`` / ``SLURM_ARRAY_TASK_COUNT``, counted from
-``SLURM_ARRAY_TASK_MIN``), or a Kubernetes Indexed Job (``JOB_COMPLETION_INDEX``, 0-based) when the count
-is given as ``auto/N`` (Kubernetes does not pass it on). An explicit ``I/N`` or ``off`` wins.
-
-Every shard journals into ``.vitabench/runs/<run-id>/shard-I-of-N/``; the run id is ``--vita-run-id`` or
-derived from the settings and the command line's selection, so every shard derives the same one.
+The split is a pure function of the selected items, so N processes that never talk agree on it. Its unit
+is a *chain* (one user under one memory backend, all its subtasks and trials) because a backend's memory
+is built up subtask after subtask and must stay in one process.
 """
 
 from __future__ import annotations
@@ -21,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,20 +18,13 @@ from typing import Any, Generic, TypeVar
 from .llm.settings import LLMSettings
 from .runs.manifest import config_sha256
 from .runs.store import runs_root
-
-#: A shard directory's name inside its run's directory.
-SHARD_DIR = re.compile(r"^shard-(?P<index>\d+)-of-(?P<count>\d+)$")
+from .suite.fetch import file_sha256
 
 
 @dataclass(frozen=True)
 class Shard:
-    """This process's part of a sharded run.
-
-    Attributes:
-        index: 1-based, ``1 <= index <= count``.
-        count: The number of shards.
-        source: Where it came from: ``--vita-shard`` or the job runner's variables.
-    """
+    """This process's part of a sharded run: shard ``index`` (1-based) of ``count``; ``source`` says where
+    that came from (``--vita-shard`` or the job runner's variables)."""
 
     index: int
     count: int
@@ -69,14 +50,12 @@ class ShardError(ValueError):
 
 
 def resolve_shard(spec: str, environ: Mapping[str, str] | None = None) -> Shard | None:
-    """The shard this process is, from ``--vita-shard`` (already checked by its parser) and the environment.
+    """The shard this process is (``None``: unsharded), from ``--vita-shard`` (``off``, ``auto``, ``auto/N`` or
+    ``I/N``, already checked by its parser) and the job runner's variables in ``environ``.
 
-    Args:
-        spec: ``off``, ``auto``, ``auto/N`` or ``I/N``.
-        environ: The environment (default ``os.environ``).
-
-    Returns:
-        The shard, or ``None`` for an unsharded run.
+    Under ``auto`` the shard comes from a Slurm array (``SLURM_ARRAY_TASK_ID`` counted from
+    ``SLURM_ARRAY_TASK_MIN``, of ``SLURM_ARRAY_TASK_COUNT``) or a Kubernetes Indexed Job
+    (``JOB_COMPLETION_INDEX``, 0-based, with the count given as ``auto/N``: Kubernetes does not pass it on).
 
     Raises:
         ShardError: A job runner's index without a count, or an index outside the count.
@@ -124,18 +103,11 @@ def _checked(index: int, count: int, source: str) -> Shard:
     return Shard(index=index, count=count, source=source)
 
 
-# -- the split ---------------------------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class Chain:
-    """One user under one memory backend: the unit that stays in one shard.
-
-    Attributes:
-        key: ``(suite file as the node ids name it, user key, memory backend)``: machine-independent.
-        items: Its selected items (subtasks x trials).
-        history_size: The size of the user's data (its history dominates it), in bytes; ``0`` when unknown.
-    """
+    """One user under one memory backend, the unit that stays in one shard: ``key`` is ``(suite file as the
+    node ids name it, user key, memory backend)``, machine-independent; ``history_size`` the user's data in
+    bytes (``0``: unknown)."""
 
     key: tuple[str, str, str]
     items: int
@@ -152,10 +124,8 @@ def chain_weights(chains: Iterable[Chain]) -> dict[tuple[str, str, str], float]:
 
 
 def assign_chains(chains: Iterable[Chain], count: int) -> dict[tuple[str, str, str], int]:
-    """Each chain's shard (1-based): heaviest first, each to the least loaded shard, ties by the lower index.
-
-    Deterministic: the order depends only on the weights and keys, never on the collection order.
-    """
+    """Each chain's shard (1-based): heaviest first, each to the least loaded shard, ties by the lower index
+    (LPT scheduling; the order never depends on the collection order)."""
     weights = chain_weights(chains)
     loads = [0.0] * count
     out: dict[tuple[str, str, str], int] = {}
@@ -171,14 +141,8 @@ Item = TypeVar("Item")
 
 @dataclass
 class Share(Generic[Item]):
-    """What one shard keeps of the selected items.
-
-    Attributes:
-        kept: Its items, in collection order (and the items that belong to no chain, on shard 1).
-        dropped: The other shards' items.
-        selected_in_run: The chained items of the whole run (every shard counts the same).
-        selected_here: The chained items this shard runs.
-    """
+    """What one shard keeps of the selected items (``kept`` in collection order, items of no chain on
+    shard 1) and how many chained items the whole run and this shard select."""
 
     kept: list[Item]
     dropped: list[Item]
@@ -191,8 +155,6 @@ def take_share(items: Sequence[Item], shard: Shard,
     """This shard's items: whole chains, assigned by :func:`assign_chains`.
 
     Args:
-        items: The selected items, as every shard collects them.
-        shard: This shard.
         chain_of: An item's chain key and its user's history size, or ``None`` for an item of no chain (a
             project's other tests, which run once, on shard 1).
     """
@@ -222,27 +184,20 @@ def shard_loads(chains: Iterable[Chain], count: int) -> list[float]:
     return loads
 
 
-# -- the limits a shard divides ---------------------------------------------------------------------
-
-#: The run-wide limits of :class:`~pytest_vitabench.llm.settings.LLMSettings` that each shard divides by N
-#: (``None`` there means unlimited). A new run-wide limit joins by its field name here.
+#: The run-wide limits of :class:`~pytest_vitabench.llm.settings.LLMSettings` each shard divides by N.
 SPLIT_LIMITS = ("rpm", "max_concurrency", "tpm")
 #: The limits a shared limiter (``--vita-limits-url``) holds for every shard: those are not split.
 SHARED_LIMITS = ("rpm", "max_concurrency")
 
 
 def split_limits(settings: LLMSettings, shard: Shard | None) -> LLMSettings:
-    """``settings`` with this shard's part of each run-wide limit (:data:`SPLIT_LIMITS`), so N shards
-    together stay within the run's limits without talking to each other."""
+    """``settings`` with this shard's part of each run-wide limit, so N shards stay within the run's limits."""
     if shard is None or shard.count == 1:
         return settings
     # with a shared limiter (Redis) every shard draws on the whole budget of the limits it holds
     split = [name for name in SPLIT_LIMITS if not (settings.limits_url and name in SHARED_LIMITS)]
     update = {name: shard.divide(getattr(settings, name)) for name in split if getattr(settings, name)}
     return settings.model_copy(update=update)
-
-
-# -- where a shard journals --------------------------------------------------------------------------
 
 
 def derived_run_id(config_block: Mapping[str, Any], selection: Mapping[str, Any], invocation_dir: Path) -> str:
@@ -257,16 +212,8 @@ def derived_run_id(config_block: Mapping[str, Any], selection: Mapping[str, Any]
     for arg in selection.get("args", []):
         path = Path(invocation_dir, str(arg).split("::", 1)[0])
         if path.is_file():
-            digest.update(_file_sha256(path).encode())
+            digest.update(file_sha256(path).encode())
     return f"shards-{digest.hexdigest()[:12]}"
-
-
-def _file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def run_directory(rootdir: Path, run_id: str, shard: Shard | None) -> Path:

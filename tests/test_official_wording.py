@@ -13,7 +13,7 @@ from pytest_vitabench.messages import Message, ToolCall
 from pytest_vitabench.official_source import OfficialSourceError, locate
 from pytest_vitabench.official_tools import official_tool_schemas
 from pytest_vitabench.official_wording import OfficialWording, check_wording
-from pytest_vitabench.profile import NO_MODELS_YAML, NOT_YET_OFFICIAL, comparability
+from pytest_vitabench.profile import NO_MODELS_YAML, comparability
 from pytest_vitabench.suite.schema import DailyRecord, EventRecord
 
 
@@ -187,7 +187,6 @@ def test_rag_with_the_official_retrieval_has_no_retrieval_reason(tmp_path, check
     reasons = comparability(bench.config, official_wording=True)
     # rag's requests are the official ones now: only what is not identical for every backend remains
     assert reasons == [NO_MODELS_YAML]  # no models.yaml given: the request settings are unknown
-    assert "rag" not in NOT_YET_OFFICIAL
 
 
 def test_agent_messages_in_the_official_form():

@@ -7,7 +7,8 @@ from _fake_official import make_checkout
 
 from pytest_vitabench.benchmark import Benchmark
 from pytest_vitabench.model_args import parse_model_args
-from pytest_vitabench.profile import DEVIATIONS, OWN_WORDING, TOOL_CHECKS, comparability, parse_tool_checks
+from pytest_vitabench.option_values import tool_checks
+from pytest_vitabench.profile import DEVIATIONS, OWN_WORDING, TOOL_CHECKS, comparability
 from pytest_vitabench.settings import read_settings, specs
 
 
@@ -28,7 +29,7 @@ def test_official_profile_sets_every_switch_to_the_official_value(tmp_path):
     assert (config.rag_style, config.agent_prompt, config.outcome_style) == ("official",) * 3
     for dev in DEVIATIONS:  # every deviation has a switch the official profile sets
         value = getattr(config, dev.field)
-        assert value == (parse_tool_checks(dev.official) if dev.field == "tool_checks" else
+        assert value == (tool_checks(dev.option, dev.official) if dev.field == "tool_checks" else
                          (dev.official == "on") if dev.field == "judge_records" else dev.official), dev.field
 
 

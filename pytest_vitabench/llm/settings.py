@@ -66,24 +66,18 @@ class LLMSettings(BaseModel):
         base_url: The OpenAI-compatible endpoint; ``None`` means ``$OPENAI_BASE_URL`` or OpenAI's default.
             Several comma-separated URLs are replicas of one model: requests go to the one with the fewest
             in flight, and one whose circuit breaker opens is drained (see :class:`~.client.LLMClient`).
-        api_key_env: The environment variable that holds the key.
-        timeout_s: Seconds per HTTP request.
         max_retries: Retries after the first attempt on 408/409/429, 5xx, timeouts and connection errors.
         backoff_base_s: The first backoff; it doubles per attempt, with jitter.
         backoff_max_s: The cap of the computed backoff.
         retry_after_max_s: The cap of a server's ``Retry-After``; a longer wait is clipped to it.
         rpm: Requests per ``rpm_window_s`` across every process sharing ``state_dir``; ``None``: unlimited.
-        rpm_window_s: The sliding window of ``rpm`` (60 s; shorter only in tests).
         max_concurrency: Requests in flight across every process sharing ``state_dir``; ``None``: unlimited.
         tpm: Tokens (prompt plus completion, estimated before sending and corrected by the response's
             usage) per ``tpm_window_s`` across every process sharing ``state_dir``; ``None``: unlimited.
-        tpm_window_s: The sliding window of ``tpm`` (60 s; shorter only in tests and benchmarks).
         max_wait_s: The longest wait for a rate-limit or concurrency slot before the call fails.
-        cache: ``judge`` (judge, memory and embedding calls), ``all`` or ``off``.
         cache_dir: The disk store's root (answers under ``llm/``); ``None`` disables caching whatever ``cache`` says.
         state_dir: The directory through which processes share ``rpm`` and ``max_concurrency``; ``None``
             means a private directory, i.e. the limits hold within this process only.
-        prices: USD per million tokens by model name.
         circuit_breaker: Consecutive failed calls to the endpoint after which no more requests are sent in
             this run (see :mod:`pytest_vitabench.llm.breaker`); ``0`` (the default for a client built
             directly) disables it. The plugin's ``--vita-circuit-breaker`` defaults to 5.
@@ -129,7 +123,6 @@ def settings_for_run(config: RunConfig, *, rootdir: Path, state_dir: Path | str 
     """The settings of the run's one client, from its configuration (``--vita-base-url``, limits, cache, ...).
 
     Args:
-        config: The run's settings, already checked.
         rootdir: pytest's rootdir: home of the default cache directory and of a relative prices file.
         state_dir: The directory shared by the controller and every xdist worker of the run.
         cache_dir: The disk store's root (default ``<rootdir>/.vitabench/cache``; LLM answers go to ``llm/``).

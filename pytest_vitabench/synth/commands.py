@@ -18,7 +18,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from ..command import Command, argument
+from ..command import Argument, Command, argument
 from ..solvability import check_solvability
 from ..suite.errors import SuiteError
 from ..suite.loader import load_suite, read_suite_json
@@ -36,37 +36,26 @@ DEFAULT_OUTPUT = {"paper": "suites/paper/tasks.vita.json.gz", "small": "suites/s
 PRESET_NAMES = (*PRESETS, "demo")
 
 
-def knob_docs() -> dict[str, str]:
-    """The help text of each :class:`SynthConfig` knob, read from its docstring (one flag per knob)."""
+def _knob_arguments() -> tuple[Argument, ...]:
+    """One ``--KNOB`` per :class:`SynthConfig` field, its help read from the class docstring."""
+    knobs = {knob.name: {"int": int, "float": float, "str": str}[str(knob.type)] for knob in fields(SynthConfig)}
     docs: dict[str, str] = {}
-    lines = (SynthConfig.__doc__ or "").splitlines()
     current = ""
-    for line in lines:
+    for line in (SynthConfig.__doc__ or "").splitlines():
         stripped = line.strip()
         head, sep, text = stripped.partition(": ")
-        if sep and head.isidentifier() and head in {f.name for f in fields(SynthConfig)}:
+        if sep and head in knobs:
             current = head
             docs[current] = text
         elif current and stripped and not stripped.endswith(":"):
             docs[current] += " " + stripped
-    return docs
-
-
-def knob_types() -> dict[str, type]:
-    """The Python type of each :class:`SynthConfig` knob (``int``, ``float`` or ``str``)."""
-    return {knob.name: {"int": int, "float": float, "str": str}[str(knob.type)] for knob in fields(SynthConfig)}
+    return tuple(argument(f"--{knob.replace('_', '-')}", dest=f"knob_{knob}", metavar=knob.upper(), type=kind,
+                          default=None, help=docs.get(knob, "")) for knob, kind in knobs.items())
 
 
 def synthesize(preset: str, *, output: str | None = None, knobs: dict[str, Any] | None = None) -> Path:
-    """Write the suite of ``preset`` with ``knobs`` changed and print what was written.
-
-    Args:
-        preset: ``paper``, ``small`` or ``demo`` (the hand-curated demo suite, which takes no knobs).
-        output: The file to write (default: :data:`DEFAULT_OUTPUT` of the preset); ``.gz`` compresses.
-        knobs: :class:`SynthConfig` fields to override.
-
-    Returns:
-        The path written.
+    """Write the suite of ``preset`` (``demo``: the hand-curated one) with ``knobs`` (:class:`SynthConfig`
+    fields) changed to ``output`` (default: :data:`DEFAULT_OUTPUT`; ``.gz`` compresses); returns the path.
 
     Raises:
         ValueError: Knobs given to ``demo``, or knob values the preset refuses (the message says which).
@@ -109,11 +98,8 @@ def report_rules(suite: Any, *, strict: bool, stats: bool, json_path: str | None
 
 
 def validate_command(args: argparse.Namespace) -> int:
-    """``vitabench validate``: load each suite file, print its problems and counts, check its rules and answers.
-
-    Returns:
-        The exit status: 0, or 1 when a file (or, with ``--strict``, a rule or an answer) fails.
-    """
+    """``vitabench validate``: load each suite file, print its problems and counts, check its rules and answers;
+    exit status 0, or 1 when a file (or, with ``--strict``, a rule or an answer) fails."""
     status = 0
     for path in args.paths:
         try:
@@ -192,6 +178,5 @@ SYNTH = Command(
                       "demo: the hand-curated demo suite"),
         argument("-o", "--output", default=None, help="output file (default: suites/<preset>/...)"),
         argument("--validate", action="store_true", help="validate the written suite"),
-        *(argument(f"--{knob.replace('_', '-')}", dest=f"knob_{knob}", metavar=knob.upper(), type=kind, default=None,
-                   help=knob_docs().get(knob, "")) for knob, kind in knob_types().items()),
+        *_knob_arguments(),
     ))

@@ -5,6 +5,7 @@ Every command reads runs through :func:`~pytest_vitabench.runs.load_run` only.
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import webbrowser
@@ -44,59 +45,41 @@ def render_run_page(run: Run, *, suite_dirs: list[str] | None = None, baseline: 
                         judge_audit=run.report.get("judge_audit"))
 
 
-def view_command(run_path: str, *, output: str | None = None, suite_dirs: list[str] | None = None,
-                 baseline: str | None = None, open_browser: bool = True) -> int:
-    """``vitabench view``: write the run's self-contained HTML page and open it.
-
-    Args:
-        run_path: A report or run directory.
-        output: Where to write the page; given, the page is not opened (default: ``RUN.html``, opened).
-        suite_dirs: Where to find the run's suite files when they moved.
-        baseline: A saved run to compare with (adds a Compare tab).
-        open_browser: Open the page when ``output`` is not given.
-
-    Returns:
-        The exit status: 0, or 2 when a run cannot be read.
-    """
+def view_command(args: argparse.Namespace) -> int:
+    """``vitabench view``: write the run's self-contained HTML page and open it; exit status 0, or 2 when a
+    run cannot be read."""
+    output = args.output
     try:
-        run = load_run(run_path)
-        base = load_run(baseline) if baseline else None
-        page = render_run_page(run, suite_dirs=suite_dirs, baseline=base)
+        run = load_run(args.run)
+        base = load_run(args.baseline) if args.baseline else None
+        page = render_run_page(run, suite_dirs=args.suite_dir, baseline=base)
     except (OSError, ValueError) as exc:
         print(f"vitabench view: {exc}", file=sys.stderr)
         return 2
     out = Path(output) if output else run.path.with_suffix(".html")
     out.write_text(page, encoding="utf-8")
     print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB)")
-    if not output and open_browser:
+    if not output and not args.no_open:
         if not webbrowser.open(out.resolve().as_uri()):
             print("no browser found; open the file yourself")
     return 0
 
 
-def plot_command(run_path: str, *, output: str = "vitabench-plots", formats: str = "png,svg") -> int:
-    """``vitabench plot``: the paper's figures of a run, one file per figure and format.
-
-    Args:
-        run_path: A report or run directory.
-        output: The output directory.
-        formats: Comma-separated ``png``, ``svg``, ``pdf``.
-
-    Returns:
-        The exit status: 0, or 2 for an unreadable run, an unknown format or missing matplotlib.
-    """
+def plot_command(args: argparse.Namespace) -> int:
+    """``vitabench plot``: the paper's figures of a run, one file per figure and format; exit status 0, or 2
+    for an unreadable run, an unknown format or missing matplotlib."""
     try:
-        run = load_run(run_path)
+        run = load_run(args.run)
     except (OSError, ValueError) as exc:
         print(f"vitabench plot: {exc}", file=sys.stderr)
         return 2
-    wanted = [f.strip() for f in formats.split(",") if f.strip()]
+    wanted = [f.strip() for f in args.format.split(",") if f.strip()]
     bad = [f for f in wanted if f not in ("png", "svg", "pdf")]
     if bad or not wanted:
         print(f"vitabench plot: unknown format(s) {bad or wanted}; use png, svg or pdf", file=sys.stderr)
         return 2
     try:
-        written = render_plots(plot_data(run.results, run.report.get("metrics") or {}), output, wanted)
+        written = render_plots(plot_data(run.results, run.report.get("metrics") or {}), args.output, wanted)
     except ImportError:
         print("vitabench plot: needs matplotlib: pip install 'pytest-vitabench[plot]'", file=sys.stderr)
         return 2
@@ -105,37 +88,22 @@ def plot_command(run_path: str, *, output: str = "vitabench-plots", formats: str
     return 0
 
 
-def compare_command(base_path: str, new_path: str, *, base_memory: str | None = None, new_memory: str | None = None,
-                    fail_regression: float | None = None, viewer: str | None = None, json_path: str | None = None,
-                    limit: int = 20, seed: int = 0) -> int:
-    """``vitabench compare``: paired comparison of two runs, regressed and fixed subtasks.
-
-    Args:
-        base_path: The baseline run.
-        new_path: The new run.
-        base_memory: Compare this backend of the baseline ...
-        new_memory: ... with this backend of the new run.
-        fail_regression: Exit 1 when Avg drops significantly by more than this.
-        viewer: Prefix of the links to each subtask.
-        json_path: Also write the comparison as JSON here.
-        limit: Subtasks listed per direction.
-        seed: Bootstrap seed.
-
-    Returns:
-        The exit status: 0, 1 on a regression beyond ``fail_regression``, 2 when a run cannot be read.
-    """
+def compare_command(args: argparse.Namespace) -> int:
+    """``vitabench compare``: paired comparison of two runs, regressed and fixed subtasks; exit status 0, 1 on
+    a regression beyond ``--fail-regression``, 2 when a run cannot be read."""
+    fail_regression = args.fail_regression
     try:
-        base, new = load_run(base_path), load_run(new_path)
-        comparison = compare_runs(base, new, base_memory=base_memory, new_memory=new_memory, seed=seed,
-                                  ignored_settings=run_scoped())
+        base, new = load_run(args.base), load_run(args.new)
+        comparison = compare_runs(base, new, base_memory=args.base_memory, new_memory=args.new_memory,
+                                  seed=args.seed, ignored_settings=run_scoped())
     except (OSError, ValueError) as exc:
         print(f"vitabench compare: {exc}", file=sys.stderr)
         return 2
-    for line in render_comparison(comparison, base_label=base_path, new_label=new_path, viewer=viewer or "",
-                                  limit=limit):
+    for line in render_comparison(comparison, base_label=args.base, new_label=args.new, viewer=args.viewer or "",
+                                  limit=args.limit):
         print(line)
-    if json_path:
-        Path(json_path).write_text(json.dumps(comparison.to_dict(), indent=1), encoding="utf-8")
+    if args.json:
+        Path(args.json).write_text(json.dumps(comparison.to_dict(), indent=1), encoding="utf-8")
     if fail_regression is not None:
         reason = regression_gate(comparison, fail_regression)
         if reason:
@@ -148,8 +116,7 @@ def compare_command(base_path: str, new_path: str, *, base_memory: str | None = 
 VIEW = Command(
     "view", help="write a self-contained HTML viewer of a run and open it",
     description="Write a run as one self-contained HTML page and open it in a browser.",
-    run=lambda args: view_command(args.run, output=args.output, suite_dirs=args.suite_dir, baseline=args.baseline,
-                                  open_browser=not args.no_open),
+    run=view_command,
     arguments=(
         argument("run", help="a --vita-report JSON file (or a run directory)"),
         argument("-o", "--output", help="write the page here and do not open it (default: RUN.html, opened)"),
@@ -163,7 +130,7 @@ PLOT = Command(
     "plot", help="the paper's figures of a run as PNG/SVG files (needs matplotlib)",
     description="Draw the paper's figures of a run as PNG, SVG or PDF files (needs matplotlib: pip install "
                 "'pytest-vitabench[plot]').",
-    run=lambda args: plot_command(args.run, output=args.output, formats=args.format),
+    run=plot_command,
     arguments=(
         argument("run", help="a --vita-report JSON file (or a run directory)"),
         argument("-o", "--output", default="vitabench-plots", help="output directory (default: vitabench-plots)"),
@@ -174,9 +141,7 @@ COMPARE = Command(
     "compare", help="paired comparison of two runs; regressed and fixed subtasks",
     description="Compare two runs paired per (user, subtask): the change of each metric with its bootstrap "
                 "interval, and the subtasks that regressed or were fixed.",
-    run=lambda args: compare_command(args.base, args.new, base_memory=args.base_memory, new_memory=args.new_memory,
-                                     fail_regression=args.fail_regression, viewer=args.viewer, json_path=args.json,
-                                     limit=args.limit, seed=args.seed),
+    run=compare_command,
     arguments=(
         argument("base", help="the baseline run (a --vita-report JSON file or a run directory)"),
         argument("new", help="the new run (a --vita-report JSON file or a run directory)"),
