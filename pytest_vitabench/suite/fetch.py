@@ -1,11 +1,7 @@
 """``vitabench fetch``: the official VitaBench 2.0 task file from the Hugging Face Hub, at a pinned revision.
 
-The tasks are published as one ``tasks.json`` in the dataset ``meituan-longcat/VitaBench-2.0``. The download goes
-through ``huggingface_hub`` (the ``hub`` extra), which honours ``HF_ENDPOINT`` (a mirror) and ``HF_TOKEN``. Next
-to the file a small JSON record, ``tasks.json.source``, keeps where it came from (dataset, asked revision,
-resolved commit, sha256), so that a run's report can say which revision it measured
-(:func:`suite_sources`, ``config.suite_sources``). Its name ends in ``.source`` so it is never collected as a
-suite.
+Beside the file, ``tasks.json.source`` records where it came from, for the report (:func:`suite_sources`);
+its name ends in ``.source`` so it is never collected as a suite.
 """
 
 from __future__ import annotations

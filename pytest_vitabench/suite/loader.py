@@ -9,7 +9,6 @@ from __future__ import annotations
 import copy
 import gzip
 import hashlib
-import json
 import threading
 import zlib
 from collections import Counter
@@ -47,8 +46,6 @@ class LoadedUser:
     #: What collection needs of each subtask, read without validating the user.
     outline: list[SubtaskOutline] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    #: The index found the span clean (no problem, no warning): validated again without the value scan.
-    verified: bool = False
 
     def tool_user_id(self, index: int) -> str:
         """The user id the tools of subtask ``index`` accept: its environment's ``user_id``, else the user's."""
@@ -228,7 +225,7 @@ def _load_indexed(path: Path, raw: bytes, *, strict: bool, index_dir: Path | Non
             user = LoadedUser(index=index, key=outline["key"], span=(row["start"], row["end"]), outline=[
                 SubtaskOutline(subtask_id=sid, domains=tuple(domain.split(",")),
                                skills=("proactive",) if proactive else ("personalize",))
-                for sid, domain, proactive in outline["subtasks"]], verified=not row.get("warnings"))
+                for sid, domain, proactive in outline["subtasks"]])
             suite.warnings.extend(row.get("warnings") or [])
         suite.users.append(user)
     return _finish(suite, unknown)
@@ -269,13 +266,11 @@ def ensure_user(suite: LoadedSuite, user: LoadedUser) -> list[str]:
             return []
         assert user.span is not None
         with heap.built_to_last():
-            text = suite.text[user.span[0]:user.span[1]]
-            # A verified span holds no repeated key nor over-long integer: the C parser reads it the same.
-            entry = json.loads(text) if user.verified else parse_json_text(text)
+            entry = parse_json_text(suite.text[user.span[0]:user.span[1]])
             warnings: list[str] = []
             unknown: Counter[str] = Counter()
             loaded = _load_user(suite.path, user.index, entry, strict=suite.strict, warnings=warnings,
-                                unknown=unknown, verified=user.verified)
+                                unknown=unknown)
         if unknown:
             warnings.append(_unknown_keys_warning(suite.path, unknown, f"[{user.index}] "))
         user.task, user.times, user.error = loaded.task, loaded.times, loaded.error
@@ -298,7 +293,6 @@ def outline_of(task: UserTask) -> list[SubtaskOutline]:
 
 def _load_user(
     path: Path, index: int, entry: Any, *, strict: bool, warnings: list[str], unknown: Counter[str],
-    verified: bool = False,
 ) -> LoadedUser:
     prefix = f"[{index}]"
     key = str(entry.get("id", f"#{index}")) if isinstance(entry, dict) else f"#{index}"
@@ -308,8 +302,7 @@ def _load_user(
         return user
     odd: dict[str, list[str]] = {}
     raw_problems: list[tuple[str, str]] = []
-    # The value scan finds only errors and warnings, and a verified user had neither.
-    clean = True if verified else integrity.check_json_values(entry, prefix, raw_problems, odd)
+    clean = integrity.check_json_values(entry, prefix, raw_problems, odd)
     if raw_problems:  # NaN, huge integers or deep nesting: nothing below can be trusted with them
         user.error = SuiteError(path, raw_problems)  # paths of the file's own layout, 2.0 or 1.0
         return user
