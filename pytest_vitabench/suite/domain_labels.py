@@ -1,11 +1,8 @@
-"""The domain of a VitaBench 1.0 task, whatever its ``domain`` label says.
+"""The domain of a VitaBench 1.0 task, whatever its free ``domain`` label says.
 
-The 1.0 harness takes a task's domain from the folder its file sits in, so the ``domain`` field of a 1.0
-task is a free label: ``delivery``, ``in-store consumption``, ``in-store``, ``到店``, ``外卖``, ``OTA``... We
-accept the labels we know and otherwise infer the domain from the environment's entity containers
-(``stores`` -> delivery, ``shops`` -> instore, ``hotels``/``flights``/``trains``/``attractions``/``taxis``
--> ota). A 2.0 subtask's ``domain`` is *not* a free label (the official loader dispatches on it), so this
-mapping is applied to converted 1.0 tasks only.
+The 1.0 harness takes a task's domain from its file's folder, so we accept the labels we know and otherwise
+infer the domain from the environment's entity containers. Applied to converted 1.0 tasks only: a 2.0
+``domain`` is not a free label.
 """
 
 from __future__ import annotations
