@@ -34,16 +34,8 @@ def _normalise(label: str) -> str:
 def vb1_domain(label: Any, environment: dict[str, Any] | None) -> str:
     """Our domain name (or comma-separated names) for a 1.0 task.
 
-    Each comma-separated part of ``label`` that is a known label maps to its domain. When no part is
-    known, the domain is inferred from the environment's non-empty entity containers (every domain whose
-    containers are present, in the order delivery, instore, ota).
-
-    Args:
-        label: The task's ``domain`` field (any string, or missing).
-        environment: The task's environment dict.
-
-    Returns:
-        A domain string the schema accepts, e.g. ``instore`` or ``delivery,ota``.
+    Known labels map to their domains; otherwise the domain is inferred from the environment's non-empty
+    entity containers (every domain present, in the order delivery, instore, ota), e.g. ``delivery,ota``.
 
     Raises:
         ValueError: The label is unknown and the environment holds no entity container to infer from.

@@ -33,15 +33,8 @@ class FetchError(Exception):
 
 @dataclass(frozen=True)
 class SuiteSource:
-    """Where a fetched task file came from.
-
-    Attributes:
-        repo: The Hub dataset.
-        revision: The revision asked for (a commit, branch or tag).
-        commit: The commit the Hub resolved it to.
-        sha256: The file's sha256 as downloaded.
-        filename: The file's path in the dataset.
-    """
+    """Where a fetched task file came from: the dataset, the revision asked for, the commit the Hub resolved
+    it to, the file's sha256 as downloaded."""
 
     repo: str
     revision: str
@@ -68,14 +61,7 @@ def fetch_suite(directory: str | Path = DEFAULT_DIR, *, revision: str = PINNED_R
     """Download the task file into ``directory`` and record its source beside it.
 
     Args:
-        directory: Where ``tasks.json`` goes (created if missing).
-        revision: The dataset revision; the default is :data:`PINNED_REVISION`.
-        repo: The Hub dataset.
-        filename: The file inside the dataset.
         endpoint: The Hub's address; ``None``: ``HF_ENDPOINT`` or huggingface.co.
-
-    Returns:
-        The file's path and its :class:`SuiteSource`.
 
     Raises:
         FetchError: ``huggingface_hub`` is not installed, the Hub cannot be reached, the dataset, revision or

@@ -160,8 +160,7 @@ def _finish(suite: LoadedSuite, unknown: Counter[str]) -> LoadedSuite:
     formats: Counter[str] = Counter()
     seen_ids: dict[str, int] = {}
     for user in suite.users:
-        usable = user.task is not None or user.span is not None
-        if not usable:
+        if user.task is None and user.span is None:
             continue
         formats[user.task.source_format if user.task is not None else "vitabench2"] += 1
         first = seen_ids.setdefault(user.key, user.index)
@@ -244,14 +243,20 @@ def index_variant(strict: bool) -> str:
 def _verdict(path: Path, index: int, entry: Any, *,
              strict: bool) -> tuple[list[list[str]], list[str], UserTask | None]:
     """One user's problems (JSON path, message) or warnings, and its task (to detect the language)."""
+    user, warnings = _validate(path, index, entry, strict)
+    if user.error is not None:
+        return [[where, problem] for where, problem in user.error.problems], [], None
+    return [], warnings, user.task
+
+
+def _validate(path: Path, index: int, entry: Any, strict: bool) -> tuple[LoadedUser, list[str]]:
+    """One user validated alone, with its warnings (its unknown keys among them)."""
     warnings: list[str] = []
     unknown: Counter[str] = Counter()
     user = _load_user(path, index, entry, strict=strict, warnings=warnings, unknown=unknown)
-    if user.error is not None:
-        return [[where, problem] for where, problem in user.error.problems], [], None
     if unknown:
         warnings.append(_unknown_keys_warning(path, unknown, f"[{index}] "))
-    return [], warnings, user.task
+    return user, warnings
 
 
 def ensure_user(suite: LoadedSuite, user: LoadedUser) -> list[str]:
@@ -267,12 +272,7 @@ def ensure_user(suite: LoadedSuite, user: LoadedUser) -> list[str]:
         assert user.span is not None
         with heap.built_to_last():
             entry = parse_json_text(suite.text[user.span[0]:user.span[1]])
-            warnings: list[str] = []
-            unknown: Counter[str] = Counter()
-            loaded = _load_user(suite.path, user.index, entry, strict=suite.strict, warnings=warnings,
-                                unknown=unknown)
-        if unknown:
-            warnings.append(_unknown_keys_warning(suite.path, unknown, f"[{user.index}] "))
+            loaded, warnings = _validate(suite.path, user.index, entry, suite.strict)
         user.task, user.times, user.error = loaded.task, loaded.times, loaded.error
         if loaded.task is not None:
             user.outline = outline_of(loaded.task)
