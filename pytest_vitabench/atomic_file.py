@@ -1,9 +1,6 @@
 """Writing a file so that readers see the old file or the whole new one, never a torn write.
 
-The one way the plugin replaces a file other processes may read at the same time (reports, suite
-indexes, cache entries, run blobs and manifests): the bytes go to a temporary file beside the target,
-which is then renamed over it. Standard library only, and plain ``os`` calls on ``str`` paths, because it
-runs for every item's trajectory blob.
+The one way the plugin replaces a file other processes may read at the same time.
 """
 
 from __future__ import annotations
@@ -15,15 +12,11 @@ import uuid
 def write_atomic(path: str | os.PathLike[str], data: bytes, *, durable: bool = False) -> None:
     """Replace ``path`` with ``data`` in one step; its folder must exist.
 
-    The temporary file is in the target's own folder, so ``os.replace`` is a rename within one file system,
-    and its name (``.<name>.<pid>.<random>.tmp``) is unique across processes and threads. It is created
-    with mode 0666 less the umask, as a plain ``open`` would (``tempfile`` makes private 0600 files, which a
-    shared cache or a report served to others must not be). On any failure it is removed and the target
-    is left as it was.
+    The temporary file is beside the target (a rename within one file system), unique across processes
+    and threads, and made with mode 0666 less the umask (``tempfile`` makes private 0600 files, which a
+    shared cache or a report must not be). On failure it is removed and the target left as it was.
 
     Args:
-        path: The file to write.
-        data: Its new content.
         durable: ``fsync`` before the rename, so that a power loss leaves the old file or the new one
             (a report); without it a crash of the machine may leave an empty file, which readers of
             caches and blobs treat as a miss.

@@ -1,16 +1,11 @@
 """The words the harness must agree on everywhere: what marks the answer, and which history records are evidence.
 
-One home for two vocabularies that used to be copied (and had drifted apart) across the domains' views, the
-official outcome judge, the suite validator, the history statistics and the built-in agents' memory reader:
+* **hidden fields**: suite data may carry the answer (``store_type: "target"``, ``target_product_ids``, the
+  ground-truth preference memory...); nothing the agent sees may contain them.
+* **history record types**: which behaviour records carry no preference evidence, which are dialogues,
+  reviews or complaints, in the English and Chinese spellings found in the data.
 
-* **hidden fields**: suite data may carry the answer (``store_type: "target"``, ``distraction_reason``,
-  ``target_product_ids``, the ground-truth ``personalized_preference_memory``, ...). Nothing the agent sees
-  (tool results, prompts, memory outside the ``groundtruth`` backend) may contain them. Where the old copies
-  disagreed, this module keeps their union, so whichever copy a caller used, no less stays hidden.
-* **history record types**: which behaviour records carry no preference evidence (searches and browsing),
-  which are dialogues, reviews or complaints, in the English and Chinese spellings found in the data.
-
-Plain data and two predicates, no imports from the rest of the package: every layer may import it.
+Plain data, no imports from the rest of the package: every layer may import it.
 """
 
 from __future__ import annotations

@@ -1,19 +1,9 @@
 """The ``answer`` built-in agent: carries out a subtask's answer key, the proof that tools and judge accept it.
 
-It is not a baseline: it reads the hidden answer annotations (through :mod:`..suite.answer_key`, handed
-over as ``AgentSetup.answer`` only to an agent that declares ``reads_answer = True``) and performs exactly
-the required writes with valid arguments. Its script, derived afresh from the trajectory at every call:
-
-1. ask the key's questions first (a proactive subtask always gets one), one turn each;
-2. make each planned write; after it, the calls on the record it created (payment, a required
-   cancellation), with the id the tool returned. Like a careful agent it reads what the tool returned:
-   a record created already paid (a zero-price booking) is not paid again; a refused write is retried as
-   its planned alternative (a booking where the shop takes no reservations), and a write that still fails
-   is reported at the end while the other planned writes go ahead;
-3. confirm and ask whether anything else is needed, then end with ``###STOP###``; if some write failed,
-   say which and why instead, and end.
-
-So a reward below 1.0 always comes with a trajectory that shows why.
+Not a baseline: only an agent that declares ``reads_answer = True`` is handed the key (``AgentSetup.answer``).
+It asks the key's questions, makes each planned write and its follow-ups with the id the tool returned (a
+record created paid is not paid again; a refused write is retried as its planned alternative), then confirms,
+or says which write failed and why: a reward below 1.0 always comes with a trajectory that shows why.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """The offline built-in agents that choose by heuristics: ``reference``, ``literal`` and ``groundtruth-reader``.
 
-They are generic: they read the request, the tool results and (for ``reference`` and ``groundtruth-reader``) the
-preference text with the lexical text facts of :mod:`pytest_vitabench.text`; nothing is keyed to a suite's ids. All
-three follow one script, derived afresh from the trajectory at every call (the conversation is their only state;
-the agent's one memo keeps each ranking, keyed by exactly what it read, because the later turns and the other
-trials of a subtask ask for it again):
+Nothing is keyed to a suite's ids. All three follow one script, derived afresh from the trajectory at every call
+(the agent's one memo keeps each ranking, keyed by exactly what it read: later turns and trials ask for it again):
 
 1. in a proactive subtask (``reference``, ``groundtruth-reader``), ask once for the missing details: how many, when;
 2. search with the domain's search tools (and fetch details a search left out);
@@ -12,10 +9,7 @@ trials of a subtask ask for it again):
 4. once the user accepts, create the order / reservation / booking, pay it when it is unpaid;
 5. confirm what was done and ask whether anything else is needed; end with ``###STOP###`` next turn.
 
-``literal`` ranks by relevance to the request and then rating: the popular-item failure mode.
-``reference`` ranks by preference evidence from its memory (and the profile's allergies), then rating.
-``groundtruth-reader`` (formerly ``oracle``) is ``reference`` reading the ground-truth preference tags
-instead of its memory: a ceiling for the heuristics, not an answer oracle (that is ``answer``).
+``groundtruth-reader`` is a ceiling for the heuristics, not an answer oracle (that is ``answer``).
 """
 
 from __future__ import annotations
@@ -122,10 +116,7 @@ class BuiltinAgent:
 
     # -- the script
     def respond(self, setup: AgentSetup, messages: list[Message]) -> Message:
-        """The next assistant message for this trajectory.
-
-        A bug here propagates: the harness reports it as an error outcome instead of scoring it silently.
-        """
+        """The next assistant message (a bug propagates: the harness reports an error, never a silent score)."""
         trail = Trajectory.read(messages)
         if trail.finished:
             return _text(f"You're welcome, have a nice day! {STOP_TOKEN}")

@@ -154,11 +154,9 @@ class CandidateScorer:
     """Scores the candidates of one ranking: one memory, request, context and situation for all of them.
 
     Args:
-        memory: The preference evidence.
         request_words: The request's content words; phrases that merely repeat them are not evidence.
         context: Words of the request, the decision kind and the candidates, which a threshold's scope
             must name to apply; not modified while the scorer is in use.
-        situation: The conversation's situation words (see :func:`~pytest_vitabench.text.clauses.situation_of`).
     """
 
     def __init__(self, memory: PreferenceMemory, request_words: set[str] | frozenset[str], context: set[str],

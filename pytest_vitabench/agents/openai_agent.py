@@ -10,19 +10,14 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from ..llm.settings import LOCAL_KEY, LLMSettings, MissingAPIKey, resolve_api_key
+from ..llm.settings import LLMSettings
 from ..messages import Message, ToolCall
 from .base import AgentSetup
 
 if TYPE_CHECKING:
     from ..llm.client import LLMClient
 
-__all__ = ["LOCAL_KEY", "MissingAPIKey", "OpenAIAgent", "api_key", "parse_tool_arguments", "to_openai_messages"]
-
-
-def api_key(api_key_env: str, base_url: str | None) -> str:
-    """Read the key from the environment; never log or return it anywhere but the client."""
-    return resolve_api_key(api_key_env, base_url)
+__all__ = ["OpenAIAgent", "parse_tool_arguments", "to_openai_messages"]
 
 
 def to_openai_messages(system_prompt: str, messages: list[Message], *, official: bool = False) -> list[dict[str, Any]]:

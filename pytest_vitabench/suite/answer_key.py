@@ -1,24 +1,9 @@
 """The answer key of a subtask: the exact writes that solve it, derived from its hidden annotations.
 
-This is what the ``answer`` built-in agent carries out and what ``vitabench validate`` replays to prove a
-subtask solvable. It reads, in this order of precedence:
-
-1. VitaBench 1.0 ``required_orders`` (every record kind, see :mod:`.required_orders`): the writes that
-   make each required record with the record's own fields (store, products and quantities, options,
-   address, reservation time and party size, ota dates), in the order the records are listed. A delivery
-   order is one call; an in-store or travel order is one call per product (per room for a hotel), because
-   those tools take one product per call (the rules judge pools them per entity); a reservation or booking
-   at a shop that does not take that kind has the other kind as its alternative; a time before "now" is
-   made as written (the official tools accept it; validation names our ``past_dates`` check). A required
-   change to an existing order becomes a cancellation or a note change;
-2. our ``rubric_checks``: the marked target (``target_product_ids``, else ``*_type == "target"``
-   markers) booked with the values the record checks ask for (address, party size, time, dates,
-   quantity, payment), and a question that matches each ``asked`` check;
-3. the official shape's target markers alone: the target ordered or booked with valid arguments (the
-   delivery address the request implies, from the profile).
-
-Whatever cannot be derived is listed in :attr:`AnswerKey.problems` (the subtask is then unsolvable by
-this key, and validation says why). It never reads ground-truth preferences: only answer annotations.
+The ``answer`` built-in agent carries it out and ``vitabench validate`` replays it. Precedence: 1.0
+``required_orders``, else our ``rubric_checks``, else the official target markers. Whatever cannot be
+derived goes to :attr:`AnswerKey.problems`. It never reads ground-truth preferences, only answer
+annotations.
 """
 
 from __future__ import annotations
@@ -57,16 +42,11 @@ class PlannedCall(BaseModel):
     """One tool call of the answer, and the calls to make on the record it creates.
 
     Attributes:
-        tool: The tool name.
-        arguments: Its arguments (valid for the tool's schema).
-        id_field: Where the tool's result names the created record (``order_id``, ``reservation_id``,
-            ``book_id``); empty when the call creates nothing.
-        then: Calls on the created record (payment, a required cancellation); the value :data:`CREATED`
-            in their arguments stands for the created record's id.
-        when_status: Make this follow-up only while the created record has this status (a payment only while
-            ``unpaid``: a zero-price booking is created paid); empty: always.
-        instead: The call to make when this one is refused (a booking where the shop takes no reservations).
-        describes: What the call achieves, for messages and reports.
+        id_field: Where the tool's result names the created record; empty when it creates nothing.
+        then: Calls on the created record; :data:`CREATED` in their arguments stands for its id.
+        when_status: Make this follow-up only while the created record has this status (a zero-price
+            booking is created paid); empty: always.
+        instead: The call to make when this one is refused.
     """
 
     tool: str
@@ -82,11 +62,9 @@ class AnswerKey(BaseModel):
     """The writes (and questions) that solve one subtask.
 
     Attributes:
-        source: Which annotation the key comes from: ``required_orders``, ``rubric_checks``,
-            ``target_product_ids`` or ``target markers``; empty when the subtask has none.
-        questions: Questions to ask the user before acting (one per ``asked`` check; one generic question
-            on a proactive subtask without such checks).
-        calls: The writes, in order.
+        source: ``required_orders``, ``rubric_checks``, ``target_product_ids`` or ``target markers``;
+            empty when the subtask has none.
+        questions: Questions to ask before acting (one per ``asked`` check, else a generic one when proactive).
         problems: Why (part of) the answer cannot be derived; non-empty means unsolvable by this key.
     """
 

@@ -1,19 +1,9 @@
-"""Which files pytest collects as VitaBench suites.
+"""Which files pytest collects as VitaBench suites (the rules are in docs/suites.md).
 
-The plugin is installed into projects that have JSON files of their own, so a ``.json`` file is a suite
-only when one of these says so:
-
-1. it is named on the command line (``pytest path/to/anything.json``): the user asked for it;
-2. its name matches ``vita_suite_patterns`` (default ``*.vita.json`` and ``*.vita.json.gz``);
-3. its *shape* is a suite: a JSON array whose first element is an object with the keys of a VitaBench
-   2.0 user (``subtasks``) or of a VitaBench 1.0 task (``instructions`` and ``environment``). So
-   ``suites/demo/tasks.json`` and the official ``tasks.json`` are collected from a directory walk, and
-   an unrelated ``tasks.json`` (a to-do list, fixtures of another test suite) is left alone, silently.
-
-The sniff of rule 3 reads at most :data:`SNIFF_BYTES` from the start of the file (decompressing only
-that much of a ``.gz``) and stops as soon as the first element's keys decide; it never parses the file, so
-a big suite is still parsed once, by the loader. Anything unreadable is not a suite here: a file that
-should be one but is broken is found by name (rule 1 or 2), and then fails with its JSON path.
+Projects have JSON files of their own, so a ``.json`` file is a suite only when named on the command line,
+matched by ``vita_suite_patterns``, or shaped like one. The shape sniff reads at most :data:`SNIFF_BYTES`
+and never parses the file (a big suite is parsed once, by the loader); anything unreadable is not a suite
+here, so a broken suite is found by name and then fails with its JSON path.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
-"""The domain of a VitaBench 1.0 task, whatever its ``domain`` label says.
+"""The domain of a VitaBench 1.0 task, whatever its free ``domain`` label says.
 
-The 1.0 harness takes a task's domain from the folder its file sits in, so the ``domain`` field of a 1.0
-task is a free label: ``delivery``, ``in-store consumption``, ``in-store``, ``到店``, ``外卖``, ``OTA``... We
-accept the labels we know and otherwise infer the domain from the environment's entity containers
-(``stores`` -> delivery, ``shops`` -> instore, ``hotels``/``flights``/``trains``/``attractions``/``taxis``
--> ota). A 2.0 subtask's ``domain`` is *not* a free label (the official loader dispatches on it), so this
-mapping is applied to converted 1.0 tasks only.
+The 1.0 harness takes a task's domain from its file's folder, so we accept the labels we know and otherwise
+infer the domain from the environment's entity containers. Applied to converted 1.0 tasks only: a 2.0
+``domain`` is not a free label.
 """
 
 from __future__ import annotations
@@ -37,16 +34,8 @@ def _normalise(label: str) -> str:
 def vb1_domain(label: Any, environment: dict[str, Any] | None) -> str:
     """Our domain name (or comma-separated names) for a 1.0 task.
 
-    Each comma-separated part of ``label`` that is a known label maps to its domain. When no part is
-    known, the domain is inferred from the environment's non-empty entity containers (every domain whose
-    containers are present, in the order delivery, instore, ota).
-
-    Args:
-        label: The task's ``domain`` field (any string, or missing).
-        environment: The task's environment dict.
-
-    Returns:
-        A domain string the schema accepts, e.g. ``instore`` or ``delivery,ota``.
+    Known labels map to their domains; otherwise the domain is inferred from the environment's non-empty
+    entity containers (every domain present, in the order delivery, instore, ota), e.g. ``delivery,ota``.
 
     Raises:
         ValueError: The label is unknown and the environment holds no entity container to infer from.

@@ -1,11 +1,7 @@
 """``vitabench fetch``: the official VitaBench 2.0 task file from the Hugging Face Hub, at a pinned revision.
 
-The tasks are published as one ``tasks.json`` in the dataset ``meituan-longcat/VitaBench-2.0``. The download goes
-through ``huggingface_hub`` (the ``hub`` extra), which honours ``HF_ENDPOINT`` (a mirror) and ``HF_TOKEN``. Next
-to the file a small JSON record, ``tasks.json.source``, keeps where it came from (dataset, asked revision,
-resolved commit, sha256), so that a run's report can say which revision it measured
-(:func:`suite_sources`, ``config.suite_sources``). Its name ends in ``.source`` so it is never collected as a
-suite.
+Beside the file, ``tasks.json.source`` records where it came from, for the report (:func:`suite_sources`);
+its name ends in ``.source`` so it is never collected as a suite.
 """
 
 from __future__ import annotations
@@ -37,15 +33,8 @@ class FetchError(Exception):
 
 @dataclass(frozen=True)
 class SuiteSource:
-    """Where a fetched task file came from.
-
-    Attributes:
-        repo: The Hub dataset.
-        revision: The revision asked for (a commit, branch or tag).
-        commit: The commit the Hub resolved it to.
-        sha256: The file's sha256 as downloaded.
-        filename: The file's path in the dataset.
-    """
+    """Where a fetched task file came from: the dataset, the revision asked for, the commit the Hub resolved
+    it to, the file's sha256 as downloaded."""
 
     repo: str
     revision: str
@@ -72,14 +61,7 @@ def fetch_suite(directory: str | Path = DEFAULT_DIR, *, revision: str = PINNED_R
     """Download the task file into ``directory`` and record its source beside it.
 
     Args:
-        directory: Where ``tasks.json`` goes (created if missing).
-        revision: The dataset revision; the default is :data:`PINNED_REVISION`.
-        repo: The Hub dataset.
-        filename: The file inside the dataset.
         endpoint: The Hub's address; ``None``: ``HF_ENDPOINT`` or huggingface.co.
-
-    Returns:
-        The file's path and its :class:`SuiteSource`.
 
     Raises:
         FetchError: ``huggingface_hub`` is not installed, the Hub cannot be reached, the dataset, revision or

@@ -1,11 +1,7 @@
-"""Where each user of a suite file is, and what collection needs of it, without validating anything.
+"""The suite index: each user's text span and the outline collection needs, cached per file sha256.
 
-A suite is one JSON list; the paper-scale one is 33 MB and takes seconds to parse and more to validate.
-Collection only needs each user's id and each subtask's id, domain and skills (:class:`SubtaskOutline`),
-so the loader splits the list into one text span per user and reads the outline; a user is parsed and
-validated from its span when its first item runs (:func:`~pytest_vitabench.suite.loader.ensure_user`).
-The spans and outlines are cached under ``<rootdir>/.vitabench/cache/suites/<sha256>.v1.json``, so every
-later collection (and every xdist worker after the first run) only hashes the file.
+This is the loader's only cache: collection (and every xdist worker) reads outlines from it, and a user
+is parsed and validated from its span when its first item runs (:func:`~.loader.ensure_user`).
 """
 
 from __future__ import annotations
@@ -96,11 +92,7 @@ def read_index(directory: Path | None, sha256: str, variant: str = "") -> dict[s
 
 def write_index(directory: Path | None, sha256: str, users: list[dict[str, Any]], variant: str = "",
                 language: str | None = None) -> None:
-    """Save an index atomically (a failure to write only costs the next collection a parse).
-
-    ``language`` is the suite's detected language when it could be told from the users validated while
-    indexing: detecting it later means validating a few users again, a second of every collection.
-    """
+    """Save an index atomically (a failure to write only costs the next collection a parse)."""
     if directory is None:
         return
     target = index_path(directory, sha256, variant)

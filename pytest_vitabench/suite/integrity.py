@@ -1,24 +1,8 @@
 """Checks that a suite's data means what it says: no value that would crash a run or change a score unnoticed.
 
-Pydantic (``schema.py``, ``domains/*/models.py``) checks types. These checks cover what types cannot:
-
-* the JSON itself: a key repeated in one object with different values (Python keeps the last one,
-  other readers the first), numbers too long for Python's ``int`` (more than 4300 digits), nesting deeper than
-  :data:`MAX_NESTING`, ``NaN`` / ``Infinity`` (and ``1e999``, which parses as infinity), invalid UTF-8;
-* node ids: a user or subtask id that is empty, padded, or holds ``::``, ``[``, ``]`` or a control
-  character cannot form a pytest node id that selects it (``-k``, ``--lf``, ``--deselect``);
-* domains: a subtask whose environment lacks the entities of its domain (``stores`` for ``delivery``,
-  ``shops`` for ``instore``, any of hotels/attractions/flights/trains/taxis for ``ota``), or a subtask that
-  lists a domain twice; a 2.0 subtask holding another domain's entities (its tools never see them) warns;
-* times: the effective environment time (after the ``current_time`` fallback) must parse, else every tool
-  call fails at run time;
-* numbers: negative prices, stock, scores, ratings, durations; customer counts below 1; coordinates off
-  the globe; empty or duplicate product ids. Odd but usable values (a stock of 0, a product price of 0)
-  are warnings that name each JSON path.
-
-Every problem is a ``(json_path, message)`` pair for :class:`~pytest_vitabench.suite.loader.SuiteError`;
-every warning is one line naming the file and the paths. Each check is a plain function, so it runs
-wherever a user is validated (collection, ``vitabench validate``, a lazy per-user load).
+Pydantic checks types; these check what types cannot (the JSON text itself, node ids, domain entities,
+times, numbers). docs/suites.md lists every check. Each problem is a ``(json_path, message)`` pair for
+:class:`~pytest_vitabench.suite.errors.SuiteError`; each warning is one line naming the file and paths.
 """
 
 from __future__ import annotations
@@ -33,12 +17,10 @@ from typing import Any
 
 from .errors import SuiteError
 
-#: Deepest nesting of arrays and objects a suite may use. The released data nests 12 levels; a few
-#: hundred would already overflow Python's recursion limit in ``copy.deepcopy`` at run time.
+#: Deepest nesting a suite may use: a few hundred levels overflow ``copy.deepcopy`` at run time.
 MAX_NESTING = 64
-#: Strings longer than this load, with a warning (a pasted file or a runaway generator, usually).
+#: Strings longer than this load, with a warning.
 LONG_STRING_CHARS = 100_000
-#: Paths quoted per warning line before "and N more".
 _QUOTED_PATHS = 5
 
 Problems = list[tuple[str, str]]
@@ -49,16 +31,13 @@ DOMAIN_CONTAINERS: dict[str, tuple[str, ...]] = {
     "instore": ("shops",),
     "ota": ("hotels", "attractions", "flights", "trains", "taxis"),
 }
-#: The id field of each container's entities, and the field holding their products.
 _ENTITY_ID = {"stores": "store_id", "shops": "shop_id", "hotels": "hotel_id", "attractions": "attraction_id",
               "flights": "flight_id", "trains": "train_id", "taxis": "taxi_id"}
 
-#: Numeric fields that are meaningless below zero, wherever they appear in an environment.
 NON_NEGATIVE_FIELDS = frozenset({
     "price", "book_price", "ticket_price", "estimated_price", "total_price", "quantity", "score",
     "star_rating", "estimated_duration", "shipping_time",
 })
-#: Numeric fields that are meaningless below one.
 POSITIVE_COUNT_FIELDS = frozenset({"customer_count"})
 _RANGES = {"longitude": (-180.0, 180.0), "latitude": (-90.0, 90.0)}
 _NUMERIC_FIELDS = NON_NEGATIVE_FIELDS | POSITIVE_COUNT_FIELDS | frozenset(_RANGES)
@@ -70,7 +49,7 @@ _TIME_FORMATS = ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M")
 class DuplicateKeys:
     """Marks an object whose JSON text repeats a key with different values (the parser keeps the last)."""
 
-    #: The key under which the marker sits in the parsed object; no suite key starts with NUL.
+    #: No suite key starts with NUL.
     KEY = "\x00duplicate keys"
 
     def __init__(self, names: list[str]):
@@ -87,15 +66,9 @@ class HugeNumber:
         return f"<integer of {self.digits} digits>"
 
 
-# ------------------------------------------------------------------------------------------- the file
-
-
 def parse_suite_json(raw: bytes, path: str | Path) -> Any:
-    """``json.loads`` that turns every way JSON text can be unusable into a :class:`SuiteError`.
-
-    An integer literal over Python's digit limit does not fail the file: it becomes a :class:`HugeNumber`
-    that :func:`check_json_values` reports at its JSON path, for that user only.
-    """
+    """``json.loads`` that turns every way JSON text can be unusable into a :class:`SuiteError`; an
+    over-long integer becomes a :class:`HugeNumber`, so that only its user fails."""
     try:
         return json.loads(raw, object_pairs_hook=_object)
     except json.JSONDecodeError as exc:
@@ -116,12 +89,7 @@ def parse_suite_json(raw: bytes, path: str | Path) -> Any:
 
 
 def parse_json_text(text: str) -> Any:
-    """One JSON value (a user's span of a suite file) parsed as :func:`parse_suite_json` parses a file:
-    repeated keys are flagged and integers over the digit limit kept for :func:`check_json_values`.
-
-    Raises:
-        ValueError: Not valid JSON. RecursionError: nested too deep for the parser.
-    """
+    """A user's span of a suite file, parsed with the hooks of :func:`parse_suite_json`."""
     return json.loads(text, parse_int=_int_or_huge, object_pairs_hook=_object)
 
 
@@ -171,18 +139,11 @@ def _deep_point(raw: bytes) -> str:
     return ""
 
 
-# -------------------------------------------------------------------------------------- JSON values
-
-
 def check_json_values(entry: Any, prefix: str, problems: Problems, odd: dict[str, list[str]]) -> bool:
-    """Non-finite numbers, over-long integers and excessive nesting anywhere in one user's JSON: errors.
-
-    Strings over :data:`LONG_STRING_CHARS` go to ``odd`` (warnings). A fast scan runs first; paths are
-    only built for a user that has something to report.
+    """Non-finite numbers, over-long integers, repeated keys and excessive nesting in one user's JSON.
 
     Returns:
-        ``True`` when the fast scan found nothing, numbers included: :func:`check_environment_values`
-        then need not walk the environments again.
+        ``True`` when the fast scan found nothing, numbers included (paths are built only otherwise).
     """
     if not _needs_attention(entry, 1, ""):
         return True
@@ -207,8 +168,7 @@ def _needs_attention(value: Any, depth: int, key: str) -> bool:
     """Whether anything below ``value`` is for :func:`check_json_values` or :func:`check_environment_values`."""
     if depth > MAX_NESTING:
         return True
-    # This scan visits every value of a suite (1.7 million in the paper-scale one): C-level iteration, and
-    # the number rule only called for the few values that could break it.
+    # This scan visits every value of a suite: the number rule only runs for values that could break it.
     for name, item in (value.items() if type(value) is dict else zip(repeat(key), value)):
         kind = type(item)
         if kind is dict or kind is list:
@@ -243,9 +203,6 @@ def _walk(value: Any, where: str, depth: int) -> Iterator[tuple[str, Any, int]]:
         yield from _walk(item, child_where, depth + 1)
 
 
-# ------------------------------------------------------------------------------------------- node ids
-
-
 def node_id_problem(value: str) -> str | None:
     """Why ``value`` cannot be one part of a pytest node id, or ``None`` when it can."""
     if not value.strip():
@@ -274,15 +231,8 @@ def check_node_ids(task: Any, prefix: str, problems: Problems) -> None:
             problems.append((f"{prefix}.subtasks[{j}].subtask_id", f"subtask id {problem}"))
 
 
-# ------------------------------------------------------------------------------------------- content
-
-
 def check_profile(task: Any, prefix: str, problems: Problems) -> None:
-    """A 2.0 user's profile tells the agent who it serves and where they live: those values must be usable.
-
-    The agent reads ``user_profile.user_id`` to call every tool and the address fields to deliver; a
-    missing or different id, or an address that is not text, changes every subtask's outcome.
-    """
+    """A 2.0 profile's ``user_id`` (every tool call) and addresses (deliveries) must be usable."""
     if task.source_format != "vitabench2":
         return  # a 1.0 profile is the hidden scenario's, in free form
     profile = task.user_profile
@@ -316,23 +266,14 @@ def check_subtask_content(task: Any, prefix: str, problems: Problems, odd: dict[
                            "harness scores it 1.0)", []).append(f"{where}.evaluation_criteria")
 
 
-# ------------------------------------------------------------------------------------------- domains
-
-
 def check_domain_entities(sub: Any, where: str, problems: Problems, odd: dict[str, list[str]], *,
                           label_is_authoritative: bool) -> None:
-    """The environment holds its domain's entities (an error); another domain's entities it would ignore warn.
-
-    Foreign entities are a warning, not an error: the official harness drops them silently, and released
-    data might carry them beside the subtask's own. A subtask labelled with the wrong domain has no entities
-    of its own, which is an error.
+    """The environment lacks its domain's entities (an error) or holds another domain's (a warning: the
+    official harness drops them silently).
 
     Args:
-        sub: A validated :class:`~pytest_vitabench.suite.schema.SubTask`.
-        where: The subtask's JSON path.
-        label_is_authoritative: ``True`` for VitaBench 2.0 subtasks. A 1.0 task's ``domain`` is a free-form
-            label (the 1.0 harness takes the domain from the data's folder), so only missing entities
-            are checked for it.
+        label_is_authoritative: ``False`` for a 1.0 task, whose ``domain`` is a free-form label: only
+            missing entities are checked.
     """
     names = [part.strip() for part in sub.domain.split(",")]
     environment = sub.environment
@@ -360,9 +301,6 @@ def _non_empty(value: Any) -> bool:
     return isinstance(value, (dict, list)) and len(value) > 0
 
 
-# ------------------------------------------------------------------------------------------- times
-
-
 def time_problem(value: str) -> str | None:
     """Why ``value`` is not a usable ``YYYY-MM-DD HH:MM[:SS]`` time, or ``None`` when it is."""
     text = value.strip().replace("T", " ")
@@ -375,16 +313,10 @@ def time_problem(value: str) -> str | None:
     return f"{value!r} is not a valid time (expected YYYY-MM-DD HH:MM:SS)"
 
 
-# ------------------------------------------------------------------------------------------- numbers
-
-
 def check_environment_values(environment: dict[str, Any], where: str, problems: Problems,
                              odd: dict[str, list[str]], *, numbers_clean: bool = False) -> None:
-    """Numbers that make no sense (negative prices, stock, scores...), empty and duplicate entity ids.
-
-    Args:
-        numbers_clean: :func:`check_json_values` found no flagged number in the user: skip that walk.
-    """
+    """Numbers that make no sense, and empty or duplicate entity and product ids (``numbers_clean``: the
+    fast scan of :func:`check_json_values` found no flagged number, so that walk is skipped)."""
     if not numbers_clean:
         _check_numbers(environment, where, "", problems, odd)
     for container in _ENTITY_ID:
@@ -426,8 +358,7 @@ def _number_flagged(name: str, value: float) -> bool:
 
 
 def _check_numbers(value: Any, where: str, key: str, problems: Problems, odd: dict[str, list[str]]) -> None:
-    # Recursion is safe: check_json_values has already bounded the nesting. Paths are built for containers
-    # and reported values only: environments are most of a suite's bulk.
+    # Recursion is safe: check_json_values has already bounded the nesting.
     pairs = value.items() if type(value) is dict else ((None, item) for item in value)
     for index, (child_key, item) in enumerate(pairs):
         name = key if child_key is None else str(child_key)

@@ -1,12 +1,7 @@
-"""Load a suite file into validated users, with errors that name the file, the JSON path and the problem.
+"""Load a suite file (2.0 ``tasks.json`` or a 1.0 task list, ``.gz`` too) into validated users.
 
-A suite file is either the official VitaBench 2.0 ``tasks.json`` (a list of users with subtasks) or a
-VitaBench 1.0 task list (each task becomes a user with one subtask). ``.json.gz`` is read too.
-
-Failure is graded so that nothing is lost: a file that is not JSON (or not a list) fails as a whole; a
-bad user fails alone (:class:`LoadedUser.error`) and the file's other users still load. Questionable but
-usable data (blank environment times with a ``current_time`` to fall back on, out-of-order histories,
-unknown keys) produces warnings; ``strict=True`` turns chronology warnings into errors.
+A file that is not a JSON list fails as a whole; a bad user fails alone (:attr:`LoadedUser.error`), so
+the file's other users still load. See docs/suites.md for what is an error and what a warning.
 """
 
 from __future__ import annotations
@@ -14,7 +9,6 @@ from __future__ import annotations
 import copy
 import gzip
 import hashlib
-import json
 import threading
 import zlib
 from collections import Counter
@@ -47,17 +41,11 @@ class LoadedUser:
     error: SuiteError | None = None
     #: Effective environment time of each subtask (blank times resolved).
     times: list[str] = field(default_factory=list)
-    #: A user indexed but not validated yet (``load_suite(lazy=True)``): its span in
-    #: :attr:`LoadedSuite.text`, until :func:`ensure_user`.
+    #: An indexed user not validated yet: its span in :attr:`LoadedSuite.text`, until :func:`ensure_user`.
     span: tuple[int, int] | None = None
     #: What collection needs of each subtask, read without validating the user.
     outline: list[SubtaskOutline] = field(default_factory=list)
-    #: Warnings of a lazily validated user (an eager load puts them in :attr:`LoadedSuite.warnings`).
     warnings: list[str] = field(default_factory=list)
-    #: Its span already passed every check with neither problems nor warnings (a verdict of the index,
-    #: which is per file sha256): validated again without the value scan and the duplicate-key parse,
-    #: which only look for what the verdict says is not there.
-    verified: bool = False
 
     def tool_user_id(self, index: int) -> str:
         """The user id the tools of subtask ``index`` accept: its environment's ``user_id``, else the user's."""
@@ -80,12 +68,9 @@ class LoadedSuite:
     warnings: list[str] = field(default_factory=list)
     format: str = "vitabench2"
     strict: bool = False
-    #: The file's text, from which a lazily indexed user is read (:attr:`LoadedUser.span`).
     text: str = field(default="", repr=False)
-    #: The language detected from the users validated while indexing (read from the index cache), so that
-    #: collection need not validate users again to tell it; ``None``: detect it from the validated users.
+    #: Detected while indexing; ``None``: detect it from the validated users.
     language: str | None = None
-    #: Held while a user is validated, so two threads never validate one user at once.
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
 
@@ -144,10 +129,8 @@ def load_suite(path: str | Path, *, strict: bool = False, lazy: bool = False,
     Args:
         path: A ``.json`` or ``.json.gz`` file.
         strict: Make out-of-order interactions and subtasks errors instead of warnings.
-        lazy: Only index official-format users whose shape is plain (ids, domains, skills read from the
-            JSON: :attr:`LoadedUser.outline`); each is validated by :func:`ensure_user` when first needed,
-            with the same checks and the same :class:`SuiteError` as here. Validating all 56 users of the
-            paper suite takes seconds, so collection (and every xdist worker) would pay it up front.
+        lazy: Only index plain official-format users (:attr:`LoadedUser.outline`); :func:`ensure_user`
+            validates each when first needed, with the same checks and errors.
         index_dir: With ``lazy``, where the user index of each file version is cached (:mod:`.index`).
 
     Raises:
@@ -177,8 +160,7 @@ def _finish(suite: LoadedSuite, unknown: Counter[str]) -> LoadedSuite:
     formats: Counter[str] = Counter()
     seen_ids: dict[str, int] = {}
     for user in suite.users:
-        usable = user.task is not None or user.span is not None
-        if not usable:
+        if user.task is None and user.span is None:
             continue
         formats[user.task.source_format if user.task is not None else "vitabench2"] += 1
         first = seen_ids.setdefault(user.key, user.index)
@@ -194,14 +176,11 @@ def _finish(suite: LoadedSuite, unknown: Counter[str]) -> LoadedSuite:
 
 
 def _load_indexed(path: Path, raw: bytes, *, strict: bool, index_dir: Path | None) -> LoadedSuite | None:
-    """A suite whose plain users are only indexed (spans, outlines and validation verdicts, cached per sha256);
-    ``None`` when the text is not a JSON list the span decoder can read, so that the eager path reports the
-    problem as it always has.
+    """A suite whose plain users are only indexed (spans, outlines, verdicts; cached per sha256), or ``None``
+    when the span decoder cannot read the text (the eager path then reports the problem).
 
-    The first time a file is seen every user is validated once, one at a time (nothing is kept but its
-    verdict: its errors with their JSON paths, or its warnings), so a bad user is still a collection error
-    for that user only. Later collections read the verdicts from the cache; a valid user is validated again
-    only when its first item runs (:func:`ensure_user`).
+    A file seen the first time has every user validated once, keeping only the verdict, so a bad user is
+    still a collection error for that user alone.
     """
     try:
         text = raw.decode("utf-8")
@@ -227,8 +206,7 @@ def _load_indexed(path: Path, raw: bytes, *, strict: bool, index_dir: Path | Non
                     sample.append(task)
             rows.append(row)
             values[i] = value
-        # The sample the runner would validate to tell the language of an indexed suite; with irregular
-        # users (validated at load) it reads those instead, and nothing is cached.
+        # With irregular users (validated at load) the runner detects the language from those.
         if all(row["outline"] is not None for row in rows):
             language = detect_language(sample)
         write_index(index_dir, sha, rows, variant, language=language)
@@ -246,7 +224,7 @@ def _load_indexed(path: Path, raw: bytes, *, strict: bool, index_dir: Path | Non
             user = LoadedUser(index=index, key=outline["key"], span=(row["start"], row["end"]), outline=[
                 SubtaskOutline(subtask_id=sid, domains=tuple(domain.split(",")),
                                skills=("proactive",) if proactive else ("personalize",))
-                for sid, domain, proactive in outline["subtasks"]], verified=not row.get("warnings"))
+                for sid, domain, proactive in outline["subtasks"]])
             suite.warnings.extend(row.get("warnings") or [])
         suite.users.append(user)
     return _finish(suite, unknown)
@@ -264,21 +242,26 @@ def index_variant(strict: bool) -> str:
 
 def _verdict(path: Path, index: int, entry: Any, *,
              strict: bool) -> tuple[list[list[str]], list[str], UserTask | None]:
-    """Validate one user and keep the outcome: its problems (JSON path, message) or its warnings, and its
-    task (the caller keeps it only to detect the suite's language)."""
-    warnings: list[str] = []
-    unknown: Counter[str] = Counter()
-    user = _load_user(path, index, entry, strict=strict, warnings=warnings, unknown=unknown)
+    """One user's problems (JSON path, message) or warnings, and its task (to detect the language)."""
+    user, warnings = _validate(path, index, entry, strict)
     if user.error is not None:
         return [[where, problem] for where, problem in user.error.problems], [], None
-    if unknown:
-        warnings.append(_unknown_keys_warning(path, unknown, f"[{index}] "))
     return [], warnings, user.task
 
 
+def _validate(path: Path, index: int, entry: Any, strict: bool) -> tuple[LoadedUser, list[str]]:
+    """One user validated alone, with its warnings (its unknown keys among them)."""
+    warnings: list[str] = []
+    unknown: Counter[str] = Counter()
+    user = _load_user(path, index, entry, strict=strict, warnings=warnings, unknown=unknown)
+    if unknown:
+        warnings.append(_unknown_keys_warning(path, unknown, f"[{index}] "))
+    return user, warnings
+
+
 def ensure_user(suite: LoadedSuite, user: LoadedUser) -> list[str]:
-    """Validate a user indexed by ``load_suite(lazy=True)`` (thread-safe), filling ``task``, ``times`` and
-    ``error`` exactly as an eager load would: the one way in to a user's validated data.
+    """Validate an indexed user (thread-safe), filling ``task``, ``times`` and ``error`` as an eager load
+    would: the one way in to a user's validated data.
 
     Returns:
         The warnings the validation produced (empty when the user was already validated).
@@ -286,17 +269,10 @@ def ensure_user(suite: LoadedSuite, user: LoadedUser) -> list[str]:
     with suite._lock:
         if not needs_validation(user):
             return []
-        assert user.span is not None  # the guard above returned otherwise
+        assert user.span is not None
         with heap.built_to_last():
-            text = suite.text[user.span[0]:user.span[1]]
-            # A verified span holds no repeated key nor over-long integer: the C parser reads it the same.
-            entry = json.loads(text) if user.verified else parse_json_text(text)
-            warnings: list[str] = []
-            unknown: Counter[str] = Counter()
-            loaded = _load_user(suite.path, user.index, entry, strict=suite.strict, warnings=warnings,
-                                unknown=unknown, verified=user.verified)
-        if unknown:
-            warnings.append(_unknown_keys_warning(suite.path, unknown, f"[{user.index}] "))
+            entry = parse_json_text(suite.text[user.span[0]:user.span[1]])
+            loaded, warnings = _validate(suite.path, user.index, entry, suite.strict)
         user.task, user.times, user.error = loaded.task, loaded.times, loaded.error
         if loaded.task is not None:
             user.outline = outline_of(loaded.task)
@@ -306,8 +282,7 @@ def ensure_user(suite: LoadedSuite, user: LoadedUser) -> list[str]:
 
 
 def needs_validation(user: LoadedUser) -> bool:
-    """Whether :func:`ensure_user` would parse and validate the user, i.e. take a while. Lock-free, for an
-    event loop that must not wait on another thread's validation only to learn there is nothing to do."""
+    """Whether :func:`ensure_user` has work to do (lock-free: an event loop must not wait to learn it)."""
     return user.task is None and user.error is None and user.span is not None
 
 
@@ -318,7 +293,6 @@ def outline_of(task: UserTask) -> list[SubtaskOutline]:
 
 def _load_user(
     path: Path, index: int, entry: Any, *, strict: bool, warnings: list[str], unknown: Counter[str],
-    verified: bool = False,
 ) -> LoadedUser:
     prefix = f"[{index}]"
     key = str(entry.get("id", f"#{index}")) if isinstance(entry, dict) else f"#{index}"
@@ -328,8 +302,7 @@ def _load_user(
         return user
     odd: dict[str, list[str]] = {}
     raw_problems: list[tuple[str, str]] = []
-    # The value scan finds only errors and warnings, and a verified user had neither.
-    clean = True if verified else integrity.check_json_values(entry, prefix, raw_problems, odd)
+    clean = integrity.check_json_values(entry, prefix, raw_problems, odd)
     if raw_problems:  # NaN, huge integers or deep nesting: nothing below can be trusted with them
         user.error = SuiteError(path, raw_problems)  # paths of the file's own layout, 2.0 or 1.0
         return user
@@ -485,11 +458,8 @@ def _collect_unknown(model: BaseModel, where: str, unknown: Counter[str]) -> Non
 def convert_vb1_task(task: dict[str, Any]) -> dict[str, Any]:
     """Turn one VitaBench 1.0 task into a one-subtask user.
 
-    The 1.0 ``domain`` is a free label (the 1.0 harness takes the domain from the data's folder), mapped
-    by :func:`~.domain_labels.vb1_domain`. The 1.0 ``instructions`` are the user's hidden scenario;
-    offline, the scripted user states it as its first turn. The 1.0 ``user_historical_behaviors`` (which
-    2.0 removed from the tools because it leaks preferences) become one history record that feeds the
-    memory backend, never a tool.
+    The 1.0 ``user_historical_behaviors`` (which 2.0 removed from the tools because it leaks preferences)
+    become one history record for the memory backend, never a tool.
     """
     environment = copy.deepcopy(task.get("environment") or {})
     behaviours = environment.pop("user_historical_behaviors", None)

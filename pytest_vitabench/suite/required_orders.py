@@ -1,16 +1,8 @@
 """VitaBench 1.0 ``required_orders``: what each kind of record really holds, read without guessing.
 
-A 1.0 task states its expected end state as records in the shape of the 1.0 data models (REFERENCE.md
-§1.7): orders (``order_type`` delivery / instore / hotel / attraction / flight / train / taxi, the entity
-id in ``store_id``, ``products`` with ``product_id``, ``quantity``, ota ``date`` and delivery
-``attributes``, a delivery ``location``), table reservations (``reservation_id``, ``shop_id``,
-``reservation_time``, ``customer_count``, no ``order_type``) and seat bookings (``book_id``, ``shop_id``,
-``book_time``, ``customer_count``). A record may also name an order already in the initial database: then it
-states that order's required final status or note (a cancellation, a changed note).
-
-:func:`read_required_order` turns one raw record into a :class:`RequiredOrder`; a record it cannot
-interpret raises :class:`UninterpretableOrder` with the reason, so the judge reports it as *not judged*
-instead of reading it as some other kind.
+docs/required-records.md describes the record shapes. A record that cannot be interpreted raises
+:class:`UninterpretableOrder` with the reason, so the judge reports it as *not judged* instead of reading
+it as some other kind.
 """
 
 from __future__ import annotations
@@ -45,20 +37,9 @@ class RequiredOrder(BaseModel):
     """One record the end state must hold.
 
     Attributes:
-        kind: The record type (``suite.checks.RecordType``).
-        record_id: The 1.0 id (``order_id`` / ``reservation_id`` / ``book_id``): meaningful only when the
-            initial database already holds a record with it (see :attr:`existing`).
-        entity_id: The store / shop / hotel / attraction / flight / train / taxi id.
-        products: Ordered products (empty for reservations and bookings).
-        address: Delivery address (delivery orders).
-        coordinates: The address's (longitude, latitude), when the record gives them.
-        dispatch_time: When a delivery order is dispatched, when given (not judged: the rubrics state
-            the wanted delivery time loosely, "around 12:00").
-        time: Arrival time (reservations and bookings).
-        customer_count: Party size (reservations and bookings).
-        status: The required status as written (``cancelled`` is the only one judged: the others name
-            stages of a successful order: paid, processed, delivered ...).
-        note: The order's note.
+        record_id: The 1.0 id: meaningful only when the initial database holds it (:attr:`existing`).
+        dispatch_time: Not judged: the rubrics state the wanted delivery time loosely ("around 12:00").
+        status: As written; only ``cancelled`` is judged (the others name stages of a successful order).
         existing: The record names an order of the initial database with the same products: the required
             state is a change to that order (cancel it, change its note), not a new order.
     """
@@ -107,11 +88,7 @@ def _count(value: Any, what: str) -> int | None:
 
 
 def read_required_order(raw: Any, initial_orders: dict[str, Any] | None = None) -> RequiredOrder:
-    """Interpret one raw required order.
-
-    Args:
-        raw: The record as written in ``expected_states[].required_orders``.
-        initial_orders: The subtask environment's ``orders`` (to recognise changes to existing orders).
+    """Interpret one raw required order (``initial_orders``: the environment's, to recognise changes).
 
     Raises:
         UninterpretableOrder: Not a record, an unknown ``order_type``, no entity id, an order without
@@ -217,12 +194,8 @@ def optional_orders_of(subtask: Any) -> list[RequiredOrder | UninterpretableOrde
 def visit_kinds(order: RequiredOrder, environment: dict[str, Any]) -> tuple[str, ...]:
     """The record kinds that meet a required reservation or booking (see ``docs/required-records.md``).
 
-    The kind the record names always does. The other kind does too when the shop does not take the named
-    kind and takes the other: 1.0 data names visits loosely (reservations carrying ``book_price`` and
-    ``book_time``, bookings carrying ``reservation_time``, rubrics calling both "reservation"), and the
-    official ``instore_book`` refuses a shop without ``enable_book``, so the booking such a record names can
-    only be made as a reservation (and a reservation at a booking-only shop is what our default
-    ``reservation`` tool check refuses, so a careful agent books it).
+    The named kind always does; the other kind too when the shop takes only that one (1.0 data names
+    visits loosely, and the official tools refuse the kind a shop does not take).
     """
     if order.kind not in ("reservation", "book"):
         return (order.kind,)

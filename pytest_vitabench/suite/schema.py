@@ -1,17 +1,8 @@
-"""Pydantic models of a VitaBench suite file.
+"""Pydantic models of a VitaBench suite file (2.0 ``tasks.json``, and 1.0 tasks converted by the loader).
 
-Two source formats load into the same models:
-
-* the official VitaBench 2.0 ``tasks.json`` (REFERENCE.md §1): a list of users, each with ordered
-  subtasks. Unlike the official loader we keep every field, including those it drops
-  (``current_time``, ``start_date``, ``end_date``, ``task_turn_num``, ``historical_*``,
-  ``target_product_ids``, ``task``), and keep unknown keys (``extra="allow"``) so the loader can report
-  them once per file instead of dropping them silently;
-* a VitaBench 1.0 task list: each 1.0 task becomes a user with one subtask (see
-  :func:`pytest_vitabench.suite.loader.convert_vb1_task`).
-
-Environments stay plain dicts here; each domain validates its own (``domains``), so the loader can
-report the JSON path of a bad entity.
+Unlike the official loader we keep every field and unknown keys (``extra="allow"``), so the loader can
+report them once per file instead of dropping them silently. Environments stay plain dicts here; each
+domain validates its own, so the loader can report the JSON path of a bad entity.
 """
 
 from __future__ import annotations

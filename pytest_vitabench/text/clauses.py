@@ -1,13 +1,8 @@
 """Preference evidence in one line of memory text: clauses, their polarity cues, situations and thresholds.
 
-A memory line (a ground-truth tag line, a ``full_context`` history line, or free text) is read into
-:class:`Clause` objects: token sequences with the polarity they have without a cue, and the situations they
-are limited to. A clause is negative when a negation cue ("no", "avoid", "can't stand", "quit", "switched
-from", "allergic", ...) precedes a phrase, or an aversion cue follows it (:func:`reading`). Search and browse
-records, assistant turns and records about someone else ("for my husband") are not evidence. A line may also
-state thresholds: price caps ("under 40 yuan") and rating floors ("rated at least 4.5").
-
-Parsing a line depends on its record alone, never on its date.
+A clause is negative when a negation cue precedes a phrase or an aversion cue follows it (:func:`reading`).
+Search and browse records, assistant turns and records about someone else ("for my husband") are not
+evidence. Parsing a line depends on its record alone, never on its date.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """What the user currently thinks of a phrase, read from memory text (no model, no network).
 
-:class:`PreferenceMemory` reads memory text (ground-truth tag lines, ``full_context`` history lines, or free
-text) into evidence clauses (:mod:`.clauses`) and answers "what does the user currently think of <phrase>?":
-the latest clause that mentions the phrase decides, so a preference that drifted is read at its newest value.
-A clause limited to a situation ("decaf before afternoon meetings") counts only when the conversation names no
-other situation of the same kind (a morning meeting). It also answers thresholds: price caps and rating floors.
+The latest clause that mentions the phrase decides, so a preference that drifted is read at its newest value.
+A clause limited to a situation counts only when the conversation names no other situation of the same kind.
 """
 
 from __future__ import annotations

@@ -6,7 +6,9 @@ import pytest
 from _stub_llm import tool_call
 
 from pytest_vitabench.agents.base import AgentSetup
-from pytest_vitabench.agents.openai_agent import MissingAPIKey, OpenAIAgent, api_key
+from pytest_vitabench.agents.openai_agent import OpenAIAgent
+from pytest_vitabench.llm.settings import MissingAPIKey
+from pytest_vitabench.llm.settings import resolve_api_key as api_key
 from pytest_vitabench.messages import Message, ToolCall
 
 KEY = "sk-stub-0123456789abcdefghijklmn"
