@@ -7,14 +7,19 @@ import platform
 import re
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ..result import ItemResult
 from .manifest import ResumeError, build_manifest, config_sha256, differences, find_resumable, git_commit, now_iso
 from .store import RunStore, new_run_id, runs_root
 
-if TYPE_CHECKING:  # the runner is only a parameter here; importing it would make runs/ and runner a circle
-    from ..runner import ItemRunner
+
+class _Runner(Protocol):
+    """What a crash report needs of the runner (typed here: importing the runner would make a circle)."""
+
+    config: Any
+
+    def suite(self, path: str, *, lazy: bool = False) -> Any: ...
 
 #: ``path::user::subtask[memory-tN]``
 _NODEID = re.compile(r"^(?P<path>[^:]+)::(?P<user>.+)::(?P<subtask>[^:\[]+)\[(?P<memory>.+)-t(?P<trial>\d+)\]$")
@@ -83,7 +88,7 @@ def write_manifest_once(store: RunStore, *, config: dict[str, Any], suites: dict
                                             selection=selection, command=command))
 
 
-def crashed_item_result(runner: ItemRunner, store: RunStore, nodeid: str, message: str) -> ItemResult:
+def crashed_item_result(runner: _Runner, store: RunStore, nodeid: str, message: str) -> ItemResult:
     """The ``error`` result of an item whose xdist worker died, journaled by the controller."""
     match = _NODEID.match(nodeid)
     parts = match.groupdict() if match else {"path": nodeid.split("::")[0], "user": "?", "subtask": nodeid,
