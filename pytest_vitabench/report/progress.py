@@ -68,7 +68,6 @@ class Progress:
         self.planned: int | None = None
         self.done = 0
         self.errors = 0
-        self.failed = 0
         self.judged = 0
         self.reward_sum = 0.0
         self.tokens = 0
@@ -86,8 +85,6 @@ class Progress:
         outcome = payload.get("outcome")
         if outcome == "error":
             self.errors += 1
-        elif outcome == "failed":
-            self.failed += 1
         if outcome != "skipped":
             self.judged += 1
             self.reward_sum += float(payload.get("reward") or 0.0)
