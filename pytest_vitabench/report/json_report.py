@@ -25,8 +25,7 @@ def build_report(config: dict[str, Any], metrics: dict[str, Any], results: list[
     """The report document.
 
     Args:
-        config: Run configuration (model, memory backends, judge, user, trials, seed, suite hashes,
-            plugin version); stored as given.
+        config: The run's ``config`` block, stored as given.
         metrics: The output of :func:`pytest_vitabench.metrics.compute_metrics`.
         results: Every item's result, sorted by node id so that the report does not depend on the order
             xdist delivered them in; trajectories stay out when the run directory holds them.
