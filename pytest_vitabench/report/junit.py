@@ -1,6 +1,7 @@
 """JUnit XML properties: per item (``<testcase>``) and per run (``<testsuite>``), all strings or numbers.
 
-CI dashboards read these without parsing the JSON report.
+CI dashboards read these without parsing the JSON report. An item's reward, memory, trial and domain are
+not here: the plugin sets them itself.
 """
 
 from __future__ import annotations
