@@ -1,10 +1,7 @@
 """``vitabench judge-audit RUN --vita-judge-model X``: how far an LLM judge can be trusted, measured on a saved run.
 
-The saved trajectories are judged again, as :mod:`pytest_vitabench.rejudge` does, by one or more judge
-configurations, each ``repeats`` times, through the one LLM client; where a rubric has a machine check the
-rules judge's verdict is the truth (:mod:`pytest_vitabench.agreement`). ``docs/judge-audit.md`` lists what
-the report holds. The output is a ``vitabench-report`` of the first configuration's first judging (so
-``vitabench view`` reads it) with the audit in its ``judge_audit`` block.
+The saved trajectories are judged again, as :mod:`pytest_vitabench.rejudge` does; where a rubric has a machine
+check the rules judge's verdict is the truth. ``docs/judge-audit.md`` lists what the report holds.
 """
 
 from __future__ import annotations
@@ -165,7 +162,6 @@ def audit_run(path: str | Path, setups: Sequence[JudgeSetup], *, client: LLMClie
         repeats: Judgings of every item per setup (the flip rate needs 2 or more).
         sample: Audit this many items, drawn at random with ``seed`` (default: every finished item).
         viewer: Prefix of the disagreement links (the audit report's viewer page).
-        progress: Called with a line per finished judging.
 
     Returns:
         The audit report: a ``vitabench-report`` of the first setup's first judging, with its ``judge`` figures

@@ -1,8 +1,6 @@
 """The conversation data model shared by every role: agent, user simulator, tools and judges.
 
-A trajectory is a flat list of :class:`Message`. It is what the JSON report stores and what a judge
-reads, so it holds everything needed to re-judge a run later: text, tool calls with their arguments,
-tool results, and whether a tool call failed.
+A trajectory is a flat list of :class:`Message`; it holds everything needed to re-judge a run later.
 """
 
 from __future__ import annotations
@@ -22,8 +20,6 @@ class ToolCall(BaseModel):
     """One function call requested by the agent.
 
     Attributes:
-        id: The call id; the matching tool message carries it as ``tool_call_id``.
-        name: The tool name.
         arguments: Parsed JSON arguments, or the raw string when the model produced malformed JSON
             (the episode returns that to the agent as a counted tool error instead of crashing).
     """
@@ -70,9 +66,6 @@ class Message(BaseModel):
     Attributes:
         role: ``assistant`` (the agent), ``user`` (the simulator) or ``tool`` (an environment result).
         content: The text; ``None`` for an assistant message that only calls tools.
-        tool_calls: The calls an assistant message makes.
-        tool_call_id: For a tool message, the id of the call it answers.
-        name: For a tool message, the tool's name.
         error: For a tool message, whether the call failed (unknown tool, bad arguments, refused).
         usage: What producing this message cost; not part of the conversation itself.
     """

@@ -1,8 +1,7 @@
 """Our own wording of the agent's system prompt and the opening greeting (English and Chinese).
 
-Content follows REFERENCE.md §3.2 (time, role, tool and memory rules, conversation rules, the user's
-account profile, the memory section), with its two faults fixed: headers are in the run's language,
-and the profile and identity rules agree (the profile shown is the signed-in account's).
+Content follows REFERENCE.md §3.2 with its two faults fixed: headers are in the run's language, and the
+profile and identity rules agree (the profile shown is the signed-in account's).
 """
 
 from __future__ import annotations

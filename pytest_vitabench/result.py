@@ -15,7 +15,7 @@ ROLES = ("agent", "user", "judge", "memory")
 
 
 class ItemResult(BaseModel):
-    """One item's result (the ``results`` entries of the ``vitabench-report/1`` JSON report).
+    """One item's result (the ``results`` entries of the JSON report).
 
     ``outcome`` is ``error`` when the infrastructure failed; such an item still counts as a failure
     (reward 0) in every metric, never dropped from a denominator. ``skipped`` marks an item that the

@@ -1,9 +1,7 @@
 """A subtask's ``message_history``: the conversation it starts from, as the official orchestrator honours it.
 
-In the official harness (tau2-style) a subtask with a ``message_history`` starts from those messages
-instead of the greeting and the verbatim instruction; whoever did not speak last speaks next. Messages
-come in the tau2 shape (``role``, ``content``, ``tool_calls`` with ``name``/``arguments``, tool messages
-with ``id`` or ``tool_call_id``) or in ours; anything else is an error naming the message.
+A subtask with a ``message_history`` starts from those messages instead of the greeting and the verbatim
+instruction; whoever did not speak last speaks next. Messages come in the tau2 shape or in ours.
 """
 
 from __future__ import annotations

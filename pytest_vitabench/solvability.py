@@ -1,10 +1,7 @@
 """Is every annotated subtask solvable? Replay its answer key through the real episode and judge.
 
-Each annotated subtask is run as ``pytest --vita-model answer`` would (``scripted`` user, memory ``none``,
-trial 0, ``rules`` judge); a reward below 1.0 means no agent can solve it as annotated, and it is named with
-the reason. A subtask that fails under the default tool checks but passes under the official tools' rules
-is reported as "unsolvable under the default tool checks", naming the check that refuses it (found by
-replaying with each check turned off in turn).
+Each annotated subtask is run as ``pytest --vita-model answer`` would; a reward below 1.0 means no agent can
+solve it as annotated. One that passes only with a default tool check turned off names that check.
 """
 
 from __future__ import annotations

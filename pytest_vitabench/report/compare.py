@@ -1,9 +1,7 @@
 """Run-to-run comparison: paired per (user, subtask) on the items two runs share, and the regression gate.
 
-Two items pair when they have the same user, subtask and memory backend, or, when each run holds exactly one
-backend and they differ, the same user and subtask. The bootstrap resamples whole users (a user's subtasks
-share one memory); McNemar pairs trials by index (the same index shares its seed). A drop is *significant*
-when the interval lies below 0 and ``p < 0.05``; ``docs/looking-at-a-run.md`` explains the figures.
+McNemar pairs trials by index because the same index shares its seed. A drop is *significant* when the
+interval lies below 0 and ``p < 0.05``; ``docs/looking-at-a-run.md`` explains the pairing and the figures.
 """
 
 from __future__ import annotations

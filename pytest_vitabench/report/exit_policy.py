@@ -1,23 +1,7 @@
-"""The exit status of a run: one documented policy a CI author can rely on.
-
-Without a gate (no ``--vita-fail-under``, no regression gate) the plugin leaves pytest's own status
-alone: 0 when every item passed, 1 when any failed or errored, 2 interrupted, 3 internal error, 4 usage
-error, 5 nothing collected.
+"""The exit status of a gated run (``docs/ci.md`` has the table).
 
 With a gate the status says what the gate found, not whether single items failed (a benchmark run always
-has failed items):
-
-====  ===================  ===========================================================================
-code  name                 meaning
-====  ===================  ===========================================================================
-0     ``OK``               every threshold met, no regression, no infrastructure error
-1     ``GATE_FAILED``      a threshold was missed or a regression found (or a non-VitaBench test failed)
-4     ``USAGE_ERROR``      bad option, unknown name, preflight failed: nothing ran (pytest's own code)
-6     ``INFRASTRUCTURE``   some items ended in an infrastructure error (endpoint down, timeouts, a
-                           crashing backend): the scores are incomplete, so this wins over 1 - rerun
-====  ===================  ===========================================================================
-
-pytest's 2 (interrupted), 3 (internal error) and 5 (no tests collected) pass through unchanged.
+has failed items); infrastructure errors (6) win over a missed gate (1), because the scores are incomplete.
 """
 
 from __future__ import annotations
@@ -56,15 +40,7 @@ class GateInputs:
 
 
 def gated_exit_status(pytest_status: int, found: GateInputs) -> int:
-    """The exit status of a run with a gate on (see the module docstring for the table).
-
-    Args:
-        pytest_status: The status pytest would return on its own.
-        found: What the gate found.
-
-    Returns:
-        The status to exit with.
-    """
+    """The exit status of a run with a gate on, given the status pytest would return on its own."""
     if pytest_status in (VitaExit.INTERRUPTED, VitaExit.INTERNAL_ERROR, VitaExit.USAGE_ERROR,
                          VitaExit.NO_TESTS_COLLECTED):
         return int(pytest_status)

@@ -1,5 +1,4 @@
-"""The text pytest shows for a failed or errored item, by verbosity (``-q`` one line, default every unmet
-rubric, ``-vv`` also the conversation's tail).
+"""The text pytest shows for a failed or errored item, by verbosity.
 
 An infrastructure error shows its traceback tail only when it is not one of the LLM client's own, whose
 message already names the role, model, endpoint and server reply.

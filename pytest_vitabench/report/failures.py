@@ -1,9 +1,7 @@
 """Failure analysis without an LLM: one category per failed item, from what the judge and the data know.
 
-Inputs are plain JSON shapes (an item record, its messages and memory text, the subtask's suite data as
-a dict), so the plugin at the end of a run and the viewer over a saved run classify the same way. The
-categories are checked in the order of :data:`CATEGORIES` (the first that applies wins); their meanings are
-in ``docs/looking-at-a-run.md``.
+Inputs are plain JSON shapes, so the plugin at the end of a run and the viewer over a saved run classify
+the same way. The first of :data:`CATEGORIES` that applies wins (``docs/looking-at-a-run.md``).
 
 "Evidence in the memory text" means every phrase of the preference occurs in it (case-insensitive): exact
 for ``groundtruth`` memory, a proxy for raw-history memories, where a phrase can also occur in noise.

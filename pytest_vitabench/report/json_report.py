@@ -1,11 +1,7 @@
 """The JSON report: build it (schema ``vitabench-report/2``), write it atomically, load it back (/1 or /2).
 
-Schema /2 differs from /1 in two ways: a ``run`` block (id and directory of the run, start and end time,
-command line, plugin and Python versions, git commit of the rootdir, planned / completed / resumed item
-counts, ``partial``), and results that leave their trajectory (``messages``) and ``memory_snapshot`` in
-the run directory, compressed and stored once per distinct content, referenced by ``messages_sha256`` and
-``snapshot_sha256``. A result without those references keeps them inline, as in /1 (e.g. a rejudged
-report). :func:`pytest_vitabench.runs.open_run` reads either schema and fetches trajectories lazily.
+A /2 result may leave its trajectory and memory snapshot in the run directory (``messages_sha256``,
+``snapshot_sha256``); :func:`pytest_vitabench.runs.open_run` reads either schema and fetches them lazily.
 """
 
 from __future__ import annotations
@@ -29,8 +25,7 @@ def build_report(config: dict[str, Any], metrics: dict[str, Any], results: list[
     """The report document.
 
     Args:
-        config: Run configuration (model, memory backends, judge, user, trials, seed, suite hashes,
-            plugin version); stored as given.
+        config: The run's ``config`` block, stored as given.
         metrics: The output of :func:`pytest_vitabench.metrics.compute_metrics`.
         results: Every item's result, sorted by node id so that the report does not depend on the order
             xdist delivered them in; trajectories stay out when the run directory holds them.
@@ -73,17 +68,9 @@ def _finite(value: Any) -> Any:
 
 
 def write_report(path: str | os.PathLike[str], report: dict[str, Any]) -> Path:
-    """Write a report atomically: readers see the old file or the complete new one, never a torn write.
+    """Write a report atomically (parent directories created) and return its path.
 
-    The JSON is UTF-8 with ``indent=1``; parent directories are created. NaN or infinite numbers (a
-    provider reporting a bogus cost) are written as ``null`` rather than as invalid JSON.
-
-    Args:
-        path: Where to write.
-        report: The document from :func:`build_report`.
-
-    Returns:
-        The path written.
+    NaN or infinite numbers (a provider reporting a bogus cost) are written as ``null``, not invalid JSON.
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -98,12 +85,6 @@ def write_report(path: str | os.PathLike[str], report: dict[str, Any]) -> Path:
 
 def load_report(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Read a report written by :func:`write_report`.
-
-    Args:
-        path: The report file.
-
-    Returns:
-        The report document.
 
     Raises:
         FileNotFoundError: If the file does not exist.

@@ -1,9 +1,7 @@
 """JUnit XML properties: per item (``<testcase>``) and per run (``<testsuite>``), all strings or numbers.
 
-CI dashboards read these without parsing the JSON report: per item the reward, memory, trial and domain
-(set by the plugin), plus skills, steps, termination, tokens (the prompt tokens served from the provider's
-prompt cache among them) and cost; per run each headline metric
-with its 95% interval.
+CI dashboards read these without parsing the JSON report. An item's reward, memory, trial and domain are
+not here: the plugin sets them itself.
 """
 
 from __future__ import annotations

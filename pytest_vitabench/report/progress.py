@@ -1,8 +1,7 @@
 """Live progress of a long run, computed from the results as they arrive (controller side).
 
 It depends only on results arriving, never on how items are scheduled, so it is the same with one
-process, with xdist workers, or with many episodes in flight per process. The plugin prints
-:meth:`Progress.line` through pytest's terminal reporter every ``interval_s`` seconds.
+process, with xdist workers, or with many episodes in flight per process.
 """
 
 from __future__ import annotations
@@ -58,13 +57,7 @@ def _duration(seconds: float) -> str:
 
 
 class Progress:
-    """Counts of the items done so far and the line that reports them.
-
-    Args:
-        interval_s: Seconds between lines (``None``: never due).
-        clock: The time source (``time.monotonic``; tests pass their own).
-        started: When the run started on ``clock`` (default: now).
-    """
+    """Counts of the items done so far and the line that reports them every ``interval_s`` (``None``: never)."""
 
     def __init__(self, interval_s: float | None, clock: Callable[[], float] = time.monotonic,
                  started: float | None = None):
@@ -75,7 +68,6 @@ class Progress:
         self.planned: int | None = None
         self.done = 0
         self.errors = 0
-        self.failed = 0
         self.judged = 0
         self.reward_sum = 0.0
         self.tokens = 0
@@ -93,8 +85,6 @@ class Progress:
         outcome = payload.get("outcome")
         if outcome == "error":
             self.errors += 1
-        elif outcome == "failed":
-            self.failed += 1
         if outcome != "skipped":
             self.judged += 1
             self.reward_sum += float(payload.get("reward") or 0.0)
