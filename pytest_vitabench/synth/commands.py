@@ -1,5 +1,4 @@
-"""``vitabench synth`` and ``vitabench validate``: generate suites and check suite files (``docs/suites.md``).
-"""
+"""``vitabench synth`` and ``vitabench validate``: generate suites and check suite files (``docs/suites.md``)."""
 
 from __future__ import annotations
 
