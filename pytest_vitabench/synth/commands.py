@@ -1,10 +1,4 @@
-"""``vitabench synth`` and ``vitabench validate``: generate suites and check suite files.
-
-    vitabench synth --preset paper --seed 0 -o suites/paper/tasks.vita.json.gz
-    vitabench synth --preset small --users 8 -o /tmp/small.vita.json
-    vitabench synth --preset demo                  # the hand-curated demo suite (no seed, no knobs)
-    vitabench validate suites/paper/tasks.vita.json.gz [--strict] [--no-stats] [--json report.json]
-"""
+"""``vitabench synth`` and ``vitabench validate``: generate suites and check suite files (``docs/suites.md``)."""
 
 from __future__ import annotations
 

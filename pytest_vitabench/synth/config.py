@@ -1,8 +1,8 @@
 """The generator's size knobs and the presets that set them (``vitabench synth --preset ...``).
 
 The ``paper`` preset follows the statistics of the VitaBench 2.0 paper (section C.2 and A.2.3); the
-``small`` preset keeps every ratio at a size small enough for tests and quick
-looks. ``demo`` is not a generator preset: it is the hand-curated suite of :mod:`.demo`.
+``small`` preset keeps every ratio at a size small enough for tests and quick looks. ``demo`` is not a
+generator preset: it is the hand-curated suite of :mod:`.demo`.
 """
 
 from __future__ import annotations

@@ -9,12 +9,10 @@ preference-aware agent can win and a literal one cannot:
 * every other distractor breaks one or two dimensions (one-constraint-off, as in the paper's §A.2.3);
 * a merchant whose name mentions a decisive phrase (``Seafood``, ``Sichuan``) carries that phrase.
 
-The slots (:class:`.environment.Slot`), products, entities, locations, environments, rubric wordings and
-checks (:class:`.rubrics.RubricBook`) and the subtask and user records are built by the same code as
-generated suites (:mod:`.environment`, :mod:`.rubrics`, :mod:`.generator`). What stays here differs in
-bytes on purpose: the layout (the paper's needs 10-15 merchants and 40 products where a curated subtask has
-six), the ratings, the product names (the spec's item templates), the departure times and the rubrics'
-order.
+Records, rubric wordings and checks come from the generator's own builders (:mod:`.environment`,
+:mod:`.rubrics`, :mod:`.generator`). What stays here differs in bytes on purpose: the layout (six merchants,
+not the paper's 10-15), the ratings, the product names (the spec's item templates), the departure times and
+the rubrics' order.
 
 Determinism: each subtask draws from ``random.Random("<seed>:<user id>:<n>")``.
 """

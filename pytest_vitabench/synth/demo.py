@@ -1,12 +1,7 @@
 """The demo suite: the curated spec ``specs/demo.json`` expanded into ``suites/demo/tasks.json``.
 
-Four users x five subtasks over the delivery, instore and ota domains, in English and the official
-VitaBench 2.0 format. The users, their drifting preferences, the merchants, the words that decide and the
-histories are data in the spec (:mod:`.spec` documents its format); :mod:`.curated` expands them with the
-generator's shared record builders. The committed file is indented (one space) so that a change to the
-spec shows as a readable diff.
-
-Rewrite the committed file with ``vitabench synth --preset demo`` (or ``python -m pytest_vitabench.synth.demo``).
+The committed file is indented (one space) so that a change to the spec shows as a readable diff.
+Rewrite it with ``vitabench synth --preset demo`` (or ``python -m pytest_vitabench.synth.demo``).
 """
 
 from __future__ import annotations

@@ -3,15 +3,8 @@
 A subtask decides on a few *dimensions*: the user's preferences it tests (a liked value, an avoided
 ingredient, a rating floor, a price cap, a situational preference) and, for travel, the requested date.
 Every candidate option (a product of a merchant, or a merchant for table reservations) is described by the
-dimensions it breaks, and the layout follows the paper's complexity controls:
-
-* 10-15 merchants, at least 40 products, at least 30 distractors;
-* at least five options that break exactly one dimension, per dimension ("one-constraint-off");
-* three to five options that break several dimensions;
-* exactly one option (the target) breaks none; its merchant comes after the first five and is not the
-  best rated;
-* a "popular" merchant, the best rated of all, sells options that match the literal request and break
-  exactly one remembered preference.
+dimensions it breaks, and the layout follows the paper's complexity controls, as the validator's
+``target`` and ``distractors`` rules state them (:mod:`.validator`).
 
 Options only differ on the subtask's dimensions (and on names, prices and ratings), so "satisfies every
 rubric" and "is the target" are the same thing by construction; the validator checks it independently.

@@ -1,8 +1,7 @@
 """User profiles with the population structure of paper section C.2.1.
 
-Shares are allocated exactly (largest remainder) and then shuffled, so 56 users come out 35 female,
-35 aged 20-29, 28 from emerging first-tier cities, and so on; smaller populations get the nearest
-integer shares. Ages are taken on :data:`REFERENCE_DAY`.
+Shares are allocated exactly (:func:`.rng.quota`) and then shuffled, so the paper's 56 users match its
+shares; smaller populations get the nearest integer shares. Ages are taken on :data:`REFERENCE_DAY`.
 """
 
 from __future__ import annotations

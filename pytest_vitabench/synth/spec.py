@@ -4,30 +4,14 @@ The demo suite (``synth/specs/demo.json``) is written this way: every fact a per
 (who the users are, what they ask for, which words decide, what they said when) is in the file; what a
 person would not choose by hand (ids, coordinates, prices, ratings, which merchant is the target, rubric
 checks) is drawn by :mod:`.curated` from a stream seeded by the spec's ``seed``, so a spec always expands to
-the same bytes.
-
-A subtask's ``dimensions`` are the preferences it decides on, each one of:
-
-* a phrase: ``{"level": "merchant" | "product", "good": "oat milk", "bad": ["whole milk"], "rubric", "reason"}``
-  (``good`` may be ``null`` when the target simply carries none of the ``bad`` phrases: an aversion);
-* a rating floor on the merchant: ``{"min_score": 4.5, "rubric", "reason"}``;
-* a price cap on the product: ``{"max_price": 40, "rubric", "reason"}``.
-
-``rubric`` is the atomic English rubric and ``reason`` the ``distraction_reason`` of a candidate that breaks
-it. ``popular_breaks`` is the index of the dimension the best-rated ("popular") distractor breaks.
+the same bytes. The models below are the format; a dimension's ``rubric`` is the atomic English rubric and
+its ``reason`` the ``distraction_reason`` of a candidate that breaks it.
 
 What the author of a spec keeps true (``tests/synth/test_demo.py`` checks it for the demo): the words that
 decide (``oat milk``, ``quiet``, ``non-smoking``) appear literally in the phrases, in the current preference
 state and in the history before the subtask, where aversions use plain negation ("no cilantro"); about one
 history day in five is noise (orders for someone else with a ``note``, exploratory searches and browsing);
 every user's preferences drift at least once (a named state after the drift, and its ``changes``).
-
-History days are written compactly and expanded to the official daily records::
-
-    {"date": "2025-01-08",
-     "behavior": [{"order": "Brew Lab", "scenario": "delivery", "items": [["Oat Latte", 28, 1]], "tags": [...]},
-                  {"review": 5, "text": "..."}, {"search": "bubble tea"}, {"browse": "cafes"}],
-     "chat": ["user turn", "assistant turn", ...]}
 """
 
 from __future__ import annotations
@@ -58,7 +42,10 @@ class _Frozen(BaseModel):
 
 
 class PhraseDimension(_Frozen):
-    """A preference shown by a phrase the target carries (``good``) and distractors replace (``bad``)."""
+    """A preference shown by a phrase the target carries (``good``) and distractors replace (``bad``).
+
+    ``good`` is ``None`` when the target simply carries none of the ``bad`` phrases: an aversion.
+    """
 
     level: Literal["merchant", "product"]
     good: str | None
@@ -216,7 +203,7 @@ class SubtaskSpec(_Frozen):
     product_tags: tuple[str, ...] = ()
     price: tuple[int, int]  # the product price range
     dimensions: tuple[Dimension, ...] = Field(min_length=1)
-    popular_breaks: int = Field(ge=0)
+    popular_breaks: int = Field(ge=0)  # the dimension the best-rated ("popular") distractor breaks
     preferences: str  # the name of the user's preference state that is current at this subtask
     changes: tuple[PreferenceChange, ...] = ()  # ``preference_tag_change_history`` since the previous subtask
     history: tuple[HistoryDay, ...] = Field(min_length=1)
