@@ -1,16 +1,9 @@
 """Run items ahead of pytest's item loop, up to N episodes in flight, on one asyncio loop.
 
-pytest runs items one at a time, in order, and each must produce its own report. The scheduler keeps that
-contract and still overlaps the items' LLM latency: an event loop in a background thread (started on
-first use) runs the coroutines of the *upcoming* items, at most ``concurrency`` at once, in the order this
-process will need them; when pytest reaches an item, its fixture only waits for that item's future. Sync
-roles run in the loop's thread pool (one thread per episode in flight), ``async def`` roles on the loop.
-
-What "upcoming" means is the caller's business (:class:`EpisodeScheduler` takes a function): without
-xdist it is the rest of ``session.items``; on an xdist worker, the items the controller has queued for it.
-``should_stop`` is consulted before each start, so ``-x`` / ``--maxfail`` stop new episodes at once;
-:meth:`EpisodeScheduler.close` cancels the ones in flight (a role call already in a thread finishes its
-current request, bounded by the request timeout, and no further hop starts).
+pytest runs items one at a time and each must produce its own report. To overlap their LLM latency anyway,
+an event loop in a background thread runs the coroutines of the upcoming items (the caller says which) in
+the order this process will need them; an item's fixture only waits for its future. ``should_stop`` is
+consulted before each start, so ``-x`` / ``--maxfail`` stop new episodes at once.
 """
 
 from __future__ import annotations
