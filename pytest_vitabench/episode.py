@@ -46,11 +46,8 @@ class EpisodeResult:
 
 
 class SyncCaller:
-    """Calls roles in the caller's thread; an awaitable answer runs on a private event loop, made on first need
-    and closed with the caller (use it as a context manager).
-
-    Its ``__call__`` is a coroutine that never suspends, so :func:`drive` runs a coroutine that only awaits it
-    to its end with a single ``send`` and no event loop of its own.
+    """Calls roles in the caller's thread; an awaitable answer runs on a private event loop, closed with the
+    caller (a context manager). Its ``__call__`` never suspends, so :func:`drive` needs no event loop.
     """
 
     def __init__(self) -> None:
@@ -96,11 +93,8 @@ def drive(coroutine: Coroutine[Any, Any, T]) -> T:
 
 
 class ThreadedCaller:
-    """Calls roles from a running event loop: ``async def`` roles are awaited, sync ones run in a thread.
-
-    ``asyncio.to_thread`` copies the context, so per-item usage accounting (a context variable) follows
-    the call into the worker thread.
-    """
+    """Calls roles from a running event loop: ``async def`` roles are awaited, sync ones run in a thread
+    (``asyncio.to_thread`` copies the context, so the per-item usage accounting follows the call)."""
 
     async def __call__(self, function: Any, *args: Any) -> Any:
         if inspect.iscoroutinefunction(function):
@@ -136,7 +130,6 @@ async def _agent_reply(call: Any, agent: Agent, setup: AgentSetup, messages: lis
 
 
 async def _tool_results(call: Any, environment: Environment, message: Message) -> list[Message]:
-    """Run the message's tool calls in order; their results as tool messages."""
     results = []
     for tool_call in message.tool_calls or ():
         result = await call(environment.call, tool_call.name, tool_call.arguments)
@@ -146,8 +139,7 @@ async def _tool_results(call: Any, environment: Environment, message: Message) -
 
 
 def run_episode(**episode: Any) -> EpisodeResult:
-    """Run one subtask's conversation to its end in this thread: :func:`play_episode` (same arguments, but
-    ``call``) driven by a :class:`SyncCaller`."""
+    """:func:`play_episode` (same arguments, but ``call``) run to its end in this thread."""
     with SyncCaller() as call:
         return drive(play_episode(**episode, call=call))
 
