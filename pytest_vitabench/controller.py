@@ -1,6 +1,6 @@
 """The controller's side of a run: gather every item's result, score the run, gate it, report it.
 
-Each pytest session has its own, so a pytest run nested inside another (pytester) keeps its results apart.
+Each pytest session has its own controller, so a pytest run nested inside another (pytester) keeps its results apart.
 Results arrive as the JSON-ready dict on each test report (``report.vita_result``): validated once for the
 metrics, the dict itself goes into the JSON report.
 """

@@ -150,10 +150,6 @@ async def play_episode(*, agent: Agent, agent_setup: AgentSetup, user: UserSimul
     """One subtask's conversation, to its end, as a coroutine (:func:`run_episode` runs it in a thread).
 
     Args:
-        agent: The agent under test.
-        agent_setup: Its system prompt, tools and memory for this subtask.
-        user: The user simulator.
-        user_setup: What the simulated user knows.
         environment: A fresh environment for this subtask; mutated by write tools.
         max_steps: The hop budget; the greeting is not a hop.
         history: The subtask's ``message_history``: the conversation starts from it instead of the greeting

@@ -84,8 +84,6 @@ class VitaSession:
         self._warned_users: set[int] = set()
         self._scope_warned = False
 
-    # -- the run's wiring, built on first use --------------------------------------------------------
-
     @property
     def is_worker(self) -> bool:
         return self.worker_input is not None
@@ -159,8 +157,6 @@ class VitaSession:
                 "markexpr": config.getoption("markexpr", "") or "",
                 "deselect": list(config.getoption("deselect", None) or [])}
 
-    # -- collection -----------------------------------------------------------------------------------
-
     def collect_suite(self, path: Any, nodeid: str) -> LoadedSuite:
         """Index a collected suite file and count what it plans (its users are validated as items need them)."""
         bench = self.bench
@@ -214,8 +210,6 @@ class VitaSession:
         if share.dropped:
             config.hook.pytest_deselected(items=share.dropped)
         items[:] = share.kept
-
-    # -- one item -------------------------------------------------------------------------------------
 
     def item_result(self, item: Any, roles: tuple[Any, Any, Any]) -> ItemResult:
         """The item's result: saved by the resumed run, run inline, or awaited from the scheduler.
@@ -322,8 +316,6 @@ class VitaSession:
             # Dropped once reported: a worker holding every item's trajectory would grow with every item.
             item.vita_result = None  # type: ignore[attr-defined]
         return report
-
-    # -- the start and the end ------------------------------------------------------------------------
 
     @pytest.hookimpl(wrapper=True, specname="pytest_sessionstart")
     def pytest_sessionstart_warm_up(self, session: pytest.Session) -> Iterator[None]:

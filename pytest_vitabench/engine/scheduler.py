@@ -24,16 +24,16 @@ class EpisodeScheduler:
         make: ``make(key)`` returns the coroutine that produces the key's result; called on the loop.
         upcoming: ``upcoming(key)`` yields the keys this process will ask for from ``key`` on, in order.
         should_stop: Whether to start nothing new (``-x``, ``--maxfail``, an interrupt).
-        lookahead: How far beyond the consumer's current key to start; bounds the results held waiting.
         prepare: ``prepare(key)`` is called once (on the loop, so it must not block) for each of the next
             ``concurrency`` keys waiting for a free slot, so that their data is ready when they start.
     """
 
     def __init__(self, *, concurrency: int, make: Callable[[str], Coroutine[Any, Any, Any]],
                  upcoming: Callable[[str], Iterable[str]], should_stop: Callable[[], bool] = lambda: False,
-                 lookahead: int | None = None, prepare: Callable[[str], None] | None = None):
+                 prepare: Callable[[str], None] | None = None):
         self.concurrency = max(1, concurrency)
-        self.lookahead = lookahead or max(4 * self.concurrency, self.concurrency + 8)
+        #: How far beyond the consumer's current key to start; bounds the results held waiting.
+        self.lookahead = max(4 * self.concurrency, self.concurrency + 8)
         self._make = make
         self._upcoming = upcoming
         self._should_stop = should_stop
@@ -48,7 +48,7 @@ class EpisodeScheduler:
         self._thread: threading.Thread | None = None
         self._executor: concurrent.futures.ThreadPoolExecutor | None = None
         self._closing = False
-        #: The most episodes that were in flight at once (for benchmarks and tests).
+        #: The most episodes that were in flight at once.
         self.peak_in_flight = 0
 
     # -- consumer side (pytest's thread) -----------------------------------------------------------
