@@ -83,7 +83,6 @@ class VitaController(VitaSession):
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any) -> None:
-        """Add each worker's LLM usage, planned items and suite languages to the run's."""
         output = getattr(node, "workeroutput", {})
         if not self.active:
             return
@@ -192,8 +191,7 @@ class VitaController(VitaSession):
             self.progress.planned = self.planned_items
         self.progress.add(payload)
         if reporter is not None and self.progress.due():
-            # Under xdist pytest writes its dots without tracking a current file, so write_line alone would
-            # append our line to a row of dots.
+            # Under xdist pytest's dots track no current file: write_line alone would append to a row of dots.
             reporter.ensure_newline()
             if getattr(getattr(reporter, "_tw", None), "width_of_current_line", 0):
                 reporter.write("\n")

@@ -1,15 +1,12 @@
 """One subtask's conversation: agent <-> user <-> tools, until a stop token or the step budget.
 
-Semantics of REFERENCE.md §3.3, with its faults fixed: the trajectory opens with the agent's greeting
-and the user's verbatim instruction; every hop counts toward ``max_steps`` (a user turn, an agent turn,
-one batch of tool results); an assistant message with tool calls goes to the environment (its text never
-reaches the user); tool errors go back to the agent and are counted; an empty agent message is retried
-up to three times before the episode ends as ``invalid_agent_message``.
-
-``style="official"`` (``--vita-episode-style official``) plays the official orchestrator's rules instead: an
-agent message holding the stop token ends the episode even when it also calls tools (they are not run), an
-invalid agent message gets three attempts in all, and tool-call arguments that are not a JSON object raise
-:class:`MalformedToolCall` (the official harness crashes there and restarts the episode; the runner does).
+REFERENCE.md §3.3, its faults fixed: the trajectory opens with the agent's greeting and the user's verbatim
+instruction; every hop counts toward ``max_steps`` (a user turn, an agent turn, one batch of tool results);
+tool calls go to the environment (their message's text never reaches the user), tool errors back to the
+agent; an empty agent message is retried up to three times before the episode ends as
+``invalid_agent_message``. ``style="official"`` plays the official orchestrator's rules: a stop token ends
+the episode even beside tool calls (not run), an invalid agent message gets three attempts in all, and
+tool-call arguments that are not a JSON object raise :class:`MalformedToolCall` (the runner restarts then).
 """
 
 from __future__ import annotations

@@ -174,9 +174,8 @@ class VitaItem(pytest.Function):
         return super().repr_failure(excinfo)
 
     def _repr_failure_py(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
-        # pytest renders setup-phase errors (ours: the vita_result fixture) through this method rather than
-        # repr_failure, which would dump the fixture's source; an infrastructure error or a bad user's data is
-        # a message (with -v, the traceback too).
+        # pytest renders setup-phase errors (ours: the vita_result fixture) through this method, not repr_failure;
+        # the default would dump the fixture's source.
         from .suite.loader import SuiteError
 
         if isinstance(excinfo.value, (VitaFailure, VitaInfrastructureError)):

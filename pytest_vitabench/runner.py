@@ -76,12 +76,12 @@ class _Prepared:
     env_time: str
     #: The agent has tools that read the memory object itself, so the chain must wait for this item.
     live_memory: bool
+    #: Builds a fresh environment (memory tools included) for an episode that starts again.
+    rebuild: Callable[[], Environment]
     history: list[Any] | None = None
     language: str = "en"
-    rebuild: Callable[[], Environment] | None = None
 
     def restart(self) -> None:
-        assert self.rebuild is not None
         self.environment.close()
         self.environment = self.rebuild()
 
@@ -212,7 +212,7 @@ class ItemRunner:
 
     def new_result(self, *, nodeid: str, suite: LoadedSuite, user: LoadedUser, index: int, memory_name: str,
                    trial: int) -> ItemResult:
-        """The item's result before it runs (identity, seed); filled in by :meth:`run` or :meth:`run_async`."""
+        """The item's result before it runs (identity, seed)."""
         sub = user.outline[index]
         return ItemResult(
             nodeid=nodeid, suite=str(suite.path), user_id=user.key, subtask_id=sub.subtask_id, subtask_index=index,
@@ -222,8 +222,7 @@ class ItemRunner:
 
     def run(self, *, nodeid: str, suite: LoadedSuite, user: LoadedUser, index: int, memory_name: str, trial: int,
             agent: Agent, user_simulator: UserSimulator, judge: Judge) -> ItemResult:
-        """Run one item in this thread: :meth:`run_async` driven to its end without an event loop (an
-        ``async def`` role or judge runs on a private loop, see :class:`~pytest_vitabench.episode.SyncCaller`)."""
+        """Run one item in this thread: :meth:`run_async` driven to its end without an event loop."""
         with SyncCaller() as call:
             return drive(self.run_async(nodeid=nodeid, suite=suite, user=user, index=index, memory_name=memory_name,
                                         trial=trial, agent=agent, user_simulator=user_simulator, judge=judge,
@@ -273,8 +272,7 @@ class ItemRunner:
             self._record_episode(result, episode, memory_usage)
             verdict = await call(judge.judge, self._judge_case(result, prepared, episode))
             result.record_verdict(verdict)
-            # Here the trajectory, the memory text and the subtask's data are at hand; the controller
-            # (which gets only summaries) tabulates the category.
+            # Decided here, where the trajectory and the subtask's data are at hand (the controller gets summaries).
             result.failure_category = failure_category(result, prepared.subtask)
         except Exception as exc:  # an infrastructure failure: reported as an error, scored as a failure
             self._record_error(result, exc)

@@ -50,11 +50,7 @@ class ItemRef:
 
 
 class VitaSession:
-    """The run's state and hooks in one process (the controller without xdist, or an xdist worker).
-
-    Args:
-        config: The session's ``pytest.Config``.
-    """
+    """The run's state and hooks in one process (the controller without xdist, or an xdist worker)."""
 
     NAME = "vitabench-session"
 

@@ -40,7 +40,6 @@ class RunEngine:
     """Runs, journals and resumes the items of one process.
 
     Args:
-        runner: The configured item runner.
         store: The run directory, or ``None`` to journal nothing.
         config_sha256: The run's scoring configuration hash, written into each journal record.
         saved: Journal records of the run being resumed, by node id.
