@@ -24,9 +24,8 @@ from .prompts import GREETING
 from .users.base import UserSetup, UserSimulator
 
 T = TypeVar("T")
-INVALID_AGENT_RETRIES = 3
 #: Attempts at a valid agent message per turn: ours (the first and three retries) and the official orchestrator's.
-AGENT_ATTEMPTS = {"default": INVALID_AGENT_RETRIES + 1, "official": 3}
+AGENT_ATTEMPTS = {"default": 4, "official": 3}
 
 
 class MalformedToolCall(Exception):
@@ -44,8 +43,7 @@ class EpisodeResult:
 
 class SyncCaller:
     """Calls roles in the caller's thread; an awaitable answer runs on a private event loop, closed with the
-    caller (a context manager). Its ``__call__`` never suspends, so :func:`drive` needs no event loop.
-    """
+    caller (a context manager). Its ``__call__`` never suspends, so :func:`drive` needs no event loop."""
 
     def __init__(self) -> None:
         self._loop: asyncio.AbstractEventLoop | None = None

@@ -55,9 +55,6 @@ def built_to_last() -> Iterator[None]:
 
 
 def freeze_before_exit() -> None:
-    """Exempt what the run built from the collections pytest makes as it unconfigures (call last).
-
-    pytest collects several times at the end to report finalizers' unraisable exceptions; cycles made during
-    the run are then no longer searched for those.
-    """
+    """Exempt what the run built from the collections pytest makes as it unconfigures (call last); cycles
+    made during the run are then no longer searched for finalizers' unraisable exceptions."""
     gc.freeze()

@@ -108,11 +108,8 @@ class ItemRunner:
         self.index_dir: Path | None = None
 
     def suite(self, path: str | Path, *, lazy: bool = False) -> LoadedSuite:
-        """The suite file (cached per process).
-
-        Args:
-            lazy: Only index its users; each is validated when an item needs it (:meth:`ensure_user`).
-        """
+        """The suite file (cached per process); ``lazy`` only indexes its users, each validated when an item
+        needs it (:meth:`ensure_user`)."""
         key = self._resolved(path)
         if key not in self._suites:
             self._suites[key] = load_suite(key, strict=self.config.strict, lazy=lazy, index_dir=self.index_dir)

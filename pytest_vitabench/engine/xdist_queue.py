@@ -53,12 +53,8 @@ def top_up(queued: int, *, target: int, step: int, available: int) -> int:
 
 
 def make_deep_load_scheduler(config: Any, log: Any, min_queued: int) -> Any:
-    """xdist's ``LoadScheduling`` keeping about ``min_queued`` items queued per worker (see the module doc).
-
-    Args:
-        min_queued: The queue depth to keep: the episodes in flight on a worker plus as many again, which
-            covers the items that finished ahead of the one pytest is reporting.
-    """
+    """xdist's ``LoadScheduling`` keeping about ``min_queued`` items queued per worker: the episodes in
+    flight on a worker plus as many again, for the items that finished ahead of the one pytest reports."""
     from xdist.scheduler import LoadScheduling
 
     step = max(1, min_queued // 8)
