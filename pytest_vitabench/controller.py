@@ -42,8 +42,7 @@ class VitaController(VitaSession):
 
     def __init__(self, config: pytest.Config):
         super().__init__(config)
-        #: Each item's result by node id, validated as it arrives (not at the end, which everyone waits for),
-        #: and its payload.
+        #: Each item's result (validated as it arrives, not at the end) and its payload, by node id.
         self.arrived: dict[str, tuple[ItemResult, dict[str, Any]]] = {}
         self.results: list[ItemResult] = []
         self.non_vita_failures = 0
@@ -56,8 +55,7 @@ class VitaController(VitaSession):
         self.violations: list[str] = []
         #: The k the thresholds were checked at (fewer than --vita-trials when fewer trials ran).
         self.gate_k: int | None = None
-        #: Another gate (a regression check against a baseline) is on, even if it found nothing: the gate then
-        #: decides the exit status.
+        #: Another gate (the baseline's regression check) is on, even if it found nothing: it decides the exit status.
         self.gated = False
         self.gate_failures: list[str] = []
         self.regressions: list[Any] | None = None

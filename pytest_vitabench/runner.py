@@ -99,8 +99,8 @@ class ItemRunner:
         self._suites: dict[Path, LoadedSuite] = {}
         self._chains: OrderedDict[ChainKey, _Chain] = OrderedDict()
         self._chains_lock = threading.Lock()
-        #: Memory chains kept per process (least recently used dropped first); the scheduler raises it to
-        #: cover the chains of the episodes it keeps in flight.
+        #: Memory chains kept per process (least recently used dropped first); the engine raises it to cover
+        #: the episodes in flight.
         self.max_chains = 16
         self._languages: dict[Path, str] = {}
         self._resolved_paths: dict[str, Path] = {}
