@@ -1,11 +1,8 @@
 """The controller's side of a run: gather every item's result, score the run, gate it, report it.
 
-:class:`VitaController` is the :class:`~pytest_vitabench.session.VitaSession` of the process that runs
-pytest (never an xdist worker), as pytest-xdist's ``DSession`` is the controller's plugin. Each pytest
-session has its own, so a pytest run nested inside another (pytester) keeps its results apart. It receives
-results as the JSON-ready dict on each test report (``report.vita_result``), validates each once for the
-metrics and puts the dict itself in the JSON report; it owns the metrics, gates, JSON report, terminal
-summary and CI outputs, and the xdist hooks of the controller's side.
+Each pytest session has its own controller, so a pytest run nested inside another (pytester) keeps its results apart.
+Results arrive as the JSON-ready dict on each test report (``report.vita_result``): validated once for the
+metrics, the dict itself goes into the JSON report.
 """
 
 from __future__ import annotations
@@ -45,8 +42,7 @@ class VitaController(VitaSession):
 
     def __init__(self, config: pytest.Config):
         super().__init__(config)
-        #: Each item's result by node id, validated from its payload as it arrives (the controller waits on
-        #: the workers meanwhile, and the end of the run is everyone's wait), and the payload itself.
+        #: Each item's result (validated as it arrives, not at the end) and its payload, by node id.
         self.arrived: dict[str, tuple[ItemResult, dict[str, Any]]] = {}
         self.results: list[ItemResult] = []
         self.non_vita_failures = 0
@@ -59,9 +55,8 @@ class VitaController(VitaSession):
         self.violations: list[str] = []
         #: The k the thresholds were checked at (fewer than --vita-trials when fewer trials ran).
         self.gate_k: int | None = None
-        #: Other gates (a regression check against a baseline) report into the exit status and the step
-        #: summary: failure messages, and the regressions found (None: no baseline).
-        self.gated = False  # another gate is on (even if it found nothing): the gate decides the exit status
+        #: Another gate (the baseline's regression check) is on, even if it found nothing: it decides the exit status.
+        self.gated = False
         self.gate_failures: list[str] = []
         self.regressions: list[Any] | None = None
         self.gate_verdict: str | None = None
@@ -70,11 +65,8 @@ class VitaController(VitaSession):
         #: The preflight's failures, still being found (its requests run while the suite is collected).
         self.preflight: Future[list[str]] | None = None
 
-    # -- xdist (controller side) ----------------------------------------------------------------------
-
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
-        """Give each worker the run's shared LLM coordination directory and its run directory."""
         node.workerinput[WORKER_LLM_DIR] = self.llm_state_dir()
         node.workerinput[WORKER_RUN_DIR] = str(self.store.path)
 
@@ -89,7 +81,6 @@ class VitaController(VitaSession):
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any) -> None:
-        """Add each worker's LLM usage, planned items and suite languages to the run's."""
         output = getattr(node, "workeroutput", {})
         if not self.active:
             return
@@ -101,7 +92,6 @@ class VitaController(VitaSession):
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, ids: list[str]) -> None:
-        """The number of items planned, for the progress lines."""
         self.planned_items = len(ids)
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
@@ -116,8 +106,6 @@ class VitaController(VitaSession):
 
         result = crashed_item_result(self.bench.runner, self.store, crashitem, str(report.longrepr))
         report.vita_result = result.light()
-
-    # -- the start: large suites, the preflight -------------------------------------------------------
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionstart(self, session: pytest.Session) -> None:
@@ -135,9 +123,8 @@ class VitaController(VitaSession):
 
     @pytest.hookimpl(wrapper=True, specname="pytest_sessionstart")
     def pytest_sessionstart_preflight(self, session: pytest.Session) -> Iterator[None]:
-        """Start the preflight's requests in the background once every other ``pytest_sessionstart`` ran,
-        i.e. after xdist has spawned its workers: the preflight thread imports the ``openai`` package, and
-        holding the interpreter lock for that while the controller sets up its workers only delays them."""
+        """Start the preflight in the background after every other ``pytest_sessionstart`` (xdist's spawning
+        of workers): its thread imports ``openai``, which holds the interpreter lock and would delay them."""
         yield
         if self.config.option.collectonly:
             return
@@ -161,7 +148,6 @@ class VitaController(VitaSession):
             raise pytest.UsageError(preflight_error(failures))
 
     def pytest_report_header(self, config: pytest.Config) -> list[str] | None:
-        """Which profile runs and whether its numbers can stand next to the leaderboard."""
         if not (self.active or names_a_suite(config.args, config.getini("vita_suite_patterns"))):
             return None
         from .store import legacy_notice
@@ -177,8 +163,6 @@ class VitaController(VitaSession):
         if self._llm_dir is not None and os.path.isdir(self._llm_dir):
             shutil.rmtree(self._llm_dir, ignore_errors=True)
         super().pytest_unconfigure(config)
-
-    # -- results as they arrive ---------------------------------------------------------------------
 
     def pytest_runtest_logreport(self, report: Any) -> None:
         payload = getattr(report, "vita_result", None)
@@ -205,14 +189,11 @@ class VitaController(VitaSession):
             self.progress.planned = self.planned_items
         self.progress.add(payload)
         if reporter is not None and self.progress.due():
-            # Under xdist pytest writes its dots without tracking a current file, so write_line alone would
-            # append our line to a row of dots.
+            # Under xdist pytest's dots track no current file: write_line alone would append to a row of dots.
             reporter.ensure_newline()
             if getattr(getattr(reporter, "_tw", None), "width_of_current_line", 0):
                 reporter.write("\n")
             reporter.write_line(self.progress.line())
-
-    # -- the end of the session ---------------------------------------------------------------------
 
     def finish(self, session: pytest.Session) -> None:
         """Score, gate and report the run (``pytest_sessionfinish``, before junitxml writes its file)."""
@@ -280,8 +261,7 @@ class VitaController(VitaSession):
         self._github_step_summary()
 
     def _suite_languages(self, suites: dict[str, str]) -> dict[str, str]:
-        # As collected (here, or on the xdist workers, which send theirs); else the controller indexes the
-        # file (lazy: a few users tell the language), never validating it all.
+        # As collected, else from the file's index (a few users tell the language), never validating it all.
         runner = self.bench.runner
         return {path: self.languages.get(path) or runner.language_for(runner.suite(path, lazy=True))
                 for path in sorted(suites) if os.path.exists(path)}
@@ -301,7 +281,7 @@ class VitaController(VitaSession):
         if run_config.baseline:
             self.regressions = list(self.analysis.regressions or [])
         if run_config.fail_regression is not None:
-            self.gated = True  # the regression gate, like --vita-fail-under, decides the exit status
+            self.gated = True
         if self.analysis.regression:
             self.gate_failures.append(f"regression against the baseline: {self.analysis.regression}")
 
@@ -332,7 +312,6 @@ class VitaController(VitaSession):
             warnings.warn(VitaSuiteWarning(f"could not write GITHUB_STEP_SUMMARY {path}: {exc}"), stacklevel=1)
 
     def _add_junit_properties(self) -> None:
-        """The run's metrics as global properties of ``--junitxml``'s file."""
         try:
             from _pytest.junitxml import xml_key
         except ImportError:  # pragma: no cover - private API moved

@@ -1,15 +1,12 @@
 """One subtask's conversation: agent <-> user <-> tools, until a stop token or the step budget.
 
-Semantics of REFERENCE.md §3.3, with its faults fixed: the trajectory opens with the agent's greeting
-and the user's verbatim instruction; every hop counts toward ``max_steps`` (a user turn, an agent turn,
-one batch of tool results); an assistant message with tool calls goes to the environment (its text never
-reaches the user); tool errors go back to the agent and are counted; an empty agent message is retried
-up to three times before the episode ends as ``invalid_agent_message``.
-
-``style="official"`` (``--vita-episode-style official``) plays the official orchestrator's rules instead: an
-agent message holding the stop token ends the episode even when it also calls tools (they are not run), an
-invalid agent message gets three attempts in all, and tool-call arguments that are not a JSON object raise
-:class:`MalformedToolCall` (the official harness crashes there and restarts the episode; the runner does).
+REFERENCE.md §3.3, its faults fixed: the trajectory opens with the agent's greeting and the user's verbatim
+instruction; every hop counts toward ``max_steps`` (a user turn, an agent turn, one batch of tool results);
+tool calls go to the environment (their message's text never reaches the user), tool errors back to the
+agent; an empty agent message is retried up to three times before the episode ends as
+``invalid_agent_message``. ``style="official"`` plays the official orchestrator's rules: a stop token ends
+the episode even beside tool calls (not run), an invalid agent message gets three attempts in all, and
+tool-call arguments that are not a JSON object raise :class:`MalformedToolCall` (the runner restarts then).
 """
 
 from __future__ import annotations
@@ -27,9 +24,8 @@ from .prompts import GREETING
 from .users.base import UserSetup, UserSimulator
 
 T = TypeVar("T")
-INVALID_AGENT_RETRIES = 3
 #: Attempts at a valid agent message per turn: ours (the first and three retries) and the official orchestrator's.
-AGENT_ATTEMPTS = {"default": INVALID_AGENT_RETRIES + 1, "official": 3}
+AGENT_ATTEMPTS = {"default": 4, "official": 3}
 
 
 class MalformedToolCall(Exception):
@@ -46,12 +42,8 @@ class EpisodeResult:
 
 
 class SyncCaller:
-    """Calls roles in the caller's thread; an awaitable answer runs on a private event loop, made on first need
-    and closed with the caller (use it as a context manager).
-
-    Its ``__call__`` is a coroutine that never suspends, so :func:`drive` runs a coroutine that only awaits it
-    to its end with a single ``send`` and no event loop of its own.
-    """
+    """Calls roles in the caller's thread; an awaitable answer runs on a private event loop, closed with the
+    caller (a context manager). Its ``__call__`` never suspends, so :func:`drive` needs no event loop."""
 
     def __init__(self) -> None:
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -96,11 +88,8 @@ def drive(coroutine: Coroutine[Any, Any, T]) -> T:
 
 
 class ThreadedCaller:
-    """Calls roles from a running event loop: ``async def`` roles are awaited, sync ones run in a thread.
-
-    ``asyncio.to_thread`` copies the context, so per-item usage accounting (a context variable) follows
-    the call into the worker thread.
-    """
+    """Calls roles from a running event loop: ``async def`` roles are awaited, sync ones run in a thread
+    (``asyncio.to_thread`` copies the context, so the per-item usage accounting follows the call)."""
 
     async def __call__(self, function: Any, *args: Any) -> Any:
         if inspect.iscoroutinefunction(function):
@@ -136,7 +125,6 @@ async def _agent_reply(call: Any, agent: Agent, setup: AgentSetup, messages: lis
 
 
 async def _tool_results(call: Any, environment: Environment, message: Message) -> list[Message]:
-    """Run the message's tool calls in order; their results as tool messages."""
     results = []
     for tool_call in message.tool_calls or ():
         result = await call(environment.call, tool_call.name, tool_call.arguments)
@@ -146,8 +134,7 @@ async def _tool_results(call: Any, environment: Environment, message: Message) -
 
 
 def run_episode(**episode: Any) -> EpisodeResult:
-    """Run one subtask's conversation to its end in this thread: :func:`play_episode` (same arguments, but
-    ``call``) driven by a :class:`SyncCaller`."""
+    """:func:`play_episode` (same arguments, but ``call``) run to its end in this thread."""
     with SyncCaller() as call:
         return drive(play_episode(**episode, call=call))
 
@@ -158,10 +145,6 @@ async def play_episode(*, agent: Agent, agent_setup: AgentSetup, user: UserSimul
     """One subtask's conversation, to its end, as a coroutine (:func:`run_episode` runs it in a thread).
 
     Args:
-        agent: The agent under test.
-        agent_setup: Its system prompt, tools and memory for this subtask.
-        user: The user simulator.
-        user_setup: What the simulated user knows.
         environment: A fresh environment for this subtask; mutated by write tools.
         max_steps: The hop budget; the greeting is not a hop.
         history: The subtask's ``message_history``: the conversation starts from it instead of the greeting

@@ -19,7 +19,6 @@ def pytest_vitabench_result(result: Any, item: pytest.Item) -> None:
 
     Args:
         result: The :class:`pytest_vitabench.result.ItemResult`; mutating it changes what is reported.
-        item: The pytest item.
     """
 
 

@@ -1,12 +1,8 @@
 """The pytest plugin: options, suite collection, items, markers and fixtures.
 
-Import-light by design: pytest loads this module in every session, so it imports only pytest and the
-standard library (and :mod:`~pytest_vitabench.session`, which is as light) at module level, and does nothing
-until a suite file is collected. The options come from the one declaration in
-:mod:`pytest_vitabench.settings`. The run's state and its hooks live on one
-:class:`~pytest_vitabench.session.VitaSession` per process, registered here; the controller's
-(:class:`~pytest_vitabench.controller.VitaController`) also aggregates, prints the table and writes the
-JSON report.
+pytest loads this module in every session, so it imports only pytest, the standard library and the equally
+light :mod:`~pytest_vitabench.session` at module level, and does nothing until a suite file is collected.
+The run's state and hooks live on one :class:`~pytest_vitabench.session.VitaSession` per process.
 """
 
 from __future__ import annotations
@@ -83,8 +79,6 @@ def pytest_configure(config: pytest.Config) -> None:
         from .store import clear_project
 
         clear_project(config.rootpath)  # our caches go with pytest's; the run journals stay (--vita-resume)
-    # One session object per process, as xdist registers its DSession on the controller and its
-    # WorkerInteractor on each worker; the controller's gathers and reports the results too.
     session = VitaSession(config) if worker else VitaController(config)
     config.pluginmanager.register(session, VitaSession.NAME)
     from .settings import specs
@@ -140,8 +134,7 @@ class UserCollector(_RendersSuiteErrors):
         if self.user.error is not None:
             raise self.user.error
         config = _session(self.config).bench.config
-        # Only the outline and the validation verdict are known here (cached per file version, see
-        # suite/index.py): the user's models are built when its first item runs (runner.ensure_user).
+        # Only the outline is known here: the user's models are built when its first item runs.
         fixtureinfo = None  # the same for every item of a user: resolving it for each of thousands takes seconds
         for index, sub in enumerate(self.user.outline):
             for memory in config.memory:
@@ -181,9 +174,8 @@ class VitaItem(pytest.Function):
         return super().repr_failure(excinfo)
 
     def _repr_failure_py(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
-        # pytest renders setup-phase errors (ours: the vita_result fixture) through this method rather than
-        # repr_failure, which would dump the fixture's source; an infrastructure error or a bad user's data is
-        # a message (with -v, the traceback too).
+        # pytest renders setup-phase errors (ours: the vita_result fixture) through this method, not repr_failure;
+        # the default would dump the fixture's source.
         from .suite.loader import SuiteError
 
         if isinstance(excinfo.value, (VitaFailure, VitaInfrastructureError)):

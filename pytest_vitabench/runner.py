@@ -1,9 +1,7 @@
 """Run one item (subtask x memory backend x trial) from suite data to an :class:`ItemResult`.
 
-Plain Python: the plugin calls :meth:`ItemRunner.run`; the CLI and tests can too. The memory of subtask
-``i`` is built from the interactions of subtasks ``0..i`` (never from conversations), so any item can run
-alone, in any order, on any xdist worker. Each process keeps the memory chain of the user it last
-served, so running a user's subtasks in order updates the memory once per subtask.
+The memory of subtask ``i`` is built from the interactions of subtasks ``0..i`` (never from conversations),
+so any item can run alone, in any order, on any xdist worker.
 """
 
 from __future__ import annotations
@@ -78,15 +76,12 @@ class _Prepared:
     env_time: str
     #: The agent has tools that read the memory object itself, so the chain must wait for this item.
     live_memory: bool
-    #: The subtask's ``message_history``: the conversation resumes from it.
+    #: Builds a fresh environment (memory tools included) for an episode that starts again.
+    rebuild: Callable[[], Environment]
     history: list[Any] | None = None
     language: str = "en"
-    #: Builds a fresh environment (memory tools included) for an episode that starts again.
-    rebuild: Callable[[], Environment] | None = None
 
     def restart(self) -> None:
-        """A fresh environment for the next attempt at the episode; the old one is dropped."""
-        assert self.rebuild is not None
         self.environment.close()
         self.environment = self.rebuild()
 
@@ -99,14 +94,13 @@ class ItemRunner:
         self.config = config
         #: The user's copy of the official harness whose wording the requests carry (``None``: our own).
         self.official_source = official_source
-        #: The run's memory backends and their options.
         self.memories = memories or RunMemories(MemoryOptions(full_context_max_tokens=config.full_context_max_tokens))
         self.snapshots = snapshots
         self._suites: dict[Path, LoadedSuite] = {}
         self._chains: OrderedDict[ChainKey, _Chain] = OrderedDict()
         self._chains_lock = threading.Lock()
-        #: Memory chains kept per process (least recently used dropped first); the scheduler raises it to
-        #: cover the chains of the episodes it keeps in flight.
+        #: Memory chains kept per process (least recently used dropped first); the engine raises it to cover
+        #: the episodes in flight.
         self.max_chains = 16
         self._languages: dict[Path, str] = {}
         self._resolved_paths: dict[str, Path] = {}
@@ -114,12 +108,8 @@ class ItemRunner:
         self.index_dir: Path | None = None
 
     def suite(self, path: str | Path, *, lazy: bool = False) -> LoadedSuite:
-        """The suite file (cached per process).
-
-        Args:
-            lazy: Only index its users; each is validated when an item needs it (:meth:`ensure_user`). The
-                plugin collects this way; with ``False`` every user is validated before this returns.
-        """
+        """The suite file (cached per process); ``lazy`` only indexes its users, each validated when an item
+        needs it (:meth:`ensure_user`)."""
         key = self._resolved(path)
         if key not in self._suites:
             self._suites[key] = load_suite(key, strict=self.config.strict, lazy=lazy, index_dir=self.index_dir)
@@ -130,8 +120,7 @@ class ItemRunner:
         return suite
 
     def _resolved(self, path: str | Path) -> Path:
-        """``path`` resolved, once per path: every item asks for its suite, and ``Path.resolve`` costs one
-        ``lstat`` per component."""
+        # Once per path: every item asks for its suite, and ``Path.resolve`` costs one ``lstat`` per component.
         text = os.fspath(path)
         resolved = self._resolved_paths.get(text)
         if resolved is None:
@@ -140,10 +129,7 @@ class ItemRunner:
 
     @staticmethod
     def ensure_user(suite: LoadedSuite, user: LoadedUser) -> list[str]:
-        """Validate the user if it was only indexed; its :class:`SuiteError` (file and JSON path) if it is bad.
-
-        Returns:
-            The validation's warnings.
+        """Validate the user if it was only indexed; returns the validation's warnings.
 
         Raises:
             SuiteError: The user's data is invalid (the item then errors; other users still run).
@@ -155,22 +141,16 @@ class ItemRunner:
 
     async def ensure_user_async(self, suite: LoadedSuite, user: LoadedUser,
                                 call: Callable[..., Awaitable[Any]]) -> None:
-        """:meth:`ensure_user` from an event loop: in a thread (``call``) only if the user must be parsed.
-
-        Every item of a user after its first skips the thread round trip, which is slow when many episodes
-        share the interpreter.
-        """
+        """:meth:`ensure_user` from an event loop: in a thread (``call``) only if the user must be parsed, as
+        the thread round trip is slow when many episodes share the interpreter."""
         if needs_validation(user):
             await call(self.ensure_user, suite, user)
         elif user.error is not None:
             raise user.error
 
     def language_for(self, suite: LoadedSuite) -> str:
-        """The prompt and simulator language of a suite: ``--vita-language``, else detected from its text.
-
-        A given language that differs from the detected one is kept, with a warning added to the suite's
-        warnings (the plugin shows them at collection).
-        """
+        """The prompt and simulator language of a suite: ``--vita-language`` (a mismatch with the detected one
+        adds a suite warning), else detected from its text."""
         key = self._resolved(suite.path)
         if key not in self._languages:
             if suite.language is not None:  # told while indexing (and cached with the index)
@@ -189,11 +169,8 @@ class ItemRunner:
         return self._languages[key]
 
     def memory_for(self, suite: LoadedSuite, user: LoadedUser, index: int, memory_name: str, trial: int) -> Memory:
-        """The user's memory as it stands right before subtask ``index`` (updated with its interactions).
-
-        Built from the dataset interactions of subtasks ``0..index`` only; backends that can checkpoint
-        (agentic, rag) resume from a saved state, so selecting a late subtask alone costs one file read.
-        """
+        """The user's memory right before subtask ``index``, built from the interactions of subtasks
+        ``0..index`` (resumed from a snapshot where the backend can checkpoint)."""
         self.ensure_user(suite, user)
         task = user.task
         assert task is not None
@@ -232,7 +209,7 @@ class ItemRunner:
 
     def new_result(self, *, nodeid: str, suite: LoadedSuite, user: LoadedUser, index: int, memory_name: str,
                    trial: int) -> ItemResult:
-        """The item's result before it runs (identity, seed); filled in by :meth:`run` or :meth:`run_async`."""
+        """The item's result before it runs (identity, seed)."""
         sub = user.outline[index]
         return ItemResult(
             nodeid=nodeid, suite=str(suite.path), user_id=user.key, subtask_id=sub.subtask_id, subtask_index=index,
@@ -242,8 +219,7 @@ class ItemRunner:
 
     def run(self, *, nodeid: str, suite: LoadedSuite, user: LoadedUser, index: int, memory_name: str, trial: int,
             agent: Agent, user_simulator: UserSimulator, judge: Judge) -> ItemResult:
-        """Run one item in this thread: :meth:`run_async` driven to its end without an event loop (an
-        ``async def`` role or judge runs on a private loop, see :class:`~pytest_vitabench.episode.SyncCaller`)."""
+        """Run one item in this thread: :meth:`run_async` driven to its end without an event loop."""
         with SyncCaller() as call:
             return drive(self.run_async(nodeid=nodeid, suite=suite, user=user, index=index, memory_name=memory_name,
                                         trial=trial, agent=agent, user_simulator=user_simulator, judge=judge,
@@ -293,8 +269,7 @@ class ItemRunner:
             self._record_episode(result, episode, memory_usage)
             verdict = await call(judge.judge, self._judge_case(result, prepared, episode))
             result.record_verdict(verdict)
-            # Here the trajectory, the memory text and the subtask's data are at hand; the controller
-            # (which gets only summaries) tabulates the category.
+            # Decided here, where the trajectory and the subtask's data are at hand (the controller gets summaries).
             result.failure_category = failure_category(result, prepared.subtask)
         except Exception as exc:  # an infrastructure failure: reported as an error, scored as a failure
             self._record_error(result, exc)
@@ -319,11 +294,8 @@ class ItemRunner:
                     raise
 
     def _restarted(self, result: ItemResult, prepared: _Prepared) -> bool:
-        """After a crashed episode: whether it starts again (on a fresh environment) instead of failing.
-
-        The official harness reruns a crashed user up to :data:`OFFICIAL_RESTARTS` more times
-        (``--vita-episode-style official``); by default a crash is an error at once.
-        """
+        """After a crashed episode: whether it starts again on a fresh environment (official episode style, as
+        the official harness reruns a crashed user) instead of being an error."""
         if self.config.episode_style != "official" or result.restarts >= OFFICIAL_RESTARTS:
             return False
         result.restarts += 1
@@ -334,7 +306,6 @@ class ItemRunner:
         result.failure_category = "infrastructure_error"
         result.outcome = "error"
         result.reward = 0.0
-        # a bad user's data: its own rendering (file and JSON path of each problem), as at collection
         # An exception from an endpoint may quote what it was sent: no credential goes into a result.
         result.error = exc.render() if isinstance(exc, SuiteError) else redact(f"{type(exc).__name__}: {exc}")
         result.termination = result.termination or "error"
@@ -425,7 +396,6 @@ class _Unlocked:
 
     def release(self) -> None:
         pass
-
 
 
 def _answer_for(agent: Agent, user: LoadedUser, index: int) -> Any:

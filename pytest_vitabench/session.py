@@ -1,12 +1,7 @@
 """One VitaBench run in one process: :class:`VitaSession`, the plugin object that owns the run's state.
 
-``pytest_configure`` registers one per pytest session on the controller and on each xdist worker, as
-pytest-xdist registers its ``DSession`` and ``WorkerInteractor``; the controller's
-(:class:`~pytest_vitabench.controller.VitaController`) extends it with gathering, scoring and reporting.
-Its pytest hooks are its methods. It holds the run's wiring (:class:`~pytest_vitabench.benchmark.Benchmark`),
-its run directory, what collection found and the engine that runs the items, and builds nothing until a
-suite is collected or a ``--vita-*`` option is given: this module imports only pytest and the standard
-library at module level, so a session without suites stays as cheap as pytest alone."""
+It builds nothing until a suite is collected or a ``--vita-*`` option is given, and imports only pytest and
+the standard library at module level, so a session without suites stays as cheap as pytest alone."""
 
 from __future__ import annotations
 
@@ -55,17 +50,12 @@ class ItemRef:
 
 
 class VitaSession:
-    """The run's state and hooks in one process (the controller without xdist, or an xdist worker).
-
-    Args:
-        config: The session's ``pytest.Config``.
-    """
+    """The run's state and hooks in one process (the controller without xdist, or an xdist worker)."""
 
     NAME = "vitabench-session"
 
     def __init__(self, config: pytest.Config):
         self.config = config
-        #: xdist gives a worker's config its ``workerinput``: the one test of "am I a worker".
         self.worker_input: dict[str, Any] | None = getattr(config, "workerinput", None)
         self._bench: Benchmark | None = None
         self._store: RunStore | None = None
@@ -73,8 +63,7 @@ class VitaSession:
         self.saved: dict[str, dict[str, Any]] = {}
         #: Suite path -> its sha256, as collected.
         self.suites: dict[str, str] = {}
-        #: Suite path -> its prompt language, as collection found it (xdist workers send theirs to the
-        #: controller, which then need not load a suite it never collected only to name its language).
+        #: Suite path -> its prompt language, as collection found it (xdist workers send theirs).
         self.languages: dict[str, str] = {}
         #: Items each collected suite file holds in all (subtasks x backends x trials), whatever is selected.
         self.planned: dict[str, int] = {}
@@ -91,21 +80,18 @@ class VitaSession:
         self._warned_users: set[int] = set()
         self._scope_warned = False
 
-    # -- the run's wiring, built on first use --------------------------------------------------------
-
     @property
     def is_worker(self) -> bool:
         return self.worker_input is not None
 
     @property
     def writer(self) -> str:
-        """``gw0``, ``gw1``... on an xdist worker, ``main`` on the controller: this process's journal name.
-        (Read from this session's config, not the environment, which a pytest run inside a worker inherits.)"""
+        """This process's journal name: ``gw0``, ``gw1``... on an xdist worker, ``main`` on the controller (read
+        from the config, not the environment, which a pytest run inside a worker inherits)."""
         return str(self.worker_input.get("workerid") or "worker") if self.worker_input is not None else "main"
 
     @property
     def active(self) -> bool:
-        """Whether this session runs a suite (its wiring was built)."""
         return self._bench is not None
 
     @property
@@ -119,7 +105,6 @@ class VitaSession:
         return self._start()[1]
 
     def option(self, ini: str) -> Any:
-        """A command-line value, else the ini value."""
         value = self.config.getoption(ini)
         return self.config.getini(ini) if value is None else value
 
@@ -155,8 +140,7 @@ class VitaSession:
         return run_directory(self.config.rootpath, run_id, bench.shard)
 
     def llm_state_dir(self) -> str:
-        """The directory that coordinates LLM rate and concurrency limits across the run's processes: the
-        controller names it (nothing is created until a limiter needs it) and hands it to each worker."""
+        """The directory that coordinates LLM limits across the run's processes (named by the controller)."""
         if self._llm_dir is None:
             self._llm_dir = str((self.worker_input or {}).get(WORKER_LLM_DIR) or os.path.join(
                 tempfile.gettempdir(), f"vitabench-run-{os.getpid()}-{uuid.uuid4().hex[:8]}"))
@@ -169,8 +153,6 @@ class VitaSession:
                 "markexpr": config.getoption("markexpr", "") or "",
                 "deselect": list(config.getoption("deselect", None) or [])}
 
-    # -- collection -----------------------------------------------------------------------------------
-
     def collect_suite(self, path: Any, nodeid: str) -> LoadedSuite:
         """Index a collected suite file and count what it plans (its users are validated as items need them)."""
         bench = self.bench
@@ -181,9 +163,7 @@ class VitaSession:
             if size >= LARGE_SUITE_BYTES:
                 self.announce_large_suite(nodeid, size)
         suite = bench.runner.suite(path, lazy=True)
-        # Each validated user holds its models (megabytes on a large suite); keep those of the items in flight.
         self.suites[str(path)] = suite.sha256
-        # a --vita-language that contradicts the suite warns at collection
         self.languages[str(path)] = bench.runner.language_for(suite)
         self.planned[str(path)] = sum(len(user.outline) for user in suite.users if user.error is None) \
             * len(bench.config.memory) * bench.config.trials
@@ -227,11 +207,8 @@ class VitaSession:
             config.hook.pytest_deselected(items=share.dropped)
         items[:] = share.kept
 
-    # -- one item -------------------------------------------------------------------------------------
-
     def item_result(self, item: Any, roles: tuple[Any, Any, Any]) -> ItemResult:
-        """The item's result: saved by the resumed run, or run inline, or awaited from the scheduler, which
-        runs the upcoming items of this process ahead of pytest (see engine/scheduler.py).
+        """The item's result: saved by the resumed run, run inline, or awaited from the scheduler.
 
         Raises:
             SuiteError: The item's user has invalid data: not a result, the item errors like a collection
@@ -239,7 +216,7 @@ class VitaSession:
         """
         ref: ItemRef = item.vita_ref
         suite = self.bench.runner.suite(item.path, lazy=True)
-        if id(ref.user) not in self._warned_users:  # a lazily validated user's warnings, once per process
+        if id(ref.user) not in self._warned_users:
             from .suite.loader import ensure_user
 
             ensure_user(suite, ref.user)
@@ -297,8 +274,7 @@ class VitaSession:
         return self._engine
 
     def _upcoming(self, session: pytest.Session, nodeid: str) -> Iterator[str]:
-        """The node ids this process will run from ``nodeid`` on: the rest of the session's items, or on an
-        xdist worker the ones the controller has queued for it (engine/xdist_queue.py)."""
+        """The node ids this process will run from ``nodeid`` on (on an xdist worker: those queued for it)."""
         if not self.is_worker:
             ordered = self._ordered
             for position in range(self._positions.get(nodeid, len(ordered)), len(ordered)):
@@ -332,14 +308,10 @@ class VitaSession:
         report: Any = yield
         result: ItemResult | None = getattr(item, "vita_result", None)
         if result is not None and (report.when == "call" or report.outcome != "passed"):
-            # The one serialisation on the way to the controller and the report.
             report.vita_result = result.light()
-            # Reported (and its failure text rendered): a worker holding every item's trajectory and memory
-            # snapshot until the end would grow with every item.
+            # Dropped once reported: a worker holding every item's trajectory would grow with every item.
             item.vita_result = None  # type: ignore[attr-defined]
         return report
-
-    # -- the start and the end ------------------------------------------------------------------------
 
     @pytest.hookimpl(wrapper=True, specname="pytest_sessionstart")
     def pytest_sessionstart_warm_up(self, session: pytest.Session) -> Iterator[None]:
@@ -371,8 +343,8 @@ class VitaSession:
 
 
 def names_a_suite(args: Iterable[str], patterns: Iterable[str]) -> bool:
-    """Whether a command-line path is a suite file or a directory holding one (checked one level deep): cheap,
-    since pytest asks it in every session, with suites or without."""
+    """Whether a command-line path is a suite file or a directory holding one (one level deep); cheap, as
+    pytest asks it in every session."""
     for arg in args:
         path = str(arg).split("::", 1)[0]
         if path.endswith((".json", ".json.gz")):

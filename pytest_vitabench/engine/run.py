@@ -1,9 +1,7 @@
 """One process's side of a run: each item runs inline or on the scheduler, is journaled as it lands, or is
-taken from the journal of the run being resumed. The engine is also the one place that tunes the garbage
-collector for the run (:mod:`pytest_vitabench.heap`): from its start to its close.
-
-Plain Python: the session hands in what only pytest knows (which items come next, whether to stop) as
-functions, and asks for results by node id.
+taken from the journal of the run being resumed. Plain Python: the session hands in what only pytest knows
+(which items come next, whether to stop) as functions. The engine is the one place that tunes the garbage
+collector (:mod:`pytest_vitabench.heap`), from its start to its close.
 """
 
 from __future__ import annotations
@@ -27,8 +25,6 @@ from .scheduler import EpisodeScheduler
 
 @dataclass
 class ItemJob:
-    """Everything needed to run one item."""
-
     nodeid: str
     suite: LoadedSuite
     user: LoadedUser
@@ -44,7 +40,6 @@ class RunEngine:
     """Runs, journals and resumes the items of one process.
 
     Args:
-        runner: The configured item runner.
         store: The run directory, or ``None`` to journal nothing.
         config_sha256: The run's scoring configuration hash, written into each journal record.
         saved: Journal records of the run being resumed, by node id.
@@ -61,8 +56,7 @@ class RunEngine:
         self.saved = saved or {}
         self.concurrency = max(1, concurrency)
         self._on_first_journal = on_first_journal
-        # Built when the first item starts: what is alive now (items, modules, the suite's index, the roles)
-        # lives until the end, and the collector need not walk it again.
+        # Built when the first item starts: what is alive now lives until the end.
         heap.freeze_long_lived()
         self._journal_started = False
         self._chain_locks: dict[Any, asyncio.Lock] = {}
@@ -82,10 +76,7 @@ class RunEngine:
             return None
         return result_from_record(record)
 
-    # -- running ------------------------------------------------------------------------------------
-
     def run(self, job: ItemJob) -> ItemResult:
-        """Run one item inline, in this thread."""
         with item_ledger() as usage:
             result = self.runner.run(nodeid=job.nodeid, suite=job.suite, user=job.user, index=job.index,
                                      memory_name=job.memory, trial=job.trial, agent=job.agent,
@@ -111,7 +102,6 @@ class RunEngine:
         return result
 
     def _finished(self, job: ItemJob, result: ItemResult, usage_by_role: dict[str, Any]) -> None:
-        """Add the item's LLM usage and journal it."""
         for role, usage in usage_by_role.items():
             if usage.requests or usage.cached_requests:
                 result.usage[role] = usage
@@ -133,20 +123,15 @@ class RunEngine:
         return self._scheduler
 
     def _validate_ahead(self, job: ItemJob) -> None:
-        """Queue the user of an item about to start for validation in the scheduler's threads.
-
-        A user's first item would otherwise wait for it (and its other items launched meanwhile with
-        it). Whatever this finds (bad data included) is what the item's own :meth:`ItemRunner.ensure_user`
-        then finds at once.
-        """
+        """Queue the user of an item about to start for validation in the scheduler's threads, so that its
+        first item need not wait for it (the item's own :meth:`ItemRunner.ensure_user` finds the verdict)."""
         if needs_validation(job.user):
             self._to_validate.setdefault(id(job.user), (job.suite, job.user))
         if not self._validating:
             self._validate_next()
 
     def _validate_next(self) -> None:
-        """Validate the oldest queued user that still needs it; one at a time, so that validations do not
-        crowd the episodes out of the interpreter."""
+        # One at a time, so that validations do not crowd the episodes out of the interpreter.
         while self._to_validate:
             _, (suite, user) = self._to_validate.popitem(last=False)
             if needs_validation(user):

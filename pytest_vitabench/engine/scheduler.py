@@ -1,16 +1,9 @@
 """Run items ahead of pytest's item loop, up to N episodes in flight, on one asyncio loop.
 
-pytest runs items one at a time, in order, and each must produce its own report. The scheduler keeps that
-contract and still overlaps the items' LLM latency: an event loop in a background thread (started on
-first use) runs the coroutines of the *upcoming* items, at most ``concurrency`` at once, in the order this
-process will need them; when pytest reaches an item, its fixture only waits for that item's future. Sync
-roles run in the loop's thread pool (one thread per episode in flight), ``async def`` roles on the loop.
-
-What "upcoming" means is the caller's business (:class:`EpisodeScheduler` takes a function): without
-xdist it is the rest of ``session.items``; on an xdist worker, the items the controller has queued for it.
-``should_stop`` is consulted before each start, so ``-x`` / ``--maxfail`` stop new episodes at once;
-:meth:`EpisodeScheduler.close` cancels the ones in flight (a role call already in a thread finishes its
-current request, bounded by the request timeout, and no further hop starts).
+pytest runs items one at a time and each must produce its own report. To overlap their LLM latency anyway,
+an event loop in a background thread runs the coroutines of the upcoming items (the caller says which) in
+the order this process will need them; an item's fixture only waits for its future. ``should_stop`` is
+consulted before each start, so ``-x`` / ``--maxfail`` stop new episodes at once.
 """
 
 from __future__ import annotations
@@ -31,16 +24,16 @@ class EpisodeScheduler:
         make: ``make(key)`` returns the coroutine that produces the key's result; called on the loop.
         upcoming: ``upcoming(key)`` yields the keys this process will ask for from ``key`` on, in order.
         should_stop: Whether to start nothing new (``-x``, ``--maxfail``, an interrupt).
-        lookahead: How far beyond the consumer's current key to start; bounds the results held waiting.
         prepare: ``prepare(key)`` is called once (on the loop, so it must not block) for each of the next
             ``concurrency`` keys waiting for a free slot, so that their data is ready when they start.
     """
 
     def __init__(self, *, concurrency: int, make: Callable[[str], Coroutine[Any, Any, Any]],
                  upcoming: Callable[[str], Iterable[str]], should_stop: Callable[[], bool] = lambda: False,
-                 lookahead: int | None = None, prepare: Callable[[str], None] | None = None):
+                 prepare: Callable[[str], None] | None = None):
         self.concurrency = max(1, concurrency)
-        self.lookahead = lookahead or max(4 * self.concurrency, self.concurrency + 8)
+        #: How far beyond the consumer's current key to start; bounds the results held waiting.
+        self.lookahead = max(4 * self.concurrency, self.concurrency + 8)
         self._make = make
         self._upcoming = upcoming
         self._should_stop = should_stop
@@ -55,7 +48,7 @@ class EpisodeScheduler:
         self._thread: threading.Thread | None = None
         self._executor: concurrent.futures.ThreadPoolExecutor | None = None
         self._closing = False
-        #: The most episodes that were in flight at once (for benchmarks and tests).
+        #: The most episodes that were in flight at once.
         self.peak_in_flight = 0
 
     # -- consumer side (pytest's thread) -----------------------------------------------------------
