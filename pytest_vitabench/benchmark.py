@@ -26,7 +26,7 @@ from .official_models import OfficialModels
 from .official_source import OfficialSource
 from .official_source import locate as locate_official_source
 from .option_values import unknown_model_hint
-from .runner import ItemRunner
+from .runner import ItemRunner, RunState
 from .shard import resolve_shard, split_limits
 
 
@@ -38,9 +38,11 @@ class Benchmark:
             (see :meth:`~pytest_vitabench.config.RunConfig.from_options`).
         rootdir: Where the default cache directory and relative prices files live.
         state_dir: The directory shared by all processes of the run for LLM rate and concurrency limits.
+        run_state: What the process's items share (the session's); ``None``: the runner makes its own.
     """
 
-    def __init__(self, options: Mapping[str, Any], *, rootdir: Path, state_dir: str):
+    def __init__(self, options: Mapping[str, Any], *, rootdir: Path, state_dir: str,
+                 run_state: RunState | None = None):
         self.config = RunConfig.from_options(options)
         # Read before anything else is built: a missing official source is a usage error naming where it looked.
         self.official_source = locate_official_source(self.config.official_source)
@@ -92,7 +94,7 @@ class Benchmark:
             self.memories.factory(name)
         store = SnapshotStore(cache_dir) if cache_dir else None
         self.runner = ItemRunner(self.config, memories=self.memories, snapshots=store,
-                                 official_source=self.official_source)
+                                 official_source=self.official_source, state=run_state)
         self.user_simulator()  # checks the user and judge settings too
         self._plain_judge()
 

@@ -6,6 +6,7 @@ so any item can run alone, in any order, on any xdist worker.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import threading
@@ -13,7 +14,7 @@ import time
 import traceback
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,14 +36,7 @@ from .report.run_analysis import failure_category
 from .result import ItemResult
 from .seed_history import seed_messages
 from .suite.language import INDEXED_SAMPLE_USERS, detect_language
-from .suite.loader import (
-    LoadedSuite,
-    LoadedUser,
-    SuiteError,
-    ensure_user,
-    load_suite,
-    needs_validation,
-)
+from .suite.loader import LoadedSuite, LoadedUser, SuiteError, ensure_user, held_user, load_suite
 from .suite.schema import SubTask, UserTask
 from .users.base import UserSetup, UserSimulator
 
@@ -59,6 +53,23 @@ if TYPE_CHECKING:
 class _Chain:
     memory: Memory
     next_index: int
+
+
+@dataclass
+class RunState:
+    """What the items of one process share: its loaded suites and the users' memory chains. The session
+    makes the run's and hands it to the run's runner; a runner made alone (a command, a test) makes its own."""
+
+    #: Where lazily loaded suites cache their user index (``None``: no cache).
+    index_dir: Path | None = None
+    #: Loaded suites by the path as asked for, and as resolved: every item asks for its suite, and
+    #: ``Path.resolve`` costs one ``lstat`` per component.
+    suites: dict[str, LoadedSuite] = field(default_factory=dict)
+    chains: OrderedDict[ChainKey, _Chain] = field(default_factory=OrderedDict)
+    #: Memory chains kept (least recently used dropped first); the engine raises it to cover the episodes
+    #: in flight.
+    max_chains: int = 16
+    chains_lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 #: Extra attempts the official harness gives a crashed run (``run_task``'s ``max_retries``: 4 attempts in all).
@@ -81,114 +92,70 @@ class _Prepared:
     history: list[Any] | None = None
     language: str = "en"
 
-    def restart(self) -> None:
-        self.environment.close()
-        self.environment = self.rebuild()
-
 
 class ItemRunner:
-    """Runs items for one configuration; caches loaded suites and memory chains per process."""
+    """Runs the items of one configuration, on the process's :class:`RunState`."""
 
     def __init__(self, config: RunConfig, *, memories: RunMemories | None = None,
-                 snapshots: SnapshotStore | None = None, official_source: OfficialSource | None = None):
+                 snapshots: SnapshotStore | None = None, official_source: OfficialSource | None = None,
+                 state: RunState | None = None):
         self.config = config
         #: The user's copy of the official harness whose wording the requests carry (``None``: our own).
         self.official_source = official_source
         self.memories = memories or RunMemories(MemoryOptions(full_context_max_tokens=config.full_context_max_tokens))
         self.snapshots = snapshots
-        self._suites: dict[Path, LoadedSuite] = {}
-        self._chains: OrderedDict[ChainKey, _Chain] = OrderedDict()
-        self._chains_lock = threading.Lock()
-        #: Memory chains kept per process (least recently used dropped first); the engine raises it to cover
-        #: the episodes in flight.
-        self.max_chains = 16
-        self._languages: dict[Path, str] = {}
-        self._resolved_paths: dict[str, Path] = {}
-        #: Where lazily loaded suites cache their user index (``None``: no cache).
-        self.index_dir: Path | None = None
+        self.state = state or RunState()
 
     def suite(self, path: str | Path, *, lazy: bool = False) -> LoadedSuite:
-        """The suite file (cached per process); ``lazy`` only indexes its users, each validated when an item
-        needs it (:meth:`ensure_user`)."""
-        key = self._resolved(path)
-        if key not in self._suites:
-            self._suites[key] = load_suite(key, strict=self.config.strict, lazy=lazy, index_dir=self.index_dir)
-        suite = self._suites[key]
+        """The suite file (loaded once per process); ``lazy`` only indexes its users, each validated when an
+        item needs it (:func:`~pytest_vitabench.suite.loader.held_user`)."""
+        suites, text = self.state.suites, os.fspath(path)
+        if text not in suites:
+            resolved = str(Path(text).resolve())
+            if resolved not in suites:
+                suites[resolved] = load_suite(resolved, strict=self.config.strict, lazy=lazy,
+                                              index_dir=self.state.index_dir)
+            suites[text] = suites[resolved]
+        suite = suites[text]
         if not lazy:
             for user in suite.users:
                 ensure_user(suite, user)
         return suite
 
-    def _resolved(self, path: str | Path) -> Path:
-        # Once per path: every item asks for its suite, and ``Path.resolve`` costs one ``lstat`` per component.
-        text = os.fspath(path)
-        resolved = self._resolved_paths.get(text)
-        if resolved is None:
-            resolved = self._resolved_paths[text] = Path(text).resolve()
-        return resolved
-
-    @staticmethod
-    def ensure_user(suite: LoadedSuite, user: LoadedUser) -> list[str]:
-        """Validate the user if it was only indexed; returns the validation's warnings.
-
-        Raises:
-            SuiteError: The user's data is invalid (the item then errors; other users still run).
-        """
-        warnings = ensure_user(suite, user)
-        if user.error is not None:
-            raise user.error
-        return warnings
-
-    async def ensure_user_async(self, suite: LoadedSuite, user: LoadedUser,
-                                call: Callable[..., Awaitable[Any]]) -> None:
-        """:meth:`ensure_user` from an event loop: in a thread (``call``) only if the user must be parsed, as
-        the thread round trip is slow when many episodes share the interpreter."""
-        if needs_validation(user):
-            await call(self.ensure_user, suite, user)
-        elif user.error is not None:
-            raise user.error
-
     def language_for(self, suite: LoadedSuite) -> str:
         """The prompt and simulator language of a suite: ``--vita-language`` (a mismatch with the detected one
         adds a suite warning), else detected from its text."""
-        key = self._resolved(suite.path)
-        if key not in self._languages:
-            if suite.language is not None:  # told while indexing (and cached with the index)
-                detected = suite.language
-            else:
-                with self._chains_lock:
-                    if not any(user.task is not None for user in suite.users):
-                        for user in suite.users[:INDEXED_SAMPLE_USERS]:  # a few users are enough to tell
-                            ensure_user(suite, user)
-                detected = detect_language(user.task for user in suite.users if user.task is not None)
-            if self.config.language not in ("auto", detected):
-                suite.warnings.append(f"{key}: --vita-language {self.config.language} but the suite's "
-                                      f"instructions and rubrics are in {detected!r}: prompts and rubrics will "
-                                      f"mix languages")
-            self._languages[key] = detected if self.config.language == "auto" else self.config.language
-        return self._languages[key]
+        if suite.prompt_language is None:
+            if suite.language is None:  # not told while indexing: a few validated users are enough to tell
+                if not any(user.task is not None for user in suite.users):
+                    for user in suite.users[:INDEXED_SAMPLE_USERS]:
+                        ensure_user(suite, user)
+                suite.language = detect_language(user.task for user in suite.users if user.task is not None)
+            if self.config.language not in ("auto", suite.language):
+                suite.warnings.append(f"{suite.path}: --vita-language {self.config.language} but the suite's "
+                                      f"instructions and rubrics are in {suite.language!r}: prompts and rubrics "
+                                      f"will mix languages")
+            suite.prompt_language = suite.language if self.config.language == "auto" else self.config.language
+        return suite.prompt_language
 
     def memory_for(self, suite: LoadedSuite, user: LoadedUser, index: int, memory_name: str, trial: int) -> Memory:
         """The user's memory right before subtask ``index``, built from the interactions of subtasks
         ``0..index`` (resumed from a snapshot where the backend can checkpoint)."""
-        self.ensure_user(suite, user)
-        task = user.task
-        assert task is not None
         language = self.language_for(suite)
         key = self.chain_key(suite, user, memory_name, trial)
-        trial_key = key[3]
-        with self._chains_lock:
-            chain = self._chains.get(key)
+        trial_key, state = key[3], self.state
+        with state.chains_lock:
+            chain = state.chains.get(key)
             if chain is None or chain.next_index > index + 1:
                 chain = _Chain(memory=self.memories.factory(memory_name, language=language)(), next_index=0)
-            self._chains[key] = chain
-            self._chains.move_to_end(key)
-            while len(self._chains) > self.max_chains:
-                self._chains.popitem(last=False)
+            state.chains[key] = chain
+            state.chains.move_to_end(key)
+            while len(state.chains) > state.max_chains:
+                state.chains.popitem(last=False)
         seed = self.config.trial_seed(trial_key)
 
         def update(j: int) -> None:
-            sub = task.subtasks[j]
+            sub = task.subtasks[j]  # the task held below
             chain.memory.update(list(sub.interactions), MemoryContext(
                 user_id=task.user_id, subtask_id=sub.subtask_id, now=user.times[j], language=language,
                 groundtruth=sub.groundtruth_preferences(), trial=trial_key, seed=seed))
@@ -197,8 +164,9 @@ class ItemRunner:
             return snapshot_key(suite_sha256=suite.sha256, user_id=user.key, index=j, backend=memory_name,
                                 trial=trial_key, settings=settings_of(chain.memory))
 
-        chain.next_index = advance(chain.memory, next_index=chain.next_index, index=index, update=update,
-                                   store=self.snapshots, key_for=key_for)
+        with held_user(suite, user) as task:
+            chain.next_index = advance(chain.memory, next_index=chain.next_index, index=index, update=update,
+                                       store=self.snapshots, key_for=key_for)
         return chain.memory
 
     def chain_key(self, suite: LoadedSuite, user: LoadedUser, memory_name: str, trial: int) -> ChainKey:
@@ -207,23 +175,13 @@ class ItemRunner:
         trial_key = 0 if self.memories.deterministic(memory_name) else trial
         return (str(suite.path), user.key, memory_name, trial_key)
 
-    def new_result(self, *, nodeid: str, suite: LoadedSuite, user: LoadedUser, index: int, memory_name: str,
-                   trial: int) -> ItemResult:
-        """The item's result before it runs (identity, seed)."""
-        sub = user.outline[index]
-        return ItemResult(
-            nodeid=nodeid, suite=str(suite.path), user_id=user.key, subtask_id=sub.subtask_id, subtask_index=index,
-            domain=",".join(sub.domains), skills=list(sub.skills), memory=memory_name, trial=trial,
-            seed=self.config.trial_seed(trial),
-        )
-
     def run(self, *, nodeid: str, suite: LoadedSuite, user: LoadedUser, index: int, memory_name: str, trial: int,
             agent: Agent, user_simulator: UserSimulator, judge: Judge) -> ItemResult:
         """Run one item in this thread: :meth:`run_async` driven to its end without an event loop."""
         with SyncCaller() as call:
             return drive(self.run_async(nodeid=nodeid, suite=suite, user=user, index=index, memory_name=memory_name,
                                         trial=trial, agent=agent, user_simulator=user_simulator, judge=judge,
-                                        call=call, chain_lock=_Unlocked()))
+                                        call=call))
 
     async def run_async(
         self,
@@ -238,23 +196,28 @@ class ItemRunner:
         user_simulator: UserSimulator,
         judge: Judge,
         call: Callable[..., Awaitable[Any]],
-        chain_lock: Any,
+        chain_lock: asyncio.Lock | None = None,
     ) -> ItemResult:
         """Run one item on an event loop, next to others.
 
         Args:
             call: Invokes a sync or async role (:class:`~pytest_vitabench.episode.ThreadedCaller`, or the
                 :class:`~pytest_vitabench.episode.SyncCaller` of :meth:`run`).
-            chain_lock: An ``asyncio.Lock`` per :meth:`chain_key`: the item's memory is built and read under
-                it, and for a backend that gives the agent tools (which read the live memory object) the
-                whole item runs under it, so a later subtask never updates a memory still in use.
+            chain_lock: An ``asyncio.Lock`` per :meth:`chain_key` (``None``: an item run alone): the item's
+                memory is built and read under it, and for a backend that gives the agent tools (which read
+                the live memory object) the whole item runs under it, so a later subtask never updates a
+                memory still in use.
         """
-        result = self.new_result(nodeid=nodeid, suite=suite, user=user, index=index, memory_name=memory_name,
-                                 trial=trial)
+        sub = user.outline[index]
+        result = ItemResult(
+            nodeid=nodeid, suite=str(suite.path), user_id=user.key, subtask_id=sub.subtask_id, subtask_index=index,
+            domain=",".join(sub.domains), skills=list(sub.skills), memory=memory_name, trial=trial,
+            seed=self.config.trial_seed(trial),
+        )
         started = time.perf_counter()
         prepared: _Prepared | None = None
+        chain_lock = chain_lock or asyncio.Lock()
         try:
-            await self.ensure_user_async(suite, user, call)
             await chain_lock.acquire()
             locked = True
             try:
@@ -266,13 +229,26 @@ class ItemRunner:
             finally:
                 if locked:
                     chain_lock.release()
-            self._record_episode(result, episode, memory_usage)
-            verdict = await call(judge.judge, self._judge_case(result, prepared, episode))
+            result.messages = episode.messages
+            result.termination = episode.termination
+            result.steps = episode.steps
+            result.tool_errors = episode.tool_errors
+            result.usage = {**episode.usage, "judge": Usage(), "memory": memory_usage}
+            verdict = await call(judge.judge, JudgeCase(
+                subtask=prepared.subtask, messages=episode.messages, environment=prepared.environment,
+                termination=episode.termination, time=prepared.env_time, seed=result.seed,
+                extra={"language": prepared.language}))
             result.record_verdict(verdict)
             # Decided here, where the trajectory and the subtask's data are at hand (the controller gets summaries).
             result.failure_category = failure_category(result, prepared.subtask)
         except Exception as exc:  # an infrastructure failure: reported as an error, scored as a failure
-            self._record_error(result, exc)
+            result.failure_category = "infrastructure_error"
+            result.outcome = "error"
+            result.reward = 0.0
+            # An exception from an endpoint may quote what it was sent: no credential goes into a result.
+            result.error = exc.render() if isinstance(exc, SuiteError) else redact(f"{type(exc).__name__}: {exc}")
+            result.termination = result.termination or "error"
+            result.traceback = redact(traceback.format_exc())
         finally:
             if prepared is not None:
                 prepared.environment.close()
@@ -281,7 +257,8 @@ class ItemRunner:
 
     async def _play(self, result: ItemResult, prepared: _Prepared, agent: Agent, user_simulator: UserSimulator,
                     call: Callable[..., Awaitable[Any]]) -> EpisodeResult:
-        """The item's episode, started again on a fresh environment as long as :meth:`_restarted` allows."""
+        """The item's episode. Under the official episode style a crashed one starts again on a fresh
+        environment, as the official harness reruns a crashed user, up to :data:`OFFICIAL_RESTARTS` times."""
         while True:
             try:
                 return await play_episode(
@@ -290,36 +267,21 @@ class ItemRunner:
                     max_steps=self.config.max_steps, history=prepared.history, call=call,
                     style=self.config.episode_style)
             except Exception:
-                if not self._restarted(result, prepared):
+                if self.config.episode_style != "official" or result.restarts >= OFFICIAL_RESTARTS:
                     raise
-
-    def _restarted(self, result: ItemResult, prepared: _Prepared) -> bool:
-        """After a crashed episode: whether it starts again on a fresh environment (official episode style, as
-        the official harness reruns a crashed user) instead of being an error."""
-        if self.config.episode_style != "official" or result.restarts >= OFFICIAL_RESTARTS:
-            return False
-        result.restarts += 1
-        prepared.restart()
-        return True
-
-    def _record_error(self, result: ItemResult, exc: BaseException) -> None:
-        result.failure_category = "infrastructure_error"
-        result.outcome = "error"
-        result.reward = 0.0
-        # An exception from an endpoint may quote what it was sent: no credential goes into a result.
-        result.error = exc.render() if isinstance(exc, SuiteError) else redact(f"{type(exc).__name__}: {exc}")
-        result.termination = result.termination or "error"
-        result.traceback = redact(traceback.format_exc())
+                result.restarts += 1
+                prepared.environment.close()
+                prepared.environment = prepared.rebuild()
 
     def _prepare(self, result: ItemResult, suite: LoadedSuite, user: LoadedUser, index: int,
                  agent: Agent) -> tuple[_Prepared, Usage]:
         """The item's memory snapshot, environment and both setups (the memory chain advanced to ``index``)."""
-        task = user.task
-        assert task is not None
+        with held_user(suite, user) as task:  # what the item needs of the user is read here, held
+            memory = self.memory_for(suite, user, index, result.memory, result.trial)
+            tool_user_id, answer = user.tool_user_id(index), _answer_for(agent, user, index)
         sub = task.subtasks[index]
         config = self.config
         language = self.language_for(suite)
-        memory = self.memory_for(suite, user, index, result.memory, result.trial)
         memory_usage = take_usage(memory)
         snapshot = memory.read(query=sub.instruction)
         result.memory_snapshot = snapshot
@@ -332,7 +294,7 @@ class ItemRunner:
 
         def fresh_environment() -> Environment:
             built = build_environment(
-                sub.domain, sub.environment, user_id=user.tool_user_id(index),
+                sub.domain, sub.environment, user_id=tool_user_id,
                 time=env_time, seed=result.seed, language=language, checks=config.tool_checks,
                 search_style=config.search_style, tool_results=tool_results, official_source=self.official_source,
             )
@@ -360,7 +322,7 @@ class ItemRunner:
             memory=snapshot, time=clock, user_profile=profile,
             proactive=sub.is_proactive, language=language, seed=result.seed,
             groundtruth=sub.groundtruth_preferences() if getattr(agent, "reads_groundtruth", False) else None,
-            write_tools=write_tools, answer=_answer_for(agent, user, index),
+            write_tools=write_tools, answer=answer,
         )
         user_setup = UserSetup(
             instruction=sub.instruction, user_id=task.user_id, user_intention=sub.user_intention or "",
@@ -372,30 +334,6 @@ class ItemRunner:
         return _Prepared(subtask=sub, environment=environment, agent_setup=setup, user_setup=user_setup,
                          env_time=env_time, history=history, language=language, live_memory=bool(tools),
                          rebuild=fresh_environment), memory_usage
-
-    @staticmethod
-    def _record_episode(result: ItemResult, episode: EpisodeResult, memory_usage: Usage) -> None:
-        result.messages = episode.messages
-        result.termination = episode.termination
-        result.steps = episode.steps
-        result.tool_errors = episode.tool_errors
-        result.usage = {**episode.usage, "judge": Usage(), "memory": memory_usage}
-
-    @staticmethod
-    def _judge_case(result: ItemResult, prepared: _Prepared, episode: EpisodeResult) -> JudgeCase:
-        return JudgeCase(subtask=prepared.subtask, messages=episode.messages, environment=prepared.environment,
-                         termination=episode.termination, time=prepared.env_time, seed=result.seed,
-                         extra={"language": prepared.language})
-
-
-class _Unlocked:
-    """The chain lock of an item run alone in its thread (:meth:`ItemRunner.run`): nothing to wait for."""
-
-    async def acquire(self) -> bool:
-        return True
-
-    def release(self) -> None:
-        pass
 
 
 def _answer_for(agent: Agent, user: LoadedUser, index: int) -> Any:

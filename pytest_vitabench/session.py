@@ -112,14 +112,15 @@ class VitaSession:
         if self._bench is not None and self._store is not None:
             return self._bench, self._store
         from .benchmark import Benchmark
+        from .runner import RunState
         from .runs.session import open_run_store
         from .settings import raw_options
         from .store import default_root
 
         config = self.config
         try:
-            bench = Benchmark(raw_options(self.option), rootdir=config.rootpath, state_dir=self.llm_state_dir())
-            bench.runner.index_dir = default_root(config.rootpath) / "suites"
+            bench = Benchmark(raw_options(self.option), rootdir=config.rootpath, state_dir=self.llm_state_dir(),
+                              run_state=RunState(index_dir=default_root(config.rootpath) / "suites"))
             self._store, self.saved = open_run_store(
                 rootdir=config.rootpath, config=bench.config.manifest(), resume=bench.config.resume,
                 run_dir=(self.worker_input or {}).get(WORKER_RUN_DIR), writer=self.writer,

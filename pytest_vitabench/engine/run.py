@@ -65,7 +65,7 @@ class RunEngine:
         self._validating = False
         self._to_validate: OrderedDict[int, tuple[LoadedSuite, LoadedUser]] = OrderedDict()
         if self.concurrency > 1:
-            runner.max_chains = max(runner.max_chains, 2 * self.concurrency + 8)
+            runner.state.max_chains = max(runner.state.max_chains, 2 * self.concurrency + 8)
 
     def saved_result(self, nodeid: str, suite_sha256: str) -> ItemResult | None:
         """The item's result from the resumed run, if it finished there with the same suite file."""
@@ -90,7 +90,10 @@ class RunEngine:
         Raises:
             SuiteError: The item's user has invalid data (not a result: nothing is journaled).
         """
-        await self.runner.ensure_user_async(job.suite, job.user, self._caller)
+        if needs_validation(job.user):  # in a thread only then: the round trip is slow with many episodes
+            await self._caller(ensure_user, job.suite, job.user)
+        if job.user.error is not None:
+            raise job.user.error
         key = self.runner.chain_key(job.suite, job.user, job.memory, job.trial)
         lock = self._chain_locks.setdefault(key, asyncio.Lock())
         with item_ledger() as usage:
@@ -124,7 +127,7 @@ class RunEngine:
 
     def _validate_ahead(self, job: ItemJob) -> None:
         """Queue the user of an item about to start for validation in the scheduler's threads, so that its
-        first item need not wait for it (the item's own :meth:`ItemRunner.ensure_user` finds the verdict)."""
+        first item need not wait for it (the item finds the verdict)."""
         if needs_validation(job.user):
             self._to_validate.setdefault(id(job.user), (job.suite, job.user))
         if not self._validating:

@@ -6,12 +6,14 @@ the file's other users still load. See docs/suites.md for what is an error and w
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import gzip
 import hashlib
 import threading
 import zlib
-from collections import Counter
+from collections import Counter, OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,10 @@ from .language import INDEXED_SAMPLE_USERS, detect_language
 from .schema import DailyRecord, EventRecord, UserTask
 
 DEFAULT_TIME_OF_DAY = "12:00:00"
+#: Validated users a lazily loaded suite keeps parsed once no item holds them (:func:`held_user`). A process
+#: runs a user's items one after another, so a few spare the next items of the last users a parse, while a
+#: paper-scale suite's dozens of users would each stay parsed (megabytes of models) for the whole run.
+KEPT_USERS = 8
 
 
 @dataclass
@@ -46,6 +52,8 @@ class LoadedUser:
     #: What collection needs of each subtask, read without validating the user.
     outline: list[SubtaskOutline] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    #: Items inside :func:`held_user`: while there is one, ``task`` stays parsed.
+    holders: int = 0
 
     def tool_user_id(self, index: int) -> str:
         """The user id the tools of subtask ``index`` accept: its environment's ``user_id``, else the user's."""
@@ -71,7 +79,11 @@ class LoadedSuite:
     text: str = field(default="", repr=False)
     #: Detected while indexing; ``None``: detect it from the validated users.
     language: str | None = None
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    #: The run's language for its prompts and simulator (``ItemRunner.language_for``), once told.
+    prompt_language: str | None = None
+    _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
+    #: Validated indexed users no item holds, least recently held first (:data:`KEPT_USERS` at most).
+    _kept: OrderedDict[int, LoadedUser] = field(default_factory=OrderedDict, repr=False)
 
 
 def json_path(loc: tuple[Any, ...] | list[Any], prefix: str = "") -> str:
@@ -276,9 +288,37 @@ def ensure_user(suite: LoadedSuite, user: LoadedUser) -> list[str]:
         user.task, user.times, user.error = loaded.task, loaded.times, loaded.error
         if loaded.task is not None:
             user.outline = outline_of(loaded.task)
-        user.warnings = warnings
-        suite.warnings.extend(warnings)
+        user.warnings = warnings  # the suite's warnings have them already, from the index
         return warnings
+
+
+@contextlib.contextmanager
+def held_user(suite: LoadedSuite, user: LoadedUser) -> Iterator[UserTask]:
+    """The user's validated task, kept parsed while the block runs (thread-safe).
+
+    Once no block holds it, an indexed user waits among the suite's :data:`KEPT_USERS` most recently held,
+    then goes back to its span: validated again from it, with the same verdict, if an item needs it later.
+
+    Raises:
+        SuiteError: The user's data is invalid.
+    """
+    with suite._lock:
+        ensure_user(suite, user)
+        if user.error is not None:
+            raise user.error
+        assert user.task is not None
+        task = user.task
+        user.holders += 1
+        suite._kept.pop(user.index, None)
+    try:
+        yield task
+    finally:
+        with suite._lock:
+            user.holders -= 1
+            if not user.holders and user.span is not None:
+                suite._kept[user.index] = user
+                while len(suite._kept) > KEPT_USERS:
+                    suite._kept.popitem(last=False)[1].task = None
 
 
 def needs_validation(user: LoadedUser) -> bool:

@@ -3,13 +3,14 @@ first use with the same errors and warnings as an eager load."""
 
 from __future__ import annotations
 
+import copy
 import json
 
 import pytest
 from _suites import broken, tiny_suite, write_suite
 
 from pytest_vitabench.suite.index import index_path
-from pytest_vitabench.suite.loader import SuiteError, ensure_user, index_variant, load_suite
+from pytest_vitabench.suite.loader import KEPT_USERS, SuiteError, ensure_user, held_user, index_variant, load_suite
 
 
 def test_lazy_outline_equals_the_eager_one_and_the_index_is_cached(tmp_path):
@@ -105,3 +106,27 @@ def test_the_language_is_cached_with_the_index(tmp_path):
     suite = runner.suite(path, lazy=True)
     assert runner.language_for(suite) == "en"
     assert all(u.task is None for u in suite.users)  # told without validating any user
+
+
+def test_unheld_users_beyond_the_bound_go_back_to_their_span_and_come_back_the_same(tmp_path):
+    data = []
+    for n in range(KEPT_USERS + 3):
+        user = copy.deepcopy(tiny_suite()[0])
+        user["id"], user["surprise"] = f"U{n}", n  # an unknown key: each user has a warning
+        data.append(user)
+    path = write_suite(tmp_path / "tasks.json", data)
+    eager = load_suite(path)
+    suite = load_suite(path, lazy=True, index_dir=tmp_path / "cache")
+    warned = list(suite.warnings)
+    first, *others = suite.users
+    with held_user(suite, first) as held:
+        for user in others:  # every other user held and released in turn: the held one stays parsed
+            with held_user(suite, user) as task:
+                assert task == eager.users[user.index].task
+            assert first.task is held
+    # the least recently held went back to their span (the first was released last)
+    assert [u.task is not None for u in suite.users] == [True] + [False] * 3 + [True] * (KEPT_USERS - 1)
+    second = suite.users[1]
+    with held_user(suite, second) as again:  # validated again from its span: the same task and warnings
+        assert again == eager.users[1].task and second.warnings == [w for w in warned if "[1] " in w] != []
+    assert suite.warnings == warned  # reported once, at load
