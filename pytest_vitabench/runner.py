@@ -93,6 +93,21 @@ class _Prepared:
     language: str = "en"
 
 
+@dataclass
+class ItemJob:
+    """One item to run: a user's subtask, with a memory backend and a trial, and the roles that play it."""
+
+    nodeid: str
+    suite: LoadedSuite
+    user: LoadedUser
+    index: int
+    memory: str
+    trial: int
+    agent: Any
+    user_simulator: Any
+    judge: Any
+
+
 class ItemRunner:
     """Runs the items of one configuration, on the process's :class:`RunState`."""
 
@@ -179,25 +194,11 @@ class ItemRunner:
             agent: Agent, user_simulator: UserSimulator, judge: Judge) -> ItemResult:
         """Run one item in this thread: :meth:`run_async` driven to its end without an event loop."""
         with SyncCaller() as call:
-            return drive(self.run_async(nodeid=nodeid, suite=suite, user=user, index=index, memory_name=memory_name,
-                                        trial=trial, agent=agent, user_simulator=user_simulator, judge=judge,
-                                        call=call))
+            return drive(self.run_async(ItemJob(nodeid, suite, user, index, memory_name, trial, agent,
+                                                user_simulator, judge), call=call))
 
-    async def run_async(
-        self,
-        *,
-        nodeid: str,
-        suite: LoadedSuite,
-        user: LoadedUser,
-        index: int,
-        memory_name: str,
-        trial: int,
-        agent: Agent,
-        user_simulator: UserSimulator,
-        judge: Judge,
-        call: Callable[..., Awaitable[Any]],
-        chain_lock: asyncio.Lock | None = None,
-    ) -> ItemResult:
+    async def run_async(self, job: ItemJob, *, call: Callable[..., Awaitable[Any]],
+                        chain_lock: asyncio.Lock | None = None) -> ItemResult:
         """Run one item on an event loop, next to others.
 
         Args:
@@ -208,11 +209,11 @@ class ItemRunner:
                 the live memory object) the whole item runs under it, so a later subtask never updates a
                 memory still in use.
         """
-        sub = user.outline[index]
+        sub = job.user.outline[job.index]
         result = ItemResult(
-            nodeid=nodeid, suite=str(suite.path), user_id=user.key, subtask_id=sub.subtask_id, subtask_index=index,
-            domain=",".join(sub.domains), skills=list(sub.skills), memory=memory_name, trial=trial,
-            seed=self.config.trial_seed(trial),
+            nodeid=job.nodeid, suite=str(job.suite.path), user_id=job.user.key, subtask_id=sub.subtask_id,
+            subtask_index=job.index, domain=",".join(sub.domains), skills=list(sub.skills), memory=job.memory,
+            trial=job.trial, seed=self.config.trial_seed(job.trial),
         )
         started = time.perf_counter()
         prepared: _Prepared | None = None
@@ -221,11 +222,11 @@ class ItemRunner:
             await chain_lock.acquire()
             locked = True
             try:
-                prepared, memory_usage = await call(self._prepare, result, suite, user, index, agent)
+                prepared, memory_usage = await call(self._prepare, result, job)
                 if not prepared.live_memory:  # the agent holds a snapshot: the chain may move on
                     chain_lock.release()
                     locked = False
-                episode = await self._play(result, prepared, agent, user_simulator, call)
+                episode = await self._play(result, prepared, job, call)
             finally:
                 if locked:
                     chain_lock.release()
@@ -234,7 +235,7 @@ class ItemRunner:
             result.steps = episode.steps
             result.tool_errors = episode.tool_errors
             result.usage = {**episode.usage, "judge": Usage(), "memory": memory_usage}
-            verdict = await call(judge.judge, JudgeCase(
+            verdict = await call(job.judge.judge, JudgeCase(
                 subtask=prepared.subtask, messages=episode.messages, environment=prepared.environment,
                 termination=episode.termination, time=prepared.env_time, seed=result.seed,
                 extra={"language": prepared.language}))
@@ -255,14 +256,14 @@ class ItemRunner:
         result.duration_s = round(time.perf_counter() - started, 4)
         return result
 
-    async def _play(self, result: ItemResult, prepared: _Prepared, agent: Agent, user_simulator: UserSimulator,
+    async def _play(self, result: ItemResult, prepared: _Prepared, job: ItemJob,
                     call: Callable[..., Awaitable[Any]]) -> EpisodeResult:
         """The item's episode. Under the official episode style a crashed one starts again on a fresh
         environment, as the official harness reruns a crashed user, up to :data:`OFFICIAL_RESTARTS` times."""
         while True:
             try:
                 return await play_episode(
-                    agent=agent, agent_setup=prepared.agent_setup, user=user_simulator,
+                    agent=job.agent, agent_setup=prepared.agent_setup, user=job.user_simulator,
                     user_setup=prepared.user_setup, environment=prepared.environment,
                     max_steps=self.config.max_steps, history=prepared.history, call=call,
                     style=self.config.episode_style)
@@ -273,9 +274,9 @@ class ItemRunner:
                 prepared.environment.close()
                 prepared.environment = prepared.rebuild()
 
-    def _prepare(self, result: ItemResult, suite: LoadedSuite, user: LoadedUser, index: int,
-                 agent: Agent) -> tuple[_Prepared, Usage]:
-        """The item's memory snapshot, environment and both setups (the memory chain advanced to ``index``)."""
+    def _prepare(self, result: ItemResult, job: ItemJob) -> tuple[_Prepared, Usage]:
+        """The item's memory snapshot, environment and both setups (the memory chain advanced to its subtask)."""
+        suite, user, index, agent = job.suite, job.user, job.index, job.agent
         with held_user(suite, user) as task:  # what the item needs of the user is read here, held
             memory = self.memory_for(suite, user, index, result.memory, result.trial)
             tool_user_id, answer = user.tool_user_id(index), _answer_for(agent, user, index)

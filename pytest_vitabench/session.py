@@ -20,8 +20,9 @@ import pytest
 
 if TYPE_CHECKING:
     from .benchmark import Benchmark
-    from .engine.run import ItemJob, RunEngine
+    from .engine.run import RunEngine
     from .result import ItemResult
+    from .runner import ItemJob
     from .runs.store import RunStore
     from .suite.loader import LoadedSuite, LoadedUser
 
@@ -239,7 +240,7 @@ class VitaSession:
         return scheduler.result(item.nodeid)
 
     def _job(self, item: Any, roles: tuple[Any, Any, Any]) -> ItemJob:
-        from .engine.run import ItemJob
+        from .runner import ItemJob
 
         ref: ItemRef = item.vita_ref
         return ItemJob(item.nodeid, self.bench.runner.suite(item.path, lazy=True), ref.user, ref.index, ref.memory,

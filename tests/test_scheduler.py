@@ -9,9 +9,9 @@ import time
 from _suites import tiny_suite, write_suite
 
 from pytest_vitabench.config import RunConfig
-from pytest_vitabench.engine.run import ItemJob, RunEngine
+from pytest_vitabench.engine.run import RunEngine
 from pytest_vitabench.engine.scheduler import EpisodeScheduler
-from pytest_vitabench.runner import ItemRunner
+from pytest_vitabench.runner import ItemJob, ItemRunner
 from pytest_vitabench.suite.loader import load_suite, needs_validation
 
 

@@ -9,31 +9,17 @@ from __future__ import annotations
 import asyncio
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from .. import heap
-from ..episode import ThreadedCaller
+from ..episode import SyncCaller, ThreadedCaller, drive
 from ..llm.ledger import item_ledger
 from ..result import ItemResult
-from ..runner import ItemRunner
+from ..runner import ItemJob, ItemRunner
 from ..runs.records import journal_item, result_from_record
 from ..runs.store import RunStore
 from ..suite.loader import LoadedSuite, LoadedUser, ensure_user, needs_validation
 from .scheduler import EpisodeScheduler
-
-
-@dataclass
-class ItemJob:
-    nodeid: str
-    suite: LoadedSuite
-    user: LoadedUser
-    index: int
-    memory: str
-    trial: int
-    agent: Any
-    user_simulator: Any
-    judge: Any
 
 
 class RunEngine:
@@ -77,10 +63,8 @@ class RunEngine:
         return result_from_record(record)
 
     def run(self, job: ItemJob) -> ItemResult:
-        with item_ledger() as usage:
-            result = self.runner.run(nodeid=job.nodeid, suite=job.suite, user=job.user, index=job.index,
-                                     memory_name=job.memory, trial=job.trial, agent=job.agent,
-                                     user_simulator=job.user_simulator, judge=job.judge)
+        with item_ledger() as usage, SyncCaller() as call:
+            result = drive(self.runner.run_async(job, call=call))
         self._finished(job, result, usage.by_role())
         return result
 
@@ -97,10 +81,7 @@ class RunEngine:
         key = self.runner.chain_key(job.suite, job.user, job.memory, job.trial)
         lock = self._chain_locks.setdefault(key, asyncio.Lock())
         with item_ledger() as usage:
-            result = await self.runner.run_async(
-                nodeid=job.nodeid, suite=job.suite, user=job.user, index=job.index, memory_name=job.memory,
-                trial=job.trial, agent=job.agent, user_simulator=job.user_simulator, judge=job.judge,
-                call=self._caller, chain_lock=lock)
+            result = await self.runner.run_async(job, call=self._caller, chain_lock=lock)
         await asyncio.to_thread(self._finished, job, result, usage.by_role())
         return result
 

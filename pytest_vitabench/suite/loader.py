@@ -20,7 +20,6 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from .. import heap
 from ..version import __version__
 from . import integrity
 from .domain_labels import vb1_domain
@@ -212,10 +211,12 @@ def _load_indexed(path: Path, raw: bytes, *, strict: bool, index_dir: Path | Non
         sample: list[UserTask] = []
         for i, (start, end, value) in enumerate(spans):
             row: dict[str, Any] = {"start": start, "end": end, "outline": outline_entry(value)}
-            if row["outline"] is not None:
-                row["problems"], row["warnings"], task = _verdict(path, i, value, strict=strict)
-                if i < INDEXED_SAMPLE_USERS and task is not None:
-                    sample.append(task)
+            if row["outline"] is not None:  # validated once, keeping the verdict and a few tasks (the language)
+                checked, warnings = _validate(path, i, value, strict)
+                row["problems"] = [list(problem) for problem in checked.error.problems] if checked.error else []
+                row["warnings"] = [] if checked.error else warnings
+                if i < INDEXED_SAMPLE_USERS and checked.task is not None:
+                    sample.append(checked.task)
             rows.append(row)
             values[i] = value
         # With irregular users (validated at load) the runner detects the language from those.
@@ -252,15 +253,6 @@ def index_variant(strict: bool) -> str:
     return f"{'strict' if strict else 'lenient'}-{__version__}"
 
 
-def _verdict(path: Path, index: int, entry: Any, *,
-             strict: bool) -> tuple[list[list[str]], list[str], UserTask | None]:
-    """One user's problems (JSON path, message) or warnings, and its task (to detect the language)."""
-    user, warnings = _validate(path, index, entry, strict)
-    if user.error is not None:
-        return [[where, problem] for where, problem in user.error.problems], [], None
-    return [], warnings, user.task
-
-
 def _validate(path: Path, index: int, entry: Any, strict: bool) -> tuple[LoadedUser, list[str]]:
     """One user validated alone, with its warnings (its unknown keys among them)."""
     warnings: list[str] = []
@@ -282,9 +274,8 @@ def ensure_user(suite: LoadedSuite, user: LoadedUser) -> list[str]:
         if not needs_validation(user):
             return []
         assert user.span is not None
-        with heap.built_to_last():
-            entry = parse_json_text(suite.text[user.span[0]:user.span[1]])
-            loaded, warnings = _validate(suite.path, user.index, entry, suite.strict)
+        entry = parse_json_text(suite.text[user.span[0]:user.span[1]])
+        loaded, warnings = _validate(suite.path, user.index, entry, suite.strict)
         user.task, user.times, user.error = loaded.task, loaded.times, loaded.error
         if loaded.task is not None:
             user.outline = outline_of(loaded.task)
