@@ -7,7 +7,7 @@ collector (:mod:`pytest_vitabench.heap`), from its start to its close.
 from __future__ import annotations
 
 import asyncio
-from collections import OrderedDict
+import concurrent.futures
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -18,7 +18,7 @@ from ..result import ItemResult
 from ..runner import ItemJob, ItemRunner
 from ..runs.records import journal_item, result_from_record
 from ..runs.store import RunStore
-from ..suite.loader import LoadedSuite, LoadedUser, ensure_user, needs_validation
+from ..suite.loader import ensure_user, needs_validation
 from .scheduler import EpisodeScheduler
 
 
@@ -48,8 +48,7 @@ class RunEngine:
         self._chain_locks: dict[Any, asyncio.Lock] = {}
         self._scheduler: EpisodeScheduler | None = None
         self._caller = ThreadedCaller()
-        self._validating = False
-        self._to_validate: OrderedDict[int, tuple[LoadedSuite, LoadedUser]] = OrderedDict()
+        self._validator = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="vita-validate")
         if self.concurrency > 1:
             runner.state.max_chains = max(runner.state.max_chains, 2 * self.concurrency + 8)
 
@@ -107,36 +106,17 @@ class RunEngine:
         return self._scheduler
 
     def _validate_ahead(self, job: ItemJob) -> None:
-        """Queue the user of an item about to start for validation in the scheduler's threads, so that its
-        first item need not wait for it (the item finds the verdict)."""
+        """Validate the user of an item about to start, so that its first item need not wait for it: in a
+        thread of its own, one user at a time, so that validations do not crowd the episodes out of the
+        interpreter (the item finds the verdict)."""
         if needs_validation(job.user):
-            self._to_validate.setdefault(id(job.user), (job.suite, job.user))
-        if not self._validating:
-            self._validate_next()
-
-    def _validate_next(self) -> None:
-        # One at a time, so that validations do not crowd the episodes out of the interpreter.
-        while self._to_validate:
-            _, (suite, user) = self._to_validate.popitem(last=False)
-            if needs_validation(user):
-                break
-        else:
-            return
-        self._validating = True
-        future = asyncio.get_running_loop().run_in_executor(None, ensure_user, suite, user)
-
-        def done(finished: asyncio.Future[Any]) -> None:
-            self._validating = False
-            if not finished.cancelled():
-                finished.exception()  # retrieved: the item's own call reports it
-            self._validate_next()
-
-        future.add_done_callback(done)
+            self._validator.submit(ensure_user, job.suite, job.user)
 
     def close(self) -> None:
         """Cancel what is still in flight, flush the journal, and keep the collector off what the run built."""
         if self._scheduler is not None:
             self._scheduler.close()
+        self._validator.shutdown(wait=False, cancel_futures=True)
         if self.store is not None:
             self.store.close()
         heap.freeze_before_exit()

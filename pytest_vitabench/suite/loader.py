@@ -99,20 +99,15 @@ def json_path(loc: tuple[Any, ...] | list[Any], prefix: str = "") -> str:
 
 
 def _validation_problems(exc: ValidationError, prefix: str) -> list[tuple[str, str]]:
-    problems = []
-    seen = set()
+    problems: dict[tuple[str, str], None] = {}  # each once, in pydantic's order
     for err in exc.errors(include_url=False):
-        where = json_path(err["loc"], prefix)
         message = err["msg"]
         if err["type"] == "missing":
             message = "required field is missing"
         elif err["type"] == "value_error":
             message = message.removeprefix("Value error, ")
-        key = (where, message)
-        if key not in seen:
-            seen.add(key)
-            problems.append(key)
-    return problems
+        problems[(json_path(err["loc"], prefix), message)] = None
+    return list(problems)
 
 
 def read_suite_bytes(path: Path) -> bytes:
@@ -263,16 +258,12 @@ def _validate(path: Path, index: int, entry: Any, strict: bool) -> tuple[LoadedU
     return user, warnings
 
 
-def ensure_user(suite: LoadedSuite, user: LoadedUser) -> list[str]:
-    """Validate an indexed user (thread-safe), filling ``task``, ``times`` and ``error`` as an eager load
-    would: the one way in to a user's validated data.
-
-    Returns:
-        The warnings the validation produced (empty when the user was already validated).
-    """
+def ensure_user(suite: LoadedSuite, user: LoadedUser) -> None:
+    """Validate an indexed user (thread-safe), filling ``task``, ``times``, ``error`` and ``warnings`` as an
+    eager load would: the one way in to a user's validated data (:func:`held_user` keeps it parsed)."""
     with suite._lock:
         if not needs_validation(user):
-            return []
+            return
         assert user.span is not None
         entry = parse_json_text(suite.text[user.span[0]:user.span[1]])
         loaded, warnings = _validate(suite.path, user.index, entry, suite.strict)
@@ -280,7 +271,6 @@ def ensure_user(suite: LoadedSuite, user: LoadedUser) -> list[str]:
         if loaded.task is not None:
             user.outline = outline_of(loaded.task)
         user.warnings = warnings  # the suite's warnings have them already, from the index
-        return warnings
 
 
 @contextlib.contextmanager
