@@ -35,6 +35,7 @@ from .prompts import agent_system_prompt, time_with_weekday
 from .report.run_analysis import failure_category
 from .result import ItemResult
 from .seed_history import seed_messages
+from .suite.answer_key import answer_key_of
 from .suite.language import INDEXED_SAMPLE_USERS, detect_language
 from .suite.loader import LoadedSuite, LoadedUser, SuiteError, ensure_user, held_user, load_suite
 from .suite.schema import SubTask, UserTask
@@ -339,11 +340,7 @@ class ItemRunner:
 
 def _answer_for(agent: Agent, user: LoadedUser, index: int) -> Any:
     """The answer key, only for an agent that declares it reads the answer (the ``answer`` built-in)."""
-    if not getattr(agent, "reads_answer", False):
-        return None
-    from .suite.answer_key import answer_key_of
-
-    return answer_key_of(user, index)
+    return answer_key_of(user, index) if getattr(agent, "reads_answer", False) else None
 
 
 def agent_profile(task: UserTask) -> dict[str, Any]:

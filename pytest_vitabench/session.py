@@ -278,9 +278,7 @@ class VitaSession:
     def _upcoming(self, session: pytest.Session, nodeid: str) -> Iterator[str]:
         """The node ids this process will run from ``nodeid`` on (on an xdist worker: those queued for it)."""
         if not self.is_worker:
-            ordered = self._ordered
-            for position in range(self._positions.get(nodeid, len(ordered)), len(ordered)):
-                yield ordered[position]
+            yield from self._ordered[self._positions.get(nodeid, len(self._ordered)):]
             return
         from .engine.xdist_queue import find_worker_interactor, worker_queue
 

@@ -1,17 +1,18 @@
 """One process's side of a run: each item runs inline or on the scheduler, is journaled as it lands, or is
 taken from the journal of the run being resumed. Plain Python: the session hands in what only pytest knows
 (which items come next, whether to stop) as functions. The engine is the one place that tunes the garbage
-collector (:mod:`pytest_vitabench.heap`), from its start to its close.
+collector, from its start to its close: ``gc.freeze`` moves the objects alive then to the permanent
+generation, still freed by reference counting, never scanned for cycles again.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import gc
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .. import heap
 from ..episode import SyncCaller, ThreadedCaller, drive
 from ..llm.ledger import item_ledger
 from ..result import ItemResult
@@ -20,6 +21,15 @@ from ..runs.records import journal_item, result_from_record
 from ..runs.store import RunStore
 from ..suite.loader import ensure_user, needs_validation
 from .scheduler import EpisodeScheduler
+
+GEN0_THRESHOLD = 10_000
+
+
+def freeze_long_lived() -> None:
+    """Collect once, then exempt every surviving object from later collections (call when the run starts)."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(GEN0_THRESHOLD, *gc.get_threshold()[1:])
 
 
 class RunEngine:
@@ -43,7 +53,7 @@ class RunEngine:
         self.concurrency = max(1, concurrency)
         self._on_first_journal = on_first_journal
         # Built when the first item starts: what is alive now lives until the end.
-        heap.freeze_long_lived()
+        freeze_long_lived()
         self._journal_started = False
         self._chain_locks: dict[Any, asyncio.Lock] = {}
         self._scheduler: EpisodeScheduler | None = None
@@ -119,4 +129,6 @@ class RunEngine:
         self._validator.shutdown(wait=False, cancel_futures=True)
         if self.store is not None:
             self.store.close()
-        heap.freeze_before_exit()
+        # What the run built is exempt from the collections pytest makes as it unconfigures: cycles made
+        # during the run are then no longer searched for finalizers' unraisable exceptions.
+        gc.freeze()
