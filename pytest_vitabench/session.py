@@ -219,9 +219,11 @@ class VitaSession:
         ref: ItemRef = item.vita_ref
         suite = self.bench.runner.suite(item.path, lazy=True)
         if id(ref.user) not in self._warned_users:
-            from .suite.loader import ensure_user
+            from .suite.loader import SuiteError, held_user
 
-            ensure_user(suite, ref.user)
+            # Validated and released at once: a user whose items the resumed run saved stays parsed no longer.
+            with contextlib.suppress(SuiteError), held_user(suite, ref.user):
+                pass
             self._warned_users.add(id(ref.user))
             for message in ref.user.warnings:
                 warnings.warn(VitaSuiteWarning(message), stacklevel=1)
