@@ -207,7 +207,6 @@ class VitaController(VitaSession):
         self.outcome = outcome = score_run(
             results, trials=run_config.trials, seed=run_config.seed, style=run_config.metrics_style,
             thresholds=parse_fail_under(run_config.fail_under) if run_config.fail_under else None,
-            analyse=bool(run_config.failures or run_config.report or run_config.baseline),
             want_failures=bool(run_config.failures or run_config.report), config=manifest,
             subtask_data=suite_subtask_data(bench.runner.suite), baseline=run_config.baseline,
             fail_regression=run_config.fail_regression)

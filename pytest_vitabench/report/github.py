@@ -98,7 +98,7 @@ def step_summary(metrics: Mapping[str, Any], results: Sequence[ItemResult], *, t
         thresholds: The ``--vita-fail-under`` outcomes, when thresholds were given.
         regressions: Regressions against a baseline, when one was given: sentences, or one mapping per
             regression (its keys become the table's columns).
-        verdict: The exit-status line (see :func:`pytest_vitabench.report.exit_policy.explain`).
+        verdict: The exit-status line (see :func:`pytest_vitabench.report.outcome.explain`).
     """
     lines = [f"## {title}", ""]
     if verdict:
