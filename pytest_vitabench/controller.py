@@ -188,10 +188,10 @@ class VitaController(VitaSession):
         """Score, gate and report the run (``pytest_sessionfinish``, before junitxml writes its file)."""
         if not self.arrived:
             return
+        from .fail_under import parse_fail_under
+        from .report.failures import suite_subtask_data
         from .report.json_report import write_report
-        from .report.outcome import gate_run, run_report, score_run
-        from .report.run_analysis import complete_suite_hashes, suite_subtask_data
-        from .report.thresholds import parse_fail_under
+        from .report.outcome import complete_suite_hashes, gate_run, run_report, score_run
         from .runs.session import run_metadata, write_run_summary
         from .suite.fetch import suite_sources
 

@@ -13,9 +13,9 @@ from typing import Any
 from .command import Command, argument, run_config, setting_arguments
 from .fail_under import parse_fail_under
 from .llm.ledger import Ledger
+from .report.failures import suite_subtask_data
 from .report.json_report import write_report
 from .report.outcome import gate_run, github_outputs, run_report, score_run, summary_lines
-from .report.run_analysis import suite_subtask_data
 from .runs.manifest import now_iso
 from .runs.pieces import Combined, MergeError, combine
 from .settings import run_scoped

@@ -31,7 +31,7 @@ from .memory.spec import MemoryOptions
 from .messages import Usage
 from .official_wording import wording_for
 from .prompts import agent_system_prompt, time_with_weekday
-from .report.run_analysis import failure_category
+from .report.failures import failure_category
 from .result import ItemResult
 from .seed_history import seed_messages
 from .suite.language import INDEXED_SAMPLE_USERS, detect_language

@@ -9,6 +9,7 @@ incomplete (``docs/ci.md`` has the table).
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -23,12 +24,11 @@ from ..result import ItemResult
 from ..runs.reader import load_run
 from ..settings import run_scoped
 from .compare import Comparison, compare_results, regression_gate, regression_list, render_comparison
-from .failures import SubtaskFacts, failure_table, render_failure_table, subtask_facts
+from .failures import SubtaskFacts, categorize_result, failure_table, render_failure_table, subtask_facts
 from .github import error_annotations, step_summary, write_step_summary
 from .json_report import build_report
-from .run_analysis import categorize_result
 from .terminal import render_table
-from .thresholds import ThresholdOutcome, check_thresholds, gate_metrics
+from .thresholds import ThresholdOutcome, check_thresholds
 
 #: A terminal line and its colour (``None``: plain, ``"red"``, ``"green"``, ``"yellow"``, ``"bold"``).
 Line = tuple[str, str | None]
@@ -148,7 +148,12 @@ def score_run(results: list[ItemResult], *, trials: int, seed: int, style: str =
     outcome = RunOutcome(results=results, metrics=metrics, trials=trials, thresholds=thresholds,
                          baseline=baseline, fail_regression=fail_regression)
     if thresholds is not None:
-        checked, outcome.gate_k = gate_metrics(results, metrics, trials=trials, seed=seed)
+        # The table keeps K = trials (a unit short of trials scores 0 there, and the run is labelled partial). A
+        # gate instead judges what this session executed: a smoke run that selected fewer trials (-k t0) is
+        # checked at the k it ran, so K-independent thresholds (avg) still apply and pass^4 is reported as not
+        # checked rather than failing on trials that never ran.
+        outcome.gate_k = min(trials, _executed_trials(results) or trials)
+        checked = metrics if outcome.gate_k == trials else compute_metrics(results, k=outcome.gate_k, seed=seed)
         outcome.threshold_outcomes = check_thresholds(thresholds, checked, results)
     if want_failures:
         outcome.failures = _failure_table(results, subtask_data)
@@ -167,6 +172,15 @@ def score_run(results: list[ItemResult], *, trials: int, seed: int, style: str =
         if fail_regression is not None:
             outcome.regression = regression_gate(outcome.comparison, fail_regression)
     return outcome
+
+
+def _executed_trials(results: Sequence[ItemResult]) -> int | None:
+    """The fewest trials any judged unit (backend, user, subtask) ran in this session; ``None`` without any."""
+    seen: dict[tuple[str, str, str, str], set[int]] = {}
+    for r in results:
+        if r.outcome != "skipped":
+            seen.setdefault((r.memory, r.suite, r.user_id, r.subtask_id), set()).add(r.trial)
+    return min((len(trials) for trials in seen.values()), default=None)
 
 
 def _failure_table(results: Sequence[ItemResult],
@@ -234,17 +248,17 @@ def summary_lines(outcome: RunOutcome, *, ledger: Ledger | None, show_failures: 
     lines: list[Line] = [(line, None) for line in render_table(outcome.metrics, outcome.results)]
     if ledger is not None and (ledger.total().requests or ledger.total().cached_requests):
         lines += [(line, None) for line in ledger.table_lines()]
-    if show_failures and outcome.failures is not None:
-        lines += [(line, None) for line in ["", *render_failure_table(outcome.failures)]]
+    analysis = ["", *render_failure_table(outcome.failures)] if show_failures and outcome.failures is not None else []
     if outcome.comparison_error:
-        lines += [("", None), (outcome.comparison_error, None)]
+        analysis += ["", outcome.comparison_error]
     elif outcome.comparison is not None:
-        lines += [(line, None) for line in ["", *render_comparison(outcome.comparison, base_label=outcome.baseline
-                                                                   or "baseline", new_label="this run", limit=10)]]
+        analysis += ["", *render_comparison(outcome.comparison, base_label=outcome.baseline or "baseline",
+                                            new_label="this run", limit=10)]
+    lines += [(line, None) for line in analysis]
     if outcome.regression:
         lines.append((f"REGRESSION: {outcome.regression}", "red"))
     elif outcome.fail_regression is not None:
-            lines.append((f"regression gate passed (allowed drop {outcome.fail_regression})", "green"))
+        lines.append((f"regression gate passed (allowed drop {outcome.fail_regression})", "green"))
     if report:
         lines.append((f"JSON report: {report}", None))
     if outcome.thresholds is not None:
@@ -273,13 +287,26 @@ def github_outputs(outcome: RunOutcome, *, config: dict[str, Any], echo: Callabl
     path = os.environ.get("GITHUB_STEP_SUMMARY")
     if not path:
         return
-    regressions: Sequence[str] | None = None
-    if outcome.baseline:
-        regressions = list(outcome.regressions)
     markdown = step_summary(outcome.metrics, outcome.results, title=title, config=config,
-                            thresholds=outcome.threshold_outcomes or None, regressions=regressions,
+                            thresholds=outcome.threshold_outcomes or None,
+                            regressions=list(outcome.regressions) if outcome.baseline else None,
                             verdict=outcome.verdict)
     try:
         write_step_summary(Path(path), markdown)
     except OSError as exc:
         warn(f"could not write GITHUB_STEP_SUMMARY {path}: {exc}")
+
+
+def complete_suite_hashes(known: dict[str, str], results: Sequence[ItemResult]) -> dict[str, str]:
+    """Suite path -> sha256 for every suite the results came from.
+
+    Under xdist only workers collect, so the controller has not hashed any suite; the viewer and the
+    comparison need the paths (for names) and the hashes (to tell changed suites apart).
+    """
+    out = dict(known)
+    for path in sorted({r.suite for r in results if r.suite} - set(known)):
+        try:
+            out[path] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        except OSError:
+            continue
+    return dict(sorted(out.items()))

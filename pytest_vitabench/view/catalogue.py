@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..report.failures import iter_products
+
 #: Fields that name an entity (a store, shop, hotel, attraction, train, flight, taxi), best first.
 _ENTITY_NAME_KEYS = ("name", "store_name", "shop_name", "hotel_name", "attraction_name", "train_number",
                      "flight_number", "car_type")
@@ -79,15 +81,6 @@ class Catalogue:
                     product_label = _first(product, _PRODUCT_NAME_KEYS)
                     if product_label:
                         self.names.setdefault(str(product["product_id"]), product_label)
-
-
-def iter_products(entity: Mapping[str, Any]) -> Iterable[Mapping[str, Any]]:
-    """Every dict with a ``product_id`` directly inside one of an entity's lists."""
-    for value in entity.values():
-        if isinstance(value, list):
-            for product in value:
-                if isinstance(product, Mapping) and product.get("product_id"):
-                    yield product
 
 
 def _first(record: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
