@@ -91,16 +91,19 @@ def subtask_facts(subtask: Mapping[str, Any] | None) -> SubtaskFacts:
             if shared:
                 facts.preference_phrases[rubric] = sorted(shared)
     facts.target_products = {str(p) for p in subtask.get("target_product_ids") or []}
-    environment = subtask.get("environment") or {}
-    if facts.target_products and isinstance(environment, Mapping):
-        for container in environment.values():
-            if not isinstance(container, Mapping):
-                continue
-            for entity_id, entity in container.items():
-                if isinstance(entity, Mapping) and any(product["product_id"] in facts.target_products
-                                                       for product in iter_products(entity)):
-                    facts.target_entities.add(str(entity_id))
+    if facts.target_products:
+        facts.target_entities = {entity_id for entity_id, entity in iter_entities(subtask.get("environment"))
+                                 if any(p["product_id"] in facts.target_products for p in iter_products(entity))}
     return facts
+
+
+def iter_entities(environment: Any) -> Iterable[tuple[str, Mapping[str, Any]]]:
+    """Every ``(id, entity)`` of a subtask's environment (containers of entities by id)."""
+    for container in environment.values() if isinstance(environment, Mapping) else ():
+        if isinstance(container, Mapping):
+            for entity_id, entity in container.items():
+                if isinstance(entity, Mapping):
+                    yield str(entity_id), entity
 
 
 def iter_products(entity: Mapping[str, Any]) -> Iterable[Mapping[str, Any]]:
