@@ -24,7 +24,6 @@ from collections.abc import Sequence
 
 from . import estimate, judge_audit, merge, rejudge
 from .command import Command
-from .report import commands as report_commands
 from .store import commands as store_commands
 from .suite import commands as suite_commands
 from .synth import commands as synth_commands
@@ -32,7 +31,7 @@ from .view import commands as view_commands
 
 #: Every subcommand, in the order ``vitabench --help`` lists them.
 COMMANDS: tuple[Command, ...] = (
-    synth_commands.VALIDATE, report_commands.COMMAND, estimate.COMMAND, rejudge.COMMAND, judge_audit.COMMAND,
+    synth_commands.VALIDATE, view_commands.SHOW, estimate.COMMAND, rejudge.COMMAND, judge_audit.COMMAND,
     synth_commands.SYNTH, view_commands.VIEW, view_commands.PLOT, view_commands.COMPARE, merge.COMMAND,
     store_commands.COMMAND, suite_commands.COMMAND,
 )

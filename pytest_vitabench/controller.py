@@ -30,6 +30,7 @@ from .session import (
 )
 
 if TYPE_CHECKING:
+    from .report.outcome import RunOutcome
     from .result import ItemResult
 
 #: Role options whose default is offline; any other value names an LLM, so a preflight may be due.
@@ -44,24 +45,12 @@ class VitaController(VitaSession):
         super().__init__(config)
         #: Each item's result (validated as it arrives, not at the end) and its payload, by node id.
         self.arrived: dict[str, tuple[ItemResult, dict[str, Any]]] = {}
-        self.results: list[ItemResult] = []
         self.non_vita_failures = 0
         self.started_monotonic: float | None = None
         self.planned_items: int | None = None
         self.progress: Any = None
-        self.metrics: dict[str, Any] | None = None
-        self.thresholds: Any = None
-        self.threshold_outcomes: list[Any] = []
-        self.violations: list[str] = []
-        #: The k the thresholds were checked at (fewer than --vita-trials when fewer trials ran).
-        self.gate_k: int | None = None
-        #: Another gate (the baseline's regression check) is on, even if it found nothing: it decides the exit status.
-        self.gated = False
-        self.gate_failures: list[str] = []
-        self.regressions: list[Any] | None = None
-        self.gate_verdict: str | None = None
-        self.analysis: Any = None
-        self.report_written: str | None = None
+        #: The run's scores, gates and verdict (:mod:`pytest_vitabench.report.outcome`), once it finished.
+        self.outcome: RunOutcome | None = None
         #: The preflight's failures, still being found (its requests run while the suite is collected).
         self.preflight: Future[list[str]] | None = None
 
@@ -199,46 +188,30 @@ class VitaController(VitaSession):
         """Score, gate and report the run (``pytest_sessionfinish``, before junitxml writes its file)."""
         if not self.arrived:
             return
-        from .metrics import compute_metrics
-        from .report.json_report import build_report, write_report
+        from .fail_under import parse_fail_under
+        from .report.failures import suite_subtask_data
+        from .report.json_report import write_report
+        from .report.outcome import complete_suite_hashes, gate_run, run_report, score_run
+        from .runs.session import run_metadata, write_run_summary
+        from .suite.fetch import suite_sources
 
         bench, config = self.bench, self.config
         run_config = bench.config
         arrived = [self.arrived[nodeid] for nodeid in sorted(self.arrived)]
-        self.results = results = [result for result, _ in arrived]
-        # K is --vita-trials whatever was selected or finished: a partial run does not shrink K.
-        self.metrics = compute_metrics(results, k=run_config.trials, seed=run_config.seed,
-                                       style=run_config.metrics_style, trials=run_config.trials)
-        if run_config.fail_under:
-            from .report.thresholds import check_thresholds, gate_metrics, parse_fail_under
-
-            self.thresholds = parse_fail_under(run_config.fail_under)
-            checked, self.gate_k = gate_metrics(results, self.metrics, trials=run_config.trials, seed=run_config.seed)
-            self.threshold_outcomes = check_thresholds(self.thresholds, checked, results)
-            self.violations = [o.message for o in self.threshold_outcomes if o.status == "missed"]
-        from .report.run_analysis import complete_suite_hashes
-
+        results = [result for result, _ in arrived]
         suites = complete_suite_hashes(self.suites, results)
-        from .suite.fetch import suite_sources
-
         manifest = {**run_config.report_config(), "suites": suites,
                     "profile_summary": bench.profile_summary(), "suite_languages": self._suite_languages(suites),
                     "suite_sources": suite_sources(suites)}
-        self._analyse(session, results, manifest)
-        if self.thresholds is not None or self.gated or self.gate_failures:
-            from .report.exit_policy import GateInputs, explain, gated_exit_status
-
-            found = GateInputs(missed_thresholds=tuple(self.violations), gate_failures=tuple(self.gate_failures),
-                               infrastructure_errors=sum(1 for r in results if r.outcome == "error"),
-                               other_failures=self.non_vita_failures)
-            session.exitstatus = gated_exit_status(int(session.exitstatus), found)
-            self.gate_verdict = explain(int(session.exitstatus), found)
-            if bench.shard is not None:  # a shard's gate saw a part of the run, and must say so
-                self.gate_verdict = (f"{bench.shard.label}: {self.gate_verdict} (this shard's items only; gate the "
-                                     "run with `vitabench merge ... --vita-fail-under`)")
-            self._github_annotations(found)
-        from .runs.session import run_metadata, write_run_summary
-
+        # K is --vita-trials whatever was selected or finished: a partial run does not shrink K.
+        self.outcome = outcome = score_run(
+            results, trials=run_config.trials, seed=run_config.seed, style=run_config.metrics_style,
+            thresholds=parse_fail_under(run_config.fail_under) if run_config.fail_under else None,
+            want_failures=bool(run_config.failures or run_config.report), config=manifest,
+            subtask_data=suite_subtask_data(bench.runner.suite), baseline=run_config.baseline,
+            fail_regression=run_config.fail_regression)
+        session.exitstatus = gate_run(outcome, status=session.exitstatus, other_failures=self.non_vita_failures,
+                                      scope=bench.shard.label if bench.shard is not None else None)
         counts = {"planned": sum(self.planned.values()), "completed": len(results),
                   "resumed": sum(1 for r in results if r.resumed)}
         # What `vitabench merge` needs beyond the journal: the report's config block and the usage.
@@ -247,18 +220,12 @@ class VitaController(VitaSession):
         if run_config.report:
             run = run_metadata(store=self.store, started=self.started, command=command(config),
                                rootdir=config.rootpath, **counts)
-            report = build_report(manifest, self.metrics, results, run=run,
-                                  records=[payload for _, payload in arrived])
-            report["usage"] = bench.ledger.to_dict()
-            if self.analysis is not None:
-                report["failures"] = self.analysis.failures
-                if self.analysis.comparison is not None:
-                    report["comparison"] = self.analysis.comparison.to_dict()
+            report = run_report(outcome, manifest, run=run, usage=bench.ledger.to_dict(),
+                                records=[payload for _, payload in arrived])
             config.hook.pytest_vitabench_report(report=report, config=config)
             write_report(run_config.report, report)
-            self.report_written = str(run_config.report)
-        self._add_junit_properties()
-        self._github_step_summary()
+        self._add_junit_properties(outcome)
+        self._github_outputs(outcome)
 
     def _suite_languages(self, suites: dict[str, str]) -> dict[str, str]:
         # As collected, else from the file's index (a few users tell the language), never validating it all.
@@ -266,112 +233,46 @@ class VitaController(VitaSession):
         return {path: self.languages.get(path) or runner.language_for(runner.suite(path, lazy=True))
                 for path in sorted(suites) if os.path.exists(path)}
 
-    def _analyse(self, session: Any, results: list[ItemResult], manifest: dict[str, Any]) -> None:
-        """Failure categories and the baseline comparison; the regression gate fails the session."""
-        run_config = self.bench.config
-        if not (run_config.failures or run_config.report or run_config.baseline):
-            return
-        from .report.run_analysis import analyse_session, suite_subtask_data
-        from .settings import run_scoped
-
-        self.analysis = analyse_session(results, manifest, want_failures=run_config.failures or bool(run_config.report),
-                                        subtask_data=suite_subtask_data(self.bench.runner.suite),
-                                        baseline=run_config.baseline, max_drop=run_config.fail_regression,
-                                        seed=run_config.seed, ignored_settings=run_scoped())
-        if run_config.baseline:
-            self.regressions = list(self.analysis.regressions or [])
-        if run_config.fail_regression is not None:
-            self.gated = True
-        if self.analysis.regression:
-            self.gate_failures.append(f"regression against the baseline: {self.analysis.regression}")
-
-    def _github_annotations(self, found: Any) -> None:
-        if os.environ.get("GITHUB_ACTIONS") != "true":
-            return
-        from .report.github import error_annotations
+    def _github_outputs(self, outcome: RunOutcome) -> None:
+        from .report.outcome import github_outputs
 
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
-        for line in error_annotations(found.missed_thresholds, found.gate_failures, found.infrastructure_errors):
-            if reporter is not None:
-                reporter.write_line(line)
-            else:  # pragma: no cover - -p no:terminal
-                print(line)
+        github_outputs(outcome, config=self.bench.config.manifest(),
+                       echo=reporter.write_line if reporter is not None else print,
+                       warn=lambda message: warnings.warn(VitaSuiteWarning(message), stacklevel=1))
 
-    def _github_step_summary(self) -> None:
-        path = os.environ.get("GITHUB_STEP_SUMMARY")
-        if not path or self.metrics is None:
-            return
-        from .report.github import step_summary, write_step_summary
-
-        markdown = step_summary(self.metrics, self.results, config=self.bench.config.manifest(),
-                                thresholds=self.threshold_outcomes or None, regressions=self.regressions,
-                                verdict=self.gate_verdict)
-        try:
-            write_step_summary(path, markdown)
-        except OSError as exc:
-            warnings.warn(VitaSuiteWarning(f"could not write GITHUB_STEP_SUMMARY {path}: {exc}"), stacklevel=1)
-
-    def _add_junit_properties(self) -> None:
+    def _add_junit_properties(self, outcome: RunOutcome) -> None:
         try:
             from _pytest.junitxml import xml_key
         except ImportError:  # pragma: no cover - private API moved
             return
         xml = self.config.stash.get(xml_key, None)
-        if xml is None or self.metrics is None:
+        if xml is None:
             return
         run_config = self.bench.config
         xml.add_global_property("vita_model", run_config.model)
         xml.add_global_property("vita_profile", run_config.profile)
         from .report.junit import suite_properties
 
-        for name, value in suite_properties(self.metrics):
+        for name, value in suite_properties(outcome.metrics):
             xml.add_global_property(name, value)
 
     def pytest_terminal_summary(self, terminalreporter: Any, exitstatus: int, config: Any) -> None:
-        if self.metrics is None:
+        if self.outcome is None:
             return
-        from .report.terminal import render_table
+        from .report.outcome import summary_lines
 
         bench, store, write = self.bench, self.store, terminalreporter.write_line
-        trials = bench.config.trials
-        results = self.results
         terminalreporter.section("VitaBench results")
         write(bench.header_lines()[0])
-        planned, completed = sum(self.planned.values()), len(results)
+        planned, completed = sum(self.planned.values()), len(self.outcome.results)
         if bench.shard is not None:
             write(f"{bench.shard.label}: {completed} items of run {store.run_id} in {store.path}; "
                   "`vitabench merge` joins the shards into the run's report")
         elif planned and completed < planned:
             write(f"partial: {completed} of {planned} planned items (run {store.run_id}; "
                   f"--vita-resume completes it)", yellow=True)
-        for line in render_table(self.metrics, results):
-            write(line)
-        if bench.ledger.total().requests or bench.ledger.total().cached_requests:
-            for line in bench.ledger.table_lines():
-                write(line)
-        if self.analysis is not None:
-            from .report.run_analysis import summary_lines
-
-            for line in summary_lines(self.analysis, show_failures=bench.config.failures):
-                write(line)
-            if self.analysis.regression:
-                write(f"REGRESSION: {self.analysis.regression}", red=True)
-            elif bench.config.fail_regression is not None:
-                write(f"regression gate passed (allowed drop {bench.config.fail_regression})", green=True)
-        if self.report_written:
-            write(f"JSON report: {self.report_written}")
-        if self.thresholds is not None:
-            if self.gate_k is not None and self.gate_k < trials:
-                write(f"fail-under: checked at k={self.gate_k}, the trials this run executed (the table keeps "
-                      f"k={trials})", yellow=True)
-            for outcome in self.threshold_outcomes:
-                if outcome.status == "not_checked":
-                    write(f"fail-under: {outcome.message}", yellow=True)
-            if self.violations:
-                scope = f" ({bench.shard.label})" if bench.shard is not None else ""
-                for message in self.violations:
-                    write(f"FAIL-UNDER{scope}: {message}", red=True)
-            else:
-                write("fail-under thresholds met", green=True)
-        if self.gate_verdict:
-            write(self.gate_verdict, bold=True)
+        report = str(bench.config.report) if bench.config.report else None
+        for line, markup in summary_lines(self.outcome, ledger=bench.ledger, show_failures=bench.config.failures,
+                                          report=report):
+            write(line, **({markup: True} if markup else {}))

@@ -24,6 +24,7 @@ from .fail_under import parse_fail_under
 from .judges.audited import rules_truth
 from .judges.base import Judge, JudgeCase, Verdict
 from .judges.registry import make_judge
+from .llm.ledger import align
 from .messages import Usage
 from .metrics import METRIC_BY_NAME, compute_metrics, metric_key
 from .rejudge import (
@@ -31,15 +32,15 @@ from .rejudge import (
     RejudgeError,
     SuitePaths,
     open_llm_client,
+    open_saved_run,
     record_verdict,
     replay,
-    resolve_suites,
     suite_language,
 )
-from .report.json_report import build_report, load_report, write_report
+from .report.json_report import build_report, write_report
+from .report.terminal import fixed, with_interval
 from .report.thresholds import check_thresholds
 from .result import ItemResult
-from .runs.reader import open_run
 
 if TYPE_CHECKING:
     from .llm.client import LLMClient
@@ -132,20 +133,16 @@ def _against(reference: Sequence[ItemResult], other: Sequence[ItemResult], *, bo
     """``other``'s verdicts measured against ``reference``'s (as if the reference were the truth)."""
     as_truth = {}
     for r in reference:
-        entries = [{"text": v.text, "met": v.met, "kind": kind, "reason": v.reason}
-                   for v, kind in _kinds(r) if v.met is not None and not v.judge_failure]
-        as_truth[r.nodeid] = entries
+        kinds = {entry["text"]: entry.get("kind") or "other" for entry in r.judge_details.get("rules") or []}
+        as_truth[r.nodeid] = [{"text": v.text, "met": v.met, "kind": kinds[v.text], "reason": v.reason}
+                              for v in r.rubrics if v.kind == "rubric" and v.text in kinds
+                              and v.met is not None and not v.judge_failure]
     relabelled = []
     for r in other:
         copy = r.model_copy()
         copy.judge_details = {**r.judge_details, "rules": as_truth.get(r.nodeid, [])}
         relabelled.append(copy)
     return figures(collect(relabelled).pairs, bootstrap=bootstrap, seed=seed)
-
-
-def _kinds(result: ItemResult) -> list[tuple[Any, str]]:
-    kinds = {entry["text"]: entry.get("kind") or "other" for entry in result.judge_details.get("rules") or []}
-    return [(v, kinds[v.text]) for v in result.rubrics if v.kind == "rubric" and v.text in kinds]
 
 
 def audit_run(path: str | Path, setups: Sequence[JudgeSetup], *, client: LLMClient, ledger: Ledger,
@@ -176,14 +173,8 @@ def audit_run(path: str | Path, setups: Sequence[JudgeSetup], *, client: LLMClie
         raise ValueError(f"--repeats must be at least 1, got {repeats}")
     if sample is not None and sample < 1:
         raise ValueError(f"--sample must be at least 1, got {sample}")
-    try:
-        report = load_report(path)
-    except (OSError, ValueError) as exc:
-        raise RejudgeError(str(exc)) from exc
+    report, suites, results = open_saved_run(path, suite_paths)
     config = dict(report.get("config") or {})
-    suites = resolve_suites(report, suite_paths)
-    saved = open_run(path)
-    results = [ItemResult.model_validate(saved.full_result(row["nodeid"])) for row in saved.results]
     finished = sorted((r for r in results if r.outcome != "error"), key=lambda r: r.nodeid)
     chosen = finished if sample is None or sample >= len(finished) else sorted(
         random.Random(seed).sample(finished, sample), key=lambda r: r.nodeid)
@@ -249,20 +240,8 @@ def audit_run(path: str | Path, setups: Sequence[JudgeSetup], *, client: LLMClie
 # -- what the terminal shows ---------------------------------------------------------------------------
 
 
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
-
-
 def _with_ci(block: Mapping[str, Any], name: str) -> str:
-    ci = (block.get("ci95") or {}).get(name)
-    text = _pct(block.get(name))
-    return text if not ci else f"{text} [{_pct(ci[0])}, {_pct(ci[1])}]"
-
-
-def _table(rows: list[list[str]]) -> list[str]:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True)))
-            .rstrip() for row in rows]
+    return with_interval(block.get(name), (block.get("ci95") or {}).get(name))
 
 
 def _figure_rows(label: str, blocks: Mapping[str, Mapping[str, Any]]) -> list[list[str]]:
@@ -281,10 +260,10 @@ def render_audit(audit: Mapping[str, Any], *, limit: int = 10) -> list[str]:
                "95% intervals: bootstrap over users"]
     for setup in audit["setups"]:
         lines += ["", f"== {setup['label']}"]
-        lines += _table(_figure_rows("all", {"all": setup}) if setup.get("n") is not None else [["no pairs"]])
+        lines += align(_figure_rows("all", {"all": setup}) if setup.get("n") is not None else [["no pairs"]], 1)
         for key, title in (("by_kind", "rubric kind"), ("by_domain", "domain")):
             if setup.get(key):
-                lines += _table(_figure_rows(title, setup[key]))
+                lines += align(_figure_rows(title, setup[key]), 1)
         lines.append(f"unscored: {setup.get('unscored', 0)} machine-checked rubric(s) the judge failed to return, "
                      f"{setup['unscored_items']} item(s) unscored; {setup['errors']} item(s) the judge errored on")
         flip = setup.get("flip")
@@ -294,8 +273,8 @@ def render_audit(audit: Mapping[str, Any], *, limit: int = 10) -> list[str]:
                          f"({flip['items_flipped']} of {flip['items']})")
         for memory, truth in setup["metrics"]["rules"].items():
             per = [j.get(memory, {}) for j in setup["metrics"]["judgings"]]
-            shown = [f"{METRIC_BY_NAME[name].header(truth['k'])} rules {_pct(truth[name])}, judge "
-                     + ", ".join(_pct(p.get(name)) for p in per) for name in _HEADLINE]
+            shown = [f"{METRIC_BY_NAME[name].header(truth['k'])} rules {fixed(truth[name])}, judge "
+                     + ", ".join(fixed(p.get(name)) for p in per) for name in _HEADLINE]
             lines.append(f"{memory}: " + "; ".join(shown))
         usage = setup["usage"]
         lines.append(f"cost: {usage['requests']} request(s) ({usage['cached_requests']} from the cache), "
@@ -311,7 +290,7 @@ def render_audit(audit: Mapping[str, Any], *, limit: int = 10) -> list[str]:
                 lines.append(f"    {d['link']}")
     for pair in audit.get("between") or []:
         lines += ["", f"== {pair['other']} against {pair['reference']} (the reference's verdicts as the truth)"]
-        lines += _table(_figure_rows("all", {"all": pair}))
+        lines += align(_figure_rows("all", {"all": pair}), 1)
     return lines
 
 

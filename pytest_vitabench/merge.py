@@ -1,29 +1,23 @@
 """``vitabench merge``: the shards of a run (or any pieces of it) as the one report a one-process run writes.
 
-The metrics are computed from the merged items exactly as the controller computes a run's (same k, same
-seed, items in node-id order), and the gates exit as a run's do; a gate on a merge missing items exits 6.
+The merged items (in node-id order) are scored, gated and reported by the code that does it for a run
+(:mod:`pytest_vitabench.report.outcome`); a gate on a merge missing items exits 6.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-from pathlib import Path
 from typing import Any
 
 from .command import Command, argument, run_config, setting_arguments
 from .fail_under import parse_fail_under
 from .llm.ledger import Ledger
-from .metrics import compute_metrics
-from .report.exit_policy import GateInputs, explain, gated_exit_status
-from .report.github import error_annotations, step_summary, write_step_summary
-from .report.json_report import build_report, write_report
-from .report.run_analysis import analyse_session, suite_subtask_data, summary_lines
-from .report.terminal import render_table
-from .report.thresholds import check_thresholds, gate_metrics
+from .report.failures import suite_subtask_data
+from .report.json_report import write_report
+from .report.outcome import gate_run, github_outputs, run_report, score_run, summary_lines
 from .runs.manifest import now_iso
-from .runs.pieces import MergeError, combine
+from .runs.pieces import Combined, MergeError, combine
 from .settings import run_scoped
 from .suite.loader import load_suite
 from .version import __version__
@@ -37,111 +31,50 @@ def merge_command(args: argparse.Namespace) -> int:
     command's description)."""
     output = args.output
     try:
-        config = run_config(args)  # --vita-fail-regression needs --vita-baseline, as in a run
-        thresholds = parse_fail_under(config.fail_under) if config.fail_under else None
-        baseline, fail_regression = config.baseline, config.fail_regression
+        options = run_config(args)  # --vita-fail-regression needs --vita-baseline, as in a run
+        thresholds = parse_fail_under(options.fail_under) if options.fail_under else None
         combined = combine(args.pieces, ignored_settings=run_scoped())
     except (MergeError, ValueError) as exc:
         print(f"vitabench merge: {exc}", file=sys.stderr)
         return BAD_INPUT
-    outcome = _score(combined, thresholds, baseline=baseline, fail_regression=fail_regression)
-    report = _report(combined, outcome, output)
-    write_report(output, report)
-    for line in _summary_lines(combined, outcome, output):
-        print(line)
-    _github(combined, outcome)
-    return outcome["status"]
-
-
-def _score(combined: Any, thresholds: Any, *, baseline: str | None, fail_regression: float | None) -> dict[str, Any]:
-    """Metrics, failures, comparison and gates of the merged items (the blocks a run's controller uses)."""
     config, results = combined.config, combined.results
-    trials, seed = int(config.get("trials") or 1), int(config.get("seed") or 0)
-    metrics = compute_metrics(results, k=trials, seed=seed)
-    outcomes: list[Any] = []
-    if thresholds is not None:
-        checked, _ = gate_metrics(results, metrics, trials=trials, seed=seed)
-        outcomes = check_thresholds(thresholds, checked, results)
-    analysis = analyse_session(results, config, want_failures=True,
-                               subtask_data=suite_subtask_data(load_suite),
-                               baseline=baseline, max_drop=fail_regression, seed=seed,
-                               ignored_settings=run_scoped())
-    gate_failures = [f"regression against the baseline: {analysis.regression}"] if analysis.regression else []
-    missed = tuple(o.message for o in outcomes if o.status == "missed")
-    errors = sum(1 for r in results if r.outcome == "error")
+    outcome = score_run(results, trials=int(config.get("trials") or 1), seed=int(config.get("seed") or 0),
+                        style=str(config.get("metrics_style") or "default"), thresholds=thresholds, config=config,
+                        subtask_data=suite_subtask_data(load_suite), baseline=options.baseline,
+                        fail_regression=options.fail_regression)
+    # Missing items leave the scores as incomplete as errored ones do.
     missing = max(0, (combined.planned or 0) - len(results))
-    gated = thresholds is not None or fail_regression is not None
-    status, verdict = 0, None
-    if gated:
-        # Missing items leave the scores as incomplete as errored ones do.
-        found = GateInputs(missed_thresholds=missed, gate_failures=tuple(gate_failures),
-                           infrastructure_errors=errors + missing + (1 if combined.missing and not missing else 0))
-        status = gated_exit_status(0, found)
-        verdict = explain(status, found)
-    return {"metrics": metrics, "outcomes": outcomes, "missed": missed, "analysis": analysis, "status": status,
-            "verdict": verdict, "gate_failures": gate_failures}
+    gate_run(outcome, unfinished=missing + (1 if combined.missing and not missing else 0))
+    write_report(output, run_report(outcome, {**config, "report": output, "shard": "merged"},
+                                    run=_run_block(combined), usage=combined.usage))
+    ledger = Ledger()
+    ledger.merge(combined.usage or {})
+    for line in _head_lines(combined):
+        print(line)
+    for line, _ in summary_lines(outcome, ledger=ledger, show_failures=False, report=output):
+        print(line)
+    github_outputs(outcome, config=config, title="VitaBench results (merged shards)", echo=print,
+                   warn=lambda message: print(f"vitabench merge: {message}", file=sys.stderr))
+    return outcome.status
 
 
-def _report(combined: Any, outcome: dict[str, Any], output: str) -> dict[str, Any]:
+def _run_block(combined: Combined) -> dict[str, Any]:
     stores = combined.stores
-    run = {"id": combined.run_id, "dir": str(stores[0].path.resolve()) if len(stores) == 1 else None,
-           "dirs": [str(s.path.resolve()) for s in stores], "merged_from": combined.pieces, "finished": now_iso(),
-           "plugin_version": __version__, "planned": combined.planned, "completed": len(combined.results),
-           "resumed": sum(1 for r in combined.results if r.resumed), "partial": combined.partial,
-           "missing": combined.missing}
-    config = {**combined.config, "report": output, "shard": "merged"}
-    report = build_report(config, outcome["metrics"], combined.results, run=run)
-    if combined.usage is not None:
-        report["usage"] = combined.usage
-    analysis = outcome["analysis"]
-    report["failures"] = analysis.failures
-    if analysis.comparison is not None:
-        report["comparison"] = analysis.comparison.to_dict()
-    return report
+    return {"id": combined.run_id, "dir": str(stores[0].path.resolve()) if len(stores) == 1 else None,
+            "dirs": [str(s.path.resolve()) for s in stores], "merged_from": combined.pieces, "finished": now_iso(),
+            "plugin_version": __version__, "planned": combined.planned, "completed": len(combined.results),
+            "resumed": sum(1 for r in combined.results if r.resumed), "partial": combined.partial,
+            "missing": combined.missing}
 
 
-def _summary_lines(combined: Any, outcome: dict[str, Any], output: str) -> list[str]:
+def _head_lines(combined: Combined) -> list[str]:
     lines = [f"vitabench merge: {len(combined.pieces)} piece(s) of run {combined.run_id}, "
              f"{len(combined.results)} items"]
     if combined.partial:
         planned = f" of {combined.planned} planned" if combined.planned is not None else ""
         lines.append(f"partial: {len(combined.results)}{planned} items; " + "; ".join(combined.missing or
                      ["items missing from the pieces (a shard stopped early; rerun it with --vita-resume)"]))
-    lines += combined.notes
-    lines += render_table(outcome["metrics"], combined.results)
-    if combined.usage:
-        ledger = Ledger()
-        ledger.merge(combined.usage)
-        lines += ledger.table_lines()
-    lines += summary_lines(outcome["analysis"], show_failures=False)
-    for threshold in outcome["outcomes"]:
-        if threshold.status == "not_checked":
-            lines.append(f"fail-under: {threshold.message}")
-    lines += [f"FAIL-UNDER: {message}" for message in outcome["missed"]]
-    lines += [f"REGRESSION: {outcome['analysis'].regression}"] if outcome["analysis"].regression else []
-    lines.append(f"JSON report: {output}")
-    if outcome["verdict"]:
-        lines.append(outcome["verdict"])
-    return lines
-
-
-def _github(combined: Any, outcome: dict[str, Any]) -> None:
-    """``$GITHUB_STEP_SUMMARY`` and error annotations, as a run writes them."""
-    if os.environ.get("GITHUB_ACTIONS") == "true" and outcome["verdict"]:
-        errors = sum(1 for r in combined.results if r.outcome == "error")
-        for line in error_annotations(outcome["missed"], outcome["gate_failures"], errors):
-            print(line)
-    path = os.environ.get("GITHUB_STEP_SUMMARY")
-    if not path:
-        return
-    regressions = list(outcome["analysis"].regressions or []) if outcome["analysis"].comparison is not None else None
-    markdown = step_summary(outcome["metrics"], combined.results, title="VitaBench results (merged shards)",
-                            config=combined.config, thresholds=outcome["outcomes"] or None,
-                            regressions=regressions, verdict=outcome["verdict"])
-    try:
-        write_step_summary(Path(path), markdown)
-    except OSError as exc:
-        print(f"vitabench merge: could not write GITHUB_STEP_SUMMARY {path}: {exc}", file=sys.stderr)
+    return lines + combined.notes
 
 
 COMMAND = Command(

@@ -90,6 +90,22 @@ def resolve_suites(report: Mapping[str, Any], suite_paths: SuitePaths = None) ->
     return out
 
 
+def open_saved_run(path: str | Path, suite_paths: SuitePaths = None
+                   ) -> tuple[dict[str, Any], dict[str, LoadedSuite], list[ItemResult]]:
+    """A saved run's report, its checked suites (:func:`resolve_suites`) and its results with their
+    trajectories (schema /2 keeps them in the run directory: read back through the one run reader).
+
+    Raises:
+        RejudgeError: The report or a suite is unusable.
+    """
+    try:
+        saved = open_run(path)
+    except (OSError, ValueError) as exc:
+        raise RejudgeError(str(exc)) from exc
+    suites = resolve_suites(saved.report, suite_paths)
+    return saved.report, suites, [ItemResult.model_validate(saved.full_result(row["nodeid"])) for row in saved.results]
+
+
 def suite_language(configured: str, suite: LoadedSuite) -> str:
     """The run's language for a suite: as configured, or (``auto``) detected from the suite as the run did."""
     if configured in ("en", "zh"):
@@ -164,20 +180,13 @@ def rejudge_report(path: str | Path, judge: Judge, *, suite_paths: SuitePaths = 
         BatchUnsupported: ``batch`` was given and its endpoint has no Batch API.
         LLMError: A batch failed as a whole or did not finish in time (journaled: a rerun resumes it).
     """
-    try:
-        report = load_report(path)
-    except (OSError, ValueError) as exc:
-        raise RejudgeError(str(exc)) from exc
+    report, suites, results = open_saved_run(path, suite_paths)
     config = dict(report.get("config") or {})
     # The official tool results replay with the official messages, from the source the run named.
     read_from = ((report.get("profile") or {}).get("official_source") or {}).get("path")
     official_source = locate_official_source(str(read_from or "none")) \
         if config.get("tool_results") == "official" else None
     language = str(config.get("language") or "en")
-    suites = resolve_suites(report, suite_paths)
-    # Schema /2 keeps trajectories in the run directory: read them back through the one run reader.
-    saved = open_run(path)
-    results = [ItemResult.model_validate(saved.full_result(row["nodeid"])) for row in saved.results]
     mismatches: dict[str, list[str]] = {}
     kept: list[str] = []
     failed: dict[str, str] = {}

@@ -32,7 +32,7 @@ from .memory.spec import MemoryOptions
 from .messages import Usage
 from .official_wording import wording_for
 from .prompts import agent_system_prompt, time_with_weekday
-from .report.run_analysis import failure_category
+from .report.failures import failure_category
 from .result import ItemResult
 from .seed_history import seed_messages
 from .suite.answer_key import answer_key_of

@@ -119,7 +119,8 @@ def _units(results: Sequence[Mapping[str, Any]], memory: str | None) -> dict[tup
     return units
 
 
-def _reward(r: Mapping[str, Any]) -> float:
+def record_reward(r: Mapping[str, Any]) -> float:
+    """An item record's reward, 0 for an infrastructure error."""
     return 0.0 if r.get("outcome") == "error" else float(r.get("reward") or 0.0)
 
 
@@ -160,15 +161,15 @@ def compare_results(base: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str
         only_new += len(set(new_units) - set(base_units))
         for key in sorted(set(base_units) & set(new_units)):
             old_items, new_items = base_units[key], new_units[key]
-            old_avg = math.fsum(map(_reward, old_items)) / len(old_items)
-            new_avg = math.fsum(map(_reward, new_items)) / len(new_items)
+            old_avg = math.fsum(map(record_reward, old_items)) / len(old_items)
+            new_avg = math.fsum(map(record_reward, new_items)) / len(new_items)
             per_user[key[0]].append(new_avg - old_avg)
             base_sum += old_avg
             new_sum += new_avg
-            old_by_trial = {r.get("trial"): _reward(r) == 1.0 for r in old_items}
+            old_by_trial = {r.get("trial"): record_reward(r) == 1.0 for r in old_items}
             for r in new_items:
                 if r.get("trial") in old_by_trial:
-                    before, after = old_by_trial[r["trial"]], _reward(r) == 1.0
+                    before, after = old_by_trial[r["trial"]], record_reward(r) == 1.0
                     b += before and not after
                     c += after and not before
             if new_avg != old_avg:

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..domains.tool_kinds import declared_kinds
+from ..llm.ledger import align
+from ..result import ItemResult
 
 #: Category id -> one-line explanation, in the order they are tried.
 CATEGORIES: dict[str, str] = {
@@ -89,17 +91,28 @@ def subtask_facts(subtask: Mapping[str, Any] | None) -> SubtaskFacts:
             if shared:
                 facts.preference_phrases[rubric] = sorted(shared)
     facts.target_products = {str(p) for p in subtask.get("target_product_ids") or []}
-    environment = subtask.get("environment") or {}
-    if facts.target_products and isinstance(environment, Mapping):
-        for container in environment.values():
-            if not isinstance(container, Mapping):
-                continue
-            for entity_id, entity in container.items():
-                if isinstance(entity, Mapping) and any(
-                        isinstance(v, list) and any(isinstance(p, Mapping) and p.get("product_id") in
-                                                    facts.target_products for p in v) for v in entity.values()):
-                    facts.target_entities.add(str(entity_id))
+    if facts.target_products:
+        facts.target_entities = {entity_id for entity_id, entity in iter_entities(subtask.get("environment"))
+                                 if any(p["product_id"] in facts.target_products for p in iter_products(entity))}
     return facts
+
+
+def iter_entities(environment: Any) -> Iterable[tuple[str, Mapping[str, Any]]]:
+    """Every ``(id, entity)`` of a subtask's environment (containers of entities by id)."""
+    for container in environment.values() if isinstance(environment, Mapping) else ():
+        if isinstance(container, Mapping):
+            for entity_id, entity in container.items():
+                if isinstance(entity, Mapping):
+                    yield str(entity_id), entity
+
+
+def iter_products(entity: Mapping[str, Any]) -> Iterable[Mapping[str, Any]]:
+    """Every dict with a ``product_id`` directly inside one of an entity's lists."""
+    for value in entity.values():
+        if isinstance(value, list):
+            for product in value:
+                if isinstance(product, Mapping) and product.get("product_id"):
+                    yield product
 
 
 @dataclass
@@ -222,12 +235,7 @@ def render_failure_table(table: Mapping[str, Any]) -> list[str]:
         rows.append([category, *(str(v) if v else "." for v in values), str(sum(values))])
     totals = [sum(counts.get((cat, m, d), 0) for cat in present) for m, d in columns]
     rows.append(["total", *map(str, totals), str(sum(totals))])
-    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
-    lines = ["Failure categories (failed items by memory:domain; see the README for each category)"]
-    for row in rows:
-        lines.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
-                               for i, (c, w) in enumerate(zip(row, widths, strict=True))).rstrip())
-    return lines
+    return ["Failure categories (failed items by memory:domain; see the README for each category)", *align(rows, 1)]
 
 
 def analyse_run(run: Any, catalogue: Any) -> dict[str, Any]:
@@ -245,3 +253,47 @@ def analyse_run(run: Any, catalogue: Any) -> dict[str, Any]:
         if category:
             rows.append((nodeid, category, str(item.get("domain", "")), str(item.get("memory", ""))))
     return failure_table(rows)
+
+
+def failure_category(result: ItemResult, subtask: Any) -> str | None:
+    """The failure category of a finished item, from its own trajectory and its subtask's suite data."""
+    if result.outcome not in ("failed", "error"):
+        return None
+    return categorize_result(result, subtask_facts(subtask_data_of(subtask)))
+
+
+def categorize_result(result: ItemResult, facts: SubtaskFacts) -> str | None:
+    messages = [m.model_dump(mode="json") for m in result.messages]
+    return categorize(result.model_dump(mode="json", exclude={"messages", "memory_snapshot"}), messages,
+                      result.memory_snapshot, facts)
+
+
+def subtask_data_of(subtask: Any) -> dict[str, Any]:
+    """The fields of a :class:`~pytest_vitabench.suite.schema.SubTask` that failure analysis reads, as the
+    official-shape dict :func:`~pytest_vitabench.report.failures.subtask_facts` takes."""
+    return {"skill_tested": subtask.skill_tested, "target_product_ids": subtask.target_product_ids,
+            "environment": subtask.environment,
+            "rubric_checks": [c.model_dump(mode="json") for c in subtask.rubric_checks or []],
+            "evaluation_criteria": (subtask.evaluation_criteria.model_dump(mode="json")
+                                    if subtask.evaluation_criteria else None),
+            "user_scenario": ({"personalized_preference_memory": subtask.groundtruth_preferences()}
+                              if subtask.user_scenario else None)}
+
+
+def suite_subtask_data(load_suite: Callable[[str], Any]) -> Callable[[ItemResult], dict[str, Any] | None]:
+    """An item -> its subtask's suite data (the fields failure analysis reads), from the run's loaded suites."""
+    index: dict[str, dict[tuple[str, str], Any]] = {}
+
+    def lookup(result: ItemResult) -> dict[str, Any] | None:
+        if result.suite not in index:
+            try:
+                suite = load_suite(result.suite)
+            except Exception:  # the suite is gone or broken: classify without its facts
+                index[result.suite] = {}
+            else:
+                index[result.suite] = {(u.task.user_id, s.subtask_id): s for u in suite.users if u.task
+                                       for s in u.task.subtasks}
+        subtask = index[result.suite].get((result.user_id, result.subtask_id))
+        return None if subtask is None else subtask_data_of(subtask)
+
+    return lookup

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..metrics import LEVELS
-from .terminal import metrics_header, metrics_row
+from .terminal import fixed, items_line, metrics_header, metrics_row
 
 if TYPE_CHECKING:
     from ..result import ItemResult
@@ -43,7 +43,7 @@ def _metrics_table(metrics: Mapping[str, Any]) -> list[str]:
 def _thresholds_table(outcomes: Sequence[ThresholdOutcome]) -> list[str]:
     lines = ["| threshold | memory | value | status |", "|---|---|---|---|"]
     for o in outcomes:
-        value = "-" if o.value is None else f"{o.value:.3f}"
+        value = fixed(o.value)
         status = _STATUS.get(o.status, o.status)
         if o.status != "met":
             status += f": {_cell(o.message)}"
@@ -58,7 +58,7 @@ def _regressions(regressions: Sequence[str | Mapping[str, Any]]) -> list[str]:
     if rows:
         columns = list(dict.fromkeys(key for row in rows for key in row))
         lines += ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-        lines += ["| " + " | ".join(_cell(row.get(c, "")) for c in columns) + " |" for row in rows]
+        lines += [_markdown_row([row.get(c, "") for c in columns]) for row in rows]
     return lines
 
 
@@ -98,7 +98,7 @@ def step_summary(metrics: Mapping[str, Any], results: Sequence[ItemResult], *, t
         thresholds: The ``--vita-fail-under`` outcomes, when thresholds were given.
         regressions: Regressions against a baseline, when one was given: sentences, or one mapping per
             regression (its keys become the table's columns).
-        verdict: The exit-status line (see :func:`pytest_vitabench.report.exit_policy.explain`).
+        verdict: The exit-status line (see :func:`pytest_vitabench.report.outcome.explain`).
     """
     lines = [f"## {title}", ""]
     if verdict:
@@ -108,12 +108,8 @@ def step_summary(metrics: Mapping[str, Any], results: Sequence[ItemResult], *, t
                           if key in config)
         if shown:
             lines += [shown, ""]
-    outcomes: dict[str, int] = defaultdict(int)
-    for r in results:
-        outcomes[r.outcome] += 1
     lines += _metrics_table(metrics) if metrics else ["No results."]
-    lines += ["", "items: " + ", ".join(f"{outcomes.get(o, 0)} {o}" for o in ("passed", "failed", "error", "skipped")),
-              ""]
+    lines += ["", items_line(results), ""]
     if thresholds:
         lines += ["### Thresholds", "", *_thresholds_table(thresholds), ""]
     if regressions is not None:

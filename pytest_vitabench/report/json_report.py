@@ -1,4 +1,5 @@
-"""The JSON report: build it (schema ``vitabench-report/2``), write it atomically, load it back (/1 or /2).
+"""The JSON report: build it (schema ``vitabench-report/2``) and write it atomically (:func:`load_report`, from
+:mod:`pytest_vitabench.runs.reader`, reads it back).
 
 A /2 result may leave its trajectory and memory snapshot in the run directory (``messages_sha256``,
 ``snapshot_sha256``); :func:`pytest_vitabench.runs.open_run` reads either schema and fetches them lazily.
@@ -14,10 +15,8 @@ from typing import Any
 
 from ..atomic_file import write_atomic
 from ..result import ItemResult
-
-SCHEMA = "vitabench-report/2"
-#: Every schema this version reads.
-READABLE_SCHEMAS = ("vitabench-report/1", SCHEMA)
+from ..runs.reader import SCHEMA_V2 as SCHEMA
+from ..runs.reader import load_report as load_report
 
 
 def build_report(config: dict[str, Any], metrics: dict[str, Any], results: list[ItemResult],
@@ -81,23 +80,3 @@ def write_report(path: str | os.PathLike[str], report: dict[str, Any]) -> Path:
         text = json.dumps(_finite(report), indent=1, ensure_ascii=False, allow_nan=False)
     write_atomic(target, (text + "\n").encode("utf-8"), durable=True)
     return target
-
-
-def load_report(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Read a report written by :func:`write_report`.
-
-    Raises:
-        FileNotFoundError: If the file does not exist.
-        ValueError: If the file is not JSON or is not a ``vitabench-report/1`` or ``/2`` document.
-    """
-    p = Path(path)
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{p} is not a JSON file: {exc}") from exc
-    if not isinstance(data, dict) or "schema" not in data:
-        raise ValueError(f"{p} is not a VitaBench report: no 'schema' key (expected "
-                         f"{' or '.join(map(repr, READABLE_SCHEMAS))})")
-    if data["schema"] not in READABLE_SCHEMAS:
-        raise ValueError(f"{p} has schema {data['schema']!r}; this version reads {' and '.join(READABLE_SCHEMAS)}")
-    return data

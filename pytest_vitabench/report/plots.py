@@ -13,12 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from ..metrics import metric_key, pass_hat_k
+from .compare import record_reward
 
 FIGURES = ("position", "domain", "backend", "skill", "pass_hat_k")
-
-
-def _reward(r: Mapping[str, Any]) -> float:
-    return 0.0 if r.get("outcome") == "error" else float(r.get("reward") or 0.0)
 
 
 def _bar_group(metrics: Mapping[str, Any], breakdown: str | None) -> dict[str, Any]:
@@ -51,8 +48,8 @@ def plot_data(results: Sequence[Mapping[str, Any]], metrics: Mapping[str, Any]) 
     units: dict[str, dict[tuple[str, str], list[float]]] = defaultdict(lambda: defaultdict(list))
     for r in scored:
         memory = str(r.get("memory"))
-        by_position[memory][int(r.get("subtask_index") or 0) + 1].append(_reward(r))
-        units[memory][(str(r.get("user_id")), str(r.get("subtask_id")))].append(_reward(r))
+        by_position[memory][int(r.get("subtask_index") or 0) + 1].append(record_reward(r))
+        units[memory][(str(r.get("user_id")), str(r.get("subtask_id")))].append(record_reward(r))
     positions = sorted({p for m in by_position.values() for p in m})
     position = {"positions": positions, "series": {
         memory: [[math.fsum(v) / len(v), len(v)] if (v := rows.get(p)) else None for p in positions]

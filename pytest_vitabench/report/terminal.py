@@ -6,7 +6,7 @@ The metrics table's columns are declared here once; the GitHub job summary rende
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..llm.ledger import align
@@ -16,19 +16,27 @@ from ..metrics import METRICS, PAIRED_REFERENCES
 from ..result import ROLES, ItemResult
 
 
-def _fmt(value: float | None) -> str:
+def fixed(value: float | None) -> str:
+    """A figure as the tables show it: three decimals, ``-`` for none."""
     return "-" if value is None else f"{value:.3f}"
 
 
-def _cell(level: Mapping[str, Any], key: str) -> str:
-    """A metric with its interval, e.g. ``0.312 [0.250, 0.380]``."""
-    value = level.get(key)
-    ci = (level.get("ci95") or {}).get(key)
+def _signed(value: float) -> str:
+    return f"{value:+.3f}"
+
+
+def with_interval(value: float | None, ci: Sequence[float | None] | None,
+                  shown: Callable[[float], str] = fixed) -> str:
+    """A figure with its 95% interval, e.g. ``0.312 [0.250, 0.380]`` (the figure alone without an interval)."""
     if value is None:
         return "-"
-    if not ci or ci[0] is None:
-        return _fmt(value)
-    return f"{_fmt(value)} [{_fmt(ci[0])}, {_fmt(ci[1])}]"
+    if not ci or ci[0] is None or ci[1] is None:
+        return shown(value)
+    return f"{shown(value)} [{shown(ci[0])}, {shown(ci[1])}]"
+
+
+def _cell(level: Mapping[str, Any], key: str) -> str:
+    return with_interval(level.get(key), (level.get("ci95") or {}).get(key))
 
 
 #: The metric columns of both tables, in display order: every metric :data:`~pytest_vitabench.metrics.METRICS`
@@ -82,18 +90,8 @@ def _usage_line(results: Sequence[ItemResult]) -> str | None:
     return f"usage: {'; '.join(parts)} (total ${total_cost:.4f})"
 
 
-def _signed(value: float) -> str:
-    return f"{value:+.3f}"
-
-
 def _paired_cell(entry: dict[str, Any] | None) -> str:
-    if not entry:
-        return "-"
-    ci = entry.get("ci95")
-    text = _signed(entry["mean"])
-    if ci and ci[0] is not None:
-        text += f" [{_signed(ci[0])}, {_signed(ci[1])}]"
-    return text
+    return with_interval(entry["mean"], entry.get("ci95"), _signed) if entry else "-"
 
 
 def render_pivot(metrics: dict[str, Any]) -> list[str]:
@@ -111,7 +109,7 @@ def render_pivot(metrics: dict[str, Any]) -> list[str]:
     for memory in memories:
         m = metrics[memory]
         level = m["subtask"]
-        cells = [_fmt(level.get(metric.key(m["k"]))) for metric in METRIC_COLUMNS]
+        cells = [fixed(level.get(metric.key(m["k"]))) for metric in METRIC_COLUMNS]
         paired = m.get("paired") or {}
         n_users = max((e.get("n_users", 0) for e in paired.values()), default=None)
         users = [] if not references else ["-" if n_users is None else str(n_users)]
@@ -161,9 +159,7 @@ def render_table(metrics: dict[str, Any], results: list[ItemResult]) -> list[str
     else:
         lines.append("VitaBench metrics: no results")
 
-    outcomes = Counter(r.outcome for r in results)
-    lines.append("items: " + ", ".join(f"{outcomes.get(o, 0)} {o}" for o in ("passed", "failed", "error",
-                                                                            "skipped")))
+    lines.append(items_line(results))
     not_judged = [(r, v) for r in results for v in r.rubrics if v.met is None]
     n_items = len({r.nodeid for r, _ in not_judged})
     total = sum(len(r.rubrics) for r in results)
@@ -185,6 +181,12 @@ def render_table(metrics: dict[str, Any], results: list[ItemResult]) -> list[str
     return lines
 
 
+def items_line(results: Sequence[ItemResult]) -> str:
+    """``items: 3 passed, 1 failed, 0 error, 0 skipped``."""
+    outcomes = Counter(r.outcome for r in results)
+    return "items: " + ", ".join(f"{outcomes.get(o, 0)} {o}" for o in ("passed", "failed", "error", "skipped"))
+
+
 def _judge_line(results: Sequence[ItemResult]) -> str | None:
     """How often the LLM judge agreed with the machine checks, when the results hold both (no interval: the
     report's ``judge`` block and ``vitabench judge-audit`` have them)."""
@@ -193,11 +195,7 @@ def _judge_line(results: Sequence[ItemResult]) -> str | None:
     summary = judge_summary(results, bootstrap=0)
     if summary is None or not summary["n"]:
         return None
-
-    def shown(name: str) -> str:
-        value = summary[name]
-        return "-" if value is None else f"{value:.3f}"
-
-    return (f"judge vs machine checks: agreement {shown('agreement')}, kappa {shown('kappa')}, false pass "
-            f"{shown('false_pass')}, false fail {shown('false_fail')} over {summary['n']} rubrics "
+    return (f"judge vs machine checks: agreement {fixed(summary['agreement'])}, kappa {fixed(summary['kappa'])}, "
+            f"false pass {fixed(summary['false_pass'])}, false fail {fixed(summary['false_fail'])} over "
+            f"{summary['n']} rubrics "
             "(vitabench judge-audit for intervals, kinds and flip rate)")

@@ -13,9 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..agreement import judge_summary
-from ..fail_under import JUDGE_FIGURES as JUDGE_FIGURES
-from ..fail_under import Threshold as Threshold
-from ..fail_under import parse_fail_under as parse_fail_under
+from ..fail_under import Threshold
 from ..metrics import METRIC_BY_NAME, compute_metrics, metric_key
 
 if TYPE_CHECKING:
@@ -126,28 +124,3 @@ def _against(t: Threshold, memory: str | None, value: float, k: int | None, show
     if value < t.value - _EPS:
         return ThresholdOutcome(t, memory, "missed", value, k, f"{shown} < {t.value:.3f}")
     return ThresholdOutcome(t, memory, "met", value, k, f"{shown} >= {t.value:.3f}")
-
-
-def executed_trials(results: Sequence[ItemResult]) -> int | None:
-    """The fewest trials any judged unit (backend, user, subtask) ran in this session; ``None`` without any."""
-    seen: dict[tuple[str, str, str, str], set[int]] = {}
-    for r in results:
-        if r.outcome != "skipped":
-            seen.setdefault((r.memory, r.suite, r.user_id, r.subtask_id), set()).add(r.trial)
-    return min((len(trials) for trials in seen.values()), default=None)
-
-
-def gate_metrics(results: Sequence[ItemResult], metrics: dict[str, Any], *, trials: int,
-                 seed: int) -> tuple[dict[str, Any], int]:
-    """The metrics a ``--vita-fail-under`` gate checks, and their k.
-
-    The table keeps K = ``--vita-trials`` whatever ran (a unit short of trials scores 0 there, and the run is
-    labelled partial). A gate instead judges what this session executed: a smoke run that selected fewer
-    trials (``-k t0``) is checked at the k it ran, so K-independent thresholds (``avg``) still apply and
-    ``pass^4`` is reported as not checked rather than failing on trials that never ran.
-    """
-    k = executed_trials(results)
-    if k is None or k >= trials:
-        return metrics, trials
-    return compute_metrics(results, k=k, seed=seed), k
-

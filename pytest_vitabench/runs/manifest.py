@@ -35,8 +35,9 @@ def config_sha256(config: dict[str, Any]) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def now_iso() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+def now_iso(seconds: float | None = None) -> str:
+    """``seconds`` since the epoch (by default now) as UTC, e.g. ``2026-11-30T12:59:59Z``."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
 
 
 def git_commit(rootdir: str | Path) -> str | None:

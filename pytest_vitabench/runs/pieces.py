@@ -6,12 +6,12 @@ downloaded into it), or a JSON report.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..llm.ledger import Ledger
 from ..result import ItemResult
 from .manifest import scoring_config
 from .reader import open_run
@@ -101,29 +101,14 @@ def read_piece(path: Path) -> Piece:
         run = open_run(path)
     except (OSError, ValueError) as exc:
         raise MergeError(f"cannot merge: {exc}") from None
-    report = run.report
-    if run.store is not None and run.source.is_dir():
-        manifest = run.store.manifest() or {}
-        summary = _summary(run.store.path)
-        config = dict(summary.get("config") or report.get("config") or {})
-        shard = (manifest.get("selection") or {}).get("shard")
-        return Piece(source=path, config=config, results=run.results, usage=summary.get("usage"),
-                     run={**report.get("run", {}), **(summary.get("run") or {}), "dir": str(run.store.path.resolve()),
-                          "selection": manifest.get("selection") or {}},
-                     shard=shard, store=run.store)
-    store = run.store
-    selection = (store.manifest() or {}).get("selection") if store is not None else None
-    return Piece(source=path, config=dict(report.get("config") or {}), results=list(report.get("results", [])),
-                 usage=report.get("usage"), run={**report.get("run", {}), "selection": selection or {}},
-                 shard=(selection or {}).get("shard"), store=store)
-
-
-def _summary(run_dir: Path) -> dict[str, Any]:
-    try:
-        data = json.loads((run_dir / SUMMARY).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+    report, store = run.report, run.store
+    # A run directory keeps the report's config block, the usage and the counts in its summary.json.
+    summary = (store.read_json(SUMMARY) if store is not None and run.source.is_dir() else None) or {}
+    selection = ((store.manifest() or {}).get("selection") if store is not None else None) or {}
+    return Piece(source=path, config=dict(summary.get("config") or report.get("config") or {}), results=run.results,
+                 usage=summary.get("usage", report.get("usage")),
+                 run={**report.get("run", {}), **(summary.get("run") or {}), "selection": selection},
+                 shard=selection.get("shard"), store=store)
 
 
 def measured(config: dict[str, Any], ignored: Iterable[str]) -> dict[str, Any]:
@@ -189,28 +174,21 @@ def combine(paths: Iterable[str | Path], *, ignored_settings: Iterable[str] = ()
     rows = sorted((row for piece in pieces for row in piece.results), key=lambda r: r["nodeid"])
     results = [result_of(row) for row in rows]
     return Combined(config=_merged_config(pieces), results=results, usage=_usage(pieces),
-                    run_id=_run_id(pieces), stores=[p.store for p in pieces if p.store is not None],
-                    planned=_planned(pieces), missing=_missing(pieces), notes=_notes(pieces),
-                    pieces=[str(p.source) for p in pieces])
+                    run_id=next((str(p.run["id"]) for p in pieces if p.run.get("id")), "merged"),
+                    stores=[p.store for p in pieces if p.store is not None], planned=_planned(pieces),
+                    missing=_missing(pieces), notes=_notes(pieces), pieces=[str(p.source) for p in pieces])
 
 
 def _merged_config(pieces: Sequence[Piece]) -> dict[str, Any]:
     config = dict(pieces[0].config)
-    suites: dict[str, str] = {}
-    languages: dict[str, str] = {}
-    for piece in pieces:
-        suites.update(piece.config.get("suites") or {})
-        languages.update(piece.config.get("suite_languages") or {})
-    if suites:
-        config["suites"] = dict(sorted(suites.items()))
-    if languages:
-        config["suite_languages"] = dict(sorted(languages.items()))
+    for key in ("suites", "suite_languages"):  # path -> sha256 / language: each piece knows its own suites
+        merged = {path: value for piece in pieces for path, value in (piece.config.get(key) or {}).items()}
+        if merged:
+            config[key] = dict(sorted(merged.items()))
     return config
 
 
 def _usage(pieces: Sequence[Piece]) -> dict[str, Any] | None:
-    from ..llm.ledger import Ledger
-
     recorded = [p.usage for p in pieces if p.usage]
     if not recorded:
         return None
@@ -218,11 +196,6 @@ def _usage(pieces: Sequence[Piece]) -> dict[str, Any] | None:
     for usage in recorded:
         ledger.merge(usage)
     return ledger.to_dict()
-
-
-def _run_id(pieces: Sequence[Piece]) -> str:
-    ids = [str(p.run.get("id") or "") for p in pieces]
-    return next((i for i in ids if i), "merged")
 
 
 def _planned(pieces: Sequence[Piece]) -> int | None:

@@ -95,14 +95,7 @@ def open_run(path: str | os.PathLike[str]) -> Run:
         return _open_run_dir(source)
     if not source.exists():
         raise FileNotFoundError(f"{source}: no such report or run directory")
-    try:
-        data = json.loads(source.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{source} is not a JSON file: {exc}") from exc
-    if not isinstance(data, dict) or data.get("schema") not in (SCHEMA_V1, SCHEMA_V2):
-        found = data.get("schema") if isinstance(data, dict) else type(data).__name__
-        raise ValueError(f"{source} is not a VitaBench report (schema {found!r}; expected {SCHEMA_V1!r} or "
-                         f"{SCHEMA_V2!r})")
+    data = load_report(source)
     results = data.get("results")
     if results is None:
         results = []
@@ -120,6 +113,25 @@ def open_run(path: str | os.PathLike[str]) -> Run:
     stores = _stores_of(report, source)
     return Run(report, source=source, store=stores[0] if stores else None, inline=inline,
                more_stores=tuple(stores[1:]))
+
+
+def load_report(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """A JSON report as it was written (schema /1 or /2, trajectories inline or not).
+
+    Raises:
+        FileNotFoundError: If the file does not exist.
+        ValueError: If the file is not JSON or is not a ``vitabench-report/1`` or ``/2`` document.
+    """
+    source = Path(path)
+    try:
+        data = json.loads(source.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{source} is not a JSON file: {exc}") from exc
+    if not isinstance(data, dict) or data.get("schema") not in (SCHEMA_V1, SCHEMA_V2):
+        found = data.get("schema") if isinstance(data, dict) else type(data).__name__
+        raise ValueError(f"{source} is not a VitaBench report (schema {found!r}; expected {SCHEMA_V1!r} or "
+                         f"{SCHEMA_V2!r})")
+    return data
 
 
 def load_run(path: str | os.PathLike[str]) -> Run:

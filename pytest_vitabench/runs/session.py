@@ -3,14 +3,17 @@ the report's run metadata. Plain values in, plain values out; the plugin supplie
 
 from __future__ import annotations
 
+import json
 import platform
 import re
-import time
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..atomic_file import write_atomic
 from ..result import ItemResult
+from ..version import __version__
 from .manifest import ResumeError, build_manifest, config_sha256, differences, find_resumable, git_commit, now_iso
+from .records import journal_item
 from .store import RunStore, new_run_id, runs_root
 
 
@@ -105,8 +108,6 @@ def crashed_item_result(runner: _Runner, store: RunStore, nodeid: str, message: 
     result = ItemResult(nodeid=nodeid, suite=parts["path"], user_id=parts["user"], subtask_id=parts["subtask"],
                         subtask_index=index, domain=domain, memory=parts["memory"], trial=int(parts["trial"]),
                         outcome="error", reward=0.0, termination="error", error=f"worker crashed: {message}")
-    from .records import journal_item
-
     try:
         journal_item(RunStore(store.path, writer="controller"), result, suite_sha256=sha,
                      config_sha256=config_sha256(runner.config.manifest()))
@@ -118,11 +119,9 @@ def crashed_item_result(runner: _Runner, store: RunStore, nodeid: str, message: 
 def run_metadata(*, store: RunStore, started: float, command: list[str], rootdir: Path, planned: int,
                  completed: int, resumed: int) -> dict[str, Any]:
     """The report's ``run`` block."""
-    from ..version import __version__
-
     return {
         "id": store.run_id, "dir": str(store.path.resolve()),
-        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)), "finished": now_iso(),
+        "started": now_iso(started), "finished": now_iso(),
         "command": command, "plugin_version": __version__, "python": platform.python_version(),
         "git_commit": git_commit(rootdir), "planned": planned, "completed": completed, "resumed": resumed,
         "partial": completed < planned,
@@ -137,10 +136,6 @@ SUMMARY_SCHEMA = "vitabench-run-summary/1"
 def write_run_summary(store: RunStore, *, config: dict[str, Any], usage: dict[str, Any], run: dict[str, Any]) -> None:
     """Leave the report's ``config`` block, the LLM usage and the run metadata in the run directory, so that
     its pieces can be merged into the report this run would have written (the journal holds the items)."""
-    import json
-
-    from .store import write_atomic
-
     document = {"schema": SUMMARY_SCHEMA, "config": config, "usage": usage, "run": run}
     try:
         write_atomic(store.path / SUMMARY, json.dumps(document, indent=1, ensure_ascii=False, default=str).encode())

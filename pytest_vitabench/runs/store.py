@@ -68,8 +68,12 @@ class RunStore:
 
     def manifest(self) -> dict[str, Any] | None:
         """The manifest, or ``None`` if the run never wrote one (or it is unreadable)."""
+        return self.read_json(MANIFEST)
+
+    def read_json(self, name: str) -> dict[str, Any] | None:
+        """The JSON object in the file ``name`` of the run directory; ``None`` if it is missing or unreadable."""
         try:
-            data = json.loads((self.path / MANIFEST).read_text(encoding="utf-8"))
+            data = json.loads((self.path / name).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
         return data if isinstance(data, dict) else None

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..report.failures import iter_entities, iter_products
+
 #: Fields that name an entity (a store, shop, hotel, attraction, train, flight, taxi), best first.
 _ENTITY_NAME_KEYS = ("name", "store_name", "shop_name", "hotel_name", "attraction_name", "train_number",
                      "flight_number", "car_type")
@@ -64,30 +66,14 @@ class Catalogue:
                 self._add_environment(sub.get("environment"))
 
     def _add_environment(self, environment: Any) -> None:
-        if not isinstance(environment, Mapping):
-            return
-        for container in environment.values():
-            if not isinstance(container, Mapping):
-                continue
-            for entity_id, entity in container.items():
-                if not isinstance(entity, Mapping):
-                    continue
-                label = _first(entity, _ENTITY_NAME_KEYS)
-                if label:
-                    self.names.setdefault(str(entity_id), label)
-                for product in iter_products(entity):
-                    product_label = _first(product, _PRODUCT_NAME_KEYS)
-                    if product_label:
-                        self.names.setdefault(str(product["product_id"]), product_label)
-
-
-def iter_products(entity: Mapping[str, Any]) -> Iterable[Mapping[str, Any]]:
-    """Every dict with a ``product_id`` directly inside one of an entity's lists."""
-    for value in entity.values():
-        if isinstance(value, list):
-            for product in value:
-                if isinstance(product, Mapping) and product.get("product_id"):
-                    yield product
+        for entity_id, entity in iter_entities(environment):
+            label = _first(entity, _ENTITY_NAME_KEYS)
+            if label:
+                self.names.setdefault(entity_id, label)
+            for product in iter_products(entity):
+                product_label = _first(product, _PRODUCT_NAME_KEYS)
+                if product_label:
+                    self.names.setdefault(str(product["product_id"]), product_label)
 
 
 def _first(record: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:

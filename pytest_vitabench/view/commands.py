@@ -1,6 +1,7 @@
-"""``vitabench view``, ``vitabench plot`` and ``vitabench compare``: look at saved runs and compare them.
+"""``vitabench show``, ``vitabench view``, ``vitabench plot`` and ``vitabench compare``: look at saved runs and
+compare them.
 
-Every command reads runs through :func:`~pytest_vitabench.runs.load_run` only.
+Every command reads runs through :mod:`pytest_vitabench.runs.reader` only.
 """
 
 from __future__ import annotations
@@ -18,10 +19,24 @@ from ..report.failures import analyse_run
 from ..report.plots import plot_data, render_plots
 from ..report.terminal import render_table
 from ..result import ItemResult
-from ..runs.reader import Run, load_run
+from ..runs.reader import Run, load_report, load_run
 from ..settings import run_scoped
 from .catalogue import load_catalogue
 from .html import build_viewer
+
+
+def show_command(args: argparse.Namespace) -> int:
+    """``vitabench show``: print the metrics table of a saved report; exit status 0, or 2 when the report
+    cannot be read."""
+    try:
+        report = load_report(args.report)
+    except (OSError, ValueError) as exc:
+        print(f"vitabench show: {exc}", file=sys.stderr)
+        return 2
+    results = [ItemResult.model_validate(r) for r in report.get("results", [])]
+    for line in render_table(report["metrics"], results):
+        print(line)
+    return 0
 
 
 def _catalogue(run: Run, suite_dirs: list[str] | None) -> Any:
@@ -112,6 +127,11 @@ def compare_command(args: argparse.Namespace) -> int:
         print(f"regression gate passed (allowed drop {fail_regression})")
     return 0
 
+
+SHOW = Command(
+    "show", help="print the metrics table of a --vita-report JSON file",
+    description="Print the metrics table of a saved --vita-report JSON file.", run=show_command,
+    arguments=(argument("report", help="the JSON report written by pytest --vita-report PATH"),))
 
 VIEW = Command(
     "view", help="write a self-contained HTML viewer of a run and open it",

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_vitabench.report.thresholds import Threshold, check_thresholds, parse_fail_under
+from pytest_vitabench.fail_under import Threshold, parse_fail_under
+from pytest_vitabench.report.thresholds import check_thresholds
 
 
 def evaluate_thresholds(thresholds, metrics, results=None):

@@ -1,0 +1,312 @@
+"""A run's scores, analysis, gates and reports from its results: one piece of code for the controller at the
+end of a pytest session and for ``vitabench merge``, so that a run's report and a merge's report are made alike.
+
+The metrics take K = the run's trials whatever ran (a partial run does not shrink K), with the run's seed and
+style. With a gate on, the exit status says what the gate found, not whether single items failed (a benchmark
+run always has failed items); infrastructure errors (6) win over a missed gate (1), because the scores are
+incomplete (``docs/ci.md`` has the table).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from enum import IntEnum
+from pathlib import Path
+from typing import Any
+
+from ..fail_under import Threshold
+from ..llm.ledger import Ledger
+from ..metrics import compute_metrics
+from ..result import ItemResult
+from ..runs.reader import load_run
+from ..settings import run_scoped
+from .compare import Comparison, compare_results, regression_gate, regression_list, render_comparison
+from .failures import SubtaskFacts, categorize_result, failure_table, render_failure_table, subtask_facts
+from .github import error_annotations, step_summary, write_step_summary
+from .json_report import build_report
+from .terminal import render_table
+from .thresholds import ThresholdOutcome, check_thresholds
+
+#: A terminal line and its colour (``None``: plain, ``"red"``, ``"green"``, ``"yellow"``, ``"bold"``).
+Line = tuple[str, str | None]
+
+
+class VitaExit(IntEnum):
+    """Exit statuses of a gated run (pytest's own values where they mean the same)."""
+
+    OK = 0
+    GATE_FAILED = 1
+    INTERRUPTED = 2
+    INTERNAL_ERROR = 3
+    USAGE_ERROR = 4
+    NO_TESTS_COLLECTED = 5
+    INFRASTRUCTURE = 6
+
+
+@dataclass(frozen=True)
+class GateInputs:
+    """What the gate found in a run.
+
+    Attributes:
+        missed_thresholds: Messages of the ``--vita-fail-under`` thresholds that were missed.
+        gate_failures: Messages of other gates that failed (e.g. a regression against a baseline).
+        infrastructure_errors: Items whose outcome is ``error`` (or missing from a merge).
+        other_failures: Failed or errored tests that are not VitaBench items, in the same session.
+    """
+
+    missed_thresholds: tuple[str, ...] = ()
+    gate_failures: tuple[str, ...] = ()
+    infrastructure_errors: int = 0
+    other_failures: int = 0
+
+
+def gated_exit_status(pytest_status: int, found: GateInputs) -> int:
+    """The exit status of a run with a gate on, given the status pytest would return on its own."""
+    if pytest_status in (VitaExit.INTERRUPTED, VitaExit.INTERNAL_ERROR, VitaExit.USAGE_ERROR,
+                         VitaExit.NO_TESTS_COLLECTED):
+        return int(pytest_status)
+    if found.infrastructure_errors:
+        return int(VitaExit.INFRASTRUCTURE)
+    if found.missed_thresholds or found.gate_failures or found.other_failures:
+        return int(VitaExit.GATE_FAILED)
+    return int(VitaExit.OK)
+
+
+def explain(status: int, found: GateInputs) -> str:
+    """One line saying why the run exits with ``status``, for the terminal and the step summary."""
+    if status == VitaExit.INFRASTRUCTURE:
+        return (f"exit status 6 (infrastructure errors): {found.infrastructure_errors} item(s) ended in an "
+                "infrastructure error, so the scores are incomplete; fix the endpoint and rerun")
+    if status == VitaExit.GATE_FAILED:
+        parts = []
+        if found.missed_thresholds:
+            parts.append(f"{len(found.missed_thresholds)} threshold(s) missed")
+        if found.gate_failures:
+            parts.append(f"{len(found.gate_failures)} gate failure(s)")
+        if found.other_failures:
+            parts.append(f"{found.other_failures} non-VitaBench test failure(s)")
+        return f"exit status 1 (gate failed): {', '.join(parts)}"
+    if status == VitaExit.OK:
+        return "exit status 0: every gate passed (failed items do not fail a gated run)"
+    return f"exit status {status} (pytest's)"
+
+
+@dataclass
+class RunOutcome:
+    """What the end of a run found: its metrics, the thresholds checked, the failure table, the comparison
+    with a baseline and the gate's verdict.
+
+    Attributes:
+        gate_k: The k the thresholds were checked at (fewer than ``trials`` when fewer trials ran).
+        regression: Why the regression gate fails the run; ``regressions``: the regressed subtasks as plain
+            lines for a CI step summary.
+        status: The exit status (the gate's when a gate is on, else the one given to :func:`gate_run`).
+        scope: The shard the run is, when it is one (its gate saw a part of the run).
+    """
+
+    results: list[ItemResult]
+    metrics: dict[str, Any]
+    trials: int
+    thresholds: list[Threshold] | None = None
+    threshold_outcomes: list[ThresholdOutcome] = field(default_factory=list)
+    gate_k: int | None = None
+    failures: dict[str, Any] | None = None
+    baseline: str | None = None
+    comparison: Comparison | None = None
+    comparison_error: str | None = None
+    fail_regression: float | None = None
+    regression: str | None = None
+    regressions: list[str] = field(default_factory=list)
+    found: GateInputs | None = None
+    verdict: str | None = None
+    status: int = 0
+    scope: str | None = None
+
+    @property
+    def missed(self) -> tuple[str, ...]:
+        return tuple(o.message for o in self.threshold_outcomes if o.status == "missed")
+
+
+def score_run(results: list[ItemResult], *, trials: int, seed: int, style: str = "default",
+              thresholds: list[Threshold] | None = None, want_failures: bool = True,
+              config: dict[str, Any] | None = None,
+              subtask_data: Callable[[ItemResult], dict[str, Any] | None] = lambda _: None,
+              baseline: str | None = None, fail_regression: float | None = None) -> RunOutcome:
+    """The metrics, threshold outcomes, failure table and baseline comparison of a run's results.
+
+    Args:
+        results: Every item's result, in node-id order.
+        want_failures: Classify the failed items (the report and ``--vita-failures`` show them).
+        config: The report's config block, compared with the baseline's.
+        subtask_data: An item's subtask as suite data, for failure analysis.
+        fail_regression: The drop of Avg against ``baseline`` the regression gate allows (``None``: no gate).
+    """
+    metrics = compute_metrics(results, k=trials, seed=seed, style=style, trials=trials)
+    outcome = RunOutcome(results=results, metrics=metrics, trials=trials, thresholds=thresholds,
+                         baseline=baseline, fail_regression=fail_regression)
+    if thresholds is not None:
+        # The table keeps K = trials (a unit short of trials scores 0 there, and the run is labelled partial). A
+        # gate instead judges what this session executed: a smoke run that selected fewer trials (-k t0) is
+        # checked at the k it ran, so K-independent thresholds (avg) still apply and pass^4 is reported as not
+        # checked rather than failing on trials that never ran.
+        outcome.gate_k = min(trials, _executed_trials(results) or trials)
+        checked = metrics if outcome.gate_k == trials else compute_metrics(results, k=outcome.gate_k, seed=seed)
+        outcome.threshold_outcomes = check_thresholds(thresholds, checked, results)
+    if want_failures:
+        outcome.failures = _failure_table(results, subtask_data)
+    if baseline:
+        try:
+            base = load_run(baseline)
+            current = [r.model_dump(mode="json", exclude={"messages", "memory_snapshot"}) for r in results]
+            outcome.comparison = compare_results(base.results, current, base_config=base.config,
+                                                 new_config=config or {}, seed=seed, ignored_settings=run_scoped())
+        except (OSError, ValueError) as exc:
+            outcome.comparison_error = f"cannot compare with the baseline {baseline}: {exc}"
+            if fail_regression is not None:
+                outcome.regression = outcome.comparison_error
+            return outcome
+        outcome.regressions = regression_list(outcome.comparison)
+        if fail_regression is not None:
+            outcome.regression = regression_gate(outcome.comparison, fail_regression)
+    return outcome
+
+
+def _executed_trials(results: Sequence[ItemResult]) -> int | None:
+    """The fewest trials any judged unit (backend, user, subtask) ran in this session; ``None`` without any."""
+    seen: dict[tuple[str, str, str, str], set[int]] = {}
+    for r in results:
+        if r.outcome != "skipped":
+            seen.setdefault((r.memory, r.suite, r.user_id, r.subtask_id), set()).add(r.trial)
+    return min((len(trials) for trials in seen.values()), default=None)
+
+
+def _failure_table(results: Sequence[ItemResult],
+                   subtask_data: Callable[[ItemResult], dict[str, Any] | None]) -> dict[str, Any]:
+    """:func:`~.failures.failure_table` of the run's failed and errored items."""
+    cache: dict[tuple[str, str, str], SubtaskFacts] = {}
+    rows = []
+    for r in results:
+        if r.outcome not in ("failed", "error"):
+            continue
+        # Decided on the worker, next to the trajectory, when it ran there (the controller has none).
+        category = r.failure_category
+        if not category:
+            key = (r.suite, r.user_id, r.subtask_id)
+            if key not in cache:
+                cache[key] = subtask_facts(subtask_data(r))
+            category = categorize_result(r, cache[key])
+        if category:
+            rows.append((r.nodeid, category, r.domain, r.memory))
+    return failure_table(rows)
+
+
+def gate_run(outcome: RunOutcome, *, status: int = 0, unfinished: int = 0, other_failures: int = 0,
+             scope: str | None = None) -> int:
+    """Decide the exit status when a gate is on (thresholds or the regression gate); ``status`` otherwise.
+
+    Args:
+        status: The exit status without the gate (pytest's).
+        unfinished: Items missing from the run, counted as infrastructure errors (the scores are incomplete).
+        other_failures: Failed tests that are not VitaBench items.
+        scope: The shard's label, when the run is one shard.
+    """
+    outcome.status, outcome.scope = status, scope
+    if outcome.thresholds is None and outcome.fail_regression is None:
+        return status
+    errors = sum(1 for r in outcome.results if r.outcome == "error")
+    gate_failures = (f"regression against the baseline: {outcome.regression}",) if outcome.regression else ()
+    outcome.found = GateInputs(missed_thresholds=outcome.missed, gate_failures=gate_failures,
+                               infrastructure_errors=errors + unfinished, other_failures=other_failures)
+    outcome.status = gated_exit_status(status, outcome.found)
+    outcome.verdict = explain(outcome.status, outcome.found)
+    if scope is not None:  # a shard's gate saw a part of the run, and must say so
+        outcome.verdict = (f"{scope}: {outcome.verdict} (this shard's items only; gate the run with "
+                           "`vitabench merge ... --vita-fail-under`)")
+    return outcome.status
+
+
+def run_report(outcome: RunOutcome, config: dict[str, Any], *, run: dict[str, Any], usage: dict[str, Any] | None,
+               records: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The JSON report of the run: :func:`~.json_report.build_report` with the usage, failures and comparison."""
+    report = build_report(config, outcome.metrics, outcome.results, run=run, records=records)
+    if usage is not None:
+        report["usage"] = usage
+    if outcome.failures is not None:
+        report["failures"] = outcome.failures
+    if outcome.comparison is not None:
+        report["comparison"] = outcome.comparison.to_dict()
+    return report
+
+
+def summary_lines(outcome: RunOutcome, *, ledger: Ledger | None, show_failures: bool,
+                  report: str | None) -> list[Line]:
+    """The terminal summary after the run's own first lines: the metrics table, the usage, the analysis,
+    where the report went, the thresholds and the gate's verdict."""
+    lines: list[Line] = [(line, None) for line in render_table(outcome.metrics, outcome.results)]
+    if ledger is not None and (ledger.total().requests or ledger.total().cached_requests):
+        lines += [(line, None) for line in ledger.table_lines()]
+    analysis = ["", *render_failure_table(outcome.failures)] if show_failures and outcome.failures is not None else []
+    if outcome.comparison_error:
+        analysis += ["", outcome.comparison_error]
+    elif outcome.comparison is not None:
+        analysis += ["", *render_comparison(outcome.comparison, base_label=outcome.baseline or "baseline",
+                                            new_label="this run", limit=10)]
+    lines += [(line, None) for line in analysis]
+    if outcome.regression:
+        lines.append((f"REGRESSION: {outcome.regression}", "red"))
+    elif outcome.fail_regression is not None:
+        lines.append((f"regression gate passed (allowed drop {outcome.fail_regression})", "green"))
+    if report:
+        lines.append((f"JSON report: {report}", None))
+    if outcome.thresholds is not None:
+        if outcome.gate_k is not None and outcome.gate_k < outcome.trials:
+            lines.append((f"fail-under: checked at k={outcome.gate_k}, the trials this run executed (the table "
+                          f"keeps k={outcome.trials})", "yellow"))
+        lines += [(f"fail-under: {o.message}", "yellow") for o in outcome.threshold_outcomes
+                  if o.status == "not_checked"]
+        scope = f" ({outcome.scope})" if outcome.scope is not None else ""
+        lines += [(f"FAIL-UNDER{scope}: {message}", "red") for message in outcome.missed]
+        if not outcome.missed:
+            lines.append(("fail-under thresholds met", "green"))
+    if outcome.verdict:
+        lines.append((outcome.verdict, "bold"))
+    return lines
+
+
+def github_outputs(outcome: RunOutcome, *, config: dict[str, Any], echo: Callable[[str], None],
+                   warn: Callable[[str], None], title: str = "VitaBench results") -> None:
+    """Under GitHub Actions, the gate's ``::error`` annotations (through ``echo``) and, with
+    ``$GITHUB_STEP_SUMMARY`` set, the markdown job summary (``warn`` says why it could not be written)."""
+    if os.environ.get("GITHUB_ACTIONS") == "true" and outcome.found is not None:
+        found = outcome.found
+        for line in error_annotations(found.missed_thresholds, found.gate_failures, found.infrastructure_errors):
+            echo(line)
+    path = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not path:
+        return
+    markdown = step_summary(outcome.metrics, outcome.results, title=title, config=config,
+                            thresholds=outcome.threshold_outcomes or None,
+                            regressions=list(outcome.regressions) if outcome.baseline else None,
+                            verdict=outcome.verdict)
+    try:
+        write_step_summary(Path(path), markdown)
+    except OSError as exc:
+        warn(f"could not write GITHUB_STEP_SUMMARY {path}: {exc}")
+
+
+def complete_suite_hashes(known: dict[str, str], results: Sequence[ItemResult]) -> dict[str, str]:
+    """Suite path -> sha256 for every suite the results came from.
+
+    Under xdist only workers collect, so the controller has not hashed any suite; the viewer and the
+    comparison need the paths (for names) and the hashes (to tell changed suites apart).
+    """
+    out = dict(known)
+    for path in sorted({r.suite for r in results if r.suite} - set(known)):
+        try:
+            out[path] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        except OSError:
+            continue
+    return dict(sorted(out.items()))
