@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from ..domains import build_environment
-from ..domains.environment import DomainEnvironment
+from ..domains.environment import NEARBY_CONTAINERS, DomainEnvironment
 from ..judges.rules import run_check
 from ..memory.render import render_preferences, render_records
 from ..suite.checks import RECORD_FIELDS, RecordCheck, RubricCheck
@@ -50,7 +50,6 @@ from ..suite.schema import DailyRecord, EventRecord, SubTask, UserTask
 from ..vocabulary import HIDDEN_KEYS, MARKER_PATTERN, SKIP_TYPES
 
 RULES = ("schema", "chronology", "target", "distractors", "evidence", "leaks", "profile")
-CONTAINERS = ("stores", "shops", "hotels", "attractions", "flights", "trains", "taxis")
 
 
 @dataclass(frozen=True)
@@ -91,10 +90,9 @@ class Report:
         return not self.findings and not self.load_error
 
     def failed(self, strict: bool = False) -> bool:
-        """Whether the suite fails validation (complexity controls count only when ``strict``)."""
-        if self.load_error:
-            return True
-        return any(f.rule not in CONTROL_RULES or strict for f in self.findings)
+        """Whether the suite fails validation; the paper's complexity controls (``distractors``), which a small
+        hand-made suite need not follow, count only when ``strict``."""
+        return bool(self.load_error) or any(f.rule != "distractors" or strict for f in self.findings)
 
     def add(self, rule: str, where: str, message: str) -> None:
         self.findings.append(Finding(rule, where, message))
@@ -127,11 +125,6 @@ class Report:
         return lines
 
 
-#: Rules whose failures make ``vitabench validate`` fail only with ``--strict`` (the paper's complexity
-#: controls, which a small hand-made suite need not follow).
-CONTROL_RULES = ("distractors",)
-
-
 def validate_path(path: str | Path, limits: Limits | None = None, strict: bool = True) -> Report:
     """Load and validate a suite file (a file that does not load is the report's ``load_error``)."""
     try:
@@ -153,41 +146,37 @@ def validate_loaded(suite: LoadedSuite, limits: Limits | None = None) -> Report:
     return report
 
 
-@dataclass
-class _History:
-    """A user's history so far, pre-digested once: user-voiced text per record, rendered text per subtask."""
-
-    voiced: list[tuple[int, str, str]] = field(default_factory=list)  # (subtask index, day, lower-case text)
-    rendered: list[str] = field(default_factory=list)
-
-
 def validate_users(users: list[UserTask], report: Report, limits: Limits) -> None:
     """Run every rule over ``users``, adding the findings to ``report``."""
     report.users = len(users)
     for user in users:
         report.subtasks += len(user.subtasks)
         _chronology(user, report)
-        history = _History()
+        # The history so far, digested once: (day, lower-case user-voiced text) per record, rendered text per subtask.
+        voiced: list[tuple[str, str]] = []
+        rendered: list[str] = []
         for index, sub in enumerate(user.subtasks):
             where = f"{user.id}::{sub.subtask_id}"
             noise = _noise(sub)
             for position, record in enumerate(sub.interactions):
-                text = " ".join(_voiced(record, noise, position)).lower()
-                if text:
-                    history.voiced.append((index, record.when[:10], text))
-            history.rendered.append(render_records(list(sub.interactions)))
+                if text := " ".join(_voiced(record, noise, position)).lower():
+                    voiced.append((record.when[:10], text))
+            rendered.append(render_records(list(sub.interactions)))
             checks = _checks(sub, where, report)
             if checks is None:
                 report.unchecked.setdefault("target", "no rubric_checks (official shape): only the marked target "
                                                       "can be located")
                 report.unchecked.setdefault("distractors", "no rubric_checks: distractors cannot be told apart")
-                _marked_target_only(sub, report)
+                if not sub.target_product_ids and not any(
+                        p.get("product_type") == "target" for _, e in environment_entities(sub.environment)
+                        for p in e.get("products") or [] if isinstance(p, dict)):
+                    report.unchecked["target"] = "no rubric_checks and no target annotation"
             else:
                 options = _options(sub, checks)
                 _target(sub, where, options, report, limits)
                 _distractors(sub, where, options, checks, report, limits)
-            _evidence(user, index, sub, where, history, report)
-            _leaks(user, sub, where, history, report)
+            _evidence(user, index, sub, where, voiced, report)
+            _leaks(user, sub, where, rendered, report)
             _profile(user, sub, where, noise, report)
 
 
@@ -268,22 +257,15 @@ class Option:
         return f"{self.entity_id}/{self.product.get('product_id')}@{self.product.get('date', '')}"
 
 
-def _entities(environment: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    out = []
-    for container in CONTAINERS:
-        for key, entity in (environment.get(container) or {}).items():
-            if isinstance(entity, dict):
-                out.append((str(key), entity))
-    return out
-
-
-def _record_type(checks: list[RubricCheck]) -> str | None:
-    return next((c.check.record_type for c in checks if isinstance(c.check, RecordCheck)), None)
+def environment_entities(environment: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """``(id, record)`` of every merchant, hotel, attraction, flight, train and taxi of an environment."""
+    return [(str(key), entity) for container in (*NEARBY_CONTAINERS, "taxis")
+            for key, entity in (environment.get(container) or {}).items() if isinstance(entity, dict)]
 
 
 def _options(sub: SubTask, checks: list[RubricCheck]) -> list[Option]:
     """Every option, with the record checks it fails when booked exactly as the rubrics ask."""
-    kind = _record_type(checks)
+    kind = next((c.check.record_type for c in checks if isinstance(c.check, RecordCheck)), None)
     wanted: dict[str, Any] = {}
     for item in checks:
         check = item.check
@@ -298,7 +280,7 @@ def _options(sub: SubTask, checks: list[RubricCheck]) -> list[Option]:
                 wanted[name] = list(cond.includes_all)
     record_checks = [(i, c.check) for i, c in enumerate(checks) if isinstance(c.check, RecordCheck)]
     options = []
-    for position, (eid, entity) in enumerate(_entities(sub.environment)):
+    for position, (eid, entity) in enumerate(environment_entities(sub.environment)):
         products = [p for p in entity.get("products") or [] if isinstance(p, dict)]
         rows: list[dict[str, Any] | None] = [None] if kind in ("reservation", "book") else list(products)
         for product in rows:
@@ -313,15 +295,6 @@ def _options(sub: SubTask, checks: list[RubricCheck]) -> list[Option]:
             failed = [i for i, check in record_checks if not run_check(check, [record], [])[0]]
             options.append(Option(position, eid, entity, product, failed))
     return options
-
-
-def _marked_target_only(sub: SubTask, report: Report) -> None:
-    marked = set(sub.target_product_ids or [])
-    if not marked:
-        marked = {str(p.get("product_id")) for _, e in _entities(sub.environment) for p in e.get("products") or []
-                  if isinstance(p, dict) and p.get("product_type") == "target"}
-    if not marked:
-        report.unchecked["target"] = "no rubric_checks and no target annotation"
 
 
 def _target(sub: SubTask, where: str, options: list[Option], report: Report, limits: Limits) -> None:
@@ -340,7 +313,7 @@ def _target(sub: SubTask, where: str, options: list[Option], report: Report, lim
     if winner.position < limits.target_after:
         report.add("distractors", where,
                    f"the target's merchant is number {winner.position + 1}, not after the first {limits.target_after}")
-    scores = [s for _, e in _entities(sub.environment) if isinstance(s := e.get("score"), (int, float))]
+    scores = [s for _, e in environment_entities(sub.environment) if isinstance(s := e.get("score"), (int, float))]
     score = winner.entity.get("score")
     if scores and isinstance(score, (int, float)) and score >= max(scores):
         report.add("distractors", where, f"the target's merchant is the best rated ({score})")
@@ -349,7 +322,7 @@ def _target(sub: SubTask, where: str, options: list[Option], report: Report, lim
 def _distractors(sub: SubTask, where: str, options: list[Option], checks: list[RubricCheck], report: Report,
                  limits: Limits) -> None:
     report.checked["distractors"] += 1
-    entities = _entities(sub.environment)
+    entities = environment_entities(sub.environment)
     products = sum(len(e.get("products") or []) for _, e in entities)
     problems = []
     if not limits.merchants_min <= len(entities) <= limits.merchants_max:
@@ -401,11 +374,8 @@ def _sources(sub: SubTask) -> dict[str, dict[str, Any]]:
 
 def _noise(sub: SubTask) -> set[tuple[int, int]]:
     memory = sub.groundtruth_preferences() or {}
-    out = set()
-    for item in memory.get("history_noise") or []:
-        if isinstance(item, list) and len(item) >= 2:
-            out.add((int(item[0]), int(item[1])))
-    return out
+    return {(int(item[0]), int(item[1])) for item in memory.get("history_noise") or []
+            if isinstance(item, list) and len(item) >= 2}
 
 
 def _items(record: DailyRecord | EventRecord) -> list[tuple[int, str, Any]]:
@@ -434,7 +404,8 @@ def _voiced(record: DailyRecord | EventRecord, noise: set[tuple[int, int]], posi
     return out
 
 
-def _evidence(user: UserTask, index: int, sub: SubTask, where: str, history: _History, report: Report) -> None:
+def _evidence(user: UserTask, index: int, sub: SubTask, where: str, voiced: list[tuple[str, str]],
+              report: Report) -> None:
     sources = _sources(sub)
     if not sources:
         if sub.rubrics():
@@ -453,8 +424,8 @@ def _evidence(user: UserTask, index: int, sub: SubTask, where: str, history: _Hi
         since = _since(user, index, pid)
         phrases = [str(p).lower() for p in source.get("phrases") or []]
         found = False
-        for owner, when, text in reversed(history.voiced):  # latest first: evidence is usually recent
-            if owner > index or when >= day:
+        for when, text in reversed(voiced):  # latest first: evidence is usually recent
+            if when >= day:
                 continue
             if when < since:
                 break
@@ -505,12 +476,12 @@ def _hidden_texts(node: Any, found: set[str]) -> set[str]:
     return found
 
 
-def _leaks(user: UserTask, sub: SubTask, where: str, history: _History, report: Report) -> None:
+def _leaks(user: UserTask, sub: SubTask, where: str, rendered: list[str], report: Report) -> None:
     report.checked["leaks"] += 1
     visible = {
         "instruction": sub.instruction,
         "profile": json.dumps(user.user_profile, ensure_ascii=False),
-        "history": history.rendered[-1],
+        "history": rendered[-1],
         "tools": _visible_tools(sub),
     }
     hidden = _hidden_texts(sub.environment, set())
@@ -531,7 +502,7 @@ def _leaks(user: UserTask, sub: SubTask, where: str, history: _History, report: 
     if sub.is_proactive and intention:
         if intention in sub.instruction or intention in visible["profile"]:
             report.add("leaks", where, "the hidden user_intention is in the instruction or profile")
-        if any(intention in chunk for chunk in history.rendered):
+        if any(intention in chunk for chunk in rendered):
             report.add("leaks", where, "the hidden user_intention is in the history so far")
 
 
