@@ -35,7 +35,8 @@ class Axis:
         key: Stable identifier.
         category: Preference category (paper C.2.2).
         level: ``product`` (product tags, room/seat/ticket type) or ``merchant`` (merchant tags).
-        kind: ``value``, ``aversion``, ``floor`` (a rating floor), ``cap`` (a price cap) or ``conditional`` (liked
+        kind: ``value``, ``aversion``, ``floor`` (a rating floor), ``cap`` (a price cap: no values, so no user
+            holds one; the axes stay so the published suites keep their draws) or ``conditional`` (liked
             values that depend on the situation, paper A.1.2).
         values: The phrases candidates carry (liked or avoided).
         scope: Tag suffix naming where the preference applies ("in coffee").

@@ -1,7 +1,7 @@
 """Build one subtask's environment: merchants, products, one target and its distractors (paper A.2.2-A.2.3).
 
 A subtask decides on a few *dimensions*: the user's preferences it tests (a liked value, an avoided
-ingredient, a rating floor, a price cap, a situational preference) and, for travel, the requested date.
+ingredient, a rating floor, a situational preference) and, for travel, the requested date.
 Every candidate option (a product of a merchant, or a merchant for table reservations) is described by the
 dimensions it breaks, and the layout follows the paper's complexity controls, as the validator's
 ``target`` and ``distractors`` rules state them (:mod:`.validator`).
@@ -36,7 +36,7 @@ class Dim:
 
     key: str
     level: str  # "product" | "merchant"
-    kind: str  # value | aversion | floor | cap | conditional | date
+    kind: str  # value | aversion | floor | conditional | date
     good: str | None
     bad: tuple[str, ...]
     pref: Pref | None = None
@@ -84,7 +84,7 @@ def make_dims(plan: UserPlan, sub: SubPlan, decision_day: date) -> list[Dim]:
             dims.append(Dim(axis.key, axis.level, pref.kind, value, tuple(v for v in allowed if v != value), pref))
         elif pref.kind == "aversion":
             dims.append(Dim(axis.key, axis.level, "aversion", None, (value,), pref))
-        elif pref.kind in ("floor", "cap"):
+        elif pref.kind == "floor":
             dims.append(Dim(axis.key, axis.level, pref.kind, value, ("off",), pref, float(value)))
     if family.kind in ("hotel", "train", "flight", "attraction"):
         wrong = tuple((decision_day + timedelta(days=k)).isoformat() for k in range(1, 6))
@@ -275,7 +275,6 @@ def _materialise(rng: random.Random, plan: UserPlan, sub: SubPlan, dims: list[Di
     digits = person.user_id[1:]
     prefix = {"hotel": "H", "train": "T", "flight": "F", "attraction": "A"}.get(family.kind, "S")
     user_floor = max((float(v.value) for p in plan.prefs if p.kind == "floor" for v in p.versions), default=0.0)
-    user_caps = [float(v.value) for p in plan.prefs if p.kind == "cap" and p.axis in family.axes for v in p.versions]
     names = _names(rng, family, len(slots))
     where = sub.dest or person.city
     centre = city_centre(where) if sub.dest else person.home
@@ -302,7 +301,7 @@ def _materialise(rng: random.Random, plan: UserPlan, sub: SubPlan, dims: list[Di
                 twin_of = next(p for p in products if not p["_breaks"])
                 pid = twin_of["product_id"]
             all_breaks = {**slot.breaks, **breaks}
-            product = _product(rng, family, dims, breaks, pid, j, user_caps, slot, day_text)
+            product = _product(rng, family, dims, breaks, pid, j, day_text)
             product["_breaks"] = all_breaks
             is_target = slot.role == "target" and not all_breaks
             if is_target:
@@ -328,7 +327,7 @@ def _materialise(rng: random.Random, plan: UserPlan, sub: SubPlan, dims: list[Di
 
 def _phrase(dim: Dim, broken: str | None) -> str | None:
     """The phrase a candidate carries for a dimension (``None``: nothing to show)."""
-    if dim.kind in ("floor", "cap", "date"):
+    if dim.kind in ("floor", "date"):
         return None
     if broken is not None:
         return broken
@@ -360,20 +359,11 @@ def _score(rng: random.Random, slot: Slot, dims: list[Dim], user_floor: float) -
 
 
 def _product(rng: random.Random, family: Family, dims: list[Dim], breaks: dict[int, str], pid: str, j: int,
-             caps: list[float], slot: Slot, day_text: str) -> dict[str, Any]:
+             day_text: str) -> dict[str, Any]:
     carried = [_phrase(d, breaks.get(i)) for i, d in enumerate(dims) if d.level == "product"]
     phrases = [p for p in carried if p]
     lo, hi = family.price
-    cap_dim = next((i for i, d in enumerate(dims) if d.kind == "cap"), None)
-    ceiling = min([hi] + [int(c) for c in caps]) if (slot.role == "target" and not breaks) else hi
-    if cap_dim is not None:
-        cap = int(dims[cap_dim].threshold or hi)
-        if cap_dim in breaks:
-            price = float(rng.randint(cap + 12, max(cap + 13, hi + 40)))
-        else:
-            price = float(rng.randint(lo, min(cap, ceiling)))
-    else:
-        price = float(rng.randint(lo, max(lo, ceiling)))
+    price = float(rng.randint(lo, hi))
     stock = rng.randint(20, 99)
     date_dim = next((i for i, d in enumerate(dims) if d.kind == "date"), None)
     day = breaks.get(date_dim, day_text) if date_dim is not None else day_text
@@ -392,7 +382,7 @@ def _product(rng: random.Random, family: Family, dims: list[Dim], breaks: dict[i
     return product_body(family.kind, pid, name, price, stock, tags=list(family.tags) + phrases)
 
 
-def _reason(dims: list[Dim], breaks: dict[int, str], score: float | None, price: float | None) -> str:
+def _reason(dims: list[Dim], breaks: dict[int, str], score: float) -> str:
     parts = []
     for i, bad in sorted(breaks.items()):
         d = dims[i]
@@ -405,8 +395,6 @@ def _reason(dims: list[Dim], breaks: dict[int, str], score: float | None, price:
             parts.append(f"contains {bad}, which the user avoids")
         elif d.kind == "floor":
             parts.append(f"rated {score}, below the user's {d.good} floor")
-        elif d.kind == "cap":
-            parts.append(f"costs {price} yuan, above the user's {d.good} yuan cap")
         else:
             parts.append(f"for {bad}, not the requested {d.good}")
     return "; ".join(parts)
@@ -423,8 +411,8 @@ def _entity(rng: random.Random, family: Family, sub: SubPlan, eid: str, name: st
         else:
             product["product_type"] = "distraction" if breaks or slot.role != "target" else "target"
         if product["product_type"] == "distraction":
-            product["distraction_reason"] = _reason(dims, breaks, score, product.get("price")) or \
-                _reason(dims, slot.breaks, score, None) or "not the target"
+            product["distraction_reason"] = _reason(dims, breaks, score) or \
+                _reason(dims, slot.breaks, score) or "not the target"
     # Drawn for every kind, trains and flights too (which do not use it), so the published suites stay as they are.
     place = location(rng, where, centre)
     if family.kind == "attraction":
@@ -438,7 +426,7 @@ def _entity(rng: random.Random, family: Family, sub: SubPlan, eid: str, name: st
         body = entity_body(family.kind, eid, name, score, place, tags, products, marker,
                            enable_reservation=family.kind == "reservation")
     if marker == "distraction":
-        body["distraction_reason"] = _reason(dims, slot.breaks, score, None) or "none of its options fits the user"
+        body["distraction_reason"] = _reason(dims, slot.breaks, score) or "none of its options fits the user"
     return body
 
 

@@ -163,9 +163,6 @@ def _statement(pref: Pref, value: str, rng: random.Random) -> str:
         return rng.choice((f"Only pick merchants rated at least {value}, the cheaper places keep getting it wrong.",
                            f"I only trust places rated {value} or above.",
                            f"Please stick to shops rated at least {value} for me."))
-    if pref.kind == "cap":
-        what = axis.scope if axis else "it"
-        return f"Keep {what} under {value} yuan, please."
     if pref.kind == "background":
         return rng.choice((f"I've been really into {value} lately.", f"Honestly, {value} is my thing.",
                            f"I love {value}."))
@@ -195,7 +192,7 @@ def _statements(state: _State) -> None:
                                              f"No more {old} for me, {version.value} from now on.")),
                      f"Noted: {version.value} from now on.")
                 state.negative[old] = max(state.negative.get(old, day), day)
-            elif version.explicit or pref.kind in ("aversion", "floor", "cap", "conditional"):
+            elif version.explicit or pref.kind in ("aversion", "floor", "conditional"):
                 _say(state, day, _statement(pref, version.value, rng))
                 if pref.kind == "aversion":
                     state.negative[version.value] = day

@@ -20,7 +20,6 @@ from .rng import labelled, quota, spread, stream
 
 DOMAINS = ("delivery", "instore", "ota")
 FLOORS = (4.3, 4.4, 4.5, 4.6)
-CAPS = {"flower_cap": (220, 260, 300), "hotel_cap": (580, 650, 720)}
 #: Families whose proactive variant asks how many / when (P1).
 COUNT_FAMILIES = ("coffee", "milk_tea", "fruit_tea", "dessert", "dumplings", "massage", "cinema", "restaurant",
                   "hotel", "train", "flight", "attraction")
@@ -44,7 +43,7 @@ class Pref:
 
     pid: str
     category: str
-    kind: str  # value | aversion | floor | cap | conditional | background
+    kind: str  # value | aversion | floor | conditional | background
     axis: str = ""
     cond: str = ""
     detail: str = ""
@@ -78,9 +77,6 @@ class Pref:
             core = value
         elif self.kind == "floor":
             return f"only orders from merchants rated at least {value}"
-        elif self.kind == "cap":
-            suffix = " a night" if self.axis == "hotel_cap" else ""
-            return f"keeps {axis.scope if axis else ''} under {value} yuan{suffix}"
         elif self.kind == "conditional":
             core = (axis.tag if axis else "{value} when {cond}").format(value=value, cond=self.cond)
         elif self.kind == "aversion":
@@ -310,8 +306,7 @@ def _hold_for_family(rng: random.Random, person: Person, family: Family, held: d
                      prefs: list[Pref], blocked: set[str]) -> None:
     """Hold enough axes for this family: two that are not thresholds, one on products unless a table."""
     axes = [AXIS[a] for a in family.axes if AXIS[a].kind in ("value", "aversion", "cap") and a not in blocked]
-    rng.shuffle(axes)
-    axes.sort(key=lambda a: a.kind == "cap")
+    rng.shuffle(axes)  # with the cap axes, which have no values to hold: the published suites keep their draws
     reservation = family.kind == "reservation"
     for axis in axes:
         if axis.key in held or (reservation and axis.level != "merchant"):
@@ -319,16 +314,11 @@ def _hold_for_family(rng: random.Random, person: Person, family: Family, held: d
         values = allowed_values(axis, family, person)
         if not values:
             continue
-        usable = [p for p in _usable(family, held, person) if p.kind not in ("floor", "cap")]
+        usable = [p for p in _usable(family, held, person) if p.kind != "floor"]
         short = len(usable) < 2 or (not reservation and not any(AXIS[p.axis].level == "product" for p in usable))
-        if axis.kind == "cap":
-            if rng.random() < 0.5:
-                continue
-            value = str(rng.choice(CAPS[axis.key]))
-        elif not short and rng.random() >= 0.55:
+        if not short and rng.random() >= 0.55:
             continue
-        else:
-            value = rng.choice(values)
+        value = rng.choice(values)
         pref = _new_pref(prefs, axis.category, axis.kind, axis.key)
         pref.versions = [Version(date.min, value)]
         held[axis.key] = [pref]
