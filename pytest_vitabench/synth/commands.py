@@ -18,7 +18,7 @@ from ..suite.errors import SuiteError
 from ..suite.loader import load_suite, read_suite_json
 from .config import PRESETS, SynthConfig
 from .config import preset as preset_config
-from .demo import INDENT, build_demo_suite
+from .curated import DEMO_INDENT, build_demo_suite
 from .generator import generate, write
 from .stats import comparison, render_comparison, suite_stats
 from .validator import validate_loaded
@@ -59,7 +59,7 @@ def synthesize(preset: str, *, output: str | None = None, knobs: dict[str, Any] 
     if preset == "demo":
         if knobs:
             raise ValueError(f"the demo preset is hand-curated and takes no knobs ({', '.join(knobs)})")
-        suite, indent = build_demo_suite(), INDENT
+        suite, indent = build_demo_suite(), DEMO_INDENT
     else:
         suite, indent = generate(preset_config(preset, **knobs)), None
     path = write(suite, output or DEFAULT_OUTPUT[preset], indent)

@@ -15,12 +15,16 @@ not the paper's 10-15), the ratings, the product names (the spec's item template
 the rubrics' order.
 
 Determinism: each subtask draws from ``random.Random("<seed>:<user id>:<n>")``.
+
+The demo suite is the spec ``specs/demo.json`` expanded; ``vitabench synth --preset demo`` writes it to
+``suites/demo/tasks.json``, indented by one space so that a change to the spec shows as a readable diff.
 """
 
 from __future__ import annotations
 
 import random
 from datetime import date, timedelta
+from pathlib import Path
 from typing import Any
 
 from .catalog import KINDS
@@ -45,6 +49,7 @@ from .spec import (
     PhraseDimension,
     SubtaskSpec,
     UserSpec,
+    load_spec,
 )
 from .vocab import STREETS, title_case
 
@@ -56,6 +61,14 @@ _DEPARTURES = {"morning departure": ("08:05", "09:40"), "afternoon departure": (
                "evening departure": ("18:30", "20:05"), "red-eye": ("23:50", "01:00"), "": ("10:00", "15:00")}
 _SEAT_PRICE = {"first class": 1.6, "business class": 3.0, "business": 2.6}
 _WEATHER = ("sunny", "cloudy", "light rain")
+#: The demo suite's spec, and the committed file's indentation.
+DEMO_SPEC = Path(__file__).resolve().parent / "specs" / "demo.json"
+DEMO_INDENT = 1
+
+
+def build_demo_suite() -> list[dict[str, Any]]:
+    """The demo suite: a list of users in the official ``tasks.json`` format."""
+    return expand(load_spec(DEMO_SPEC))
 
 
 def expand(spec: CuratedSpec) -> list[dict[str, Any]]:

@@ -97,11 +97,8 @@ def build(config: SynthConfig, plan: UserPlan, sub: SubPlan, decision_day: date)
     rng = stream(config.seed, "env", plan.person.user_id, sub.n)
     dims = make_dims(plan, sub, decision_day)
     popular = next((i for i, d in enumerate(dims) if d.pref is not None and d.pref.pid == sub.popular), None)
-    if sub.kind == "reservation":
-        slots = _reservation_layout(config, rng, dims, popular)
-    else:
-        slots = _product_layout(config, rng, dims, popular)
-    return _materialise(rng, plan, sub, dims, slots, decision_day)
+    layout = _reservation_layout if sub.kind == "reservation" else _product_layout
+    return _materialise(rng, plan, sub, dims, layout(config, rng, dims, popular), decision_day)
 
 
 # ------------------------------------------------------------------------------------------ layout
@@ -112,12 +109,10 @@ def _product_layout(config: SynthConfig, rng: random.Random, dims: list[Dim], po
     merchant = [i for i, d in enumerate(dims) if d.level == "merchant"]
     dated = next((i for i, d in enumerate(dims) if d.kind == "date"), None)
     size = rng.randint(config.merchants_min, config.merchants_max)
-    per = 3
-    need = config.one_off_min
-    offs_per_dim = {d: math.ceil(need / per) for d in merchant}
-    while 2 + sum(offs_per_dim.values()) > size and per < need:
+    per, need = 3, config.one_off_min
+    while 2 + len(merchant) * math.ceil(need / per) > size and per < need:
         per += 1
-        offs_per_dim = {d: math.ceil(need / per) for d in merchant}
+    offs_per_dim = {d: math.ceil(need / per) for d in merchant}
     size = max(size, min(config.merchants_max, 2 + sum(offs_per_dim.values())))
     cycle = _Cycle(product, dims)
 
@@ -248,21 +243,14 @@ def _order(rng: random.Random, slots: list[Slot]) -> list[Slot]:
     popular = next(s for s in slots if s.role == "popular")
     rest = [s for s in slots if s is not target and s is not popular]
     rng.shuffle(rest)
-    size = len(slots)
-    target_at = rng.randint(5, size - 1)
-    popular_at = rng.randint(0, 4)
-    out: list[Slot | None] = [None] * size
-    out[target_at], out[popular_at] = target, popular
-    it = iter(rest)
-    for i in range(size):
-        if out[i] is None:
-            out[i] = next(it)
+    target_at, popular_at = rng.randint(5, len(slots) - 1), rng.randint(0, 4)
+    others = iter(rest)
+    out = [target if i == target_at else popular if i == popular_at else next(others) for i in range(len(slots))]
     for slot in out:
-        assert slot is not None
         rng.shuffle(slot.products)
         if slot.role == "target":  # the target first among its own (dated twins follow it)
             slot.products.sort(key=lambda b: len(b))
-    return [s for s in out if s is not None]
+    return out
 
 
 # ------------------------------------------------------------------------------------------ materialise
@@ -298,13 +286,10 @@ def _materialise(rng: random.Random, plan: UserPlan, sub: SubPlan, dims: list[Di
             pid = f"P{digits}{sub.n:02d}{k + 1:02d}{j + 1:02d}"
             if family.kind in ("train", "flight", "attraction") and dated is not None and set(breaks) == {dated}:
                 # A dated twin keeps its product id (the same seat class / ticket on another day).
-                twin_of = next(p for p in products if not p["_breaks"])
-                pid = twin_of["product_id"]
-            all_breaks = {**slot.breaks, **breaks}
+                pid = next(p for p in products if not p["_breaks"])["product_id"]
             product = _product(rng, family, dims, breaks, pid, j, day_text)
-            product["_breaks"] = all_breaks
-            is_target = slot.role == "target" and not all_breaks
-            if is_target:
+            product["_breaks"] = {**slot.breaks, **breaks}
+            if slot.role == "target" and not product["_breaks"]:
                 target_product, target_entity = product.get("product_id"), eid
             for i, d in enumerate(dims):
                 if d.level == "product" and d.kind != "date" and i not in breaks and pid not in satisfying[i]:
@@ -317,8 +302,7 @@ def _materialise(rng: random.Random, plan: UserPlan, sub: SubPlan, dims: list[Di
     _, record_type, container = KINDS[family.kind]
     weather = {"city": where, "category": rng.choice(_WEATHER), "datetime": day_text,
                "temperature": [rng.randint(2, 18), rng.randint(19, 33)], "humidity": rng.randint(35, 90)}
-    addresses = {"home_address": person.home_address, "work_address": person.work_address}
-    environment = environment_record(f"{sub.day.isoformat()} {sub.clock}", person.user_id, weather, addresses,
+    environment = environment_record(f"{sub.day.isoformat()} {sub.clock}", person.user_id, weather, person.profile,
                                      person.home, person.work, container, entities)
     return Built(environment=environment, dims=dims, satisfying={i: sorted(v) for i, v in satisfying.items()},
                  target_entity=target_entity, target_product=target_product, record_type=record_type,
