@@ -182,10 +182,8 @@ def _preference_memory(plan: UserPlan, sub: SubPlan, previous: date) -> dict[str
                 tag = pref.tag(pref.value_at(sub.day))
                 current.setdefault(category, []).append(tag)
                 tag_ids[tag] = pref.pid
-    changes = []
-    for pref in plan.prefs:
-        changes += _changes(pref, previous, sub.day)
-    changes.sort(key=lambda c: (c["date"], c["id"], c["type"]))
+    changes = sorted((c for pref in plan.prefs for c in _changes(pref, previous, sub.day)),
+                     key=lambda c: (c["date"], c["id"], c["type"]))
     return {"current": current, "preference_tag_change_history": changes, "tag_ids": tag_ids}
 
 
