@@ -31,20 +31,11 @@ PRESET_NAMES = (*PRESETS, "demo")
 
 
 def _knob_arguments() -> tuple[Argument, ...]:
-    """One ``--KNOB`` per :class:`SynthConfig` field, its help read from the class docstring."""
-    knobs = {knob.name: {"int": int, "float": float, "str": str}[str(knob.type)] for knob in fields(SynthConfig)}
-    docs: dict[str, str] = {}
-    current = ""
-    for line in (SynthConfig.__doc__ or "").splitlines():
-        stripped = line.strip()
-        head, sep, text = stripped.partition(": ")
-        if sep and head in knobs:
-            current = head
-            docs[current] = text
-        elif current and stripped and not stripped.endswith(":"):
-            docs[current] += " " + stripped
-    return tuple(argument(f"--{knob.replace('_', '-')}", dest=f"knob_{knob}", metavar=knob.upper(), type=kind,
-                          default=None, help=docs.get(knob, "")) for knob, kind in knobs.items())
+    """One ``--KNOB`` per :class:`SynthConfig` field, with the field's help text."""
+    kinds = {"int": int, "float": float, "str": str}
+    return tuple(argument(f"--{knob.name.replace('_', '-')}", dest=f"knob_{knob.name}", metavar=knob.name.upper(),
+                          type=kinds[str(knob.type)], default=None, help=knob.metadata["help"])
+                 for knob in fields(SynthConfig))
 
 
 def synthesize(preset: str, *, output: str | None = None, knobs: dict[str, Any] | None = None) -> Path:
