@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from .catalog import AXIS, BACKGROUND, CATEGORIES, DETAILS, FAMILIES, Axis, Family
-from .config import SynthConfig
+from .config import PAPER, SynthConfig
 from .profiles import Person, build_people
 from .rng import labelled, quota, spread, stream
 
@@ -387,7 +387,7 @@ _TRIP_PLACES = ("Dali", "Xiamen", "Guilin", "Qingdao", "Kunming", "Suzhou", "Jap
 def _fill_background(rng: random.Random, person: Person, start: date, end: date, prefs: list[Pref],
                      wanted: int) -> None:
     """Preferences no subtask decides on, so categories approach the paper's shares."""
-    shares = {"Food": 0.35, "Shopping": 0.181, "Travel": 0.202, "Entertainment": 0.21, "Special": 0.05}
+    shares = PAPER["category_share"]
     used: set[str] = set()
     while len(prefs) < wanted:
         have = {c: sum(1 for p in prefs if p.category == c) for c in CATEGORIES}

@@ -46,9 +46,7 @@ def rubrics_for(plan: UserPlan, sub: SubPlan, built: Built) -> tuple[list[str], 
     for i, dim in enumerate(built.dims):
         if dim.kind == "date":
             what = {"hotel": "night of", "attraction": "visit date"}.get(kind, "travel date")
-            text = f"The booking is for the {what} {dim.good}" if kind != "hotel" else \
-                f"The booking is for the night of {dim.good}"
-            add(text, record(dates={"includes_all": [dim.good]}))
+            add(f"The booking is for the {what} {dim.good}", record(dates={"includes_all": [dim.good]}))
             continue
         axis = AXIS[dim.key]
         value = str(dim.good if dim.kind != "aversion" else dim.bad[0])

@@ -117,11 +117,10 @@ class Report:
                     status += f"; partly not checked: {self.unchecked[rule]}"
             lines.append(f"  {rule:12s} {status}")
         for rule in RULES:
-            for finding in self.errors(rule)[:limit]:
-                lines.append(f"    {rule}: {finding.where}: {finding.message}")
-            extra = len(self.errors(rule)) - limit
-            if extra > 0:
-                lines.append(f"    {rule}: ... and {extra} more")
+            found = self.errors(rule)
+            lines += [f"    {rule}: {finding.where}: {finding.message}" for finding in found[:limit]]
+            if len(found) > limit:
+                lines.append(f"    {rule}: ... and {len(found) - limit} more")
         return lines
 
 
@@ -190,15 +189,11 @@ def _checks(sub: SubTask, where: str, report: Report) -> list[RubricCheck] | Non
     report.checked["schema"] += 1
     rubrics = sub.rubrics()
     texts = [c.rubric for c in sub.rubric_checks]
-    missing = [r for r in rubrics if r not in texts]
-    orphans = [t for t in texts if t not in rubrics]
-    doubled = [t for t, n in Counter(texts).items() if n > 1]
-    for text in missing:
-        report.add("schema", where, f"rubric without a machine check: {text!r}")
-    for text in orphans:
-        report.add("schema", where, f"check for a rubric the subtask does not state: {text!r}")
-    for text in doubled:
-        report.add("schema", where, f"rubric with several checks: {text!r}")
+    problems = [("rubric without a machine check", text) for text in rubrics if text not in texts]
+    problems += [("check for a rubric the subtask does not state", text) for text in texts if text not in rubrics]
+    problems += [("rubric with several checks", text) for text, n in Counter(texts).items() if n > 1]
+    for problem, text in problems:
+        report.add("schema", where, f"{problem}: {text!r}")
     return list(sub.rubric_checks)
 
 
@@ -424,13 +419,9 @@ def _evidence(user: UserTask, index: int, sub: SubTask, where: str, voiced: list
         since = _since(user, index, pid)
         phrases = [str(p).lower() for p in source.get("phrases") or []]
         found = False
-        for when, text in reversed(voiced):  # latest first: evidence is usually recent
-            if when >= day:
-                continue
-            if when < since:
-                break
-            if any(phrase in text for phrase in phrases):
-                found = True
+        for when, text in reversed(voiced):  # latest first: evidence is usually recent; stop before ``since``
+            if when < day and (when < since or any(phrase in text for phrase in phrases)):
+                found = when >= since
                 break
         if not found:
             report.add("evidence", where,
