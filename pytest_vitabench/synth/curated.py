@@ -31,6 +31,7 @@ from .catalog import KINDS
 from .environment import (
     Slot,
     city_centre,
+    departure,
     entity_body,
     environment_record,
     location,
@@ -57,8 +58,9 @@ _DimensionSpec = PhraseDimension | MinScoreDimension | MaxPriceDimension
 
 #: The first streets of the shared list: curated addresses draw from these.
 _CURATED_STREETS = STREETS[:10]
-_DEPARTURES = {"morning departure": ("08:05", "09:40"), "afternoon departure": ("13:20", "15:10"),
-               "evening departure": ("18:30", "20:05"), "red-eye": ("23:50", "01:00"), "": ("10:00", "15:00")}
+#: The hours a train or flight may leave at, by the departure tag it carries (24: one in the morning).
+_DEPARTURES = {"morning departure": (8, 9), "afternoon departure": (13, 15), "evening departure": (18, 20),
+               "red-eye": (23, 25), "": (10, 15)}
 _SEAT_PRICE = {"first class": 1.6, "business class": 3.0, "business": 2.6}
 _WEATHER = ("sunny", "cloudy", "light rain")
 #: The demo suite's spec, and the committed file's indentation.
@@ -330,17 +332,10 @@ def _entity(sub: SubtaskSpec, domain: str, eid: str, name: str, score: float, ta
 def _transport(sub: SubtaskSpec, eid: str, number: str, tags: list[str], products: list[dict[str, Any]],
                rng: random.Random, marker: str, origin: str) -> dict[str, Any]:
     """A train or a flight from the user's city to the destination, timed to match its tags."""
-    when = next((t for t in tags if t in _DEPARTURES), "")
-    lo, hi = _DEPARTURES[when]
-    hour = int(lo[:2]) + rng.randint(0, max(0, (int(hi[:2]) - int(lo[:2])) % 24))
-    dep = f"{hour % 24:02d}:{rng.choice(['05', '20', '35', '50'])}"
+    hour, dep = departure(rng, _DEPARTURES[next((t for t in tags if t in _DEPARTURES), "")])
     arr = f"{(hour + (1 if sub.kind == 'train' else 3)) % 24:02d}:{dep[3:]}"
-    dest = sub.destination or ""
-    o_loc = location(rng, origin, city_centre(origin), _CURATED_STREETS)
-    d_loc = location(rng, dest, city_centre(dest), _CURATED_STREETS)
-    departure, arrival = sub.stations or ("", "")
-    o_loc["address"], d_loc["address"] = f"{departure}, {origin}", f"{arrival}, {dest}"
-    return transport_body(sub.kind, eid, number, origin, dest, o_loc, d_loc, dep, arr, tags, products, marker)
+    return transport_body(rng, sub.kind, eid, number, (origin, sub.destination or ""), sub.stations or ("", ""),
+                          (dep, arr), tags, products, marker, _CURATED_STREETS)
 
 
 def _rubrics(user: UserSpec, sub: SubtaskSpec, record_type: str, satisfying: dict[int, list[str]]) -> RubricBook:

@@ -417,22 +417,16 @@ def _entity(rng: random.Random, family: Family, sub: SubPlan, eid: str, name: st
 def _transport(rng: random.Random, family: Family, eid: str, name: str, tags: list[str],
                products: list[dict[str, Any]], origin: str, dest: str, marker: str) -> dict[str, Any]:
     window = next((t for t in tags if t in _DEPARTURES), "")
-    lo, hi = _DEPARTURES.get(window, (9, 17))
-    hour = rng.randint(lo, hi)
-    minute = rng.choice((5, 20, 35, 50))
+    hour, dep = departure(rng, _DEPARTURES.get(window, (9, 17)))
     hours = rng.randint(1, 4) if family.kind == "train" else rng.randint(2, 3)
-    dep, arr = f"{hour:02d}:{minute:02d}", f"{(hour + hours) % 24:02d}:{minute:02d}"
-    o_loc, d_loc = location(rng, origin, city_centre(origin)), location(rng, dest, city_centre(dest))
-    if family.kind == "train":
-        o_loc["address"] = f"{origin} Railway Station, {origin}"
-        d_loc["address"] = f"{dest} Railway Station, {dest}"
-        return transport_body("train", eid, name, origin, dest, o_loc, d_loc, dep, arr, tags, products, marker)
-    airline = next((t for t in tags if t in _AIRLINES), "")
-    code = rng.choice(_AIRLINES.get(airline, ("CA", "MU", "CZ", "HU")))
-    o_loc["address"] = f"{origin} International Airport, {origin}"
-    d_loc["address"] = f"{dest} International Airport, {dest}"
-    return transport_body("flight", eid, f"{code}{rng.randint(1000, 8999)}", origin, dest, o_loc, d_loc, dep, arr,
-                          tags, products, marker)
+    place = "Railway Station" if family.kind == "train" else "International Airport"
+    body = transport_body(rng, family.kind, eid, name, (origin, dest), (f"{origin} {place}", f"{dest} {place}"),
+                          (dep, f"{(hour + hours) % 24:02d}:{dep[3:]}"), tags, products, marker)
+    if family.kind == "flight":  # the airline's code and number are drawn after the airports
+        airline = next((t for t in tags if t in _AIRLINES), "")
+        code = rng.choice(_AIRLINES.get(airline, ("CA", "MU", "CZ", "HU")))
+        body["flight_number"] = f"{code}{rng.randint(1000, 8999)}"
+    return body
 
 
 # ------------------------------------------------------------------------------------------ official shapes
@@ -489,14 +483,23 @@ def entity_body(kind: str, eid: str, name: str, score: float, where: dict[str, A
     raise ValueError(f"no merchant record for the subtask kind {kind!r}")
 
 
-def transport_body(kind: str, eid: str, number: str, origin: str, dest: str, o_loc: dict[str, Any],
-                   d_loc: dict[str, Any], dep: str, arr: str, tags: list[str], products: list[dict[str, Any]],
-                   marker: str) -> dict[str, Any]:
-    """A train or flight record."""
-    place = "station" if kind == "train" else "airport"
+def departure(rng: random.Random, hours: tuple[int, int]) -> tuple[int, str]:
+    """A departure hour drawn from ``hours`` (24 and later: the next day's) and its ``HH:MM``."""
+    hour, minute = rng.randint(*hours), rng.choice((5, 20, 35, 50))
+    return hour, f"{hour % 24:02d}:{minute:02d}"
+
+
+def transport_body(rng: random.Random, kind: str, eid: str, number: str, cities: tuple[str, str],
+                   stations: tuple[str, str], times: tuple[str, str], tags: list[str], products: list[dict[str, Any]],
+                   marker: str, streets: tuple[str, ...] = STREETS) -> dict[str, Any]:
+    """A train or flight record from ``cities[0]`` to ``cities[1]``, leaving and arriving at ``times``; each end
+    is a point near its city's centre, addressed to its station or airport (``stations``)."""
+    (origin, dest), place = cities, "station" if kind == "train" else "airport"
+    o_loc, d_loc = location(rng, origin, city_centre(origin), streets), location(rng, dest, city_centre(dest), streets)
+    o_loc["address"], d_loc["address"] = f"{stations[0]}, {origin}", f"{stations[1]}, {dest}"
     return {f"{kind}_id": eid, f"{kind}_number": number, "departure_city": origin, "arrival_city": dest,
-            f"departure_{place}_location": o_loc, f"arrival_{place}_location": d_loc, "departure_time": dep,
-            "arrival_time": arr, "tags": tags, "products": products, f"{kind}_type": marker}
+            f"departure_{place}_location": o_loc, f"arrival_{place}_location": d_loc, "departure_time": times[0],
+            "arrival_time": times[1], "tags": tags, "products": products, f"{kind}_type": marker}
 
 
 def environment_record(time: str, user_id: str, weather: dict[str, Any], addresses: dict[str, Any],
