@@ -38,14 +38,13 @@ def _knob_arguments() -> tuple[Argument, ...]:
                  for knob in fields(SynthConfig))
 
 
-def synthesize(preset: str, *, output: str | None = None, knobs: dict[str, Any] | None = None) -> Path:
+def synthesize(preset: str, *, output: str | None, knobs: dict[str, Any]) -> Path:
     """Write the suite of ``preset`` (``demo``: the hand-curated one) with ``knobs`` (:class:`SynthConfig`
     fields) changed to ``output`` (default: :data:`DEFAULT_OUTPUT`; ``.gz`` compresses); returns the path.
 
     Raises:
         ValueError: Knobs given to ``demo``, or knob values the preset refuses (the message says which).
     """
-    knobs = dict(knobs or {})
     started = time.perf_counter()
     if preset == "demo":
         if knobs:

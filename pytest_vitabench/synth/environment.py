@@ -130,9 +130,8 @@ def _product_layout(config: SynthConfig, rng: random.Random, dims: list[Dim], po
     else:
         pop.products = [cycle.one_off() for _ in range(per)] if product else [{}]
     slots.append(pop)
-    for d in merchant:
-        for _ in range(offs_per_dim[d]):
-            slots.append(Slot("off", breaks={d: dims[d].next_bad()}, products=[{} for _ in range(per)]))
+    slots += [Slot("off", breaks={d: dims[d].next_bad()}, products=[{} for _ in range(per)])
+              for d in merchant for _ in range(offs_per_dim[d])]
     while len(slots) < size:
         slots.append(Slot("compliant", products=[cycle.one_off() for _ in range(per)] if product else []))
     # Every product dimension gets its quota of one-off distractors.
@@ -142,8 +141,7 @@ def _product_layout(config: SynthConfig, rng: random.Random, dims: list[Dim], po
         hosts[k % len(hosts)].products.append(cycle.one_off(prefer_short=True))
         k += 1
     # Distractors that break several dimensions.
-    multis = rng.randint(config.multi_min, config.multi_max)
-    for j in range(multis):
+    for j in range(rng.randint(config.multi_min, config.multi_max)):
         if len(product) >= 2:
             a, b = rng.sample(product, 2)
             host = rng.choice([s for s in slots if s.role == "compliant"] or [slots[0]])
@@ -217,10 +215,8 @@ def _reservation_layout(config: SynthConfig, rng: random.Random, dims: list[Dim]
     merchant = [i for i, d in enumerate(dims) if d.level == "merchant"]
     slots = [Slot("target")]
     need = config.one_off_min
-    for d in merchant:
-        for k in range(need):
-            role = "popular" if (d == popular and k == 0) else "off"
-            slots.append(Slot(role, breaks={d: dims[d].next_bad()}))
+    slots += [Slot("popular" if d == popular and k == 0 else "off", breaks={d: dims[d].next_bad()})
+              for d in merchant for k in range(need)]
     room = max(config.multi_min, min(config.multi_max, config.merchants_max - len(slots)))
     for _ in range(rng.randint(config.multi_min, room) if room >= config.multi_min else config.multi_min):
         if len(merchant) >= 2:

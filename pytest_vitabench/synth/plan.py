@@ -341,18 +341,15 @@ def _choose_dims(rng: random.Random, sub: SubPlan, held: dict[str, list[Pref]], 
         size = rng.choices((2, 3, 4), weights=(0.3, 0.5, 0.2))[0]
         if family.kind in ("train", "flight"):
             size = 2
-    main = [p for p in usable if p.kind not in ("floor", "cap")]
+    main = [p for p in usable if p.kind != "floor"]
     rng.shuffle(main)
     if not reservation and not any(AXIS[p.axis].level == "product" for p in chosen):
         main.sort(key=lambda p: AXIS[p.axis].level != "product")
-    pool = main + [p for p in usable if p.kind in ("floor", "cap") and rng.random() < 0.4]
-    for pref in pool:
-        if len(chosen) < size:
-            chosen.append(pref)
-    sub.prefs = chosen
-    breakable = [p for p in chosen if p.kind in ("value", "aversion", "conditional") and p.axis != "allergen"]
+    pool = main + [p for p in usable if p.kind == "floor" and rng.random() < 0.4]
+    sub.prefs = chosen + pool[:max(0, size - len(chosen))]
+    breakable = [p for p in sub.prefs if p.kind in ("value", "aversion", "conditional") and p.axis != "allergen"]
     sub.popular = rng.choice(breakable).pid if breakable else ""
-    for pref in chosen:
+    for pref in sub.prefs:
         pref.uses.append(sub.n)
 
 
@@ -371,7 +368,7 @@ def _schedule(rng: random.Random, person: Person, start: date, subtasks: list[Su
 
 
 def _detail(rng: random.Random, person: Person, pref: Pref, day: date) -> str:
-    if pref.kind in ("floor", "cap") or pref.axis == "allergen" or rng.random() < 0.1:
+    if pref.kind == "floor" or pref.axis == "allergen" or rng.random() < 0.1:
         return ""
     relative = rng.choice(("her mother", "his father", "an aunt", "a grandparent", "a cousin", "a former roommate"))
     occupation = person.profile["occupation"]

@@ -304,11 +304,8 @@ def parse_spec(data: Any, path: str | Path = "<spec>") -> CuratedSpec:
     try:
         return CuratedSpec.model_validate(data)
     except ValidationError as exc:
-        problems = []
-        for error in exc.errors(include_url=False):
-            message = "required field is missing" if error["type"] == "missing" else \
-                error["msg"].removeprefix("Value error, ")
-            problems.append((_json_path(error["loc"]), message))
+        problems = [(_json_path(error["loc"]), "required field is missing" if error["type"] == "missing" else
+                     error["msg"].removeprefix("Value error, ")) for error in exc.errors(include_url=False)]
         raise SpecError(path, problems) from None
 
 

@@ -260,12 +260,10 @@ def environment_entities(environment: dict[str, Any]) -> list[tuple[str, dict[st
 
 def _options(sub: SubTask, checks: list[RubricCheck]) -> list[Option]:
     """Every option, with the record checks it fails when booked exactly as the rubrics ask."""
-    kind = next((c.check.record_type for c in checks if isinstance(c.check, RecordCheck)), None)
+    record_checks = [(i, c.check) for i, c in enumerate(checks) if isinstance(c.check, RecordCheck)]
+    kind = record_checks[0][1].record_type if record_checks else None
     wanted: dict[str, Any] = {}
-    for item in checks:
-        check = item.check
-        if not isinstance(check, RecordCheck):
-            continue
+    for _, check in record_checks:
         for name, cond in check.where.items():
             if name in ("address", "time", "note") and cond.contains is not None:
                 wanted[name] = cond.contains
@@ -273,11 +271,10 @@ def _options(sub: SubTask, checks: list[RubricCheck]) -> list[Option]:
                 wanted[name] = cond.eq
             elif name == "dates" and cond.includes_all:
                 wanted[name] = list(cond.includes_all)
-    record_checks = [(i, c.check) for i, c in enumerate(checks) if isinstance(c.check, RecordCheck)]
     options = []
     for position, (eid, entity) in enumerate(environment_entities(sub.environment)):
-        products = [p for p in entity.get("products") or [] if isinstance(p, dict)]
-        rows: list[dict[str, Any] | None] = [None] if kind in ("reservation", "book") else list(products)
+        rows: list[dict[str, Any] | None] = [None] if kind in ("reservation", "book") else \
+            [p for p in entity.get("products") or [] if isinstance(p, dict)]
         for product in rows:
             record: dict[str, Any] = {name: None for name in RECORD_FIELDS}
             quantity = wanted.get("total_quantity", 1)
@@ -447,12 +444,8 @@ def _visible_tools(sub: SubTask) -> str:
     env = build_environment(sub.domain, sub.environment, user_id=str(sub.environment.get("user_id") or "u"),
                             time=sub.env_time.strip() or f"{(sub.current_time or '').strip()[:10]} 12:00:00", seed=0)
     assert isinstance(env, DomainEnvironment)  # every built-in domain's environment is one
-    parts = []
-    for _, items in env.containers():
-        for entity in items.values():
-            view = entity.view() if hasattr(entity, "view") else {}
-            parts.append(json.dumps(view, ensure_ascii=False))
-    return "\n".join(parts)
+    return "\n".join(json.dumps(entity.view() if hasattr(entity, "view") else {}, ensure_ascii=False)
+                     for _, items in env.containers() for entity in items.values())
 
 
 def _hidden_texts(node: Any, found: set[str]) -> set[str]:
