@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from datetime import date, timedelta
+from itertools import accumulate
 
 from .catalog import AXIS, BACKGROUND, CATEGORIES, DETAILS, FAMILIES, Axis, Family
 from .config import PAPER, SynthConfig
@@ -156,14 +157,10 @@ def plan_users(config: SynthConfig) -> list[UserPlan]:
     days = _around(rng, config.history_days, n_users, 0.1)
     shapes = labelled(rng, quota(n_users, [1 - config.event_shape_share, config.event_shape_share]),
                       ["daily", "event"])
-    plans = []
-    offset = 0
-    for i, person in enumerate(people):
-        user_domains = domains[offset:offset + counts[i]]
-        offset += counts[i]
-        plans.append(_plan_user(config, person, user_domains, proactive[i], prefs[i], adds[i], dels[i], mods[i],
-                                events[i], orders[i], days[i], shapes[i]))
-    return plans
+    starts = [0, *accumulate(counts)]  # each user's first subtask in ``domains``
+    sizes = zip(proactive, prefs, adds, dels, mods, events, orders, days, shapes, strict=True)
+    return [_plan_user(config, person, domains[starts[i]:starts[i + 1]], *size)
+            for i, (person, size) in enumerate(zip(people, sizes, strict=True))]
 
 
 def _around(rng: random.Random, mean: float, n: int, relative: float) -> list[int]:

@@ -74,12 +74,9 @@ def build_people(seed: int, users: int, id_prefix: str = "U") -> list[Person]:
     pets = labelled(rng, quota(users, [0.3, 0.7]), [True, False])
     cars = labelled(rng, quota(users, [0.4, 0.6]), [True, False])
     allergies = labelled(rng, quota(users, [0.25, 0.75]), [True, False])
-    people = []
-    for i in range(users):
-        people.append(_person(stream(seed, "person", i), f"{id_prefix}{seed % 100:02d}{i + 1:04d}", genders[i],
-                              ages[i], tiers[i], collars[i], moved[i], consumption[i], pets[i], cars[i],
-                              allergies[i]))
-    return people
+    traits = zip(genders, ages, tiers, collars, moved, consumption, pets, cars, allergies, strict=True)
+    return [_person(stream(seed, "person", i), f"{id_prefix}{seed % 100:02d}{i + 1:04d}", *person)
+            for i, person in enumerate(traits)]
 
 
 def _person(rng: random.Random, user_id: str, gender: str, age: int, tier: str, collar: str,

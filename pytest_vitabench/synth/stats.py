@@ -133,8 +133,7 @@ def _histories(users: list[dict[str, Any]]) -> dict[str, Any]:
 
 def _profiles(profiles: list[dict[str, Any]]) -> dict[str, Any]:
     n = max(1, len(profiles))
-    ages = []
-    born = []
+    ages, born = [], []
     for profile in profiles:
         try:
             birth = date.fromisoformat(str(profile.get("birth_date"))[:10])

@@ -201,8 +201,7 @@ def _checks(sub: SubTask, where: str, report: Report) -> list[RubricCheck] | Non
 
 
 def _chronology(user: UserTask, report: Report) -> None:
-    previous_time = ""
-    previous_day = ""
+    previous_time = previous_day = ""
     for sub in user.subtasks:
         where = f"{user.id}::{sub.subtask_id}"
         report.checked["chronology"] += 1
