@@ -85,24 +85,20 @@ class SynthConfig:
 
     def validated(self) -> SynthConfig:
         """This configuration, or ValueError naming the knob that cannot work."""
-        problems = []
-        if self.users < 1:
-            problems.append("users must be at least 1")
-        if not 1 <= self.subtasks_min <= self.subtasks_max:
-            problems.append("need 1 <= subtasks_min <= subtasks_max")
-        if not 10 <= self.merchants_min <= self.merchants_max <= 30:
-            problems.append("need 10 <= merchants_min <= merchants_max <= 30")
-        if self.one_off_min < 1 or not 0 <= self.multi_min <= self.multi_max:
-            problems.append("need one_off_min >= 1 and 0 <= multi_min <= multi_max")
-        if not 0 <= self.noise_share < 0.6 or not 0 <= self.misleading_rate <= 1:
-            problems.append("need 0 <= noise_share < 0.6 and 0 <= misleading_rate <= 1")
-        if not 0 <= self.proactive_share <= 0.5:
-            problems.append("need 0 <= proactive_share <= 0.5")
-        if self.history_days < 60 or self.events_per_user < 20:
-            problems.append("need history_days >= 60 and events_per_user >= 20")
-        if min(self.delivery_share, self.instore_share, self.ota_share) < 0:
-            problems.append("domain shares must not be negative")
-        if problems:
+        rules = [
+            (self.users >= 1, "users must be at least 1"),
+            (1 <= self.subtasks_min <= self.subtasks_max, "need 1 <= subtasks_min <= subtasks_max"),
+            (10 <= self.merchants_min <= self.merchants_max <= 30, "need 10 <= merchants_min <= merchants_max <= 30"),
+            (self.one_off_min >= 1 and 0 <= self.multi_min <= self.multi_max,
+             "need one_off_min >= 1 and 0 <= multi_min <= multi_max"),
+            (0 <= self.noise_share < 0.6 and 0 <= self.misleading_rate <= 1,
+             "need 0 <= noise_share < 0.6 and 0 <= misleading_rate <= 1"),
+            (0 <= self.proactive_share <= 0.5, "need 0 <= proactive_share <= 0.5"),
+            (self.history_days >= 60 and self.events_per_user >= 20,
+             "need history_days >= 60 and events_per_user >= 20"),
+            (min(self.delivery_share, self.instore_share, self.ota_share) >= 0, "domain shares must not be negative"),
+        ]
+        if problems := [message for kept, message in rules if not kept]:
             raise ValueError("; ".join(problems))
         return self
 

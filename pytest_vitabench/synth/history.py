@@ -55,15 +55,12 @@ class _State:
     events: list[Event] = field(default_factory=list)
     negative: dict[str, date] = field(default_factory=dict)  # phrase -> last day the user spoke against it
     dialogue_days: set[date] = field(default_factory=set)
-    seq: int = 0
 
-    def add(self, day: date, kind: str, content: Any, noise: str = "") -> Event:
-        self.seq += 1
-        event = Event(day, self.seq, kind, content, noise)
-        self.events.append(event)
+    def add(self, day: date, kind: str, content: Any, noise: str = "") -> None:
+        """One more event; its ``seq`` is its place in the order of insertion, from 1."""
+        self.events.append(Event(day, len(self.events) + 1, kind, content, noise))
         if kind == "dialogue":
             self.dialogue_days.add(day)
-        return event
 
 
 def build_history(seed: int, plan: UserPlan) -> list[Event]:
@@ -86,10 +83,10 @@ def _cap(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _say(state: _State, day: date, user: str, assistant: str | None = None, noise: str = "") -> Event:
+def _say(state: _State, day: date, user: str, assistant: str | None = None, noise: str = "") -> None:
     turns = [{"role": "user", "content": user},
              {"role": "assistant", "content": assistant or state.rng.choice(_ACKS)}]
-    return state.add(day, "dialogue", turns, noise)
+    state.add(day, "dialogue", turns, noise)
 
 
 def _free_day(state: _State, low: date, high: date, avoid_dialogue: bool = False) -> date | None:
@@ -121,7 +118,7 @@ def _active_values(plan: UserPlan, family: Family, day: date) -> list[tuple[str,
 
 
 def _order(state: _State, family: Family, values: list[tuple[str, str]], day: date, note: str = "",
-           noise: str = "") -> Event:
+           noise: str = "") -> None:
     """An order behaviour whose tags and item name carry ``values``."""
     rng, city = state.rng, state.plan.person.city
     product_values = [v for a, v in values if AXIS[a].level == "product"]
@@ -142,7 +139,7 @@ def _order(state: _State, family: Family, values: list[tuple[str, str]], day: da
                                "items": [{"product_name": item, "price": price, "quantity": 1}]}
     if note:
         content["note"] = note
-    return state.add(day, "order", content, noise)
+    state.add(day, "order", content, noise)
 
 
 def _statement(pref: Pref, value: str, rng: random.Random) -> str:
