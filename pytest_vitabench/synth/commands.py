@@ -26,8 +26,6 @@ from .validator import validate_loaded
 #: Where each preset writes by default.
 DEFAULT_OUTPUT = {"paper": "suites/paper/tasks.vita.json.gz", "small": "suites/small/tasks.vita.json",
                   "demo": "suites/demo/tasks.json"}
-#: What ``--preset`` accepts.
-PRESET_NAMES = (*PRESETS, "demo")
 
 
 def _knob_arguments() -> tuple[Argument, ...]:
@@ -157,7 +155,7 @@ SYNTH = Command(
     description="Generate a suite in the official tasks.json shape with machine-checked rubrics. A .gz output is "
                 "compressed deterministically.",
     run=synth_command, arguments=(
-        argument("--preset", choices=PRESET_NAMES, default="paper",
+        argument("--preset", choices=(*PRESETS, "demo"), default="paper",
                  help="paper: the paper's scale and statistics; small: the same ratios, 4 users x 5 subtasks; "
                       "demo: the hand-curated demo suite"),
         argument("-o", "--output", default=None, help="output file (default: suites/<preset>/...)"),

@@ -316,8 +316,7 @@ def _phrase(dim: Dim, broken: str | None) -> str | None:
 
 def _names(rng: random.Random, family: Family, count: int) -> list[str]:
     if family.kind == "train":
-        numbers = rng.sample(range(100, 9900), count)
-        return [f"{rng.choice('GD')}{n}" for n in numbers]
+        return [f"{rng.choice('GD')}{n}" for n in rng.sample(range(100, 9900), count)]
     if family.kind == "flight":
         return [""] * count  # flight numbers come from the airline
     prefixes = rng.sample(NAME_PREFIXES, count)
@@ -342,8 +341,7 @@ def _product(rng: random.Random, family: Family, dims: list[Dim], breaks: dict[i
              day_text: str) -> dict[str, Any]:
     carried = [_phrase(d, breaks.get(i)) for i, d in enumerate(dims) if d.level == "product"]
     phrases = [p for p in carried if p]
-    lo, hi = family.price
-    price = float(rng.randint(lo, hi))
+    price = float(rng.randint(*family.price))
     stock = rng.randint(20, 99)
     date_dim = next((i for i, d in enumerate(dims) if d.kind == "date"), None)
     day = breaks.get(date_dim, day_text) if date_dim is not None else day_text

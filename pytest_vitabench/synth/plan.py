@@ -254,8 +254,10 @@ def allowed_values(axis: Axis, family: Family, person: Person) -> tuple[str, ...
     return values
 
 
-def _new_pref(prefs: list[Pref], category: str, kind: str, axis: str = "", cond: str = "") -> Pref:
-    pref = Pref(pid=f"P{len(prefs) + 1:02d}", category=category, kind=kind, axis=axis, cond=cond)
+def _new_pref(prefs: list[Pref], category: str, kind: str, axis: str = "", value: str = "", cond: str = "") -> Pref:
+    """The user's next preference, holding ``value`` (when given) from a start :func:`_schedule` sets."""
+    pref = Pref(pid=f"P{len(prefs) + 1:02d}", category=category, kind=kind, axis=axis, cond=cond,
+                versions=[Version(date.min, value)] if value else [])
     prefs.append(pref)
     return pref
 
@@ -268,19 +270,12 @@ def _hold_axes(rng: random.Random, person: Person, subtasks: list[SubPlan], pref
     blocked = {AXIS[a].alternative_of for a in conditional}
     for axis_key in conditional:
         axis = AXIS[axis_key]
-        held[axis_key] = []
-        for value, cond in zip(axis.values, axis.conditions, strict=True):
-            pref = _new_pref(prefs, axis.category, "conditional", axis_key, cond)
-            pref.versions = [Version(date.min, value)]
-            held[axis_key].append(pref)
+        held[axis_key] = [_new_pref(prefs, axis.category, "conditional", axis_key, value, cond)
+                          for value, cond in zip(axis.values, axis.conditions, strict=True)]
     if person.allergy:
-        pref = _new_pref(prefs, "Special", "aversion", "allergen")
-        pref.versions = [Version(date.min, person.allergy)]
-        held["allergen"] = [pref]
+        held["allergen"] = [_new_pref(prefs, "Special", "aversion", "allergen", person.allergy)]
     if rng.random() < 0.75:
-        pref = _new_pref(prefs, AXIS["floor"].category, "floor", "floor")
-        pref.versions = [Version(date.min, f"{rng.choice(FLOORS):.1f}")]
-        held["floor"] = [pref]
+        held["floor"] = [_new_pref(prefs, AXIS["floor"].category, "floor", "floor", f"{rng.choice(FLOORS):.1f}")]
     for family in distinct_families(subtasks):
         _hold_for_family(rng, person, family, held, prefs, blocked)
     return held
@@ -316,9 +311,7 @@ def _hold_for_family(rng: random.Random, person: Person, family: Family, held: d
         if not short and rng.random() >= 0.55:
             continue
         value = rng.choice(values)
-        pref = _new_pref(prefs, axis.category, axis.kind, axis.key)
-        pref.versions = [Version(date.min, value)]
-        held[axis.key] = [pref]
+        held[axis.key] = [_new_pref(prefs, axis.category, axis.kind, axis.key, value)]
 
 
 def _choose_dims(rng: random.Random, sub: SubPlan, held: dict[str, list[Pref]], person: Person) -> None:
