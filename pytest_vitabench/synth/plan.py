@@ -283,15 +283,9 @@ def _hold_axes(rng: random.Random, person: Person, subtasks: list[SubPlan], pref
 
 def _usable(family: Family, held: dict[str, list[Pref]], person: Person) -> list[Pref]:
     """Held, non-conditional preferences this family's candidates can differ on."""
-    out = []
-    for key in family.axes:
-        axis = AXIS[key]
-        if key not in held or axis.kind == "conditional":
-            continue
-        pref = held[key][0]
-        if pref.kind != "value" or pref.versions[0].value in allowed_values(axis, family, person):
-            out.append(pref)
-    return out
+    prefs = [held[key][0] for key in family.axes if key in held and AXIS[key].kind != "conditional"]
+    return [pref for pref in prefs
+            if pref.kind != "value" or pref.versions[0].value in allowed_values(AXIS[pref.axis], family, person)]
 
 
 def _hold_for_family(rng: random.Random, person: Person, family: Family, held: dict[str, list[Pref]],

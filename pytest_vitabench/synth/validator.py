@@ -320,10 +320,9 @@ def _distractors(sub: SubTask, where: str, options: list[Option], checks: list[R
         problems.append(f"{len(entities)} merchants, expected {limits.merchants_min}-{limits.merchants_max}")
     if products < limits.products_min:
         problems.append(f"{products} products, expected at least {limits.products_min}")
-    if options and options[0].product is None:  # reservations: every product of a wrong venue is a distractor
-        distractors = sum(len(o.entity.get("products") or []) for o in options if o.failed)
-    else:
-        distractors = sum(1 for o in options if o.failed)
+    # A reservation's options are venues: every product of a wrong venue is a distractor.
+    venues = bool(options) and options[0].product is None
+    distractors = sum(len(o.entity.get("products") or []) if venues else 1 for o in options if o.failed)
     if distractors < limits.distractors_min:
         problems.append(f"{distractors} distractors, expected at least {limits.distractors_min}")
     failing = Counter(i for o in options if len(o.failed) == 1 for i in o.failed)
@@ -342,16 +341,13 @@ def _distractors(sub: SubTask, where: str, options: list[Option], checks: list[R
 def _popular(sub: SubTask, options: list[Option], checks: list[RubricCheck]) -> list[str]:
     """The best-rated merchant sells something that matches the request and breaks only a remembered preference."""
     scores = [s for o in options if isinstance(s := o.entity.get("score"), (int, float))]
-    if not scores:
-        return []  # trains and flights carry no rating
     sources = _sources(sub)
-    if not sources:
+    if not scores or not sources:  # trains and flights carry no rating
         return []
     best = max(scores)
     remembered = {i for i, c in enumerate(checks) if c.rubric in sources}
-    for option in options:
-        if option.entity.get("score") == best and len(option.failed) == 1 and option.failed[0] in remembered:
-            return []
+    if any(o.entity.get("score") == best and len(o.failed) == 1 and o.failed[0] in remembered for o in options):
+        return []
     return [f"no option of the best-rated merchant ({best}) breaks just one remembered preference"]
 
 
