@@ -30,14 +30,11 @@ class Row:
 
     @property
     def ratio(self) -> float | None:
-        if self.ours is None or not self.paper:
-            return None
-        return self.ours / self.paper
+        return None if self.ours is None or not self.paper else self.ours / self.paper
 
     @property
     def within(self) -> bool | None:
-        ratio = self.ratio
-        return None if ratio is None else abs(ratio - 1) <= 0.10
+        return None if self.ratio is None else abs(self.ratio - 1) <= 0.10
 
 
 def suite_stats(data: list[dict[str, Any]]) -> dict[str, Any]:
@@ -55,10 +52,7 @@ def suite_stats(data: list[dict[str, Any]]) -> dict[str, Any]:
     out["entities_per_user"] = out["entities"] / max(1, len(users))
     out["merchants_per_subtask"] = statistics.mean(len(e) for e in entities) if entities else 0
     out["products_per_subtask"] = statistics.mean(sum(e) for e in entities) if entities else 0
-    out.update(_preferences(users))
-    out.update(_histories(users))
-    out.update(_profiles([u.get("user_profile") or {} for u in users]))
-    return out
+    return out | _preferences(users) | _histories(users) | _profiles([u.get("user_profile") or {} for u in users])
 
 
 def _memory(sub: dict[str, Any]) -> dict[str, Any]:

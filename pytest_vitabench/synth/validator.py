@@ -37,7 +37,6 @@ import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ..domains import build_environment
@@ -45,7 +44,7 @@ from ..domains.environment import NEARBY_CONTAINERS, DomainEnvironment
 from ..judges.rules import run_check
 from ..memory.render import render_preferences, render_records
 from ..suite.checks import RECORD_FIELDS, RecordCheck, RubricCheck
-from ..suite.loader import LoadedSuite, SuiteError, load_suite
+from ..suite.loader import LoadedSuite
 from ..suite.schema import DailyRecord, EventRecord, SubTask, UserTask
 from ..vocabulary import HIDDEN_KEYS, MARKER_PATTERN, SKIP_TYPES
 
@@ -83,16 +82,15 @@ class Report:
     unchecked: dict[str, str] = field(default_factory=dict)
     subtasks: int = 0
     users: int = 0
-    load_error: str = ""
 
     @property
     def ok(self) -> bool:
-        return not self.findings and not self.load_error
+        return not self.findings
 
     def failed(self, strict: bool = False) -> bool:
         """Whether the suite fails validation; the paper's complexity controls (``distractors``), which a small
         hand-made suite need not follow, count only when ``strict``."""
-        return bool(self.load_error) or any(f.rule != "distractors" or strict for f in self.findings)
+        return any(f.rule != "distractors" or strict for f in self.findings)
 
     def add(self, rule: str, where: str, message: str) -> None:
         self.findings.append(Finding(rule, where, message))
@@ -103,8 +101,6 @@ class Report:
     def summary(self, limit: int = 5) -> list[str]:
         """Human-readable lines: one per rule, then the first few findings of each failing rule."""
         lines = [f"{self.path}: {self.users} users, {self.subtasks} subtasks"]
-        if self.load_error:
-            return lines + [self.load_error]
         for rule in RULES:
             found = self.errors(rule)
             if rule in self.unchecked and not self.checked[rule]:
@@ -122,15 +118,6 @@ class Report:
             if len(found) > limit:
                 lines.append(f"    {rule}: ... and {len(found) - limit} more")
         return lines
-
-
-def validate_path(path: str | Path, limits: Limits | None = None, strict: bool = True) -> Report:
-    """Load and validate a suite file (a file that does not load is the report's ``load_error``)."""
-    try:
-        suite = load_suite(path, strict=strict)
-    except SuiteError as exc:
-        return Report(path=str(path), load_error=exc.render())
-    return validate_loaded(suite, limits)
 
 
 def validate_loaded(suite: LoadedSuite, limits: Limits | None = None) -> Report:
