@@ -309,9 +309,7 @@ def _phrase(dim: Dim, broken: str | None) -> str | None:
     """The phrase a candidate carries for a dimension (``None``: nothing to show)."""
     if dim.kind in ("floor", "date"):
         return None
-    if broken is not None:
-        return broken
-    return dim.good  # None for an aversion: the right option simply lacks the avoided ingredient
+    return dim.good if broken is None else broken  # good is None for an aversion: the right option lacks it
 
 
 def _names(rng: random.Random, family: Family, count: int) -> list[str]:

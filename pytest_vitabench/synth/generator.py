@@ -51,9 +51,8 @@ def build_user(config: SynthConfig, plan: UserPlan) -> dict[str, Any]:
         first = cursor
         while cursor < len(interactions) and _day(interactions[cursor]) < sub.day:
             cursor += 1
-        window = interactions[first:cursor]
         window_noise = [[i - first, item, kind] for i, item, kind in noise if first <= i < cursor]
-        subtask = _subtask(config, plan, sub, window, window_noise, previous)
+        subtask = _subtask(config, plan, sub, interactions[first:cursor], window_noise, previous)
         # Each tag's preference id is given once, where the tag first appears (the union is the mapping).
         memory = subtask["user_scenario"]["personalized_preference_memory"]
         memory["tag_ids"] = {tag: pid for tag, pid in memory["tag_ids"].items() if tag not in mapped}
@@ -124,9 +123,7 @@ def subtask_record(user_id: str, n: int, *, domain: str, task: str, current_time
 
 
 def _day_phrase(today: date, ahead: int) -> str:
-    if ahead == 1:
-        return "tomorrow"
-    return f"this {_WEEKDAYS[(today + timedelta(days=ahead)).weekday()]}"
+    return "tomorrow" if ahead == 1 else f"this {_WEEKDAYS[(today + timedelta(days=ahead)).weekday()]}"
 
 
 def _clock_phrase(clock: str) -> str:

@@ -37,8 +37,6 @@ class Person:
     city: str
     home: tuple[float, float]
     work: tuple[float, float]
-    home_address: str
-    work_address: str
     hometown: str
     moved_from: str
     moved_year: int
@@ -101,10 +99,9 @@ def _person(rng: random.Random, user_id: str, gender: str, age: int, tier: str, 
                     f"{rng.randint(1, 999)} {work_street}, {rng.choice(vocab.DISTRICTS)} District, {city}")
     birth = date(REFERENCE_DAY.year - age, rng.randint(1, 12), rng.randint(1, 28))
     person = Person(
-        user_id=user_id, gender=gender, age=age, city=city, home=home, work=work, home_address=home_address,
-        work_address=work_address, hometown=hometown, moved_from=moved_from, moved_year=0, partner=partner,
-        children=children, pet=rng.choice(vocab.PETS) if pet else "", car=car,
-        allergy=rng.choice(vocab.ALLERGIES) if allergic else "",
+        user_id=user_id, gender=gender, age=age, city=city, home=home, work=work, hometown=hometown,
+        moved_from=moved_from, moved_year=0, partner=partner, children=children,
+        pet=rng.choice(vocab.PETS) if pet else "", car=car, allergy=rng.choice(vocab.ALLERGIES) if allergic else "",
     )
     profile: dict[str, Any] = {
         "user_id": user_id, "name": name, "gender": gender, "birth_date": birth.isoformat(),

@@ -57,7 +57,7 @@ def rubrics_for(plan: UserPlan, sub: SubPlan, built: Built) -> tuple[list[str], 
         book.chosen(text, dim.level, built.satisfying[i],
                     {"preference_id": pref.pid, "tag": pref.tag(pref.value_at(sub.day)), "phrases": phrases})
     if family.kind == "delivery":
-        address = plan.person.home_address if sub.address == "home" else plan.person.work_address
+        address = str(plan.person.profile["home_address" if sub.address == "home" else "work_address"])
         book.delivered_to(sub.address, address, next(part for part in address.split(", ") if part[:1].isdigit()))
     if kind == "reservation":
         day = built.decision_day

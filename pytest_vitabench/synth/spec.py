@@ -283,9 +283,8 @@ class SpecError(ValueError):
     def __init__(self, path: str | Path, problems: list[tuple[str, str]]):
         self.path = str(path)
         self.problems = problems
-        lines = [f"{self.path}: invalid curated suite spec"]
-        lines += [f"  at {where or '<root>'}: {problem}" for where, problem in problems]
-        super().__init__("\n".join(lines))
+        super().__init__("\n".join([f"{self.path}: invalid curated suite spec"]
+                                   + [f"  at {where or '<root>'}: {problem}" for where, problem in problems]))
 
 
 #: The fields holding discriminated unions: pydantic puts the member's tag after the index.
