@@ -61,15 +61,13 @@ def synthesize(preset: str, *, output: str | None, knobs: dict[str, Any]) -> Pat
 def report_rules(suite: Any, *, strict: bool, stats: bool, json_path: str | None) -> int:
     """Run the validator's rules on a loaded suite and print them; returns 1 when the suite fails."""
     report = validate_loaded(suite)
-    for line in report.summary()[1:]:
-        print(line)
+    print("\n".join(report.summary()[1:]))  # the first line names the file, which the counts above name too
     figures: dict[str, Any] = {}
     if stats:
         valid = {user.index for user in suite.users if user.task is not None}  # broken users have no figures
         figures = suite_stats([entry for i, entry in enumerate(read_suite_json(Path(suite.path))) if i in valid])
         print("  statistics (ours vs the paper, section C.2):")
-        for line in render_comparison(comparison(figures)):
-            print("  " + line)
+        print("\n".join("  " + line for line in render_comparison(comparison(figures))))
     if json_path:
         payload = {"path": str(suite.path), "ok": report.ok, "checked": dict(report.checked),
                    "unchecked": report.unchecked,

@@ -87,9 +87,7 @@ def expand(spec: CuratedSpec) -> list[dict[str, Any]]:
 
 def _phrase(dim: _DimensionSpec, broken: str | None) -> str | None:
     """The phrase a candidate carries for a dimension it keeps (``broken`` is ``None``) or breaks."""
-    if not isinstance(dim, PhraseDimension):
-        return None
-    return dim.good if broken is None else broken
+    return (dim.good if broken is None else broken) if isinstance(dim, PhraseDimension) else None
 
 
 def _one_offs(sub: SubtaskSpec, level: str, rng: random.Random) -> list[dict[int, str]]:

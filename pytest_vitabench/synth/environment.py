@@ -40,7 +40,6 @@ class Dim:
     good: str | None
     bad: tuple[str, ...]
     pref: Pref | None = None
-    threshold: float | None = None
     cursor: int = 0
 
     def next_bad(self) -> str:
@@ -85,7 +84,7 @@ def make_dims(plan: UserPlan, sub: SubPlan, decision_day: date) -> list[Dim]:
         elif pref.kind == "aversion":
             dims.append(Dim(axis.key, axis.level, "aversion", None, (value,), pref))
         elif pref.kind == "floor":
-            dims.append(Dim(axis.key, axis.level, pref.kind, value, ("off",), pref, float(value)))
+            dims.append(Dim(axis.key, axis.level, pref.kind, value, ("off",), pref))
     if family.kind in ("hotel", "train", "flight", "attraction"):
         wrong = tuple((decision_day + timedelta(days=k)).isoformat() for k in range(1, 6))
         dims.append(Dim("date", "product", "date", decision_day.isoformat(), wrong))
@@ -324,7 +323,7 @@ def _names(rng: random.Random, family: Family, count: int) -> list[str]:
 def _score(rng: random.Random, slot: Slot, dims: list[Dim], user_floor: float) -> float:
     """Ratings: the popular merchant is the best rated; the target clears every floor the user ever had."""
     floor_at = next((i for i, d in enumerate(dims) if d.kind == "floor"), None)
-    floor = dims[floor_at].threshold or 0.0 if floor_at is not None else 0.0
+    floor = float(dims[floor_at].good or 0.0) if floor_at is not None else 0.0
     if slot.role == "popular":
         return 4.9
     if floor_at is not None and floor_at in slot.breaks:
