@@ -196,12 +196,11 @@ def _statements(state: _State) -> None:
 
 def _retraction(pref: Pref) -> str:
     value = pref.versions[-1].value
-    axis = AXIS.get(pref.axis)
     if pref.kind == "aversion":
         return f"{_cap(value)} is fine now, I've gotten used to it."
     if pref.kind == "background":
         return f"I've lost interest in {value} these days."
-    if axis is not None and pref.kind in ("value", "conditional"):
+    if pref.kind in ("value", "conditional") and (axis := AXIS.get(pref.axis)) is not None:
         return f"Honestly, any option is fine for {axis.scope or 'that'} these days."
     return "I've stopped caring about that."
 

@@ -123,11 +123,9 @@ class Report:
 def validate_loaded(suite: LoadedSuite, limits: Limits | None = None) -> Report:
     """Run every rule over the valid users of a loaded suite (load errors are reported as ``schema``)."""
     report = Report(path=str(suite.path))
-    for user in suite.users:
-        if user.error is not None:
-            for where, problem in user.error.problems:
-                rule = "chronology" if re.search(r"before|after|comes", problem) else "schema"
-                report.add(rule, where, problem)
+    problems = [problem for user in suite.users if user.error is not None for problem in user.error.problems]
+    for where, problem in problems:
+        report.add("chronology" if re.search(r"before|after|comes", problem) else "schema", where, problem)
     validate_users([u.task for u in suite.users if u.task is not None], report, limits or Limits())
     return report
 
