@@ -35,15 +35,16 @@ class Axis:
         key: Stable identifier.
         category: Preference category (paper C.2.2).
         level: ``product`` (product tags, room/seat/ticket type) or ``merchant`` (merchant tags).
-        kind: ``value``, ``aversion``, ``floor`` (a rating floor), ``cap`` (a price cap) or ``conditional`` (liked
+        kind: ``value``, ``aversion``, ``floor`` (a rating floor), ``cap`` (a price cap: no values, so no user
+            holds one; the axes stay so the published suites keep their draws) or ``conditional`` (liked
             values that depend on the situation, paper A.1.2).
         values: The phrases candidates carry (liked or avoided).
         scope: Tag suffix naming where the preference applies ("in coffee").
         rubric: Rubric template; ``{value}``, ``{noun}`` and ``{place}`` are filled in.
         say: How the user states it in a dialogue (``{value}`` filled in); first person, no negation
             before the value, so that the statement reads as a liking.
-        conditions: For ``conditional`` axes, the condition term of each value, in order.
-        condition_group: The condition group (see ``text.clauses.CONDITION_GROUPS``).
+        conditions: For ``conditional`` axes, the condition term of each value, in order (the terms of one
+            group of ``text.clauses.CONDITION_GROUPS``).
         tag: Tag template of a conditional value (``{value}``, ``{cond}``).
         alternative_of: An axis this one replaces: a user holds at most one of the two.
     """
@@ -57,7 +58,6 @@ class Axis:
     rubric: str = ""
     say: tuple[str, ...] = ()
     conditions: tuple[str, ...] = ()
-    condition_group: str = ""
     tag: str = ""
     alternative_of: str = ""
 
@@ -106,7 +106,7 @@ AXES: tuple[Axis, ...] = (
     Axis("caffeine", "Food", "product", "conditional", ("double shot", "decaf"), "coffee",
          "The {noun} is a {value}", ("{Value} before my {cond} meeting, please.", "For {cond} meetings I need a "
                                                                                    "{value}."),
-         ("morning", "afternoon"), "time", "{value} coffee before {cond} meetings"),
+         ("morning", "afternoon"), "{value} coffee before {cond} meetings"),
     Axis("topping", "Food", "product", "value", ("boba", "grass jelly", "coconut jelly", "cheese foam"),
          "in milk tea", "The {noun} comes with {value}", ("Add {value} to my milk tea.", "{Value} is the best "
                                                                                        "milk tea topping.")),
@@ -191,14 +191,14 @@ AXES: tuple[Axis, ...] = (
          "The {place} has a {value}", ("A {value} is better for group dinners.", "Book a {value} if you can.")),
     Axis("dining", "Food", "merchant", "conditional", ("quiet", "lively"), "restaurants", "The {place} is {value}",
          ("Somewhere {value} when I dine with {cond}.", "With {cond} a {value} restaurant is best."),
-         ("clients", "friends"), "company", "{value} restaurants when dining with {cond}", "ambience"),
+         ("clients", "friends"), "{value} restaurants when dining with {cond}", "ambience"),
     # ---- family axes: travel
     Axis("facility", "Travel", "merchant", "value", ("gym", "sauna", "pet-friendly rooms", "free parking"),
          "in hotels", "The hotel offers {value}", ("A hotel with {value}, please.", "I always look for {value}.")),
     Axis("stay", "Travel", "merchant", "conditional", ("metro access", "swimming pool"), "hotels",
          "The hotel offers {value}", ("On {cond} trips I want a hotel with {value}.", "For {cond} trips book a "
                                                                                       "hotel with {value}."),
-         ("conference", "holiday"), "purpose", "hotels with {value} for {cond} trips", "facility"),
+         ("conference", "holiday"), "hotels with {value} for {cond} trips", "facility"),
     Axis("room_floor", "Travel", "product", "value", ("high floor", "low floor"), "rooms",
          "The room is on a {value}", ("A {value} room, please.", "I always ask for a {value}.")),
     Axis("smoking", "Travel", "product", "value", ("non-smoking", "smoking"), "rooms", "The room is {value}",

@@ -18,7 +18,7 @@ from ..suite.errors import SuiteError
 from ..suite.loader import load_suite, read_suite_json
 from .config import PRESETS, SynthConfig
 from .config import preset as preset_config
-from .demo import INDENT, build_demo_suite
+from .curated import DEMO_INDENT, build_demo_suite
 from .generator import generate, write
 from .stats import comparison, render_comparison, suite_stats
 from .validator import validate_loaded
@@ -26,40 +26,28 @@ from .validator import validate_loaded
 #: Where each preset writes by default.
 DEFAULT_OUTPUT = {"paper": "suites/paper/tasks.vita.json.gz", "small": "suites/small/tasks.vita.json",
                   "demo": "suites/demo/tasks.json"}
-#: What ``--preset`` accepts.
-PRESET_NAMES = (*PRESETS, "demo")
 
 
 def _knob_arguments() -> tuple[Argument, ...]:
-    """One ``--KNOB`` per :class:`SynthConfig` field, its help read from the class docstring."""
-    knobs = {knob.name: {"int": int, "float": float, "str": str}[str(knob.type)] for knob in fields(SynthConfig)}
-    docs: dict[str, str] = {}
-    current = ""
-    for line in (SynthConfig.__doc__ or "").splitlines():
-        stripped = line.strip()
-        head, sep, text = stripped.partition(": ")
-        if sep and head in knobs:
-            current = head
-            docs[current] = text
-        elif current and stripped and not stripped.endswith(":"):
-            docs[current] += " " + stripped
-    return tuple(argument(f"--{knob.replace('_', '-')}", dest=f"knob_{knob}", metavar=knob.upper(), type=kind,
-                          default=None, help=docs.get(knob, "")) for knob, kind in knobs.items())
+    """One ``--KNOB`` per :class:`SynthConfig` field, with the field's help text."""
+    kinds = {"int": int, "float": float, "str": str}
+    return tuple(argument(f"--{knob.name.replace('_', '-')}", dest=f"knob_{knob.name}", metavar=knob.name.upper(),
+                          type=kinds[str(knob.type)], default=None, help=knob.metadata["help"])
+                 for knob in fields(SynthConfig))
 
 
-def synthesize(preset: str, *, output: str | None = None, knobs: dict[str, Any] | None = None) -> Path:
+def synthesize(preset: str, *, output: str | None, knobs: dict[str, Any]) -> Path:
     """Write the suite of ``preset`` (``demo``: the hand-curated one) with ``knobs`` (:class:`SynthConfig`
     fields) changed to ``output`` (default: :data:`DEFAULT_OUTPUT`; ``.gz`` compresses); returns the path.
 
     Raises:
         ValueError: Knobs given to ``demo``, or knob values the preset refuses (the message says which).
     """
-    knobs = dict(knobs or {})
     started = time.perf_counter()
     if preset == "demo":
         if knobs:
             raise ValueError(f"the demo preset is hand-curated and takes no knobs ({', '.join(knobs)})")
-        suite, indent = build_demo_suite(), INDENT
+        suite, indent = build_demo_suite(), DEMO_INDENT
     else:
         suite, indent = generate(preset_config(preset, **knobs)), None
     path = write(suite, output or DEFAULT_OUTPUT[preset], indent)
@@ -73,15 +61,13 @@ def synthesize(preset: str, *, output: str | None = None, knobs: dict[str, Any] 
 def report_rules(suite: Any, *, strict: bool, stats: bool, json_path: str | None) -> int:
     """Run the validator's rules on a loaded suite and print them; returns 1 when the suite fails."""
     report = validate_loaded(suite)
-    for line in report.summary()[1:]:
-        print(line)
+    print("\n".join(report.summary()[1:]))  # the first line names the file, which the counts above name too
     figures: dict[str, Any] = {}
     if stats:
         valid = {user.index for user in suite.users if user.task is not None}  # broken users have no figures
         figures = suite_stats([entry for i, entry in enumerate(read_suite_json(Path(suite.path))) if i in valid])
         print("  statistics (ours vs the paper, section C.2):")
-        for line in render_comparison(comparison(figures)):
-            print("  " + line)
+        print("\n".join("  " + line for line in render_comparison(comparison(figures))))
     if json_path:
         payload = {"path": str(suite.path), "ok": report.ok, "checked": dict(report.checked),
                    "unchecked": report.unchecked,
@@ -167,7 +153,7 @@ SYNTH = Command(
     description="Generate a suite in the official tasks.json shape with machine-checked rubrics. A .gz output is "
                 "compressed deterministically.",
     run=synth_command, arguments=(
-        argument("--preset", choices=PRESET_NAMES, default="paper",
+        argument("--preset", choices=(*PRESETS, "demo"), default="paper",
                  help="paper: the paper's scale and statistics; small: the same ratios, 4 users x 5 subtasks; "
                       "demo: the hand-curated demo suite"),
         argument("-o", "--output", default=None, help="output file (default: suites/<preset>/...)"),

@@ -7,8 +7,10 @@ generator preset: it is the hand-curated suite of :mod:`.demo`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
-from typing import Any
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 #: Figures of the paper the presets aim at (also printed by ``vitabench validate`` for comparison).
 PAPER: dict[str, Any] = {
@@ -20,10 +22,10 @@ PAPER: dict[str, Any] = {
     "entities_per_user": 739.5,
     "preferences": 2_286,
     "preferences_per_user": 40.8,
-    "changes_per_user": 48.38,
     "additions_per_user": 36.07,
     "deletions_per_user": 7.52,
     "modifications_per_user": 4.79,
+    "changes_per_user": 48.38,
     "history_days_per_user": 1_580,
     "events_per_user": 2_093,
     "orders_per_user": 221,
@@ -43,87 +45,60 @@ PAPER: dict[str, Any] = {
 }
 
 
+def knob(default: T, text: str) -> T:
+    """A :class:`SynthConfig` field: its default and its ``--help`` text."""
+    return field(default=default, metadata={"help": text})
+
+
 @dataclass(frozen=True)
 class SynthConfig:
-    """Every knob of the generator. Field docs are the ``--help`` text of ``vitabench synth``.
+    """Every knob of the generator; each one's text is its ``--help`` in ``vitabench synth``."""
 
-    Attributes:
-        seed: Base seed; the same seed and knobs give a byte-identical suite.
-        users: Number of users.
-        subtasks_mean: Mean subtasks per user (the total is ``round(users * subtasks_mean)``).
-        subtasks_min: Fewest subtasks of a user.
-        subtasks_max: Most subtasks of a user.
-        delivery_share: Share of delivery subtasks (paper: 404 of 771).
-        instore_share: Share of in-store subtasks (paper: 223 of 771).
-        ota_share: Share of travel subtasks (paper: 144 of 771).
-        proactive_share: Share of proactive subtasks.
-        merchants_min: Fewest merchants per subtask environment.
-        merchants_max: Most merchants per subtask environment.
-        products_min: Fewest products per subtask environment.
-        one_off_min: Fewest distractors that break exactly one rubric, per rubric dimension.
-        multi_min: Fewest distractors that break several rubrics.
-        multi_max: Most distractors that break several rubrics.
-        history_days: Mean days of history per user.
-        events_per_user: Mean history events (behaviours and conversations) per user.
-        orders_per_user: Mean orders in the history per user.
-        noise_share: Share of noise events (exploratory, for someone else, impulsive, corrective).
-        misleading_rate: Chance that noise right before a subtask touches one of its decisive preferences.
-        preferences_per_user: Mean preferences per user.
-        additions_per_user: Mean preference additions per user.
-        deletions_per_user: Mean preference deletions per user.
-        modifications_per_user: Mean preference modifications per user.
-        event_shape_share: Share of users whose history uses the event shape ``{type, timestamp, content}``
-            instead of daily records ``{date, behavior, dialogue}``.
-        id_prefix: First letter of user ids.
-    """
-
-    seed: int = 0
-    users: int = 56
-    subtasks_mean: float = 14.0
-    subtasks_min: int = 10
-    subtasks_max: int = 20
-    delivery_share: float = 404 / 771
-    instore_share: float = 223 / 771
-    ota_share: float = 144 / 771
-    proactive_share: float = 0.18
-    merchants_min: int = 10
-    merchants_max: int = 15
-    products_min: int = 40
-    one_off_min: int = 5
-    multi_min: int = 3
-    multi_max: int = 5
-    history_days: int = 1_580
-    events_per_user: int = 2_093
-    orders_per_user: int = 221
-    noise_share: float = 0.20
-    misleading_rate: float = 0.12
-    preferences_per_user: float = 40.8
-    additions_per_user: float = 36.07
-    deletions_per_user: float = 7.52
-    modifications_per_user: float = 4.79
-    event_shape_share: float = 0.25
-    id_prefix: str = "U"
+    seed: int = knob(0, "Base seed; the same seed and knobs give a byte-identical suite.")
+    users: int = knob(56, "Number of users.")
+    subtasks_mean: float = knob(14.0, "Mean subtasks per user (the total is ``round(users * subtasks_mean)``).")
+    subtasks_min: int = knob(10, "Fewest subtasks of a user.")
+    subtasks_max: int = knob(20, "Most subtasks of a user.")
+    delivery_share: float = knob(404 / 771, "Share of delivery subtasks (paper: 404 of 771).")
+    instore_share: float = knob(223 / 771, "Share of in-store subtasks (paper: 223 of 771).")
+    ota_share: float = knob(144 / 771, "Share of travel subtasks (paper: 144 of 771).")
+    proactive_share: float = knob(0.18, "Share of proactive subtasks.")
+    merchants_min: int = knob(10, "Fewest merchants per subtask environment.")
+    merchants_max: int = knob(15, "Most merchants per subtask environment.")
+    products_min: int = knob(40, "Fewest products per subtask environment.")
+    one_off_min: int = knob(5, "Fewest distractors that break exactly one rubric, per rubric dimension.")
+    multi_min: int = knob(3, "Fewest distractors that break several rubrics.")
+    multi_max: int = knob(5, "Most distractors that break several rubrics.")
+    history_days: int = knob(1_580, "Mean days of history per user.")
+    events_per_user: int = knob(2_093, "Mean history events (behaviours and conversations) per user.")
+    orders_per_user: int = knob(221, "Mean orders in the history per user.")
+    noise_share: float = knob(0.20, "Share of noise events (exploratory, for someone else, impulsive, corrective).")
+    misleading_rate: float = knob(0.12, "Chance that noise right before a subtask touches one of its decisive "
+                                        "preferences.")
+    preferences_per_user: float = knob(40.8, "Mean preferences per user.")
+    additions_per_user: float = knob(36.07, "Mean preference additions per user.")
+    deletions_per_user: float = knob(7.52, "Mean preference deletions per user.")
+    modifications_per_user: float = knob(4.79, "Mean preference modifications per user.")
+    event_shape_share: float = knob(0.25, "Share of users whose history uses the event shape ``{type, timestamp, "
+                                          "content}`` instead of daily records ``{date, behavior, dialogue}``.")
+    id_prefix: str = knob("U", "First letter of user ids.")
 
     def validated(self) -> SynthConfig:
         """This configuration, or ValueError naming the knob that cannot work."""
-        problems = []
-        if self.users < 1:
-            problems.append("users must be at least 1")
-        if not 1 <= self.subtasks_min <= self.subtasks_max:
-            problems.append("need 1 <= subtasks_min <= subtasks_max")
-        if not 10 <= self.merchants_min <= self.merchants_max <= 30:
-            problems.append("need 10 <= merchants_min <= merchants_max <= 30")
-        if self.one_off_min < 1 or not 0 <= self.multi_min <= self.multi_max:
-            problems.append("need one_off_min >= 1 and 0 <= multi_min <= multi_max")
-        if not 0 <= self.noise_share < 0.6 or not 0 <= self.misleading_rate <= 1:
-            problems.append("need 0 <= noise_share < 0.6 and 0 <= misleading_rate <= 1")
-        if not 0 <= self.proactive_share <= 0.5:
-            problems.append("need 0 <= proactive_share <= 0.5")
-        if self.history_days < 60 or self.events_per_user < 20:
-            problems.append("need history_days >= 60 and events_per_user >= 20")
-        if min(self.delivery_share, self.instore_share, self.ota_share) < 0:
-            problems.append("domain shares must not be negative")
-        if problems:
+        rules = [
+            (self.users >= 1, "users must be at least 1"),
+            (1 <= self.subtasks_min <= self.subtasks_max, "need 1 <= subtasks_min <= subtasks_max"),
+            (10 <= self.merchants_min <= self.merchants_max <= 30, "need 10 <= merchants_min <= merchants_max <= 30"),
+            (self.one_off_min >= 1 and 0 <= self.multi_min <= self.multi_max,
+             "need one_off_min >= 1 and 0 <= multi_min <= multi_max"),
+            (0 <= self.noise_share < 0.6 and 0 <= self.misleading_rate <= 1,
+             "need 0 <= noise_share < 0.6 and 0 <= misleading_rate <= 1"),
+            (0 <= self.proactive_share <= 0.5, "need 0 <= proactive_share <= 0.5"),
+            (self.history_days >= 60 and self.events_per_user >= 20,
+             "need history_days >= 60 and events_per_user >= 20"),
+            (min(self.delivery_share, self.instore_share, self.ota_share) >= 0, "domain shares must not be negative"),
+        ]
+        if problems := [message for kept, message in rules if not kept]:
             raise ValueError("; ".join(problems))
         return self
 

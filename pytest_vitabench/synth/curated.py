@@ -15,18 +15,23 @@ not the paper's 10-15), the ratings, the product names (the spec's item template
 the rubrics' order.
 
 Determinism: each subtask draws from ``random.Random("<seed>:<user id>:<n>")``.
+
+The demo suite is the spec ``specs/demo.json`` expanded; ``vitabench synth --preset demo`` writes it to
+``suites/demo/tasks.json``, indented by one space so that a change to the spec shows as a readable diff.
 """
 
 from __future__ import annotations
 
 import random
 from datetime import date, timedelta
+from pathlib import Path
 from typing import Any
 
 from .catalog import KINDS
 from .environment import (
     Slot,
     city_centre,
+    departure,
     entity_body,
     environment_record,
     location,
@@ -45,6 +50,7 @@ from .spec import (
     PhraseDimension,
     SubtaskSpec,
     UserSpec,
+    load_spec,
 )
 from .vocab import STREETS, title_case
 
@@ -52,10 +58,19 @@ _DimensionSpec = PhraseDimension | MinScoreDimension | MaxPriceDimension
 
 #: The first streets of the shared list: curated addresses draw from these.
 _CURATED_STREETS = STREETS[:10]
-_DEPARTURES = {"morning departure": ("08:05", "09:40"), "afternoon departure": ("13:20", "15:10"),
-               "evening departure": ("18:30", "20:05"), "red-eye": ("23:50", "01:00"), "": ("10:00", "15:00")}
+#: The hours a train or flight may leave at, by the departure tag it carries (24: one in the morning).
+_DEPARTURES = {"morning departure": (8, 9), "afternoon departure": (13, 15), "evening departure": (18, 20),
+               "red-eye": (23, 25), "": (10, 15)}
 _SEAT_PRICE = {"first class": 1.6, "business class": 3.0, "business": 2.6}
 _WEATHER = ("sunny", "cloudy", "light rain")
+#: The demo suite's spec, and the committed file's indentation.
+DEMO_SPEC = Path(__file__).resolve().parent / "specs" / "demo.json"
+DEMO_INDENT = 1
+
+
+def build_demo_suite() -> list[dict[str, Any]]:
+    """The demo suite: a list of users in the official ``tasks.json`` format."""
+    return expand(load_spec(DEMO_SPEC))
 
 
 def expand(spec: CuratedSpec) -> list[dict[str, Any]]:
@@ -72,9 +87,7 @@ def expand(spec: CuratedSpec) -> list[dict[str, Any]]:
 
 def _phrase(dim: _DimensionSpec, broken: str | None) -> str | None:
     """The phrase a candidate carries for a dimension it keeps (``broken`` is ``None``) or breaks."""
-    if not isinstance(dim, PhraseDimension):
-        return None
-    return dim.good if broken is None else broken
+    return (dim.good if broken is None else broken) if isinstance(dim, PhraseDimension) else None
 
 
 def _one_offs(sub: SubtaskSpec, level: str, rng: random.Random) -> list[dict[int, str]]:
@@ -317,17 +330,10 @@ def _entity(sub: SubtaskSpec, domain: str, eid: str, name: str, score: float, ta
 def _transport(sub: SubtaskSpec, eid: str, number: str, tags: list[str], products: list[dict[str, Any]],
                rng: random.Random, marker: str, origin: str) -> dict[str, Any]:
     """A train or a flight from the user's city to the destination, timed to match its tags."""
-    when = next((t for t in tags if t in _DEPARTURES), "")
-    lo, hi = _DEPARTURES[when]
-    hour = int(lo[:2]) + rng.randint(0, max(0, (int(hi[:2]) - int(lo[:2])) % 24))
-    dep = f"{hour % 24:02d}:{rng.choice(['05', '20', '35', '50'])}"
+    hour, dep = departure(rng, _DEPARTURES[next((t for t in tags if t in _DEPARTURES), "")])
     arr = f"{(hour + (1 if sub.kind == 'train' else 3)) % 24:02d}:{dep[3:]}"
-    dest = sub.destination or ""
-    o_loc = location(rng, origin, city_centre(origin), _CURATED_STREETS)
-    d_loc = location(rng, dest, city_centre(dest), _CURATED_STREETS)
-    departure, arrival = sub.stations or ("", "")
-    o_loc["address"], d_loc["address"] = f"{departure}, {origin}", f"{arrival}, {dest}"
-    return transport_body(sub.kind, eid, number, origin, dest, o_loc, d_loc, dep, arr, tags, products, marker)
+    return transport_body(rng, sub.kind, eid, number, (origin, sub.destination or ""), sub.stations or ("", ""),
+                          (dep, arr), tags, products, marker, _CURATED_STREETS)
 
 
 def _rubrics(user: UserSpec, sub: SubtaskSpec, record_type: str, satisfying: dict[int, list[str]]) -> RubricBook:

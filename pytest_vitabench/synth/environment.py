@@ -1,7 +1,7 @@
 """Build one subtask's environment: merchants, products, one target and its distractors (paper A.2.2-A.2.3).
 
 A subtask decides on a few *dimensions*: the user's preferences it tests (a liked value, an avoided
-ingredient, a rating floor, a price cap, a situational preference) and, for travel, the requested date.
+ingredient, a rating floor, a situational preference) and, for travel, the requested date.
 Every candidate option (a product of a merchant, or a merchant for table reservations) is described by the
 dimensions it breaks, and the layout follows the paper's complexity controls, as the validator's
 ``target`` and ``distractors`` rules state them (:mod:`.validator`).
@@ -36,11 +36,10 @@ class Dim:
 
     key: str
     level: str  # "product" | "merchant"
-    kind: str  # value | aversion | floor | cap | conditional | date
+    kind: str  # value | aversion | floor | conditional | date
     good: str | None
     bad: tuple[str, ...]
     pref: Pref | None = None
-    threshold: float | None = None
     cursor: int = 0
 
     def next_bad(self) -> str:
@@ -84,8 +83,8 @@ def make_dims(plan: UserPlan, sub: SubPlan, decision_day: date) -> list[Dim]:
             dims.append(Dim(axis.key, axis.level, pref.kind, value, tuple(v for v in allowed if v != value), pref))
         elif pref.kind == "aversion":
             dims.append(Dim(axis.key, axis.level, "aversion", None, (value,), pref))
-        elif pref.kind in ("floor", "cap"):
-            dims.append(Dim(axis.key, axis.level, pref.kind, value, ("off",), pref, float(value)))
+        elif pref.kind == "floor":
+            dims.append(Dim(axis.key, axis.level, pref.kind, value, ("off",), pref))
     if family.kind in ("hotel", "train", "flight", "attraction"):
         wrong = tuple((decision_day + timedelta(days=k)).isoformat() for k in range(1, 6))
         dims.append(Dim("date", "product", "date", decision_day.isoformat(), wrong))
@@ -97,11 +96,8 @@ def build(config: SynthConfig, plan: UserPlan, sub: SubPlan, decision_day: date)
     rng = stream(config.seed, "env", plan.person.user_id, sub.n)
     dims = make_dims(plan, sub, decision_day)
     popular = next((i for i, d in enumerate(dims) if d.pref is not None and d.pref.pid == sub.popular), None)
-    if sub.kind == "reservation":
-        slots = _reservation_layout(config, rng, dims, popular)
-    else:
-        slots = _product_layout(config, rng, dims, popular)
-    return _materialise(rng, plan, sub, dims, slots, decision_day)
+    layout = _reservation_layout if sub.kind == "reservation" else _product_layout
+    return _materialise(rng, plan, sub, dims, layout(config, rng, dims, popular), decision_day)
 
 
 # ------------------------------------------------------------------------------------------ layout
@@ -112,12 +108,10 @@ def _product_layout(config: SynthConfig, rng: random.Random, dims: list[Dim], po
     merchant = [i for i, d in enumerate(dims) if d.level == "merchant"]
     dated = next((i for i, d in enumerate(dims) if d.kind == "date"), None)
     size = rng.randint(config.merchants_min, config.merchants_max)
-    per = 3
-    need = config.one_off_min
-    offs_per_dim = {d: math.ceil(need / per) for d in merchant}
-    while 2 + sum(offs_per_dim.values()) > size and per < need:
+    per, need = 3, config.one_off_min
+    while 2 + len(merchant) * math.ceil(need / per) > size and per < need:
         per += 1
-        offs_per_dim = {d: math.ceil(need / per) for d in merchant}
+    offs_per_dim = {d: math.ceil(need / per) for d in merchant}
     size = max(size, min(config.merchants_max, 2 + sum(offs_per_dim.values())))
     cycle = _Cycle(product, dims)
 
@@ -135,9 +129,8 @@ def _product_layout(config: SynthConfig, rng: random.Random, dims: list[Dim], po
     else:
         pop.products = [cycle.one_off() for _ in range(per)] if product else [{}]
     slots.append(pop)
-    for d in merchant:
-        for _ in range(offs_per_dim[d]):
-            slots.append(Slot("off", breaks={d: dims[d].next_bad()}, products=[{} for _ in range(per)]))
+    slots += [Slot("off", breaks={d: dims[d].next_bad()}, products=[{} for _ in range(per)])
+              for d in merchant for _ in range(offs_per_dim[d])]
     while len(slots) < size:
         slots.append(Slot("compliant", products=[cycle.one_off() for _ in range(per)] if product else []))
     # Every product dimension gets its quota of one-off distractors.
@@ -147,8 +140,7 @@ def _product_layout(config: SynthConfig, rng: random.Random, dims: list[Dim], po
         hosts[k % len(hosts)].products.append(cycle.one_off(prefer_short=True))
         k += 1
     # Distractors that break several dimensions.
-    multis = rng.randint(config.multi_min, config.multi_max)
-    for j in range(multis):
+    for j in range(rng.randint(config.multi_min, config.multi_max)):
         if len(product) >= 2:
             a, b = rng.sample(product, 2)
             host = rng.choice([s for s in slots if s.role == "compliant"] or [slots[0]])
@@ -222,10 +214,8 @@ def _reservation_layout(config: SynthConfig, rng: random.Random, dims: list[Dim]
     merchant = [i for i, d in enumerate(dims) if d.level == "merchant"]
     slots = [Slot("target")]
     need = config.one_off_min
-    for d in merchant:
-        for k in range(need):
-            role = "popular" if (d == popular and k == 0) else "off"
-            slots.append(Slot(role, breaks={d: dims[d].next_bad()}))
+    slots += [Slot("popular" if d == popular and k == 0 else "off", breaks={d: dims[d].next_bad()})
+              for d in merchant for k in range(need)]
     room = max(config.multi_min, min(config.multi_max, config.merchants_max - len(slots)))
     for _ in range(rng.randint(config.multi_min, room) if room >= config.multi_min else config.multi_min):
         if len(merchant) >= 2:
@@ -248,21 +238,14 @@ def _order(rng: random.Random, slots: list[Slot]) -> list[Slot]:
     popular = next(s for s in slots if s.role == "popular")
     rest = [s for s in slots if s is not target and s is not popular]
     rng.shuffle(rest)
-    size = len(slots)
-    target_at = rng.randint(5, size - 1)
-    popular_at = rng.randint(0, 4)
-    out: list[Slot | None] = [None] * size
-    out[target_at], out[popular_at] = target, popular
-    it = iter(rest)
-    for i in range(size):
-        if out[i] is None:
-            out[i] = next(it)
+    target_at, popular_at = rng.randint(5, len(slots) - 1), rng.randint(0, 4)
+    others = iter(rest)
+    out = [target if i == target_at else popular if i == popular_at else next(others) for i in range(len(slots))]
     for slot in out:
-        assert slot is not None
         rng.shuffle(slot.products)
         if slot.role == "target":  # the target first among its own (dated twins follow it)
             slot.products.sort(key=lambda b: len(b))
-    return [s for s in out if s is not None]
+    return out
 
 
 # ------------------------------------------------------------------------------------------ materialise
@@ -275,7 +258,6 @@ def _materialise(rng: random.Random, plan: UserPlan, sub: SubPlan, dims: list[Di
     digits = person.user_id[1:]
     prefix = {"hotel": "H", "train": "T", "flight": "F", "attraction": "A"}.get(family.kind, "S")
     user_floor = max((float(v.value) for p in plan.prefs if p.kind == "floor" for v in p.versions), default=0.0)
-    user_caps = [float(v.value) for p in plan.prefs if p.kind == "cap" and p.axis in family.axes for v in p.versions]
     names = _names(rng, family, len(slots))
     where = sub.dest or person.city
     centre = city_centre(where) if sub.dest else person.home
@@ -299,13 +281,10 @@ def _materialise(rng: random.Random, plan: UserPlan, sub: SubPlan, dims: list[Di
             pid = f"P{digits}{sub.n:02d}{k + 1:02d}{j + 1:02d}"
             if family.kind in ("train", "flight", "attraction") and dated is not None and set(breaks) == {dated}:
                 # A dated twin keeps its product id (the same seat class / ticket on another day).
-                twin_of = next(p for p in products if not p["_breaks"])
-                pid = twin_of["product_id"]
-            all_breaks = {**slot.breaks, **breaks}
-            product = _product(rng, family, dims, breaks, pid, j, user_caps, slot, day_text)
-            product["_breaks"] = all_breaks
-            is_target = slot.role == "target" and not all_breaks
-            if is_target:
+                pid = next(p for p in products if not p["_breaks"])["product_id"]
+            product = _product(rng, family, dims, breaks, pid, j, day_text)
+            product["_breaks"] = {**slot.breaks, **breaks}
+            if slot.role == "target" and not product["_breaks"]:
                 target_product, target_entity = product.get("product_id"), eid
             for i, d in enumerate(dims):
                 if d.level == "product" and d.kind != "date" and i not in breaks and pid not in satisfying[i]:
@@ -318,8 +297,7 @@ def _materialise(rng: random.Random, plan: UserPlan, sub: SubPlan, dims: list[Di
     _, record_type, container = KINDS[family.kind]
     weather = {"city": where, "category": rng.choice(_WEATHER), "datetime": day_text,
                "temperature": [rng.randint(2, 18), rng.randint(19, 33)], "humidity": rng.randint(35, 90)}
-    addresses = {"home_address": person.home_address, "work_address": person.work_address}
-    environment = environment_record(f"{sub.day.isoformat()} {sub.clock}", person.user_id, weather, addresses,
+    environment = environment_record(f"{sub.day.isoformat()} {sub.clock}", person.user_id, weather, person.profile,
                                      person.home, person.work, container, entities)
     return Built(environment=environment, dims=dims, satisfying={i: sorted(v) for i, v in satisfying.items()},
                  target_entity=target_entity, target_product=target_product, record_type=record_type,
@@ -328,17 +306,14 @@ def _materialise(rng: random.Random, plan: UserPlan, sub: SubPlan, dims: list[Di
 
 def _phrase(dim: Dim, broken: str | None) -> str | None:
     """The phrase a candidate carries for a dimension (``None``: nothing to show)."""
-    if dim.kind in ("floor", "cap", "date"):
+    if dim.kind in ("floor", "date"):
         return None
-    if broken is not None:
-        return broken
-    return dim.good  # None for an aversion: the right option simply lacks the avoided ingredient
+    return dim.good if broken is None else broken  # good is None for an aversion: the right option lacks it
 
 
 def _names(rng: random.Random, family: Family, count: int) -> list[str]:
     if family.kind == "train":
-        numbers = rng.sample(range(100, 9900), count)
-        return [f"{rng.choice('GD')}{n}" for n in numbers]
+        return [f"{rng.choice('GD')}{n}" for n in rng.sample(range(100, 9900), count)]
     if family.kind == "flight":
         return [""] * count  # flight numbers come from the airline
     prefixes = rng.sample(NAME_PREFIXES, count)
@@ -348,7 +323,7 @@ def _names(rng: random.Random, family: Family, count: int) -> list[str]:
 def _score(rng: random.Random, slot: Slot, dims: list[Dim], user_floor: float) -> float:
     """Ratings: the popular merchant is the best rated; the target clears every floor the user ever had."""
     floor_at = next((i for i, d in enumerate(dims) if d.kind == "floor"), None)
-    floor = dims[floor_at].threshold or 0.0 if floor_at is not None else 0.0
+    floor = float(dims[floor_at].good or 0.0) if floor_at is not None else 0.0
     if slot.role == "popular":
         return 4.9
     if floor_at is not None and floor_at in slot.breaks:
@@ -360,20 +335,10 @@ def _score(rng: random.Random, slot: Slot, dims: list[Dim], user_floor: float) -
 
 
 def _product(rng: random.Random, family: Family, dims: list[Dim], breaks: dict[int, str], pid: str, j: int,
-             caps: list[float], slot: Slot, day_text: str) -> dict[str, Any]:
+             day_text: str) -> dict[str, Any]:
     carried = [_phrase(d, breaks.get(i)) for i, d in enumerate(dims) if d.level == "product"]
     phrases = [p for p in carried if p]
-    lo, hi = family.price
-    cap_dim = next((i for i, d in enumerate(dims) if d.kind == "cap"), None)
-    ceiling = min([hi] + [int(c) for c in caps]) if (slot.role == "target" and not breaks) else hi
-    if cap_dim is not None:
-        cap = int(dims[cap_dim].threshold or hi)
-        if cap_dim in breaks:
-            price = float(rng.randint(cap + 12, max(cap + 13, hi + 40)))
-        else:
-            price = float(rng.randint(lo, min(cap, ceiling)))
-    else:
-        price = float(rng.randint(lo, max(lo, ceiling)))
+    price = float(rng.randint(*family.price))
     stock = rng.randint(20, 99)
     date_dim = next((i for i, d in enumerate(dims) if d.kind == "date"), None)
     day = breaks.get(date_dim, day_text) if date_dim is not None else day_text
@@ -392,7 +357,7 @@ def _product(rng: random.Random, family: Family, dims: list[Dim], breaks: dict[i
     return product_body(family.kind, pid, name, price, stock, tags=list(family.tags) + phrases)
 
 
-def _reason(dims: list[Dim], breaks: dict[int, str], score: float | None, price: float | None) -> str:
+def _reason(dims: list[Dim], breaks: dict[int, str], score: float) -> str:
     parts = []
     for i, bad in sorted(breaks.items()):
         d = dims[i]
@@ -405,8 +370,6 @@ def _reason(dims: list[Dim], breaks: dict[int, str], score: float | None, price:
             parts.append(f"contains {bad}, which the user avoids")
         elif d.kind == "floor":
             parts.append(f"rated {score}, below the user's {d.good} floor")
-        elif d.kind == "cap":
-            parts.append(f"costs {price} yuan, above the user's {d.good} yuan cap")
         else:
             parts.append(f"for {bad}, not the requested {d.good}")
     return "; ".join(parts)
@@ -423,8 +386,8 @@ def _entity(rng: random.Random, family: Family, sub: SubPlan, eid: str, name: st
         else:
             product["product_type"] = "distraction" if breaks or slot.role != "target" else "target"
         if product["product_type"] == "distraction":
-            product["distraction_reason"] = _reason(dims, breaks, score, product.get("price")) or \
-                _reason(dims, slot.breaks, score, None) or "not the target"
+            product["distraction_reason"] = _reason(dims, breaks, score) or \
+                _reason(dims, slot.breaks, score) or "not the target"
     # Drawn for every kind, trains and flights too (which do not use it), so the published suites stay as they are.
     place = location(rng, where, centre)
     if family.kind == "attraction":
@@ -438,29 +401,23 @@ def _entity(rng: random.Random, family: Family, sub: SubPlan, eid: str, name: st
         body = entity_body(family.kind, eid, name, score, place, tags, products, marker,
                            enable_reservation=family.kind == "reservation")
     if marker == "distraction":
-        body["distraction_reason"] = _reason(dims, slot.breaks, score, None) or "none of its options fits the user"
+        body["distraction_reason"] = _reason(dims, slot.breaks, score) or "none of its options fits the user"
     return body
 
 
 def _transport(rng: random.Random, family: Family, eid: str, name: str, tags: list[str],
                products: list[dict[str, Any]], origin: str, dest: str, marker: str) -> dict[str, Any]:
     window = next((t for t in tags if t in _DEPARTURES), "")
-    lo, hi = _DEPARTURES.get(window, (9, 17))
-    hour = rng.randint(lo, hi)
-    minute = rng.choice((5, 20, 35, 50))
+    hour, dep = departure(rng, _DEPARTURES.get(window, (9, 17)))
     hours = rng.randint(1, 4) if family.kind == "train" else rng.randint(2, 3)
-    dep, arr = f"{hour:02d}:{minute:02d}", f"{(hour + hours) % 24:02d}:{minute:02d}"
-    o_loc, d_loc = location(rng, origin, city_centre(origin)), location(rng, dest, city_centre(dest))
-    if family.kind == "train":
-        o_loc["address"] = f"{origin} Railway Station, {origin}"
-        d_loc["address"] = f"{dest} Railway Station, {dest}"
-        return transport_body("train", eid, name, origin, dest, o_loc, d_loc, dep, arr, tags, products, marker)
-    airline = next((t for t in tags if t in _AIRLINES), "")
-    code = rng.choice(_AIRLINES.get(airline, ("CA", "MU", "CZ", "HU")))
-    o_loc["address"] = f"{origin} International Airport, {origin}"
-    d_loc["address"] = f"{dest} International Airport, {dest}"
-    return transport_body("flight", eid, f"{code}{rng.randint(1000, 8999)}", origin, dest, o_loc, d_loc, dep, arr,
-                          tags, products, marker)
+    place = "Railway Station" if family.kind == "train" else "International Airport"
+    body = transport_body(rng, family.kind, eid, name, (origin, dest), (f"{origin} {place}", f"{dest} {place}"),
+                          (dep, f"{(hour + hours) % 24:02d}:{dep[3:]}"), tags, products, marker)
+    if family.kind == "flight":  # the airline's code and number are drawn after the airports
+        airline = next((t for t in tags if t in _AIRLINES), "")
+        code = rng.choice(_AIRLINES.get(airline, ("CA", "MU", "CZ", "HU")))
+        body["flight_number"] = f"{code}{rng.randint(1000, 8999)}"
+    return body
 
 
 # ------------------------------------------------------------------------------------------ official shapes
@@ -517,14 +474,23 @@ def entity_body(kind: str, eid: str, name: str, score: float, where: dict[str, A
     raise ValueError(f"no merchant record for the subtask kind {kind!r}")
 
 
-def transport_body(kind: str, eid: str, number: str, origin: str, dest: str, o_loc: dict[str, Any],
-                   d_loc: dict[str, Any], dep: str, arr: str, tags: list[str], products: list[dict[str, Any]],
-                   marker: str) -> dict[str, Any]:
-    """A train or flight record."""
-    place = "station" if kind == "train" else "airport"
+def departure(rng: random.Random, hours: tuple[int, int]) -> tuple[int, str]:
+    """A departure hour drawn from ``hours`` (24 and later: the next day's) and its ``HH:MM``."""
+    hour, minute = rng.randint(*hours), rng.choice((5, 20, 35, 50))
+    return hour, f"{hour % 24:02d}:{minute:02d}"
+
+
+def transport_body(rng: random.Random, kind: str, eid: str, number: str, cities: tuple[str, str],
+                   stations: tuple[str, str], times: tuple[str, str], tags: list[str], products: list[dict[str, Any]],
+                   marker: str, streets: tuple[str, ...] = STREETS) -> dict[str, Any]:
+    """A train or flight record from ``cities[0]`` to ``cities[1]``, leaving and arriving at ``times``; each end
+    is a point near its city's centre, addressed to its station or airport (``stations``)."""
+    (origin, dest), place = cities, "station" if kind == "train" else "airport"
+    o_loc, d_loc = location(rng, origin, city_centre(origin), streets), location(rng, dest, city_centre(dest), streets)
+    o_loc["address"], d_loc["address"] = f"{stations[0]}, {origin}", f"{stations[1]}, {dest}"
     return {f"{kind}_id": eid, f"{kind}_number": number, "departure_city": origin, "arrival_city": dest,
-            f"departure_{place}_location": o_loc, f"arrival_{place}_location": d_loc, "departure_time": dep,
-            "arrival_time": arr, "tags": tags, "products": products, f"{kind}_type": marker}
+            f"departure_{place}_location": o_loc, f"arrival_{place}_location": d_loc, "departure_time": times[0],
+            "arrival_time": times[1], "tags": tags, "products": products, f"{kind}_type": marker}
 
 
 def environment_record(time: str, user_id: str, weather: dict[str, Any], addresses: dict[str, Any],

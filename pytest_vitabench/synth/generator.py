@@ -43,7 +43,6 @@ def generate(config: SynthConfig) -> list[dict[str, Any]]:
 def build_user(config: SynthConfig, plan: UserPlan) -> dict[str, Any]:
     events = build_history(config.seed, plan)
     interactions, noise = records(events, plan.shape, stream(config.seed, "shape", plan.person.user_id))
-    uid = plan.person.user_id
     subtasks = []
     cursor = 0
     previous = plan.start - timedelta(days=1)
@@ -52,16 +51,15 @@ def build_user(config: SynthConfig, plan: UserPlan) -> dict[str, Any]:
         first = cursor
         while cursor < len(interactions) and _day(interactions[cursor]) < sub.day:
             cursor += 1
-        window = interactions[first:cursor]
         window_noise = [[i - first, item, kind] for i, item, kind in noise if first <= i < cursor]
-        subtask = _subtask(config, plan, sub, window, window_noise, previous)
+        subtask = _subtask(config, plan, sub, interactions[first:cursor], window_noise, previous)
         # Each tag's preference id is given once, where the tag first appears (the union is the mapping).
         memory = subtask["user_scenario"]["personalized_preference_memory"]
         memory["tag_ids"] = {tag: pid for tag, pid in memory["tag_ids"].items() if tag not in mapped}
         mapped.update(memory["tag_ids"])
         subtasks.append(subtask)
         previous = sub.day
-    return user_record(uid, plan.person.profile, subtasks)
+    return user_record(plan.person.user_id, plan.person.profile, subtasks)
 
 
 def _day(record: dict[str, Any]) -> date:
@@ -70,24 +68,20 @@ def _day(record: dict[str, Any]) -> date:
 
 def _subtask(config: SynthConfig, plan: UserPlan, sub: SubPlan, window: list[dict[str, Any]],
              noise: list[list[Any]], previous: date) -> dict[str, Any]:
-    uid = plan.person.user_id
-    decision_day = sub.day + timedelta(days=sub.when_ahead)
-    built = build_environment(config, plan, sub, decision_day)
+    built = build_environment(config, plan, sub, sub.day + timedelta(days=sub.when_ahead))
     instruction, intention = _texts(config, plan, sub)
     rubrics, checks, sources = rubrics_for(plan, sub, built)
     skills = ["proactive"] if sub.proactive else ["personalize"]
     if any(len([v for v in p.versions if v.start < sub.day]) > 1 for p in sub.prefs):
         skills.append("update")
-    target = [built.target_product] if sub.kind != "reservation" else [built.target_entity]
-    memory = _preference_memory(plan, sub, previous)
-    memory["rubric_sources"] = sources
-    memory["history_noise"] = noise
+    memory = _preference_memory(plan, sub, previous) | {"rubric_sources": sources, "history_noise": noise}
     return subtask_record(
-        uid, sub.n, domain=sub.domain, task=f"{sub.domain} - {sub.family.key.replace('_', ' ')}",
+        plan.person.user_id, sub.n, domain=sub.domain, task=f"{sub.domain} - {sub.family.key.replace('_', ' ')}",
         current_time=sub.day.isoformat(), start_date=(previous + timedelta(days=1)).isoformat(),
         end_date=(sub.day - timedelta(days=1)).isoformat(), instruction=instruction, interactions=window,
-        environment=built.environment, profile=plan.person.profile, memory=memory,
-        rubrics=rubrics, checks=checks, target_ids=target, skills=skills, intention=intention)
+        environment=built.environment, profile=plan.person.profile, memory=memory, rubrics=rubrics, checks=checks,
+        target_ids=[built.target_product if sub.kind != "reservation" else built.target_entity], skills=skills,
+        intention=intention)
 
 
 # ------------------------------------------------------------------------------------------ official records
@@ -129,9 +123,7 @@ def subtask_record(user_id: str, n: int, *, domain: str, task: str, current_time
 
 
 def _day_phrase(today: date, ahead: int) -> str:
-    if ahead == 1:
-        return "tomorrow"
-    return f"this {_WEEKDAYS[(today + timedelta(days=ahead)).weekday()]}"
+    return "tomorrow" if ahead == 1 else f"this {_WEEKDAYS[(today + timedelta(days=ahead)).weekday()]}"
 
 
 def _clock_phrase(clock: str) -> str:
@@ -182,10 +174,8 @@ def _preference_memory(plan: UserPlan, sub: SubPlan, previous: date) -> dict[str
                 tag = pref.tag(pref.value_at(sub.day))
                 current.setdefault(category, []).append(tag)
                 tag_ids[tag] = pref.pid
-    changes = []
-    for pref in plan.prefs:
-        changes += _changes(pref, previous, sub.day)
-    changes.sort(key=lambda c: (c["date"], c["id"], c["type"]))
+    changes = sorted((c for pref in plan.prefs for c in _changes(pref, previous, sub.day)),
+                     key=lambda c: (c["date"], c["id"], c["type"]))
     return {"current": current, "preference_tag_change_history": changes, "tag_ids": tag_ids}
 
 

@@ -51,29 +51,27 @@ class Event:
 class _State:
     plan: UserPlan
     rng: random.Random
+    forbidden: set[date]  # the subtasks' days: the history has nothing on them
     events: list[Event] = field(default_factory=list)
     negative: dict[str, date] = field(default_factory=dict)  # phrase -> last day the user spoke against it
     dialogue_days: set[date] = field(default_factory=set)
-    seq: int = 0
 
-    def add(self, day: date, kind: str, content: Any, noise: str = "") -> Event:
-        self.seq += 1
-        event = Event(day, self.seq, kind, content, noise)
-        self.events.append(event)
+    def add(self, day: date, kind: str, content: Any, noise: str = "") -> None:
+        """One more event; its ``seq`` is its place in the order of insertion, from 1."""
+        self.events.append(Event(day, len(self.events) + 1, kind, content, noise))
         if kind == "dialogue":
             self.dialogue_days.add(day)
-        return event
 
 
 def build_history(seed: int, plan: UserPlan) -> list[Event]:
     """Every event of a user's history, sorted by day (then by insertion)."""
-    state = _State(plan=plan, rng=stream(seed, "history", plan.person.user_id))
-    forbidden = {s.day for s in plan.subtasks}
+    state = _State(plan=plan, rng=stream(seed, "history", plan.person.user_id),
+                   forbidden={s.day for s in plan.subtasks})
     _statements(state)
     _guarantee_evidence(state)
     _misleading(state)
-    _routine(state, forbidden)
-    events = [e for e in state.events if e.day not in forbidden and e.day < plan.end]
+    _routine(state)
+    events = [e for e in state.events if e.day not in state.forbidden and e.day < plan.end]
     events.sort(key=lambda e: (e.day, e.seq))
     return events
 
@@ -85,28 +83,23 @@ def _cap(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _say(state: _State, day: date, user: str, assistant: str | None = None, noise: str = "") -> Event:
+def _say(state: _State, day: date, user: str, assistant: str | None = None, noise: str = "") -> None:
     turns = [{"role": "user", "content": user},
              {"role": "assistant", "content": assistant or state.rng.choice(_ACKS)}]
-    return state.add(day, "dialogue", turns, noise)
+    state.add(day, "dialogue", turns, noise)
 
 
 def _free_day(state: _State, low: date, high: date, avoid_dialogue: bool = False) -> date | None:
     """A random day in ``[low, high]`` (not a subtask day, preferably without a conversation)."""
     if high < low:
         return None
-    forbidden = {s.day for s in state.plan.subtasks}
     span = (high - low).days
     for _ in range(12):
         day = low + timedelta(days=state.rng.randint(0, span))
-        if day in forbidden or (avoid_dialogue and day in state.dialogue_days):
-            continue
-        return day
-    for offset in range(span + 1):
-        day = low + timedelta(days=offset)
-        if day not in forbidden:
+        if day not in state.forbidden and not (avoid_dialogue and day in state.dialogue_days):
             return day
-    return None
+    days = (low + timedelta(days=offset) for offset in range(span + 1))
+    return next((day for day in days if day not in state.forbidden), None)
 
 
 def _merchant(state: _State, family: Family) -> str:
@@ -119,30 +112,22 @@ def _merchant(state: _State, family: Family) -> str:
 
 def _active_values(plan: UserPlan, family: Family, day: date) -> list[tuple[str, str]]:
     """(axis, value) of the user's liked values on this family's axes that day (never conditional ones)."""
-    out = []
-    for pref in plan.prefs:
-        if pref.kind == "value" and pref.axis in family.axes and pref.active(day):
-            value = pref.value_at(day)
-            if value in family.values.get(pref.axis, AXIS[pref.axis].values):
-                out.append((pref.axis, value))
-    return out
+    return [(pref.axis, value) for pref in plan.prefs
+            if pref.kind == "value" and pref.axis in family.axes and pref.active(day)
+            and (value := pref.value_at(day)) in family.values.get(pref.axis, AXIS[pref.axis].values)]
 
 
 def _order(state: _State, family: Family, values: list[tuple[str, str]], day: date, note: str = "",
-           quantity: int = 1, noise: str = "") -> Event:
+           noise: str = "") -> None:
     """An order behaviour whose tags and item name carry ``values``."""
-    rng = state.rng
-    phrases = [v for _, v in values]
+    rng, city = state.rng, state.plan.person.city
     product_values = [v for a, v in values if AXIS[a].level == "product"]
-    lo, hi = family.price
-    price = float(rng.randint(lo, hi))
-    plan = state.plan
+    price = float(rng.randint(*family.price))
     if family.kind in ("train", "flight"):
-        dest = rng.choice([c for c in ("Beijing", "Shanghai", "Chengdu", "Wuhan", "Xiamen", "Nanjing")
-                           if c != plan.person.city])
+        dest = rng.choice([c for c in ("Beijing", "Shanghai", "Chengdu", "Wuhan", "Xiamen", "Nanjing") if c != city])
         number = f"{'G' if family.kind == 'train' else 'MU'}{rng.randint(100, 9899)}"
         seat = product_values[0] if product_values else ""
-        item = f"{number} {plan.person.city}-{dest} {seat}".strip()
+        item = f"{number} {city}-{dest} {seat}".strip()
     elif family.kind == "hotel":
         item = ", ".join(["Room"] + [title_case(v) for v in product_values])
     else:
@@ -150,11 +135,11 @@ def _order(state: _State, family: Family, values: list[tuple[str, str]], day: da
         item = f"{title_case(product_values[0])} {base}" if product_values else base
     content: dict[str, Any] = {"scenario": family.kind if family.kind != "instore_product" else "instore",
                                "merchant_name": _merchant(state, family),
-                               "tags": list(family.tags) + phrases,
-                               "items": [{"product_name": item, "price": price, "quantity": quantity}]}
+                               "tags": list(family.tags) + [v for _, v in values],
+                               "items": [{"product_name": item, "price": price, "quantity": 1}]}
     if note:
         content["note"] = note
-    return state.add(day, "order", content, noise)
+    state.add(day, "order", content, noise)
 
 
 def _statement(pref: Pref, value: str, rng: random.Random) -> str:
@@ -163,9 +148,6 @@ def _statement(pref: Pref, value: str, rng: random.Random) -> str:
         return rng.choice((f"Only pick merchants rated at least {value}, the cheaper places keep getting it wrong.",
                            f"I only trust places rated {value} or above.",
                            f"Please stick to shops rated at least {value} for me."))
-    if pref.kind == "cap":
-        what = axis.scope if axis else "it"
-        return f"Keep {what} under {value} yuan, please."
     if pref.kind == "background":
         return rng.choice((f"I've been really into {value} lately.", f"Honestly, {value} is my thing.",
                            f"I love {value}."))
@@ -195,7 +177,7 @@ def _statements(state: _State) -> None:
                                              f"No more {old} for me, {version.value} from now on.")),
                      f"Noted: {version.value} from now on.")
                 state.negative[old] = max(state.negative.get(old, day), day)
-            elif version.explicit or pref.kind in ("aversion", "floor", "cap", "conditional"):
+            elif version.explicit or pref.kind in ("aversion", "floor", "conditional"):
                 _say(state, day, _statement(pref, version.value, rng))
                 if pref.kind == "aversion":
                     state.negative[version.value] = day
@@ -214,30 +196,24 @@ def _statements(state: _State) -> None:
 
 def _retraction(pref: Pref) -> str:
     value = pref.versions[-1].value
-    axis = AXIS.get(pref.axis)
     if pref.kind == "aversion":
         return f"{_cap(value)} is fine now, I've gotten used to it."
     if pref.kind == "background":
         return f"I've lost interest in {value} these days."
-    if axis is not None and pref.kind in ("value", "conditional"):
+    if pref.kind in ("value", "conditional") and (axis := AXIS.get(pref.axis)) is not None:
         return f"Honestly, any option is fine for {axis.scope or 'that'} these days."
     return "I've stopped caring about that."
 
 
 def _implicit(state: _State, pref: Pref, value: str, low: date, high: date) -> None:
     """Evidence without words: an order carrying the value, often followed by a good review."""
+    if pref.kind == "background" and (day := _free_day(state, low, high)) is not None:
+        state.add(day, "browse", {"topic": value})
     if pref.kind != "value":
-        if pref.kind == "background":
-            day = _free_day(state, low, high)
-            if day is not None:
-                state.add(day, "browse", {"topic": value})
         return
     family = next((f for f in distinct_families(state.plan.subtasks) if pref.axis in f.axes
                    and value in f.values.get(pref.axis, AXIS[pref.axis].values)), None)
-    if family is None:
-        return
-    day = _free_day(state, low, high)
-    if day is None:
+    if family is None or (day := _free_day(state, low, high)) is None:
         return
     values = [(a, v) for a, v in _active_values(state.plan, family, day) if a != pref.axis] + [(pref.axis, value)]
     _order(state, family, values, day)
@@ -258,11 +234,9 @@ def _guarantee_evidence(state: _State) -> None:
             assert version is not None, (plan.person.user_id, sub.n, pref.pid)
             low = max(version.start, previous + timedelta(days=1) - timedelta(days=120))
             high = sub.day - timedelta(days=1)
-            if _has_evidence(state, pref, version.value, version.start, sub.day):
-                if rng.random() < 0.5:
-                    continue  # fragmented: sometimes one more piece, sometimes not
-            day = _free_day(state, low, high)
-            if day is None:
+            if _has_evidence(state, pref, version.value, version.start, sub.day) and rng.random() < 0.5:
+                continue  # fragmented: sometimes one more piece, sometimes not
+            if (day := _free_day(state, low, high)) is None:
                 continue
             if pref.kind == "value" and rng.random() < 0.7:
                 values = [(a, v) for a, v in _active_values(plan, sub.family, day) if a != pref.axis]
@@ -274,23 +248,17 @@ def _guarantee_evidence(state: _State) -> None:
                 kind = rng.choice(("complaint", "review"))
                 text = f"There was {version.value} in my {sub.family.noun} again, please check next time."
                 state.add(day, kind, {"text": text} if kind == "complaint" else {"rating": 2, "text": text})
-                state.negative[version.value] = max(state.negative.get(version.value, day), day)
             else:
                 _say(state, day, _statement(pref, version.value, rng))
-                if pref.kind == "aversion":
-                    state.negative[version.value] = max(state.negative.get(version.value, day), day)
+            if pref.kind == "aversion":
+                state.negative[version.value] = max(state.negative.get(version.value, day), day)
         previous = sub.day
 
 
 def _has_evidence(state: _State, pref: Pref, value: str, low: date, high: date) -> bool:
     needle = value.lower()
-    for event in state.events:
-        if event.noise or not (low <= event.day < high):
-            continue
-        text = str(event.content).lower()
-        if needle in text and (pref.kind != "conditional" or pref.cond in text):
-            return True
-    return False
+    return any(needle in (text := str(event.content).lower()) and (pref.kind != "conditional" or pref.cond in text)
+               for event in state.events if not event.noise and low <= event.day < high)
 
 
 # ------------------------------------------------------------------------------------------ 3. misleading
@@ -307,18 +275,16 @@ def _misleading(state: _State) -> None:
             if pref.kind == "aversion":
                 bad = good
             elif pref.kind == "conditional":
-                bad = next(p.value_at(sub.day) for p in plan.prefs
-                           if p.axis == pref.axis and p is not pref and p.active(sub.day)) \
-                    if any(p.axis == pref.axis and p is not pref and p.active(sub.day) for p in plan.prefs) \
-                    else next(v for v in AXIS[pref.axis].values if v != good)
+                bad = next((p.value_at(sub.day) for p in plan.prefs
+                            if p.axis == pref.axis and p is not pref and p.active(sub.day)),
+                           next(v for v in AXIS[pref.axis].values if v != good))
             else:
                 options = [v for v in allowed_values(AXIS[pref.axis], sub.family, plan.person) if v != good]
                 if not options:
                     continue
                 bad = rng.choice(options)
             low = max(previous + timedelta(days=1), state.negative.get(bad, date.min) + timedelta(days=1))
-            day = _free_day(state, low, sub.day - timedelta(days=1))
-            if day is None:
+            if (day := _free_day(state, low, sub.day - timedelta(days=1))) is None:
                 continue
             _poison(state, sub, pref, good, bad, day)
             if rng.random() < 0.45 and index + 1 < len(plan.subtasks):
@@ -353,23 +319,19 @@ def _poison(state: _State, sub: SubPlan, pref: Pref, good: str, bad: str, day: d
 # ------------------------------------------------------------------------------------------ 4. routine
 
 
-def _routine(state: _State, forbidden: set[date]) -> None:
+def _routine(state: _State) -> None:
     """Fill the history up to its planned size with everyday behaviour and about 20% noise."""
     plan, rng = state.plan, state.rng
     families = distinct_families(plan.subtasks) + [f for f in FAMILIES if f.kind == "delivery" and f.needs == ""][:4]
-    current = len(state.events)
-    orders = sum(1 for e in state.events if e.kind == "order")
-    budget = max(0, plan.events - current)
-    noise_target = round(plan.events * plan.noise_share) - sum(1 for e in state.events if e.noise)
-    order_target = max(0, plan.orders - orders)
+    budget = max(0, plan.events - len(state.events))
+    noise = max(0, round(plan.events * plan.noise_share) - sum(1 for e in state.events if e.noise))
+    orders = max(0, plan.orders - sum(1 for e in state.events if e.kind == "order"))
     span = (plan.end - plan.start).days
-    kinds = _routine_kinds(rng, budget, max(0, noise_target), order_target)
-    for kind in kinds:
+    for kind in _routine_kinds(rng, budget, noise, orders):
         day = plan.start + timedelta(days=rng.randint(0, span - 1))
-        if day in forbidden:
+        if day in state.forbidden:
             day += timedelta(days=1)
-        family = rng.choice(families)
-        _routine_event(state, kind, family, day)
+        _routine_event(state, kind, rng.choice(families), day)
 
 
 def _routine_kinds(rng: random.Random, budget: int, noise: int, orders: int) -> list[str]:
@@ -381,9 +343,7 @@ def _routine_kinds(rng: random.Random, budget: int, noise: int, orders: int) -> 
     rest = budget - noise - orders
     weights = {"review": 0.16, "search": 0.3, "browse": 0.24, "high_freq_browse": 0.06, "add_to_cart": 0.07,
                "favorite": 0.05, "dialogue": 0.12}
-    signal = []
-    for name, share in weights.items():
-        signal += [name] * round(rest * share)
+    signal = [name for name, share in weights.items() for _ in range(round(rest * share))]
     signal = (signal + ["search"] * rest)[:rest]
     kinds = (["proxy"] * proxy + ["explore"] * explore + ["irrelevant"] * irrelevant + ["order"] * orders + signal)
     rng.shuffle(kinds)
@@ -442,8 +402,7 @@ def _small_talk(state: _State, family: Family, values: list[tuple[str, str]], da
     if values and rng.random() < 0.6:
         axis, value = rng.choice(values)
         pref = next(p for p in state.plan.prefs if p.axis == axis and p.kind == "value" and p.active(day))
-        user = _statement(pref, value, rng)
-        _say(state, day, user, f"Done, I ordered your {family.noun} with {value}.")
+        _say(state, day, _statement(pref, value, rng), f"Done, I ordered your {family.noun} with {value}.")
         return
     backgrounds = [p for p in state.plan.prefs if p.kind == "background" and p.active(day)]
     if backgrounds and rng.random() < 0.5:

@@ -12,15 +12,15 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from datetime import date, timedelta
+from itertools import accumulate
 
 from .catalog import AXIS, BACKGROUND, CATEGORIES, DETAILS, FAMILIES, Axis, Family
-from .config import SynthConfig
+from .config import PAPER, SynthConfig
 from .profiles import Person, build_people
 from .rng import labelled, quota, spread, stream
 
 DOMAINS = ("delivery", "instore", "ota")
 FLOORS = (4.3, 4.4, 4.5, 4.6)
-CAPS = {"flower_cap": (220, 260, 300), "hotel_cap": (580, 650, 720)}
 #: Families whose proactive variant asks how many / when (P1).
 COUNT_FAMILIES = ("coffee", "milk_tea", "fruit_tea", "dessert", "dumplings", "massage", "cinema", "restaurant",
                   "hotel", "train", "flight", "attraction")
@@ -44,7 +44,7 @@ class Pref:
 
     pid: str
     category: str
-    kind: str  # value | aversion | floor | cap | conditional | background
+    kind: str  # value | aversion | floor | conditional | background
     axis: str = ""
     cond: str = ""
     detail: str = ""
@@ -78,9 +78,6 @@ class Pref:
             core = value
         elif self.kind == "floor":
             return f"only orders from merchants rated at least {value}"
-        elif self.kind == "cap":
-            suffix = " a night" if self.axis == "hotel_cap" else ""
-            return f"keeps {axis.scope if axis else ''} under {value} yuan{suffix}"
         elif self.kind == "conditional":
             core = (axis.tag if axis else "{value} when {cond}").format(value=value, cond=self.cond)
         elif self.kind == "aversion":
@@ -160,14 +157,10 @@ def plan_users(config: SynthConfig) -> list[UserPlan]:
     days = _around(rng, config.history_days, n_users, 0.1)
     shapes = labelled(rng, quota(n_users, [1 - config.event_shape_share, config.event_shape_share]),
                       ["daily", "event"])
-    plans = []
-    offset = 0
-    for i, person in enumerate(people):
-        user_domains = domains[offset:offset + counts[i]]
-        offset += counts[i]
-        plans.append(_plan_user(config, person, user_domains, proactive[i], prefs[i], adds[i], dels[i], mods[i],
-                                events[i], orders[i], days[i], shapes[i]))
-    return plans
+    starts = [0, *accumulate(counts)]  # each user's first subtask in ``domains``
+    sizes = zip(proactive, prefs, adds, dels, mods, events, orders, days, shapes, strict=True)
+    return [_plan_user(config, person, domains[starts[i]:starts[i + 1]], *size)
+            for i, (person, size) in enumerate(zip(people, sizes, strict=True))]
 
 
 def _around(rng: random.Random, mean: float, n: int, relative: float) -> list[int]:
@@ -261,8 +254,10 @@ def allowed_values(axis: Axis, family: Family, person: Person) -> tuple[str, ...
     return values
 
 
-def _new_pref(prefs: list[Pref], category: str, kind: str, axis: str = "", cond: str = "") -> Pref:
-    pref = Pref(pid=f"P{len(prefs) + 1:02d}", category=category, kind=kind, axis=axis, cond=cond)
+def _new_pref(prefs: list[Pref], category: str, kind: str, axis: str = "", value: str = "", cond: str = "") -> Pref:
+    """The user's next preference, holding ``value`` (when given) from a start :func:`_schedule` sets."""
+    pref = Pref(pid=f"P{len(prefs) + 1:02d}", category=category, kind=kind, axis=axis, cond=cond,
+                versions=[Version(date.min, value)] if value else [])
     prefs.append(pref)
     return pref
 
@@ -275,19 +270,12 @@ def _hold_axes(rng: random.Random, person: Person, subtasks: list[SubPlan], pref
     blocked = {AXIS[a].alternative_of for a in conditional}
     for axis_key in conditional:
         axis = AXIS[axis_key]
-        held[axis_key] = []
-        for value, cond in zip(axis.values, axis.conditions, strict=True):
-            pref = _new_pref(prefs, axis.category, "conditional", axis_key, cond)
-            pref.versions = [Version(date.min, value)]
-            held[axis_key].append(pref)
+        held[axis_key] = [_new_pref(prefs, axis.category, "conditional", axis_key, value, cond)
+                          for value, cond in zip(axis.values, axis.conditions, strict=True)]
     if person.allergy:
-        pref = _new_pref(prefs, "Special", "aversion", "allergen")
-        pref.versions = [Version(date.min, person.allergy)]
-        held["allergen"] = [pref]
+        held["allergen"] = [_new_pref(prefs, "Special", "aversion", "allergen", person.allergy)]
     if rng.random() < 0.75:
-        pref = _new_pref(prefs, AXIS["floor"].category, "floor", "floor")
-        pref.versions = [Version(date.min, f"{rng.choice(FLOORS):.1f}")]
-        held["floor"] = [pref]
+        held["floor"] = [_new_pref(prefs, AXIS["floor"].category, "floor", "floor", f"{rng.choice(FLOORS):.1f}")]
     for family in distinct_families(subtasks):
         _hold_for_family(rng, person, family, held, prefs, blocked)
     return held
@@ -295,23 +283,16 @@ def _hold_axes(rng: random.Random, person: Person, subtasks: list[SubPlan], pref
 
 def _usable(family: Family, held: dict[str, list[Pref]], person: Person) -> list[Pref]:
     """Held, non-conditional preferences this family's candidates can differ on."""
-    out = []
-    for key in family.axes:
-        axis = AXIS[key]
-        if key not in held or axis.kind == "conditional":
-            continue
-        pref = held[key][0]
-        if pref.kind != "value" or pref.versions[0].value in allowed_values(axis, family, person):
-            out.append(pref)
-    return out
+    prefs = [held[key][0] for key in family.axes if key in held and AXIS[key].kind != "conditional"]
+    return [pref for pref in prefs
+            if pref.kind != "value" or pref.versions[0].value in allowed_values(AXIS[pref.axis], family, person)]
 
 
 def _hold_for_family(rng: random.Random, person: Person, family: Family, held: dict[str, list[Pref]],
                      prefs: list[Pref], blocked: set[str]) -> None:
     """Hold enough axes for this family: two that are not thresholds, one on products unless a table."""
     axes = [AXIS[a] for a in family.axes if AXIS[a].kind in ("value", "aversion", "cap") and a not in blocked]
-    rng.shuffle(axes)
-    axes.sort(key=lambda a: a.kind == "cap")
+    rng.shuffle(axes)  # with the cap axes, which have no values to hold: the published suites keep their draws
     reservation = family.kind == "reservation"
     for axis in axes:
         if axis.key in held or (reservation and axis.level != "merchant"):
@@ -319,19 +300,12 @@ def _hold_for_family(rng: random.Random, person: Person, family: Family, held: d
         values = allowed_values(axis, family, person)
         if not values:
             continue
-        usable = [p for p in _usable(family, held, person) if p.kind not in ("floor", "cap")]
+        usable = [p for p in _usable(family, held, person) if p.kind != "floor"]
         short = len(usable) < 2 or (not reservation and not any(AXIS[p.axis].level == "product" for p in usable))
-        if axis.kind == "cap":
-            if rng.random() < 0.5:
-                continue
-            value = str(rng.choice(CAPS[axis.key]))
-        elif not short and rng.random() >= 0.55:
+        if not short and rng.random() >= 0.55:
             continue
-        else:
-            value = rng.choice(values)
-        pref = _new_pref(prefs, axis.category, axis.kind, axis.key)
-        pref.versions = [Version(date.min, value)]
-        held[axis.key] = [pref]
+        value = rng.choice(values)
+        held[axis.key] = [_new_pref(prefs, axis.category, axis.kind, axis.key, value)]
 
 
 def _choose_dims(rng: random.Random, sub: SubPlan, held: dict[str, list[Pref]], person: Person) -> None:
@@ -351,18 +325,15 @@ def _choose_dims(rng: random.Random, sub: SubPlan, held: dict[str, list[Pref]], 
         size = rng.choices((2, 3, 4), weights=(0.3, 0.5, 0.2))[0]
         if family.kind in ("train", "flight"):
             size = 2
-    main = [p for p in usable if p.kind not in ("floor", "cap")]
+    main = [p for p in usable if p.kind != "floor"]
     rng.shuffle(main)
     if not reservation and not any(AXIS[p.axis].level == "product" for p in chosen):
         main.sort(key=lambda p: AXIS[p.axis].level != "product")
-    pool = main + [p for p in usable if p.kind in ("floor", "cap") and rng.random() < 0.4]
-    for pref in pool:
-        if len(chosen) < size:
-            chosen.append(pref)
-    sub.prefs = chosen
-    breakable = [p for p in chosen if p.kind in ("value", "aversion", "conditional") and p.axis != "allergen"]
+    pool = main + [p for p in usable if p.kind == "floor" and rng.random() < 0.4]
+    sub.prefs = chosen + pool[:max(0, size - len(chosen))]
+    breakable = [p for p in sub.prefs if p.kind in ("value", "aversion", "conditional") and p.axis != "allergen"]
     sub.popular = rng.choice(breakable).pid if breakable else ""
-    for pref in chosen:
+    for pref in sub.prefs:
         pref.uses.append(sub.n)
 
 
@@ -381,7 +352,7 @@ def _schedule(rng: random.Random, person: Person, start: date, subtasks: list[Su
 
 
 def _detail(rng: random.Random, person: Person, pref: Pref, day: date) -> str:
-    if pref.kind in ("floor", "cap") or pref.axis == "allergen" or rng.random() < 0.1:
+    if pref.kind == "floor" or pref.axis == "allergen" or rng.random() < 0.1:
         return ""
     relative = rng.choice(("her mother", "his father", "an aunt", "a grandparent", "a cousin", "a former roommate"))
     occupation = person.profile["occupation"]
@@ -397,7 +368,7 @@ _TRIP_PLACES = ("Dali", "Xiamen", "Guilin", "Qingdao", "Kunming", "Suzhou", "Jap
 def _fill_background(rng: random.Random, person: Person, start: date, end: date, prefs: list[Pref],
                      wanted: int) -> None:
     """Preferences no subtask decides on, so categories approach the paper's shares."""
-    shares = {"Food": 0.35, "Shopping": 0.181, "Travel": 0.202, "Entertainment": 0.21, "Special": 0.05}
+    shares = PAPER["category_share"]
     used: set[str] = set()
     while len(prefs) < wanted:
         have = {c: sum(1 for p in prefs if p.category == c) for c in CATEGORIES}

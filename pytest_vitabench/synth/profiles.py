@@ -37,8 +37,6 @@ class Person:
     city: str
     home: tuple[float, float]
     work: tuple[float, float]
-    home_address: str
-    work_address: str
     hometown: str
     moved_from: str
     moved_year: int
@@ -74,12 +72,9 @@ def build_people(seed: int, users: int, id_prefix: str = "U") -> list[Person]:
     pets = labelled(rng, quota(users, [0.3, 0.7]), [True, False])
     cars = labelled(rng, quota(users, [0.4, 0.6]), [True, False])
     allergies = labelled(rng, quota(users, [0.25, 0.75]), [True, False])
-    people = []
-    for i in range(users):
-        people.append(_person(stream(seed, "person", i), f"{id_prefix}{seed % 100:02d}{i + 1:04d}", genders[i],
-                              ages[i], tiers[i], collars[i], moved[i], consumption[i], pets[i], cars[i],
-                              allergies[i]))
-    return people
+    traits = zip(genders, ages, tiers, collars, moved, consumption, pets, cars, allergies, strict=True)
+    return [_person(stream(seed, "person", i), f"{id_prefix}{seed % 100:02d}{i + 1:04d}", *person)
+            for i, person in enumerate(traits)]
 
 
 def _person(rng: random.Random, user_id: str, gender: str, age: int, tier: str, collar: str,
@@ -104,10 +99,9 @@ def _person(rng: random.Random, user_id: str, gender: str, age: int, tier: str, 
                     f"{rng.randint(1, 999)} {work_street}, {rng.choice(vocab.DISTRICTS)} District, {city}")
     birth = date(REFERENCE_DAY.year - age, rng.randint(1, 12), rng.randint(1, 28))
     person = Person(
-        user_id=user_id, gender=gender, age=age, city=city, home=home, work=work, home_address=home_address,
-        work_address=work_address, hometown=hometown, moved_from=moved_from, moved_year=0, partner=partner,
-        children=children, pet=rng.choice(vocab.PETS) if pet else "", car=car,
-        allergy=rng.choice(vocab.ALLERGIES) if allergic else "",
+        user_id=user_id, gender=gender, age=age, city=city, home=home, work=work, hometown=hometown,
+        moved_from=moved_from, moved_year=0, partner=partner, children=children,
+        pet=rng.choice(vocab.PETS) if pet else "", car=car, allergy=rng.choice(vocab.ALLERGIES) if allergic else "",
     )
     profile: dict[str, Any] = {
         "user_id": user_id, "name": name, "gender": gender, "birth_date": birth.isoformat(),

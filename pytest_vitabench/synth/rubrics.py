@@ -46,9 +46,7 @@ def rubrics_for(plan: UserPlan, sub: SubPlan, built: Built) -> tuple[list[str], 
     for i, dim in enumerate(built.dims):
         if dim.kind == "date":
             what = {"hotel": "night of", "attraction": "visit date"}.get(kind, "travel date")
-            text = f"The booking is for the {what} {dim.good}" if kind != "hotel" else \
-                f"The booking is for the night of {dim.good}"
-            add(text, record(dates={"includes_all": [dim.good]}))
+            add(f"The booking is for the {what} {dim.good}", record(dates={"includes_all": [dim.good]}))
             continue
         axis = AXIS[dim.key]
         value = str(dim.good if dim.kind != "aversion" else dim.bad[0])
@@ -59,7 +57,7 @@ def rubrics_for(plan: UserPlan, sub: SubPlan, built: Built) -> tuple[list[str], 
         book.chosen(text, dim.level, built.satisfying[i],
                     {"preference_id": pref.pid, "tag": pref.tag(pref.value_at(sub.day)), "phrases": phrases})
     if family.kind == "delivery":
-        address = plan.person.home_address if sub.address == "home" else plan.person.work_address
+        address = str(plan.person.profile["home_address" if sub.address == "home" else "work_address"])
         book.delivered_to(sub.address, address, next(part for part in address.split(", ") if part[:1].isdigit()))
     if kind == "reservation":
         day = built.decision_day

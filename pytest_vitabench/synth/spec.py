@@ -283,9 +283,8 @@ class SpecError(ValueError):
     def __init__(self, path: str | Path, problems: list[tuple[str, str]]):
         self.path = str(path)
         self.problems = problems
-        lines = [f"{self.path}: invalid curated suite spec"]
-        lines += [f"  at {where or '<root>'}: {problem}" for where, problem in problems]
-        super().__init__("\n".join(lines))
+        super().__init__("\n".join([f"{self.path}: invalid curated suite spec"]
+                                   + [f"  at {where or '<root>'}: {problem}" for where, problem in problems]))
 
 
 #: The fields holding discriminated unions: pydantic puts the member's tag after the index.
@@ -304,11 +303,8 @@ def parse_spec(data: Any, path: str | Path = "<spec>") -> CuratedSpec:
     try:
         return CuratedSpec.model_validate(data)
     except ValidationError as exc:
-        problems = []
-        for error in exc.errors(include_url=False):
-            message = "required field is missing" if error["type"] == "missing" else \
-                error["msg"].removeprefix("Value error, ")
-            problems.append((_json_path(error["loc"]), message))
+        problems = [(_json_path(error["loc"]), "required field is missing" if error["type"] == "missing" else
+                     error["msg"].removeprefix("Value error, ")) for error in exc.errors(include_url=False)]
         raise SpecError(path, problems) from None
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from .config import PAPER
 from .profiles import REFERENCE_DAY
+from .validator import environment_entities
 
 #: Figures that must come within 10% of the paper's for a suite to "match the paper".
 CORE = ("users", "subtasks", "entities", "preferences_per_user", "additions_per_user", "deletions_per_user",
@@ -29,14 +30,11 @@ class Row:
 
     @property
     def ratio(self) -> float | None:
-        if self.ours is None or not self.paper:
-            return None
-        return self.ours / self.paper
+        return None if self.ours is None or not self.paper else self.ours / self.paper
 
     @property
     def within(self) -> bool | None:
-        ratio = self.ratio
-        return None if ratio is None else abs(ratio - 1) <= 0.10
+        return None if self.ratio is None else abs(self.ratio - 1) <= 0.10
 
 
 def suite_stats(data: list[dict[str, Any]]) -> dict[str, Any]:
@@ -47,15 +45,14 @@ def suite_stats(data: list[dict[str, Any]]) -> dict[str, Any]:
     out["subtasks_per_user"] = len(subtasks) / max(1, len(users))
     out["domain_mix"] = dict(Counter(str(s.get("domain")) for s in subtasks))
     out["proactive_share"] = sum("proactive" in (s.get("skill_tested") or []) for s in subtasks) / max(1, len(subtasks))
-    entities = [_entities(s.get("environment") or {}) for s in subtasks]
-    out["entities"] = sum(a + b for a, b in entities)
+    # Per subtask: the product count of each merchant (train, flight ...).
+    entities = [[len(e.get("products") or []) for _, e in environment_entities(s.get("environment") or {})]
+                for s in subtasks]
+    out["entities"] = sum(len(e) + sum(e) for e in entities)
     out["entities_per_user"] = out["entities"] / max(1, len(users))
-    out["merchants_per_subtask"] = statistics.mean(a for a, _ in entities) if entities else 0
-    out["products_per_subtask"] = statistics.mean(b for _, b in entities) if entities else 0
-    out.update(_preferences(users))
-    out.update(_histories(users))
-    out.update(_profiles([u.get("user_profile") or {} for u in users]))
-    return out
+    out["merchants_per_subtask"] = statistics.mean(len(e) for e in entities) if entities else 0
+    out["products_per_subtask"] = statistics.mean(sum(e) for e in entities) if entities else 0
+    return out | _preferences(users) | _histories(users) | _profiles([u.get("user_profile") or {} for u in users])
 
 
 def _memory(sub: dict[str, Any]) -> dict[str, Any]:
@@ -64,21 +61,17 @@ def _memory(sub: dict[str, Any]) -> dict[str, Any]:
 
 def _preferences(users: list[dict[str, Any]]) -> dict[str, Any]:
     """Preferences, their changes and categories per user, and how many are held by one user only."""
-    prefs, adds, dels, mods, tags_by_user = [], [], [], [], []
-    categories: Counter[str] = Counter()
+    categories: Counter[str] = Counter()  # one count per preference
+    changes: Counter[str] = Counter()
+    holders: Counter[str] = Counter()  # tag -> how many users hold it
     labelled = True
     for user in users:
-        ids: dict[str, str] = {}
-        changes: Counter[str] = Counter()
-        tags: set[str] = set()
         memories = [_memory(sub) for sub in user["subtasks"]]
         # Our extension maps each tag to a preference id once; without it every distinct tag counts.
-        tag_ids: dict[str, str] = {}
-        for memory in memories:
-            if "tag_ids" in memory:
-                tag_ids.update(memory.get("tag_ids") or {})
-            else:
-                labelled = False
+        labelled = labelled and all("tag_ids" in memory for memory in memories)
+        tag_ids = {tag: pid for memory in memories for tag, pid in (memory.get("tag_ids") or {}).items()}
+        ids: dict[str, str] = {}
+        tags: set[str] = set()
         for memory in memories:
             current = memory.get("current") or {}
             for category, items in (current.items() if isinstance(current, dict) else []):
@@ -91,20 +84,15 @@ def _preferences(users: list[dict[str, Any]]) -> dict[str, Any]:
                     changes[str(change.get("type"))] += 1
                     if change.get("id"):
                         ids.setdefault(str(change["id"]), str(change.get("category")))
-        prefs.append(len(ids))
         categories.update(ids.values())
-        adds.append(changes["add"])
-        dels.append(changes["delete"])
-        mods.append(changes["modify"])
-        tags_by_user.append(tags)
+        holders.update(tags)
     n = max(1, len(users))
-    total = sum(categories.values()) or 1
-    holders = Counter(tag for tags in tags_by_user for tag in tags)
+    prefs = sum(categories.values())
     return {
-        "preferences": sum(prefs), "preferences_per_user": sum(prefs) / n, "additions_per_user": sum(adds) / n,
-        "deletions_per_user": sum(dels) / n, "modifications_per_user": sum(mods) / n,
-        "changes_per_user": (sum(adds) + sum(dels) + sum(mods)) / n,
-        "category_share": {c: categories[c] / total for c in sorted(categories)},
+        "preferences": prefs, "preferences_per_user": prefs / n, "additions_per_user": changes["add"] / n,
+        "deletions_per_user": changes["delete"] / n, "modifications_per_user": changes["modify"] / n,
+        "changes_per_user": (changes["add"] + changes["delete"] + changes["modify"]) / n,
+        "category_share": {c: categories[c] / (prefs or 1) for c in sorted(categories)},
         "user_specific_share": sum(1 for c in holders.values() if c == 1) / max(1, len(holders)),
         "preference_ids_labelled": labelled,
     }
@@ -112,9 +100,9 @@ def _preferences(users: list[dict[str, Any]]) -> dict[str, Any]:
 
 def _histories(users: list[dict[str, Any]]) -> dict[str, Any]:
     """History span, events, orders per user and the noise share (both record shapes)."""
-    days, events, orders, noise = [], [], [], 0
+    days, events, orders, noise = [], 0, 0, 0
     for user in users:
-        dates, count, order_count = [], 0, 0
+        dates = []
         for sub in user["subtasks"]:
             for record in sub.get("interactions") or []:
                 if not isinstance(record, dict):
@@ -124,35 +112,22 @@ def _histories(users: list[dict[str, Any]]) -> dict[str, Any]:
                     dates.append(when)
                 if "behavior" in record or "dialogue" in record:
                     behaviour = record.get("behavior") or []
-                    count += len(behaviour) + (1 if record.get("dialogue") else 0)
-                    order_count += sum(1 for b in behaviour
-                                       if isinstance(b, dict) and b.get("behavior_type") == "order")
+                    events += len(behaviour) + (1 if record.get("dialogue") else 0)
+                    orders += sum(1 for b in behaviour if isinstance(b, dict) and b.get("behavior_type") == "order")
                 else:
-                    count += 1
-                    order_count += record.get("type") == "order"
+                    events += 1
+                    orders += record.get("type") == "order"
             noise += len(_memory(sub).get("history_noise") or [])
         if dates:
             days.append((date.fromisoformat(max(dates)) - date.fromisoformat(min(dates))).days)
-        events.append(count)
-        orders.append(order_count)
     n = max(1, len(users))
-    return {"history_days_per_user": statistics.mean(days) if days else 0, "events_per_user": sum(events) / n,
-            "orders_per_user": sum(orders) / n, "noise_share": noise / max(1, sum(events))}
-
-
-def _entities(environment: dict[str, Any]) -> tuple[int, int]:
-    merchants = products = 0
-    for key in ("stores", "shops", "hotels", "attractions", "flights", "trains", "taxis"):
-        for entity in (environment.get(key) or {}).values():
-            merchants += 1
-            products += len(entity.get("products") or []) if isinstance(entity, dict) else 0
-    return merchants, products
+    return {"history_days_per_user": statistics.mean(days) if days else 0, "events_per_user": events / n,
+            "orders_per_user": orders / n, "noise_share": noise / max(1, events)}
 
 
 def _profiles(profiles: list[dict[str, Any]]) -> dict[str, Any]:
     n = max(1, len(profiles))
-    ages = []
-    born = []
+    ages, born = [], []
     for profile in profiles:
         try:
             birth = date.fromisoformat(str(profile.get("birth_date"))[:10])
@@ -181,20 +156,11 @@ def _profiles(profiles: list[dict[str, Any]]) -> dict[str, Any]:
 
 def comparison(stats: dict[str, Any]) -> list[Row]:
     """Our figures next to the paper's, flat (nested shares become one row each)."""
-    rows = []
-    mix = stats.get("domain_mix", {})
+    rows = [Row(key, stats.get(key), paper, "paper 819 with follow-ups; 771 in the released data"
+                if key == "subtasks" else "") for key, paper in PAPER.items() if not isinstance(paper, dict)]
     total_mix = sum(PAPER["domain_mix"].values())
-    for key in ("users", "subtasks", "subtasks_per_user", "entities", "entities_per_user", "preferences",
-                "preferences_per_user", "additions_per_user", "deletions_per_user", "modifications_per_user",
-                "changes_per_user", "history_days_per_user", "events_per_user", "orders_per_user", "noise_share",
-                "user_specific_share", "female_share", "age_20_29_share", "age_30_39_share",
-                "born_after_1990_share", "gen_z_share", "mean_age", "moved_share"):
-        note = ""
-        if key == "subtasks":
-            note = "paper 819 with follow-ups; 771 in the released data"
-        rows.append(Row(key, stats.get(key), PAPER.get(key), note))
     for domain, count in PAPER["domain_mix"].items():
-        ours = mix.get(domain, 0) / max(1, stats.get("subtasks", 0))
+        ours = stats.get("domain_mix", {}).get(domain, 0) / max(1, stats.get("subtasks", 0))
         rows.append(Row(f"share {domain}", ours, count / total_mix))
     for group in ("category_share", "tier_share", "collar_share", "consumption_share"):
         for key, value in PAPER[group].items():
@@ -208,9 +174,8 @@ def render_comparison(rows: list[Row]) -> list[str]:
     for row in rows:
         ours = "-" if row.ours is None else _fmt(row.ours)
         paper = "-" if row.paper is None else _fmt(row.paper)
-        ratio = "" if row.ratio is None else f"{row.ratio:5.2f}" + ("" if row.within else "  (outside 10%)")
-        if row.name not in CORE and row.ratio is not None:
-            ratio = f"{row.ratio:5.2f}"
+        outside = "  (outside 10%)" if row.name in CORE and not row.within else ""
+        ratio = "" if row.ratio is None else f"{row.ratio:5.2f}{outside}"
         lines.append(f"  {row.name:32s} {ours:>10s} {paper:>10s}  {ratio}{'  ' + row.note if row.note else ''}")
     return lines
 

@@ -37,20 +37,18 @@ import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ..domains import build_environment
-from ..domains.environment import DomainEnvironment
+from ..domains.environment import NEARBY_CONTAINERS, DomainEnvironment
 from ..judges.rules import run_check
 from ..memory.render import render_preferences, render_records
 from ..suite.checks import RECORD_FIELDS, RecordCheck, RubricCheck
-from ..suite.loader import LoadedSuite, SuiteError, load_suite
+from ..suite.loader import LoadedSuite
 from ..suite.schema import DailyRecord, EventRecord, SubTask, UserTask
 from ..vocabulary import HIDDEN_KEYS, MARKER_PATTERN, SKIP_TYPES
 
 RULES = ("schema", "chronology", "target", "distractors", "evidence", "leaks", "profile")
-CONTAINERS = ("stores", "shops", "hotels", "attractions", "flights", "trains", "taxis")
 
 
 @dataclass(frozen=True)
@@ -84,17 +82,15 @@ class Report:
     unchecked: dict[str, str] = field(default_factory=dict)
     subtasks: int = 0
     users: int = 0
-    load_error: str = ""
 
     @property
     def ok(self) -> bool:
-        return not self.findings and not self.load_error
+        return not self.findings
 
     def failed(self, strict: bool = False) -> bool:
-        """Whether the suite fails validation (complexity controls count only when ``strict``)."""
-        if self.load_error:
-            return True
-        return any(f.rule not in CONTROL_RULES or strict for f in self.findings)
+        """Whether the suite fails validation; the paper's complexity controls (``distractors``), which a small
+        hand-made suite need not follow, count only when ``strict``."""
+        return any(f.rule != "distractors" or strict for f in self.findings)
 
     def add(self, rule: str, where: str, message: str) -> None:
         self.findings.append(Finding(rule, where, message))
@@ -105,8 +101,6 @@ class Report:
     def summary(self, limit: int = 5) -> list[str]:
         """Human-readable lines: one per rule, then the first few findings of each failing rule."""
         lines = [f"{self.path}: {self.users} users, {self.subtasks} subtasks"]
-        if self.load_error:
-            return lines + [self.load_error]
         for rule in RULES:
             found = self.errors(rule)
             if rule in self.unchecked and not self.checked[rule]:
@@ -119,46 +113,21 @@ class Report:
                     status += f"; partly not checked: {self.unchecked[rule]}"
             lines.append(f"  {rule:12s} {status}")
         for rule in RULES:
-            for finding in self.errors(rule)[:limit]:
-                lines.append(f"    {rule}: {finding.where}: {finding.message}")
-            extra = len(self.errors(rule)) - limit
-            if extra > 0:
-                lines.append(f"    {rule}: ... and {extra} more")
+            found = self.errors(rule)
+            lines += [f"    {rule}: {finding.where}: {finding.message}" for finding in found[:limit]]
+            if len(found) > limit:
+                lines.append(f"    {rule}: ... and {len(found) - limit} more")
         return lines
-
-
-#: Rules whose failures make ``vitabench validate`` fail only with ``--strict`` (the paper's complexity
-#: controls, which a small hand-made suite need not follow).
-CONTROL_RULES = ("distractors",)
-
-
-def validate_path(path: str | Path, limits: Limits | None = None, strict: bool = True) -> Report:
-    """Load and validate a suite file (a file that does not load is the report's ``load_error``)."""
-    try:
-        suite = load_suite(path, strict=strict)
-    except SuiteError as exc:
-        return Report(path=str(path), load_error=exc.render())
-    return validate_loaded(suite, limits)
 
 
 def validate_loaded(suite: LoadedSuite, limits: Limits | None = None) -> Report:
     """Run every rule over the valid users of a loaded suite (load errors are reported as ``schema``)."""
     report = Report(path=str(suite.path))
-    for user in suite.users:
-        if user.error is not None:
-            for where, problem in user.error.problems:
-                rule = "chronology" if re.search(r"before|after|comes", problem) else "schema"
-                report.add(rule, where, problem)
+    problems = [problem for user in suite.users if user.error is not None for problem in user.error.problems]
+    for where, problem in problems:
+        report.add("chronology" if re.search(r"before|after|comes", problem) else "schema", where, problem)
     validate_users([u.task for u in suite.users if u.task is not None], report, limits or Limits())
     return report
-
-
-@dataclass
-class _History:
-    """A user's history so far, pre-digested once: user-voiced text per record, rendered text per subtask."""
-
-    voiced: list[tuple[int, str, str]] = field(default_factory=list)  # (subtask index, day, lower-case text)
-    rendered: list[str] = field(default_factory=list)
 
 
 def validate_users(users: list[UserTask], report: Report, limits: Limits) -> None:
@@ -167,27 +136,31 @@ def validate_users(users: list[UserTask], report: Report, limits: Limits) -> Non
     for user in users:
         report.subtasks += len(user.subtasks)
         _chronology(user, report)
-        history = _History()
+        # The history so far, digested once: (day, lower-case user-voiced text) per record, rendered text per subtask.
+        voiced: list[tuple[str, str]] = []
+        rendered: list[str] = []
         for index, sub in enumerate(user.subtasks):
             where = f"{user.id}::{sub.subtask_id}"
             noise = _noise(sub)
             for position, record in enumerate(sub.interactions):
-                text = " ".join(_voiced(record, noise, position)).lower()
-                if text:
-                    history.voiced.append((index, record.when[:10], text))
-            history.rendered.append(render_records(list(sub.interactions)))
+                if text := " ".join(_voiced(record, noise, position)).lower():
+                    voiced.append((record.when[:10], text))
+            rendered.append(render_records(list(sub.interactions)))
             checks = _checks(sub, where, report)
             if checks is None:
                 report.unchecked.setdefault("target", "no rubric_checks (official shape): only the marked target "
                                                       "can be located")
                 report.unchecked.setdefault("distractors", "no rubric_checks: distractors cannot be told apart")
-                _marked_target_only(sub, report)
+                if not sub.target_product_ids and not any(
+                        p.get("product_type") == "target" for _, e in environment_entities(sub.environment)
+                        for p in e.get("products") or [] if isinstance(p, dict)):
+                    report.unchecked["target"] = "no rubric_checks and no target annotation"
             else:
                 options = _options(sub, checks)
                 _target(sub, where, options, report, limits)
                 _distractors(sub, where, options, checks, report, limits)
-            _evidence(user, index, sub, where, history, report)
-            _leaks(user, sub, where, history, report)
+            _evidence(user, index, sub, where, voiced, report)
+            _leaks(user, sub, where, rendered, report)
             _profile(user, sub, where, noise, report)
 
 
@@ -201,15 +174,11 @@ def _checks(sub: SubTask, where: str, report: Report) -> list[RubricCheck] | Non
     report.checked["schema"] += 1
     rubrics = sub.rubrics()
     texts = [c.rubric for c in sub.rubric_checks]
-    missing = [r for r in rubrics if r not in texts]
-    orphans = [t for t in texts if t not in rubrics]
-    doubled = [t for t, n in Counter(texts).items() if n > 1]
-    for text in missing:
-        report.add("schema", where, f"rubric without a machine check: {text!r}")
-    for text in orphans:
-        report.add("schema", where, f"check for a rubric the subtask does not state: {text!r}")
-    for text in doubled:
-        report.add("schema", where, f"rubric with several checks: {text!r}")
+    problems = [("rubric without a machine check", text) for text in rubrics if text not in texts]
+    problems += [("check for a rubric the subtask does not state", text) for text in texts if text not in rubrics]
+    problems += [("rubric with several checks", text) for text, n in Counter(texts).items() if n > 1]
+    for problem, text in problems:
+        report.add("schema", where, f"{problem}: {text!r}")
     return list(sub.rubric_checks)
 
 
@@ -217,8 +186,7 @@ def _checks(sub: SubTask, where: str, report: Report) -> list[RubricCheck] | Non
 
 
 def _chronology(user: UserTask, report: Report) -> None:
-    previous_time = ""
-    previous_day = ""
+    previous_time = previous_day = ""
     for sub in user.subtasks:
         where = f"{user.id}::{sub.subtask_id}"
         report.checked["chronology"] += 1
@@ -268,27 +236,18 @@ class Option:
         return f"{self.entity_id}/{self.product.get('product_id')}@{self.product.get('date', '')}"
 
 
-def _entities(environment: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    out = []
-    for container in CONTAINERS:
-        for key, entity in (environment.get(container) or {}).items():
-            if isinstance(entity, dict):
-                out.append((str(key), entity))
-    return out
-
-
-def _record_type(checks: list[RubricCheck]) -> str | None:
-    return next((c.check.record_type for c in checks if isinstance(c.check, RecordCheck)), None)
+def environment_entities(environment: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """``(id, record)`` of every merchant, hotel, attraction, flight, train and taxi of an environment."""
+    return [(str(key), entity) for container in (*NEARBY_CONTAINERS, "taxis")
+            for key, entity in (environment.get(container) or {}).items() if isinstance(entity, dict)]
 
 
 def _options(sub: SubTask, checks: list[RubricCheck]) -> list[Option]:
     """Every option, with the record checks it fails when booked exactly as the rubrics ask."""
-    kind = _record_type(checks)
+    record_checks = [(i, c.check) for i, c in enumerate(checks) if isinstance(c.check, RecordCheck)]
+    kind = record_checks[0][1].record_type if record_checks else None
     wanted: dict[str, Any] = {}
-    for item in checks:
-        check = item.check
-        if not isinstance(check, RecordCheck):
-            continue
+    for _, check in record_checks:
         for name, cond in check.where.items():
             if name in ("address", "time", "note") and cond.contains is not None:
                 wanted[name] = cond.contains
@@ -296,11 +255,10 @@ def _options(sub: SubTask, checks: list[RubricCheck]) -> list[Option]:
                 wanted[name] = cond.eq
             elif name == "dates" and cond.includes_all:
                 wanted[name] = list(cond.includes_all)
-    record_checks = [(i, c.check) for i, c in enumerate(checks) if isinstance(c.check, RecordCheck)]
     options = []
-    for position, (eid, entity) in enumerate(_entities(sub.environment)):
-        products = [p for p in entity.get("products") or [] if isinstance(p, dict)]
-        rows: list[dict[str, Any] | None] = [None] if kind in ("reservation", "book") else list(products)
+    for position, (eid, entity) in enumerate(environment_entities(sub.environment)):
+        rows: list[dict[str, Any] | None] = [None] if kind in ("reservation", "book") else \
+            [p for p in entity.get("products") or [] if isinstance(p, dict)]
         for product in rows:
             record: dict[str, Any] = {name: None for name in RECORD_FIELDS}
             quantity = wanted.get("total_quantity", 1)
@@ -313,15 +271,6 @@ def _options(sub: SubTask, checks: list[RubricCheck]) -> list[Option]:
             failed = [i for i, check in record_checks if not run_check(check, [record], [])[0]]
             options.append(Option(position, eid, entity, product, failed))
     return options
-
-
-def _marked_target_only(sub: SubTask, report: Report) -> None:
-    marked = set(sub.target_product_ids or [])
-    if not marked:
-        marked = {str(p.get("product_id")) for _, e in _entities(sub.environment) for p in e.get("products") or []
-                  if isinstance(p, dict) and p.get("product_type") == "target"}
-    if not marked:
-        report.unchecked["target"] = "no rubric_checks and no target annotation"
 
 
 def _target(sub: SubTask, where: str, options: list[Option], report: Report, limits: Limits) -> None:
@@ -340,7 +289,7 @@ def _target(sub: SubTask, where: str, options: list[Option], report: Report, lim
     if winner.position < limits.target_after:
         report.add("distractors", where,
                    f"the target's merchant is number {winner.position + 1}, not after the first {limits.target_after}")
-    scores = [s for _, e in _entities(sub.environment) if isinstance(s := e.get("score"), (int, float))]
+    scores = [s for _, e in environment_entities(sub.environment) if isinstance(s := e.get("score"), (int, float))]
     score = winner.entity.get("score")
     if scores and isinstance(score, (int, float)) and score >= max(scores):
         report.add("distractors", where, f"the target's merchant is the best rated ({score})")
@@ -349,17 +298,16 @@ def _target(sub: SubTask, where: str, options: list[Option], report: Report, lim
 def _distractors(sub: SubTask, where: str, options: list[Option], checks: list[RubricCheck], report: Report,
                  limits: Limits) -> None:
     report.checked["distractors"] += 1
-    entities = _entities(sub.environment)
+    entities = environment_entities(sub.environment)
     products = sum(len(e.get("products") or []) for _, e in entities)
     problems = []
     if not limits.merchants_min <= len(entities) <= limits.merchants_max:
         problems.append(f"{len(entities)} merchants, expected {limits.merchants_min}-{limits.merchants_max}")
     if products < limits.products_min:
         problems.append(f"{products} products, expected at least {limits.products_min}")
-    if options and options[0].product is None:  # reservations: every product of a wrong venue is a distractor
-        distractors = sum(len(o.entity.get("products") or []) for o in options if o.failed)
-    else:
-        distractors = sum(1 for o in options if o.failed)
+    # A reservation's options are venues: every product of a wrong venue is a distractor.
+    venues = bool(options) and options[0].product is None
+    distractors = sum(len(o.entity.get("products") or []) if venues else 1 for o in options if o.failed)
     if distractors < limits.distractors_min:
         problems.append(f"{distractors} distractors, expected at least {limits.distractors_min}")
     failing = Counter(i for o in options if len(o.failed) == 1 for i in o.failed)
@@ -378,16 +326,13 @@ def _distractors(sub: SubTask, where: str, options: list[Option], checks: list[R
 def _popular(sub: SubTask, options: list[Option], checks: list[RubricCheck]) -> list[str]:
     """The best-rated merchant sells something that matches the request and breaks only a remembered preference."""
     scores = [s for o in options if isinstance(s := o.entity.get("score"), (int, float))]
-    if not scores:
-        return []  # trains and flights carry no rating
     sources = _sources(sub)
-    if not sources:
+    if not scores or not sources:  # trains and flights carry no rating
         return []
     best = max(scores)
     remembered = {i for i, c in enumerate(checks) if c.rubric in sources}
-    for option in options:
-        if option.entity.get("score") == best and len(option.failed) == 1 and option.failed[0] in remembered:
-            return []
+    if any(o.entity.get("score") == best and len(o.failed) == 1 and o.failed[0] in remembered for o in options):
+        return []
     return [f"no option of the best-rated merchant ({best}) breaks just one remembered preference"]
 
 
@@ -401,11 +346,8 @@ def _sources(sub: SubTask) -> dict[str, dict[str, Any]]:
 
 def _noise(sub: SubTask) -> set[tuple[int, int]]:
     memory = sub.groundtruth_preferences() or {}
-    out = set()
-    for item in memory.get("history_noise") or []:
-        if isinstance(item, list) and len(item) >= 2:
-            out.add((int(item[0]), int(item[1])))
-    return out
+    return {(int(item[0]), int(item[1])) for item in memory.get("history_noise") or []
+            if isinstance(item, list) and len(item) >= 2}
 
 
 def _items(record: DailyRecord | EventRecord) -> list[tuple[int, str, Any]]:
@@ -434,7 +376,8 @@ def _voiced(record: DailyRecord | EventRecord, noise: set[tuple[int, int]], posi
     return out
 
 
-def _evidence(user: UserTask, index: int, sub: SubTask, where: str, history: _History, report: Report) -> None:
+def _evidence(user: UserTask, index: int, sub: SubTask, where: str, voiced: list[tuple[str, str]],
+              report: Report) -> None:
     sources = _sources(sub)
     if not sources:
         if sub.rubrics():
@@ -453,13 +396,9 @@ def _evidence(user: UserTask, index: int, sub: SubTask, where: str, history: _Hi
         since = _since(user, index, pid)
         phrases = [str(p).lower() for p in source.get("phrases") or []]
         found = False
-        for owner, when, text in reversed(history.voiced):  # latest first: evidence is usually recent
-            if owner > index or when >= day:
-                continue
-            if when < since:
-                break
-            if any(phrase in text for phrase in phrases):
-                found = True
+        for when, text in reversed(voiced):  # latest first: evidence is usually recent; stop before ``since``
+            if when < day and (when < since or any(phrase in text for phrase in phrases)):
+                found = when >= since
                 break
         if not found:
             report.add("evidence", where,
@@ -485,12 +424,8 @@ def _visible_tools(sub: SubTask) -> str:
     env = build_environment(sub.domain, sub.environment, user_id=str(sub.environment.get("user_id") or "u"),
                             time=sub.env_time.strip() or f"{(sub.current_time or '').strip()[:10]} 12:00:00", seed=0)
     assert isinstance(env, DomainEnvironment)  # every built-in domain's environment is one
-    parts = []
-    for _, items in env.containers():
-        for entity in items.values():
-            view = entity.view() if hasattr(entity, "view") else {}
-            parts.append(json.dumps(view, ensure_ascii=False))
-    return "\n".join(parts)
+    return "\n".join(json.dumps(entity.view() if hasattr(entity, "view") else {}, ensure_ascii=False)
+                     for _, items in env.containers() for entity in items.values())
 
 
 def _hidden_texts(node: Any, found: set[str]) -> set[str]:
@@ -505,12 +440,12 @@ def _hidden_texts(node: Any, found: set[str]) -> set[str]:
     return found
 
 
-def _leaks(user: UserTask, sub: SubTask, where: str, history: _History, report: Report) -> None:
+def _leaks(user: UserTask, sub: SubTask, where: str, rendered: list[str], report: Report) -> None:
     report.checked["leaks"] += 1
     visible = {
         "instruction": sub.instruction,
         "profile": json.dumps(user.user_profile, ensure_ascii=False),
-        "history": history.rendered[-1],
+        "history": rendered[-1],
         "tools": _visible_tools(sub),
     }
     hidden = _hidden_texts(sub.environment, set())
@@ -531,7 +466,7 @@ def _leaks(user: UserTask, sub: SubTask, where: str, history: _History, report: 
     if sub.is_proactive and intention:
         if intention in sub.instruction or intention in visible["profile"]:
             report.add("leaks", where, "the hidden user_intention is in the instruction or profile")
-        if any(intention in chunk for chunk in history.rendered):
+        if any(intention in chunk for chunk in rendered):
             report.add("leaks", where, "the hidden user_intention is in the history so far")
 
 

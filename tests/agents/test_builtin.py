@@ -17,7 +17,7 @@ from pytest_vitabench.domains import build_environment
 from pytest_vitabench.judges.rules import RulesJudge
 from pytest_vitabench.messages import Message
 from pytest_vitabench.runner import ItemRunner
-from pytest_vitabench.synth.demo import ASK_COUNT_OR_TIME
+from pytest_vitabench.synth.rubrics import ASK_COUNT_OR_TIME
 from pytest_vitabench.text.facts import extract_facts
 from pytest_vitabench.text.preferences import PreferenceMemory
 from pytest_vitabench.text.words import content_words

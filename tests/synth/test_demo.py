@@ -14,9 +14,9 @@ from pytest_vitabench.domains import validate_environment
 from pytest_vitabench.judges.rules import run_check
 from pytest_vitabench.suite.checks import RECORD_FIELDS, RecordCheck, RubricCheck, TextCheck
 from pytest_vitabench.suite.schema import UserTask
-from pytest_vitabench.synth.demo import DEFAULT_PATH, INDENT, build_demo_suite, demo_spec, main
-from pytest_vitabench.synth.generator import dumps
-from pytest_vitabench.synth.spec import MaxPriceDimension, MinScoreDimension
+from pytest_vitabench.synth.curated import DEMO_INDENT, DEMO_SPEC, build_demo_suite
+from pytest_vitabench.synth.generator import dumps, write
+from pytest_vitabench.synth.spec import MaxPriceDimension, MinScoreDimension, load_spec
 
 DEMO = REPO_ROOT / "suites" / "demo" / "tasks.json"
 CONTAINERS = ("stores", "shops", "hotels", "trains", "flights", "attractions")
@@ -46,7 +46,7 @@ def _entity_id(entity: dict[str, Any]) -> str:
 
 
 def render(suite: list[dict[str, Any]]) -> bytes:
-    return dumps(suite, INDENT)
+    return dumps(suite, DEMO_INDENT)
 
 
 def test_two_builds_are_byte_identical(suite):
@@ -55,9 +55,8 @@ def test_two_builds_are_byte_identical(suite):
 
 def test_committed_file_equals_a_fresh_build_from_the_spec(suite, tmp_path):
     # The committed suite is what the spec expands to, byte for byte: edit the spec, then regenerate.
-    assert DEFAULT_PATH == DEMO
     assert DEMO.read_bytes() == render(suite), "run: vitabench synth --preset demo"
-    written = main(tmp_path / "tasks.json")
+    written = write(build_demo_suite(), tmp_path / "tasks.json", DEMO_INDENT)
     assert written.read_bytes() == DEMO.read_bytes()
 
 
@@ -215,7 +214,7 @@ def test_histories_carry_noise_and_every_user_drifts(suite):
 def test_decisive_words_appear_in_the_groundtruth_and_the_history_so_far():
     # A preference-aware agent can only win if the words that decide are stated: in the ground truth
     # of the subtask and somewhere in the history up to it (later drift may state them differently).
-    for user in demo_spec().users:
+    for user in load_spec(DEMO_SPEC).users:
         history = ""
         for n, spec in enumerate(user.subtasks, 1):
             history += json.dumps([day.model_dump() for day in spec.history]).lower()

@@ -13,11 +13,12 @@ import pytest
 from _paths import REPO_ROOT
 
 from pytest_vitabench.suite.checks import RubricCheck
+from pytest_vitabench.suite.loader import load_suite
 from pytest_vitabench.suite.schema import UserTask
 from pytest_vitabench.synth.config import PAPER, preset
 from pytest_vitabench.synth.generator import dumps, generate, gzip_bytes, write
 from pytest_vitabench.synth.stats import CORE, comparison, suite_stats
-from pytest_vitabench.synth.validator import validate_path
+from pytest_vitabench.synth.validator import validate_loaded
 
 PAPER_SUITE = REPO_ROOT / "suites" / "paper" / "tasks.vita.json.gz"
 
@@ -129,6 +130,6 @@ def test_shipped_paper_suite_is_the_generators_output(paper_bytes):
 def test_shipped_paper_suite_passes_every_rule_strictly():
     if not PAPER_SUITE.exists():
         pytest.skip("suites/paper/tasks.vita.json.gz is not shipped in this checkout")
-    report = validate_path(PAPER_SUITE)
+    report = validate_loaded(load_suite(PAPER_SUITE, strict=True))
     assert report.ok and not report.unchecked, "\n".join(report.summary())
     assert report.subtasks >= 770 and report.checked["target"] == report.subtasks

@@ -16,7 +16,7 @@ from _official_model import DOMAIN_DB, PersonalizationTask, UserScenario, load_l
 from _paths import REPO_ROOT
 from pydantic import ValidationError
 
-from pytest_vitabench.synth.demo import build_demo_suite
+from pytest_vitabench.synth.curated import build_demo_suite
 
 PAPER = REPO_ROOT / "suites" / "paper" / "tasks.vita.json.gz"
 

@@ -13,15 +13,14 @@ import pytest
 
 from pytest_vitabench.suite.loader import load_suite
 from pytest_vitabench.synth import curated
-from pytest_vitabench.synth.curated import expand
-from pytest_vitabench.synth.demo import SPEC_PATH, build_demo_suite
+from pytest_vitabench.synth.curated import DEMO_SPEC, build_demo_suite, expand
 from pytest_vitabench.synth.generator import write
 from pytest_vitabench.synth.spec import SpecError, load_spec, parse_spec
 
 
 @pytest.fixture(scope="module")
 def demo_data() -> dict[str, Any]:
-    return json.loads(SPEC_PATH.read_text(encoding="utf-8"))
+    return json.loads(DEMO_SPEC.read_text(encoding="utf-8"))
 
 
 @pytest.fixture()
@@ -175,7 +174,7 @@ def test_load_spec_refuses_a_missing_a_non_json_and_a_non_utf8_file(tmp_path):
     latin.write_bytes('{"about": "caf\u00e9"}'.encode("latin-1"))
     with pytest.raises(SpecError, match="cannot read the file"):
         load_spec(latin)
-    assert load_spec(SPEC_PATH).users
+    assert load_spec(DEMO_SPEC).users
 
 
 def test_a_merchant_name_that_contradicts_its_tags_is_refused(one_subtask):
@@ -190,7 +189,7 @@ def test_a_merchant_name_that_contradicts_its_tags_is_refused(one_subtask):
 
 def test_the_spec_file_is_package_data():
     pyproject = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text(encoding="utf-8")
-    assert '"synth/specs/*.json"' in pyproject and SPEC_PATH.parent.name == "specs"
+    assert '"synth/specs/*.json"' in pyproject and DEMO_SPEC.parent.name == "specs"
 
 
 #: Keys of the official records the generator's builders write (``environment.product_body`` and

@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 
-from pytest_vitabench.synth.validator import RULES, Limits, validate_path
+from pytest_vitabench.cli import main
+from pytest_vitabench.suite.loader import load_suite
+from pytest_vitabench.synth.validator import RULES, Limits, validate_loaded
 
 CONTAINERS = ("stores", "shops", "hotels", "trains", "flights", "attractions")
 
@@ -18,8 +20,8 @@ def _write(path: Path, data: Any) -> Path:
     return path
 
 
-def _check(tmp_path: Path, data: Any, **kwargs: Any):
-    return validate_path(_write(tmp_path / "suite.json", data), **kwargs)
+def _check(tmp_path: Path, data: Any, strict: bool = True, limits: Limits | None = None):
+    return validate_loaded(load_suite(_write(tmp_path / "suite.json", data), strict=strict), limits)
 
 
 def _entities(sub: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -147,7 +149,7 @@ def test_official_shape_is_validated_and_says_what_it_could_not_check(tmp_path, 
 
 
 @pytest.mark.parametrize("bad", ["[]", "{}", "not json"])
-def test_unusable_files_fail_to_load(tmp_path, bad):
+def test_unusable_files_fail_to_load(tmp_path, capsys, bad):
     (tmp_path / "bad.json").write_text(bad)
-    report = validate_path(tmp_path / "bad.json")
-    assert report.load_error and report.failed()
+    assert main(["validate", str(tmp_path / "bad.json")]) == 1
+    assert "invalid VitaBench suite" in capsys.readouterr().out
