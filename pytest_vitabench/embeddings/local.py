@@ -77,7 +77,7 @@ def _threads() -> int:
 
 
 class LocalEmbedder:
-    """A local model behind the :class:`~pytest_vitabench.embeddings.Embedder` interface.
+    """A local model behind the :class:`~pytest_vitabench.embeddings.Encoder` interface.
 
     The model loads on first use and is shared by every memory of the process; calls are
     serialised because the engines are not documented as thread-safe.

@@ -13,7 +13,7 @@ import hashlib
 import importlib
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -145,6 +145,18 @@ class Endpoint:
                 self.openai = None
 
 
+#: Request keys that say how a request is sent, not what is asked, and the ``openai`` request option each
+#: becomes; they change no answer (and may hold secrets, e.g. an Azure ``api-key`` header).
+TRANSPORT_KEYS = {"extra_headers": "headers", "extra_query": "params", "timeout": "timeout"}
+
+
+def request_body(request: Mapping[str, Any]) -> dict[str, Any]:
+    """The JSON body of a chat ``request``, as POSTed alone or in a batch line: ``extra_body`` merged in, the
+    :data:`TRANSPORT_KEYS` left out."""
+    body = {k: v for k, v in request.items() if k not in TRANSPORT_KEYS and k != "extra_body"}
+    return {**body, **(request.get("extra_body") or {})}
+
+
 def post_chat(sdk: Any, request: dict[str, Any]) -> dict[str, Any]:
     """POST a chat completion as a plain JSON body through ``sdk`` and return the answer's JSON.
 
@@ -152,13 +164,8 @@ def post_chat(sdk: Any, request: dict[str, Any]) -> dict[str, Any]:
     models of the answer; our requests are plain JSON already. ``post`` keeps the SDK's headers, auth,
     timeout and status-error exceptions.
     """
-    body = dict(request)
-    extra_body = body.pop("extra_body", None) or {}
-    options: dict[str, Any] = {}
-    for name, option in (("extra_headers", "headers"), ("extra_query", "params"), ("timeout", "timeout")):
-        if body.get(name) is not None:
-            options[option] = body.pop(name)
-    response = sdk.post("/chat/completions", body={**body, **extra_body}, options=options,
+    options = {option: request[name] for name, option in TRANSPORT_KEYS.items() if request.get(name) is not None}
+    response = sdk.post("/chat/completions", body=request_body(request), options=options,
                         cast_to=_http_response_class())
     data = response.json()
     if not isinstance(data, dict):

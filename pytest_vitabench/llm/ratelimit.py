@@ -148,33 +148,21 @@ class FileSlots:
 #: The growing sleep of a waiter for a Redis in-flight slot (each try is a round trip to the server).
 _REDIS_POLL_S = (0.01, 0.5)
 
-# KEYS[1] = the window's set; ARGV = window seconds, limit, member. Returns 0 (admitted) or the seconds to
-# wait for the oldest request to leave the window.
-_RATE = """
+# KEYS[1] = a budget's members (request stamps in the window, or in-flight slot holders); ARGV = how long a
+# member counts (the window, or the lease), the limit, a new member. Returns '0' (the member is in) or the
+# seconds until the oldest member stops counting.
+_TAKE = """
 local now = redis.call('TIME')
 local t = tonumber(now[1]) + tonumber(now[2]) / 1000000
-local window = tonumber(ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', t - window)
+local span = tonumber(ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', t - span)
 if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then
   redis.call('ZADD', KEYS[1], t, ARGV[3])
-  redis.call('EXPIRE', KEYS[1], math.ceil(window) + 1)
+  redis.call('EXPIRE', KEYS[1], math.ceil(span) + 1)
   return '0'
 end
 local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-return tostring(tonumber(oldest[2]) + window - t)
-"""
-
-# KEYS[1] = the holders' set; ARGV = lease seconds, limit, member. Returns 1 (slot taken) or 0.
-_SLOT = """
-local now = redis.call('TIME')
-local t = tonumber(now[1]) + tonumber(now[2]) / 1000000
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', t - tonumber(ARGV[1]))
-if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then
-  redis.call('ZADD', KEYS[1], t, ARGV[3])
-  redis.call('EXPIRE', KEYS[1], math.ceil(tonumber(ARGV[1])) + 1)
-  return 1
-end
-return 0
+return tostring(tonumber(oldest[2]) + span - t)
 """
 
 
@@ -214,23 +202,23 @@ class RedisSlots:
                              f"{type(exc).__name__}: {exc}") from None
         self._rate_key = f"{KEY_PREFIX}:{scope}:rate:{rpm}:{window_s:g}"
         self._slot_key = f"{KEY_PREFIX}:{scope}:inflight:{max_concurrency}"
-        self._rate = self._redis.register_script(_RATE)
-        self._slot = self._redis.register_script(_SLOT)
+        self._take = self._redis.register_script(_TAKE)
 
     def __repr__(self) -> str:
         return f"RedisSlots({self.shown_url!r})"
 
-    def _run(self, script: Any, key: str, *args: Any) -> Any:
-        """One script call; a lost server is a limiter failure (the call is not sent, the item errors)."""
+    def _join(self, key: str, span_s: float, limit: int | None) -> tuple[str, float]:
+        """A new member of the budget at ``key`` and the seconds it must wait (``0``: it is in). A lost
+        server is a limiter failure (the call is not sent, the item errors)."""
+        member = uuid.uuid4().hex
         try:
-            return script(keys=[key], args=list(args))
+            return member, float(self._take(keys=[key], args=[span_s, str(limit), member]))
         except self._errors as exc:
             raise LimiterTimeout(f"the limits server {self.shown_url} failed: {type(exc).__name__}: {exc}") from None
 
     def take_slot(self) -> str | None:
-        member = uuid.uuid4().hex
-        taken = int(self._run(self._slot, self._slot_key, self.lease_s, self.max_concurrency, member))
-        return member if taken else None
+        member, wait = self._join(self._slot_key, self.lease_s, self.max_concurrency)
+        return None if wait > 0 else member
 
     def release_slot(self, handle: str) -> None:
         try:
@@ -239,7 +227,7 @@ class RedisSlots:
             pass
 
     def take_rate(self) -> float | None:
-        wait = float(self._run(self._rate, self._rate_key, self.window_s, self.rpm, uuid.uuid4().hex))
+        _, wait = self._join(self._rate_key, self.window_s, self.rpm)
         return None if wait <= 0 else min(wait, self.window_s)
 
 

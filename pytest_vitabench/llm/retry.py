@@ -27,33 +27,26 @@ def is_retryable_status(status: int) -> bool:
     return status in RETRYABLE_STATUS or status >= 500
 
 
+def _seconds(text: object) -> float | None:
+    """A number of seconds, or ``None`` for anything but a non-negative number."""
+    try:
+        value = float(str(text).strip())
+    except ValueError:
+        return None
+    return value if value >= 0 else None
+
+
 def parse_retry_after(headers: Mapping[str, str] | None, *, now: float | None = None) -> float | None:
     """Seconds the server asked us to wait, or ``None`` if it did not say (or said nonsense)."""
-    if not headers:
-        return None
-    lowered = {k.lower(): v for k, v in headers.items()}
-    raw_ms = lowered.get("retry-after-ms")
-    if raw_ms is not None:
-        try:
-            value = float(raw_ms) / 1000
-            if value >= 0:
-                return value
-        except ValueError:
-            pass
+    lowered = {k.lower(): v for k, v in (headers or {}).items()}
+    if (ms := _seconds(lowered.get("retry-after-ms"))) is not None:
+        return ms / 1000
     raw = lowered.get("retry-after")
-    if raw is None:
-        return None
-    raw = raw.strip()
-    try:
-        value = float(raw)
-        return value if value >= 0 else None
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(raw)
+    if raw is None or (seconds := _seconds(raw)) is not None:
+        return seconds if raw is not None else None
+    try:  # an HTTP date
+        when = email.utils.parsedate_to_datetime(raw.strip())
     except (TypeError, ValueError, IndexError):
-        return None
-    if when is None:
         return None
     return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
@@ -80,11 +73,8 @@ def parse_duration(text: str) -> float | None:
     """Seconds in a provider's duration (``"1.5s"``, ``"20ms"``, ``"6m0s"``, ``"1h2m"``, a bare number of
     seconds), or ``None`` for anything else."""
     text = (text or "").strip()
-    try:
-        value = float(text)
-        return value if value >= 0 else None
-    except ValueError:
-        pass
+    if (seconds := _seconds(text)) is not None:
+        return seconds
     parts = _DURATION_PART.findall(text)
     if not parts or _DURATION_PART.sub("", text).strip():
         return None
