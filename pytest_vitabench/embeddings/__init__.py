@@ -136,11 +136,8 @@ class CachedEmbedder:
         import numpy as np
 
         keys = [vector_key(self.model_id, kind, text) for text in texts]
-        found = [self.cache.get(key) for key in keys]
-        missing: dict[str, str] = {}  # key -> text, de-duplicated and in first-seen order
-        for key, text, vector in zip(keys, texts, found, strict=True):
-            if vector is None:
-                missing.setdefault(key, text)
+        # key -> text, de-duplicated (a key names its text) and in first-seen order
+        missing = {key: text for key, text in zip(keys, texts, strict=True) if self.cache.get(key) is None}
         computed = self._compute(missing, kind) if missing else 0
         with self._lock:
             self.computed += computed

@@ -24,7 +24,7 @@ from .cache import DiskCache, cache_key
 from .endpoints import OPENAI_DEFAULT_BASE_URL, Endpoint, endpoint_url, post_chat
 from .errors import LLMError, scrub
 from .ledger import Ledger
-from .limits import RequestLimits
+from .limits import Passage, RequestLimits
 from .prefix_order import PrefixOrder
 from .prices import price_for
 from .responses import chat_payload, embeddings_payload
@@ -248,11 +248,11 @@ class LLMClient:
         """POST ``request`` attempt after attempt, as the limits allow, until it is answered; ``salt`` (the
         cache key, or how to compute it) seeds the retry jitter, so a request's waits are the same with or
         without the cache."""
-        passage = self.limits.passage(role, model, request, salt)
+        passage = Passage(self.limits, role, model, request, salt)
         while True:
             try:
                 with passage.attempt() as endpoint:
-                    sdk = self._client(endpoint)
+                    sdk = self.api(endpoint)
                     response = post_chat(sdk, request) if kind == "chat" else sdk.embeddings.create(**request)
                 # A proxy may echo the request headers into an answer, which is recorded and cached.
                 payload = scrub_payload(chat_payload(response)) if kind == "chat" else embeddings_payload(response)
@@ -270,7 +270,7 @@ class LLMClient:
 
         def warm() -> None:
             try:
-                self._client()
+                self.api()
             except Exception:  # noqa: BLE001 - reported by the first call, which builds the client again
                 log.debug("LLM client warm-up failed; the first call will build it", exc_info=True)
 
@@ -278,7 +278,9 @@ class LLMClient:
         thread.start()
         return thread
 
-    def _client(self, endpoint: Endpoint | None = None) -> Any:
+    def api(self, endpoint: Endpoint | None = None) -> Any:
+        """The ``openai`` client of ``endpoint`` (the first by default): for our requests, and for the Batch
+        API's files and batches."""
         limits = self.limits
         return (endpoint or self.endpoints[0]).sdk(self._key, self.settings.timeout_s,
                                                    limits.take_wire_slot if limits.on_the_wire else None)
@@ -299,10 +301,6 @@ class LLMClient:
             return usage
         self.ledger.record(role, usage, model=model, priced=price is not None)
         return usage
-
-    def api(self) -> Any:
-        """The ``openai`` client behind this one, for the Batch API's files and batches."""
-        return self._client()
 
     def redact(self, text: str) -> str:
         """``text`` without this client's key (for messages quoting the endpoint's answers)."""

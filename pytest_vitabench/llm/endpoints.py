@@ -64,13 +64,9 @@ class CircuitBreaker:
         self._failures = 0
         self._reason: str | None = None
 
-    @property
-    def enabled(self) -> bool:
-        return self.threshold > 0
-
     def reason(self) -> str | None:
         """Why the breaker is open, or ``None`` while it is closed."""
-        if not self.enabled:
+        if self.threshold <= 0:
             return None
         with self._lock:
             if self._reason is None and self._file is not None and self._file.exists():
@@ -80,21 +76,13 @@ class CircuitBreaker:
                     return None
             return self._reason
 
-    def check(self) -> None:
-        """Raise :class:`CircuitOpen` when the breaker is open."""
-        reason = self.reason()
-        if reason is not None:
-            raise CircuitOpen(
-                f"circuit breaker open for {self.endpoint} after {self.threshold} consecutive failed calls; "
-                f"not sending more requests in this run. Last failure: {reason}")
-
     def record_success(self) -> None:
         with self._lock:
             self._failures = 0
 
     def record_failure(self, message: str) -> bool:
         """Count one failed call; return whether this failure opened the breaker."""
-        if not self.enabled:
+        if self.threshold <= 0:
             return False
         with self._lock:
             self._failures += 1

@@ -79,7 +79,7 @@ class Ledger:
 
     def by_role(self) -> dict[str, Usage]:
         with self._lock:
-            return {role: self._usage[role] for role in _ordered(self._usage)}
+            return {role: self._usage[role] for role in sorted(self._usage, key=_role_order)}
 
     def total(self) -> Usage:
         return sum(self.by_role().values(), Usage())
@@ -178,7 +178,3 @@ def _cached_cell(cached: int, prompt: int) -> str:
 
 def _role_order(role: str) -> tuple[int, str]:
     return (ROLES.index(role), "") if role in ROLES else (len(ROLES), role)
-
-
-def _ordered(roles: Mapping[str, Any]) -> list[str]:
-    return sorted(roles, key=_role_order)

@@ -80,18 +80,14 @@ class RequestLimits:
             self._charge.ticket = self.token_budget.charge(tokens)
         self.limiter.acquire_rate()
 
-    def passage(self, role: str, model: str, request: dict[str, Any], salt: str | Callable[[], str]) -> Passage:
-        """The limits one request passes, over all its attempts; ``salt`` (or how to compute it, once a retry
-        is due) seeds the retry jitter."""
-        return Passage(self, role, model, request, salt)
-
     def _pick_endpoint(self, tried: set[Endpoint]) -> Endpoint:
         """The usable endpoint with the fewest in flight (then sent), untried first; now in flight.
         :class:`CircuitOpen` when every breaker is open."""
         usable = [e for e in self.endpoints if e.breaker.reason() is None]
         if not usable:
-            self.endpoints[-1].breaker.check()
-            raise AssertionError("unreachable")  # pragma: no cover - check() raised
+            last = self.endpoints[-1].breaker
+            raise CircuitOpen(f"circuit breaker open for {last.endpoint} after {last.threshold} consecutive failed "
+                              f"calls; not sending more requests in this run. Last failure: {last.reason()}")
         fresh = [e for e in usable if e not in tried] or usable
         with self._lock:
             chosen = min(fresh, key=lambda e: (e.in_flight, e.sent))  # then the first listed
@@ -101,8 +97,9 @@ class RequestLimits:
 
 
 class Passage:
-    """One request's way through the limits: :meth:`attempt` around each attempt, then :meth:`answered`,
-    or :meth:`failed` with what went wrong."""
+    """One request's way through the limits, over all its attempts: :meth:`attempt` around each, then
+    :meth:`answered`, or :meth:`failed` with what went wrong. ``salt`` (or how to compute it, once a retry is
+    due) seeds the retry jitter."""
 
     def __init__(self, limits: RequestLimits, role: str, model: str, request: dict[str, Any],
                  salt: str | Callable[[], str]):
