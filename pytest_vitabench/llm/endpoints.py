@@ -80,14 +80,12 @@ class CircuitBreaker:
         with self._lock:
             self._failures = 0
 
-    def record_failure(self, message: str) -> bool:
-        """Count one failed call; return whether this failure opened the breaker."""
-        if self.threshold <= 0:
-            return False
+    def record_failure(self, message: str) -> None:
+        """Count one failed call; open the breaker, with ``message`` as its reason, at the ``threshold``-th."""
         with self._lock:
             self._failures += 1
-            if self._reason is not None or self._failures < self.threshold:
-                return False
+            if self.threshold <= 0 or self._reason is not None or self._failures < self.threshold:
+                return
             self._reason = message
         if self._file is not None:
             try:
@@ -95,7 +93,6 @@ class CircuitBreaker:
                 self._file.write_text(message, encoding="utf-8")
             except OSError:  # sharing is best effort: this process stops anyway
                 pass
-        return True
 
 
 class Endpoint:
