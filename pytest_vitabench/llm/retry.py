@@ -1,9 +1,9 @@
 """What a failed LLM request says: whether to retry it, and how long to wait first.
 
 Retried: HTTP 408, 409, 429 and 5xx, timeouts, connection errors and malformed answers; any other 4xx is the
-request's fault. :mod:`.limits` acts on the :class:`Failure`.
-The backoff's jitter is seeded from the request itself, so a run is reproducible while different requests
-still spread out instead of retrying in lockstep.
+request's fault. The backoff's jitter is seeded from the request itself, so a run is reproducible while
+different requests still spread out instead of retrying in lockstep. :mod:`.limits` acts on the
+:class:`Failure`.
 """
 
 from __future__ import annotations
@@ -20,11 +20,8 @@ from dataclasses import dataclass
 from .ratelimit import LimiterTimeout
 from .responses import BadResponse
 
+#: Retried besides every 5xx: timeout, conflict, too many requests.
 RETRYABLE_STATUS = frozenset({408, 409, 429})
-
-
-def is_retryable_status(status: int) -> bool:
-    return status in RETRYABLE_STATUS or status >= 500
 
 
 def _seconds(text: object) -> float | None:
@@ -170,7 +167,7 @@ def classify(exc: BaseException) -> Failure | None:
     status, headers, detail = exc.status_code, exc.response.headers, _error_detail(exc.body, exc.message)
     if status == 429 and names_token_limit(detail, headers):
         return Failure("http", status, retry_after=token_reset_wait(detail, headers), detail=detail, token_limit=True)
-    retryable = is_retryable_status(status)
+    retryable = status in RETRYABLE_STATUS or status >= 500
     return Failure("http", status, retryable, parse_retry_after(headers) if retryable else None, detail)
 
 
