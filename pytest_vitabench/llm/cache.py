@@ -10,11 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from ..store import Namespace, content_key
+from .endpoints import TRANSPORT_KEYS
 
 #: Bump when the stored payload's shape changes, so old entries become misses instead of errors.
 CACHE_VERSION = 1
-#: Request keys that do not change the answer (and may hold secrets, e.g. an Azure ``api-key`` header).
-TRANSPORT_KEYS = frozenset({"extra_headers", "extra_query", "timeout"})
 
 
 def cache_key(*, kind: str, role: str, endpoint: str, model: str, request: dict[str, Any],

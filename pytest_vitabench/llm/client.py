@@ -7,7 +7,7 @@ key lives only inside the ``openai`` client: it is in no repr, message, log line
 from __future__ import annotations
 
 import contextlib
-import json
+import functools
 import logging
 import os
 import threading
@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict
 
 from ..messages import Usage
-from .breaker import CircuitBreaker, CircuitOpen
 from .cache import DiskCache, cache_key
 from .endpoints import OPENAI_DEFAULT_BASE_URL, Endpoint, endpoint_url, post_chat
 from .errors import LLMError, scrub
@@ -28,11 +27,9 @@ from .ledger import Ledger
 from .limits import Passage, RequestLimits
 from .prefix_order import PrefixOrder
 from .prices import price_for
-from .ratelimit import LimiterTimeout
-from .responses import BadResponse, chat_payload, describe_failure, embeddings_payload, error_detail
-from .retry import Backoff, is_retryable_status, names_token_limit, parse_retry_after, token_reset_wait
+from .responses import chat_payload, embeddings_payload
 from .secrets import check_base_url, install_log_redaction, register_secret, scrub_payload
-from .settings import LOCAL_KEY, LLMSettings, base_urls, resolve_api_key
+from .settings import LOCAL_KEY, LLMSettings, resolve_api_key
 
 if TYPE_CHECKING:
     from .deferred import DeferredAnswers
@@ -106,18 +103,15 @@ class LLMClient:
         check_base_url(self.settings.base_url or os.environ.get("OPENAI_BASE_URL"))
         install_log_redaction()
         s = self.settings
-        self.endpoints = [Endpoint(url, CircuitBreaker(endpoint_url(url), threshold=s.circuit_breaker,
-                                                       state_dir=s.state_dir)) for url in base_urls(s.base_url)]
-        self.endpoint = ",".join(e.url for e in self.endpoints)
-        self.host = ",".join(e.host for e in self.endpoints)
-        self._key = resolve_api_key(self.settings.api_key_env, self.settings.base_url)
+        self._key = resolve_api_key(s.api_key_env, s.base_url)
         if self._key != LOCAL_KEY:
             register_secret(self._key)
-        self.limits = RequestLimits(s, count_tokens)
+        self.limits = RequestLimits(s, self.ledger, key=self._key, count_tokens=count_tokens)
+        self.endpoints = self.limits.endpoints
+        self.endpoint = ",".join(e.url for e in self.endpoints)
+        self.host = self.limits.host
         self.cache = DiskCache(s.cache_dir) if s.cache_dir is not None else None
-        self.backoff = Backoff(base_s=s.backoff_base_s, max_s=s.backoff_max_s, retry_after_max_s=s.retry_after_max_s)
         self.prefix_order = PrefixOrder(max_wait_s=s.timeout_s) if s.prompt_cache_order else None
-        self._lock = threading.Lock()
         self._deferred: DeferredAnswers | None = None
 
     def __repr__(self) -> str:
@@ -208,11 +202,10 @@ class LLMClient:
               trial_seed: int | None) -> tuple[dict[str, Any], bool]:
         cache = self.cache if self.settings.caches(role) else None
         deferred = self._deferred if self._deferred is not None and self._deferred.defers(role) else None
+        hashed = functools.partial(cache_key, kind=kind, role=role, endpoint=self.endpoint, model=model,
+                                   request=request, trial_seed=trial_seed)
         # Hashing a ~100k-token request is worth it for a lookup; otherwise only a retry's jitter needs it.
-        key: str | None = None
-        if cache is not None or deferred is not None:
-            key = cache_key(kind=kind, role=role, endpoint=self.endpoint, model=model, request=request,
-                            trial_seed=trial_seed)
+        key = hashed() if cache is not None or deferred is not None else None
         if deferred is not None and key is not None and key in deferred.answers:
             # before the cache, which this answer fills: a replayed pass counts it as the batch's every time
             return self._deferred_answer(deferred, kind, role, model, key, cache), False
@@ -228,7 +221,7 @@ class LLMClient:
             raise deferred.queue(key, request)
         order = self.prefix_order.turn(request) if self.prefix_order and kind == "chat" else contextlib.nullcontext()
         with order:
-            payload = self._send(kind, role, model, request, salt=key, trial_seed=trial_seed)
+            payload = self._send(kind, role, model, request, salt=key or hashed)
         if cache is not None and key is not None:
             cache.put_json(key, payload, meta={"kind": kind, "role": role, "model": model, "trial_seed": trial_seed,
                                           "endpoint": self.endpoint})
@@ -250,94 +243,24 @@ class LLMClient:
                                           "batch_id": answer.get("batch_id")})
         return payload
 
-    def _send(self, kind: str, role: str, model: str, request: dict[str, Any], *, salt: str | None,
-              trial_seed: int | None) -> dict[str, Any]:
-        """POST ``request`` with our retries; ``salt`` (the cache key, computed here if ``None`` and a retry
-        is due) seeds the retry jitter, so a request's waits are the same with or without the cache."""
-        attempts = self.settings.max_retries + 1
-        passage = self.limits.passage(model, request)
-        tried: set[int] = set()
-        for attempt in range(attempts):
-            endpoint: Endpoint | None = None
+    def _send(self, kind: str, role: str, model: str, request: dict[str, Any], *,
+              salt: str | Callable[[], str]) -> dict[str, Any]:
+        """POST ``request`` attempt after attempt, as the limits allow, until it is answered; ``salt`` (the
+        cache key, or how to compute it) seeds the retry jitter, so a request's waits are the same with or
+        without the cache."""
+        passage = Passage(self.limits, role, model, request, salt)
+        while True:
             try:
-                # Before every attempt: another worker may have opened a breaker meanwhile.
-                endpoint = self._pick_endpoint(tried)
-                tried.add(id(endpoint))
-                return self._attempt(kind, endpoint, passage, request)
-            except CircuitOpen as exc:
-                self.ledger.note_error(role)
-                raise LLMError(f"{role} LLM call (model {model}) not sent: {exc}", role=role, model=model,
-                               host=self.host, status=None, reason="circuit_open", attempts=attempt,
-                               retryable=False) from None
-            except Exception as exc:  # classified below; anything unknown is re-raised as it is
-                failure = self._classify(exc)
-                if failure is None:
-                    raise
-                assert endpoint is not None  # only the request itself is classified
-                retry_after, token_limit = self._failed(exc, failure, role, model, endpoint, passage,
-                                                        attempt + 1, attempts)
-                if len(self.endpoints) > 1 and any(id(e) not in tried and e.breaker.reason() is None
-                                                   for e in self.endpoints):
-                    self.ledger.note_retry(role)
-                    log.info("%s call to %s (model %s): %s; retrying at once on another endpoint", role,
-                             endpoint.host, model, describe_failure(*failure[:2], self.settings.timeout_s))
-                    continue
-                if salt is None:
-                    salt = cache_key(kind=kind, role=role, endpoint=self.endpoint, model=model, request=request,
-                                     trial_seed=trial_seed)
-                wait = self.backoff.delay(attempt, retry_after=retry_after, salt=salt)
-                if token_limit:  # every process waits for the provider's token window, not only this request
-                    self.limits.token_budget.pause(wait)
-                self.ledger.note_retry(role)
-                log.info("%s call to %s (model %s): %s; retry %d/%d in %.2f s%s", role, self.host, model,
-                         describe_failure(*failure[:2], self.settings.timeout_s), attempt + 1, attempts - 1, wait,
-                         " (token limit)" if token_limit else " (Retry-After)" if retry_after is not None else "")
-                time.sleep(wait)
-        raise AssertionError("unreachable")  # pragma: no cover
-
-    def _attempt(self, kind: str, endpoint: Endpoint, passage: Passage, request: dict[str, Any]) -> dict[str, Any]:
-        """One attempt at ``endpoint`` (in flight since it was picked) through the limits."""
-        try:
-            with passage.attempt():
-                sdk = self._client(endpoint)
-                response = post_chat(sdk, request) if kind == "chat" else sdk.embeddings.create(**request)
-        finally:
-            with self._lock:
-                endpoint.in_flight -= 1
-        endpoint.breaker.record_success()
-        if len(self.endpoints) > 1:
-            self.ledger.note_endpoint(endpoint.url)
-        # A proxy may echo the request headers into an answer, which is recorded and cached.
-        payload = scrub_payload(chat_payload(response)) if kind == "chat" else embeddings_payload(response)
-        passage.answered(payload["usage"])
-        return payload
-
-    def _failed(self, exc: BaseException, failure: tuple[str, int | None, bool, float | None, str], role: str,
-                model: str, endpoint: Endpoint, passage: Passage, attempts_made: int,
-                attempts: int) -> tuple[float | None, bool]:
-        """Tell the limits of a 429 and a replica's breaker of its failure; the wait the server asked for
-        (``None``: back off as usual) and whether it named a token limit. Raises the :class:`LLMError` when
-        the failure is not retried or was the last attempt."""
-        reason, status, retryable, retry_after, detail = failure
-        several = len(self.endpoints) > 1
-        token_limit = False
-        if status == 429:
-            passage.throttled(self.host)
-            headers = dict(getattr(getattr(exc, "response", None), "headers", None) or {})
-            if names_token_limit(detail, headers):
-                retry_after, token_limit = token_reset_wait(detail, headers), True
-        if several and status != 429 and _is_endpoint_failure(reason, status, retryable):
-            self.ledger.note_endpoint(endpoint.url, failed=True)
-            # Each failed attempt counts (a 429 says busy, not dead).
-            endpoint.breaker.record_failure(
-                f"{endpoint.host}: {describe_failure(reason, status, self.settings.timeout_s)}")
-        if not retryable or attempts_made >= attempts:
-            self.ledger.note_error(role)
-            error = self._error(role, model, reason, status, retryable, attempts_made, detail, endpoint.host)
-            if not several and _is_endpoint_failure(reason, status, retryable):
-                endpoint.breaker.record_failure(str(error))
-            raise error from None
-        return retry_after, token_limit
+                with passage.attempt() as endpoint:
+                    sdk = self.api(endpoint)
+                    response = post_chat(sdk, request) if kind == "chat" else sdk.embeddings.create(**request)
+                # A proxy may echo the request headers into an answer, which is recorded and cached.
+                payload = scrub_payload(chat_payload(response)) if kind == "chat" else embeddings_payload(response)
+            except Exception as exc:  # noqa: BLE001 - the limits raise the LLMError, or exc if it is not ours
+                time.sleep(passage.failed(exc))
+                continue
+            passage.answered(payload["usage"])
+            return payload
 
     def warm_up_in_background(self) -> threading.Thread:
         """Import ``openai`` and build the HTTP client in a daemon thread, while a worker still collects.
@@ -347,7 +270,7 @@ class LLMClient:
 
         def warm() -> None:
             try:
-                self._client()
+                self.api()
             except Exception:  # noqa: BLE001 - reported by the first call, which builds the client again
                 log.debug("LLM client warm-up failed; the first call will build it", exc_info=True)
 
@@ -355,57 +278,12 @@ class LLMClient:
         thread.start()
         return thread
 
-    def _pick_endpoint(self, tried: set[int]) -> Endpoint:
-        """The usable endpoint with the fewest in flight (then sent), untried first; now in flight.
-        :class:`CircuitOpen` when every breaker is open."""
-        usable = [e for e in self.endpoints if e.breaker.reason() is None]
-        if not usable:
-            self.endpoints[-1].breaker.check()
-            raise AssertionError("unreachable")  # pragma: no cover - check() raised
-        fresh = [e for e in usable if id(e) not in tried] or usable
-        with self._lock:
-            chosen = min(fresh, key=lambda e: (e.in_flight, e.sent))  # then the first listed
-            chosen.in_flight += 1
-            chosen.sent += 1
-        return chosen
-
-    def _client(self, endpoint: Endpoint | None = None) -> Any:
+    def api(self, endpoint: Endpoint | None = None) -> Any:
+        """The ``openai`` client of ``endpoint`` (the first by default): for our requests, and for the Batch
+        API's files and batches."""
         limits = self.limits
         return (endpoint or self.endpoints[0]).sdk(self._key, self.settings.timeout_s,
                                                    limits.take_wire_slot if limits.on_the_wire else None)
-
-    def _classify(self, exc: BaseException) -> tuple[str, int | None, bool, float | None, str] | None:
-        """``(reason, status, retryable, retry_after, detail)`` of an openai error; ``None`` if unknown."""
-        import openai
-
-        if isinstance(exc, LimiterTimeout) or isinstance(exc.__cause__, LimiterTimeout):
-            return "limiter", None, False, None, str(exc.__cause__ or exc)
-        # A 200 whose body is not JSON or has no choices (a gateway's HTML page) is a server fault, like a 5xx.
-        if isinstance(exc, (BadResponse, json.JSONDecodeError, openai.APIResponseValidationError)):
-            return "bad_response", None, True, None, str(exc)
-        if isinstance(exc, openai.APITimeoutError):
-            return "timeout", None, True, None, ""
-        if isinstance(exc, openai.APIConnectionError):
-            cause = exc.__cause__
-            return "connection", None, True, None, f"{type(cause).__name__}: {cause}" if cause else ""
-        if isinstance(exc, openai.APIStatusError):
-            status = exc.status_code
-            retryable = is_retryable_status(status)
-            retry_after = parse_retry_after(exc.response.headers) if retryable else None
-            return "http", status, retryable, retry_after, error_detail(exc.body, exc.message)
-        return None
-
-    def _error(self, role: str, model: str, reason: str, status: int | None, retryable: bool, attempts: int,
-               detail: str, host: str | None = None) -> LLMError:
-        what = describe_failure(reason, status, self.settings.timeout_s)
-        refused = "" if retryable else " (not retried)"
-        detail = scrub(detail, self._key)
-        message = (f"{role} LLM call to {host or self.host} (model {model}) failed after {attempts} attempt(s): "
-                   f"{what}{refused}{': ' + detail if detail else ''}")
-        if status in (401, 403):
-            message += f" - check the key in ${self.settings.api_key_env}"
-        return LLMError(message, role=role, model=model, host=host or self.host, status=status, reason=reason,
-                        attempts=attempts, retryable=retryable)
 
     def _usage(self, role: str, model: str, tokens: dict[str, int], cached: bool) -> Usage:
         price = price_for(self.settings.prices, model)
@@ -424,18 +302,7 @@ class LLMClient:
         self.ledger.record(role, usage, model=model, priced=price is not None)
         return usage
 
-    def api(self) -> Any:
-        """The ``openai`` client behind this one, for the Batch API's files and batches."""
-        return self._client()
-
     def redact(self, text: str) -> str:
         """``text`` without this client's key (for messages quoting the endpoint's answers)."""
         return scrub(text, self._key)
 
-
-def _is_endpoint_failure(reason: str, status: int | None, retryable: bool) -> bool:
-    """Whether a failed call says the endpoint is unusable: not a request rejected on its own merits
-    (400 context too long, 422), nor a wait for our own limiter."""
-    if reason == "limiter":
-        return False
-    return retryable or status in (401, 403, 404)

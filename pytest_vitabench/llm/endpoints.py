@@ -1,16 +1,23 @@
 """One base URL of a client: where it is (without credentials), its ``openai`` SDK client, its circuit
-breaker and its load; and the plain-JSON chat request the client sends through that SDK."""
+breaker and its load; and the plain-JSON chat request the client sends through that SDK.
+
+The circuit breaker stops sending new work to an endpoint that keeps failing. Without it a dead endpoint
+costs every remaining item its full retry budget, so a run of hundreds of items takes hours to fail. The
+open state is also written to the run's shared state directory, so every xdist worker stops, not only the
+one that saw the failures; a new run (or a resume) starts closed.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from .breaker import CircuitBreaker
 from .responses import BadResponse
 
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -29,6 +36,63 @@ def endpoint_url(base_url: str | None) -> str:
     url = (base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_DEFAULT_BASE_URL).rstrip("/")
     parts = urlsplit(url)
     return f"{parts.scheme}://{endpoint_host(url)}{parts.path}"
+
+
+#: Consecutive failed calls to one endpoint before the breaker opens.
+DEFAULT_THRESHOLD = 5
+
+
+class CircuitOpen(RuntimeError):
+    """Raised instead of a request while the breaker of the endpoint is open."""
+
+
+class CircuitBreaker:
+    """Counts consecutive infrastructure failures of one endpoint and opens after ``threshold``.
+
+    Args:
+        endpoint: The endpoint it guards (without credentials); names the shared state file.
+        threshold: Consecutive failures that open it; ``0`` disables the breaker.
+        state_dir: The run's shared directory (all xdist workers), or ``None`` for this process only.
+    """
+
+    def __init__(self, endpoint: str, *, threshold: int = DEFAULT_THRESHOLD, state_dir: Path | None = None):
+        self.endpoint = endpoint
+        self.threshold = threshold
+        digest = hashlib.sha256(endpoint.encode()).hexdigest()[:16]
+        self._file = Path(state_dir) / f"breaker-{digest}.open" if state_dir is not None else None
+        self._lock = threading.Lock()
+        self._failures = 0
+        self._reason: str | None = None
+
+    def reason(self) -> str | None:
+        """Why the breaker is open, or ``None`` while it is closed."""
+        if self.threshold <= 0:
+            return None
+        with self._lock:
+            if self._reason is None and self._file is not None and self._file.exists():
+                try:
+                    self._reason = self._file.read_text(encoding="utf-8") or "opened by another worker"
+                except OSError:
+                    return None
+            return self._reason
+
+    def record_success(self) -> None:
+        with self._lock:
+            self._failures = 0
+
+    def record_failure(self, message: str) -> None:
+        """Count one failed call; open the breaker, with ``message`` as its reason, at the ``threshold``-th."""
+        with self._lock:
+            self._failures += 1
+            if self.threshold <= 0 or self._reason is not None or self._failures < self.threshold:
+                return
+            self._reason = message
+        if self._file is not None:
+            try:
+                self._file.parent.mkdir(parents=True, exist_ok=True)
+                self._file.write_text(message, encoding="utf-8")
+            except OSError:  # sharing is best effort: this process stops anyway
+                pass
 
 
 class Endpoint:
@@ -66,6 +130,18 @@ class Endpoint:
                 self.openai = None
 
 
+#: Request keys that say how a request is sent, not what is asked, and the ``openai`` request option each
+#: becomes; they change no answer (and may hold secrets, e.g. an Azure ``api-key`` header).
+TRANSPORT_KEYS = {"extra_headers": "headers", "extra_query": "params", "timeout": "timeout"}
+
+
+def request_body(request: Mapping[str, Any]) -> dict[str, Any]:
+    """The JSON body of a chat ``request``, as POSTed alone or in a batch line: ``extra_body`` merged in, the
+    :data:`TRANSPORT_KEYS` left out."""
+    body = {k: v for k, v in request.items() if k not in TRANSPORT_KEYS and k != "extra_body"}
+    return {**body, **(request.get("extra_body") or {})}
+
+
 def post_chat(sdk: Any, request: dict[str, Any]) -> dict[str, Any]:
     """POST a chat completion as a plain JSON body through ``sdk`` and return the answer's JSON.
 
@@ -73,13 +149,8 @@ def post_chat(sdk: Any, request: dict[str, Any]) -> dict[str, Any]:
     models of the answer; our requests are plain JSON already. ``post`` keeps the SDK's headers, auth,
     timeout and status-error exceptions.
     """
-    body = dict(request)
-    extra_body = body.pop("extra_body", None) or {}
-    options: dict[str, Any] = {}
-    for name, option in (("extra_headers", "headers"), ("extra_query", "params"), ("timeout", "timeout")):
-        if body.get(name) is not None:
-            options[option] = body.pop(name)
-    response = sdk.post("/chat/completions", body={**body, **extra_body}, options=options,
+    options = {option: request[name] for name, option in TRANSPORT_KEYS.items() if request.get(name) is not None}
+    response = sdk.post("/chat/completions", body=request_body(request), options=options,
                         cast_to=_http_response_class())
     data = response.json()
     if not isinstance(data, dict):

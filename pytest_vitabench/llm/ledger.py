@@ -79,7 +79,7 @@ class Ledger:
 
     def by_role(self) -> dict[str, Usage]:
         with self._lock:
-            return {role: self._usage[role] for role in _ordered(self._usage)}
+            return {role: self._usage[role] for role in sorted(self._usage, key=_role_order)}
 
     def total(self) -> Usage:
         return sum(self.by_role().values(), Usage())
@@ -122,10 +122,8 @@ class Ledger:
             data["endpoints"] = endpoints
         return data
 
-    def merge(self, data: Mapping[str, Any] | Ledger) -> None:
-        """Add another ledger (or its ``to_dict()``, e.g. from an xdist worker) into this one."""
-        if isinstance(data, Ledger):
-            data = data.to_dict()
+    def merge(self, data: Mapping[str, Any]) -> None:
+        """Add another ledger's ``to_dict()`` (e.g. from an xdist worker) into this one."""
         for role, entry in (data.get("roles") or {}).items():
             fields = {name: entry[name] for name in Usage.model_fields if name in entry}
             with self._lock:
@@ -141,23 +139,20 @@ class Ledger:
 
     def table_lines(self) -> list[str]:
         """A plain-text table for the terminal summary (no colours); empty when no call was made."""
-        data = self.to_dict()["roles"]
-        if not data:
+        data = self.to_dict()
+        if not data["roles"]:
             return []
         # "cached": answers from our disk cache; "prompt cached": served from the provider's prompt cache.
-        header = ["role", "requests", "cached", "retries", "errors", "prompt", "prompt cached", "completion",
-                  "reasoning", "cost $"]
-        rows = [header]
-        for role, u in data.items():
-            rows.append([role, f"{u['requests']:,}", f"{u['cached_requests']:,}", f"{u['retries']:,}",
+        rows = [["role", "requests", "cached", "retries", "errors", "prompt", "prompt cached", "completion",
+                 "reasoning", "cost $"]]
+        roles = data["roles"]
+        total = {**data["total"], "retries": sum(u["retries"] for u in roles.values()),
+                 "errors": sum(u["errors"] for u in roles.values())}
+        for name, u in [*roles.items(), ("total", total)]:
+            rows.append([name, f"{u['requests']:,}", f"{u['cached_requests']:,}", f"{u['retries']:,}",
                          f"{u['errors']:,}", f"{u['prompt_tokens']:,}",
                          _cached_cell(u['cached_prompt_tokens'], u['prompt_tokens']), f"{u['completion_tokens']:,}",
                          f"{u['reasoning_tokens']:,}", f"{u['cost']:.4f}"])
-        total = self.total()
-        rows.append(["total", f"{total.requests:,}", f"{total.cached_requests:,}",
-                     f"{sum(u['retries'] for u in data.values()):,}", f"{sum(u['errors'] for u in data.values()):,}",
-                     f"{total.prompt_tokens:,}", _cached_cell(total.cached_prompt_tokens, total.prompt_tokens),
-                     f"{total.completion_tokens:,}", f"{total.reasoning_tokens:,}", f"{total.cost:.4f}"])
         lines = align(rows, 1)
         if self.unpriced:
             lines.append(f"cost unknown (no price) for: {', '.join(sorted(self.unpriced))}; set --vita-prices")
@@ -183,7 +178,3 @@ def _cached_cell(cached: int, prompt: int) -> str:
 
 def _role_order(role: str) -> tuple[int, str]:
     return (ROLES.index(role), "") if role in ROLES else (len(ROLES), role)
-
-
-def _ordered(roles: Mapping[str, Any]) -> list[str]:
-    return sorted(roles, key=_role_order)

@@ -60,9 +60,6 @@ class PrefixOrder:
         self._changed = threading.Condition()
         self._sending: dict[int, int] = {}  # prefix hash -> requests sending it now
         self._answered: dict[int, float] = {}  # prefix hash -> when a request with it was last answered
-        #: Requests that waited for a leader, and the seconds they waited in all.
-        self.followers = 0
-        self.waited_s = 0.0
 
     @contextlib.contextmanager
     def turn(self, request: dict[str, Any]) -> Iterator[None]:
@@ -73,13 +70,8 @@ class PrefixOrder:
             return
         started = self.clock()
         with self._changed:
-            waited = False
             while self._leader_in_flight(hashes) and self.clock() - started < self.max_wait_s:
-                waited = True
                 self._changed.wait(timeout=max(0.0, self.max_wait_s - (self.clock() - started)))
-            if waited:
-                self.followers += 1
-                self.waited_s += self.clock() - started
             for digest in hashes:
                 self._sending[digest] = self._sending.get(digest, 0) + 1
         answered = False

@@ -54,10 +54,9 @@ class ModelPrice(BaseModel):
 def _price(name: str, value: Any) -> ModelPrice:
     if isinstance(value, ModelPrice):
         return value
-    if isinstance(value, (list, tuple)) and len(value) == 2:
-        return ModelPrice(prompt_per_1m=value[0], completion_per_1m=value[1])
-    if isinstance(value, (list, tuple)) and len(value) == 3:
-        return ModelPrice(prompt_per_1m=value[0], cached_per_1m=value[1], completion_per_1m=value[2])
+    if isinstance(value, (list, tuple)) and len(value) in (2, 3):
+        return ModelPrice(prompt_per_1m=value[0], completion_per_1m=value[-1],
+                          cached_per_1m=value[1] if len(value) == 3 else None)
     if isinstance(value, Mapping):
         # The official models.yaml nests the prices under ``cost_1m_token_dollar``.
         try:
@@ -109,29 +108,28 @@ def load_prices(spec: str | Path | Mapping[str, Any] | None, *, base_dir: Path |
     if isinstance(spec, Path) or path.suffix.lower() in (".toml", ".json") or path.is_file():
         if not path.is_file():
             raise ValueError(f"prices file not found: {path}")
-        raw = path.read_bytes()
-        if path.suffix.lower() == ".toml":
-            if sys.version_info >= (3, 11):
-                import tomllib
-            else:  # tomli is a dependency on Python 3.10, unless it was installed without its dependencies
-                try:
-                    import tomli as tomllib
-                except ModuleNotFoundError:
-                    raise ValueError(f"reading {path} needs Python 3.11+ or 'pip install tomli'; "
-                                     "or use a .json prices file") from None
-            try:
-                data = tomllib.loads(raw.decode())
-            except tomllib.TOMLDecodeError as exc:
-                raise ValueError(f"prices file {path}: {exc}") from None
-        else:
-            try:
-                data = json.loads(raw)
-            except ValueError as exc:
-                raise ValueError(f"prices file {path}: {exc}") from None
+        toml = _toml_reader(path) if path.suffix.lower() == ".toml" else None
+        try:
+            data = toml.loads(path.read_text(encoding="utf-8")) if toml else json.loads(path.read_bytes())
+        except ValueError as exc:  # a TOMLDecodeError is a ValueError too
+            raise ValueError(f"prices file {path}: {exc}") from None
         if not isinstance(data, Mapping):
             raise ValueError(f"prices file {path} must hold a table of models")
         return _from_mapping(data)
     return _from_inline(text)
+
+
+def _toml_reader(path: Path) -> Any:
+    if sys.version_info >= (3, 11):
+        import tomllib
+
+        return tomllib
+    try:  # tomli is a dependency on Python 3.10, unless it was installed without its dependencies
+        import tomli
+    except ModuleNotFoundError:
+        raise ValueError(f"reading {path} needs Python 3.11+ or 'pip install tomli'; or use a .json prices file") \
+            from None
+    return tomli
 
 
 def price_for(prices: Mapping[str, ModelPrice], model: str) -> ModelPrice | None:

@@ -1,5 +1,5 @@
 """What we keep of an endpoint's answers: the first choice's message, normalised, and its token counts,
-whatever the provider's spelling; and the words a failed call's message uses."""
+whatever the provider's spelling."""
 
 from __future__ import annotations
 
@@ -84,23 +84,3 @@ def embeddings_payload(response: Any) -> dict[str, Any]:
     return {"vectors": [list(item.embedding) for item in data],
             "usage": {"prompt_tokens": getattr(usage, "prompt_tokens", 0) or 0, "completion_tokens": 0,
                       "reasoning_tokens": 0}}
-
-
-def describe_failure(reason: str, status: int | None, timeout_s: float) -> str:
-    if reason == "http":
-        return f"HTTP {status}"
-    if reason == "timeout":
-        return f"timed out (no answer within {timeout_s:g} s)"
-    if reason == "limiter":
-        return "no rate-limit/concurrency slot in time"
-    if reason == "bad_response":
-        return "malformed response"
-    return "connection failed"
-
-
-def error_detail(body: object, fallback: str) -> str:
-    if isinstance(body, dict):
-        error = body.get("error")
-        message = body.get("message") or (error.get("message") if isinstance(error, dict) else error)
-        return str(message) if message else json.dumps(body, ensure_ascii=False, default=str)
-    return str(body) if body else fallback

@@ -123,18 +123,15 @@ def install_log_redaction() -> None:
         def factory(*args: object, **kwargs: object) -> logging.LogRecord:
             record = previous(*args, **kwargs)
             if record.name.startswith(REDACTED_LOGGERS):
-                _redact_record(record)
+                try:
+                    message = record.getMessage()
+                except Exception:  # a malformed format string is the logging module's to report
+                    return record
+                clean = redact(message)
+                if clean != message:
+                    record.msg, record.args = clean, ()
             return record
 
         logging.setLogRecordFactory(factory)
         _installed = True
 
-
-def _redact_record(record: logging.LogRecord) -> None:
-    try:
-        message = record.getMessage()
-    except Exception:  # a malformed format string is the logging module's to report
-        return
-    clean = redact(message)
-    if clean != message:
-        record.msg, record.args = clean, ()

@@ -79,10 +79,10 @@ class LLMSettings(BaseModel):
         state_dir: The directory through which processes share ``rpm`` and ``max_concurrency``; ``None``
             means a private directory, i.e. the limits hold within this process only.
         circuit_breaker: Consecutive failed calls to the endpoint after which no more requests are sent in
-            this run (see :mod:`pytest_vitabench.llm.breaker`); ``0`` (the default for a client built
+            this run (see :mod:`pytest_vitabench.llm.endpoints`); ``0`` (the default for a client built
             directly) disables it. The plugin's ``--vita-circuit-breaker`` defaults to 5.
         limits_url: A Redis server holding ``rpm`` and ``max_concurrency`` for every process that names it, on
-            any machine (:mod:`~.redis_limits`); ``None``: the limits hold through ``state_dir``.
+            any machine (:class:`~.ratelimit.RedisSlots`); ``None``: the limits hold through ``state_dir``.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")

@@ -92,9 +92,8 @@ class TokenBudget:
 
         def take() -> float | None:
             with FileLock(self.path) as lock:
-                paused_until, ticket, charges = _read(lock.fd)
                 now = time.time()
-                charges = [c for c in charges if c[0] > now - self.kept_s]
+                paused_until, ticket, charges = _read(lock.fd, now - self.kept_s)
                 free_at = paused_until if paused_until > now else None
                 if free_at is None and self.tokens:
                     free_at = _fits_at(charges, tokens, self.tokens, self.kept_s)
@@ -116,24 +115,22 @@ class TokenBudget:
         if ticket is None:
             return
         with FileLock(self.path) as lock:
-            paused_until, next_ticket, charges = _read(lock.fd)
-            now = time.time()
-            kept = [(t, float(tokens) if number == ticket else spent, number)
-                    for t, spent, number in charges if t > now - self.kept_s]
+            paused_until, next_ticket, charges = _read(lock.fd, time.time() - self.kept_s)
+            kept = [(t, float(tokens) if number == ticket else spent, number) for t, spent, number in charges]
             _write(lock.fd, paused_until, next_ticket, kept)
 
     def pause(self, seconds: float) -> None:
         """Hold every process's next charge for ``seconds`` (a provider's token-limit reset)."""
         with FileLock(self.path) as lock:
-            paused_until, ticket, charges = _read(lock.fd)
-            _write(lock.fd, max(paused_until, time.time() + seconds), ticket, charges)
+            now = time.time()
+            paused_until, ticket, charges = _read(lock.fd, now - self.kept_s)
+            _write(lock.fd, max(paused_until, now + seconds), ticket, charges)
 
     def used(self) -> float:
         """Tokens charged in the current window (for tests and the progress line)."""
         with FileLock(self.path) as lock:
-            _, _, charges = _read(lock.fd)
-        now = time.time()
-        return sum(spent for t, spent, _ in charges if t > now - self.kept_s)
+            _, _, charges = _read(lock.fd, time.time() - self.kept_s)
+        return sum(spent for _, spent, _ in charges)
 
 
 def _fits_at(charges: list[tuple[float, float, int]], tokens: int, budget: int, window_s: float) -> float | None:
@@ -148,14 +145,16 @@ def _fits_at(charges: list[tuple[float, float, int]], tokens: int, budget: int, 
     return None  # pragma: no cover - the loop empties the window at the latest
 
 
-def _read(fd: int) -> tuple[float, int, list[tuple[float, float, int]]]:
+def _read(fd: int, since: float) -> tuple[float, int, list[tuple[float, float, int]]]:
+    """The paused-until stamp, the next ticket and the charges made after ``since``."""
     size = os.fstat(fd).st_size
     if size < _HEAD.size:
         return 0.0, 0, []
     paused_until, ticket = _HEAD.unpack(read_at(fd, 0, _HEAD.size))
     body = read_at(fd, _HEAD.size, size - _HEAD.size)
     usable = len(body) - len(body) % _CHARGE.size  # a torn tail (a crash mid-write) is dropped
-    return paused_until, ticket, [_CHARGE.unpack_from(body, i) for i in range(0, usable, _CHARGE.size)]
+    charges = (_CHARGE.unpack_from(body, i) for i in range(0, usable, _CHARGE.size))
+    return paused_until, ticket, [c for c in charges if c[0] > since]
 
 
 def _write(fd: int, paused_until: float, ticket: int, charges: list[tuple[float, float, int]]) -> None:

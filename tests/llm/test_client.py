@@ -237,7 +237,7 @@ def test_a_failed_warm_up_is_left_for_the_first_call(stub, monkeypatch):
     def broken() -> None:
         raise RuntimeError("no openai package")
 
-    monkeypatch.setattr(client, "_client", broken)
+    monkeypatch.setattr(client, "api", broken)
     client.warm_up_in_background().join(timeout=30)
     assert failures == [] and client.endpoints[0].openai is None
 

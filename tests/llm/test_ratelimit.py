@@ -120,7 +120,7 @@ def test_rate_waits_sleep_until_the_slot_and_are_bounded(tmp_path):
     start = time.monotonic()
     for _ in range(3):
         limiter.acquire_rate()
-    assert time.monotonic() - start >= 0.2 + limiter.guard_s
+    assert time.monotonic() - start >= 0.2 + limiter.store.guard_s
     bounded = Limiter(tmp_path, rpm=1, window_s=30, max_wait_s=0.05)
     bounded.acquire_rate()
     start = time.monotonic()
