@@ -88,7 +88,8 @@ class ToolSet:
     """A group of tools bound to one environment; subclass it and declare methods with :func:`tool`.
 
     Attributes:
-        env: The environment the tools act on (one episode's own database).
+        env: The environment the tools act on.
+        db: Its database (one episode's own); a subclass declares the type of its domain's.
         official_tools: The class of the official tools' behaviour (built over the environment), if any.
         official_class: The official harness's class whose methods these tools are: a call whose arguments do not
             fit is refused in Python's words, naming ``official_class.tool``.
@@ -98,8 +99,11 @@ class ToolSet:
     official_tools: ClassVar[type | None] = None
     official_class: ClassVar[str | None] = None
 
+    db: Any
+
     def __init__(self, env: DomainEnvironment) -> None:
         self.env = env
+        self.db = env.db
 
     @cached_property
     def official(self) -> Any:

@@ -52,10 +52,7 @@ class OfficialTools:
 
     def __init__(self, env: Any) -> None:
         self.env = env
-
-    @property
-    def db(self) -> Any:
-        return self.env.db
+        self.db = env.db
 
     def say(self, key: MessageKey, *values: Any) -> str:
         return self.env.say(key, *values)

@@ -14,7 +14,6 @@ from ..clock import parse_date
 from ..declare import ToolSet
 from ..entities import Order, OrderProduct
 from .models import ORDER_KINDS, OtaDB
-from .views import ota_order_view
 
 ORDER_PREFIX = "OO"
 STATUSES = ("unpaid", "paid", "cancelled")
@@ -23,13 +22,7 @@ STATUSES = ("unpaid", "paid", "cancelled")
 class OtaBooking(ToolSet):
     """Booking helpers over the :class:`OtaDB` containers; the tools themselves are on ``OtaTools``."""
 
-    @property
-    def db(self) -> OtaDB:
-        return self.env.db
-
-    def order_view(self, order: Order) -> dict[str, Any]:
-        return ota_order_view(self.db, order)
-
+    db: OtaDB
     def entity(self, order_type: str, entity_id: str) -> Any:
         container, _, _, _ = ORDER_KINDS[order_type]
         found = getattr(self.db, container).get(str(entity_id).strip())
@@ -101,7 +94,7 @@ class OtaBooking(ToolSet):
             products=[self.line_for(order_type, product, quantity)],
         )
         self.db.orders[order.order_id] = order
-        return self.order_view(order)
+        return self.env.order_view(order)
 
     def dated_product(self, order_type: str, found: Any, product_id: str, date: str) -> Any:
         day = self.check_date(date)
@@ -152,5 +145,5 @@ class OtaBooking(ToolSet):
                 continue
             if day is not None and not any((p.date or "")[:10] == day for p in order.products):
                 continue
-            found.append(self.order_view(order))
+            found.append(self.env.order_view(order))
         return found

@@ -350,7 +350,7 @@ class OtaTools(OtaBooking):
     def order_detail(self, kind: str, order_id: OrderId) -> dict[str, Any] | str:
         """Get a {kind} order's details: status, booked products (id, type, date, price, quantity) and total
         price."""
-        return self.order_view(self.order_of(kind, order_id))
+        return self.env.order_view(self.order_of(kind, order_id))
 
     @tool("write", name="modify_{kind}_order", each=("train", "flight"))
     def modify_order(
@@ -389,7 +389,7 @@ class OtaTools(OtaBooking):
         else:
             message = f"Date changed to {day}; no price difference"
         self.env.touch(order)
-        return {"order": self.order_view(order), "price_difference": difference, "message": message}
+        return {"order": self.env.order_view(order), "price_difference": difference, "message": message}
 
     @tool("write", name="cancel_{kind}_order", each=KINDS)
     def cancel_order(self, kind: str, order_id: OrderId, user_id: UserId) -> dict[str, Any] | str:
