@@ -16,7 +16,7 @@ from ..official_messages import MessageKey, message
 from . import official_text as text
 from .base import ToolError
 from .clock import DATE_FORMAT, TIME_FORMAT
-from .entities import Order
+from .entities import Order, catalogue_product
 from .fuzzy import official_rank, official_score
 
 _FILE = "shared"
@@ -60,15 +60,38 @@ class OfficialTools:
     def order_repr(self, order: Order) -> str:
         return text.order_text(self.db, order)
 
-    def user_problem(self, user_id: str, checks: tuple[MessageKey, MessageKey]) -> str | None:
-        """The official answer to an empty ``user_id`` or another user's (``checks``: those two messages), or
+    def user_problem(self, user_id: str, checks: tuple[MessageKey, ...]) -> str | None:
+        """The official answer to an empty ``user_id`` or another user's (the first two of ``checks``), or
         ``None`` when it is the current user's."""
-        empty, mismatch = checks
+        empty, mismatch, *_ = checks
         if not user_id:
             return self.say(empty)
         if user_id != self.db.user_id:
             return self.say(mismatch)
         return None
+
+    # The official lookups raise ValueError: the agent reads "Error: <the message>".
+
+    def keyed(self, items: dict[str, Any], key: str, missing: MessageKey) -> Any:
+        """``items[key]``, else the official lookup's error (``missing``, saying the key)."""
+        if key not in items:
+            raise ToolError(self.say(missing, key))
+        return items[key]
+
+    def typed_order(self, order_id: str, order_type: str, missing: MessageKey, other_type: MessageKey) -> Order:
+        """The order ``order_id`` if it is of ``order_type``, else the official lookup's error."""
+        found = self.keyed(self.db.orders, order_id, missing)
+        if found.order_type != order_type:
+            raise ToolError(self.say(other_type, order_id))
+        return found
+
+    def catalogue_product(self, container: str, product_id: str, missing: MessageKey) -> Any:
+        """The product ``product_id`` of a catalogue in ``container`` (``stores``, ``shops``), else the official
+        lookup's error."""
+        product = catalogue_product(self.db, container, product_id)
+        if product is None:
+            raise ToolError(self.say(missing, product_id))
+        return product
 
 
 def distance(lon1: float, lat1: float, lon2: float, lat2: float) -> float:
