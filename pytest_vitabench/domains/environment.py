@@ -117,6 +117,16 @@ class DomainEnvironment(Environment):
                     return entity
         return None
 
+    def entity(self, container: str, entity_id: str, what: str) -> Any:
+        """The entity of ``container`` (``stores``, ``shops``) keyed ``entity_id``, or whose own id field
+        (``store_id``, ``shop_id``) it is: a few official entities are keyed otherwise. ToolError if none."""
+        key = str(entity_id).strip()
+        items = getattr(self.db, container)
+        found = items.get(key) or next((e for e in items.values() if getattr(e, f"{container[:-1]}_id") == key), None)
+        if found is None:
+            raise ToolError(f"{what} {entity_id!r} not found")
+        return found
+
     def entity_name(self, entity_id: str) -> str | None:
         entity = self.find_entity(entity_id)
         if entity is None:

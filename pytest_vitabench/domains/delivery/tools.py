@@ -33,12 +33,7 @@ class DeliveryTools(ToolSet):
     # ------------------------------------------------------------------ helpers
 
     def store(self, store_id: str) -> Store:
-        key = str(store_id).strip()
-        # A few official stores are keyed differently from their store_id; accept either.
-        found = self.db.stores.get(key) or next((s for s in self.db.stores.values() if s.store_id == key), None)
-        if found is None:
-            raise ToolError(f"Store {store_id!r} not found")
-        return found
+        return self.env.entity("stores", store_id, "Store")
 
     def find_product(self, product_id: str) -> StoreProduct:
         product = catalogue_product(self.db, "stores", product_id)

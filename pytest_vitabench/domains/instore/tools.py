@@ -46,27 +46,23 @@ class InstoreTools(ToolSet):
     # ------------------------------------------------------------------ helpers
 
     def shop(self, shop_id: str) -> Shop:
-        key = str(shop_id).strip()
-        # Accept the dict key or the shop's own shop_id (official data sometimes differs).
-        found = self.db.shops.get(key) or next((s for s in self.db.shops.values() if s.shop_id == key), None)
-        if found is None:
-            raise ToolError(f"Shop {shop_id!r} not found")
-        return found
+        return self.env.entity("shops", shop_id, "Shop")
 
     def order(self, order_id: str) -> Order:
         return self.env.get_order(order_id, ORDER_TYPE)
 
-    def reservation(self, reservation_id: str) -> ReservationInfo:
-        found = self.db.reservations.get(str(reservation_id).strip())
+    def visit_record(self, container: str, record_id: str, what: str) -> Any:
+        """The reservation or booking ``record_id`` of ``container`` (``what`` names it); ToolError if none."""
+        found = getattr(self.db, container).get(str(record_id).strip())
         if found is None:
-            raise ToolError(f"Reservation {reservation_id!r} not found")
+            raise ToolError(f"{what} {record_id!r} not found")
         return found
 
+    def reservation(self, reservation_id: str) -> ReservationInfo:
+        return self.visit_record("reservations", reservation_id, "Reservation")
+
     def book(self, book_id: str) -> BookInfo:
-        found = self.db.books.get(str(book_id).strip())
-        if found is None:
-            raise ToolError(f"Booking {book_id!r} not found")
-        return found
+        return self.visit_record("books", book_id, "Booking")
 
     def visit_view(self, item: ReservationInfo | BookInfo) -> dict[str, Any] | str:
         view = item.view()

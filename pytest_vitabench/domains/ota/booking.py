@@ -17,6 +17,8 @@ from .models import ORDER_KINDS, OtaDB
 
 ORDER_PREFIX = "OO"
 STATUSES = ("unpaid", "paid", "cancelled")
+#: The order kinds whose product carries its own date (a hotel room's night, a taxi ride).
+SELF_DATED = ("hotel", "taxi")
 
 
 class OtaBooking(ToolSet):
@@ -78,8 +80,18 @@ class OtaBooking(ToolSet):
             **extra,
         )
 
-    def create(self, order_type: str, found: Any, product: Any, quantity: int) -> dict[str, Any]:
+    def create(self, order_type: str, entity_id: str, product_id: str, user_id: str, quantity: Any,
+               date: Any = None, what: str = "product") -> dict[str, Any]:
+        """Order ``quantity`` of an entity's product for the user: the product on ``date``, or for a hotel room
+        or a taxi ride the product itself, which carries its date (``what`` names it to the agent)."""
         env = self.env
+        env.check_user(user_id)
+        found = self.entity(order_type, entity_id)
+        if order_type in SELF_DATED:
+            product = self.undated_product(order_type, found, product_id, what)
+        else:
+            product = self.dated_product(order_type, found, product_id, date)
+        quantity = self.check_quantity(quantity)
         self.take(product, quantity)
         now = env.now_text()
         order = Order(
