@@ -13,7 +13,7 @@ from __future__ import annotations
 import inspect
 import types
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property, partial
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Union, get_args, get_origin
 
@@ -28,19 +28,15 @@ _JSON_TYPES: dict[Any, str] = {str: "string", int: "integer", float: "number", b
 FAMILY_PARAMETER = "kind"
 
 
-@dataclass(frozen=True)
 class Arg:
     """A tool parameter's description, and extra JSON-schema keys the agent is shown (``enum``, ``minimum``).
 
     Extra keys are documentation for the model: only the JSON type is checked (see ``arguments.py``).
     """
 
-    description: str
-    extra: dict[str, Any] = field(default_factory=dict)
-
     def __init__(self, description: str, **extra: Any) -> None:
-        object.__setattr__(self, "description", description)
-        object.__setattr__(self, "extra", extra)
+        self.description = description
+        self.extra = extra
 
 
 @dataclass(frozen=True)
