@@ -8,7 +8,6 @@ ones read a hand-written table of 2023-2025, ours the ``holidays`` package for a
 from __future__ import annotations
 
 import json
-import math
 from datetime import datetime
 from typing import Any
 
@@ -18,6 +17,7 @@ from .base import ToolError
 from .clock import DATE_FORMAT, TIME_FORMAT
 from .entities import Order, catalogue_product
 from .fuzzy import official_rank, official_score
+from .geo import haversine_m
 
 _FILE = "shared"
 BAD_START = message(_FILE, "weather", "date_start")
@@ -94,13 +94,12 @@ class OfficialTools:
         return product
 
 
-def distance(lon1: float, lat1: float, lon2: float, lat2: float) -> float:
-    """The official great-circle distance in metres, rounded to a whole number (a float)."""
+def distance(lon1: Any, lat1: Any, lon2: Any, lat2: Any) -> float:
+    """The official great-circle distance in metres: ours, after the official check for equal points, which
+    answers 0 before any arithmetic (so also for two equal strings)."""
     if lon1 == lon2 and lat1 == lat2:
         return 0.0
-    p1, p2 = math.radians(lat1), math.radians(lat2)
-    a = math.sin((p2 - p1) / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(math.radians(lon2 - lon1) / 2) ** 2
-    return float(round(6371000 * 2 * math.asin(math.sqrt(a)), 0))
+    return haversine_m(lon1, lat1, lon2, lat2)
 
 
 class OfficialShared(OfficialTools):
