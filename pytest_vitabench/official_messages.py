@@ -20,42 +20,20 @@ TOOL_FILES = {**{domain: f"domains/{domain}/tools.py" for domain in DOMAINS}, "s
 
 
 @dataclass(frozen=True)
-class _Field:
-    source: str
-    conversion: int
-    spec: str
-
-
-@dataclass(frozen=True)
 class Message:
-    """One official message: literal parts around formatted fields.
+    """One official message as a :meth:`str.format` template: each formatted field numbered in source order,
+    with its conversion and spec (``{0!r:>3}``), literal braces doubled.
 
     Attributes:
-        parts: The literal texts, one more than there are fields (the first before the first field).
-        fields: The formatted expressions, as the official source writes them.
+        placeholders: The formatted expressions, as the official source writes them.
     """
 
-    parts: tuple[str, ...]
-    fields: tuple[_Field, ...]
-
-    @property
-    def placeholders(self) -> tuple[str, ...]:
-        return tuple(f.source for f in self.fields)
+    template: str
+    placeholders: tuple[str, ...]
 
     def render(self, values: Mapping[str, Any]) -> str:
         """The message with each field's value formatted as the f-string would (conversion, then spec)."""
-        out = [self.parts[0]]
-        for field, part in zip(self.fields, self.parts[1:], strict=True):
-            value = values[field.source]
-            if field.conversion == ord("r"):
-                value = repr(value)
-            elif field.conversion == ord("s"):
-                value = str(value)
-            elif field.conversion == ord("a"):
-                value = ascii(value)
-            out.append(format(value, field.spec))
-            out.append(part)
-        return "".join(out)
+        return self.template.format(*(values[p] for p in self.placeholders))
 
 
 @dataclass(frozen=True)
@@ -148,20 +126,24 @@ def _branches(node: ast.expr) -> list[ast.expr]:
 
 def _message(node: ast.expr) -> Message | None:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return Message((node.value,), ())
+        return Message(_literal(node.value), ())
     if not isinstance(node, ast.JoinedStr):
         return None
-    parts, fields, current = [], [], ""
+    template = ""
+    placeholders: list[str] = []
     for value in node.values:
         if isinstance(value, ast.Constant) and isinstance(value.value, str):
-            current += value.value
+            template += _literal(value.value)
         elif isinstance(value, ast.FormattedValue):
             spec = value.format_spec
             if spec is not None and not all(isinstance(v, ast.Constant) for v in spec.values):  # type: ignore[attr-defined]
                 return None  # a computed format spec: not a fixed template
             spec_text = "".join(str(v.value) for v in spec.values) if spec is not None else ""  # type: ignore[attr-defined]
-            parts.append(current)
-            current = ""
-            fields.append(_Field(ast.unparse(value.value), value.conversion, spec_text))
-    parts.append(current)
-    return Message(tuple(parts), tuple(fields))
+            conversion = f"!{chr(value.conversion)}" if value.conversion != -1 else ""
+            template += f"{{{len(placeholders)}{conversion}{':' + spec_text if spec_text else ''}}}"
+            placeholders.append(ast.unparse(value.value))
+    return Message(template, tuple(placeholders))
+
+
+def _literal(text: str) -> str:
+    return text.replace("{", "{{").replace("}", "}}")

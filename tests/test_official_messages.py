@@ -46,9 +46,9 @@ def _say(source: OfficialSource, *placeholders: str, nth: int = 0, values: tuple
 
 def test_each_asserted_raised_or_returned_string_is_a_message_in_source_order(source):
     path = source.package_dir / "domains" / "delivery" / "tools.py"
-    shapes = [(m.placeholders, m.parts[0]) for m in function_messages(source.function(path, "book"))]
-    assert shapes == [((), "pick a seat first"), (("order.order_id", "order.status"), "order "),
-                      (("rows[0]", "type(seat)"), ""), ((), "booked"), ((), "closed")]
+    shapes = [(m.placeholders, m.template) for m in function_messages(source.function(path, "book"))]
+    assert shapes == [((), "pick a seat first"), (("order.order_id", "order.status"), "order {0} is {1!r}"),
+                      (("rows[0]", "type(seat)"), "{0:>3} rows, {1} seat"), ((), "booked"), ((), "closed")]
     assert not (path.parent / "EXECUTED").exists()  # parsed, never run
 
 

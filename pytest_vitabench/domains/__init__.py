@@ -7,14 +7,12 @@ subtask (``"delivery,ota"``) gets one environment over one merged database offer
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
-from functools import partial
 from typing import Any
 
 from ..official_messages import DECLARED, MessageKey, ToolMessages
 from ..official_source import OfficialSource
 from .base import Environment
-from .entities import Order, load_db
+from .entities import load_db
 from .environment import DomainEnvironment
 from .shared_tools import SharedTools
 from .spec import DomainSpec
@@ -125,8 +123,8 @@ def build_environment(
     names = split_domains(domain)
     specs = [domain_spec(name) for name in names]
     db = load_db(_db_model(names), environment, user_id=user_id, time=time or None)
-    env_class = specs[0].environment if len(specs) == 1 else DomainEnvironment
-    env = env_class(domain=",".join(names), time=db.time, user_id=db.user_id, db=db, seed=seed, language=language)
+    env = DomainEnvironment(domain=",".join(names), time=db.time, user_id=db.user_id, db=db, seed=seed,
+                            language=language)
     if checks is not None:
         env.checks = frozenset(checks)
     env.search_style = search_style
@@ -138,16 +136,11 @@ def build_environment(
     env.add_tools(SharedTools(env).tools())
     for spec in specs:
         env.add_tools(spec.tools(env).tools())
-        if len(specs) > 1 and spec.order_view is not None:
-            # A merged environment shows each domain's orders that domain's way.
-            for order_type in spec.order_types:
-                env.order_views[order_type] = partial(_foreign_view, spec.order_view, env)
+        if spec.order_view is not None:
+            # A domain's own environment shows every order its way; a merged one only the domain's orders.
+            for order_type in spec.order_types if len(specs) > 1 else (None,):
+                env.order_views[order_type] = spec.order_view
     return env
-
-
-def _foreign_view(view: Callable[[Any, Order], dict[str, Any]], env: DomainEnvironment, order: Order
-                  ) -> dict[str, Any]:
-    return view(env.db, order)
 
 
 def tool_names(domain: str) -> list[str]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import inspect
 import types
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property, partial
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Union, get_args, get_origin
 
@@ -28,19 +28,15 @@ _JSON_TYPES: dict[Any, str] = {str: "string", int: "integer", float: "number", b
 FAMILY_PARAMETER = "kind"
 
 
-@dataclass(frozen=True)
 class Arg:
     """A tool parameter's description, and extra JSON-schema keys the agent is shown (``enum``, ``minimum``).
 
     Extra keys are documentation for the model: only the JSON type is checked (see ``arguments.py``).
     """
 
-    description: str
-    extra: dict[str, Any] = field(default_factory=dict)
-
     def __init__(self, description: str, **extra: Any) -> None:
-        object.__setattr__(self, "description", description)
-        object.__setattr__(self, "extra", extra)
+        self.description = description
+        self.extra = extra
 
 
 @dataclass(frozen=True)
@@ -88,7 +84,8 @@ class ToolSet:
     """A group of tools bound to one environment; subclass it and declare methods with :func:`tool`.
 
     Attributes:
-        env: The environment the tools act on (one episode's own database).
+        env: The environment the tools act on.
+        db: Its database (one episode's own); a subclass declares the type of its domain's.
         official_tools: The class of the official tools' behaviour (built over the environment), if any.
         official_class: The official harness's class whose methods these tools are: a call whose arguments do not
             fit is refused in Python's words, naming ``official_class.tool``.
@@ -98,8 +95,11 @@ class ToolSet:
     official_tools: ClassVar[type | None] = None
     official_class: ClassVar[str | None] = None
 
+    db: Any
+
     def __init__(self, env: DomainEnvironment) -> None:
         self.env = env
+        self.db = env.db
 
     @cached_property
     def official(self) -> Any:

@@ -9,6 +9,7 @@ never reach the agent.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar, TypeVar
 
@@ -17,7 +18,6 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator,
 from ..vocabulary import is_hidden
 from .base import ToolError
 from .clock import parse_time
-from .json_copy import copy_json
 
 
 def as_list(value: Any) -> Any:
@@ -172,6 +172,23 @@ class DomainDB(BaseModel):
 
 
 DB = TypeVar("DB", bound=DomainDB)
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def copy_json(value: Any) -> Any:
+    """A deep copy of parsed JSON (write tools mutate an episode's copy of its subtask's environment).
+
+    Dicts, lists and immutable scalars are all a JSON parser makes, so the copy needs neither
+    ``copy.deepcopy``'s memo nor its per-type dispatch; anything else (a model, a set) is handed to it.
+    """
+    kind = type(value)
+    if kind is dict:
+        return {key: copy_json(item) for key, item in value.items()}
+    if kind is list:
+        return [copy_json(item) for item in value]
+    if kind in _SCALARS:
+        return value
+    return copy.deepcopy(value)
 
 
 def load_db(

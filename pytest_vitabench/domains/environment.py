@@ -37,8 +37,9 @@ class DomainEnvironment(Environment):
     seed: int = 0
     language: str = "en"
     initial_ids: set[str] = field(default_factory=set)
-    #: Per order type, a domain-specific order view (used by merged multi-domain environments).
-    order_views: dict[str, Callable[[Order], dict[str, Any]]] = field(default_factory=dict)
+    #: Per order type, how a domain shows its own orders (``view(db, order)``); the key ``None`` stands for
+    #: every order type (a single-domain environment whose domain shows all orders its way).
+    order_views: dict[str | None, Callable[[Any, Order], dict[str, Any]]] = field(default_factory=dict)
     _counter: int = 0
 
     def __post_init__(self) -> None:
@@ -69,12 +70,24 @@ class DomainEnvironment(Environment):
             record.status = status
         record.update_time = self.now_text()
 
-    def pay(self, record: Any, what: str, key: str, record_id: str) -> dict[str, Any]:
+    def pay(self, record: Any, what: str, key: str) -> dict[str, Any]:
         """Pay an unpaid order or booking (``what`` names it to the agent, ``key`` is its id field)."""
         if record.status != "unpaid":
-            raise ToolError(f"{what} {record_id} cannot be paid: its status is {record.status!r}, not 'unpaid'")
+            raise ToolError(f"{what} {getattr(record, key)} cannot be paid: its status is {record.status!r}, "
+                            "not 'unpaid'")
         self.touch(record, "paid")
-        return {key: record_id, "status": record.status, "message": "Payment successful"}
+        return {key: getattr(record, key), "status": record.status, "message": "Payment successful"}
+
+    def cancel(self, record: Any, what: str, key: str, final: tuple[str, ...]) -> dict[str, Any]:
+        """Cancel an order, booking or reservation (named as for :meth:`pay`) that is not finished.
+
+        The official tools refuse only to cancel a cancelled record; refusing one in another ``final`` status
+        is our ``finished_orders`` check.
+        """
+        if record.status in final and (record.status == "cancelled" or self.checking("finished_orders")):
+            raise ToolError(f"{what} {getattr(record, key)} cannot be cancelled: its status is {record.status!r}")
+        self.touch(record, "cancelled")
+        return {key: getattr(record, key), "status": record.status, "message": f"{what} cancelled"}
 
     def check_user(self, user_id: str) -> None:
         """Refuse (as a counted error) a user id other than the environment's."""
@@ -103,6 +116,16 @@ class DomainEnvironment(Environment):
                 if getattr(entity, f"{name[:-1]}_id", None) == entity_id:
                     return entity
         return None
+
+    def entity(self, container: str, entity_id: str, what: str) -> Any:
+        """The entity of ``container`` (``stores``, ``shops``) keyed ``entity_id``, or whose own id field
+        (``store_id``, ``shop_id``) it is: a few official entities are keyed otherwise. ToolError if none."""
+        key = str(entity_id).strip()
+        items = getattr(self.db, container)
+        found = items.get(key) or next((e for e in items.values() if getattr(e, f"{container[:-1]}_id") == key), None)
+        if found is None:
+            raise ToolError(f"{what} {entity_id!r} not found")
+        return found
 
     def entity_name(self, entity_id: str) -> str | None:
         entity = self.find_entity(entity_id)
@@ -149,9 +172,9 @@ class DomainEnvironment(Environment):
 
     def order_view(self, order: Order) -> dict[str, Any]:
         """What the agent sees of an order: visible fields plus the store/shop/hotel name."""
-        special = self.order_views.get(order.order_type)
+        special = self.order_views.get(order.order_type) or self.order_views.get(None)
         if special is not None:
-            return special(order)
+            return special(self.db, order)
         view = order.view()
         name = self.entity_name(order.store_id)
         if name:

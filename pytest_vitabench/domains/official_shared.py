@@ -8,7 +8,6 @@ ones read a hand-written table of 2023-2025, ours the ``holidays`` package for a
 from __future__ import annotations
 
 import json
-import math
 from datetime import datetime
 from typing import Any
 
@@ -16,8 +15,9 @@ from ..official_messages import MessageKey, message
 from . import official_text as text
 from .base import ToolError
 from .clock import DATE_FORMAT, TIME_FORMAT
-from .entities import Order
+from .entities import Order, catalogue_product
 from .fuzzy import official_rank, official_score
+from .geo import haversine_m
 
 _FILE = "shared"
 BAD_START = message(_FILE, "weather", "date_start")
@@ -52,10 +52,7 @@ class OfficialTools:
 
     def __init__(self, env: Any) -> None:
         self.env = env
-
-    @property
-    def db(self) -> Any:
-        return self.env.db
+        self.db = env.db
 
     def say(self, key: MessageKey, *values: Any) -> str:
         return self.env.say(key, *values)
@@ -63,24 +60,46 @@ class OfficialTools:
     def order_repr(self, order: Order) -> str:
         return text.order_text(self.db, order)
 
-    def user_problem(self, user_id: str, checks: tuple[MessageKey, MessageKey]) -> str | None:
-        """The official answer to an empty ``user_id`` or another user's (``checks``: those two messages), or
+    def user_problem(self, user_id: str, checks: tuple[MessageKey, ...]) -> str | None:
+        """The official answer to an empty ``user_id`` or another user's (the first two of ``checks``), or
         ``None`` when it is the current user's."""
-        empty, mismatch = checks
+        empty, mismatch, *_ = checks
         if not user_id:
             return self.say(empty)
         if user_id != self.db.user_id:
             return self.say(mismatch)
         return None
 
+    # The official lookups raise ValueError: the agent reads "Error: <the message>".
 
-def distance(lon1: float, lat1: float, lon2: float, lat2: float) -> float:
-    """The official great-circle distance in metres, rounded to a whole number (a float)."""
+    def keyed(self, items: dict[str, Any], key: str, missing: MessageKey) -> Any:
+        """``items[key]``, else the official lookup's error (``missing``, saying the key)."""
+        if key not in items:
+            raise ToolError(self.say(missing, key))
+        return items[key]
+
+    def typed_order(self, order_id: str, order_type: str, missing: MessageKey, other_type: MessageKey) -> Order:
+        """The order ``order_id`` if it is of ``order_type``, else the official lookup's error."""
+        found = self.keyed(self.db.orders, order_id, missing)
+        if found.order_type != order_type:
+            raise ToolError(self.say(other_type, order_id))
+        return found
+
+    def catalogue_product(self, container: str, product_id: str, missing: MessageKey) -> Any:
+        """The product ``product_id`` of a catalogue in ``container`` (``stores``, ``shops``), else the official
+        lookup's error."""
+        product = catalogue_product(self.db, container, product_id)
+        if product is None:
+            raise ToolError(self.say(missing, product_id))
+        return product
+
+
+def distance(lon1: Any, lat1: Any, lon2: Any, lat2: Any) -> float:
+    """The official great-circle distance in metres: ours, after the official check for equal points, which
+    answers 0 before any arithmetic (so also for two equal strings)."""
     if lon1 == lon2 and lat1 == lat2:
         return 0.0
-    p1, p2 = math.radians(lat1), math.radians(lat2)
-    a = math.sin((p2 - p1) / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(math.radians(lon2 - lon1) / 2) ** 2
-    return float(round(6371000 * 2 * math.asin(math.sqrt(a)), 0))
+    return haversine_m(lon1, lat1, lon2, lat2)
 
 
 class OfficialShared(OfficialTools):

@@ -50,26 +50,22 @@ ORDER_ID_LABEL = {"delivery": "store_id", "instore": "shop_id", "hotel": "hotel_
                   "flight": "flight_id", "train": "train_id"}
 
 
-def order_str(order: Order) -> str:
-    """An order as in lists (the official form ends with ``", "`` and no closing parenthesis)."""
-    return (f"Order(order_id:{order.order_id}, order_type:{order.order_type}, user_id:{order.user_id}, "
-            f"{ORDER_ID_LABEL.get(order.order_type, 'store_id')}:{order.store_id}, "
-            f"total_price:{number(order.total_price)}, create_time:{order.create_time}, "
-            f"update_time:{order.update_time}, status:{order.status}, ")
-
-
-def order_repr(order: Order, products: str) -> str:
-    """An order with its products (``products``: the official text of the product list)."""
-    head = (f"Order(order_id:{order.order_id}, order_type:{order.order_type}, user_id:{order.user_id}, "
+def order_str(order: Order, products: str | None = None) -> str:
+    """An order with its products (``products``: the official text of its product list), or without them as in
+    lists: then the delivery fields are left out too, and the official form ends with ``", "`` and no closing
+    parenthesis."""
+    text = (f"Order(order_id:{order.order_id}, order_type:{order.order_type}, user_id:{order.user_id}, "
             f"{ORDER_ID_LABEL.get(order.order_type, 'store_id')}:{order.store_id}, ")
-    if order.order_type == "delivery":
-        head += (f"dispatch_time:{order.dispatch_time}, shipping_time:{_shipping(order)}, "
+    delivery = products is not None and order.order_type == "delivery"
+    if delivery:
+        text += (f"dispatch_time:{order.dispatch_time}, shipping_time:{_shipping(order)}, "
                  f"delivery_time:{order.delivery_time}, ")
-    tail = (f"total_price:{number(order.total_price)}, create_time:{order.create_time}, "
-            f"update_time:{order.update_time}, ")
-    if order.order_type == "delivery":
-        tail += f"note:{order.note}, "
-    return f"{head}{tail}status:{order.status}, products:{products})"
+    text += (f"total_price:{number(order.total_price)}, create_time:{order.create_time}, "
+             f"update_time:{order.update_time}, ")
+    if delivery:
+        text += f"note:{order.note}, "
+    text += f"status:{order.status}, "
+    return text if products is None else f"{text}products:{products})"
 
 
 def _shipping(order: Order) -> str:
@@ -127,7 +123,7 @@ def order_text(db: Any, order: Order) -> str:
     them, a created one's as catalogue products carrying the ordered quantity (and attributes)."""
     raw = raw_products(order)
     if raw is not None:
-        return order_repr(order, raw)
+        return order_str(order, raw)
     lines = []
     for line in order.products:
         if order.order_type == "delivery" and (p := catalogue_product(db, "stores", line.product_id)) is not None:
@@ -138,7 +134,7 @@ def order_text(db: Any, order: Order) -> str:
             lines.append(ota_product_repr(order.order_type, line))
         else:
             lines.append(repr(line.view()))
-    return order_repr(order, "[" + ", ".join(lines) + "]")
+    return order_str(order, "[" + ", ".join(lines) + "]")
 
 
 # ---- travel entities (their locations print as pydantic prints a model: field=repr(value) ...)

@@ -16,8 +16,6 @@ from .public_holidays import holiday_dates, holidays_on
 
 UserId = Annotated[str, Arg("The user's ID (as given in the user profile), e.g. 'U000001'.")]
 OrderId = Annotated[str, Arg("The order ID returned when the order was created, e.g. 'OT1A2B3C4D5E'.")]
-Longitude = Annotated[float, Arg("Longitude of the centre point.")]
-Latitude = Annotated[float, Arg("Latitude of the centre point.")]
 #: Minimum fuzzy score for a city to answer a weather question about an address.
 WEATHER_CITY_MATCH = 50
 
@@ -108,8 +106,8 @@ class SharedTools(ToolSet):
     @tool("read")
     def get_nearby(
         self,
-        longitude: Longitude,
-        latitude: Latitude,
+        longitude: Annotated[float, Arg("Longitude of the centre point.")],
+        latitude: Annotated[float, Arg("Latitude of the centre point.")],
         range: Annotated[float, Arg("Search radius in metres.")],  # noqa: A002 - the official name
     ) -> Any:
         """List places (stores, shops, hotels, attractions, stations, airports) within a radius of a point,
@@ -123,6 +121,3 @@ class SharedTools(ToolSet):
                     found.append({"kind": container[:-1], "distance_m": min(dists), **entity.summary()})
         found.sort(key=lambda r: r["distance_m"])
         return found or f"Nothing found within {range} metres"
-
-
-SHARED_TOOL_NAMES = SharedTools.tool_names()

@@ -8,7 +8,6 @@ from typing import Any
 
 from .declare import ToolSet
 from .entities import DomainDB, Order
-from .environment import DomainEnvironment
 
 
 @dataclass(frozen=True)
@@ -19,16 +18,14 @@ class DomainSpec:
         name: The domain's name in suites (``delivery``, ``instore``, ``ota``).
         db: Its database model (a :class:`DomainDB`); merged environments subclass several.
         tools: Its tool set (the 7 shared tools come on top).
-        environment: The environment class of a single-domain subtask.
-        order_view: How the agent sees the domain's own orders (``order_view(db, order)``), when it
-            differs from the generic view; a merged environment uses it for ``order_types``.
+        order_view: How the agent sees the domain's orders (``order_view(db, order)``), when it differs from
+            the generic view: every order of a single-domain subtask, the ``order_types`` of a merged one.
         order_types: The order types the domain owns.
     """
 
     name: str
     db: type[DomainDB]
     tools: type[ToolSet]
-    environment: type[DomainEnvironment] = DomainEnvironment
     order_view: Callable[[Any, Order], dict[str, Any]] | None = None
     order_types: tuple[str, ...] = ()
     _merged: dict[tuple[str, ...], type[DomainDB]] = field(default_factory=dict, init=False, repr=False,

@@ -10,7 +10,8 @@ from typing import Any
 import pydantic
 import pytest
 
-from pytest_vitabench.domains import build_environment, ota, validate_environment
+from pytest_vitabench.domains import build_environment, validate_environment
+from pytest_vitabench.domains.environment import DomainEnvironment
 
 NOW = "2025-04-01 09:00:00"
 USER = "U000001"
@@ -367,13 +368,13 @@ def environment() -> dict[str, Any]:
     }
 
 
-def make(seed: int = 7, env_dict: dict[str, Any] | None = None) -> ota.OtaEnvironment:
+def make(seed: int = 7, env_dict: dict[str, Any] | None = None) -> DomainEnvironment:
     env = build_environment("ota", env_dict or environment(), user_id=USER, time=NOW, seed=seed)
-    assert isinstance(env, ota.OtaEnvironment)
+    assert isinstance(env, DomainEnvironment)
     return env
 
 
-def ok(env: ota.OtaEnvironment, name: str, **args: Any) -> Any:
+def ok(env: DomainEnvironment, name: str, **args: Any) -> Any:
     result = env.call(name, args)
     assert not result.error, result.content
     try:
@@ -382,21 +383,21 @@ def ok(env: ota.OtaEnvironment, name: str, **args: Any) -> Any:
         return result.content
 
 
-def refused(env: ota.OtaEnvironment, name: str, **args: Any) -> str:
+def refused(env: DomainEnvironment, name: str, **args: Any) -> str:
     result = env.call(name, args)
     assert result.error, result.content
     return result.content
 
 
 @pytest.fixture
-def env() -> ota.OtaEnvironment:
+def env() -> DomainEnvironment:
     return make()
 
 
 # ----------------------------------------------------------------------------------------- build + schema
 
 
-def test_build_has_the_44_official_tools_with_described_arguments(env: ota.OtaEnvironment) -> None:
+def test_build_has_the_44_official_tools_with_described_arguments(env: DomainEnvironment) -> None:
     assert len(env.tools) == 44
     assert OTA_TOOLS <= set(env.tools)
     assert env.domain == "ota" and env.time == NOW and env.user_id == USER
@@ -433,7 +434,7 @@ def test_build_deep_copies_and_time_overrides() -> None:
 # ----------------------------------------------------------------------------------------- info + search
 
 
-def test_info_tools(env: ota.OtaEnvironment) -> None:
+def test_info_tools(env: DomainEnvironment) -> None:
     hotel = ok(env, "get_ota_hotel_info", hotel_id="H1")
     assert hotel["hotel_name"] == "Sheraton Hangzhou West Lake"
     assert [p["product_id"] for p in hotel["products"]] == ["R1A", "R1B", "R1C", "R1OLD"]
@@ -453,7 +454,7 @@ def test_info_tools(env: ota.OtaEnvironment) -> None:
     assert "not found" in refused(env, "get_taxi_info", taxi_id="X9")
 
 
-def test_hotel_search_filters_by_city_and_ranks_by_key_words(env: ota.OtaEnvironment) -> None:
+def test_hotel_search_filters_by_city_and_ranks_by_key_words(env: DomainEnvironment) -> None:
     hits = ok(env, "hotel_search_recommand", city_name="Hangzhou", key_words=["Sheraton"])
     assert [h["hotel_id"] for h in hits] == ["H1", "H2"]
     assert "products" not in hits[0]
@@ -464,13 +465,13 @@ def test_hotel_search_filters_by_city_and_ranks_by_key_words(env: ota.OtaEnviron
     assert empty["results"] == [] and "No hotel" in empty["message"]
 
 
-def test_attraction_search(env: ota.OtaEnvironment) -> None:
+def test_attraction_search(env: DomainEnvironment) -> None:
     hits = ok(env, "attractions_search_recommend", city_name="Hangzhou", key_words=["tea museum"])
     assert [a["attraction_id"] for a in hits] == ["A2", "A1"]
     assert ok(env, "attractions_search_recommend", city_name="Xi'an", key_words=["temple"])["results"] == []
 
 
-def test_flight_and_train_search(env: ota.OtaEnvironment) -> None:
+def test_flight_and_train_search(env: DomainEnvironment) -> None:
     flights = ok(env, "flight_search_recommend", departure="Beijing", destination="Hangzhou")
     assert [f["flight_id"] for f in flights] == ["F1"]
     assert len(flights[0]["products"]) == 4  # every date: the official search has no date filter
@@ -489,7 +490,7 @@ def test_flight_and_train_search(env: ota.OtaEnvironment) -> None:
     )
 
 
-def test_taxi_search_matches_or_says_nothing_found(env: ota.OtaEnvironment) -> None:
+def test_taxi_search_matches_or_says_nothing_found(env: DomainEnvironment) -> None:
     hits = ok(
         env,
         "taxi_search",
@@ -507,7 +508,7 @@ def test_taxi_search_matches_or_says_nothing_found(env: ota.OtaEnvironment) -> N
 # ----------------------------------------------------------------------------------------- orders
 
 
-def test_hotel_order_lifecycle(env: ota.OtaEnvironment) -> None:
+def test_hotel_order_lifecycle(env: DomainEnvironment) -> None:
     order = ok(env, "create_hotel_order", hotel_id="H1", room_id="R1A", user_id=USER)
     assert order["status"] == "unpaid" and order["hotel_name"] == "Sheraton Hangzhou West Lake"
     assert order["total_price"] == 680.0
@@ -536,7 +537,7 @@ def test_hotel_order_lifecycle(env: ota.OtaEnvironment) -> None:
     assert [o["order_id"] for o in ok(env, "search_hotel_order", user_id=USER, status="cancelled")] == [oid]
 
 
-def test_hotel_order_refusals(env: ota.OtaEnvironment) -> None:
+def test_hotel_order_refusals(env: DomainEnvironment) -> None:
     before = dict(env.db.orders)
     # Official bug: an unknown room produced an empty zero-priced order.
     assert "no room" in refused(env, "create_hotel_order", hotel_id="H1", room_id="R2A", user_id=USER)
@@ -563,7 +564,7 @@ def test_search_hotel_order_without_orders_is_an_empty_list() -> None:
     assert "Unknown status" in refused(env, "search_hotel_order", user_id=USER, status="done")
 
 
-def test_attraction_order(env: ota.OtaEnvironment) -> None:
+def test_attraction_order(env: DomainEnvironment) -> None:
     order = ok(
         env,
         "create_attraction_order",
@@ -621,7 +622,7 @@ def test_attraction_order(env: ota.OtaEnvironment) -> None:
     assert ok(env, "get_attraction_order_detail", order_id=oid)["attraction_name"] == "Lingyin Temple"
 
 
-def test_flight_order_pay_and_modify(env: ota.OtaEnvironment) -> None:
+def test_flight_order_pay_and_modify(env: DomainEnvironment) -> None:
     order = ok(
         env, "create_flight_order", flight_id="F1", seat_id="S1", user_id=USER, date="2025-04-03", quantity=2
     )
@@ -655,7 +656,7 @@ def test_flight_order_pay_and_modify(env: ota.OtaEnvironment) -> None:
     )
 
 
-def test_train_order_and_wrong_type_ids(env: ota.OtaEnvironment) -> None:
+def test_train_order_and_wrong_type_ids(env: DomainEnvironment) -> None:
     order = ok(
         env, "create_train_order", train_id="T1", seat_id="TS1", user_id=USER, date="2025-04-03", quantity=1
     )
@@ -676,7 +677,7 @@ def test_train_order_and_wrong_type_ids(env: ota.OtaEnvironment) -> None:
     assert ok(env, "cancel_train_order", order_id=oid, user_id=USER)["refund"] == 0.0
 
 
-def test_taxi_orders_work_end_to_end(env: ota.OtaEnvironment) -> None:
+def test_taxi_orders_work_end_to_end(env: DomainEnvironment) -> None:
     # Official bug: create_taxi_order always failed with "Unsupported scenario type: taxi".
     order = ok(env, "create_taxi_order", taxi_id="X1", product_id="XP1", user_id=USER)
     oid = order["order_id"]
@@ -696,7 +697,7 @@ def test_taxi_orders_work_end_to_end(env: ota.OtaEnvironment) -> None:
     )
 
 
-def test_records_are_flat_views_with_new_flag(env: ota.OtaEnvironment) -> None:
+def test_records_are_flat_views_with_new_flag(env: DomainEnvironment) -> None:
     ok(env, "create_hotel_order", hotel_id="H1", room_id="R1B", user_id=USER)
     ok(env, "create_flight_order", flight_id="F1", seat_id="S1", user_id=USER, date="2025-04-03", quantity=2)
     ok(env, "create_taxi_order", taxi_id="X1", product_id="XP1", user_id=USER)
@@ -726,7 +727,7 @@ def test_order_ids_are_deterministic_per_seed() -> None:
     assert len(set(first)) == 2 and all(i.startswith("OO") for i in first)
 
 
-def test_no_hidden_marker_reaches_any_output_or_schema(env: ota.OtaEnvironment) -> None:
+def test_no_hidden_marker_reaches_any_output_or_schema(env: DomainEnvironment) -> None:
     calls: list[tuple[str, dict[str, Any]]] = [
         ("get_ota_hotel_info", {"hotel_id": "H1"}),
         ("get_ota_hotel_info", {"hotel_id": "H2"}),

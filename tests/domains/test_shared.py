@@ -20,7 +20,7 @@ from pytest_vitabench.domains.fuzzy import fuzzy_rank
 from pytest_vitabench.domains.geo import haversine_m
 from pytest_vitabench.domains.public_holidays import holiday_dates
 from pytest_vitabench.domains.records import order_record
-from pytest_vitabench.domains.shared_tools import SHARED_TOOL_NAMES
+from pytest_vitabench.domains.shared_tools import SharedTools
 from pytest_vitabench.suite.checks import RECORD_FIELDS
 
 NOW = "2025-06-21 11:20:00"
@@ -203,7 +203,7 @@ def test_registry_domains_and_tool_union():
         split_domains("flights")
     both = tool_names("delivery,instore")
     assert len(both) == len(set(both)) == 19 + 16
-    assert set(SHARED_TOOL_NAMES) <= set(both)
+    assert set(SharedTools.tool_names()) <= set(both)
 
 
 def test_combined_environment_shares_orders():

@@ -15,7 +15,7 @@ from ...official_messages import message
 from .. import official_text as text
 from ..base import ToolError
 from ..clock import TIME_FORMAT
-from ..entities import Order, OrderProduct, catalogue_product
+from ..entities import Order, OrderProduct
 from ..geo import distance_m
 from ..official_shared import NO_COORDINATES, OfficialTools, valid_time
 from .models import Store, StoreProduct, shipping_minutes
@@ -47,37 +47,22 @@ NO_ORDER_ID = message(_FILE, "get_delivery_order_detail")
 class OfficialDelivery(OfficialTools):
     """The official behaviour of each delivery tool, over our environment and database."""
 
-    # ---- lookups (the official ones raise ValueError: the agent reads "Error: ...")
-
-    def store(self, store_id: str) -> Store:
-        if store_id not in self.db.stores:
-            raise ToolError(self.env.say(STORE_NOT_FOUND, store_id))
-        return self.db.stores[store_id]
-
     def product(self, product_id: str) -> StoreProduct:
-        product = catalogue_product(self.db, "stores", product_id)
-        if product is None:
-            raise ToolError(self.env.say(PRODUCT_NOT_FOUND, product_id))
-        return product
+        return self.catalogue_product("stores", product_id, PRODUCT_NOT_FOUND)
 
     def order(self, order_id: str) -> Order:
-        if order_id not in self.db.orders:
-            raise ToolError(self.env.say(ORDER_NOT_FOUND, order_id))
-        found = self.db.orders[order_id]
-        if found.order_type != "delivery":
-            raise ToolError(self.env.say(NOT_A_DELIVERY_ORDER, order_id))
-        return found
+        return self.typed_order(order_id, "delivery", ORDER_NOT_FOUND, NOT_A_DELIVERY_ORDER)
 
     # ---- the tools
 
     def delivery_distance_to_time(self, distance: Any) -> str:
         if isinstance(distance, bool) or not isinstance(distance, (int, float)):
-            return self.env.say(DISTANCE_TYPE, type(distance))
+            return self.say(DISTANCE_TYPE, type(distance))
         # The official environment turns a number into its text, then encodes that text as JSON: '"33.0"'.
         return text.json_number(float(shipping_minutes(distance)))
 
     def get_delivery_store_info(self, store_id: str) -> str:
-        return text.store_repr(self.store(store_id))
+        return text.store_repr(self.keyed(self.db.stores, store_id, STORE_NOT_FOUND))
 
     def get_delivery_product_info(self, product_id: str) -> str:
         return text.store_product_repr(self.product(product_id))
@@ -92,8 +77,7 @@ class OfficialDelivery(OfficialTools):
                               address: str, dispatch_time: str, attributes: list[str] | None,
                               note: str | None) -> str:
         env = self.env
-        problem = self.user_problem(user_id, (NO_USER_ID, WRONG_USER))
-        if problem:
+        if problem := self.user_problem(user_id, (NO_USER_ID, WRONG_USER)):
             return problem
         if store_id not in self.db.stores:
             return env.say(NO_STORE, store_id)
@@ -134,9 +118,9 @@ class OfficialDelivery(OfficialTools):
     def pay_delivery_order(self, order_id: str) -> str:
         target = self.order(order_id)
         if target.status != "unpaid":
-            return self.env.say(NOT_UNPAID)
+            return self.say(NOT_UNPAID)
         target.status = "paid"
-        return self.env.say(PAID)
+        return self.say(PAID)
 
     def get_delivery_order_status(self, order_id: str) -> str:
         return self.order(order_id).status
@@ -144,24 +128,23 @@ class OfficialDelivery(OfficialTools):
     def cancel_delivery_order(self, order_id: str) -> str:
         target = self.order(order_id)
         if target.status == "cancelled":
-            return self.env.say(ALREADY_CANCELLED, order_id)
+            return self.say(ALREADY_CANCELLED, order_id)
         target.status = "cancelled"
-        return self.env.say(CANCELLED, target.order_id)
+        return self.say(CANCELLED, target.order_id)
 
     def modify_delivery_order(self, order_id: str, note: str) -> str:
         target = self.order(order_id)
         target.note = note
-        return self.env.say(MODIFIED, target.order_id)
+        return self.say(MODIFIED, target.order_id)
 
     def search_delivery_orders(self, user_id: str, status: str) -> str:
-        problem = self.user_problem(user_id, (SEARCH_NO_USER_ID, SEARCH_WRONG_USER))
-        if problem:
+        if problem := self.user_problem(user_id, (SEARCH_NO_USER_ID, SEARCH_WRONG_USER)):
             return problem
         found = [o for o in self.db.orders.values()
                  if o.order_type == "delivery" and o.status == status and o.user_id == user_id]
-        return "\n".join(text.order_str(o) for o in found) if found else self.env.say(NO_ORDERS)
+        return "\n".join(text.order_str(o) for o in found) if found else self.say(NO_ORDERS)
 
     def get_delivery_order_detail(self, order_id: str) -> str:
         if not order_id:
-            return self.env.say(NO_ORDER_ID)
+            return self.say(NO_ORDER_ID)
         return self.order_repr(self.order(order_id))

@@ -26,22 +26,14 @@ Keywords = Annotated[list[str], Arg("Search keywords, e.g. dish names, cuisine o
 class DeliveryTools(ToolSet):
     """Store and dish search, delivery orders and their life cycle."""
 
-    @property
-    def db(self) -> DeliveryDB:
-        return self.env.db
-
+    db: DeliveryDB
     official_tools = OfficialDelivery
     official_class = "DeliveryTools"
 
     # ------------------------------------------------------------------ helpers
 
     def store(self, store_id: str) -> Store:
-        key = str(store_id).strip()
-        # A few official stores are keyed differently from their store_id; accept either.
-        found = self.db.stores.get(key) or next((s for s in self.db.stores.values() if s.store_id == key), None)
-        if found is None:
-            raise ToolError(f"Store {store_id!r} not found")
-        return found
+        return self.env.entity("stores", store_id, "Store")
 
     def find_product(self, product_id: str) -> StoreProduct:
         product = catalogue_product(self.db, "stores", product_id)
@@ -51,14 +43,6 @@ class DeliveryTools(ToolSet):
 
     def order(self, order_id: str) -> Order:
         return self.env.get_order(order_id, ORDER_TYPE)
-
-    def changeable(self, order_id: str, action: str) -> Order:
-        target = self.order(order_id)
-        # The official tools refuse only cancelling a cancelled order; the rest is our finished_orders check.
-        again = action == "cancelled" and target.status == "cancelled"
-        if target.status in FINAL_STATUSES and (again or self.env.checking("finished_orders")):
-            raise ToolError(f"Order {target.order_id} cannot be {action}: its status is {target.status!r}")
-        return target
 
     def order_lines(
         self, target: Store, product_ids: list[str], product_cnts: list[int], attributes: list[str] | None
@@ -198,8 +182,7 @@ class DeliveryTools(ToolSet):
     @tool("write")
     def pay_delivery_order(self, order_id: OrderId) -> dict[str, Any] | str:
         """Pay an unpaid delivery order. Precondition: status 'unpaid'. Postcondition: status 'paid'."""
-        target = self.order(order_id)
-        return self.env.pay(target, "Order", "order_id", target.order_id)
+        return self.env.pay(self.order(order_id), "Order", "order_id")
 
     @tool()
     def get_delivery_order_status(self, order_id: OrderId) -> dict[str, Any] | str:
@@ -211,16 +194,17 @@ class DeliveryTools(ToolSet):
     def cancel_delivery_order(self, order_id: OrderId) -> dict[str, Any] | str:
         """Cancel a delivery order. Precondition: not already cancelled or delivered. Postcondition: status
         'cancelled'."""
-        target = self.changeable(order_id, "cancelled")
-        self.env.touch(target, "cancelled")
-        return {"order_id": target.order_id, "status": target.status, "message": "Order cancelled"}
+        return self.env.cancel(self.order(order_id), "Order", "order_id", FINAL_STATUSES)
 
     @tool("write")
     def modify_delivery_order(
         self, order_id: OrderId, note: Annotated[str, Arg("The new note text.")]
     ) -> dict[str, Any] | str:
         """Replace the note of a delivery order. Precondition: not cancelled or delivered."""
-        target = self.changeable(order_id, "modified")
+        target = self.order(order_id)
+        # The official tool modifies a finished order too: refusing it is our finished_orders check.
+        if target.status in FINAL_STATUSES and self.env.checking("finished_orders"):
+            raise ToolError(f"Order {target.order_id} cannot be modified: its status is {target.status!r}")
         target.note = note
         self.env.touch(target)
         return self.env.order_view(target)

@@ -12,53 +12,44 @@ from typing import Any
 
 from ...official_messages import MessageKey, message
 from .. import official_text as text
-from ..base import ToolError
-from ..entities import Order, OrderProduct, catalogue_product
+from ..entities import Order, OrderProduct
 from ..official_shared import OfficialTools, valid_time
 from .models import BookInfo, ReservationInfo, Shop, ShopProduct
 
 _FILE = "instore"
-#: Per tool, its two user checks: the user id is empty, it is not the user's.
-USER_CHECKS = {tool: (message(_FILE, tool), message(_FILE, tool, nth=1)) for tool in (
-    "create_instore_product_order", "instore_book", "instore_reservation", "get_instore_orders",
-    "get_instore_reservations", "get_instore_books", "search_instore_book", "search_instore_reservation")}
+
+
+def _plain(tool: str, count: int) -> tuple[MessageKey, ...]:
+    """The first ``count`` messages of ``tool`` that have no placeholder, in their order."""
+    return tuple(message(_FILE, tool, nth=n) for n in range(count))
+
+
+#: create_instore_product_order: no user id, another user, no such shop, no such product, a quantity below 1.
+CREATE_ORDER = _plain("create_instore_product_order", 5)
+#: instore_book: no user id, another user, no such shop, a count below 1, no time, a bad time, no bookings.
+BOOK = _plain("instore_book", 7)
+#: instore_reservation: no user id, another user, no such shop, a bad time, a count below 1.
+RESERVE = _plain("instore_reservation", 5)
+#: instore_modify_reservation: no reservation id, a count below 0, no time, a bad time.
+MODIFY = _plain("instore_modify_reservation", 4)
+MODIFY_FINISHED = message(_FILE, "instore_modify_reservation", "reservation_info.reservation_id",
+                          "reservation_info.status")
+#: The listings' two user checks: the user id is empty, it is not the user's.
+USER_CHECKS = {tool: _plain(tool, 2) for tool in (
+    "get_instore_orders", "get_instore_reservations", "get_instore_books", "search_instore_book",
+    "search_instore_reservation")}
+#: pay_instore_order / _book: no id, not unpaid (saying the id), paid.
+PAY = {tool: (message(_FILE, tool), message(_FILE, tool, shown), message(_FILE, tool, nth=1))
+       for tool, shown in (("pay_instore_order", "order_id"), ("pay_instore_book", "book_info.book_id"))}
+#: instore_cancel_order / _book / _reservation: no id, already cancelled, cancelled (both saying the id).
+CANCEL = {tool: (message(_FILE, tool), message(_FILE, tool, shown), message(_FILE, tool, shown, nth=1))
+          for tool, shown in (("instore_cancel_order", "order.order_id"), ("instore_cancel_book", "book_info.book_id"),
+                              ("instore_cancel_reservation", "reservation_info.reservation_id"))}
 PRODUCT_NOT_FOUND = message(_FILE, "_get_shop_product", "product_id")
 ORDER_NOT_FOUND = message(_FILE, "_get_instore_order", "order_id")
 NOT_AN_INSTORE_ORDER = message(_FILE, "_get_instore_order", "order_id", nth=1)
 BOOK_NOT_FOUND = message(_FILE, "_get_book_info", "book_id")
 RESERVATION_NOT_FOUND = message(_FILE, "_get_reservation_info", "reservation_id")
-ORDER_NO_SHOP = message(_FILE, "create_instore_product_order", nth=2)
-ORDER_NO_PRODUCT = message(_FILE, "create_instore_product_order", nth=3)
-ORDER_BAD_QUANTITY = message(_FILE, "create_instore_product_order", nth=4)
-PAY_NO_ORDER_ID = message(_FILE, "pay_instore_order")
-PAY_NOT_UNPAID = message(_FILE, "pay_instore_order", "order_id")
-PAID = message(_FILE, "pay_instore_order", nth=1)
-CANCEL_NO_ORDER_ID = message(_FILE, "instore_cancel_order")
-ORDER_ALREADY_CANCELLED = message(_FILE, "instore_cancel_order", "order.order_id")
-ORDER_CANCELLED = message(_FILE, "instore_cancel_order", "order.order_id", nth=1)
-BOOK_NO_SHOP = message(_FILE, "instore_book", nth=2)
-BOOK_BAD_COUNT = message(_FILE, "instore_book", nth=3)
-BOOK_NO_TIME = message(_FILE, "instore_book", nth=4)
-BOOK_BAD_TIME = message(_FILE, "instore_book", nth=5)
-BOOK_NOT_OFFERED = message(_FILE, "instore_book", nth=6)
-PAY_BOOK_NO_ID = message(_FILE, "pay_instore_book")
-BOOK_PAID = message(_FILE, "pay_instore_book", nth=1)
-BOOK_NOT_UNPAID = message(_FILE, "pay_instore_book", "book_info.book_id")
-CANCEL_BOOK_NO_ID = message(_FILE, "instore_cancel_book")
-BOOK_ALREADY_CANCELLED = message(_FILE, "instore_cancel_book", "book_info.book_id")
-BOOK_CANCELLED = message(_FILE, "instore_cancel_book", "book_info.book_id", nth=1)
-RESERVE_NO_SHOP = message(_FILE, "instore_reservation", nth=2)
-RESERVE_BAD_TIME = message(_FILE, "instore_reservation", nth=3)
-RESERVE_BAD_COUNT = message(_FILE, "instore_reservation", nth=4)
-MODIFY_NO_ID = message(_FILE, "instore_modify_reservation")
-MODIFY_FINISHED = message(_FILE, "instore_modify_reservation", "reservation_info.reservation_id",
-                          "reservation_info.status")
-MODIFY_BAD_COUNT = message(_FILE, "instore_modify_reservation", nth=1)
-MODIFY_NO_TIME = message(_FILE, "instore_modify_reservation", nth=2)
-MODIFY_BAD_TIME = message(_FILE, "instore_modify_reservation", nth=3)
-CANCEL_RESERVATION_NO_ID = message(_FILE, "instore_cancel_reservation")
-RESERVATION_ALREADY_CANCELLED = message(_FILE, "instore_cancel_reservation", "reservation_info.reservation_id")
-RESERVATION_CANCELLED = message(_FILE, "instore_cancel_reservation", "reservation_info.reservation_id", nth=1)
 NO_ORDERS = message(_FILE, "get_instore_orders", "user_id")
 NO_RESERVATIONS = message(_FILE, "get_instore_reservations", "user_id")
 NO_BOOKS = message(_FILE, "get_instore_books", "user_id")
@@ -84,37 +75,24 @@ def reservation_repr(reservation: ReservationInfo) -> str:
 class OfficialInstore(OfficialTools):
     """The official behaviour of each in-store tool, over our environment and database."""
 
-    def product(self, product_id: str) -> ShopProduct:
-        product = catalogue_product(self.db, "shops", product_id)
-        if product is None:
-            raise ToolError(self.say(PRODUCT_NOT_FOUND, product_id))
-        return product
-
     def order(self, order_id: str) -> Order:
-        if order_id not in self.db.orders:
-            raise ToolError(self.say(ORDER_NOT_FOUND, order_id))
-        found = self.db.orders[order_id]
-        if found.order_type != "instore":
-            raise ToolError(self.say(NOT_AN_INSTORE_ORDER, order_id))
-        return found
+        return self.typed_order(order_id, "instore", ORDER_NOT_FOUND, NOT_AN_INSTORE_ORDER)
 
     def book(self, book_id: str) -> BookInfo:
-        if book_id not in self.db.books:
-            raise ToolError(self.say(BOOK_NOT_FOUND, book_id))
-        return self.db.books[book_id]
+        return self.keyed(self.db.books, book_id, BOOK_NOT_FOUND)
 
     def reservation(self, reservation_id: str) -> ReservationInfo:
-        if reservation_id not in self.db.reservations:
-            raise ToolError(self.say(RESERVATION_NOT_FOUND, reservation_id))
-        return self.db.reservations[reservation_id]
+        return self.keyed(self.db.reservations, reservation_id, RESERVATION_NOT_FOUND)
 
-    def _pay(self, record: Any, record_id: str, not_unpaid: MessageKey, paid: MessageKey) -> str:
+    def _pay(self, record: Any, record_id: str, tool: str) -> str:
+        _, not_unpaid, paid = PAY[tool]
         if record.status != "unpaid":
             return self.say(not_unpaid, record_id)
         self.env.touch(record, "paid")
         return self.say(paid)
 
-    def _cancel(self, record: Any, record_id: str, already: MessageKey, cancelled: MessageKey) -> str:
+    def _cancel(self, record: Any, record_id: str, tool: str) -> str:
+        _, already, cancelled = CANCEL[tool]
         if record.status == "cancelled":
             return self.say(already, record_id)
         self.env.touch(record, "cancelled")
@@ -129,16 +107,16 @@ class OfficialInstore(OfficialTools):
         return "\n".join(text.shop_product_repr(p) for p in ranked)
 
     def create_instore_product_order(self, user_id: str, shop_id: str, product_id: str, quantity: Any) -> str:
-        problem = self.user_problem(user_id, USER_CHECKS["create_instore_product_order"])
-        if problem:
+        _, _, no_shop, no_product, bad_quantity = CREATE_ORDER
+        if problem := self.user_problem(user_id, CREATE_ORDER):
             return problem
         if shop_id not in self.db.shops:
-            return self.say(ORDER_NO_SHOP)
+            return self.say(no_shop)
         if product_id not in [p.product_id for p in self.db.shops[shop_id].products]:
-            return self.say(ORDER_NO_PRODUCT)
+            return self.say(no_product)
         if not quantity > 0:
-            return self.say(ORDER_BAD_QUANTITY)
-        product = self.product(product_id)
+            return self.say(bad_quantity)
+        product = self.catalogue_product("shops", product_id, PRODUCT_NOT_FOUND)
         env = self.env
         now = env.now_text()
         created = Order(order_id=env.new_id("OI"), order_type="instore", user_id=user_id, store_id=shop_id,
@@ -150,30 +128,30 @@ class OfficialInstore(OfficialTools):
 
     def pay_instore_order(self, order_id: str) -> str:
         if not order_id:
-            return self.say(PAY_NO_ORDER_ID)
-        return self._pay(self.order(order_id), order_id, PAY_NOT_UNPAID, PAID)
+            return self.say(PAY["pay_instore_order"][0])
+        return self._pay(self.order(order_id), order_id, "pay_instore_order")
 
     def instore_cancel_order(self, order_id: str) -> str:
         if not order_id:
-            return self.say(CANCEL_NO_ORDER_ID)
+            return self.say(CANCEL["instore_cancel_order"][0])
         target = self.order(order_id)
-        return self._cancel(target, target.order_id, ORDER_ALREADY_CANCELLED, ORDER_CANCELLED)
+        return self._cancel(target, target.order_id, "instore_cancel_order")
 
     def instore_book(self, user_id: str, shop_id: str, time: str, customer_count: Any) -> str:
-        problem = self.user_problem(user_id, USER_CHECKS["instore_book"])
-        if problem:
+        _, _, no_shop, bad_count, no_time, bad_time, not_offered = BOOK
+        if problem := self.user_problem(user_id, BOOK):
             return problem
         if shop_id not in self.db.shops:
-            return self.say(BOOK_NO_SHOP)
+            return self.say(no_shop)
         if not customer_count > 0:
-            return self.say(BOOK_BAD_COUNT)
+            return self.say(bad_count)
         if not time:
-            return self.say(BOOK_NO_TIME)
+            return self.say(no_time)
         if not valid_time(time):
-            return self.say(BOOK_BAD_TIME)
+            return self.say(bad_time)
         shop = self.db.shops[shop_id]
         if not shop.enable_book:
-            return self.say(BOOK_NOT_OFFERED)
+            return self.say(not_offered)
         env = self.env
         book = BookInfo(book_id=env.new_id("BK"), shop_id=shop_id, book_time=time, customer_count=customer_count,
                         book_price=shop.book_price, customer_id=user_id,
@@ -183,26 +161,26 @@ class OfficialInstore(OfficialTools):
 
     def pay_instore_book(self, book_id: str) -> str:
         if not book_id:
-            return self.say(PAY_BOOK_NO_ID)
+            return self.say(PAY["pay_instore_book"][0])
         book = self.book(book_id)
-        return self._pay(book, book.book_id, BOOK_NOT_UNPAID, BOOK_PAID)
+        return self._pay(book, book.book_id, "pay_instore_book")
 
     def instore_cancel_book(self, book_id: str) -> str:
         if not book_id:
-            return self.say(CANCEL_BOOK_NO_ID)
+            return self.say(CANCEL["instore_cancel_book"][0])
         book = self.book(book_id)
-        return self._cancel(book, book.book_id, BOOK_ALREADY_CANCELLED, BOOK_CANCELLED)
+        return self._cancel(book, book.book_id, "instore_cancel_book")
 
     def instore_reservation(self, user_id: str, shop_id: str, time: str, customer_count: Any) -> str:
-        problem = self.user_problem(user_id, USER_CHECKS["instore_reservation"])
-        if problem:
+        _, _, no_shop, bad_time, bad_count = RESERVE
+        if problem := self.user_problem(user_id, RESERVE):
             return problem
         if shop_id not in self.db.shops:
-            return self.say(RESERVE_NO_SHOP)
+            return self.say(no_shop)
         if not valid_time(time):
-            return self.say(RESERVE_BAD_TIME)
+            return self.say(bad_time)
         if not customer_count > 0:
-            return self.say(RESERVE_BAD_COUNT)
+            return self.say(bad_count)
         env = self.env
         reservation = ReservationInfo(reservation_id=env.new_id("RS"), shop_id=shop_id, reservation_time=time,
                                       customer_id=user_id, customer_count=customer_count, status="unconsumed",
@@ -211,31 +189,30 @@ class OfficialInstore(OfficialTools):
         return reservation_repr(reservation)
 
     def instore_modify_reservation(self, reservation_id: str, time: str, customer_count: Any) -> str:
+        no_id, bad_count, no_time, bad_time = MODIFY
         if not reservation_id:
-            return self.say(MODIFY_NO_ID)
+            return self.say(no_id)
         reservation = self.reservation(reservation_id)
         if reservation.status in ("consumed", "cancelled"):
             return self.say(MODIFY_FINISHED, reservation.reservation_id, reservation.status)
         if not customer_count >= 0:
-            return self.say(MODIFY_BAD_COUNT)
+            return self.say(bad_count)
         if not time:
-            return self.say(MODIFY_NO_TIME)
+            return self.say(no_time)
         if not valid_time(time):
-            return self.say(MODIFY_BAD_TIME)
+            return self.say(bad_time)
         reservation.reservation_time, reservation.customer_count = time, customer_count
         reservation.update_time = self.env.now_text()
         return reservation_repr(reservation)
 
     def instore_cancel_reservation(self, reservation_id: str) -> str:
         if not reservation_id:
-            return self.say(CANCEL_RESERVATION_NO_ID)
+            return self.say(CANCEL["instore_cancel_reservation"][0])
         reservation = self.reservation(reservation_id)
-        return self._cancel(reservation, reservation.reservation_id, RESERVATION_ALREADY_CANCELLED,
-                            RESERVATION_CANCELLED)
+        return self._cancel(reservation, reservation.reservation_id, "instore_cancel_reservation")
 
     def get_instore_orders(self, user_id: str) -> str:
-        problem = self.user_problem(user_id, USER_CHECKS["get_instore_orders"])
-        if problem:
+        if problem := self.user_problem(user_id, USER_CHECKS["get_instore_orders"]):
             return problem
         found = [o for o in self.db.orders.values() if o.order_type == "instore" and o.user_id == user_id]
         return "\n".join(self.order_repr(o) for o in found) if found else self.say(NO_ORDERS, user_id)
@@ -253,8 +230,7 @@ class OfficialInstore(OfficialTools):
         return problem or self._visits(user_id, self.db.books.values(), book_repr, NO_BOOKS)
 
     def search_instore_book(self, user_id: str, book_id: str | None) -> str:
-        problem = self.user_problem(user_id, USER_CHECKS["search_instore_book"])
-        if problem:
+        if problem := self.user_problem(user_id, USER_CHECKS["search_instore_book"]):
             return problem
         if book_id is None:
             return self._visits(user_id, self.db.books.values(), book_repr, SEARCH_NO_BOOKS)
@@ -264,8 +240,7 @@ class OfficialInstore(OfficialTools):
         return book_repr(book)
 
     def search_instore_reservation(self, user_id: str, reservation_id: str | None) -> str:
-        problem = self.user_problem(user_id, USER_CHECKS["search_instore_reservation"])
-        if problem:
+        if problem := self.user_problem(user_id, USER_CHECKS["search_instore_reservation"]):
             return problem
         if reservation_id is None:
             return self._visits(user_id, self.db.reservations.values(), reservation_repr, SEARCH_NO_RESERVATIONS)

@@ -39,46 +39,30 @@ def positive_count(count: Any, what: str) -> int:
 class InstoreTools(ToolSet):
     """Shop and product search, in-store orders, bookings (paid) and reservations (free)."""
 
-    @property
-    def db(self) -> InStoreDB:
-        return self.env.db
-
+    db: InStoreDB
     official_tools = OfficialInstore
     official_class = "InStoreTools"
 
     # ------------------------------------------------------------------ helpers
 
     def shop(self, shop_id: str) -> Shop:
-        key = str(shop_id).strip()
-        # Accept the dict key or the shop's own shop_id (official data sometimes differs).
-        found = self.db.shops.get(key) or next((s for s in self.db.shops.values() if s.shop_id == key), None)
-        if found is None:
-            raise ToolError(f"Shop {shop_id!r} not found")
-        return found
+        return self.env.entity("shops", shop_id, "Shop")
 
     def order(self, order_id: str) -> Order:
         return self.env.get_order(order_id, ORDER_TYPE)
 
-    def reservation(self, reservation_id: str, action: str | None = None) -> ReservationInfo:
-        found = self.db.reservations.get(str(reservation_id).strip())
+    def visit_record(self, container: str, record_id: str, what: str) -> Any:
+        """The reservation or booking ``record_id`` of ``container`` (``what`` names it); ToolError if none."""
+        found = getattr(self.db, container).get(str(record_id).strip())
         if found is None:
-            raise ToolError(f"Reservation {reservation_id!r} not found")
-        if action is not None and self.finished(found.status, action):
-            raise ToolError(f"Reservation {found.reservation_id} cannot be {action}: its status is {found.status!r}")
+            raise ToolError(f"{what} {record_id!r} not found")
         return found
 
-    def finished(self, status: str, action: str) -> bool:
-        """Whether a record in ``status`` refuses ``action``: the official tools refuse cancelling a cancelled
-        record and modifying a finished one, but cancel a consumed one (our ``finished_orders`` check)."""
-        if status not in FINAL_STATUSES:
-            return False
-        return action != "cancelled" or status == "cancelled" or self.env.checking("finished_orders")
+    def reservation(self, reservation_id: str) -> ReservationInfo:
+        return self.visit_record("reservations", reservation_id, "Reservation")
 
     def book(self, book_id: str) -> BookInfo:
-        found = self.db.books.get(str(book_id).strip())
-        if found is None:
-            raise ToolError(f"Booking {book_id!r} not found")
-        return found
+        return self.visit_record("books", book_id, "Booking")
 
     def visit_view(self, item: ReservationInfo | BookInfo) -> dict[str, Any] | str:
         view = item.view()
@@ -103,14 +87,6 @@ class InstoreTools(ToolSet):
         if refused:
             raise ToolError(f"Shop {target.shop_id!r} does not accept {what}")
         return target, positive_count(customer_count, "customer_count"), self.future_time(time), env.now_text()
-
-    def cancel(self, target: Order | BookInfo | ReservationInfo, what: str, key: str, record_id: str
-               ) -> dict[str, Any]:
-        """Cancel an order, booking or reservation that is not finished (see :meth:`finished`)."""
-        if self.finished(target.status, "cancelled"):
-            raise ToolError(f"{what} {record_id} cannot be cancelled: its status is {target.status!r}")
-        self.env.touch(target, "cancelled")
-        return {key: record_id, "status": target.status, "message": f"{what} cancelled"}
 
     # ------------------------------------------------------------------ search
 
@@ -185,14 +161,13 @@ class InstoreTools(ToolSet):
     @tool("write")
     def pay_instore_order(self, order_id: OrderId) -> dict[str, Any] | str:
         """Pay an unpaid instore order. Precondition: status 'unpaid'. Postcondition: status 'paid'."""
-        target = self.order(order_id)
-        return self.env.pay(target, "Order", "order_id", target.order_id)
+        return self.env.pay(self.order(order_id), "Order", "order_id")
 
     @tool("write")
     def instore_cancel_order(self, order_id: OrderId) -> dict[str, Any] | str:
         """Cancel an instore order and return its stock. Postcondition: status 'cancelled'."""
         target = self.order(order_id)
-        answer = self.cancel(target, "Order", "order_id", target.order_id)
+        answer = self.env.cancel(target, "Order", "order_id", FINAL_STATUSES)
         # Give the stock back, so a cancel-and-reorder does not exhaust it.
         owner = self.env.find_entity(target.store_id)
         for line in target.products:
@@ -227,14 +202,12 @@ class InstoreTools(ToolSet):
     @tool("write")
     def pay_instore_book(self, book_id: BookId) -> dict[str, Any] | str:
         """Pay an unpaid booking. Precondition: status 'unpaid'. Postcondition: status 'paid'."""
-        target = self.book(book_id)
-        return self.env.pay(target, "Booking", "book_id", target.book_id)
+        return self.env.pay(self.book(book_id), "Booking", "book_id")
 
     @tool("write")
     def instore_cancel_book(self, book_id: BookId) -> dict[str, Any] | str:
         """Cancel a booking. Postcondition: status 'cancelled'."""
-        target = self.book(book_id)
-        return self.cancel(target, "Booking", "book_id", target.book_id)
+        return self.env.cancel(self.book(book_id), "Booking", "book_id", FINAL_STATUSES)
 
     # ------------------------------------------------------------------ reservations
 
@@ -267,7 +240,9 @@ class InstoreTools(ToolSet):
     ) -> dict[str, Any] | str:
         """Change a reservation's time and optionally its number of people. Precondition: not consumed or
         cancelled."""
-        target = self.reservation(reservation_id, "modified")
+        target = self.reservation(reservation_id)
+        if target.status in FINAL_STATUSES:  # the official tool refuses it too
+            raise ToolError(f"Reservation {target.reservation_id} cannot be modified: its status is {target.status!r}")
         if not isinstance(customer_count, int) or isinstance(customer_count, bool) or customer_count < 0:
             raise ToolError("customer_count must be a non-negative integer (0 keeps the current count)")
         target.reservation_time = self.future_time(time)
@@ -279,8 +254,7 @@ class InstoreTools(ToolSet):
     @tool("write")
     def instore_cancel_reservation(self, reservation_id: ReservationId) -> dict[str, Any] | str:
         """Cancel a reservation. Precondition: not consumed or cancelled. Postcondition: 'cancelled'."""
-        target = self.reservation(reservation_id)
-        return self.cancel(target, "Reservation", "reservation_id", target.reservation_id)
+        return self.env.cancel(self.reservation(reservation_id), "Reservation", "reservation_id", FINAL_STATUSES)
 
     # ------------------------------------------------------------------ listings
 

@@ -6,11 +6,8 @@ from __future__ import annotations
 from ..spec import DomainSpec
 from .models import ORDER_KINDS, OtaDB
 from .tools import OtaTools
-from .views import OtaEnvironment, ota_order_view
+from .views import ota_order_view
 
-SPEC = DomainSpec(
-    name="ota", db=OtaDB, tools=OtaTools, environment=OtaEnvironment, order_view=ota_order_view,
-    order_types=tuple(ORDER_KINDS),
-)
+SPEC = DomainSpec(name="ota", db=OtaDB, tools=OtaTools, order_view=ota_order_view, order_types=tuple(ORDER_KINDS))
 
-__all__ = ["SPEC", "OtaEnvironment"]
+__all__ = ["SPEC"]

@@ -14,22 +14,17 @@ from ..clock import parse_date
 from ..declare import ToolSet
 from ..entities import Order, OrderProduct
 from .models import ORDER_KINDS, OtaDB
-from .views import ota_order_view
 
 ORDER_PREFIX = "OO"
 STATUSES = ("unpaid", "paid", "cancelled")
+#: The order kinds whose product carries its own date (a hotel room's night, a taxi ride).
+SELF_DATED = ("hotel", "taxi")
 
 
 class OtaBooking(ToolSet):
     """Booking helpers over the :class:`OtaDB` containers; the tools themselves are on ``OtaTools``."""
 
-    @property
-    def db(self) -> OtaDB:
-        return self.env.db
-
-    def order_view(self, order: Order) -> dict[str, Any]:
-        return ota_order_view(self.db, order)
-
+    db: OtaDB
     def entity(self, order_type: str, entity_id: str) -> Any:
         container, _, _, _ = ORDER_KINDS[order_type]
         found = getattr(self.db, container).get(str(entity_id).strip())
@@ -85,8 +80,18 @@ class OtaBooking(ToolSet):
             **extra,
         )
 
-    def create(self, order_type: str, found: Any, product: Any, quantity: int) -> dict[str, Any]:
+    def create(self, order_type: str, entity_id: str, product_id: str, user_id: str, quantity: Any,
+               date: Any = None, what: str = "product") -> dict[str, Any]:
+        """Order ``quantity`` of an entity's product for the user: the product on ``date``, or for a hotel room
+        or a taxi ride the product itself, which carries its date (``what`` names it to the agent)."""
         env = self.env
+        env.check_user(user_id)
+        found = self.entity(order_type, entity_id)
+        if order_type in SELF_DATED:
+            product = self.undated_product(order_type, found, product_id, what)
+        else:
+            product = self.dated_product(order_type, found, product_id, date)
+        quantity = self.check_quantity(quantity)
         self.take(product, quantity)
         now = env.now_text()
         order = Order(
@@ -101,7 +106,7 @@ class OtaBooking(ToolSet):
             products=[self.line_for(order_type, product, quantity)],
         )
         self.db.orders[order.order_id] = order
-        return self.order_view(order)
+        return self.env.order_view(order)
 
     def dated_product(self, order_type: str, found: Any, product_id: str, date: str) -> Any:
         day = self.check_date(date)
@@ -152,5 +157,5 @@ class OtaBooking(ToolSet):
                 continue
             if day is not None and not any((p.date or "")[:10] == day for p in order.products):
                 continue
-            found.append(self.order_view(order))
+            found.append(self.env.order_view(order))
         return found

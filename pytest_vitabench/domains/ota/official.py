@@ -85,15 +85,10 @@ class OfficialOta(OfficialTools):
     """The official behaviour of each travel tool, over our environment and database."""
 
     def entity(self, kind: str, entity_id: str) -> Any:
-        items = getattr(self.db, ORDER_KINDS[kind][0])
-        if entity_id not in items:
-            raise ToolError(self.say(NOT_FOUND[kind], entity_id))
-        return items[entity_id]
+        return self.keyed(getattr(self.db, ORDER_KINDS[kind][0]), entity_id, NOT_FOUND[kind])
 
     def order(self, order_id: str) -> Order:
-        if order_id not in self.db.orders:
-            raise ToolError(self.say(ORDER_NOT_FOUND, order_id))
-        return self.db.orders[order_id]
+        return self.keyed(self.db.orders, order_id, ORDER_NOT_FOUND)
 
     # ---- info and search
 
@@ -171,8 +166,7 @@ class OfficialOta(OfficialTools):
         no_hotel, no_user, other_user, no_room = CREATE_HOTEL
         if not hotel_id:
             return self.say(no_hotel)
-        problem = self.user_problem(user_id, (no_user, other_user))
-        if problem:
+        if problem := self.user_problem(user_id, (no_user, other_user)):
             return problem
         hotel = self.entity("hotel", hotel_id)
         room = next((p for p in hotel.products if p.product_id == room_id), None)
@@ -210,8 +204,7 @@ class OfficialOta(OfficialTools):
         return self.say(paid)
 
     def search_orders(self, kind: str, user_id: str, date: str | None, status: str | None) -> str:
-        problem = self.user_problem(user_id, SEARCH_USER[kind])
-        if problem:
+        if problem := self.user_problem(user_id, SEARCH_USER[kind]):
             return problem
         of_kind = [o for o in self.db.orders.values() if o.order_type == kind]
         if kind == "hotel" and not any(o.user_id == user_id for o in of_kind):
@@ -289,8 +282,7 @@ class OfficialOta(OfficialTools):
         no_order, no_user, other_user, other_kind, already = CANCEL[kind]
         if not order_id:
             return self.say(no_order)
-        problem = self.user_problem(user_id, (no_user, other_user))
-        if problem:
+        if problem := self.user_problem(user_id, (no_user, other_user)):
             return problem
         target = self.order(order_id)
         if target.order_type != kind:

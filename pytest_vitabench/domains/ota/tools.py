@@ -249,11 +249,8 @@ class OtaTools(OtaBooking):
     ) -> dict[str, Any] | str:
         """Book one room for one night. Precondition: the room id belongs to the hotel, has rooms left, and
         the user id matches. Creates an unpaid order; returns it (pay it with pay_hotel_order)."""
-        self.env.check_user(user_id)
-        hotel = self.entity("hotel", hotel_id)
         # official bug: an unknown room created an empty, zero-priced order
-        room = self.undated_product("hotel", hotel, room_id, "room")
-        return self.create("hotel", hotel, room, 1)
+        return self.create("hotel", hotel_id, room_id, user_id, 1, what="room")
 
     @tool("create")
     def create_attraction_order(
@@ -266,7 +263,7 @@ class OtaTools(OtaBooking):
     ) -> dict[str, Any] | str:
         """Buy attraction tickets for a date. Precondition: the ticket exists on that date with enough left.
         Creates an unpaid order; returns it (pay it with pay_attraction_order)."""
-        return self.create_dated("attraction", attraction_id, ticket_id, user_id, date, quantity)
+        return self.create("attraction", attraction_id, ticket_id, user_id, quantity, date)
 
     @tool("create")
     def create_flight_order(
@@ -279,7 +276,7 @@ class OtaTools(OtaBooking):
     ) -> dict[str, Any] | str:
         """Book flight seats on a date. Precondition: the seat offer exists on that date with enough seats
         left. Creates an unpaid order; returns it (pay it with pay_flight_order)."""
-        return self.create_dated("flight", flight_id, seat_id, user_id, date, quantity)
+        return self.create("flight", flight_id, seat_id, user_id, quantity, date)
 
     @tool("create")
     def create_train_order(
@@ -292,14 +289,7 @@ class OtaTools(OtaBooking):
     ) -> dict[str, Any] | str:
         """Book train seats on a date. Precondition: the seat offer exists on that date with enough seats
         left. Creates an unpaid order; returns it (pay it with pay_train_order)."""
-        return self.create_dated("train", train_id, seat_id, user_id, date, quantity)
-
-    def create_dated(self, order_type: str, entity_id: str, product_id: str, user_id: str, date: str,
-                     quantity: int) -> dict[str, Any] | str:
-        self.env.check_user(user_id)
-        found = self.entity(order_type, entity_id)
-        product = self.dated_product(order_type, found, product_id, date)
-        return self.create(order_type, found, product, self.check_quantity(quantity))
+        return self.create("train", train_id, seat_id, user_id, quantity, date)
 
     @tool("create")
     def create_taxi_order(
@@ -311,10 +301,7 @@ class OtaTools(OtaBooking):
     ) -> dict[str, Any] | str:
         """Book a taxi ride. Precondition: the product belongs to the taxi offer. Creates an unpaid order;
         returns it (pay it with pay_taxi_order)."""
-        self.env.check_user(user_id)
-        taxi = self.entity("taxi", taxi_id)
-        product = self.undated_product("taxi", taxi, product_id, "product")
-        return self.create("taxi", taxi, product, self.check_quantity(quantity))
+        return self.create("taxi", taxi_id, product_id, user_id, quantity)
 
     # ------------------------------------------------------------------ one tool per order kind
 
@@ -350,7 +337,7 @@ class OtaTools(OtaBooking):
     def order_detail(self, kind: str, order_id: OrderId) -> dict[str, Any] | str:
         """Get a {kind} order's details: status, booked products (id, type, date, price, quantity) and total
         price."""
-        return self.order_view(self.order_of(kind, order_id))
+        return self.env.order_view(self.order_of(kind, order_id))
 
     @tool("write", name="modify_{kind}_order", each=("train", "flight"))
     def modify_order(
@@ -389,7 +376,7 @@ class OtaTools(OtaBooking):
         else:
             message = f"Date changed to {day}; no price difference"
         self.env.touch(order)
-        return {"order": self.order_view(order), "price_difference": difference, "message": message}
+        return {"order": self.env.order_view(order), "price_difference": difference, "message": message}
 
     @tool("write", name="cancel_{kind}_order", each=KINDS)
     def cancel_order(self, kind: str, order_id: OrderId, user_id: UserId) -> dict[str, Any] | str:

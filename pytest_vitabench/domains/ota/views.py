@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from ..entities import Order
-from ..environment import DomainEnvironment
 from .models import ORDER_KINDS, Flight, Taxi, Train
 
 
@@ -41,11 +39,3 @@ def ota_order_view(db: Any, order: Order) -> dict[str, Any]:
     view["update_time"] = order.update_time
     return view
 
-
-@dataclass
-class OtaEnvironment(DomainEnvironment):
-    """A travel environment: orders are shown with their hotel / attraction / flight / train / taxi."""
-
-    def order_view(self, order: Order) -> dict[str, Any]:
-        """The ota order view (see :func:`ota_order_view`)."""
-        return ota_order_view(self.db, order)
