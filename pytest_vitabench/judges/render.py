@@ -142,5 +142,15 @@ def record_facts(environment: Environment, subtask: SubTask | None = None, time:
     return facts
 
 
+def numbered(texts: list[str]) -> str:
+    """``1. first`` lines, one per text, numbered from 1 as the judges' replies name them."""
+    return "\n".join(f"{i}. {text}" for i, text in enumerate(texts, 1))
+
+
+def chat(system: str, user: str) -> list[dict[str, Any]]:
+    """A judge request: its system prompt and one user message."""
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
 def render_facts(facts: list[dict[str, Any]]) -> str:
     return "\n".join(f"- {_value(fact)}" for fact in facts)
