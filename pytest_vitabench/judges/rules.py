@@ -21,7 +21,7 @@ from ..suite.required_orders import (
     required_orders_of,
     visit_kinds,
 )
-from ..suite.schema import SubTask
+from ..suite.schema import ENTITY_CONTAINERS, SubTask
 from .base import FAILING_TERMINATIONS, NO_CRITERIA, JudgeCase, RubricVerdict, Verdict, reward_of
 from .naming import entity_names, with_names
 
@@ -164,10 +164,6 @@ def condition_problem(value: Any, cond: Condition) -> str | None:
     return None
 
 
-_ENTITY_CONTAINERS = {"stores": "delivery", "shops": "instore", "hotels": "hotel", "attractions": "attraction",
-                      "flights": "flight", "trains": "train", "taxis": "taxi"}
-
-
 def outcome_verdicts(subtask: SubTask, records: list[dict[str, Any]],
                      coordinates: dict[str, tuple[float, float]] | None = None) -> list[RubricVerdict]:
     """Outcome checks from the suite's answer annotations, used where rubrics cannot be judged.
@@ -232,7 +228,7 @@ def _minute(value: Any) -> str:
 def entity_aliases(environment: dict[str, Any]) -> dict[str, set[str]]:
     """Each entity's ids: its key in the container and its own id field, which 1.0 data sometimes differ."""
     out: dict[str, set[str]] = {}
-    for container in _ENTITY_CONTAINERS:
+    for container in ENTITY_CONTAINERS:
         for key, entity in (environment.get(container) or {}).items():
             if not isinstance(entity, dict):
                 continue
@@ -425,7 +421,7 @@ def _outcome_reason(match: list[dict[str, Any]], created: list[dict[str, Any]]) 
 def _marked_targets(environment: dict[str, Any]) -> set[str]:
     """Product ids (or entity ids) whose hidden ``*_type`` marker says ``target``."""
     targets: set[str] = set()
-    for container in _ENTITY_CONTAINERS:
+    for container in ENTITY_CONTAINERS:
         for entity_id, entity in (environment.get(container) or {}).items():
             if not isinstance(entity, dict):
                 continue

@@ -17,14 +17,13 @@ from pydantic import BaseModel, Field
 from .checks import NoRecordCheck, RecordCheck, TextCheck, ToolCalledCheck
 from .loader import LoadedUser
 from .required_orders import RequiredOrder, UninterpretableOrder, required_orders_of, visit_kinds
+from .schema import ENTITY_CONTAINERS
 
 #: Placeholder in a follow-up call's arguments for the id of the record the main call created.
 CREATED = "<created>"
 
-#: entity container -> (record kind when a product of it is the target, id field of the entity)
-_CONTAINER_KINDS = {"stores": ("delivery", "store_id"), "shops": ("instore", "shop_id"),
-                    "hotels": ("hotel", "hotel_id"), "attractions": ("attraction", "attraction_id"),
-                    "flights": ("flight", "flight_id"), "trains": ("train", "train_id"), "taxis": ("taxi", "taxi_id")}
+#: record kind -> the entity container its products come from
+_KIND_CONTAINER = {kind: container for container, kind in ENTITY_CONTAINERS.items()}
 _PAY = {"delivery": "pay_delivery_order", "instore": "pay_instore_order", "book": "pay_instore_book",
         "hotel": "pay_hotel_order", "attraction": "pay_attraction_order", "flight": "pay_flight_order",
         "train": "pay_train_order", "taxi": "pay_taxi_order"}
@@ -204,7 +203,8 @@ class _Builder:
         else:
             # one order per product line: these tools take one product per call (the judge pools them)
             for product in order.products:
-                date = product.date or self._product_date(kind, order.entity_id, product.product_id)
+                date = product.date or next((date for entity, pid, date in self._options(kind)
+                                             if entity == order.entity_id and pid == product.product_id), "")
                 for call in self._ota_calls(kind, order.entity_id, product.product_id, date, product.quantity or 1,
                                             then, order.describe()):
                     self._add(call)
@@ -251,8 +251,7 @@ class _Builder:
 
     def _check_catalogue(self, order: RequiredOrder) -> None:
         """Every required product must be sold by the required entity, or no agent can order it."""
-        container = {"delivery": "stores", "instore": "shops", "hotel": "hotels", "attraction": "attractions",
-                     "flight": "flights", "train": "trains", "taxi": "taxis"}.get(order.kind)
+        container = _KIND_CONTAINER.get(order.kind)
         if container is None:
             return
         entities = self.env.get(container) or {}
@@ -349,7 +348,7 @@ class _Builder:
     # ------------------------------------------------------------------ official shape: targets only
     def _from_targets(self, targets: set[str]) -> None:
         by_kind: dict[tuple[str, str], list[tuple[str | None, str]]] = {}
-        for container, (kind, _) in _CONTAINER_KINDS.items():
+        for container, kind in ENTITY_CONTAINERS.items():
             for entity_id, entity in (self.env.get(container) or {}).items():
                 if not isinstance(entity, dict):
                     continue
@@ -448,9 +447,7 @@ class _Builder:
 
     def _options(self, kind: str) -> list[tuple[str, str | None, str]]:
         """Every (entity id, product id, product date) a record of ``kind`` could be made of."""
-        container = {"delivery": "stores", "instore": "shops", "reservation": "shops", "book": "shops",
-                     "hotel": "hotels", "attraction": "attractions", "flight": "flights", "train": "trains",
-                     "taxi": "taxis"}[kind]
+        container = "shops" if kind in ("reservation", "book") else _KIND_CONTAINER[kind]
         out: list[tuple[str, str | None, str]] = []
         for entity_id, entity in (self.env.get(container) or {}).items():
             if not isinstance(entity, dict):
@@ -467,7 +464,7 @@ class _Builder:
         if self.sub.target_product_ids:
             return {str(t) for t in self.sub.target_product_ids}
         found: set[str] = set()
-        for container in _CONTAINER_KINDS:
+        for container in ENTITY_CONTAINERS:
             for entity_id, entity in (self.env.get(container) or {}).items():
                 if not isinstance(entity, dict):
                     continue
@@ -478,15 +475,6 @@ class _Builder:
                 if not marked and any(k.endswith("_type") and str(v) == "target" for k, v in entity.items()):
                     found.add(str(entity_id))
         return found
-
-    def _product_date(self, kind: str, entity_id: str, product_id: str) -> str:
-        container = {"hotel": "hotels", "attraction": "attractions", "flight": "flights", "train": "trains",
-                     "taxi": "taxis"}[kind]
-        entity = (self.env.get(container) or {}).get(entity_id) or {}
-        for product in entity.get("products") or []:
-            if isinstance(product, dict) and str(product.get("product_id")) == product_id:
-                return str(product.get("date") or "")[:10]
-        return ""
 
     def _future(self, wanted: str | None) -> str:
         when = _parse(wanted) if wanted else None

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import SuiteError
+from .schema import ENTITY_CONTAINERS
 
 #: Deepest nesting a suite may use: a few hundred levels overflow ``copy.deepcopy`` at run time.
 MAX_NESTING = 64
@@ -30,8 +31,6 @@ DOMAIN_CONTAINERS: dict[str, tuple[str, ...]] = {
     "instore": ("shops",),
     "ota": ("hotels", "attractions", "flights", "trains", "taxis"),
 }
-_ENTITY_ID = {"stores": "store_id", "shops": "shop_id", "hotels": "hotel_id", "attractions": "attraction_id",
-              "flights": "flight_id", "trains": "train_id", "taxis": "taxi_id"}
 
 NON_NEGATIVE_FIELDS = frozenset({
     "price", "book_price", "ticket_price", "estimated_price", "total_price", "quantity", "score",
@@ -284,7 +283,7 @@ def check_environment_values(environment: dict[str, Any], where: str, problems: 
                              odd: dict[str, list[str]]) -> None:
     """Numbers that make no sense, and empty or duplicate entity and product ids."""
     _check_numbers(environment, where, "", problems, odd)
-    for container in _ENTITY_ID:
+    for container in ENTITY_CONTAINERS:
         entities = environment.get(container)
         if not isinstance(entities, dict):
             continue

@@ -15,6 +15,9 @@ from .checks import RubricCheck
 
 DOMAINS = ("delivery", "instore", "ota")
 SKILLS = ("proactive", "personalize")
+#: The entity containers of an environment (REFERENCE.md §1.7), and the kind of record a product of each makes.
+ENTITY_CONTAINERS = {"stores": "delivery", "shops": "instore", "hotels": "hotel", "attractions": "attraction",
+                     "flights": "flight", "trains": "train", "taxis": "taxi"}
 
 
 class _Open(BaseModel):
