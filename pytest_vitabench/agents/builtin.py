@@ -176,7 +176,7 @@ class _Plan:
         words = content_words(instruction)
         self.facts: Facts = extract_facts(instruction, self.now, set(words))
         if trail.asked_details is not None:
-            reply = next(iter(trail.user_replies_after(trail.asked_details)), None)
+            reply = next((m.text for m in trail.messages[trail.asked_details + 1:] if m.role == "user"), None)
             if reply is not None:
                 self.facts = self.facts.merged(extract_facts(reply, self.now, set(words)))
         self.destination = _destination(instruction)

@@ -76,9 +76,6 @@ class Trajectory:
                                            error=message.error or message.text.startswith("Error"), index=index))
         return out
 
-    def user_replies_after(self, index: int) -> list[str]:
-        return [m.text for m in self.messages[index + 1:] if m.role == "user"]
-
     def reply_to(self, index: int) -> str | None:
         for message in self.messages[index + 1:]:
             if message.role == "user":

@@ -70,10 +70,7 @@ assistant: do not offer help, search, or explain how services work.
 {proactive}{wait}- 当你的需求已经办好（或助手明确表示无法办理）时，简短道谢，并在这条消息末尾加上 ###STOP###。""",
 }
 
-_REQUEST = {
-    "en": "<instruction>\n{instruction}\n</instruction>",
-    "zh": "<instruction>\n{instruction}\n</instruction>",
-}
+_REQUEST = "<instruction>\n{instruction}\n</instruction>"
 _HIDDEN = {
     "en": ("<instruction>\n{instruction}\n</instruction>\nThis is your situation and goal; the assistant knows none "
            "of it. You speak first: open with a short, natural request in your own words, and give further "
@@ -122,7 +119,7 @@ def render_persona(persona: dict[str, Any], language: str = "en") -> str:
 def user_system_prompt(setup: UserSetup, *, wait_for_action: bool = False) -> str:
     """The simulator's system prompt for one subtask."""
     language = _lang(setup.language)
-    request = (_HIDDEN if setup.scenario_is_hidden else _REQUEST)[language].format(instruction=setup.instruction)
+    request = (_HIDDEN[language] if setup.scenario_is_hidden else _REQUEST).format(instruction=setup.instruction)
     intention = (setup.user_intention or "").strip()
     # As officially, the proactive section exists only when there is a hidden intention to reveal.
     proactive = _PROACTIVE[language].format(intention=intention) if intention else ""
@@ -198,11 +195,9 @@ class LLMUser:
         Raises:
             LLMError: The endpoint failed after its retries (an infrastructure error for the item).
         """
-        if not setup.scenario_is_hidden and not any(m.role == "user" for m in messages):
-            return Message(role="user", content=setup.instruction)
-        if (self.official_source is not None and not setup.scenario_is_hidden
-                and not any(m.role == "user" for m in messages[setup.history_length:])):
-            # The official simulator's first turn of a subtask is its instruction, after a seeded history too.
+        # The official simulator's first turn of a subtask is its instruction, after a seeded history too.
+        own_turns = messages[setup.history_length:] if self.official_source is not None else messages
+        if not setup.scenario_is_hidden and not any(m.role == "user" for m in own_turns):
             return Message(role="user", content=setup.instruction)
         if setup.language not in _PROMPT:
             setup = _with_language(setup, self.language)
