@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from ..prompts import time_with_weekday
@@ -203,7 +205,9 @@ class LLMRubricJudge:
         wording = self._official_wording()
         initial = wording.initial_justification() if wording else NOT_YET[self.language]
         run = _Run(states=[_State(text=t, justification=initial) for t in rubrics])
-        ids = {wording.rubric_id(pos): pos for pos in range(len(rubrics))} if wording else {}
+        read: Callable[[Any], dict[int, Any]] = partial(_matched, rubrics=rubrics)
+        if wording is not None:
+            read = partial(_by_official_id, ids={wording.rubric_id(pos): pos for pos in range(len(rubrics))})
         spans = windows(len(case.messages)) if self.mode == "window" else [(0, len(case.messages))]
         for number, (start, end) in enumerate(spans, 1):
             if wording is None:
@@ -214,8 +218,7 @@ class LLMRubricJudge:
                 continue
             run.windows += 1
             answer = ask(self.client, model=self.model, messages=messages, seed=seed, language=self.language,
-                         read=(lambda value: _matched(value, rubrics)) if wording is None
-                         else (lambda value: _by_official_id(value, ids)), params=self.params)
+                         read=read, params=self.params)
             items = run.took(answer, f"window {number}/{len(spans)}" if self.mode == "window" else "full trajectory")
             for pos, item in (items or {}).items():
                 state = run.states[pos]

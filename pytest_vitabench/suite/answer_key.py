@@ -192,13 +192,14 @@ class _Builder:
             quantities: dict[str, int] = {}
             for product in order.products:
                 quantities[product.product_id] = quantities.get(product.product_id, 0) + (product.quantity or 1)
-            self._create(kind, order.entity_id, [(pid, "", quantity) for pid, quantity in quantities.items()],
-                         then, order.describe())
+            self._create(kind, order.entity_id, [(pid, "", n) for pid, n in quantities.items()], then,
+                         order.describe())
         else:
             # one order per product line: these tools take one product per call (the judge pools them)
             dates = {(entity, pid): date for entity, pid, date in reversed(self._options(kind))}
-            lines = [(p.product_id, p.date or dates.get((order.entity_id, p.product_id), ""), p.quantity or 1)
-                     for p in order.products]
+            lines: list[tuple[str | None, str, int]] = [
+                (p.product_id, p.date or dates.get((order.entity_id, p.product_id), ""), p.quantity or 1)
+                for p in order.products]
             self._create(kind, order.entity_id, lines, then, order.describe())
 
     def _visit_call(self, kind: str, order: RequiredOrder, arguments: dict[str, Any]) -> PlannedCall:

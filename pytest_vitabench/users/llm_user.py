@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..domains.base import WRITE_KINDS
@@ -200,7 +201,7 @@ class LLMUser:
         if not setup.scenario_is_hidden and not any(m.role == "user" for m in own_turns):
             return Message(role="user", content=setup.instruction)
         if setup.language not in _PROMPT:
-            setup = _with_language(setup, self.language)
+            setup = replace(setup, language=self.language)
         chat = self._official_chat(setup, messages)
         if chat is None:
             chat = [{"role": "system", "content": user_system_prompt(setup, wait_for_action=self.wait_for_action)},
@@ -224,7 +225,6 @@ class LLMUser:
                 text = f"{strip_stop(text)} {NUDGE[language]}".strip()
         return Message(role="user", content=text, usage=usage)
 
-
     def _official_chat(self, setup: UserSetup, messages: list[Message]) -> list[dict[str, Any]] | None:
         """The official simulator's request messages, or ``None`` without an official source (or for a
         VitaBench 1.0 task, whose hidden scenario the official personalization user has no place for)."""
@@ -240,9 +240,3 @@ class LLMUser:
                    else {"role": "assistant", "content": m.content}
                    for m in messages if (m.role == "assistant" and not m.tool_calls) or m.role == "user"]
         return [{"role": "system", "content": system}, *flipped]
-
-
-def _with_language(setup: UserSetup, language: str) -> UserSetup:
-    from dataclasses import replace
-
-    return replace(setup, language=language)
