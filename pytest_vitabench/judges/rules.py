@@ -252,12 +252,19 @@ def _near(a: tuple[float, float] | None, b: tuple[float, float] | None, metres: 
     return a is not None and b is not None and haversine_m(a[0], a[1], b[0], b[1]) <= metres
 
 
-def _line_misfit(product: Any, line: int, quantities: list[Any], attributes: list[Any]) -> int:
-    """How many of a required product's fields an order line gets wrong (quantity, options)."""
-    wrong_quantity = product.quantity is not None and line < len(quantities) and quantities[line] != product.quantity
-    wrong_options = bool(product.attributes) and not (line < len(attributes)
-                                                      and _same_text(attributes[line], product.attributes))
-    return int(wrong_quantity) + int(wrong_options)
+def _line_problems(product: Any, line: int, record: dict[str, Any]) -> list[str]:
+    """What order line ``line`` of ``record`` gets wrong of a required product (quantity, date, options)."""
+    problems = []
+    quantities = record.get("quantities") or []
+    attributes = record.get("attributes") or []
+    if product.quantity is not None and line < len(quantities) and quantities[line] != product.quantity:
+        problems.append(f"quantity of {product.product_id} is {quantities[line]}, expected {product.quantity}")
+    if product.date and product.date not in (record.get("dates") or []):
+        problems.append(f"{product.product_id} is for {record.get('dates')}, expected {product.date}")
+    if product.attributes and not (line < len(attributes) and _same_text(attributes[line], product.attributes)):
+        got = attributes[line] if line < len(attributes) else ""
+        problems.append(f"options of {product.product_id} are {got!r}, expected {product.attributes!r}")
+    return problems
 
 
 def required_order_problems(order: RequiredOrder, record: dict[str, Any], *,
@@ -269,8 +276,6 @@ def required_order_problems(order: RequiredOrder, record: dict[str, Any], *,
     if record.get("entity_id") not in same_entity:
         problems.append(f"at {record.get('entity_id')}, expected {order.entity_id}")
     pids = [str(p) for p in record.get("product_ids") or []]
-    quantities = record.get("quantities") or []
-    attributes = record.get("attributes") or []
     used: set[int] = set()
     for product in order.products:
         lines = [i for i, pid in enumerate(pids) if pid == product.product_id and i not in used]
@@ -278,15 +283,9 @@ def required_order_problems(order: RequiredOrder, record: dict[str, Any], *,
             problems.append(f"product {product.product_id} missing (has {pids})")
             continue
         # a product may appear on several lines with different options: take the line that fits best
-        at = min(lines, key=lambda i: _line_misfit(product, i, quantities, attributes))
+        at = min(lines, key=lambda i: len(_line_problems(product, i, record)))
         used.add(at)
-        if product.quantity is not None and at < len(quantities) and quantities[at] != product.quantity:
-            problems.append(f"quantity of {product.product_id} is {quantities[at]}, expected {product.quantity}")
-        if product.date and product.date not in (record.get("dates") or []):
-            problems.append(f"{product.product_id} is for {record.get('dates')}, expected {product.date}")
-        if product.attributes and not (at < len(attributes) and _same_text(attributes[at], product.attributes)):
-            got = attributes[at] if at < len(attributes) else ""
-            problems.append(f"options of {product.product_id} are {got!r}, expected {product.attributes!r}")
+        problems += _line_problems(product, at, record)
     if order.address and not _same_text(record.get("address"), order.address) and not _near(
             (coordinates or {}).get(str(record.get("record_id"))), order.coordinates):
         problems.append(f"delivered to {record.get('address')!r}, expected {order.address!r}")
