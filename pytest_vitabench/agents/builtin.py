@@ -42,6 +42,13 @@ _WRITE = {
     "flight": ("create_flight_order", "pay_flight_order", "order_id"),
     "attraction": ("create_attraction_order", "pay_attraction_order", "order_id"),
 }
+#: The search tools of the decision kinds that search by keywords, in the order they are called.
+_KEYWORD_SEARCHES = {
+    "delivery": ("delivery_store_search_recommand", "delivery_product_search_recommand"),
+    "instore_product": ("instore_shop_search_recommend", "instore_product_search_recommend"),
+    "reservation": ("instore_shop_search_recommend",),
+    "book": ("instore_shop_search_recommend",),
+}
 _KIND_NOUNS = {
     "delivery": "food meal drink order delivery takeaway lunch dinner breakfast",
     "instore_product": "shop store salon restaurant venue spa voucher",
@@ -259,15 +266,9 @@ class _Plan:
     def searches(self) -> list[_Call | None]:
         """The search calls of this decision kind (None for a tool the domain does not offer)."""
         kind = self.kind
-        if kind in ("delivery", "instore_product", "reservation", "book"):
-            kw = self.keywords()
-            if kind == "delivery":
-                return [self.call("delivery_store_search_recommand", keywords=kw),
-                        self.call("delivery_product_search_recommand", keywords=kw)]
-            if kind == "instore_product":
-                return [self.call("instore_shop_search_recommend", keywords=kw),
-                        self.call("instore_product_search_recommend", keywords=kw)]
-            return [self.call("instore_shop_search_recommend", keywords=kw)]
+        if kind in _KEYWORD_SEARCHES:
+            keywords = self.keywords()
+            return [self.call(name, keywords=keywords) for name in _KEYWORD_SEARCHES[kind]]
         if kind == "hotel":
             return [self.call("hotel_search_recommand", city_name=self.destination or self.origin,
                               key_words=self.keywords())]
