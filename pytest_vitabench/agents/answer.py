@@ -8,13 +8,13 @@ or says which write failed and why: a reward below 1.0 always comes with a traje
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 from ..messages import STOP_TOKEN, Message, ToolCall
 from ..suite.answer_key import CREATED, AnswerKey, PlannedCall
 from .base import AgentSetup
+from .trajectory import parsed_json
 
 DONE_TEXT = "Done: everything you asked for has been placed and paid. Is there anything else I can help you with?"
 
@@ -84,10 +84,7 @@ def _next_step(call_id: str, planned: PlannedCall, results: dict[str, Message]) 
 def record_field(text: str, field: str) -> str:
     """A field of the record a tool returned: its JSON, else ``field=value`` or ``field: value`` (quoted or
     not) in its string form, as the official tools' results read."""
-    try:
-        data: Any = json.loads(text)
-    except (TypeError, ValueError):
-        data = None
+    data = parsed_json(text)
     if isinstance(data, dict):
         return str(data.get(field) or "")
     found = re.search(rf"\b{re.escape(field)}['\"]?\s*[:=]\s*['\"]?([^'\",\s)]+)", text or "")
