@@ -323,7 +323,6 @@ def pooled_order_verdict(order: RequiredOrder, siblings: list[RequiredOrder], re
     Orders at other entities are not this record's business: other records and the rubrics judge them.
     ``siblings`` are every interpretable required and optional order of the subtask.
     """
-    text = f"[outcome] {order.describe()}"
     same = (aliases or {}).get(order.entity_id, set()) | {order.entity_id}
     cancelled = order.status == "cancelled"
     pool = [r for r in records if r.get("new") and r["record_type"] == order.kind and r.get("entity_id") in same
@@ -358,12 +357,8 @@ def pooled_order_verdict(order: RequiredOrder, siblings: list[RequiredOrder], re
                     if not any(fits(p, pid, date) for p in listed)})
     if extra:
         problems.append(f"also holds {', '.join(extra)}, which no required order at {order.entity_id} lists")
-    ids = ", ".join(str(r.get("record_id")) for r in pool)
-    if not problems:
-        return RubricVerdict(text=text, kind="outcome", met=True,
-                             reason=f"{order.kind} order(s) {ids} at {order.entity_id} hold it")
-    return RubricVerdict(text=text, kind="outcome", met=False,
-                         reason=f"{order.kind} order(s) {ids} at {order.entity_id}: " + "; ".join(problems))
+    held = f"{order.kind} order(s) {', '.join(str(r.get('record_id')) for r in pool)} at {order.entity_id}"
+    return _outcome(order, not problems, f"{held}: " + "; ".join(problems) if problems else f"{held} hold it")
 
 
 def required_order_verdict(order: RequiredOrder, records: list[dict[str, Any]], *,
@@ -375,18 +370,17 @@ def required_order_verdict(order: RequiredOrder, records: list[dict[str, Any]], 
     Args:
         kinds: The record kinds that meet it (default: the order's own; see :func:`visit_kinds`).
     """
-    text = f"[outcome] {order.describe()}"
     if order.existing:
         record = next((r for r in records if r.get("record_id") == order.record_id), None)
         if record is None:
-            return RubricVerdict(text=text, kind="outcome", met=False, reason=f"order {order.record_id} is gone")
+            return _outcome(order, False, f"order {order.record_id} is gone")
         problems = []
         if (order.status == "cancelled") != (record.get("status") == "cancelled"):
             problems.append(f"status is {record.get('status')}, expected {order.status or 'not cancelled'}")
         if order.note and not _same_text(record.get("note"), order.note):
             problems.append(f"note is {record.get('note')!r}, expected {order.note!r}")
-        return RubricVerdict(text=text, kind="outcome", met=not problems,
-                             reason="; ".join(problems) or f"order {order.record_id} is {record.get('status')}")
+        return _outcome(order, not problems,
+                        "; ".join(problems) or f"order {order.record_id} is {record.get('status')}")
     wanted_cancelled = order.status == "cancelled"
     candidates = [r for r in records if r.get("new") and r["record_type"] in (kinds or (order.kind,))
                   and (r.get("status") == "cancelled") == wanted_cancelled]
@@ -395,17 +389,20 @@ def required_order_verdict(order: RequiredOrder, records: list[dict[str, Any]], 
     ranked = sorted(((required_order_problems(order, r, aliases=aliases, coordinates=coordinates), r)
                      for r in candidates), key=lambda row: len(row[0]))
     problems, record = ranked[0]
-    if not problems:
-        return RubricVerdict(text=text, kind="outcome", met=True, reason=f"{_describe(record)} matches")
-    return RubricVerdict(text=text, kind="outcome", met=False, reason=f"{_describe(record)}: " + "; ".join(problems))
+    return _outcome(order, not problems,
+                    f"{_describe(record)}: " + "; ".join(problems) if problems else f"{_describe(record)} matches")
 
 
 def _none_created(order: RequiredOrder, records: list[dict[str, Any]], where: str) -> RubricVerdict:
     state = "cancelled " if order.status == "cancelled" else ""
     others = ", ".join(f"{_describe(r)} ({r.get('status')})" for r in records if r.get("new"))
-    return RubricVerdict(text=f"[outcome] {order.describe()}", kind="outcome", met=False,
-                         reason=f"no {state}{order.kind} record{where} was created"
-                         + (f"; created: {others}" if others else ""))
+    return _outcome(order, False, f"no {state}{order.kind} record{where} was created"
+                    + (f"; created: {others}" if others else ""))
+
+
+def _outcome(order: RequiredOrder, met: bool, reason: str) -> RubricVerdict:
+    """The outcome verdict of one required order."""
+    return RubricVerdict(text=f"[outcome] {order.describe()}", kind="outcome", met=met, reason=reason)
 
 
 def _outcome_reason(match: list[dict[str, Any]], created: list[dict[str, Any]]) -> str:
