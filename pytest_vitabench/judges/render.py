@@ -33,14 +33,8 @@ def windows(count: int, size: int = WINDOW_SIZE, overlap: int = WINDOW_OVERLAP) 
     """
     if count <= size:
         return [(0, count)]
-    step = size - overlap
-    out = []
-    start = 0
-    while True:
-        out.append((start, min(start + size, count)))
-        if start + size >= count:
-            return out
-        start += step
+    # Each window starts ``size - overlap`` after the last, until one reaches the end.
+    return [(start, min(start + size, count)) for start in range(0, count - overlap, size - overlap)]
 
 
 def _value(value: Any) -> str:
