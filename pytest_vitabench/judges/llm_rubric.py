@@ -167,7 +167,9 @@ class LLMRubricJudge:
         facts = record_facts(case.environment, subtask, case.time) if self.records else []
         runs = [self._run(case, rubrics, facts, seed) for seed in vote_seeds(case.seed, self.votes)]
         verdicts = majority([run.verdicts() for run in runs], failures_unmet=self.failures == "zero")
-        trajectory_reward = _all_met(verdicts)
+        # Every verdict met; one the judge could not give counts as unmet here (unlike ``reward_of``, with which
+        # the rules judge sets aside the rubrics it has no check for).
+        trajectory_reward = 1.0 if verdicts and all(v.met is True for v in verdicts) else 0.0
         details.update(trajectory_reward=trajectory_reward, windows=runs[0].windows,
                        calls=sum(run.calls for run in runs))
         problems = [_voted(i, p, self.votes) for i, run in enumerate(runs) for p in run.problems]
@@ -331,9 +333,3 @@ def _by_official_id(value: Any, ids: dict[str, int]) -> dict[int, dict[str, Any]
     if not matched:
         raise JudgeParseError("no item of the reply names an official rubric id (rubric_0, rubric_1, ...)")
     return matched
-
-
-def _all_met(verdicts: list[RubricVerdict]) -> float:
-    """The binary reward: every verdict met; a verdict the judge could not give counts as unmet here
-    (unlike ``reward_of``, which the rules judge uses to set aside rubrics it has no check for)."""
-    return 1.0 if verdicts and all(v.met is True for v in verdicts) else 0.0

@@ -209,12 +209,9 @@ def check_profile(task: Any, prefix: str, problems: Problems) -> None:
     elif str(profile["user_id"]) != task.user_id:
         problems.append((f"{where}.user_id", f"{profile['user_id']!r} differs from the user's id {task.user_id!r}"))
     for key, value in profile.items():
-        if _is_address(str(key)) and not (isinstance(value, str) and value.strip()):
+        address = "address" in str(key).lower() or "地址" in str(key) or "住址" in str(key)
+        if address and not (isinstance(value, str) and value.strip()):
             problems.append((f"{where}.{key}", f"an address must be non-empty text, got {value!r}"))
-
-
-def _is_address(key: str) -> bool:
-    return "address" in key.lower() or "地址" in key or "住址" in key
 
 
 def check_subtask_content(task: Any, prefix: str, problems: Problems, odd: dict[str, list[str]]) -> None:

@@ -158,12 +158,6 @@ def write_resolved(setup: UserSetup, messages: list[Message]) -> bool:
                for m in messages)
 
 
-def strip_stop(text: str) -> str:
-    for token in USER_STOP_TOKENS:
-        text = text.replace(token, "")
-    return " ".join(text.split())
-
-
 class LLMUser:
     """A user simulator backed by a chat model at an OpenAI-compatible endpoint.
 
@@ -222,7 +216,9 @@ class LLMUser:
         if self.wait_for_action and any(t in text for t in USER_STOP_TOKENS) and not write_resolved(setup, messages):
             nudges = sum(1 for m in messages if m.role == "user" and m.text.endswith(NUDGE[language]))
             if nudges < MAX_NUDGES:
-                text = f"{strip_stop(text)} {NUDGE[language]}".strip()
+                for token in USER_STOP_TOKENS:
+                    text = text.replace(token, "")
+                text = f"{' '.join(text.split())} {NUDGE[language]}".strip()
         return Message(role="user", content=text, usage=usage)
 
     def _official_chat(self, setup: UserSetup, messages: list[Message]) -> list[dict[str, Any]] | None:
