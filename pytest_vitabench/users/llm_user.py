@@ -141,21 +141,13 @@ def flip_roles(messages: list[Message]) -> list[dict[str, str]]:
     return out
 
 
-def is_write_tool(name: str | None, setup: UserSetup) -> bool:
-    """Whether ``name`` is one of the environment's state-changing tools (without a list, a built-in one
-    declared ``create`` or ``write``)."""
-    if not name:
-        return False
-    if setup.write_tools:
-        return name in setup.write_tools
-    return declared_kinds().get(name) in WRITE_KINDS
-
-
 def write_resolved(setup: UserSetup, messages: list[Message]) -> bool:
-    """Whether some write tool call of the agent has a result yet: completed, or refused with an error."""
+    """Whether some write tool call of the agent has a result yet: completed, or refused with an error. The
+    write tools are the environment's state-changing ones (without a list, the built-in tools declared
+    ``create`` or ``write``)."""
     names = {call.id: call.name for m in messages if m.role == "assistant" for call in m.tool_calls or []}
-    return any(m.role == "tool" and is_write_tool(m.name or names.get(m.tool_call_id or ""), setup)
-               for m in messages)
+    writes = setup.write_tools or {name for name, kind in declared_kinds().items() if kind in WRITE_KINDS}
+    return any(m.role == "tool" and (m.name or names.get(m.tool_call_id or "")) in writes for m in messages)
 
 
 class LLMUser:
