@@ -357,8 +357,8 @@ def pooled_order_verdict(order: RequiredOrder, siblings: list[RequiredOrder], re
                     if not any(fits(p, pid, date) for p in listed)})
     if extra:
         problems.append(f"also holds {', '.join(extra)}, which no required order at {order.entity_id} lists")
-    held = f"{order.kind} order(s) {', '.join(str(r.get('record_id')) for r in pool)} at {order.entity_id}"
-    return _outcome(order, not problems, f"{held}: " + "; ".join(problems) if problems else f"{held} hold it")
+    orders = f"{order.kind} order(s) {', '.join(str(r.get('record_id')) for r in pool)} at {order.entity_id}"
+    return _outcome(order, not problems, f"{orders}: " + "; ".join(problems) if problems else f"{orders} hold it")
 
 
 def required_order_verdict(order: RequiredOrder, records: list[dict[str, Any]], *,
