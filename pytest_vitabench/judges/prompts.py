@@ -182,7 +182,3 @@ def rubric_system(template: dict[str, str], language: str, records: bool) -> str
         for sentence in _RECORD_SENTENCES[language]:
             text = text.replace(sentence, "")
     return text
-
-
-def repair_prompt(language: str, problem: str) -> str:
-    return REPAIR[lang(language)].format(problem=problem)

@@ -410,9 +410,8 @@ class _Builder:
                                   describes=f"{kind} at {entity_id}"))
         else:
             for pid, date, quantity in lines:
-                for call in self._ota_calls(kind, entity_id, pid or "", date, quantity, then,
-                                            describes or f"book {pid} of {entity_id}"):
-                    self._add(call)
+                self.key.calls += self._ota_calls(kind, entity_id, pid or "", date, quantity, then,
+                                                  describes or f"book {pid} of {entity_id}")
 
     def _pay_call(self, kind: str) -> list[PlannedCall]:
         if kind not in _PAY:
