@@ -8,13 +8,13 @@ or says which write failed and why: a reward below 1.0 always comes with a traje
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 from ..messages import STOP_TOKEN, Message, ToolCall
 from ..suite.answer_key import CREATED, AnswerKey, PlannedCall
-from .base import AgentSetup
+from .base import AgentSetup, say
+from .trajectory import parsed_json
 
 DONE_TEXT = "Done: everything you asked for has been placed and paid. Is there anything else I can help you with?"
 
@@ -30,15 +30,15 @@ class AnswerAgent:
     def respond(self, setup: AgentSetup, messages: list[Message]) -> Message:
         key = setup.answer
         if not isinstance(key, AnswerKey):
-            return _text(f"Sorry, this subtask has no answer annotations to follow. {STOP_TOKEN}")
+            return say(f"Sorry, this subtask has no answer annotations to follow. {STOP_TOKEN}")
         said = [m.text for m in messages if m.role == "assistant" and not m.tool_calls]
         if DONE_TEXT in said:
-            return _text(f"You're welcome, goodbye! {STOP_TOKEN}")
+            return say(f"You're welcome, goodbye! {STOP_TOKEN}")
         if key.problems and not key.calls:
-            return _text(f"Sorry, I cannot complete this: {'; '.join(key.problems)} {STOP_TOKEN}")
+            return say(f"Sorry, I cannot complete this: {'; '.join(key.problems)} {STOP_TOKEN}")
         for question in key.questions:
             if question not in said:
-                return _text(question)
+                return say(question)
         results = {m.tool_call_id: m for m in messages if m.role == "tool" and m.tool_call_id}
         failures = []
         for index, planned in enumerate(key.calls):
@@ -48,9 +48,9 @@ class AnswerAgent:
             if step:
                 failures.append(step)
         if failures:
-            return _text(f"Sorry, I could not complete {'; '.join(failures)}. Everything else you asked for is "
+            return say(f"Sorry, I could not complete {'; '.join(failures)}. Everything else you asked for is "
                          f"done. {STOP_TOKEN}")
-        return _text(DONE_TEXT)
+        return say(DONE_TEXT)
 
 
 def _next_step(call_id: str, planned: PlannedCall, results: dict[str, Message]) -> Message | str | None:
@@ -84,10 +84,7 @@ def _next_step(call_id: str, planned: PlannedCall, results: dict[str, Message]) 
 def record_field(text: str, field: str) -> str:
     """A field of the record a tool returned: its JSON, else ``field=value`` or ``field: value`` (quoted or
     not) in its string form, as the official tools' results read."""
-    try:
-        data: Any = json.loads(text)
-    except (TypeError, ValueError):
-        data = None
+    data = parsed_json(text)
     if isinstance(data, dict):
         return str(data.get(field) or "")
     found = re.search(rf"\b{re.escape(field)}['\"]?\s*[:=]\s*['\"]?([^'\",\s)]+)", text or "")
@@ -96,7 +93,3 @@ def record_field(text: str, field: str) -> str:
 
 def _call(call_id: str, name: str, arguments: dict[str, Any]) -> Message:
     return Message(role="assistant", tool_calls=[ToolCall(id=call_id, name=name, arguments=dict(arguments))])
-
-
-def _text(content: str) -> Message:
-    return Message(role="assistant", content=content)

@@ -56,6 +56,11 @@ class AgentSetup:
     official_format: bool = False
 
 
+def say(content: str) -> Message:
+    """An assistant message of text alone."""
+    return Message(role="assistant", content=content)
+
+
 @runtime_checkable
 class Agent(Protocol):
     """The agent under test."""

@@ -25,7 +25,7 @@ from ..text.clauses import profile_statements, situation_of
 from ..text.facts import Facts, extract_facts, parse_now
 from ..text.preferences import PreferenceMemory
 from ..text.words import content_words, tokenize
-from .base import AgentSetup
+from .base import AgentSetup, say
 from .candidates import Candidate, CandidateScorer, Catalogue, entity_name, relevance
 from .trajectory import ASK_PREFIX, ID_QUESTION, RECOMMEND_PREFIX, Trajectory, call_key
 
@@ -41,6 +41,13 @@ _WRITE = {
     "train": ("create_train_order", "pay_train_order", "order_id"),
     "flight": ("create_flight_order", "pay_flight_order", "order_id"),
     "attraction": ("create_attraction_order", "pay_attraction_order", "order_id"),
+}
+#: The search tools of the decision kinds that search by keywords, in the order they are called.
+_KEYWORD_SEARCHES = {
+    "delivery": ("delivery_store_search_recommand", "delivery_product_search_recommand"),
+    "instore_product": ("instore_shop_search_recommend", "instore_product_search_recommend"),
+    "reservation": ("instore_shop_search_recommend",),
+    "book": ("instore_shop_search_recommend",),
 }
 _KIND_NOUNS = {
     "delivery": "food meal drink order delivery takeaway lunch dinner breakfast",
@@ -119,12 +126,12 @@ class BuiltinAgent:
         """The next assistant message (a bug propagates: the harness reports an error, never a silent score)."""
         trail = Trajectory.read(messages)
         if trail.finished:
-            return _text(f"You're welcome, have a nice day! {STOP_TOKEN}")
+            return say(f"You're welcome, have a nice day! {STOP_TOKEN}")
         plan = _Plan.make(setup, trail, self)
         if plan is None:
-            return _text(f"Sorry, I can't help with that request here. {STOP_TOKEN}")
+            return say(f"Sorry, I can't help with that request here. {STOP_TOKEN}")
         if self.asks_when_proactive and setup.proactive and trail.asked_details is None:
-            return _text(plan.question())
+            return say(plan.question())
         step = plan.next_lookup()
         if step is not None:
             return step
@@ -176,7 +183,7 @@ class _Plan:
         words = content_words(instruction)
         self.facts: Facts = extract_facts(instruction, self.now, set(words))
         if trail.asked_details is not None:
-            reply = next(iter(trail.user_replies_after(trail.asked_details)), None)
+            reply = next((m.text for m in trail.messages[trail.asked_details + 1:] if m.role == "user"), None)
             if reply is not None:
                 self.facts = self.facts.merged(extract_facts(reply, self.now, set(words)))
         self.destination = _destination(instruction)
@@ -259,15 +266,9 @@ class _Plan:
     def searches(self) -> list[_Call | None]:
         """The search calls of this decision kind (None for a tool the domain does not offer)."""
         kind = self.kind
-        if kind in ("delivery", "instore_product", "reservation", "book"):
-            kw = self.keywords()
-            if kind == "delivery":
-                return [self.call("delivery_store_search_recommand", keywords=kw),
-                        self.call("delivery_product_search_recommand", keywords=kw)]
-            if kind == "instore_product":
-                return [self.call("instore_shop_search_recommend", keywords=kw),
-                        self.call("instore_product_search_recommend", keywords=kw)]
-            return [self.call("instore_shop_search_recommend", keywords=kw)]
+        if kind in _KEYWORD_SEARCHES:
+            keywords = self.keywords()
+            return [self.call(name, keywords=keywords) for name in _KEYWORD_SEARCHES[kind]]
         if kind == "hotel":
             return [self.call("hotel_search_recommand", city_name=self.destination or self.origin,
                               key_words=self.keywords())]
@@ -356,25 +357,25 @@ class _Plan:
                 message = self._emit([self.call(pay, **{record_key: record_id})])
                 if message is not None:
                     return message
-                return _text(f"Sorry, I could not pay for {record_id}. {STOP_TOKEN}")
-            return _text(self.confirmation(record, record_id))
+                return say(f"Sorry, I could not pay for {record_id}. {STOP_TOKEN}")
+            return say(self.confirmation(record, record_id))
         if any("user id" in r.content.lower() for r in failed) and not trail.asked_id:
-            return _text(ID_QUESTION)
+            return say(ID_QUESTION)
         ranking = self.ranking()
         attempt = trail.rejections() + len(failed)
         if not ranking or attempt >= min(MAX_ATTEMPTS, len(ranking)):
-            return _text(f"Sorry, I could not find a suitable option for your request. {STOP_TOKEN}")
+            return say(f"Sorry, I could not find a suitable option for your request. {STOP_TOKEN}")
         choice, reasons = ranking[attempt]
         user_id = self.user_id()
         if len(trail.recommendations) <= attempt:
-            return _text(self.recommendation(choice, reasons))
+            return say(self.recommendation(choice, reasons))
         if user_id is None:
             if not trail.asked_id:
-                return _text(ID_QUESTION)
-            return _text(f"Sorry, I need your user ID to continue. {STOP_TOKEN}")
+                return say(ID_QUESTION)
+            return say(f"Sorry, I need your user ID to continue. {STOP_TOKEN}")
         message = self._emit([self.write_call(choice, user_id)])
         if message is None:
-            return _text(f"Sorry, I could not complete the booking. {STOP_TOKEN}")
+            return say(f"Sorry, I could not complete the booking. {STOP_TOKEN}")
         return message
 
     # -- the write
@@ -491,10 +492,6 @@ def _domain_and_kind(instruction: str, domains: tuple[str, ...]) -> tuple[str, s
             domain = "instore"
     rules, default = _KIND_RULES[domain]
     return domain, next((kind for pattern, kind in rules if pattern.search(low)), default)
-
-
-def _text(content: str) -> Message:
-    return Message(role="assistant", content=content)
 
 
 def _profile_value(profile: dict[str, Any], key_pattern: re.Pattern[str]) -> str | None:

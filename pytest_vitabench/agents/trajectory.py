@@ -76,9 +76,6 @@ class Trajectory:
                                            error=message.error or message.text.startswith("Error"), index=index))
         return out
 
-    def user_replies_after(self, index: int) -> list[str]:
-        return [m.text for m in self.messages[index + 1:] if m.role == "user"]
-
     def reply_to(self, index: int) -> str | None:
         for message in self.messages[index + 1:]:
             if message.role == "user":
@@ -88,7 +85,9 @@ class Trajectory:
         return None
 
     def rejections(self) -> int:
-        return sum(1 for i in self.recommendations if _rejects(self.reply_to(i)))
+        """How many of our recommendations the user's reply turned down (a reply that accepts never does)."""
+        replies = [self.reply_to(i) for i in self.recommendations]
+        return sum(1 for reply in replies if reply is not None and not _ACCEPT.search(reply) and _REJECT.search(reply))
 
     def results_named(self, *names: str) -> list[ToolResult]:
         return [r for r in self.results if r.name in names]
@@ -105,11 +104,3 @@ def parsed_json(content: str) -> Any:
 def call_key(name: str, args: dict[str, Any] | str) -> str:
     """A tool call's identity (name and arguments), to tell whether it was already made."""
     return name + json.dumps(args, sort_keys=True, ensure_ascii=False, default=str)
-
-
-def _rejects(reply: str | None) -> bool:
-    if reply is None:
-        return False
-    if _ACCEPT.search(reply):
-        return False
-    return bool(_REJECT.search(reply))

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .parsing import JudgeParseError, parse_reply
-from .prompts import repair_prompt
+from .prompts import REPAIR, lang
 
 if TYPE_CHECKING:
     from ..llm.client import LLMClient
@@ -51,7 +51,7 @@ def ask(client: LLMClient, *, model: str, messages: list[dict[str, Any]], seed: 
             if attempt == 0:
                 answer.notes.append(f"first reply unreadable ({problem}); asked once more for valid JSON")
                 conversation = [*conversation, {"role": "assistant", "content": completion.text},
-                                {"role": "user", "content": repair_prompt(language, problem)}]
+                                {"role": "user", "content": REPAIR[lang(language)].format(problem=problem)}]
             continue
         answer.problem = None
         answer.notes.extend(notes)

@@ -58,14 +58,6 @@ class Verdict(BaseModel):
     unscored: str | None = None
 
     @property
-    def unmet(self) -> list[RubricVerdict]:
-        return [r for r in self.rubrics if r.met is False]
-
-    @property
-    def not_judged(self) -> list[RubricVerdict]:
-        return [r for r in self.rubrics if r.met is None]
-
-    @property
     def judge_failures(self) -> list[RubricVerdict]:
         return [r for r in self.rubrics if r.judge_failure]
 

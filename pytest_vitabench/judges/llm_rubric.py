@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from ..prompts import time_with_weekday
@@ -28,7 +30,7 @@ from .base import (
 from .contradiction import contradiction
 from .parsing import JudgeParseError, RubricItem, match_items, rubric_items
 from .prompts import FULL_SYSTEM, HEADINGS, WINDOW_SYSTEM, lang, rubric_system
-from .render import record_facts, render_facts, render_messages, windows
+from .render import chat, numbered, record_facts, render_facts, render_messages, windows
 
 if TYPE_CHECKING:
     from ..llm.client import LLMClient
@@ -165,7 +167,9 @@ class LLMRubricJudge:
         facts = record_facts(case.environment, subtask, case.time) if self.records else []
         runs = [self._run(case, rubrics, facts, seed) for seed in vote_seeds(case.seed, self.votes)]
         verdicts = majority([run.verdicts() for run in runs], failures_unmet=self.failures == "zero")
-        trajectory_reward = _all_met(verdicts)
+        # Every verdict met; one the judge could not give counts as unmet here (unlike ``reward_of``, with which
+        # the rules judge sets aside the rubrics it has no check for).
+        trajectory_reward = 1.0 if verdicts and all(v.met is True for v in verdicts) else 0.0
         details.update(trajectory_reward=trajectory_reward, windows=runs[0].windows,
                        calls=sum(run.calls for run in runs))
         problems = [_voted(i, p, self.votes) for i, run in enumerate(runs) for p in run.problems]
@@ -195,71 +199,61 @@ class LLMRubricJudge:
         return wording_for(self.official_source, self.language)
 
     def _run(self, case: JudgeCase, rubrics: list[str], facts: list[dict[str, Any]], seed: int) -> _Run:
+        """One vote. Under the official wording it runs as the official judge does: the sliding-window judge
+        asks every window (the official ``trajectory`` evaluation), the full-trajectory judge the whole
+        conversation once (``trajectory_full_traj_rubric``); the states are carried by their official ids, and
+        a reply's item changes only the rubric its ``rubric_idx`` names. Our own judge skips a window with
+        nothing to show (no call, state unchanged)."""
         wording = self._official_wording()
+        initial = wording.initial_justification() if wording else NOT_YET[self.language]
+        run = _Run(states=[_State(text=t, justification=initial) for t in rubrics])
+        read: Callable[[Any], dict[int, Any]] = partial(_matched, rubrics=rubrics)
         if wording is not None:
-            return self._official_run(wording, case, rubrics, seed)
-        run = _Run(states=[_State(text=t, justification=NOT_YET[self.language]) for t in rubrics])
+            read = partial(_by_official_id, ids={wording.rubric_id(pos): pos for pos in range(len(rubrics))})
         spans = windows(len(case.messages)) if self.mode == "window" else [(0, len(case.messages))]
         for number, (start, end) in enumerate(spans, 1):
-            transcript = render_messages(case.messages, start, end, self.language)
-            if not transcript.strip():
-                continue  # nothing to show in this window: no call, state unchanged
-            run.windows += 1
-            messages = self._messages(case, run.states, facts, transcript, number, len(spans), start, end)
-            answer = ask(self.client, model=self.model, messages=messages, seed=seed, language=self.language,
-                         read=lambda value: _matched(value, rubrics), params=self.params)
-            where = f"window {number}/{len(spans)}" if self.mode == "window" else "full trajectory"
-            items = run.took(answer, where)
-            if items is None:
-                continue
-            for pos, item in items.items():
-                state = run.states[pos]
-                state.met = bool(item.met)
-                state.judged = True
-                if item.reason:
-                    state.justification = item.reason
-                state.contradicted = contradiction(state.met, item.reason)
-        return run
-
-    def _official_run(self, wording: OfficialWording, case: JudgeCase, rubrics: list[str], seed: int) -> _Run:
-        """One vote as the official judge runs it: the sliding-window judge asks every window (the official
-        ``trajectory`` evaluation), the full-trajectory judge the whole conversation once
-        (``trajectory_full_traj_rubric``); the states are carried by their official ids, and a reply's item
-        changes only the rubric its ``rubric_idx`` names."""
-        run = _Run(states=[_State(text=t, justification=wording.initial_justification()) for t in rubrics])
-        ids = {wording.rubric_id(pos): pos for pos in range(len(rubrics))}
-        spans = windows(len(case.messages)) if self.mode == "window" else [(0, len(case.messages))]
-        clock = time_with_weekday(case.time, self.language) if case.time else ""
-        for number, (start, end) in enumerate(spans, 1):
-            run.windows += 1
-            states = wording.judge_rubrics([(wording.rubric_id(pos), s.text, s.justification, s.met)
-                                            for pos, s in enumerate(run.states)])
-            transcript = wording.judge_transcript(case.messages, start, end)
-            if self.mode == "window":
-                where = f"window {number}/{len(spans)}"
-                messages = wording.judge_window_messages(
-                    time=clock, instruction=case.subtask.instruction, window=number, windows=len(spans),
-                    transcript=transcript, rubrics=states)
+            if wording is None:
+                messages = self._messages(case, run.states, facts, number, len(spans), start, end)
             else:
-                where = "full trajectory"
-                messages = wording.judge_full_messages(time=clock, instruction=case.subtask.instruction,
-                                                       transcript=transcript, rubrics=states)
-            answer = ask(self.client, model=self.model, messages=messages, seed=seed, language=self.language,
-                         read=lambda value: _by_official_id(value, ids), params=self.params)
-            items = run.took(answer, where)
-            if items is None:
+                messages = self._official_messages(wording, case, run.states, number, len(spans), start, end)
+            if messages is None:
                 continue
-            for pos, item in items.items():
+            run.windows += 1
+            answer = ask(self.client, model=self.model, messages=messages, seed=seed, language=self.language,
+                         read=read, params=self.params)
+            items = run.took(answer, f"window {number}/{len(spans)}" if self.mode == "window" else "full trajectory")
+            for pos, item in (items or {}).items():
                 state = run.states[pos]
                 state.judged = True
-                if isinstance(item.get("meetExpectation"), bool):
-                    state.met = item["meetExpectation"]
-                if isinstance(item.get("justification"), str):
-                    state.justification = item["justification"]
+                if isinstance(item, RubricItem):
+                    state.met = bool(item.met)
+                    state.justification = item.reason or state.justification
+                    state.contradicted = contradiction(state.met, item.reason)
+                else:  # the official reply's object: only the fields it gives of the right type change
+                    if isinstance(item.get("meetExpectation"), bool):
+                        state.met = item["meetExpectation"]
+                    if isinstance(item.get("justification"), str):
+                        state.justification = item["justification"]
         return run
 
-    def _messages(self, case: JudgeCase, states: list[_State], facts: list[dict[str, Any]], transcript: str,
-                  number: int, total_windows: int, start: int, end: int) -> list[dict[str, Any]]:
+    def _official_messages(self, wording: OfficialWording, case: JudgeCase, states: list[_State], number: int,
+                           total_windows: int, start: int, end: int) -> list[dict[str, Any]]:
+        clock = time_with_weekday(case.time, self.language) if case.time else ""
+        rubrics = wording.judge_rubrics([(wording.rubric_id(pos), s.text, s.justification, s.met)
+                                         for pos, s in enumerate(states)])
+        transcript = wording.judge_transcript(case.messages, start, end)
+        if self.mode == "window":
+            return wording.judge_window_messages(time=clock, instruction=case.subtask.instruction, window=number,
+                                                 windows=total_windows, transcript=transcript, rubrics=rubrics)
+        return wording.judge_full_messages(time=clock, instruction=case.subtask.instruction,
+                                           transcript=transcript, rubrics=rubrics)
+
+    def _messages(self, case: JudgeCase, states: list[_State], facts: list[dict[str, Any]], number: int,
+                  total_windows: int, start: int, end: int) -> list[dict[str, Any]] | None:
+        """Our judge's request for one window, or ``None`` when the window shows nothing."""
+        transcript = render_messages(case.messages, start, end, self.language)
+        if not transcript.strip():
+            return None
         h = HEADINGS[self.language]
         clock = time_with_weekday(case.time, self.language) if case.time else h["no_time"]
         parts = [f"{h['time']}\n{clock}", f"{h['request']}\n{case.subtask.instruction}"]
@@ -272,12 +266,11 @@ class LLMRubricJudge:
             heading = h["window"].format(i=number, n=total_windows, a=start + 1, b=end, total=len(case.messages))
             system = rubric_system(WINDOW_SYSTEM, self.language, self.records)
         else:
-            numbered = "\n".join(f"{i}. {s.text}" for i, s in enumerate(states, 1))
-            parts.append(f"{h['rubrics']}\n{numbered}")
+            parts.append(f"{h['rubrics']}\n{numbered([s.text for s in states])}")
             heading = h["conversation"].format(total=len(case.messages))
             system = rubric_system(FULL_SYSTEM, self.language, self.records)
         parts.append(f"{heading}\n{transcript}")
-        return [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(parts)}]
+        return chat(system, "\n\n".join(parts))
 
 
 # -- votes (``--vita-judge-votes N``) ---------------------------------------------------------------
@@ -340,9 +333,3 @@ def _by_official_id(value: Any, ids: dict[str, int]) -> dict[int, dict[str, Any]
     if not matched:
         raise JudgeParseError("no item of the reply names an official rubric id (rubric_0, rubric_1, ...)")
     return matched
-
-
-def _all_met(verdicts: list[RubricVerdict]) -> float:
-    """The binary reward: every verdict met; a verdict the judge could not give counts as unmet here
-    (unlike ``reward_of``, which the rules judge uses to set aside rubrics it has no check for)."""
-    return 1.0 if verdicts and all(v.met is True for v in verdicts) else 0.0

@@ -20,7 +20,7 @@ from .base import JudgeCase, RubricVerdict
 from .outcome_official import has_official_write, last_resolved_write, target_entity
 from .parsing import JudgeParseError, as_bool, match_items, rubric_items
 from .prompts import HEADINGS, OUTCOME_OFFICIAL_SYSTEM, OUTCOME_SYSTEM, lang
-from .render import record_facts, render_call
+from .render import chat, numbered, record_facts, render_call
 
 if TYPE_CHECKING:
     from ..llm.client import LLMClient
@@ -138,8 +138,21 @@ class OutcomeJudge:
 
     def judge(self, case: JudgeCase, *, seed: int, language: str | None = None) -> OutcomeResult:
         language = lang(language or self.language)
-        if self.style == "official":
-            return self._judge_official(case, seed=seed, language=language)
+        rubrics = outcome_rubrics(case)
+        found = (self._official_question if self.style == "official" else self._question)(case, rubrics, language)
+        if isinstance(found, OutcomeResult):
+            return found
+        messages, detail = found
+        if not rubrics:
+            return OutcomeResult(has_action=True, verdicts=[], reward=1.0, detail=detail)
+        official = self.style == "official"
+        answer = ask(self.client, model=self.model, messages=messages, seed=seed, language=language,
+                     read=lambda value: _read(value, rubrics, applicable=not official), params=self.params)
+        return _answered(answer, rubrics, detail)
+
+    def _question(self, case: JudgeCase, rubrics: list[str], language: str
+                  ) -> OutcomeResult | tuple[list[dict[str, Any]], dict[str, Any]]:
+        """The request about the last successful creating write and its detail, or the outcome without one."""
         actions = write_actions(case.messages, case.environment)
         if not actions:
             return OutcomeResult(has_action=False, detail={"action": None})
@@ -154,21 +167,24 @@ class OutcomeJudge:
             return OutcomeResult(has_action=True, verdicts=[verdict], reward=0.0,
                                  detail={"action": last.call.name, "succeeded": False})
         action = succeeded[-1]
-        facts = record_facts(case.environment, case.subtask, case.time)
-        record = _record_for(action, facts)
-        entity = _entity_view(case.environment, record)
-        rubrics = outcome_rubrics(case)
+        record = _record_for(action, record_facts(case.environment, case.subtask, case.time))
         detail = {"action": action.call.name, "message_index": action.index + 1, "record": record,
                   "succeeded": True}
-        if not rubrics:
-            return OutcomeResult(has_action=True, verdicts=[], reward=1.0, detail=detail)
-        answer = ask(self.client, model=self.model,
-                     messages=self._messages(case, action, record, entity, rubrics, language),
-                     seed=seed, language=language, read=lambda value: _read(value, rubrics),
-                     params=self.params)
-        return _answered(answer, rubrics, detail)
+        h = HEADINGS[language]
+        outcome = {
+            "tool_call": render_call(action.call.name, action.call.arguments),
+            "final_record": record,
+            "chosen": _entity_view(case.environment, record),
+        }
+        user = "\n\n".join([
+            f"{h['request']}\n{case.subtask.instruction}",
+            f"{h['action']}\n{json.dumps(outcome, ensure_ascii=False, indent=1, default=str)}",
+            f"{h['rubrics']}\n{numbered(rubrics)}",
+        ])
+        return chat(OUTCOME_SYSTEM[language], user), detail
 
-    def _judge_official(self, case: JudgeCase, *, seed: int, language: str) -> OutcomeResult:
+    def _official_question(self, case: JudgeCase, rubrics: list[str], language: str
+                           ) -> OutcomeResult | tuple[list[dict[str, Any]], dict[str, Any]]:
         """REFERENCE.md §5.5: the last resolvable write (failed or not), target and chosen entity, all rubrics
         must hold of the outcome."""
         if not has_official_write(case.messages):
@@ -181,38 +197,15 @@ class OutcomeJudge:
                                  detail={"action": None, "style": "official", "resolved": False})
         index, name, arguments, chosen = resolved
         target = target_entity(case.subtask.environment, getattr(case.subtask, "target_product_ids", None))
-        rubrics = outcome_rubrics(case)
         detail = {"action": name, "message_index": index + 1, "style": "official", "resolved": True}
-        if not rubrics:
-            return OutcomeResult(has_action=True, verdicts=[], reward=1.0, detail=detail)
         h = HEADINGS[language]
-        numbered = "\n".join(f"{i}. {text}" for i, text in enumerate(rubrics, 1))
         user = "\n\n".join([
-            f"{h['rubrics']}\n{numbered}",
+            f"{h['rubrics']}\n{numbered(rubrics)}",
             f"{h['target']}\n{json.dumps(target, ensure_ascii=False, indent=1, default=str)}",
             f"{h['chosen']}\n{render_call(name, arguments)}\n"
             f"{json.dumps(chosen, ensure_ascii=False, indent=1, default=str)}",
         ])
-        messages = [{"role": "system", "content": OUTCOME_OFFICIAL_SYSTEM[language]}, {"role": "user", "content": user}]
-        answer = ask(self.client, model=self.model, messages=messages, seed=seed, language=language,
-                     read=lambda value: _read(value, rubrics, applicable=False), params=self.params)
-        return _answered(answer, rubrics, detail)
-
-    def _messages(self, case: JudgeCase, action: Action, record: dict[str, Any] | None,
-                  entity: dict[str, Any] | None, rubrics: list[str], language: str) -> list[dict[str, Any]]:
-        h = HEADINGS[language]
-        outcome = {
-            "tool_call": render_call(action.call.name, action.call.arguments),
-            "final_record": record,
-            "chosen": entity,
-        }
-        numbered = "\n".join(f"{i}. {text}" for i, text in enumerate(rubrics, 1))
-        user = "\n\n".join([
-            f"{h['request']}\n{case.subtask.instruction}",
-            f"{h['action']}\n{json.dumps(outcome, ensure_ascii=False, indent=1, default=str)}",
-            f"{h['rubrics']}\n{numbered}",
-        ])
-        return [{"role": "system", "content": OUTCOME_SYSTEM[language]}, {"role": "user", "content": user}]
+        return chat(OUTCOME_OFFICIAL_SYSTEM[language], user), detail
 
 
 def _read(value: Any, rubrics: list[str], *, applicable: bool = True) -> list[RubricVerdict]:

@@ -52,11 +52,6 @@ def _entities(environment: dict[str, Any], container: str) -> dict[str, dict[str
     return {str(k): v for k, v in raw.items() if isinstance(v, dict)}
 
 
-def _find(environment: dict[str, Any], container: str, entity_id: str, id_key: str) -> dict[str, Any] | None:
-    entities = _entities(environment, container)
-    return entities.get(entity_id) or next((e for e in entities.values() if str(e.get(id_key)) == entity_id), None)
-
-
 def target_entity(environment: dict[str, Any], target_product_ids: list[str] | None = None) -> dict[str, Any] | None:
     """The first entity marked target, sanitised and re-tagged, with its ``target_products``."""
     wanted = {str(p) for p in target_product_ids or []}
@@ -78,7 +73,8 @@ def resolve_action(name: str, arguments: dict[str, Any] | str, environment: dict
     if name not in _RESOLVE or not isinstance(arguments, dict):
         return None
     container, id_arg, product_arg, extras = _RESOLVE[name]
-    entity = _find(environment, container, str(arguments.get(id_arg, "")), id_arg)
+    entities, wanted = _entities(environment, container), str(arguments.get(id_arg, ""))
+    entity = entities.get(wanted) or next((e for e in entities.values() if str(e.get(id_arg)) == wanted), None)
     if entity is None:
         return None
     products = [p for p in entity.get("products") or [] if isinstance(p, dict)]

@@ -160,12 +160,9 @@ def parse_reply(text: str, read: Callable[[Any], T]) -> tuple[T, list[str]]:
         raise problem
     if not text or not text.strip():
         raise JudgeParseError("the reply is empty")
-    raise JudgeParseError(f"no JSON found in the reply: {_excerpt(text)!r}")
-
-
-def _excerpt(text: str, limit: int = 160) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit] + "..."
+    excerpt = " ".join(text.split())
+    excerpt = excerpt if len(excerpt) <= 160 else excerpt[:160] + "..."
+    raise JudgeParseError(f"no JSON found in the reply: {excerpt!r}")
 
 
 def as_bool(value: Any) -> bool | None:

@@ -174,18 +174,11 @@ _RECORD_SENTENCES = {
 }
 
 
-def _without_records(text: str, language: str) -> str:
-    for sentence in _RECORD_SENTENCES[language]:
-        text = text.replace(sentence, "")
-    return text
-
-
 def rubric_system(template: dict[str, str], language: str, records: bool) -> str:
     """The system prompt of the rubric judge (:data:`WINDOW_SYSTEM` or :data:`FULL_SYSTEM`)."""
     language = lang(language)
     text = template[language].format(rules=_COMMON_RULES[language], output=_OUTPUT[language])
-    return text if records else _without_records(text, language)
-
-
-def repair_prompt(language: str, problem: str) -> str:
-    return REPAIR[lang(language)].format(problem=problem)
+    if not records:
+        for sentence in _RECORD_SENTENCES[language]:
+            text = text.replace(sentence, "")
+    return text

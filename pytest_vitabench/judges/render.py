@@ -33,14 +33,8 @@ def windows(count: int, size: int = WINDOW_SIZE, overlap: int = WINDOW_OVERLAP) 
     """
     if count <= size:
         return [(0, count)]
-    step = size - overlap
-    out = []
-    start = 0
-    while True:
-        out.append((start, min(start + size, count)))
-        if start + size >= count:
-            return out
-        start += step
+    # Each window starts ``size - overlap`` after the last, until one reaches the end.
+    return [(start, min(start + size, count)) for start in range(0, count - overlap, size - overlap)]
 
 
 def _value(value: Any) -> str:
@@ -140,6 +134,16 @@ def record_facts(environment: Environment, subtask: SubTask | None = None, time:
         elif key in before and before[key] != cleaned:
             facts.append({**cleaned, **_names(environment, record), "created_in_conversation": False})
     return facts
+
+
+def numbered(texts: list[str]) -> str:
+    """``1. first`` lines, one per text, numbered from 1 as the judges' replies name them."""
+    return "\n".join(f"{i}. {text}" for i, text in enumerate(texts, 1))
+
+
+def chat(system: str, user: str) -> list[dict[str, Any]]:
+    """A judge request: its system prompt and one user message."""
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
 def render_facts(facts: list[dict[str, Any]]) -> str:

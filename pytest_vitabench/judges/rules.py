@@ -21,7 +21,7 @@ from ..suite.required_orders import (
     required_orders_of,
     visit_kinds,
 )
-from ..suite.schema import SubTask
+from ..suite.schema import ENTITY_CONTAINERS, SubTask
 from .base import FAILING_TERMINATIONS, NO_CRITERIA, JudgeCase, RubricVerdict, Verdict, reward_of
 from .naming import entity_names, with_names
 
@@ -164,10 +164,6 @@ def condition_problem(value: Any, cond: Condition) -> str | None:
     return None
 
 
-_ENTITY_CONTAINERS = {"stores": "delivery", "shops": "instore", "hotels": "hotel", "attractions": "attraction",
-                      "flights": "flight", "trains": "train", "taxis": "taxi"}
-
-
 def outcome_verdicts(subtask: SubTask, records: list[dict[str, Any]],
                      coordinates: dict[str, tuple[float, float]] | None = None) -> list[RubricVerdict]:
     """Outcome checks from the suite's answer annotations, used where rubrics cannot be judged.
@@ -232,7 +228,7 @@ def _minute(value: Any) -> str:
 def entity_aliases(environment: dict[str, Any]) -> dict[str, set[str]]:
     """Each entity's ids: its key in the container and its own id field, which 1.0 data sometimes differ."""
     out: dict[str, set[str]] = {}
-    for container in _ENTITY_CONTAINERS:
+    for container in ENTITY_CONTAINERS:
         for key, entity in (environment.get(container) or {}).items():
             if not isinstance(entity, dict):
                 continue
@@ -256,12 +252,19 @@ def _near(a: tuple[float, float] | None, b: tuple[float, float] | None, metres: 
     return a is not None and b is not None and haversine_m(a[0], a[1], b[0], b[1]) <= metres
 
 
-def _line_misfit(product: Any, line: int, quantities: list[Any], attributes: list[Any]) -> int:
-    """How many of a required product's fields an order line gets wrong (quantity, options)."""
-    wrong_quantity = product.quantity is not None and line < len(quantities) and quantities[line] != product.quantity
-    wrong_options = bool(product.attributes) and not (line < len(attributes)
-                                                      and _same_text(attributes[line], product.attributes))
-    return int(wrong_quantity) + int(wrong_options)
+def _line_problems(product: Any, line: int, record: dict[str, Any]) -> list[str]:
+    """What order line ``line`` of ``record`` gets wrong of a required product (quantity, date, options)."""
+    problems = []
+    quantities = record.get("quantities") or []
+    attributes = record.get("attributes") or []
+    if product.quantity is not None and line < len(quantities) and quantities[line] != product.quantity:
+        problems.append(f"quantity of {product.product_id} is {quantities[line]}, expected {product.quantity}")
+    if product.date and product.date not in (record.get("dates") or []):
+        problems.append(f"{product.product_id} is for {record.get('dates')}, expected {product.date}")
+    if product.attributes and not (line < len(attributes) and _same_text(attributes[line], product.attributes)):
+        got = attributes[line] if line < len(attributes) else ""
+        problems.append(f"options of {product.product_id} are {got!r}, expected {product.attributes!r}")
+    return problems
 
 
 def required_order_problems(order: RequiredOrder, record: dict[str, Any], *,
@@ -273,8 +276,6 @@ def required_order_problems(order: RequiredOrder, record: dict[str, Any], *,
     if record.get("entity_id") not in same_entity:
         problems.append(f"at {record.get('entity_id')}, expected {order.entity_id}")
     pids = [str(p) for p in record.get("product_ids") or []]
-    quantities = record.get("quantities") or []
-    attributes = record.get("attributes") or []
     used: set[int] = set()
     for product in order.products:
         lines = [i for i, pid in enumerate(pids) if pid == product.product_id and i not in used]
@@ -282,15 +283,9 @@ def required_order_problems(order: RequiredOrder, record: dict[str, Any], *,
             problems.append(f"product {product.product_id} missing (has {pids})")
             continue
         # a product may appear on several lines with different options: take the line that fits best
-        at = min(lines, key=lambda i: _line_misfit(product, i, quantities, attributes))
+        at = min(lines, key=lambda i: len(_line_problems(product, i, record)))
         used.add(at)
-        if product.quantity is not None and at < len(quantities) and quantities[at] != product.quantity:
-            problems.append(f"quantity of {product.product_id} is {quantities[at]}, expected {product.quantity}")
-        if product.date and product.date not in (record.get("dates") or []):
-            problems.append(f"{product.product_id} is for {record.get('dates')}, expected {product.date}")
-        if product.attributes and not (at < len(attributes) and _same_text(attributes[at], product.attributes)):
-            got = attributes[at] if at < len(attributes) else ""
-            problems.append(f"options of {product.product_id} are {got!r}, expected {product.attributes!r}")
+        problems += _line_problems(product, at, record)
     if order.address and not _same_text(record.get("address"), order.address) and not _near(
             (coordinates or {}).get(str(record.get("record_id"))), order.coordinates):
         problems.append(f"delivered to {record.get('address')!r}, expected {order.address!r}")
@@ -328,7 +323,6 @@ def pooled_order_verdict(order: RequiredOrder, siblings: list[RequiredOrder], re
     Orders at other entities are not this record's business: other records and the rubrics judge them.
     ``siblings`` are every interpretable required and optional order of the subtask.
     """
-    text = f"[outcome] {order.describe()}"
     same = (aliases or {}).get(order.entity_id, set()) | {order.entity_id}
     cancelled = order.status == "cancelled"
     pool = [r for r in records if r.get("new") and r["record_type"] == order.kind and r.get("entity_id") in same
@@ -363,12 +357,8 @@ def pooled_order_verdict(order: RequiredOrder, siblings: list[RequiredOrder], re
                     if not any(fits(p, pid, date) for p in listed)})
     if extra:
         problems.append(f"also holds {', '.join(extra)}, which no required order at {order.entity_id} lists")
-    ids = ", ".join(str(r.get("record_id")) for r in pool)
-    if not problems:
-        return RubricVerdict(text=text, kind="outcome", met=True,
-                             reason=f"{order.kind} order(s) {ids} at {order.entity_id} hold it")
-    return RubricVerdict(text=text, kind="outcome", met=False,
-                         reason=f"{order.kind} order(s) {ids} at {order.entity_id}: " + "; ".join(problems))
+    orders = f"{order.kind} order(s) {', '.join(str(r.get('record_id')) for r in pool)} at {order.entity_id}"
+    return _outcome(order, not problems, f"{orders}: " + "; ".join(problems) if problems else f"{orders} hold it")
 
 
 def required_order_verdict(order: RequiredOrder, records: list[dict[str, Any]], *,
@@ -380,18 +370,17 @@ def required_order_verdict(order: RequiredOrder, records: list[dict[str, Any]], 
     Args:
         kinds: The record kinds that meet it (default: the order's own; see :func:`visit_kinds`).
     """
-    text = f"[outcome] {order.describe()}"
     if order.existing:
         record = next((r for r in records if r.get("record_id") == order.record_id), None)
         if record is None:
-            return RubricVerdict(text=text, kind="outcome", met=False, reason=f"order {order.record_id} is gone")
+            return _outcome(order, False, f"order {order.record_id} is gone")
         problems = []
         if (order.status == "cancelled") != (record.get("status") == "cancelled"):
             problems.append(f"status is {record.get('status')}, expected {order.status or 'not cancelled'}")
         if order.note and not _same_text(record.get("note"), order.note):
             problems.append(f"note is {record.get('note')!r}, expected {order.note!r}")
-        return RubricVerdict(text=text, kind="outcome", met=not problems,
-                             reason="; ".join(problems) or f"order {order.record_id} is {record.get('status')}")
+        return _outcome(order, not problems,
+                        "; ".join(problems) or f"order {order.record_id} is {record.get('status')}")
     wanted_cancelled = order.status == "cancelled"
     candidates = [r for r in records if r.get("new") and r["record_type"] in (kinds or (order.kind,))
                   and (r.get("status") == "cancelled") == wanted_cancelled]
@@ -400,17 +389,20 @@ def required_order_verdict(order: RequiredOrder, records: list[dict[str, Any]], 
     ranked = sorted(((required_order_problems(order, r, aliases=aliases, coordinates=coordinates), r)
                      for r in candidates), key=lambda row: len(row[0]))
     problems, record = ranked[0]
-    if not problems:
-        return RubricVerdict(text=text, kind="outcome", met=True, reason=f"{_describe(record)} matches")
-    return RubricVerdict(text=text, kind="outcome", met=False, reason=f"{_describe(record)}: " + "; ".join(problems))
+    return _outcome(order, not problems,
+                    f"{_describe(record)}: " + "; ".join(problems) if problems else f"{_describe(record)} matches")
 
 
 def _none_created(order: RequiredOrder, records: list[dict[str, Any]], where: str) -> RubricVerdict:
     state = "cancelled " if order.status == "cancelled" else ""
     others = ", ".join(f"{_describe(r)} ({r.get('status')})" for r in records if r.get("new"))
-    return RubricVerdict(text=f"[outcome] {order.describe()}", kind="outcome", met=False,
-                         reason=f"no {state}{order.kind} record{where} was created"
-                         + (f"; created: {others}" if others else ""))
+    return _outcome(order, False, f"no {state}{order.kind} record{where} was created"
+                    + (f"; created: {others}" if others else ""))
+
+
+def _outcome(order: RequiredOrder, met: bool, reason: str) -> RubricVerdict:
+    """The outcome verdict of one required order."""
+    return RubricVerdict(text=f"[outcome] {order.describe()}", kind="outcome", met=met, reason=reason)
 
 
 def _outcome_reason(match: list[dict[str, Any]], created: list[dict[str, Any]]) -> str:
@@ -425,7 +417,7 @@ def _outcome_reason(match: list[dict[str, Any]], created: list[dict[str, Any]]) 
 def _marked_targets(environment: dict[str, Any]) -> set[str]:
     """Product ids (or entity ids) whose hidden ``*_type`` marker says ``target``."""
     targets: set[str] = set()
-    for container in _ENTITY_CONTAINERS:
+    for container in ENTITY_CONTAINERS:
         for entity_id, entity in (environment.get(container) or {}).items():
             if not isinstance(entity, dict):
                 continue

@@ -17,14 +17,13 @@ from pydantic import BaseModel, Field
 from .checks import NoRecordCheck, RecordCheck, TextCheck, ToolCalledCheck
 from .loader import LoadedUser
 from .required_orders import RequiredOrder, UninterpretableOrder, required_orders_of, visit_kinds
+from .schema import ENTITY_CONTAINERS
 
 #: Placeholder in a follow-up call's arguments for the id of the record the main call created.
 CREATED = "<created>"
 
-#: entity container -> (record kind when a product of it is the target, id field of the entity)
-_CONTAINER_KINDS = {"stores": ("delivery", "store_id"), "shops": ("instore", "shop_id"),
-                    "hotels": ("hotel", "hotel_id"), "attractions": ("attraction", "attraction_id"),
-                    "flights": ("flight", "flight_id"), "trains": ("train", "train_id"), "taxis": ("taxi", "taxi_id")}
+#: record kind -> the entity container its products come from
+_KIND_CONTAINER = {kind: container for container, kind in ENTITY_CONTAINERS.items()}
 _PAY = {"delivery": "pay_delivery_order", "instore": "pay_instore_order", "book": "pay_instore_book",
         "hotel": "pay_hotel_order", "attraction": "pay_attraction_order", "flight": "pay_flight_order",
         "train": "pay_train_order", "taxi": "pay_taxi_order"}
@@ -165,33 +164,7 @@ class _Builder:
                 args["user_id"] = uid
             then = [PlannedCall(tool=_CANCEL[order.kind], arguments=args)]
         kind = order.kind
-        if kind == "delivery":
-            dispatch = self._future(order.dispatch_time or None)
-            attributes = [p.attributes for p in order.products]
-            args = {"user_id": uid, "store_id": order.entity_id, "product_ids": [p.product_id for p in order.products],
-                    "product_cnts": [p.quantity or 1 for p in order.products],
-                    "address": self._address_of(order), "dispatch_time": dispatch}
-            if any(attributes):
-                args["attributes"] = attributes
-            if order.note:
-                args["note"] = order.note
-            if not args["address"]:
-                self.key.problems.append(f"no delivery address for {order.describe()}")
-            self._add(PlannedCall(tool="create_delivery_order", arguments=args, id_field="order_id", then=then,
-                                  describes=order.describe()))
-        elif kind == "instore":
-            # One order per product, its lines' quantities summed: the tool takes one product, the judge sums
-            # per product at the shop, and a second order of one product would overwrite the first one's
-            # quantity in the official tools (they store the catalogue's product object in the order).
-            quantities: dict[str, int] = {}
-            for product in order.products:
-                quantities[product.product_id] = quantities.get(product.product_id, 0) + (product.quantity or 1)
-            for product_id, quantity in quantities.items():
-                self._add(PlannedCall(tool="create_instore_product_order", id_field="order_id", then=then,
-                                      arguments={"user_id": uid, "shop_id": order.entity_id,
-                                                 "product_id": product_id, "quantity": quantity},
-                                      describes=order.describe()))
-        elif kind in ("reservation", "book"):
+        if kind in ("reservation", "book"):
             when = _parse(order.time)
             if when is None:
                 self.key.problems.append(f"{order.describe()}: unreadable time {order.time!r}")
@@ -201,13 +174,33 @@ class _Builder:
             arguments = {"user_id": uid, "shop_id": order.entity_id, "time": when.strftime("%Y-%m-%d %H:%M:%S"),
                          "customer_count": order.customer_count or 1}
             self._add(self._visit_call(kind, order, arguments))
+        elif kind == "delivery":
+            attributes = [p.attributes for p in order.products]
+            extra: dict[str, Any] = {"attributes": attributes} if any(attributes) else {}
+            if order.note:
+                extra["note"] = order.note
+            address = self._address_of(order)
+            if not address:
+                self.key.problems.append(f"no delivery address for {order.describe()}")
+            self._create(kind, order.entity_id, [(p.product_id, "", p.quantity or 1) for p in order.products], then,
+                         order.describe(), address=address, dispatch=self._future(order.dispatch_time or None),
+                         extra=extra)
+        elif kind == "instore":
+            # One order per product, its lines' quantities summed: the tool takes one product, the judge sums
+            # per product at the shop, and a second order of one product would overwrite the first one's
+            # quantity in the official tools (they store the catalogue's product object in the order).
+            quantities: dict[str, int] = {}
+            for product in order.products:
+                quantities[product.product_id] = quantities.get(product.product_id, 0) + (product.quantity or 1)
+            self._create(kind, order.entity_id, [(pid, "", n) for pid, n in quantities.items()], then,
+                         order.describe())
         else:
             # one order per product line: these tools take one product per call (the judge pools them)
-            for product in order.products:
-                date = product.date or self._product_date(kind, order.entity_id, product.product_id)
-                for call in self._ota_calls(kind, order.entity_id, product.product_id, date, product.quantity or 1,
-                                            then, order.describe()):
-                    self._add(call)
+            dates = {(entity, pid): date for entity, pid, date in reversed(self._options(kind))}
+            lines: list[tuple[str | None, str, int]] = [
+                (p.product_id, p.date or dates.get((order.entity_id, p.product_id), ""), p.quantity or 1)
+                for p in order.products]
+            self._create(kind, order.entity_id, lines, then, order.describe())
 
     def _visit_call(self, kind: str, order: RequiredOrder, arguments: dict[str, Any]) -> PlannedCall:
         """The reservation or booking call, with the other kind as the alternative where the judge accepts it
@@ -251,8 +244,7 @@ class _Builder:
 
     def _check_catalogue(self, order: RequiredOrder) -> None:
         """Every required product must be sold by the required entity, or no agent can order it."""
-        container = {"delivery": "stores", "instore": "shops", "hotel": "hotels", "attraction": "attractions",
-                     "flight": "flights", "train": "trains", "taxi": "taxis"}.get(order.kind)
+        container = _KIND_CONTAINER.get(order.kind)
         if container is None:
             return
         entities = self.env.get(container) or {}
@@ -342,14 +334,14 @@ class _Builder:
         times = [c.contains or c.eq for c in want.get("time", []) if c.contains or c.eq]
         if kind in ("reservation", "book") and times:
             when = _parse(str(times[0]))
-        self._create(kind, entity_id, [(product_id, date)], then, f"order {product_id} from {entity_id}",
-                     quantity=quantity, address=address or "", when=when,
-                     count=_wanted_value(want.get("customer_count", [])) or 2)
+        self._create(kind, entity_id, [(product_id, date, quantity)], then,
+                     f"order {product_id} from {entity_id}" if kind == "delivery" else "", address=address or "",
+                     when=when, count=_wanted_value(want.get("customer_count", [])) or 2)
 
     # ------------------------------------------------------------------ official shape: targets only
     def _from_targets(self, targets: set[str]) -> None:
         by_kind: dict[tuple[str, str], list[tuple[str | None, str]]] = {}
-        for container, (kind, _) in _CONTAINER_KINDS.items():
+        for container, kind in ENTITY_CONTAINERS.items():
             for entity_id, entity in (self.env.get(container) or {}).items():
                 if not isinstance(entity, dict):
                     continue
@@ -379,34 +371,36 @@ class _Builder:
             address = self._address() if kind == "delivery" else ""
             if kind == "delivery" and not address:
                 self.key.problems.append("no delivery address in the profile or the environment")
-            self._create(kind, entity_id, hits, self._pay_call(kind),
-                         f"order {[pid for pid, _ in hits]} from {entity_id}", address=address)
+            self._create(kind, entity_id, [(pid, date, 1) for pid, date in hits], self._pay_call(kind),
+                         f"order {[pid for pid, _ in hits]} from {entity_id}" if kind == "delivery" else "",
+                         address=address)
 
     # ------------------------------------------------------------------ helpers
     def _add(self, call: PlannedCall) -> None:
         self.key.calls.append(call)
 
-    def _create(self, kind: str, entity_id: str, lines: list[tuple[str | None, str]], then: list[PlannedCall],
-                order_describes: str, *, quantity: int = 1, address: str = "", when: datetime | None = None,
-                count: int = 2) -> None:
-        """The writes that make a record of ``kind`` at ``entity_id`` of the (product id, date) ``lines``, each
-        ``quantity`` times (from our checks or the target markers): a delivery order (``order_describes``) is
-        one call, an in-store or travel order one per line, a visit (at ``when``, default tomorrow 19:00, for
-        ``count`` people) one call."""
+    def _create(self, kind: str, entity_id: str, lines: list[tuple[str | None, str, int]], then: list[PlannedCall],
+                describes: str = "", *, address: str = "", dispatch: str = "", extra: dict[str, Any] | None = None,
+                when: datetime | None = None, count: int = 2) -> None:
+        """The writes that make a record of ``kind`` at ``entity_id`` of the (product id, date, quantity)
+        ``lines``: a delivery order is one call (at ``dispatch``, default now, with the ``extra`` arguments), an
+        in-store or travel order one per line (each described by ``describes``, default its product), a visit
+        (at ``when``, default tomorrow 19:00, for ``count`` people) one call."""
         uid = self.user_id
         if kind == "delivery":
             self._add(PlannedCall(tool="create_delivery_order", id_field="order_id", then=then,
                                   arguments={"user_id": uid, "store_id": entity_id,
-                                             "product_ids": [pid for pid, _ in lines],
-                                             "product_cnts": [quantity] * len(lines), "address": address,
-                                             "dispatch_time": self._future(None)},
-                                  describes=order_describes))
+                                             "product_ids": [pid for pid, _, _ in lines],
+                                             "product_cnts": [quantity for _, _, quantity in lines],
+                                             "address": address, "dispatch_time": dispatch or self._future(None),
+                                             **(extra or {})},
+                                  describes=describes))
         elif kind == "instore":
-            for pid, _ in lines:
+            for pid, _, quantity in lines:
                 self._add(PlannedCall(tool="create_instore_product_order", id_field="order_id", then=then,
                                       arguments={"user_id": uid, "shop_id": entity_id, "product_id": pid,
                                                  "quantity": quantity},
-                                      describes=f"buy {pid} at {entity_id}"))
+                                      describes=describes or f"buy {pid} at {entity_id}"))
         elif kind in ("reservation", "book"):
             when = when or (self.now + timedelta(days=1)).replace(hour=19, minute=0, second=0)
             tool = "instore_reservation" if kind == "reservation" else "instore_book"
@@ -415,10 +409,9 @@ class _Builder:
                                              "time": when.strftime("%Y-%m-%d %H:%M:%S")},
                                   describes=f"{kind} at {entity_id}"))
         else:
-            for pid, date in lines:
-                for call in self._ota_calls(kind, entity_id, pid or "", date, quantity, then,
-                                            f"book {pid} of {entity_id}"):
-                    self._add(call)
+            for pid, date, quantity in lines:
+                self.key.calls += self._ota_calls(kind, entity_id, pid or "", date, quantity, then,
+                                                  describes or f"book {pid} of {entity_id}")
 
     def _pay_call(self, kind: str) -> list[PlannedCall]:
         if kind not in _PAY:
@@ -448,9 +441,7 @@ class _Builder:
 
     def _options(self, kind: str) -> list[tuple[str, str | None, str]]:
         """Every (entity id, product id, product date) a record of ``kind`` could be made of."""
-        container = {"delivery": "stores", "instore": "shops", "reservation": "shops", "book": "shops",
-                     "hotel": "hotels", "attraction": "attractions", "flight": "flights", "train": "trains",
-                     "taxi": "taxis"}[kind]
+        container = "shops" if kind in ("reservation", "book") else _KIND_CONTAINER[kind]
         out: list[tuple[str, str | None, str]] = []
         for entity_id, entity in (self.env.get(container) or {}).items():
             if not isinstance(entity, dict):
@@ -467,7 +458,7 @@ class _Builder:
         if self.sub.target_product_ids:
             return {str(t) for t in self.sub.target_product_ids}
         found: set[str] = set()
-        for container in _CONTAINER_KINDS:
+        for container in ENTITY_CONTAINERS:
             for entity_id, entity in (self.env.get(container) or {}).items():
                 if not isinstance(entity, dict):
                     continue
@@ -478,15 +469,6 @@ class _Builder:
                 if not marked and any(k.endswith("_type") and str(v) == "target" for k, v in entity.items()):
                     found.add(str(entity_id))
         return found
-
-    def _product_date(self, kind: str, entity_id: str, product_id: str) -> str:
-        container = {"hotel": "hotels", "attraction": "attractions", "flight": "flights", "train": "trains",
-                     "taxi": "taxis"}[kind]
-        entity = (self.env.get(container) or {}).get(entity_id) or {}
-        for product in entity.get("products") or []:
-            if isinstance(product, dict) and str(product.get("product_id")) == product_id:
-                return str(product.get("date") or "")[:10]
-        return ""
 
     def _future(self, wanted: str | None) -> str:
         when = _parse(wanted) if wanted else None

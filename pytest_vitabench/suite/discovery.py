@@ -35,11 +35,6 @@ def is_json_file(name: str) -> bool:
     return name.endswith(_JSON_SUFFIXES)
 
 
-def matches_patterns(name: str, patterns: Iterable[str]) -> bool:
-    """Whether the file name matches one of the ``vita_suite_patterns``."""
-    return any(fnmatch.fnmatch(name, pattern) for pattern in patterns)
-
-
 def is_suite_file(path: Path, patterns: Iterable[str], *, named: bool = False) -> bool:
     """Whether collection should treat ``path`` as a suite (see the module docstring).
 
@@ -50,7 +45,8 @@ def is_suite_file(path: Path, patterns: Iterable[str], *, named: bool = False) -
     """
     if not is_json_file(path.name):
         return False
-    return named or matches_patterns(path.name, patterns) or looks_like_suite(path)
+    return (named or any(fnmatch.fnmatch(path.name, pattern) for pattern in patterns)
+            or looks_like_suite(path))
 
 
 def looks_like_suite(path: Path, limit: int = SNIFF_BYTES) -> bool:

@@ -27,10 +27,6 @@ CONTAINER_DOMAINS: dict[str, str] = {
 }
 
 
-def _normalise(label: str) -> str:
-    return re.sub(r"[\s_\-·/]+", "", label.strip().lower())
-
-
 def vb1_domain(label: Any, environment: dict[str, Any] | None) -> str:
     """Our domain name (or comma-separated names) for a 1.0 task.
 
@@ -41,7 +37,7 @@ def vb1_domain(label: Any, environment: dict[str, Any] | None) -> str:
         ValueError: The label is unknown and the environment holds no entity container to infer from.
     """
     text = "" if label is None else str(label)
-    parts = [_normalise(part) for part in re.split(r"[,，、]", text) if part.strip()]
+    parts = [re.sub(r"[\s_\-·/]+", "", part.strip().lower()) for part in re.split(r"[,，、]", text) if part.strip()]
     known = [KNOWN_LABELS[part] for part in parts if part in KNOWN_LABELS]
     if known and len(known) == len(parts):
         return ",".join(dict.fromkeys(known))

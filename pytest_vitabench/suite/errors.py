@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["SuiteError"]
-
 
 class SuiteError(Exception):
     """A problem in a suite file, located by a JSON path such as ``[3].subtasks[7].environment.time``."""

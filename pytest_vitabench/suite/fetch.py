@@ -146,19 +146,17 @@ def read_source(suite: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def suite_sources(suites: dict[str, str] | Iterable[str], hashes: dict[str, str] | None = None
-                  ) -> dict[str, dict[str, Any]]:
+def suite_sources(suites: dict[str, str] | Iterable[str]) -> dict[str, dict[str, Any]]:
     """The report's ``config.suite_sources``: for each fetched suite, its dataset, revision, commit and sha256.
 
     Args:
         suites: Suite paths (or ``config.suites``: path -> the sha256 measured at run time).
-        hashes: The sha256 of each suite at run time (default: the values of ``suites`` when it is a mapping).
 
     Returns:
         ``{path: {"repo", "revision", "commit", "sha256", "unchanged"}}`` for the suites with a record;
         ``unchanged`` says whether the file the run measured is the one downloaded.
     """
-    measured = hashes if hashes is not None else (dict(suites) if isinstance(suites, dict) else {})
+    measured = dict(suites) if isinstance(suites, dict) else {}
     out: dict[str, dict[str, Any]] = {}
     for path in sorted(suites):
         record = read_source(Path(path))

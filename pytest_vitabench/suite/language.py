@@ -35,12 +35,8 @@ def text_language(texts: Iterable[str]) -> str | None:
 def detect_language(tasks: Iterable[UserTask], default: str = "en") -> str:
     """The language of a suite's instructions and rubrics (``default`` when they hold no words)."""
     texts: list[str] = []
-    for task in tasks:
-        for sub in task.subtasks:
-            texts.append(sub.instruction)
-            texts.extend(sub.rubrics())
-            if len(texts) > _SAMPLE * 4:
-                break
+    for sub in (sub for task in tasks for sub in task.subtasks):
+        texts += [sub.instruction, *sub.rubrics()]
         if len(texts) > _SAMPLE * 4:
             break
     return text_language(texts) or default

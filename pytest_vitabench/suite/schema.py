@@ -14,7 +14,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from .checks import RubricCheck
 
 DOMAINS = ("delivery", "instore", "ota")
-SKILLS = ("proactive", "personalize")
+#: The entity containers of an environment (REFERENCE.md §1.7), and the kind of record a product of each makes.
+ENTITY_CONTAINERS = {"stores": "delivery", "shops": "instore", "hotels": "hotel", "attractions": "attraction",
+                     "flights": "flight", "trains": "train", "taxis": "taxi"}
 
 
 class _Open(BaseModel):
@@ -57,9 +59,6 @@ class EventRecord(_Open):
         return self.timestamp
 
 
-Interaction = DailyRecord | EventRecord
-
-
 class UserScenario(_Open):
     user_profile: dict[str, Any] = Field(default_factory=dict)
     personalized_preference_memory: dict[str, Any] | None = None
@@ -77,13 +76,8 @@ class EvaluationCriteria(_Open):
 
     def rubrics(self) -> list[str]:
         """The union the official trajectory judge uses: state rubrics then overall, exact-deduplicated."""
-        seen: dict[str, None] = {}
-        for state in self.expected_states or []:
-            for rubric in state.state_rubrics or []:
-                seen.setdefault(rubric, None)
-        for rubric in self.overall_rubrics or []:
-            seen.setdefault(rubric, None)
-        return list(seen)
+        states = [rubric for state in self.expected_states or [] for rubric in state.state_rubrics or []]
+        return list(dict.fromkeys([*states, *(self.overall_rubrics or [])]))
 
     def required_orders(self) -> list[Any]:
         return [order for state in self.expected_states or [] for order in state.required_orders or []]

@@ -11,7 +11,6 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import Any
 
 from ..vocabulary import COMPLAINT_TYPES, DIALOGUE_TYPES, REVIEW_TYPES, SKIP_TYPES
@@ -109,9 +108,6 @@ _FLOOR_AFTER = re.compile(r"(\d\.\d+|\d)\s*(?:stars?\s*|分\s*)?(?:\+|or (?:abov
 #: "no merchant below 4.3", "refuses shops rated under 4.3"
 _FLOOR_REFUSED = re.compile(r"\b(?:no|not|never|refuse[sd]?|avoid[s]?|nothing)\b[^.;]*?\b(?:below|under|lower than|"
                             r"less than)\s*(\d(?:\.\d+)?)")
-
-
-_NO_CONDITIONS: Mapping[str, frozenset[str]] = MappingProxyType({})
 
 
 def conditions_of(tokens: tuple[str, ...] | list[str]) -> dict[str, frozenset[str]]:
@@ -214,7 +210,7 @@ class _LineParser:
         if not tokens:
             return
         self.clauses.append(Clause(tokens=tokens, default=default, text=text.strip(),
-                                   conditions=conditions_of(tokens) or _NO_CONDITIONS))
+                                   conditions=conditions_of(tokens)))
         self.thresholds += _thresholds(text, tokens)
 
 

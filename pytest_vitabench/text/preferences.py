@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from .clauses import Clause, ParsedLine, applies, parse_line, parse_statement, reading
+from .clauses import Clause, ParsedLine, StatedThreshold, applies, parse_line, parse_statement, reading
 from .words import STOPWORDS, find_phrase, token_tuple
 
 #: Words that make a threshold clause apply to any merchant.
@@ -17,16 +17,6 @@ _GENERIC_SCOPE = frozenset("merchant merchants store stores shop shops place pla
 #: Words of a threshold clause that name no subject ("rating no less than 4.3", "评分4.3以上").
 _THRESHOLD_WORDS = frozenset("rating rate rated score scoring star review must should be only no not less than more "
                              "least at above over below under higher lower minimum maximum yuan rmb price cost".split())
-
-
-class Threshold:
-    """A threshold the memory states: ``kind`` is ``"max_price"`` or ``"min_score"``; ``order`` is the index of
-    the last clause read before it."""
-
-    __slots__ = ("kind", "value", "scope", "order")
-
-    def __init__(self, kind: str, value: float, scope: frozenset[str], order: int):
-        self.kind, self.value, self.scope, self.order = kind, value, scope, order
 
 
 class PreferenceMemory:
@@ -40,7 +30,7 @@ class PreferenceMemory:
     def __init__(self, text: str = "", extra: list[str] | tuple[str, ...] | None = None):
         #: The evidence clauses and the stated thresholds, oldest first.
         self.clauses: list[Clause] = []
-        self.thresholds: list[Threshold] = []
+        self.thresholds: list[StatedThreshold] = []
         #: token -> orders of the clauses that contain it, ascending.
         self._index: dict[str, list[int]] = {}
         for statement in extra or ():
@@ -54,9 +44,7 @@ class PreferenceMemory:
             self.clauses.append(clause)
             for token in set(clause.tokens):
                 self._index.setdefault(token, []).append(order)
-        base = len(self.clauses) - 1
-        for stated in parsed.thresholds:
-            self.thresholds.append(Threshold(stated.kind, stated.value, stated.scope, base))
+        self.thresholds += parsed.thresholds
 
     def __bool__(self) -> bool:
         return bool(self.clauses)

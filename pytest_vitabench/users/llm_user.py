@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..domains.base import WRITE_KINDS
@@ -70,10 +71,7 @@ assistant: do not offer help, search, or explain how services work.
 {proactive}{wait}- 当你的需求已经办好（或助手明确表示无法办理）时，简短道谢，并在这条消息末尾加上 ###STOP###。""",
 }
 
-_REQUEST = {
-    "en": "<instruction>\n{instruction}\n</instruction>",
-    "zh": "<instruction>\n{instruction}\n</instruction>",
-}
+_REQUEST = "<instruction>\n{instruction}\n</instruction>"
 _HIDDEN = {
     "en": ("<instruction>\n{instruction}\n</instruction>\nThis is your situation and goal; the assistant knows none "
            "of it. You speak first: open with a short, natural request in your own words, and give further "
@@ -122,7 +120,7 @@ def render_persona(persona: dict[str, Any], language: str = "en") -> str:
 def user_system_prompt(setup: UserSetup, *, wait_for_action: bool = False) -> str:
     """The simulator's system prompt for one subtask."""
     language = _lang(setup.language)
-    request = (_HIDDEN if setup.scenario_is_hidden else _REQUEST)[language].format(instruction=setup.instruction)
+    request = (_HIDDEN[language] if setup.scenario_is_hidden else _REQUEST).format(instruction=setup.instruction)
     intention = (setup.user_intention or "").strip()
     # As officially, the proactive section exists only when there is a hidden intention to reveal.
     proactive = _PROACTIVE[language].format(intention=intention) if intention else ""
@@ -143,27 +141,13 @@ def flip_roles(messages: list[Message]) -> list[dict[str, str]]:
     return out
 
 
-def is_write_tool(name: str | None, setup: UserSetup) -> bool:
-    """Whether ``name`` is one of the environment's state-changing tools (without a list, a built-in one
-    declared ``create`` or ``write``)."""
-    if not name:
-        return False
-    if setup.write_tools:
-        return name in setup.write_tools
-    return declared_kinds().get(name) in WRITE_KINDS
-
-
 def write_resolved(setup: UserSetup, messages: list[Message]) -> bool:
-    """Whether some write tool call of the agent has a result yet: completed, or refused with an error."""
+    """Whether some write tool call of the agent has a result yet: completed, or refused with an error. The
+    write tools are the environment's state-changing ones (without a list, the built-in tools declared
+    ``create`` or ``write``)."""
     names = {call.id: call.name for m in messages if m.role == "assistant" for call in m.tool_calls or []}
-    return any(m.role == "tool" and is_write_tool(m.name or names.get(m.tool_call_id or ""), setup)
-               for m in messages)
-
-
-def strip_stop(text: str) -> str:
-    for token in USER_STOP_TOKENS:
-        text = text.replace(token, "")
-    return " ".join(text.split())
+    writes = setup.write_tools or {name for name, kind in declared_kinds().items() if kind in WRITE_KINDS}
+    return any(m.role == "tool" and (m.name or names.get(m.tool_call_id or "")) in writes for m in messages)
 
 
 class LLMUser:
@@ -198,14 +182,12 @@ class LLMUser:
         Raises:
             LLMError: The endpoint failed after its retries (an infrastructure error for the item).
         """
-        if not setup.scenario_is_hidden and not any(m.role == "user" for m in messages):
-            return Message(role="user", content=setup.instruction)
-        if (self.official_source is not None and not setup.scenario_is_hidden
-                and not any(m.role == "user" for m in messages[setup.history_length:])):
-            # The official simulator's first turn of a subtask is its instruction, after a seeded history too.
+        # The official simulator's first turn of a subtask is its instruction, after a seeded history too.
+        own_turns = messages[setup.history_length:] if self.official_source is not None else messages
+        if not setup.scenario_is_hidden and not any(m.role == "user" for m in own_turns):
             return Message(role="user", content=setup.instruction)
         if setup.language not in _PROMPT:
-            setup = _with_language(setup, self.language)
+            setup = replace(setup, language=self.language)
         chat = self._official_chat(setup, messages)
         if chat is None:
             chat = [{"role": "system", "content": user_system_prompt(setup, wait_for_action=self.wait_for_action)},
@@ -226,9 +208,10 @@ class LLMUser:
         if self.wait_for_action and any(t in text for t in USER_STOP_TOKENS) and not write_resolved(setup, messages):
             nudges = sum(1 for m in messages if m.role == "user" and m.text.endswith(NUDGE[language]))
             if nudges < MAX_NUDGES:
-                text = f"{strip_stop(text)} {NUDGE[language]}".strip()
+                for token in USER_STOP_TOKENS:
+                    text = text.replace(token, "")
+                text = f"{' '.join(text.split())} {NUDGE[language]}".strip()
         return Message(role="user", content=text, usage=usage)
-
 
     def _official_chat(self, setup: UserSetup, messages: list[Message]) -> list[dict[str, Any]] | None:
         """The official simulator's request messages, or ``None`` without an official source (or for a
@@ -245,9 +228,3 @@ class LLMUser:
                    else {"role": "assistant", "content": m.content}
                    for m in messages if (m.role == "assistant" and not m.tool_calls) or m.role == "user"]
         return [{"role": "system", "content": system}, *flipped]
-
-
-def _with_language(setup: UserSetup, language: str) -> UserSetup:
-    from dataclasses import replace
-
-    return replace(setup, language=language)
