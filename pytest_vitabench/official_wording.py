@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .official_source import DOMAINS, LANGUAGE_KEYS, OfficialSource, OfficialSourceError
+from .official_source import DOMAINS, LANGUAGE_KEYS, OfficialSource
 from .official_tools import official_tool_schemas
 from .suite.schema import DailyRecord, DialogueTurn, EventRecord
 
@@ -99,7 +99,7 @@ class OfficialWording:
             lines.append(json.dumps(current, ensure_ascii=False, indent=2))
         if not lines:
             return self.source.code_returned(_GROUNDTRUTH, "read")
-        return self._heading(_GROUNDTRUTH, "read") + "\n".join(lines)
+        return self.source.code_heading(_GROUNDTRUTH, "read") + "\n".join(lines)
 
     # -- the agentic (rewrite) memory -------------------------------------------------------------------
 
@@ -169,13 +169,7 @@ class OfficialWording:
         answer, no heading)."""
         line = self.source.code_template(_RAG, function, ("timestamp", "type", "text"))
         body = "\n".join(line.format(timestamp=t, type=k, text=x) for t, k, x in chunks)
-        return body if function == "query_preference_memory" else self._heading(_RAG, function) + body
-
-    def _heading(self, relative: str, function: str) -> str:
-        headings = self.source.code_concatenated(relative, function)
-        if not headings:
-            raise OfficialSourceError(f"{self.source.package_dir / relative}: {function}() has no heading")
-        return headings[0]
+        return body if function == "query_preference_memory" else self.source.code_heading(_RAG, function) + body
 
     def rag_empty(self, function: str) -> str:
         """What the official rag's ``function`` (``read``, ``_build_summary``, ``query_preference_memory``)
