@@ -12,18 +12,11 @@ import math
 import random
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from operator import itemgetter
 from typing import Any
 
-from .formulas import METRIC_BY_NAME as METRIC_BY_NAME
-from .formulas import METRIC_NAMES as METRIC_NAMES
-from .formulas import METRICS as METRICS
-from .formulas import Metric as Metric
-from .formulas import is_success as is_success
-from .formulas import metric_key as metric_key
-from .formulas import pass_at_k as pass_at_k
-from .formulas import pass_hat_k as pass_hat_k
+from .formulas import METRICS, is_success, metric_key
 from .judges.base import NO_CRITERIA
 from .memory.registry import paired_references
 from .result import ItemResult
@@ -244,9 +237,7 @@ def _official_unjudged(results: Sequence[ItemResult]) -> list[tuple[str, _Trial]
             key = (r.memory, r.suite, r.user_id)
             last_judged[key] = max(last_judged.get(key, -1), r.subtask_index)
     return [
-        (r.memory, _Trial(suite=r.suite, user_id=r.user_id, subtask_id=r.subtask_id, domain=r.domain,
-                          skills=tuple(sorted(set(r.skills))), trial=r.trial, reward=0.0, error=False,
-                          unjudged=True))
+        (r.memory, replace(_to_trial(r), reward=0.0, error=False, unscored=False, unjudged=True))
         for r in results
         if r.outcome == "skipped" and r.error == NO_CRITERIA
         and r.subtask_index < last_judged.get((r.memory, r.suite, r.user_id), -1)

@@ -16,7 +16,8 @@ from ..agreement import judge_summary
 from ..fail_under import JUDGE_FIGURES as JUDGE_FIGURES
 from ..fail_under import Threshold as Threshold
 from ..fail_under import parse_fail_under as parse_fail_under
-from ..metrics import METRIC_BY_NAME, compute_metrics, metric_key
+from ..formulas import METRIC_BY_NAME, metric_key
+from ..metrics import compute_metrics
 
 if TYPE_CHECKING:
     from ..result import ItemResult
