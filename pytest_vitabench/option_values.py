@@ -6,6 +6,7 @@ register the options in every pytest session, and the feature modules import the
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import re
 from collections.abc import Iterable
@@ -193,14 +194,10 @@ def official_source(option: str, value: object) -> str:
 
 
 def on_off(option: str, value: object) -> bool:
-    """``on``/``off`` (or a bool, ``true``/``false``, ``yes``/``no``, ``1``/``0``)."""
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in ("on", "true", "yes", "1"):
-        return True
-    if text in ("off", "false", "no", "0"):
-        return False
+    """``on``/``off`` (or a bool, ``true``/``false``, ``yes``/``no``, ``1``/``0``); blank is no value."""
+    with contextlib.suppress(ValueError):
+        if str(value).strip():
+            return boolean(option, value)
     raise ValueError(f"{option} must be on or off, got {value!r}")
 
 
@@ -222,45 +219,29 @@ def tool_checks(option: str, value: object) -> list[str]:
     return [n for n in TOOL_CHECKS if n in names]
 
 
-def canonical_name(name: str) -> str:
-    """A memory backend's name, its official alias resolved (:data:`ALIASES`)."""
-    name = name.strip()
-    return ALIASES.get(name, name)
-
-
-def parse_memory_list(spec: str) -> list[str]:
-    """Split ``none,full_context`` into canonical, de-duplicated names (order kept)."""
+def memory_list(option: str, value: object) -> list[str]:
+    """Split ``none,full_context`` into de-duplicated names (order kept), official aliases resolved
+    (:data:`ALIASES`)."""
     names: list[str] = []
-    for part in spec.split(","):
-        if part.strip():
-            name = canonical_name(part)
-            if name not in names:
-                names.append(name)
+    for part in (part.strip() for part in str(value).split(",")):
+        if part and ALIASES.get(part, part) not in names:
+            names.append(ALIASES.get(part, part))
     if not names:
-        raise ValueError("--vita-memory needs at least one backend name")
+        raise ValueError(f"{option} needs at least one backend name")
     return names
 
 
-def memory_list(option: str, value: object) -> list[str]:
-    return parse_memory_list(str(value))
-
-
-def parse_threshold(value: object) -> float | None:
-    """``--vita-rag-threshold``: a number in [-1, 1], or ``None`` (``auto``/empty: the embedding model's
-    calibrated value)."""
+def rag_threshold(option: str, value: object) -> float | None:
+    """A number in [-1, 1], or ``None`` (``auto``/empty: the embedding model's calibrated value)."""
     if value is None or str(value).strip().lower() in ("", "auto", "none"):
         return None
     try:
         number = float(str(value))
     except ValueError:
-        raise ValueError(f"--vita-rag-threshold must be a number or 'auto', got {value!r}") from None
+        raise ValueError(f"{option} must be a number or 'auto', got {value!r}") from None
     if not -1.0 <= number <= 1.0:
-        raise ValueError(f"--vita-rag-threshold must lie in [-1, 1] (a cosine similarity), got {value!r}")
+        raise ValueError(f"{option} must lie in [-1, 1] (a cosine similarity), got {value!r}")
     return number
-
-
-def rag_threshold(option: str, value: object) -> float | None:
-    return parse_threshold(value)
 
 
 def model_args(option: str, value: object) -> dict[str, object]:
