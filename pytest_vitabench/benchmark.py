@@ -23,11 +23,14 @@ from .memory.registry import RunMemories, request_roles, specs_of
 from .memory.snapshots import SnapshotStore
 from .memory.spec import MemoryOptions
 from .official_models import OfficialModels
-from .official_source import OfficialSource
+from .official_source import NOT_COMPARABLE
 from .official_source import locate as locate_official_source
 from .option_values import unknown_model_hint
 from .runner import ItemRunner
 from .shard import resolve_shard, split_limits
+
+#: --vita-concurrency auto with an LLM role: enough to hide an endpoint's latency, well under common limits.
+AUTO_LLM_CONCURRENCY = 16
 
 
 class Benchmark:
@@ -68,7 +71,10 @@ class Benchmark:
                                          self.shard)
         #: The specs of the run's memory backends (what they call, count and need).
         self.memory_specs = specs_of(self.config.memory)
-        self.concurrency = resolve_concurrency(self.config.concurrency, self.needs_llm)
+        # --vita-concurrency auto: 1 for offline built-ins (their items are CPU-bound: a thread pool would only
+        # add overhead), AUTO_LLM_CONCURRENCY when a role waits on an endpoint.
+        concurrency = self.config.concurrency
+        self.concurrency = int(concurrency) if concurrency != "auto" else AUTO_LLM_CONCURRENCY if self.needs_llm else 1
         self.ledger = Ledger()
         self._llm_client: LLMClient | None = None
         if self.needs_llm:
@@ -195,7 +201,9 @@ class Benchmark:
         official = self.official_source is not None
         verdict = header_line(self.config, tokenizer=tokenizer_name(), official_wording=official,
                               official_models=self.official_models is not None)
-        lines = [verdict, official_source_line(self.official_source)]
+        source = self.official_source
+        lines = [verdict, f"official wording: none; {NOT_COMPARABLE}" if source is None
+                 else f"official wording: {source.package_dir} ({source.found_as}, {source.version})"]
         if any(spec.counts_tokens for spec in self.memory_specs):
             lines.append(tokenizer_note())
         if self.shard is not None:
@@ -242,27 +250,7 @@ def role_settings(config: RunConfig, models: OfficialModels | None) -> dict[str,
     return settings
 
 
-def official_source_line(source: OfficialSource | None) -> str:
-    """The header line naming where the official wording comes from (or that it does not)."""
-    from .official_source import NOT_COMPARABLE
-
-    if source is None:
-        return f"official wording: none; {NOT_COMPARABLE}"
-    return f"official wording: {source.package_dir} ({source.found_as}, {source.version})"
-
-
 def _fallback_language(language: str) -> str:
     # Roles built once per process get a default; each item passes the suite's language (detected or given).
     return "en" if language == "auto" else language
 
-
-#: --vita-concurrency auto with an LLM role: enough to hide an endpoint's latency, well under common limits.
-AUTO_LLM_CONCURRENCY = 16
-
-
-def resolve_concurrency(value: int | str, needs_llm: bool) -> int:
-    """``--vita-concurrency``: ``auto`` is 1 for offline built-ins (their items are CPU-bound and a thread
-    pool would only add overhead) and :data:`AUTO_LLM_CONCURRENCY` when a role waits on an endpoint."""
-    if value == "auto":
-        return AUTO_LLM_CONCURRENCY if needs_llm else 1
-    return int(value)

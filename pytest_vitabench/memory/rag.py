@@ -236,14 +236,11 @@ OFFICIAL_RAG_THRESHOLD = 0.3
 OFFICIAL_RAG_TOP_K = 8
 
 
-def endpoint_embeddings(config: Any) -> bool:
-    """Whether the embedding model is served by an endpoint (not one of the local models)."""
-    return bool(config.embedding_model) and local_spec(config.embedding_model) is None
-
-
 def _endpoints(config: Any) -> list[Endpoint]:
-    url = config.embedding_base_url or config.base_url
-    return [Endpoint("embeddings", "embeddings", config.embedding_model, url)] if endpoint_embeddings(config) else []
+    """The embedding model, when an endpoint serves it (not one of the local models)."""
+    if not config.embedding_model or local_spec(config.embedding_model) is not None:
+        return []
+    return [Endpoint("embeddings", "embeddings", config.embedding_model, config.embedding_base_url or config.base_url)]
 
 
 def _comparability(config: Any) -> list[str]:
