@@ -129,7 +129,7 @@ class OfficialSource:
         texts = self.derived(("prompt", name), lambda: read_prompt_file(path))
         key = LANGUAGE_KEYS[language]
         if key not in texts:
-            raise OfficialSourceError(f"{self.package_dir / 'prompts' / (name + '.yaml')}: no {key!r} text")
+            raise OfficialSourceError(f"{path}: no {key!r} text")
         return texts[key]
 
     def tool_descriptions(self, domain: str, language: str) -> dict[str, Any]:
@@ -257,10 +257,7 @@ def locate(value: str | None) -> OfficialSource | None:
             raise OfficialSourceError(f"${ENVIRONMENT} must be a directory or none, not auto")
     if text.lower() == NONE:
         return None
-    if text.lower() == AUTO:
-        source = _installed()
-    else:
-        source = _in_directory(Path(text).expanduser())
+    source = _installed() if text.lower() == AUTO else _in_directory(Path(text).expanduser())
     source.check()
     return source
 
