@@ -152,16 +152,6 @@ def cache_mode(option: str, value: object) -> str:
     return one_of(option, str(value).strip().lower(), ("all", "judge", "off"))
 
 
-def circuit_breaker(option: str, value: object) -> int:
-    try:
-        number = int(str(value).strip())
-    except ValueError:
-        number = -1
-    if number < 0:
-        raise ValueError(f"{option} must be a whole number of failed calls (0 disables it), got {value!r}")
-    return number
-
-
 def concurrency(option: str, value: object) -> int | str:
     """``auto`` as it is, else a whole number of at least 1 (the message says ``auto`` is accepted too)."""
     if str(value).strip().lower() == "auto":

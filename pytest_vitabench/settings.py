@@ -238,7 +238,7 @@ class RunSettings:
         help="with --vita-baseline: fail the run when Avg drops significantly (bootstrap interval below 0 and exact "
              "test p < 0.05) by more than this, e.g. 0.02")
     circuit_breaker: int = setting(
-        5, scope="run", minimum=0, parse=values.circuit_breaker,
+        5, scope="run", minimum=0,
         help="after N consecutive failed LLM calls to one endpoint, send it no more requests in this run: the "
              "remaining items are reported as errors at once (default: 5; 0 disables)")
     preflight: Literal["on", "off"] = setting(
