@@ -235,15 +235,10 @@ class LLMRubricJudge:
             states = wording.judge_rubrics([(wording.rubric_id(pos), s.text, s.justification, s.met)
                                             for pos, s in enumerate(run.states)])
             transcript = wording.judge_transcript(case.messages, start, end)
-            if self.mode == "window":
-                where = f"window {number}/{len(spans)}"
-                messages = wording.judge_window_messages(
-                    time=clock, instruction=case.subtask.instruction, window=number, windows=len(spans),
-                    transcript=transcript, rubrics=states)
-            else:
-                where = "full trajectory"
-                messages = wording.judge_full_messages(time=clock, instruction=case.subtask.instruction,
-                                                       transcript=transcript, rubrics=states)
+            window = (number, len(spans)) if self.mode == "window" else None
+            where = f"window {number}/{len(spans)}" if window else "full trajectory"
+            messages = wording.judge_messages(time=clock, instruction=case.subtask.instruction, window=window,
+                                              transcript=transcript, rubrics=states)
             answer = ask(self.client, model=self.model, messages=messages, seed=seed, language=self.language,
                          read=lambda value: _by_official_id(value, ids), params=self.params)
             items = run.took(answer, where)
