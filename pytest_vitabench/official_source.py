@@ -102,19 +102,15 @@ class OfficialSource:
             raise OfficialSourceError(f"{path}: no function {name}()")
         return node
 
-    def files(self) -> list[Path]:
-        """Every file the wording is read from, in a stable order."""
-        prompts = [self.package_dir / "prompts" / f"{name}.yaml" for name in PROMPTS]
-        return prompts + [self.package_dir / "domains" / d / "tools_schema.py" for d in DOMAINS]
-
     @cached_property
     def version(self) -> str:
-        """``git <commit>`` of a checkout, else ``sha256 <hex>`` of :meth:`files`."""
+        """``git <commit>`` of a checkout, else ``sha256 <hex>`` of the prompt and tool description files."""
         commit = _git_commit(self.package_dir)
         if commit:
             return f"git {commit}"
         digest = hashlib.sha256()
-        for path in self.files():
+        for path in [*(self.package_dir / "prompts" / f"{name}.yaml" for name in PROMPTS),
+                     *(self.package_dir / "domains" / domain / "tools_schema.py" for domain in DOMAINS)]:
             digest.update(path.relative_to(self.package_dir).as_posix().encode() + b"\0")
             digest.update(path.read_bytes() + b"\0")
         return f"sha256 {digest.hexdigest()}"
