@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import difflib
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TypeVar
 
 from .fail_under import parse_fail_under
@@ -17,6 +17,7 @@ from .model_args import parse_model_args
 from .spelling import did_you_mean
 
 Choice = TypeVar("Choice", bound=str)
+_Number = TypeVar("_Number", int, float)
 
 #: Offline built-in names per role option; any other name is a model at an OpenAI-compatible endpoint.
 BUILTIN_ROLE_NAMES: dict[str, tuple[str, ...]] = {
@@ -51,16 +52,21 @@ TTY_INTERVAL_S = 10.0
 LOG_INTERVAL_S = 60.0
 
 
+def _number(option: str, value: object, what: str, kind: Callable[[str], _Number]) -> _Number:
+    """``value`` read by ``kind`` (``float``, ``int``); else an error saying what ``option`` must be."""
+    try:
+        return kind(str(value))
+    except ValueError:
+        raise ValueError(f"{option} must be {what}, got {value!r}") from None
+
+
 def whole_number(option: str, value: object, *, minimum: int, default: int, accepted: str = "") -> int:
     """``value`` as an int of at least ``minimum``; ``None`` or blank gives ``default``. ``accepted`` names what
     else the option takes (e.g. `` or 'auto'``), for the message."""
     if value is None or str(value).strip() == "":
         return default
     text = str(value).strip()
-    try:
-        number = int(text)
-    except ValueError:
-        raise ValueError(f"{option} must be a whole number >= {minimum}{accepted}, got {text!r}") from None
+    number = _number(option, text, f"a whole number >= {minimum}{accepted}", int)
     if number < minimum:
         raise ValueError(f"{option} must be a whole number >= {minimum}{accepted}, got {number}")
     return number
@@ -107,10 +113,7 @@ def limit(option: str, value: object) -> int:
     """A positive limit; empty, ``0``, ``none`` and ``unlimited`` mean unlimited (``0``)."""
     if value is None or str(value).strip().lower() in ("", "0", "none", "unlimited"):
         return 0
-    try:
-        number = int(str(value).strip())
-    except ValueError:
-        raise ValueError(f"{option} must be a whole number (0 for unlimited), got {value!r}") from None
+    number = _number(option, value, "a whole number (0 for unlimited)", int)
     if number < 0:
         raise ValueError(f"{option} must not be negative, got {value!r}")
     return number
@@ -139,10 +142,7 @@ def token_limit(option: str, value: object) -> int:
 
 def seconds(option: str, value: object) -> float:
     """A positive number of seconds."""
-    try:
-        number = float(str(value))
-    except ValueError:
-        raise ValueError(f"{option} must be a number of seconds, got {value!r}") from None
+    number = _number(option, value, "a number of seconds", float)
     if number <= 0:
         raise ValueError(f"{option} must be positive, got {value!r}")
     return number
@@ -225,10 +225,7 @@ def rag_threshold(option: str, value: object) -> float | None:
     """A number in [-1, 1], or ``None`` (``auto``/empty: the embedding model's calibrated value)."""
     if value is None or str(value).strip().lower() in ("", "auto", "none"):
         return None
-    try:
-        number = float(str(value))
-    except ValueError:
-        raise ValueError(f"{option} must be a number or 'auto', got {value!r}") from None
+    number = _number(option, value, "a number or 'auto'", float)
     if not -1.0 <= number <= 1.0:
         raise ValueError(f"{option} must lie in [-1, 1] (a cosine similarity), got {value!r}")
     return number
@@ -250,10 +247,7 @@ def fail_under(option: str, value: object) -> str:
 
 def regression_drop(option: str, value: object) -> float:
     """A drop of Avg in [0, 1] (that it needs ``--vita-baseline`` is checked with the other settings)."""
-    try:
-        number = float(str(value))
-    except ValueError:
-        raise ValueError(f"{option} must be a number such as 0.02, got {value!r}") from None
+    number = _number(option, value, "a number such as 0.02", float)
     if not 0.0 <= number <= 1.0:
         raise ValueError(f"{option} must be between 0 and 1 (a drop of Avg), got {number}")
     return number
@@ -266,10 +260,7 @@ def parse_interval(value: object, *, tty: bool) -> float | None:
         return TTY_INTERVAL_S if tty else LOG_INTERVAL_S
     if text in ("off", "no", "false"):
         return None
-    try:
-        seconds = float(text)
-    except ValueError:
-        raise ValueError(f"--vita-progress must be auto, off or a number of seconds, got {value!r}") from None
+    seconds = _number("--vita-progress", value, "auto, off or a number of seconds", float)
     if seconds < 0:
         raise ValueError(f"--vita-progress must be auto, off or a number of seconds >= 0, got {value!r}")
     return seconds or None
