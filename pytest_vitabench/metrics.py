@@ -194,14 +194,9 @@ def _level(trials: Sequence[_Trial], level: str, k: int, bootstrap: int, seed: i
     values: list[float | None] = [None] * len(METRICS)
     if n_units:
         values = [math.fsum(u.sums[i] for u in users) / n_units for i in range(len(METRICS))]
-    cis = _metric_intervals(users, bootstrap, seed)
-    out: dict[str, Any] = dict(zip(keys, values, strict=True))
-    out["n_units"] = n_units
-    out["n_errors"] = sum(1 for t in trials if t.error)
-    out["n_unscored"] = sum(1 for t in trials if t.unscored)
-    out["n_short"] = short
-    out["ci95"] = dict(zip(keys, cis, strict=True))
-    return out
+    return {**dict(zip(keys, values, strict=True)), "n_units": n_units,
+            "n_errors": sum(1 for t in trials if t.error), "n_unscored": sum(1 for t in trials if t.unscored),
+            "n_short": short, "ci95": dict(zip(keys, _metric_intervals(users, bootstrap, seed), strict=True))}
 
 
 def _level_with_breakdowns(trials: Sequence[_Trial], level: str, k: int, bootstrap: int,
