@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .agents import BUILTIN_AGENTS
+from . import profile
+from .agents import BUILTIN_AGENTS, make_builtin_agent
 from .config import RunConfig
 from .judges.batched import BatchJudge
 from .judges.registry import JudgeSpec, judge_spec, make_judge
@@ -22,6 +23,7 @@ from .llm.settings import settings_for_run
 from .memory.registry import RunMemories, request_roles, specs_of
 from .memory.snapshots import SnapshotStore
 from .memory.spec import MemoryOptions
+from .memory.tokens import count_tokens, tokenizer_name, tokenizer_note
 from .official_models import OfficialModels
 from .official_source import NOT_COMPARABLE
 from .official_source import locate as locate_official_source
@@ -127,15 +129,11 @@ class Benchmark:
                 # Only rag's embeddings call out: the client is aimed at their endpoint, so a local embedding
                 # server needs no key although --vita-base-url (the chat endpoint) is unset.
                 settings = settings.model_copy(update={"base_url": self.config.embedding_base_url})
-            from .memory.tokens import count_tokens
-
             self._llm_client = LLMClient(settings, self.ledger, count_tokens=count_tokens)
         return self._llm_client
 
     def agent(self) -> Any:
         """The agent under test: a built-in, or the model at the configured endpoint."""
-        from .agents import make_builtin_agent
-
         if self.config.model in BUILTIN_AGENTS:
             return make_builtin_agent(self.config.model)
         from .agents.openai_agent import OpenAIAgent
@@ -182,12 +180,9 @@ class Benchmark:
 
     def profile_summary(self) -> dict[str, Any]:
         """The report's ``profile`` block: switches, tokenizer and whether the numbers are leaderboard-comparable."""
-        from .memory.tokens import tokenizer_name
-        from .profile import summary
-
-        block = summary(self.config, tokenizer=tokenizer_name(),
-                        official_wording=self.official_source is not None,
-                        official_models=self.official_models is not None)
+        block = profile.summary(self.config, tokenizer=tokenizer_name(),
+                                official_wording=self.official_source is not None,
+                                official_models=self.official_models is not None)
         block["official_source"] = self.official_source.describe() if self.official_source else None
         block["official_models"] = self.official_models.describe() if self.official_models else None
         block["request_settings"] = self.role_settings
@@ -195,12 +190,9 @@ class Benchmark:
 
     def header_lines(self) -> list[str]:
         """The terminal header: which profile ran, comparability, and how token budgets are counted."""
-        from .memory.tokens import tokenizer_name, tokenizer_note
-        from .profile import header_line
-
         official = self.official_source is not None
-        verdict = header_line(self.config, tokenizer=tokenizer_name(), official_wording=official,
-                              official_models=self.official_models is not None)
+        verdict = profile.header_line(self.config, tokenizer=tokenizer_name(), official_wording=official,
+                                      official_models=self.official_models is not None)
         source = self.official_source
         lines = [verdict, f"official wording: none; {NOT_COMPARABLE}" if source is None
                  else f"official wording: {source.package_dir} ({source.found_as}, {source.version})"]
