@@ -15,6 +15,7 @@ from typing import Any
 from . import profile
 from .agents import BUILTIN_AGENTS, make_builtin_agent
 from .config import RunConfig
+from .domains import MISSING_SOURCE, check_official_messages
 from .judges.batched import BatchJudge
 from .judges.registry import JudgeSpec, judge_spec, make_judge
 from .llm import Ledger, LLMClient, MissingAPIKey
@@ -25,8 +26,10 @@ from .memory.snapshots import SnapshotStore
 from .memory.spec import MemoryOptions
 from .memory.tokens import count_tokens, tokenizer_name, tokenizer_note
 from .official_models import OfficialModels
+from .official_models import locate as locate_official_models
 from .official_source import NOT_COMPARABLE
 from .official_source import locate as locate_official_source
+from .official_wording import check_wording
 from .option_values import unknown_model_hint
 from .runner import ItemRunner
 from .shard import resolve_shard, split_limits
@@ -50,19 +53,13 @@ class Benchmark:
         # Read before anything else is built: a missing official source is a usage error naming where it looked.
         self.official_source = locate_official_source(self.config.official_source)
         if self.official_source is not None:
-            from .official_wording import check_wording
-
             check_wording(self.official_source)
         if self.config.tool_results == "official":
-            from .domains import MISSING_SOURCE, check_official_messages
-
             if self.official_source is not None:
                 check_official_messages(self.official_source)  # a changed copy fails now, naming file and function
             elif options.get("vita_tool_results"):  # asked for by name, it cannot be honoured without the source
                 raise ValueError(MISSING_SOURCE)
             # else the official profile with our own wording (--vita-official-source none): our answers too
-        from .official_models import locate as locate_official_models
-
         self.official_models = locate_official_models(
             self.config.official_models, self.official_source.package_dir if self.official_source else None)
         #: Each LLM role's request settings: its models.yaml entry, then its own --vita-*-model-args.
