@@ -12,8 +12,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .agents import BUILTIN_AGENTS
+from . import profile
+from .agents import BUILTIN_AGENTS, make_builtin_agent
 from .config import RunConfig
+from .domains import MISSING_SOURCE, check_official_messages
 from .judges.batched import BatchJudge
 from .judges.registry import JudgeSpec, judge_spec, make_judge
 from .llm import Ledger, LLMClient, MissingAPIKey
@@ -22,12 +24,18 @@ from .llm.settings import settings_for_run
 from .memory.registry import RunMemories, request_roles, specs_of
 from .memory.snapshots import SnapshotStore
 from .memory.spec import MemoryOptions
+from .memory.tokens import count_tokens, tokenizer_name, tokenizer_note
 from .official_models import OfficialModels
-from .official_source import OfficialSource
+from .official_models import locate as locate_official_models
+from .official_source import NOT_COMPARABLE
 from .official_source import locate as locate_official_source
+from .official_wording import check_wording
 from .option_values import unknown_model_hint
 from .runner import ItemRunner, RunState
 from .shard import resolve_shard, split_limits
+
+#: --vita-concurrency auto with an LLM role: enough to hide an endpoint's latency, well under common limits.
+AUTO_LLM_CONCURRENCY = 16
 
 
 class Benchmark:
@@ -47,19 +55,13 @@ class Benchmark:
         # Read before anything else is built: a missing official source is a usage error naming where it looked.
         self.official_source = locate_official_source(self.config.official_source)
         if self.official_source is not None:
-            from .official_wording import check_wording
-
             check_wording(self.official_source)
         if self.config.tool_results == "official":
-            from .domains import MISSING_SOURCE, check_official_messages
-
             if self.official_source is not None:
                 check_official_messages(self.official_source)  # a changed copy fails now, naming file and function
             elif options.get("vita_tool_results"):  # asked for by name, it cannot be honoured without the source
                 raise ValueError(MISSING_SOURCE)
             # else the official profile with our own wording (--vita-official-source none): our answers too
-        from .official_models import locate as locate_official_models
-
         self.official_models = locate_official_models(
             self.config.official_models, self.official_source.package_dir if self.official_source else None)
         #: Each LLM role's request settings: its models.yaml entry, then its own --vita-*-model-args.
@@ -70,7 +72,10 @@ class Benchmark:
                                          self.shard)
         #: The specs of the run's memory backends (what they call, count and need).
         self.memory_specs = specs_of(self.config.memory)
-        self.concurrency = resolve_concurrency(self.config.concurrency, self.needs_llm)
+        # --vita-concurrency auto: 1 for offline built-ins (their items are CPU-bound: a thread pool would only
+        # add overhead), AUTO_LLM_CONCURRENCY when a role waits on an endpoint.
+        concurrency = self.config.concurrency
+        self.concurrency = int(concurrency) if concurrency != "auto" else AUTO_LLM_CONCURRENCY if self.needs_llm else 1
         self.ledger = Ledger()
         self._llm_client: LLMClient | None = None
         if self.needs_llm:
@@ -123,15 +128,11 @@ class Benchmark:
                 # Only rag's embeddings call out: the client is aimed at their endpoint, so a local embedding
                 # server needs no key although --vita-base-url (the chat endpoint) is unset.
                 settings = settings.model_copy(update={"base_url": self.config.embedding_base_url})
-            from .memory.tokens import count_tokens
-
             self._llm_client = LLMClient(settings, self.ledger, count_tokens=count_tokens)
         return self._llm_client
 
     def agent(self) -> Any:
         """The agent under test: a built-in, or the model at the configured endpoint."""
-        from .agents import make_builtin_agent
-
         if self.config.model in BUILTIN_AGENTS:
             return make_builtin_agent(self.config.model)
         from .agents.openai_agent import OpenAIAgent
@@ -178,12 +179,9 @@ class Benchmark:
 
     def profile_summary(self) -> dict[str, Any]:
         """The report's ``profile`` block: switches, tokenizer and whether the numbers are leaderboard-comparable."""
-        from .memory.tokens import tokenizer_name
-        from .profile import summary
-
-        block = summary(self.config, tokenizer=tokenizer_name(),
-                        official_wording=self.official_source is not None,
-                        official_models=self.official_models is not None)
+        block = profile.summary(self.config, tokenizer=tokenizer_name(),
+                                official_wording=self.official_source is not None,
+                                official_models=self.official_models is not None)
         block["official_source"] = self.official_source.describe() if self.official_source else None
         block["official_models"] = self.official_models.describe() if self.official_models else None
         block["request_settings"] = self.role_settings
@@ -191,13 +189,12 @@ class Benchmark:
 
     def header_lines(self) -> list[str]:
         """The terminal header: which profile ran, comparability, and how token budgets are counted."""
-        from .memory.tokens import tokenizer_name, tokenizer_note
-        from .profile import header_line
-
         official = self.official_source is not None
-        verdict = header_line(self.config, tokenizer=tokenizer_name(), official_wording=official,
-                              official_models=self.official_models is not None)
-        lines = [verdict, official_source_line(self.official_source)]
+        verdict = profile.header_line(self.config, tokenizer=tokenizer_name(), official_wording=official,
+                                      official_models=self.official_models is not None)
+        source = self.official_source
+        lines = [verdict, f"official wording: none; {NOT_COMPARABLE}" if source is None
+                 else f"official wording: {source.package_dir} ({source.found_as}, {source.version})"]
         if any(spec.counts_tokens for spec in self.memory_specs):
             lines.append(tokenizer_note())
         if self.shard is not None:
@@ -244,27 +241,7 @@ def role_settings(config: RunConfig, models: OfficialModels | None) -> dict[str,
     return settings
 
 
-def official_source_line(source: OfficialSource | None) -> str:
-    """The header line naming where the official wording comes from (or that it does not)."""
-    from .official_source import NOT_COMPARABLE
-
-    if source is None:
-        return f"official wording: none; {NOT_COMPARABLE}"
-    return f"official wording: {source.package_dir} ({source.found_as}, {source.version})"
-
-
 def _fallback_language(language: str) -> str:
     # Roles built once per process get a default; each item passes the suite's language (detected or given).
     return "en" if language == "auto" else language
 
-
-#: --vita-concurrency auto with an LLM role: enough to hide an endpoint's latency, well under common limits.
-AUTO_LLM_CONCURRENCY = 16
-
-
-def resolve_concurrency(value: int | str, needs_llm: bool) -> int:
-    """``--vita-concurrency``: ``auto`` is 1 for offline built-ins (their items are CPU-bound and a thread
-    pool would only add overhead) and :data:`AUTO_LLM_CONCURRENCY` when a role waits on an endpoint."""
-    if value == "auto":
-        return AUTO_LLM_CONCURRENCY if needs_llm else 1
-    return int(value)

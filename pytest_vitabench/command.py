@@ -7,13 +7,14 @@ A command's ``--vita-*`` options are the run's settings (:func:`setting_argument
 from __future__ import annotations
 
 import argparse
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from .config import RunConfig
 from .option_values import whole_number
-from .settings import SettingSpec, parse, spec, specs
+from .settings import parse, spec, specs
 
 
 @dataclass(frozen=True)
@@ -41,18 +42,18 @@ class Command:
     subcommands: tuple[Command, ...] = ()
 
 
-def _checked(item: SettingSpec) -> Callable[[str], str]:
-    """An argparse ``type`` that checks a value with the setting's parser and keeps the raw text for
-    :func:`run_config` (a bad value then exits 2 at once, naming the option)."""
+def _argparse_type(check: Callable[[str], Any], *, keep_raw: bool = False) -> Callable[[str], Any]:
+    """An argparse ``type`` of a parser whose ``ValueError`` names the option (argparse then exits 2 at once);
+    ``keep_raw``: the value is the text, only checked (:func:`run_config` reads it again)."""
 
-    def check(raw: str) -> str:
+    def convert(raw: str) -> Any:
         try:
-            parse(item, raw)
+            value = check(raw)
         except ValueError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
-        return raw
+        return raw if keep_raw else value
 
-    return check
+    return convert
 
 
 def setting_arguments(*names: str, checked: tuple[str, ...] = (),
@@ -75,7 +76,7 @@ def setting_arguments(*names: str, checked: tuple[str, ...] = (),
             options["action"] = "store_true"
         else:
             if item.name in checked:
-                options["type"] = _checked(item)
+                options["type"] = _argparse_type(functools.partial(parse, item), keep_raw=True)
             if item.meta.choices:
                 options["choices"] = item.meta.choices
             if item.meta.metavar:
@@ -94,11 +95,4 @@ def run_config(args: argparse.Namespace) -> RunConfig:
 
 def positive(option: str) -> Callable[[str], int]:
     """An argparse ``type``: a whole number of at least 1, an error naming ``option`` otherwise."""
-
-    def check(raw: str) -> int:
-        try:
-            return whole_number(option, raw, minimum=1, default=1)
-        except ValueError as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from None
-
-    return check
+    return _argparse_type(lambda raw: whole_number(option, raw, minimum=1, default=1))

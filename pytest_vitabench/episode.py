@@ -98,11 +98,6 @@ class ThreadedCaller:
         return await value if inspect.isawaitable(value) else value
 
 
-def _valid(message: Any) -> bool:
-    return isinstance(message, Message) and message.role == "assistant" and bool(
-        (message.content and message.content.strip()) or message.tool_calls)
-
-
 async def _user_turn(
     call: Any, user: UserSimulator, setup: UserSetup, messages: list[Message], usage: dict[str, Usage]
 ) -> Message:
@@ -119,7 +114,7 @@ async def _agent_reply(call: Any, agent: Agent, setup: AgentSetup, messages: lis
     """The agent's next valid message, or ``None`` after ``attempts`` invalid ones."""
     for _ in range(attempts):
         reply = await call(agent.respond, setup, list(messages))
-        if _valid(reply):
+        if isinstance(reply, Message) and reply.role == "assistant" and (reply.text.strip() or reply.tool_calls):
             return reply
     return None
 

@@ -94,17 +94,17 @@ def _parse_one(entry: str) -> Threshold:
     k = None if k_text == "k" else int(k_text)
     if k is not None and k < 1:
         raise ValueError(f"--vita-fail-under entry {entry!r}: K must be at least 1")
-    value = _value(entry, rhs)
-    if not (math.isfinite(value) and 0.0 <= value <= 1.0):
-        raise ValueError(f"--vita-fail-under entry {entry!r}: {rhs} is outside [0, 1]")
-    return Threshold(metric=_FAMILY[family], k=k, value=value, level=level, memory=memory)
+    return Threshold(metric=_FAMILY[family], k=k, value=_value(entry, rhs), level=level, memory=memory)
 
 
-def _value(entry: str, rhs: str) -> float:
+def _value(entry: str, rhs: str, low: float = 0.0) -> float:
+    """The threshold ``rhs``, a number in ``[low, 1]``."""
     try:
         value = float(rhs)
     except ValueError:
         raise ValueError(f"--vita-fail-under entry {entry!r}: {rhs!r} is not a number") from None
+    if not (math.isfinite(value) and low <= value <= 1.0):
+        raise ValueError(f"--vita-fail-under entry {entry!r}: {rhs} is outside [{low:g}, 1]")
     return value
 
 
@@ -112,10 +112,7 @@ def _parse_judge(entry: str, figure: str, rhs: str, memory: str | None) -> Thres
     if figure not in JUDGE_FIGURES:
         raise ValueError(f"--vita-fail-under entry {entry!r}: unknown judge figure {figure!r} "
                          f"(use judge.{' or judge.'.join(JUDGE_FIGURES)})")
-    value = _value(entry, rhs)
-    low = -1.0 if figure == "kappa" else 0.0  # kappa can be negative: worse than chance
-    if not (math.isfinite(value) and low <= value <= 1.0):
-        raise ValueError(f"--vita-fail-under entry {entry!r}: {rhs} is outside [{low:g}, 1]")
+    value = _value(entry, rhs, low=-1.0 if figure == "kappa" else 0.0)  # kappa can be negative: worse than chance
     return Threshold(metric=figure, k=None, value=value, level="judge", memory=memory)
 
 

@@ -21,12 +21,13 @@ from typing import TYPE_CHECKING, Any
 from .agreement import FIGURES, collect, figures, flip_rate, judge_summary
 from .command import Command, argument, positive, run_config, setting_arguments
 from .fail_under import parse_fail_under
+from .formulas import METRIC_BY_NAME, metric_key
 from .judges.audited import rules_truth
 from .judges.base import Judge, JudgeCase, Verdict
 from .judges.registry import make_judge
 from .llm.ledger import align
 from .messages import Usage
-from .metrics import METRIC_BY_NAME, compute_metrics, metric_key
+from .metrics import compute_metrics
 from .rejudge import (
     JUDGE_ENDPOINT_ARGUMENTS,
     RejudgeError,

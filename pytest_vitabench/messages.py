@@ -49,15 +49,7 @@ class Usage(BaseModel):
     cached_requests: int = 0
 
     def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
-            cached_prompt_tokens=self.cached_prompt_tokens + other.cached_prompt_tokens,
-            completion_tokens=self.completion_tokens + other.completion_tokens,
-            reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
-            cost=self.cost + other.cost,
-            requests=self.requests + other.requests,
-            cached_requests=self.cached_requests + other.cached_requests,
-        )
+        return Usage(**{name: getattr(self, name) + getattr(other, name) for name in Usage.model_fields})
 
 
 class Message(BaseModel):

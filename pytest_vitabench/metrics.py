@@ -12,18 +12,11 @@ import math
 import random
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from operator import itemgetter
 from typing import Any
 
-from .formulas import METRIC_BY_NAME as METRIC_BY_NAME
-from .formulas import METRIC_NAMES as METRIC_NAMES
-from .formulas import METRICS as METRICS
-from .formulas import Metric as Metric
-from .formulas import is_success as is_success
-from .formulas import metric_key as metric_key
-from .formulas import pass_at_k as pass_at_k
-from .formulas import pass_hat_k as pass_hat_k
+from .formulas import METRICS, is_success, metric_key
 from .judges.base import NO_CRITERIA
 from .memory.registry import paired_references
 from .result import ItemResult
@@ -201,14 +194,9 @@ def _level(trials: Sequence[_Trial], level: str, k: int, bootstrap: int, seed: i
     values: list[float | None] = [None] * len(METRICS)
     if n_units:
         values = [math.fsum(u.sums[i] for u in users) / n_units for i in range(len(METRICS))]
-    cis = _metric_intervals(users, bootstrap, seed)
-    out: dict[str, Any] = dict(zip(keys, values, strict=True))
-    out["n_units"] = n_units
-    out["n_errors"] = sum(1 for t in trials if t.error)
-    out["n_unscored"] = sum(1 for t in trials if t.unscored)
-    out["n_short"] = short
-    out["ci95"] = dict(zip(keys, cis, strict=True))
-    return out
+    return {**dict(zip(keys, values, strict=True)), "n_units": n_units,
+            "n_errors": sum(1 for t in trials if t.error), "n_unscored": sum(1 for t in trials if t.unscored),
+            "n_short": short, "ci95": dict(zip(keys, _metric_intervals(users, bootstrap, seed), strict=True))}
 
 
 def _level_with_breakdowns(trials: Sequence[_Trial], level: str, k: int, bootstrap: int,
@@ -244,9 +232,7 @@ def _official_unjudged(results: Sequence[ItemResult]) -> list[tuple[str, _Trial]
             key = (r.memory, r.suite, r.user_id)
             last_judged[key] = max(last_judged.get(key, -1), r.subtask_index)
     return [
-        (r.memory, _Trial(suite=r.suite, user_id=r.user_id, subtask_id=r.subtask_id, domain=r.domain,
-                          skills=tuple(sorted(set(r.skills))), trial=r.trial, reward=0.0, error=False,
-                          unjudged=True))
+        (r.memory, replace(_to_trial(r), reward=0.0, error=False, unscored=False, unjudged=True))
         for r in results
         if r.outcome == "skipped" and r.error == NO_CRITERIA
         and r.subtask_index < last_judged.get((r.memory, r.suite, r.user_id), -1)

@@ -40,13 +40,11 @@ def parse_model_args(value: Any, option: str = "--vita-model-args") -> dict[str,
         text = str(value).strip()
         if not text:
             return {}
-        if text.startswith("{"):
+        if text.startswith("{"):  # JSON text that starts so can only be an object
             try:
                 args = json.loads(text)
             except json.JSONDecodeError as exc:
                 raise ValueError(f"{option} is not valid JSON: {exc}") from None
-            if not isinstance(args, dict):
-                raise ValueError(f"{option} JSON must be an object")
         else:
             args = {}
             for pair in _split_pairs(text):

@@ -8,14 +8,15 @@ the installed ``vita`` package, found without importing it.
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
 import importlib.util
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeGuard, TypeVar
 
 import yaml
 
@@ -93,7 +94,7 @@ class OfficialSource:
         path = self.package_dir / path
         return self.derived(("tree", path), lambda: _parse(path, "code"))
 
-    def function(self, path: Path | str, name: str) -> ast.AST:
+    def function(self, path: Path | str, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef:
         """The definition of function (or method) ``name`` in ``path``: the first in walk order."""
         path = self.package_dir / path
         node = self.derived(("functions", path), lambda: _functions(self.tree(path))).get(name)
@@ -101,19 +102,15 @@ class OfficialSource:
             raise OfficialSourceError(f"{path}: no function {name}()")
         return node
 
-    def files(self) -> list[Path]:
-        """Every file the wording is read from, in a stable order."""
-        prompts = [self.package_dir / "prompts" / f"{name}.yaml" for name in PROMPTS]
-        return prompts + [self.package_dir / "domains" / d / "tools_schema.py" for d in DOMAINS]
-
     @cached_property
     def version(self) -> str:
-        """``git <commit>`` of a checkout, else ``sha256 <hex>`` of :meth:`files`."""
+        """``git <commit>`` of a checkout, else ``sha256 <hex>`` of the prompt and tool description files."""
         commit = _git_commit(self.package_dir)
         if commit:
             return f"git {commit}"
         digest = hashlib.sha256()
-        for path in self.files():
+        for path in [*(self.package_dir / "prompts" / f"{name}.yaml" for name in PROMPTS),
+                     *(self.package_dir / "domains" / domain / "tools_schema.py" for domain in DOMAINS)]:
             digest.update(path.relative_to(self.package_dir).as_posix().encode() + b"\0")
             digest.update(path.read_bytes() + b"\0")
         return f"sha256 {digest.hexdigest()}"
@@ -128,7 +125,7 @@ class OfficialSource:
         texts = self.derived(("prompt", name), lambda: read_prompt_file(path))
         key = LANGUAGE_KEYS[language]
         if key not in texts:
-            raise OfficialSourceError(f"{self.package_dir / 'prompts' / (name + '.yaml')}: no {key!r} text")
+            raise OfficialSourceError(f"{path}: no {key!r} text")
         return texts[key]
 
     def tool_descriptions(self, domain: str, language: str) -> dict[str, Any]:
@@ -137,129 +134,96 @@ class OfficialSource:
         name = f"TOOL_DESCRIPTIONS_{DESCRIPTION_SUFFIX[language]}"
         return self.derived(("tools", domain, language), lambda: literal_assignment(path, name))
 
-    def code_templates(self, relative: str, function: str) -> list[Template]:
-        """The f-strings of ``function`` in ``relative`` (a path under the package), as format templates."""
-        return self.derived(("templates", relative, function), lambda: self._templates(relative, function))
-
-    def _templates(self, relative: str, function: str) -> list[Template]:
-        found = [_template(n) for n in ast.walk(self.function(relative, function)) if isinstance(n, ast.JoinedStr)]
-        templates = [t for t in found if t is not None]
-        if not templates:
-            raise OfficialSourceError(f"{self.package_dir / relative}: {function}() holds no f-string")
-        return templates
-
     def code_template(self, relative: str, function: str, fields: tuple[str, ...]) -> str:
-        """The one f-string of :meth:`code_templates` whose fields are exactly ``fields`` (in order)."""
-        matches = [t.text for t in self.code_templates(relative, function) if t.fields == fields]
-        if len(matches) != 1:
-            raise OfficialSourceError(f"{self.package_dir / relative}: {function}() has {len(matches)} f-strings "
-                                      f"with the fields {', '.join(fields)} (expected one)")
-        return matches[0]
+        """The one f-string of ``function`` in ``relative`` (a path under the package) whose fields are exactly
+        ``fields`` (in order), as a :meth:`str.format` template."""
+        templates = self.derived(("templates", relative, function), lambda: [
+            t for n in self._nodes(relative, function) if isinstance(n, ast.JoinedStr)
+            if (t := _template(n)) is not None])
+        matches = [t.text for t in templates if t.fields == fields]
+        return self._only(relative, function, matches, f"has {{n}} f-strings with the fields {', '.join(fields)}")
 
     def code_branch_template(self, relative: str, function: str, fields: tuple[str, ...], language_key: str) -> str:
         """The f-string with ``fields`` in the branch of an ``if ... == "<key>": ... else: ...`` inside
         ``function`` that ``language_key`` takes (a sentence the code writes in two languages)."""
-        node = self.function(relative, function)
-        for branch in ast.walk(node):
-            if not (isinstance(branch, ast.If) and isinstance(branch.test, ast.Compare)
-                    and len(branch.test.comparators) == 1 and isinstance(branch.test.comparators[0], ast.Constant)):
-                continue
-            taken = branch.body if branch.test.comparators[0].value == language_key else branch.orelse
-            for statement in taken:
-                for child in ast.walk(statement):
-                    template = _template(child) if isinstance(child, ast.JoinedStr) else None
-                    if template is not None and template.fields == fields:
-                        return template.text
-        raise OfficialSourceError(f"{self.package_dir / relative}: {function}() has no f-string with the fields "
-                                  f"{', '.join(fields)} in a language branch")
+        found = (template.text for branch in self._nodes(relative, function)
+                 if isinstance(branch, ast.If) and (key := _language_test(branch)) is not _NO_TEST
+                 for statement in (branch.body if key == language_key else branch.orelse)
+                 for child in ast.walk(statement) if isinstance(child, ast.JoinedStr)
+                 if (template := _template(child)) is not None and template.fields == fields)
+        return self._first(relative, function, found, f"f-string with the fields {', '.join(fields)} in a "
+                                                      "language branch")
 
     def code_fallback(self, relative: str, function: str, keyword: str) -> str:
         """The string after ``or`` in the ``keyword=... or "text"`` argument inside ``function``."""
-        node = self.function(relative, function)
-        for call in ast.walk(node):
-            if isinstance(call, ast.Call):
-                for k in call.keywords:
-                    value = k.value
-                    if (k.arg == keyword and isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or)
-                            and isinstance(value.values[-1], ast.Constant) and isinstance(value.values[-1].value, str)):
-                        return value.values[-1].value
-        raise OfficialSourceError(f"{self.package_dir / relative}: no {keyword}=... or '...' in {function}()")
+        found = (str(k.value.values[-1].value) for call in self._nodes(relative, function) if isinstance(call, ast.Call)
+                 for k in call.keywords if k.arg == keyword and isinstance(k.value, ast.BoolOp)
+                 and isinstance(k.value.op, ast.Or) and _is_text(k.value.values[-1]))
+        return self._first(relative, function, found, f"{keyword}=... or '...'")
 
     def code_docstring(self, relative: str, function: str) -> str:
         """The docstring of ``function`` (a memory tool's description)."""
-        node = self.function(relative, function)
-        text = ast.get_docstring(node, clean=True) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
-            else None
-        if not text:
-            raise OfficialSourceError(f"{self.package_dir / relative}: {function}() has no docstring")
-        return text
+        text = ast.get_docstring(self.function(relative, function), clean=True)
+        return self._first(relative, function, iter([text] if text else []), "docstring")
 
     def code_literal(self, relative: str, function: str, name: str) -> Any:
         """The literal value assigned to ``name`` inside ``function`` (a label table, say); never executed."""
-        node = self.function(relative, function)
-        for child in ast.walk(node):
+        for child in self._nodes(relative, function):
             if isinstance(child, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in child.targets):
-                try:
+                with contextlib.suppress(ValueError):  # only the first assignment counts
                     return ast.literal_eval(child.value)
-                except ValueError:
-                    break
-        raise OfficialSourceError(f"{self.package_dir / relative}: no literal {name} = ... in {function}()")
+                break
+        raise OfficialSourceError(f"{self.package_dir / relative}: {function}() has no literal {name} = ...")
 
     def code_constant(self, relative: str, function: str, keyword: str) -> str:
         """The string constant passed as ``keyword=`` inside ``function`` (a fixed system message, say)."""
-        node = self.function(relative, function)
-        found = [k.value.value for c in ast.walk(node) if isinstance(c, ast.Call) for k in c.keywords
-                 if k.arg == keyword and isinstance(k.value, ast.Constant) and isinstance(k.value.value, str)]
-        if len(found) != 1:
-            raise OfficialSourceError(f"{self.package_dir / relative}: {function}() passes {len(found)} string "
-                                      f"constants as {keyword}= (expected one)")
-        return found[0]
+        found = [str(k.value.value) for c in self._nodes(relative, function) if isinstance(c, ast.Call)
+                 for k in c.keywords if k.arg == keyword and _is_text(k.value)]
+        return self._only(relative, function, found, f"passes {{n}} string constants as {keyword}=")
 
     def code_dict_value(self, relative: str, function: str, key: str) -> str:
         """The string a dictionary literal inside ``function`` gives ``key`` (an initial state's text, say)."""
-        node = self.function(relative, function)
-        pairs = [(k, v) for d in ast.walk(node) if isinstance(d, ast.Dict)
-                 for k, v in zip(d.keys, d.values, strict=True)]
-        found = {v.value for k, v in pairs if isinstance(k, ast.Constant) and k.value == key
-                 and isinstance(v, ast.Constant) and isinstance(v.value, str)}
-        if len(found) != 1:
-            raise OfficialSourceError(f"{self.package_dir / relative}: {function}() gives {key!r} {len(found)} "
-                                      "different strings (expected one)")
-        return found.pop()
+        found = {str(v.value): None for d in self._nodes(relative, function) if isinstance(d, ast.Dict)
+                 for k, v in zip(d.keys, d.values, strict=True)
+                 if isinstance(k, ast.Constant) and k.value == key and _is_text(v)}
+        return self._only(relative, function, list(found), f"gives {key!r} {{n}} different strings")
 
     def code_choice(self, relative: str, function: str, name: str, language_key: str) -> str:
         """The string ``function`` assigns to ``name`` for ``language_key``, from a ``a if language == KEY else
         b`` expression (a fixed line in two languages)."""
-        node = self.function(relative, function)
-        for child in ast.walk(node):
-            if not (isinstance(child, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name
-                                                          for t in child.targets)):
-                continue
-            choice = child.value
-            if (isinstance(choice, ast.IfExp) and isinstance(choice.test, ast.Compare)
-                    and len(choice.test.comparators) == 1 and isinstance(choice.test.comparators[0], ast.Constant)
-                    and isinstance(choice.body, ast.Constant) and isinstance(choice.orelse, ast.Constant)):
-                matches = choice.test.comparators[0].value == language_key
-                return str(choice.body.value if matches else choice.orelse.value)
-        raise OfficialSourceError(f"{self.package_dir / relative}: no {name} = 'a' if language == '...' else 'b' "
-                                  f"in {function}()")
+        found = (str(choice.body.value if key == language_key else choice.orelse.value)
+                 for c in self._nodes(relative, function) if isinstance(c, ast.Assign)
+                 and any(isinstance(t, ast.Name) and t.id == name for t in c.targets)
+                 and isinstance(choice := c.value, ast.IfExp) and (key := _language_test(choice)) is not _NO_TEST
+                 and isinstance(choice.body, ast.Constant) and isinstance(choice.orelse, ast.Constant))
+        return self._first(relative, function, found, f"{name} = 'a' if language == '...' else 'b'")
 
-    def code_concatenated(self, relative: str, function: str) -> list[str]:
-        """The string constants ``function`` puts first in a ``"..." + ...`` concatenation, in source order."""
-        node = self.function(relative, function)
-        found: list[ast.Constant] = [b.left for b in ast.walk(node) if isinstance(b, ast.BinOp)
-                                     and isinstance(b.op, ast.Add) and isinstance(b.left, ast.Constant)
-                                     and isinstance(b.left.value, str)]
-        return [str(c.value) for c in sorted(found, key=lambda c: (c.lineno, c.col_offset))]
+    def code_heading(self, relative: str, function: str) -> str:
+        """The first string constant ``function`` puts first in a ``"..." + ...`` concatenation, in source order."""
+        found = sorted((b.left for b in self._nodes(relative, function) if isinstance(b, ast.BinOp)
+                        and isinstance(b.op, ast.Add) and _is_text(b.left)), key=lambda c: (c.lineno, c.col_offset))
+        return self._first(relative, function, (str(c.value) for c in found), "heading")
 
     def code_returned(self, relative: str, function: str) -> str:
         """The one string constant ``function`` returns (its fallback text, say)."""
-        node = self.function(relative, function)
-        found = [r.value.value for r in ast.walk(node) if isinstance(r, ast.Return)
-                 and isinstance(r.value, ast.Constant) and isinstance(r.value.value, str)]
+        found = [str(r.value.value) for r in self._nodes(relative, function) if isinstance(r, ast.Return)
+                 and _is_text(r.value)]
+        return self._only(relative, function, found, "returns {n} string constants")
+
+    def _nodes(self, relative: str, function: str) -> Iterator[ast.AST]:
+        return ast.walk(self.function(relative, function))
+
+    def _first(self, relative: str, function: str, found: Iterator[_T], missing: str) -> _T:
+        """The first of ``found``; none: an error saying ``function`` has no ``missing``."""
+        for value in found:
+            return value
+        raise OfficialSourceError(f"{self.package_dir / relative}: {function}() has no {missing}")
+
+    def _only(self, relative: str, function: str, found: list[_T], what: str) -> _T:
+        """The one of ``found``; else an error: ``what`` with ``{n}``, how many there are."""
         if len(found) != 1:
-            raise OfficialSourceError(f"{self.package_dir / relative}: {function}() returns {len(found)} string "
-                                      "constants (expected one)")
+            raise OfficialSourceError(f"{self.package_dir / relative}: {function}() "
+                                      f"{what.replace('{n}', str(len(found)))} (expected one)")
         return found[0]
 
     def check(self) -> None:
@@ -289,10 +253,7 @@ def locate(value: str | None) -> OfficialSource | None:
             raise OfficialSourceError(f"${ENVIRONMENT} must be a directory or none, not auto")
     if text.lower() == NONE:
         return None
-    if text.lower() == AUTO:
-        source = _installed()
-    else:
-        source = _in_directory(Path(text).expanduser())
+    source = _installed() if text.lower() == AUTO else _in_directory(Path(text).expanduser())
     source.check()
     return source
 
@@ -375,13 +336,29 @@ def _parse(path: Path, what: str) -> ast.Module:
         raise OfficialSourceError(f"cannot read the official {what} {path}: {exc}") from None
 
 
-def _functions(tree: ast.Module) -> dict[str, ast.AST]:
+def _functions(tree: ast.Module) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
     """Every function and method of ``tree`` by name; the first definition in walk order wins."""
-    found: dict[str, ast.AST] = {}
+    found: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             found.setdefault(node.name, node)
     return found
+
+
+def _is_text(node: ast.AST | None) -> TypeGuard[ast.Constant]:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
+#: What :func:`_language_test` gives a node that is no comparison with a constant.
+_NO_TEST = object()
+
+
+def _language_test(node: ast.If | ast.IfExp) -> Any:
+    """The constant ``node``'s test compares with (``language == "chinese"``), else :data:`_NO_TEST`."""
+    test = node.test
+    if isinstance(test, ast.Compare) and len(test.comparators) == 1 and isinstance(test.comparators[0], ast.Constant):
+        return test.comparators[0].value
+    return _NO_TEST
 
 
 def _template(node: ast.JoinedStr) -> Template | None:

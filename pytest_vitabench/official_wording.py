@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .official_source import DOMAINS, LANGUAGE_KEYS, OfficialSource, OfficialSourceError
+from .official_source import DOMAINS, LANGUAGE_KEYS, OfficialSource
 from .official_tools import official_tool_schemas
 from .suite.schema import DailyRecord, DialogueTurn, EventRecord
 
@@ -99,7 +99,7 @@ class OfficialWording:
             lines.append(json.dumps(current, ensure_ascii=False, indent=2))
         if not lines:
             return self.source.code_returned(_GROUNDTRUTH, "read")
-        return self._heading(_GROUNDTRUTH, "read") + "\n".join(lines)
+        return self.source.code_heading(_GROUNDTRUTH, "read") + "\n".join(lines)
 
     # -- the agentic (rewrite) memory -------------------------------------------------------------------
 
@@ -169,13 +169,7 @@ class OfficialWording:
         answer, no heading)."""
         line = self.source.code_template(_RAG, function, ("timestamp", "type", "text"))
         body = "\n".join(line.format(timestamp=t, type=k, text=x) for t, k, x in chunks)
-        return body if function == "query_preference_memory" else self._heading(_RAG, function) + body
-
-    def _heading(self, relative: str, function: str) -> str:
-        headings = self.source.code_concatenated(relative, function)
-        if not headings:
-            raise OfficialSourceError(f"{self.source.package_dir / relative}: {function}() has no heading")
-        return headings[0]
+        return body if function == "query_preference_memory" else self.source.code_heading(_RAG, function) + body
 
     def rag_empty(self, function: str) -> str:
         """What the official rag's ``function`` (``read``, ``_build_summary``, ``query_preference_memory``)
@@ -211,36 +205,31 @@ class OfficialWording:
         """What a rubric's justification says before any window judged it."""
         return self.source.code_dict_value(_JUDGE, "_initialize_rubric_states", "justification")
 
-    def judge_window_messages(self, *, time: str, instruction: str, transcript: str, rubrics: str,
-                              window: int, windows: int) -> list[dict[str, Any]]:
-        """The system and user messages of one sliding-window judge call.
+    def judge_messages(self, *, time: str, instruction: str, transcript: str, rubrics: str,
+                       window: tuple[int, int] | None = None) -> list[dict[str, Any]]:
+        """The system and user messages of one official judge call.
 
         Args:
             time: The subtask's clock with its weekday.
             instruction: The user's instruction.
-            transcript: The window as :meth:`judge_transcript` renders it.
+            transcript: The messages judged, as :meth:`judge_transcript` renders them.
             rubrics: The rubric states as :meth:`judge_rubrics` renders them.
-            window: This window's 1-based number.
-            windows: How many windows there are.
+            window: A sliding window's 1-based number and how many there are; ``None``: the full-trajectory
+                judge's one call over every message (the official ``trajectory_full_traj_rubric`` evaluation).
         """
         # The official system information block is a dict's repr: the judge never sees the database.
         env_info = {"system_time": time, "database": []}
-        system = self.source.prompt("sliding_window_eval_template", self.language).format(
-            env_info=env_info, user_instruction=instruction, window_idx=window, total_windows=windows)
-        user = self.source.code_template(_JUDGE, "_evaluate_window", ("window_content", "current_rubrics_str"))
+        if window is None:
+            system = self.source.prompt("full_trajectory_eval_template", self.language).format(
+                env_info=env_info, user_instruction=instruction)
+            function, content = "_evaluate_trajectory", "trajectory_content"
+        else:
+            system = self.source.prompt("sliding_window_eval_template", self.language).format(
+                env_info=env_info, user_instruction=instruction, window_idx=window[0], total_windows=window[1])
+            function, content = "_evaluate_window", "window_content"
+        user = self.source.code_template(_JUDGE, function, (content, "current_rubrics_str"))
         return [{"role": "system", "content": system},
-                {"role": "user", "content": user.format(window_content=transcript, current_rubrics_str=rubrics)}]
-
-    def judge_full_messages(self, *, time: str, instruction: str, transcript: str,
-                            rubrics: str) -> list[dict[str, Any]]:
-        """The system and user messages of the full-trajectory judge's one call (the official
-        ``trajectory_full_traj_rubric`` evaluation), ``transcript`` being every message."""
-        env_info = {"system_time": time, "database": []}
-        system = self.source.prompt("full_trajectory_eval_template", self.language).format(
-            env_info=env_info, user_instruction=instruction)
-        user = self.source.code_template(_JUDGE, "_evaluate_trajectory", ("trajectory_content", "current_rubrics_str"))
-        return [{"role": "system", "content": system},
-                {"role": "user", "content": user.format(trajectory_content=transcript, current_rubrics_str=rubrics)}]
+                {"role": "user", "content": user.format(**{content: transcript}, current_rubrics_str=rubrics)}]
 
     @staticmethod
     def judge_rubrics(states: Sequence[tuple[str, str, str, bool]]) -> str:
@@ -286,8 +275,8 @@ def check_wording(source: OfficialSource) -> None:
         wording.greeting()
         wording.user_system_prompt(persona={}, instruction="", proactive=True, intention="x")
         wording.initial_justification()
-        wording.judge_window_messages(time="", instruction="", transcript="", rubrics="", window=1, windows=1)
-        wording.judge_full_messages(time="", instruction="", transcript="", rubrics="")
+        wording.judge_messages(time="", instruction="", transcript="", rubrics="", window=(1, 1))
+        wording.judge_messages(time="", instruction="", transcript="", rubrics="")
         wording.memory_update_messages(current="", records="", max_tokens=1)
         wording.rewrite_memory_empty()
         for name in ("read_preference_memory", "query_preference_memory"):

@@ -6,9 +6,10 @@ register the options in every pytest session, and the feature modules import the
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TypeVar
 
 from .fail_under import parse_fail_under
@@ -16,6 +17,7 @@ from .model_args import parse_model_args
 from .spelling import did_you_mean
 
 Choice = TypeVar("Choice", bound=str)
+_Number = TypeVar("_Number", int, float)
 
 #: Offline built-in names per role option; any other name is a model at an OpenAI-compatible endpoint.
 BUILTIN_ROLE_NAMES: dict[str, tuple[str, ...]] = {
@@ -50,16 +52,21 @@ TTY_INTERVAL_S = 10.0
 LOG_INTERVAL_S = 60.0
 
 
+def _number(option: str, value: object, what: str, kind: Callable[[str], _Number]) -> _Number:
+    """``value`` read by ``kind`` (``float``, ``int``); else an error saying what ``option`` must be."""
+    try:
+        return kind(str(value))
+    except ValueError:
+        raise ValueError(f"{option} must be {what}, got {value!r}") from None
+
+
 def whole_number(option: str, value: object, *, minimum: int, default: int, accepted: str = "") -> int:
     """``value`` as an int of at least ``minimum``; ``None`` or blank gives ``default``. ``accepted`` names what
     else the option takes (e.g. `` or 'auto'``), for the message."""
     if value is None or str(value).strip() == "":
         return default
     text = str(value).strip()
-    try:
-        number = int(text)
-    except ValueError:
-        raise ValueError(f"{option} must be a whole number >= {minimum}{accepted}, got {text!r}") from None
+    number = _number(option, text, f"a whole number >= {minimum}{accepted}", int)
     if number < minimum:
         raise ValueError(f"{option} must be a whole number >= {minimum}{accepted}, got {number}")
     return number
@@ -106,10 +113,7 @@ def limit(option: str, value: object) -> int:
     """A positive limit; empty, ``0``, ``none`` and ``unlimited`` mean unlimited (``0``)."""
     if value is None or str(value).strip().lower() in ("", "0", "none", "unlimited"):
         return 0
-    try:
-        number = int(str(value).strip())
-    except ValueError:
-        raise ValueError(f"{option} must be a whole number (0 for unlimited), got {value!r}") from None
+    number = _number(option, value, "a whole number (0 for unlimited)", int)
     if number < 0:
         raise ValueError(f"{option} must not be negative, got {value!r}")
     return number
@@ -138,10 +142,7 @@ def token_limit(option: str, value: object) -> int:
 
 def seconds(option: str, value: object) -> float:
     """A positive number of seconds."""
-    try:
-        number = float(str(value))
-    except ValueError:
-        raise ValueError(f"{option} must be a number of seconds, got {value!r}") from None
+    number = _number(option, value, "a number of seconds", float)
     if number <= 0:
         raise ValueError(f"{option} must be positive, got {value!r}")
     return number
@@ -149,16 +150,6 @@ def seconds(option: str, value: object) -> float:
 
 def cache_mode(option: str, value: object) -> str:
     return one_of(option, str(value).strip().lower(), ("all", "judge", "off"))
-
-
-def circuit_breaker(option: str, value: object) -> int:
-    try:
-        number = int(str(value).strip())
-    except ValueError:
-        number = -1
-    if number < 0:
-        raise ValueError(f"{option} must be a whole number of failed calls (0 disables it), got {value!r}")
-    return number
 
 
 def concurrency(option: str, value: object) -> int | str:
@@ -193,14 +184,10 @@ def official_source(option: str, value: object) -> str:
 
 
 def on_off(option: str, value: object) -> bool:
-    """``on``/``off`` (or a bool, ``true``/``false``, ``yes``/``no``, ``1``/``0``)."""
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in ("on", "true", "yes", "1"):
-        return True
-    if text in ("off", "false", "no", "0"):
-        return False
+    """``on``/``off`` (or a bool, ``true``/``false``, ``yes``/``no``, ``1``/``0``); blank is no value."""
+    with contextlib.suppress(ValueError):
+        if str(value).strip():
+            return boolean(option, value)
     raise ValueError(f"{option} must be on or off, got {value!r}")
 
 
@@ -222,45 +209,26 @@ def tool_checks(option: str, value: object) -> list[str]:
     return [n for n in TOOL_CHECKS if n in names]
 
 
-def canonical_name(name: str) -> str:
-    """A memory backend's name, its official alias resolved (:data:`ALIASES`)."""
-    name = name.strip()
-    return ALIASES.get(name, name)
-
-
-def parse_memory_list(spec: str) -> list[str]:
-    """Split ``none,full_context`` into canonical, de-duplicated names (order kept)."""
+def memory_list(option: str, value: object) -> list[str]:
+    """Split ``none,full_context`` into de-duplicated names (order kept), official aliases resolved
+    (:data:`ALIASES`)."""
     names: list[str] = []
-    for part in spec.split(","):
-        if part.strip():
-            name = canonical_name(part)
-            if name not in names:
-                names.append(name)
+    for part in (part.strip() for part in str(value).split(",")):
+        if part and ALIASES.get(part, part) not in names:
+            names.append(ALIASES.get(part, part))
     if not names:
-        raise ValueError("--vita-memory needs at least one backend name")
+        raise ValueError(f"{option} needs at least one backend name")
     return names
 
 
-def memory_list(option: str, value: object) -> list[str]:
-    return parse_memory_list(str(value))
-
-
-def parse_threshold(value: object) -> float | None:
-    """``--vita-rag-threshold``: a number in [-1, 1], or ``None`` (``auto``/empty: the embedding model's
-    calibrated value)."""
+def rag_threshold(option: str, value: object) -> float | None:
+    """A number in [-1, 1], or ``None`` (``auto``/empty: the embedding model's calibrated value)."""
     if value is None or str(value).strip().lower() in ("", "auto", "none"):
         return None
-    try:
-        number = float(str(value))
-    except ValueError:
-        raise ValueError(f"--vita-rag-threshold must be a number or 'auto', got {value!r}") from None
+    number = _number(option, value, "a number or 'auto'", float)
     if not -1.0 <= number <= 1.0:
-        raise ValueError(f"--vita-rag-threshold must lie in [-1, 1] (a cosine similarity), got {value!r}")
+        raise ValueError(f"{option} must lie in [-1, 1] (a cosine similarity), got {value!r}")
     return number
-
-
-def rag_threshold(option: str, value: object) -> float | None:
-    return parse_threshold(value)
 
 
 def model_args(option: str, value: object) -> dict[str, object]:
@@ -279,10 +247,7 @@ def fail_under(option: str, value: object) -> str:
 
 def regression_drop(option: str, value: object) -> float:
     """A drop of Avg in [0, 1] (that it needs ``--vita-baseline`` is checked with the other settings)."""
-    try:
-        number = float(str(value))
-    except ValueError:
-        raise ValueError(f"{option} must be a number such as 0.02, got {value!r}") from None
+    number = _number(option, value, "a number such as 0.02", float)
     if not 0.0 <= number <= 1.0:
         raise ValueError(f"{option} must be between 0 and 1 (a drop of Avg), got {number}")
     return number
@@ -295,10 +260,7 @@ def parse_interval(value: object, *, tty: bool) -> float | None:
         return TTY_INTERVAL_S if tty else LOG_INTERVAL_S
     if text in ("off", "no", "false"):
         return None
-    try:
-        seconds = float(text)
-    except ValueError:
-        raise ValueError(f"--vita-progress must be auto, off or a number of seconds, got {value!r}") from None
+    seconds = _number("--vita-progress", value, "auto, off or a number of seconds", float)
     if seconds < 0:
         raise ValueError(f"--vita-progress must be auto, off or a number of seconds >= 0, got {value!r}")
     return seconds or None

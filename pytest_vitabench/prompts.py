@@ -75,10 +75,9 @@ _ROLE = {
 #: the proactive role without "ask or look it up first", no "later evidence overrides earlier evidence", and
 #: the addendum that repeats the memory rules and asks the agent to confirm the user id.
 _OFFICIAL_ROLE = {
-    ("en", False): "Serve the user's requests, relying on your memory of their preferences.",
+    **_ROLE,
     ("en", True): ("Act only if you judge that the user has a genuine need. Do not make decisions on the user's "
                    "behalf. Do not push services."),
-    ("zh", False): "依靠你对用户偏好的记忆处理用户的请求。",
     ("zh", True): "只有在判断用户确有需要时才行动。不要替用户做决定。不要推销服务。",
 }
 _OFFICIAL_ADDENDUM = {

@@ -81,12 +81,8 @@ class ItemResult(BaseModel):
             return f"infrastructure error: {self.error}"
         lines = [f"reward {self.reward:.1f}: {len([r for r in self.rubrics if r.met is False])} unmet of "
                  f"{len(self.rubrics)} (termination: {self.termination}, steps: {self.steps})"]
-        for verdict in self.rubrics:
-            if verdict.met is False:
-                lines.append(f"  x {verdict.text}\n      because: {verdict.reason}")
-        for verdict in self.rubrics:
-            if verdict.met is None:
-                lines.append(f"  ? not judged: {verdict.text} ({verdict.reason})")
+        lines += [f"  x {v.text}\n      because: {v.reason}" for v in self.rubrics if v.met is False]
+        lines += [f"  ? not judged: {v.text} ({v.reason})" for v in self.rubrics if v.met is None]
         return "\n".join(lines)
 
     def light(self) -> dict[str, Any]:

@@ -70,6 +70,19 @@ def setting(default: Any = None, *, default_factory: Callable[[], Any] | None = 
     return dataclasses.field(default=default, metadata=metadata)
 
 
+def deviation(help: str) -> Any:
+    """A switch between our behaviour (``default``) and the official harness's (``official``, what
+    ``--vita-profile official`` sets)."""
+    return setting("default", official="official", parse=values.switch, help=help)
+
+
+def role_request_settings(role: str, defaults: str = "temperature 0") -> Any:
+    """An LLM role's request settings, in the form of ``--vita-model-args``."""
+    return setting(default_factory=dict, parse=values.model_args,
+                   help=f"{role} request settings, as --vita-model-args (default: {defaults}; over the entry of "
+                        "--vita-official-models)")
+
+
 class RunSettings:
     """The settings of one benchmark run (DESIGN.md §2): one field per ``--vita-*`` option, in ``--help`` order."""
 
@@ -170,62 +183,47 @@ class RunSettings:
         help="LLM judge: a rubric the judge failed to return (unreadable after the repair request, missing from the "
              "reply, a justification contradicting its verdict): unscored (default: the item is left out of the "
              "metrics and counted in the 'unscored' column) or zero (official: the item scores 0)")
-    rag_style: Literal["default", "official"] = setting(
-        "default", official="official", parse=values.switch,
-        help="rag: default (hits oldest first, newest chunks when nothing matches) or official (by similarity, "
-             "keyword fallback, summary)")
+    rag_style: Literal["default", "official"] = deviation(
+        "rag: default (hits oldest first, newest chunks when nothing matches) or official (by similarity, "
+        "keyword fallback, summary)")
     tool_checks: list[str] = setting(
         default_factory=lambda: list(values.TOOL_CHECKS), official="official", parse=values.tool_checks,
         help="tool checks beyond the official tools: all (default), official (none), or a list of stock, "
              "past_dates, single_store, attributes, argument_types, reservation, finished_orders, empty_orders")
-    agent_prompt: Literal["default", "official"] = setting(
-        "default", official="official", parse=values.switch,
-        help="agent system prompt: default (our rules) or official (no coaching, confirm the user id)")
-    outcome_style: Literal["default", "official"] = setting(
-        "default", official="official", parse=values.switch,
-        help="--vita-outcome-reward inputs: default (last successful write, 'not applicable' allowed) or official "
-             "(last resolvable write, target entity shown, every rubric)")
+    agent_prompt: Literal["default", "official"] = deviation(
+        "agent system prompt: default (our rules) or official (no coaching, confirm the user id)")
+    outcome_style: Literal["default", "official"] = deviation(
+        "--vita-outcome-reward inputs: default (last successful write, 'not applicable' allowed) or official "
+        "(last resolvable write, target entity shown, every rubric)")
     official_source: str | None = setting(
         parse=values.official_source, metavar="DIR|auto|none",
         help="where the official wording (prompts, tool descriptions, tool messages) is read from at run time: a "
              "checkout of the official VitaBench 2.0 harness (or its src/vita directory), auto (the installed 'vita' "
              "package, found without importing it), or none (our own wording: not comparable with the leaderboard). "
              "Default: auto under --vita-profile official, else none")
-    search_style: Literal["default", "official"] = setting(
-        "default", official="official", parse=values.switch,
-        help="search tools: default (keywords joined with spaces, ties by id, strict city match) or official "
-             "(keywords joined with nothing, punctuation stripped, ties in database order, city match at 40)")
-    tool_results: Literal["default", "official"] = setting(
-        "default", official="official", parse=values.switch,
-        help="tool answers: default (JSON of the visible fields; refusals are errors) or official (the official "
-             "tools' own text: records' string forms, failed preconditions as plain text, their checks; their "
-             "messages are read from --vita-official-source, which it needs)")
-    episode_style: Literal["default", "official"] = setting(
-        "default", official="official", parse=values.switch,
-        help="episode rules: default (tool calls next to ###STOP### run, 4 attempts at a valid agent message, a "
-             "crash is an error) or official (###STOP### ends the episode at once, 3 attempts, a crash or malformed "
-             "tool-call JSON restarts the episode up to 3 times)")
-    metrics_style: Literal["default", "official"] = setting(
-        "default", official="official", parse=values.switch,
-        help="subtask-level metrics: default (a subtask short of trials scores 0, one without criteria is left out) "
-             "or official (each missing trial counts 0.0; a subtask without criteria before a judged one counts 0.0)")
+    search_style: Literal["default", "official"] = deviation(
+        "search tools: default (keywords joined with spaces, ties by id, strict city match) or official "
+        "(keywords joined with nothing, punctuation stripped, ties in database order, city match at 40)")
+    tool_results: Literal["default", "official"] = deviation(
+        "tool answers: default (JSON of the visible fields; refusals are errors) or official (the official "
+        "tools' own text: records' string forms, failed preconditions as plain text, their checks; their "
+        "messages are read from --vita-official-source, which it needs)")
+    episode_style: Literal["default", "official"] = deviation(
+        "episode rules: default (tool calls next to ###STOP### run, 4 attempts at a valid agent message, a "
+        "crash is an error) or official (###STOP### ends the episode at once, 3 attempts, a crash or malformed "
+        "tool-call JSON restarts the episode up to 3 times)")
+    metrics_style: Literal["default", "official"] = deviation(
+        "subtask-level metrics: default (a subtask short of trials scores 0, one without criteria is left out) "
+        "or official (each missing trial counts 0.0; a subtask without criteria before a judged one counts 0.0)")
     #: Request settings sent with every agent request; part of the cache key.
     model_args: dict[str, Any] = setting(
         default_factory=dict, parse=values.model_args,
         help="agent request settings, JSON or key=value,...: e.g. "
              "'reasoning_effort=high,extra_body.enable_thinking=true'")
-    user_model_args: dict[str, Any] = setting(
-        default_factory=dict, parse=values.model_args,
-        help="user simulator request settings, as --vita-model-args (default: temperature 0; over the entry of "
-             "--vita-official-models)")
-    judge_model_args: dict[str, Any] = setting(
-        default_factory=dict, parse=values.model_args,
-        help="LLM judge request settings, as --vita-model-args (default: temperature 0; over the entry of "
-             "--vita-official-models)")
-    memory_model_args: dict[str, Any] = setting(
-        default_factory=dict, parse=values.model_args,
-        help="agentic memory update request settings, as --vita-model-args (default: temperature 0 and "
-             "max_tokens = the memory budget; over the entry of --vita-official-models)")
+    user_model_args: dict[str, Any] = role_request_settings("user simulator")
+    judge_model_args: dict[str, Any] = role_request_settings("LLM judge")
+    memory_model_args: dict[str, Any] = role_request_settings(
+        "agentic memory update", "temperature 0 and max_tokens = the memory budget")
     official_models: str | None = setting(
         "auto", parse=values.official_models, metavar="FILE|auto|none",
         help="the official harness's models.yaml: every role sends its model's entry (temperature, max_tokens, "
@@ -238,7 +236,7 @@ class RunSettings:
         help="with --vita-baseline: fail the run when Avg drops significantly (bootstrap interval below 0 and exact "
              "test p < 0.05) by more than this, e.g. 0.02")
     circuit_breaker: int = setting(
-        5, scope="run", minimum=0, parse=values.circuit_breaker,
+        5, scope="run", minimum=0,
         help="after N consecutive failed LLM calls to one endpoint, send it no more requests in this run: the "
              "remaining items are reported as errors at once (default: 5; 0 disables)")
     preflight: Literal["on", "off"] = setting(

@@ -35,10 +35,6 @@ class Shard:
         """``shard 2/4``: the prefix of whatever a shard says about itself."""
         return f"shard {self.index}/{self.count}"
 
-    @property
-    def dir_name(self) -> str:
-        return f"shard-{self.index}-of-{self.count}"
-
     def divide(self, limit: int) -> int:
         """This shard's part of a run-wide limit (``0``: unlimited stays unlimited): ``ceil(limit / count)``,
         so no shard gets nothing; the whole run may then exceed the limit by at most ``count - 1``."""
@@ -219,4 +215,4 @@ def derived_run_id(config_block: Mapping[str, Any], selection: Mapping[str, Any]
 def run_directory(rootdir: Path, run_id: str, shard: Shard | None) -> Path:
     """``<rootdir>/.vitabench/runs/<run-id>`` (``/shard-I-of-N`` for a shard)."""
     base = runs_root(rootdir) / run_id
-    return base / shard.dir_name if shard is not None else base
+    return base / f"shard-{shard.index}-of-{shard.count}" if shard is not None else base

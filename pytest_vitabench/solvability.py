@@ -36,9 +36,8 @@ class SolvabilityReport:
                 f"(reward 1.0 under the rules judge)")
         if self.unannotated:
             head += f"; {self.unannotated} without answer annotations"
-        out = [head]
-        for item in self.unsolvable[:limit]:
-            out.append(f"    unsolvable: {item.user_id}::{item.subtask_id}: {item.reason}")
+        out = [head, *(f"    unsolvable: {item.user_id}::{item.subtask_id}: {item.reason}"
+                       for item in self.unsolvable[:limit])]
         if len(self.unsolvable) > limit:
             out.append(f"    ... and {len(self.unsolvable) - limit} more")
         return out

@@ -1,5 +1,5 @@
 """The house keeps its declared shapes: write tools are known by their declared kind and metrics by
-:data:`~pytest_vitabench.metrics.METRICS`, not by lists of names spread over the modules."""
+:data:`~pytest_vitabench.formulas.METRICS`, not by lists of names spread over the modules."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pytest_vitabench.domains.base import WRITE_KINDS
 from pytest_vitabench.domains.tool_kinds import declared_kinds
-from pytest_vitabench.metrics import METRICS
+from pytest_vitabench.formulas import METRICS
 
 PACKAGE = Path(__file__).resolve().parent.parent / "pytest_vitabench"
 #: Where tool names belong: the tools' own declarations, and the official outcome evaluator's own list

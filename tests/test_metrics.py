@@ -7,7 +7,8 @@ import random
 
 import pytest
 
-from pytest_vitabench.metrics import compute_metrics, default_k, is_success, pass_at_k, pass_hat_k
+from pytest_vitabench.formulas import is_success, pass_at_k, pass_hat_k
+from pytest_vitabench.metrics import compute_metrics, default_k
 from pytest_vitabench.result import ItemResult
 
 DOMAIN = {"s1": "delivery", "s2": "ota"}

@@ -65,8 +65,8 @@ def test_the_judge_window_request(english):
     states = english.judge_rubrics([(english.rubric_id(0), "paid", english.initial_justification(), False)])
     assert json.loads(states) == [{"rubric_idx": "rubric_0", "rubric": "paid", "justification": "UNJUDGED",
                                    "meetExpectation": False}]
-    system, user = english.judge_window_messages(time="T", instruction="tea", transcript="[1] user: x",
-                                                 rubrics=states, window=1, windows=2)
+    system, user = english.judge_messages(time="T", instruction="tea", transcript="[1] user: x",
+                                          rubrics=states, window=(1, 2))
     assert system["content"].startswith("English judge {'system_time': 'T', 'database': []} tea 1/2")
     assert user["content"] == f"<w>\n[1] user: x\n</w>\n<r>\n{states}\n</r>"
     messages = [Message(role="assistant", content="Hi"), Message(role="user", content=""),
@@ -79,8 +79,8 @@ def test_the_judge_window_request(english):
 
 def test_the_full_trajectory_judge_request(english):
     states = english.judge_rubrics([(english.rubric_id(0), "paid", english.initial_justification(), False)])
-    system, user = english.judge_full_messages(time="T", instruction="tea", transcript="[1] user: x\n[2] user: y",
-                                               rubrics=states)
+    system, user = english.judge_messages(time="T", instruction="tea", transcript="[1] user: x\n[2] user: y",
+                                          rubrics=states)
     assert system == {"role": "system",
                       "content": "English full judge {'system_time': 'T', 'database': []} tea\nsecond line\n"}
     # the official f-string's own indentation, the transcript's later lines as they are

@@ -242,11 +242,9 @@ class LLMRubricJudge:
         rubrics = wording.judge_rubrics([(wording.rubric_id(pos), s.text, s.justification, s.met)
                                          for pos, s in enumerate(states)])
         transcript = wording.judge_transcript(case.messages, start, end)
-        if self.mode == "window":
-            return wording.judge_window_messages(time=clock, instruction=case.subtask.instruction, window=number,
-                                                 windows=total_windows, transcript=transcript, rubrics=rubrics)
-        return wording.judge_full_messages(time=clock, instruction=case.subtask.instruction,
-                                           transcript=transcript, rubrics=rubrics)
+        window = (number, total_windows) if self.mode == "window" else None
+        return wording.judge_messages(time=clock, instruction=case.subtask.instruction, window=window,
+                                      transcript=transcript, rubrics=rubrics)
 
     def _messages(self, case: JudgeCase, states: list[_State], facts: list[dict[str, Any]], number: int,
                   total_windows: int, start: int, end: int) -> list[dict[str, Any]] | None:

@@ -101,25 +101,19 @@ class RagMemory:
             return EMPTY_MEMORY
         if query is None or not query.strip():
             return self._dump()
-        text = _TEXT[self.language]
-        hits = self.retrieve(query)
-        if self.style == "official":
-            return self._read_official(query, hits)
-        if hits:
-            return "\n".join([text["hits"], *(self.chunks[i].shown() for i, _ in sorted(hits))])
-        recent = range(max(0, len(self.chunks) - self.top_k), len(self.chunks))
-        return "\n".join([text["recent"], *(self.chunks[i].shown() for i in recent)])
-
-    def _read_official(self, query: str, hits: list[tuple[int, float]]) -> str:
-        """REFERENCE.md §4.2: similarity order; else a whitespace keyword match; else the summary or a dump."""
-        text = _TEXT[self.language]
-        if not hits:
-            words = [w.lower() for w in query.split() if w.strip()]
-            matched = [i for i, chunk in enumerate(self.chunks) if any(w in chunk.text.lower() for w in words)]
-            hits = [(i, 0.0) for i in matched[:self.top_k]]
-        if hits:
-            return "\n".join([text["hits"], *(self.chunks[i].shown() for i, _ in hits)])
-        return self._dump()
+        hits, heading = [i for i, _ in self.retrieve(query)], "hits"
+        if self.style == "official":  # REFERENCE.md §4.2: similarity order, else a whitespace keyword match
+            if not hits:
+                words = [w.lower() for w in query.split() if w.strip()]
+                matched = [i for i, chunk in enumerate(self.chunks) if any(w in chunk.text.lower() for w in words)]
+                hits = matched[:self.top_k]
+            if not hits:  # else the summary or a dump
+                return self._dump()
+        elif hits:
+            hits.sort()
+        else:
+            hits, heading = list(range(max(0, len(self.chunks) - self.top_k), len(self.chunks))), "recent"
+        return "\n".join([_TEXT[self.language][heading], *(self.chunks[i].shown() for i in hits)])
 
     def tools(self) -> list[Tool]:
         return preference_tools(read_fn=lambda: self.read(), query_fn=self.read)
@@ -236,14 +230,11 @@ OFFICIAL_RAG_THRESHOLD = 0.3
 OFFICIAL_RAG_TOP_K = 8
 
 
-def endpoint_embeddings(config: Any) -> bool:
-    """Whether the embedding model is served by an endpoint (not one of the local models)."""
-    return bool(config.embedding_model) and local_spec(config.embedding_model) is None
-
-
 def _endpoints(config: Any) -> list[Endpoint]:
-    url = config.embedding_base_url or config.base_url
-    return [Endpoint("embeddings", "embeddings", config.embedding_model, url)] if endpoint_embeddings(config) else []
+    """The embedding model, when an endpoint serves it (not one of the local models)."""
+    if not config.embedding_model or local_spec(config.embedding_model) is not None:
+        return []
+    return [Endpoint("embeddings", "embeddings", config.embedding_model, config.embedding_base_url or config.base_url)]
 
 
 def _comparability(config: Any) -> list[str]:

@@ -14,10 +14,6 @@ from dataclasses import replace
 from importlib.metadata import entry_points
 from typing import Any
 
-from ..option_values import ALIASES as ALIASES
-from ..option_values import canonical_name as canonical_name
-from ..option_values import parse_memory_list as parse_memory_list
-from ..option_values import parse_threshold as parse_threshold
 from ..spelling import did_you_mean
 from . import agentic, full_context, groundtruth, null, rag
 from .base import Memory

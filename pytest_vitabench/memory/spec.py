@@ -64,12 +64,11 @@ class MemoryOptions:
         """The options of a run: its :class:`~pytest_vitabench.config.RunConfig`, the objects built from it, and
         each LLM role's request settings (``role_settings``: ``memory``, ``rag_summary``)."""
         roles = role_settings or {}
-        return cls(llm_client=llm_client, memory_model=config.memory_model, embedding_model=config.embedding_model,
-                   embedding_base_url=config.embedding_base_url, cache_dir=cache_dir, language=config.language,
-                   rag_top_k=config.rag_top_k, rag_threshold=config.rag_threshold, rag_summary=config.rag_summary,
-                   rag_style=config.rag_style, full_context_max_tokens=config.full_context_max_tokens,
-                   memory_model_args=roles.get("memory", {}), rag_summary_args=roles.get("rag_summary", {}),
-                   official_source=official_source)
+        # The options named as settings take the settings' values; the built-ins' wiring comes from the run.
+        settings = {f.name: getattr(config, f.name) for f in fields(cls)
+                    if not f.metadata.get("builtin_only") and f.name not in ("llm_client", "cache_dir")}
+        return cls(**settings, llm_client=llm_client, cache_dir=cache_dir, official_source=official_source,
+                   memory_model_args=roles.get("memory", {}), rag_summary_args=roles.get("rag_summary", {}))
 
     def wording(self) -> OfficialWording | None:
         """The official wording of history records (with an official source), else ``None``."""

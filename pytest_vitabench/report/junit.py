@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from ..metrics import METRICS
+from ..formulas import METRICS
 from ..result import ItemResult
 
 

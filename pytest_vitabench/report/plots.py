@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..metrics import metric_key, pass_hat_k
+from ..formulas import metric_key, pass_hat_k
 from .compare import record_reward
 
 FIGURES = ("position", "domain", "backend", "skill", "pass_hat_k")

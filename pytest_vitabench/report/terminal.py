@@ -9,10 +9,11 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ..formulas import METRICS
 from ..llm.ledger import align
 from ..memory.registry import pivot_key
 from ..messages import Usage
-from ..metrics import METRICS, PAIRED_REFERENCES
+from ..metrics import PAIRED_REFERENCES
 from ..result import ROLES, ItemResult
 
 
@@ -39,7 +40,7 @@ def _cell(level: Mapping[str, Any], key: str) -> str:
     return with_interval(level.get(key), (level.get("ci95") or {}).get(key))
 
 
-#: The metric columns of both tables, in display order: every metric :data:`~pytest_vitabench.metrics.METRICS`
+#: The metric columns of both tables, in display order: every metric :data:`~pytest_vitabench.formulas.METRICS`
 #: declares, so a new metric shows up here with no change.
 METRIC_COLUMNS = METRICS
 #: The count columns after the metrics: ``(header, key of a metrics level)``; a new one is one line here.

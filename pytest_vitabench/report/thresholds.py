@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..agreement import judge_summary
 from ..fail_under import Threshold
-from ..metrics import METRIC_BY_NAME, compute_metrics, metric_key
+from ..formulas import METRIC_BY_NAME, metric_key
+from ..metrics import compute_metrics
 
 if TYPE_CHECKING:
     from ..result import ItemResult

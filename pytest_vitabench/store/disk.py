@@ -122,10 +122,11 @@ class Namespace:
 
     def usage(self) -> Usage:
         entries = size = 0
-        for path in _files(self.directory):
-            if not path.name.startswith("."):
-                entries += 1
-                size += path.stat().st_size
+        for parent, _, names in os.walk(self.directory):
+            for name in names:
+                if not name.startswith("."):
+                    entries += 1
+                    size += (Path(parent) / name).stat().st_size
         return Usage(self.directory.name, entries, size)
 
     def clear(self) -> int:
@@ -168,12 +169,6 @@ def _subdirectories(directory: Path) -> list[Path]:
         return [p for p in directory.iterdir() if p.is_dir() and not p.name.startswith(".")]
     except OSError:
         return []
-
-
-def _files(directory: Path) -> Iterable[Path]:
-    for parent, _, names in os.walk(directory):
-        for name in names:
-            yield Path(parent) / name
 
 
 def _remove_tree(directory: Path) -> None:

@@ -13,7 +13,8 @@ import ast
 from pathlib import Path
 
 import pytest_vitabench
-from pytest_vitabench.memory.registry import ALIASES, BUILTIN_SPECS
+from pytest_vitabench.memory.registry import BUILTIN_SPECS
+from pytest_vitabench.option_values import ALIASES
 
 PACKAGE = Path(pytest_vitabench.__file__).parent
 #: Names that are ordinary words too.

@@ -8,8 +8,9 @@ from pytest_vitabench.memory.base import EMPTY_MEMORY, MemoryContext
 from pytest_vitabench.memory.full_context import FullContextMemory
 from pytest_vitabench.memory.groundtruth import GroundTruthMemory
 from pytest_vitabench.memory.null import NoMemory
-from pytest_vitabench.memory.registry import RunMemories, parse_memory_list
+from pytest_vitabench.memory.registry import RunMemories
 from pytest_vitabench.memory.tokens import count_tokens, keep_last_tokens, regex_count
+from pytest_vitabench.option_values import memory_list
 from pytest_vitabench.suite.schema import DailyRecord, EventRecord
 
 CTX = MemoryContext(user_id="U1", subtask_id="s1", now="2025-06-01 11:00:00",
@@ -56,7 +57,7 @@ def test_token_estimate_handles_chinese_and_english():
 
 
 def test_registry_names_aliases_and_errors():
-    assert parse_memory_list("null, full_context,none") == ["none", "full_context"]
+    assert memory_list("--vita-memory", "null, full_context,none") == ["none", "full_context"]
     assert RunMemories().factory("null")().read() == ""
     with pytest.raises(ValueError, match="needs an LLM: set --vita-memory-model"):
         RunMemories().factory("rewrite")
@@ -65,7 +66,7 @@ def test_registry_names_aliases_and_errors():
     with pytest.raises(ValueError, match="cannot load memory backend"):
         RunMemories().factory("no_such_module:Cls")
     with pytest.raises(ValueError):
-        parse_memory_list(" , ")
+        memory_list("--vita-memory", " , ")
 
 
 class GoodCustom:

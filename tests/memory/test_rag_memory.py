@@ -12,9 +12,10 @@ from pytest_vitabench.embeddings import CachedEmbedder, EmbeddingCache
 from pytest_vitabench.memory.base import EMPTY_MEMORY, MemoryContext, memory_tools
 from pytest_vitabench.memory.chunking import chunk_records, record_chunks
 from pytest_vitabench.memory.rag import RagMemory
-from pytest_vitabench.memory.registry import RunMemories, memory_spec, parse_threshold
+from pytest_vitabench.memory.registry import RunMemories, memory_spec
 from pytest_vitabench.memory.spec import MemoryOptions
 from pytest_vitabench.memory.tokens import count_tokens, split_tokens, tokenizer_name
+from pytest_vitabench.option_values import rag_threshold
 from pytest_vitabench.suite.schema import DailyRecord, EventRecord
 
 CTX = MemoryContext(user_id="U1", subtask_id="s1", now="2025-03-01 09:00:00")
@@ -122,11 +123,12 @@ def test_registry_options_and_errors(monkeypatch):
 
     assert deterministic("rag") and not deterministic("rag", rag_summary=True)
     assert not deterministic("rewrite") and deterministic("null")
-    assert parse_threshold("auto") is None and parse_threshold("0.25") == 0.25
+    assert rag_threshold("--vita-rag-threshold", "auto") is None
+    assert rag_threshold("--vita-rag-threshold", "0.25") == 0.25
     with pytest.raises(ValueError, match="--vita-rag-threshold"):
-        parse_threshold("high")
+        rag_threshold("--vita-rag-threshold", "high")
     with pytest.raises(ValueError, match="--vita-rag-threshold must lie"):
-        parse_threshold("2")
+        rag_threshold("--vita-rag-threshold", "2")
     with pytest.raises(ValueError, match="--vita-rag-summary needs an LLM"):
         RunMemories(MemoryOptions(rag_summary=True, embedding_model="text-embedding-3-large")).factory("rag")
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
