@@ -117,7 +117,7 @@ def test_strict_turns_chronology_warnings_into_errors(project):
     (["--vita-judge-mode", "windows"],
      "--vita-judge-mode must be one of window, full; got 'windows' (did you mean 'window'?)"),
     (["--vita-cache", "jugde"], "--vita-cache must be one of all, judge, off; got 'jugde' (did you mean 'judge'?)"),
-    (["--vita-circuit-breaker", "-1"], "--vita-circuit-breaker must be a whole number*got '-1'"),
+    (["--vita-circuit-breaker", "-1"], "--vita-circuit-breaker must be a whole number >= 0, got -1"),
     (["--vita-progress", "often"], "--vita-progress must be auto, off or a number of seconds, got 'often'"),
     (["--vita-preflight", "yes"], "--vita-preflight must be one of on, off; got 'yes'"),
     (["--vita-fail-under", "avg@4"], "fail-under"),
