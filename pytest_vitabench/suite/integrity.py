@@ -11,6 +11,7 @@ import json
 import sys
 from collections.abc import Iterator
 from datetime import datetime
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,8 @@ NON_NEGATIVE_FIELDS = frozenset({
 POSITIVE_COUNT_FIELDS = frozenset({"customer_count"})
 _RANGES = {"longitude": (-180.0, 180.0), "latitude": (-90.0, 90.0)}
 _NUMERIC_FIELDS = NON_NEGATIVE_FIELDS | POSITIVE_COUNT_FIELDS | frozenset(_RANGES)
+#: Fields whose positive values can still be wrong (out of range, or a count below one).
+_ALWAYS_CHECKED = POSITIVE_COUNT_FIELDS | frozenset(_RANGES)
 _TIME_FORMATS = ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M")
 
 
@@ -135,8 +138,14 @@ def _deep_point(raw: bytes) -> str:
     return ""
 
 
-def check_json_values(entry: Any, prefix: str, problems: Problems, odd: dict[str, list[str]]) -> None:
-    """Non-finite numbers, over-long integers, repeated keys and excessive nesting in one user's JSON."""
+def check_json_values(entry: Any, prefix: str, problems: Problems, odd: dict[str, list[str]]) -> bool:
+    """Non-finite numbers, over-long integers, repeated keys and excessive nesting in one user's JSON.
+
+    Returns:
+        ``True`` when the fast scan found nothing, numbers included (paths are built only otherwise).
+    """
+    if not _needs_attention(entry, 1, ""):
+        return True
     for where, value, depth in _walk(entry, prefix, 1):
         if depth > MAX_NESTING:
             problems.append((where, f"nested more than {MAX_NESTING} levels deep"))
@@ -151,6 +160,30 @@ def check_json_values(entry: Any, prefix: str, problems: Problems, odd: dict[str
             problems.append((where, f"{value} is not a number a suite can use (NaN or infinite)"))
         elif type(value) is str and len(value) > LONG_STRING_CHARS:
             odd.setdefault(f"strings longer than {LONG_STRING_CHARS:,} characters", []).append(where)
+    return False
+
+
+def _needs_attention(value: Any, depth: int, key: str) -> bool:
+    """Whether anything below ``value`` is for :func:`check_json_values` or :func:`check_environment_values`."""
+    if depth > MAX_NESTING:
+        return True
+    # This scan visits every value of a suite: the number rule only runs for values that could break it.
+    for name, item in (value.items() if type(value) is dict else zip(repeat(key), value)):
+        kind = type(item)
+        if kind is dict or kind is list:
+            if _needs_attention(item, depth + 1, name):
+                return True
+        elif kind is float or kind is int:
+            if kind is float and item - item != 0.0:
+                return True
+            if name in _NUMERIC_FIELDS and (item <= 0 or name in _ALWAYS_CHECKED) and _number_flagged(name, item):
+                return True
+        elif kind is str:
+            if len(item) > LONG_STRING_CHARS:
+                return True
+        elif kind is HugeNumber or kind is DuplicateKeys:
+            return True
+    return False
 
 
 def _walk(value: Any, where: str, depth: int) -> Iterator[tuple[str, Any, int]]:
@@ -277,9 +310,11 @@ def time_problem(value: str) -> str | None:
 
 
 def check_environment_values(environment: dict[str, Any], where: str, problems: Problems,
-                             odd: dict[str, list[str]]) -> None:
-    """Numbers that make no sense, and empty or duplicate entity and product ids."""
-    _check_numbers(environment, where, "", problems, odd)
+                             odd: dict[str, list[str]], *, numbers_clean: bool = False) -> None:
+    """Numbers that make no sense, and empty or duplicate entity and product ids (``numbers_clean``: the
+    fast scan of :func:`check_json_values` found no flagged number, so that walk is skipped)."""
+    if not numbers_clean:
+        _check_numbers(environment, where, "", problems, odd)
     for container in ENTITY_CONTAINERS:
         entities = environment.get(container)
         if not isinstance(entities, dict):
@@ -311,16 +346,24 @@ def _check_products(products: Any, where: str, problems: Problems) -> None:
         seen.setdefault(key, i)
 
 
+def _number_flagged(name: str, value: float) -> bool:
+    """Whether a number of field ``name`` is an error or a warning somewhere (the slow pass decides)."""
+    return (value < 0 or (value == 0 and name in ("quantity", "price"))
+            or (name in POSITIVE_COUNT_FIELDS and value < 1)
+            or (name in _RANGES and not _RANGES[name][0] <= value <= _RANGES[name][1]))
+
+
 def _check_numbers(value: Any, where: str, key: str, problems: Problems, odd: dict[str, list[str]]) -> None:
     # Recursion is safe: check_json_values has already bounded the nesting.
     pairs = value.items() if type(value) is dict else ((None, item) for item in value)
     for index, (child_key, item) in enumerate(pairs):
         name = key if child_key is None else str(child_key)
         kind = type(item)
-        child = f"{where}[{index}]" if child_key is None else f"{where}.{child_key}"
         if kind is dict or kind is list:
+            child = f"{where}[{index}]" if child_key is None else f"{where}.{child_key}"
             _check_numbers(item, child, name, problems, odd)
         elif (kind is int or kind is float) and name in _NUMERIC_FIELDS:
+            child = f"{where}[{index}]" if child_key is None else f"{where}.{child_key}"
             _check_number(name, item, child, problems, odd)
 
 

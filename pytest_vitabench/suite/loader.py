@@ -323,7 +323,7 @@ def _load_user(
         return user
     odd: dict[str, list[str]] = {}
     raw_problems: list[tuple[str, str]] = []
-    integrity.check_json_values(entry, prefix, raw_problems, odd)
+    clean = integrity.check_json_values(entry, prefix, raw_problems, odd)
     if raw_problems:  # NaN, huge integers or deep nesting: nothing below can be trusted with them
         user.error = SuiteError(path, raw_problems)  # paths of the file's own layout, 2.0 or 1.0
         return user
@@ -350,7 +350,7 @@ def _load_user(
     integrity.check_node_ids(task, prefix, problems)
     integrity.check_profile(task, prefix, problems)
     integrity.check_subtask_content(task, prefix, problems, odd)
-    _check_environments(task, prefix, problems, odd)
+    _check_environments(task, prefix, problems, odd, numbers_clean=clean)
     times = _resolve_times(task, prefix, problems, warnings, path)
     _check_chronology(task, times, prefix, problems if strict else None, warnings, path)
     if task.source_format == "vitabench1":
@@ -388,7 +388,8 @@ def _check_ids(task: UserTask, prefix: str, problems: list[tuple[str, str]]) -> 
 
 
 def _check_environments(
-    task: UserTask, prefix: str, problems: list[tuple[str, str]], odd: dict[str, list[str]]
+    task: UserTask, prefix: str, problems: list[tuple[str, str]], odd: dict[str, list[str]], *,
+    numbers_clean: bool = False,
 ) -> None:
     from ..domains import validate_environment  # domains pull in rapidfuzz; only when a suite is loaded
 
@@ -400,7 +401,8 @@ def _check_environments(
             problems += _validation_problems(exc, f"{where}.environment")
         integrity.check_domain_entities(sub, where, problems, odd,
                                         label_is_authoritative=task.source_format == "vitabench2")
-        integrity.check_environment_values(sub.environment, f"{where}.environment", problems, odd)
+        integrity.check_environment_values(sub.environment, f"{where}.environment", problems, odd,
+                                           numbers_clean=numbers_clean)
 
 
 def _resolve_times(
