@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import gc
+import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -19,7 +20,7 @@ from ..result import ItemResult
 from ..runner import ItemJob, ItemRunner
 from ..runs.records import journal_item, result_from_record
 from ..runs.store import RunStore
-from ..suite.loader import ensure_user, needs_validation
+from ..suite.loader import LoadedSuite, LoadedUser, ensure_user, needs_validation
 from .scheduler import EpisodeScheduler
 
 GEN0_THRESHOLD = 10_000
@@ -30,6 +31,29 @@ def freeze_long_lived() -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(GEN0_THRESHOLD, *gc.get_threshold()[1:])
+
+
+class _FrozenValidation:
+    """Validates users with the collector paused and freezes what they built (a user's models live while its
+    items run, and collections walking them are most of a validated user's collector cost). Released users
+    are still freed by reference counting; only a cycle among them would stay until the process ends."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running = 0
+
+    def __call__(self, suite: LoadedSuite, user: LoadedUser) -> None:
+        with self._lock:
+            self._running += 1
+            gc.disable()
+        try:
+            ensure_user(suite, user)
+        finally:
+            with self._lock:
+                self._running -= 1
+                if not self._running:
+                    gc.freeze()
+                    gc.enable()
 
 
 class RunEngine:
@@ -58,6 +82,7 @@ class RunEngine:
         self._chain_locks: dict[Any, asyncio.Lock] = {}
         self._scheduler: EpisodeScheduler | None = None
         self._caller = ThreadedCaller()
+        self._validate = _FrozenValidation()
         self._validator = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="vita-validate")
         if self.concurrency > 1:
             runner.state.max_chains = max(runner.state.max_chains, 2 * self.concurrency + 8)
@@ -72,6 +97,8 @@ class RunEngine:
         return result_from_record(record)
 
     def run(self, job: ItemJob) -> ItemResult:
+        if needs_validation(job.user):
+            self._validate(job.suite, job.user)
         with item_ledger() as usage, SyncCaller() as call:
             result = drive(self.runner.run_async(job, call=call))
         self._finished(job, result, usage.by_role())
@@ -84,7 +111,7 @@ class RunEngine:
             SuiteError: The item's user has invalid data (not a result: nothing is journaled).
         """
         if needs_validation(job.user):  # in a thread only then: the round trip is slow with many episodes
-            await self._caller(ensure_user, job.suite, job.user)
+            await self._caller(self._validate, job.suite, job.user)
         if job.user.error is not None:
             raise job.user.error
         key = self.runner.chain_key(job.suite, job.user, job.memory, job.trial)
@@ -120,7 +147,7 @@ class RunEngine:
         thread of its own, one user at a time, so that validations do not crowd the episodes out of the
         interpreter (the item finds the verdict)."""
         if needs_validation(job.user):
-            self._validator.submit(ensure_user, job.suite, job.user)
+            self._validator.submit(self._validate, job.suite, job.user)
 
     def close(self) -> None:
         """Cancel what is still in flight, flush the journal, and keep the collector off what the run built."""
