@@ -3,13 +3,11 @@
 
 from __future__ import annotations
 
-import json
 import textwrap
 from pathlib import Path
 
 import pytest
-from _reports import full_report
-from _suites import tiny_suite
+from _reports import run_with_installed
 
 from pytest_vitabench.judges import judge_spec, make_judge
 from pytest_vitabench.judges.audited import AuditedJudge
@@ -79,14 +77,8 @@ def test_a_run_with_an_installed_judge(pytester, tmp_path):
     site = tmp_path / "site"
     site.mkdir()
     install(site)
-    pytester.syspathinsert(site)
-    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
-    (pytester.path / "tasks.json").write_text(json.dumps(tiny_suite()), encoding="utf-8")
-    report = pytester.path / "run.json"
-    result = pytester.runpytest("--vita-judge-model", "strict", "--vita-trials", "1", "--vita-memory", "none",
-                                "--vita-report", str(report), "-p", "no:cacheprovider")
+    result, document = run_with_installed(pytester, site, "--vita-judge-model", "strict", "--vita-memory", "none")
     result.stdout.fnmatch_lines(["*strict judge (en) says no*"])
-    document = full_report(report)
     assert document["config"]["judge_model"] == "strict"
     assert {r["outcome"] for r in document["results"]} == {"failed"}
     assert all("rules" not in (r.get("judge_details") or {}) for r in document["results"])

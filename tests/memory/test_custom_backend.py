@@ -3,14 +3,12 @@ entry point, then found by name, by the registry and by a whole pytest run."""
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
 import pytest
 from _paths import REPO_ROOT
-from _reports import full_report
-from _suites import tiny_suite
+from _reports import run_with_installed
 
 from pytest_vitabench.memory.base import MemoryContext, memory_tools
 from pytest_vitabench.memory.registry import RunMemories
@@ -54,13 +52,8 @@ def test_a_run_with_an_installed_backend(pytester, tmp_path):
     site = tmp_path / "site"
     site.mkdir()
     install(site)
-    pytester.syspathinsert(site)
-    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
-    (pytester.path / "tasks.json").write_text(json.dumps(tiny_suite()), encoding="utf-8")
-    report = pytester.path / "run.json"
-    result = pytester.runpytest("--vita-memory", "none,keywords", "--vita-trials", "1", "--vita-model", "reference",
-                                "--vita-report", str(report), "-p", "no:cacheprovider")
+    result, document = run_with_installed(pytester, site, "--vita-memory", "none,keywords", "--vita-model", "reference")
     result.stdout.fnmatch_lines(["*Memory backends (subtask level, k=1*", "none *", "keywords *"])
-    records = full_report(report)["results"]
+    records = document["results"]
     snapshots = {r["memory"]: r["memory_snapshot"] for r in records if r["subtask_id"] == "s1"}
     assert snapshots["none"] == "" and "cilantro" in snapshots["keywords"]
