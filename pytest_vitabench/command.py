@@ -14,7 +14,8 @@ from typing import Any
 
 from .config import RunConfig
 from .option_values import whole_number
-from .settings import parse, spec, specs
+from .settings import GROUPS, Group, group_keys, group_values, options, parse, spec
+from .settings import given as read_given
 
 
 @dataclass(frozen=True)
@@ -61,16 +62,21 @@ def setting_arguments(*names: str, checked: tuple[str, ...] = (),
     """The ``--vita-*`` options of the settings ``names``, as the run declares them.
 
     Each option's destination is its ini key and its default ``None``: not given, :func:`run_config` takes the
-    setting's default, as a run does.
+    setting's default, as a run does. A setting that is a key of a structured option (``--vita-limits rpm``)
+    brings that option, taking only the keys of ``names``.
 
     Args:
         checked: The names whose values argparse checks while it parses (a bad one exits 2 before the command
             runs).
-        overrides: Keyword arguments of ``add_argument`` by field name, for a command whose option means a
-            little more or less than the run's.
+        overrides: Keyword arguments of ``add_argument`` by field name (or structured option name, e.g.
+            ``limits``), for a command whose option means a little more or less than the run's.
     """
     out = []
+    keys: dict[str, list[str]] = {}
     for item in (spec(name) for name in names):
+        if item.meta.group:
+            keys.setdefault(item.meta.group, []).append(item.key)
+            continue
         options: dict[str, Any] = {"dest": item.ini, "default": None, "help": item.meta.help}
         if item.meta.flag:
             options["action"] = "store_true"
@@ -83,14 +89,36 @@ def setting_arguments(*names: str, checked: tuple[str, ...] = (),
                 options["metavar"] = item.meta.metavar
         options.update(overrides.get(item.name, {}))
         out.append(Argument((item.option,), options))
+    for name, allowed in keys.items():
+        group = GROUPS[name]
+        options = {"dest": group.ini, "default": None, "action": "append", "metavar": group.metavar,
+                   "type": _argparse_type(functools.partial(_only_keys, group, tuple(allowed)), keep_raw=True),
+                   "help": f"{group.help.split(':')[0]}: " + ", ".join(allowed)}
+        options.update(overrides.get(name, {}))
+        out.append(Argument((group.option,), options))
     return tuple(out)
+
+
+def _only_keys(group: Group, allowed: tuple[str, ...], raw: str) -> None:
+    """Checks one value of a structured option: its keys parse and are the command's."""
+    keys = group_keys(group.name)
+    for name in group_values(group, raw):
+        key = next(key for key, item in keys.items() if item.name == name)
+        if key not in allowed:
+            raise ValueError(f"{group.option} {key} does not apply to this command; it takes {', '.join(allowed)}")
 
 
 def run_config(args: argparse.Namespace) -> RunConfig:
     """The settings a command was given (see :func:`setting_arguments`), the others at their defaults; a
     ``ValueError`` naming the option for what the run would refuse."""
     given = vars(args)
-    return RunConfig.from_options({item.ini: given.get(item.ini) for item in specs()})
+    return RunConfig.from_options({option.ini: given.get(option.ini) for option in options()})
+
+
+def given_settings(args: argparse.Namespace) -> frozenset[str]:
+    """The names of the settings a command was given explicitly."""
+    given = vars(args)
+    return frozenset(read_given(lambda ini: given.get(ini)))
 
 
 def positive(option: str) -> Callable[[str], int]:

@@ -296,6 +296,6 @@ COMMAND = Command(
                     "help": "'model=prompt/completion,...' or 'model=prompt/cached/completion,...' in USD per 1M "
                             "tokens (gpt-4.1's list prices, cached rate included, are built in); a .toml or .json "
                             "file may add each model's batch_factor (default 0.5)"},
-            judge_batch={"help": "also print the cost with the judge sent through the Batch API, billed at its "
-                                 "batch price (half the list price, as OpenAI and Anthropic bill it)"}),
+            judge_args={"help": "batch=on: also print the cost with the judge sent through the Batch API, billed "
+                                "at its batch price (half the list price, as OpenAI and Anthropic bill it)"}),
     ))

@@ -51,29 +51,56 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    from .settings import specs  # the one declaration of every option (stdlib only: cheap in any session)
+    import argparse
 
-    group = parser.getgroup(GROUP, "VitaBench 2.0 benchmark")
-    for spec in specs():
-        meta = spec.meta
-        if meta.flag:
-            group.addoption(spec.option, dest=spec.ini, action="store_true", default=None, help=meta.help)
-            parser.addini(spec.ini, meta.help, type="bool", default=False)
-            continue
-        if meta.optional_value is not None:
-            group.addoption(spec.option, dest=spec.ini, nargs="?", const=meta.optional_value, default=None,
-                            metavar=meta.metavar, help=meta.help)
+    from .settings import HEADINGS, REMOVED, options  # the one declaration of every option (stdlib only)
+
+    groups = {heading: parser.getgroup(GROUP if heading == "essentials" else f"{GROUP}-{heading}", title)
+              for heading, title in HEADINGS.items()}
+    for option in options():
+        group, item = groups[option.heading], option.setting
+        if option.group is not None:  # KEY=VALUE pairs, given any number of times
+            group.addoption(option.option, dest=option.ini, action="append", default=None, metavar=option.metavar,
+                            help=option.help)
+            parser.addini(option.ini, _ini_help(option.ini, "linelist"), type="linelist", default=[])
+        elif item is not None and item.meta.flag:
+            group.addoption(option.option, dest=option.ini, action="store_true", default=None, help=option.help)
+            parser.addini(option.ini, _ini_help(option.ini, "bool"), type="bool", default=False)
         else:
-            group.addoption(spec.option, dest=spec.ini, default=None, metavar=meta.metavar, help=meta.help)
-        parser.addini(spec.ini, meta.help, default=spec.ini_default)
-    parser.addini("vita_suite_patterns", "file name patterns collected as VitaBench suites in directory walks "
-                  "(other .json/.json.gz files only when their content starts like a suite)",
+            assert item is not None
+            extra = {"nargs": "?", "const": item.meta.optional_value} if item.meta.optional_value is not None else {}
+            group.addoption(option.option, dest=option.ini, default=None, metavar=option.metavar, help=option.help,
+                            **extra)
+            parser.addini(option.ini, _ini_help(option.ini, "string"), default=item.ini_default)
+    # A removed spelling is still parsed, so that it fails naming its replacement (pytest_configure).
+    for removed in REMOVED:
+        groups["runs"].addoption(removed.option, dest=f"vita_removed_{removed.ini}", help=argparse.SUPPRESS,
+                                 default=None, **({"action": "store_true"} if removed.flag else {}))
+    parser.addini("vita_suite_patterns", "file name patterns collected as VitaBench suites",
                   type="args", default=DEFAULT_PATTERNS)
+
+
+def _ini_help(ini: str, kind: str) -> str:
+    # Each ini key is its option's: pytest shows the key alone when the help would start a line of its own.
+    return "--" + ini.replace("_", "-") if len(f"{ini} ({kind}):") <= 21 else ""
+
+
+def _removed_spellings(config: pytest.Config) -> None:
+    """A removed option or ini key is a usage error naming its replacement, never silently ignored."""
+    from .settings import REMOVED
+
+    ini_keys = set(getattr(config, "_inicfg", {}) or {})
+    for removed in REMOVED:
+        if config.getoption(f"vita_removed_{removed.ini}") is not None:
+            raise pytest.UsageError(f"pytest-vitabench: {removed.message()}")
+        if removed.ini in ini_keys:
+            raise pytest.UsageError(f"pytest-vitabench: {removed.message(ini=True)}")
 
 
 def pytest_configure(config: pytest.Config) -> None:
     for name, description in MARKERS.items():
         config.addinivalue_line("markers", f"{name}: {description}")
+    _removed_spellings(config)
     worker = hasattr(config, "workerinput")  # xdist gives a worker's config its workerinput
     if config.getoption("cacheclear", False) and not worker:
         from .store import clear_project
@@ -81,9 +108,9 @@ def pytest_configure(config: pytest.Config) -> None:
         clear_project(config.rootpath)  # our caches go with pytest's; the run journals stay (--vita-resume)
     session = VitaSession(config) if worker else VitaController(config)
     config.pluginmanager.register(session, VitaSession.NAME)
-    from .settings import specs
+    from .settings import options
 
-    if any(config.getoption(spec.ini) is not None for spec in specs()):
+    if any(config.getoption(option.ini) is not None for option in options()):
         session.bench  # noqa: B018 - explicit options are validated up front, so a typo fails before collection
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .command import Command, argument, run_config, setting_arguments
+from .command import Command, argument, given_settings, run_config, setting_arguments
 from .config import RunConfig
 from .domains import build_environment
 from .judges.base import Judge, JudgeCase, Verdict
@@ -318,8 +318,7 @@ JUDGE_ENDPOINT_ARGUMENTS = (
                        "prices",
                        language={"choices": ("en", "zh"), "help": "judge prompt language (default: the run's)"},
                        # a command is one process: the run's "all xdist workers together" does not apply
-                       rpm={"help": "requests per minute (default unlimited)"},
-                       max_concurrency={"help": "requests in flight (default unlimited)"}),
+                       limits={"help": "request budgets: timeout, rpm, in-flight (default: unlimited)"}),
     argument("--suite", action="append", default=None, metavar="PATH",
              help="a suite file's current location, if it moved (matched by content; repeatable)"),
 )
@@ -339,7 +338,7 @@ def rejudge_command(args: argparse.Namespace) -> int:
         spec = judge_spec(options.judge_model)
         config = load_report(source).get("config") or {}
         language = args.vita_language or str(config.get("language") or "en")
-        failures = options.judge_failures if args.vita_judge_failures else str(config.get("judge_failures")
+        failures = options.judge_failures if "judge_failures" in given_settings(args) else str(config.get("judge_failures")
                                                                                or "unscored")
         if spec.needs_llm:
             client, ledger = open_llm_client(options)
@@ -403,15 +402,14 @@ COMMAND = Command(
     "rejudge", help="score a --vita-report JSON file again with another judge (no agent or user calls)",
     description=REJUDGE_DESCRIPTION, run=rejudge_command, arguments=(
         argument("report", help="the vitabench-report/1 JSON file of a run"),
-        *setting_arguments("judge_model", "judge_mode", "judge_votes", "outcome_reward", "judge_failures",
-                           judge_failures={"help": "a rubric the judge fails to return: unscored or zero (official); "
-                                                   "default: the run's"}),
+        *setting_arguments("judge_model", "judge_mode", "judge_votes", "outcome_reward", "judge_batch",
+                           "batch_poll", "judge_failures",
+                           deviation={"help": "judge-failures=unscored|zero: a rubric the judge fails to return "
+                                              "(default: the run's)"},
+                           judge_args={"help": "LLM judge settings: mode, votes, outcome-reward, batch (the Batch "
+                                               "API: half the price, within 24 h; journaled, so a rerun after a "
+                                               "crash resumes), batch-poll"}),
         *JUDGE_ENDPOINT_ARGUMENTS,
-        *setting_arguments(
-            "judge_batch", "batch_poll", batch_poll={"metavar": "SECONDS"},
-            judge_batch={"help": "send the judge's requests through the endpoint's Batch API (files + batches: half "
-                                 "the price, answered within 24 h); journaled in the run directory, so rerunning "
-                                 "the command after a crash resumes without resubmitting"}),
         argument("-o", "--output", default=None,
                  help="where to write the new report (default: REPORT.rejudged.json beside it)"),
     ))
