@@ -6,7 +6,7 @@
 
 Each suite runs through the real plugin in a subprocess:
 ``pytest SUITE --vita-model answer --vita-memory none --vita-trials 1 -n WORKERS --vita-report R`` (plus
-``--vita-tool-checks official`` for the official tools' rules).
+``--vita-deviation tool-checks=official`` for the official tools' rules).
 Expect 1.000 wherever the annotations are solvable; every item below 1.0 is listed with the failing
 outcome checks (the same reasons ``vitabench validate`` prints), and skipped items (nothing judgeable)
 with the reason. Items whose rubrics the rules judge cannot read are judged on the answer annotations.
@@ -51,7 +51,7 @@ def measure(name: str, path: Path, workers: int, tool_checks: str = "default") -
         if workers > 1:
             command += ["-n", str(workers)]
         if tool_checks == "official":
-            command += ["--vita-tool-checks", "official"]
+            command += ["--vita-deviation", "tool-checks=official"]
         started = time.perf_counter()
         subprocess.run(command, cwd=tmp, capture_output=True, text=True, check=False)
         wall = time.perf_counter() - started

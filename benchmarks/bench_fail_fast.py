@@ -9,7 +9,7 @@ key", the other with 404 "model not found"), finds a closed localhost port, and 
 ``pytest SUITE --vita-model gpt-4o-mini`` against each. It prints, per case, the wall time from the
 command's start to its exit, the exit status and the first lines of the error. Pass
 ``--extra-args "--vita-preflight off"`` to see the time without the preflight (the circuit breaker
-alone), and ``"--vita-preflight off --vita-circuit-breaker 0"`` for the behaviour before issue 13.
+alone), and ``"--vita-preflight off --vita-limits circuit-breaker=0"`` for the behaviour before issue 13.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ sys.path[:0] = [str(REPO / "tests")]
 
 import _side_by_side as sbs  # noqa: E402
 
-#: The official ``--evaluation-type`` of our ``--vita-judge-mode``.
+#: The official ``--evaluation-type`` of our ``--vita-judge-args mode``.
 EVALUATION = {"window": "trajectory", "full": "trajectory_full_traj_rubric"}
 
 
@@ -34,7 +34,7 @@ def main() -> int:
     parser.add_argument("--users", type=int, default=2)
     parser.add_argument("--subtasks", type=int, default=2)
     parser.add_argument("--judge-mode", default="window", choices=("window", "full"),
-                        help="our --vita-judge-mode; full runs the official trajectory_full_traj_rubric evaluation")
+                        help="our --vita-judge-args mode; full runs the official trajectory_full_traj_rubric evaluation")
     parser.add_argument("--brief", action="store_true", help="counts only, no per-request differences")
     args = parser.parse_args()
     reason = sbs.skip_reason()
@@ -47,7 +47,7 @@ def main() -> int:
             official = sbs.run_official(tasks, Path(tmp), memory=memory, language=args.language,
                                         evaluation=EVALUATION[args.judge_mode])
             ours = sbs.run_ours(tasks, Path(tmp), memory=memory, language=args.language,
-                                extra=["--vita-judge-mode", args.judge_mode])
+                                extra=["--vita-judge-args", f"mode={args.judge_mode}"])
         print(f"== memory {memory}, language {args.language}, judge {args.judge_mode}, "
               f"{args.users} users x {args.subtasks} subtasks, 1 trial "
               f"(official {official.seconds:.1f} s rc={official.returncode}, ours {ours.seconds:.1f} s "

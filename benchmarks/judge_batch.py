@@ -1,9 +1,9 @@
-"""Measure ``--vita-judge-batch`` against a local stub of the Batch API (files + batches on 127.0.0.1).
+"""Measure ``--vita-judge-args batch`` against a local stub of the Batch API (files + batches on 127.0.0.1).
 
 1. A saved run: the demo suite, the offline ``reference`` agent and scripted user, 2 trials, a run directory
    and a JSON report (``pytest suites/demo ... --vita-report``).
 2. ``vitabench rejudge`` of it with an LLM judge (the official sliding window), once synchronously and once
-   with ``--vita-judge-batch``, both answered by one deterministic function of the request (a rubric is met
+   with ``--vita-judge-args batch``, both answered by one deterministic function of the request (a rubric is met
    when its text shares a word with the records the judge is shown, so verdicts differ between items):
    items whose verdicts agree, judge requests of each path, batch rounds and batches created.
 3. A crash between submission and download: with the journal emptied, the batch command is killed (SIGKILL)
@@ -68,7 +68,7 @@ def main() -> None:
             sync = _rejudge(report, stub, work / "sync.json")
             sync.communicate()
             sync_requests = len(stub.chat_requests)
-            batch = _rejudge(report, stub, work / "batch.json", "--vita-judge-batch", "--vita-batch-poll", "0.05")
+            batch = _rejudge(report, stub, work / "batch.json", "--vita-judge-args", "batch", "--vita-judge-args", "batch-poll=0.05")
             batch_out = batch.communicate()[0]
             created = stub.creations
             first, second = (json.loads((work / name).read_text()) for name in ("sync.json", "batch.json"))
@@ -88,8 +88,8 @@ def main() -> None:
             shutil.rmtree(batch_journal_folder(report))
             before = stub.creations
             stub.hold = True
-            killed = _rejudge(crash_report, stub, work / "crash-out.json", "--vita-judge-batch",
-                              "--vita-batch-poll", "0.05")
+            killed = _rejudge(crash_report, stub, work / "crash-out.json", "--vita-judge-args", "batch",
+                              "--vita-judge-args", "batch-poll=0.05")
             deadline = time.monotonic() + 120
             while stub.creations == before and time.monotonic() < deadline:
                 time.sleep(0.05)
@@ -98,8 +98,8 @@ def main() -> None:
             killed.wait()
             created_before_kill = stub.creations - before
             stub.hold = False
-            resumed = _rejudge(crash_report, stub, work / "crash-out.json", "--vita-judge-batch",
-                               "--vita-batch-poll", "0.05")
+            resumed = _rejudge(crash_report, stub, work / "crash-out.json", "--vita-judge-args", "batch",
+                               "--vita-judge-args", "batch-poll=0.05")
             resumed_out = resumed.communicate()[0]
             after = json.loads((work / "crash-out.json").read_text())
             print(json.dumps({"crash": {"created_before_kill": created_before_kill,

@@ -5,9 +5,9 @@ stub on 127.0.0.1, and reports:
 
 1. requests of a first run, of a second run with the default cache (judge calls cached), and of two runs
    with ``--vita-cache all`` (the second makes none);
-2. under ``-n 2``, the most requests the stub saw in any window against ``--vita-rpm`` (per-second window
-   via ``-o vita_rpm_window=1`` so the check takes seconds, not minutes), and the most in flight against
-   ``--vita-max-concurrency``.
+2. under ``-n 2``, the most requests the stub saw in any window against ``--vita-limits rpm`` (per-second window
+   via ``-o vita_limits=window=1`` so the check takes seconds, not minutes), and the most in flight against
+   ``--vita-limits in-flight``.
 
     python benchmarks/llm_limits.py
 """
@@ -68,9 +68,9 @@ def main() -> None:
             stub.delay = 0.05
             with tempfile.TemporaryDirectory() as tmp:
                 count, wall = run(stub, Path(tmp), "-n", "2", "--vita-trials", "4", "--vita-cache", "off",
-                                  "--vita-rpm", str(rpm),
-                                  "-o", "vita_rpm_window=1", "--vita-max-concurrency", str(concurrency))
-            print(f"-n 2, --vita-rpm {rpm} per 1 s window, --vita-max-concurrency {concurrency or 'unlimited'}: "
+                                  "--vita-limits", f"rpm={str(rpm)}",
+                                  "-o", "vita_limits=window=1", "--vita-limits", f"in-flight={str(concurrency)}")
+            print(f"-n 2, --vita-limits rpm={rpm} per 1 s window, --vita-limits in-flight {concurrency or 'unlimited'}: "
                   f"{count} requests in {wall:.1f} s; busiest 1 s window at the stub {stub.window_max(1.0)} "
                   f"(limit {rpm}); most in flight {stub.max_in_flight()}")
     finally:

@@ -1,4 +1,4 @@
-"""What reading the official tools' messages costs (``--vita-tool-results official``).
+"""What reading the official tools' messages costs (``--vita-deviation tool-results=official``).
 
     python benchmarks/official_messages_cost.py [--source ../shared/official/VitaBench-2.0]
 

@@ -1,11 +1,11 @@
-"""Measure ``--vita-tpm`` against a provider that refuses tokens beyond its per-window budget.
+"""Measure ``--vita-limits tpm`` against a provider that refuses tokens beyond its per-window budget.
 
 The stub (``tests/_token_limited.py``) counts every request as a provider does (cl100k tokens of its
 messages, 4 per message, plus the completion it answers with) and answers OpenAI's token-limit 429 ("...
 on tokens per min (TPM) ... Please try again in Xs") once the last window's accepted tokens would exceed the
 budget. The whole plugin runs the tests' tiny suite under ``-n 2`` with an LLM agent (16 episodes in flight
-per worker), once with ``--vita-tpm`` at the budget and once without it. The window is 1 s
-(``-o vita_rpm_window=1``, which sets the ``--vita-tpm`` window too) so a run takes seconds, not minutes.
+per worker), once with ``--vita-limits tpm`` at the budget and once without it. The window is 1 s
+(``-o vita_limits=window=1``, which sets the ``--vita-limits tpm`` window too) so a run takes seconds, not minutes.
 
 Printed per configuration: items and item errors, requests accepted and refused (429), the most tokens
 accepted in any window (must stay within the budget: the stub enforces it, the point is how many 429s it
@@ -51,9 +51,9 @@ def run(budget: int, trials: int, tpm: bool) -> dict[str, object]:
             (project / "pytest.ini").write_text("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
             command = [sys.executable, "-m", "pytest", "-q", "-n", "2", "-p", "no:cacheprovider",
                        "--vita-trials", str(trials), "--vita-model", "stub-model", "--vita-base-url", stub.base_url,
-                       "--vita-preflight", "off", "-o", f"vita_rpm_window={WINDOW_S:g}", "--vita-report", "run.json"]
+                       "--vita-preflight", "off", "-o", f"vita_limits=window={WINDOW_S:g}", "--vita-report", "run.json"]
             if tpm:
-                command += ["--vita-tpm", str(budget)]
+                command += ["--vita-limits", f"tpm={str(budget)}"]
             started = time.monotonic()
             subprocess.run(command, cwd=project, capture_output=True, text=True, check=False)
             elapsed = time.monotonic() - started

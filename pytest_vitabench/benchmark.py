@@ -32,6 +32,7 @@ from .official_source import locate as locate_official_source
 from .official_wording import check_wording
 from .option_values import unknown_model_hint
 from .runner import ItemRunner, RunState
+from .settings import given
 from .shard import resolve_shard, split_limits
 
 #: --vita-concurrency auto with an LLM role: enough to hide an endpoint's latency, well under common limits.
@@ -59,7 +60,7 @@ class Benchmark:
         if self.config.tool_results == "official":
             if self.official_source is not None:
                 check_official_messages(self.official_source)  # a changed copy fails now, naming file and function
-            elif options.get("vita_tool_results"):  # asked for by name, it cannot be honoured without the source
+            elif "tool_results" in given(options.get):  # asked for by name, it cannot be honoured without the source
                 raise ValueError(MISSING_SOURCE)
             # else the official profile with our own wording (--vita-official-source none): our answers too
         self.official_models = locate_official_models(
@@ -84,7 +85,7 @@ class Benchmark:
             except MissingAPIKey as exc:
                 if not self._chat_needs_llm:
                     raise MissingAPIKey(f"the rag memory's embedding model {self.config.embedding_model!r}: {exc}; "
-                                        "or set --vita-embedding-base-url, or leave --vita-embedding-model unset "
+                                        "or set --vita-memory-args embedding-base-url, or leave --vita-embedding-model unset "
                                         "for the local model") from None
                 hint = unknown_model_hint(self.role_names())
                 raise MissingAPIKey(f"{hint} ({exc})" if hint else str(exc)) from None
@@ -159,14 +160,14 @@ class Benchmark:
                           official_source=self.official_source, params=self.role_settings.get("judge"))
 
     def judge(self, *, batch_dir: Path | None = None, writer: str = "main") -> Any:
-        """The judge; with ``--vita-judge-batch``, wrapped to send its requests in batches journaled in
+        """The judge; with ``--vita-judge-args batch``, wrapped to send its requests in batches journaled in
         ``batch_dir`` (the run directory's ``batches/``) under this process's ``writer`` name."""
         c = self.config
         judge = self._plain_judge()
         if not c.judge_batch or not self._judge.batchable:
             return judge
         if batch_dir is None:
-            raise ValueError("--vita-judge-batch needs a run directory to journal its batches in")
+            raise ValueError("--vita-judge-args batch needs a run directory to journal its batches in")
         client = self.llm_client()
         submitter = BatchSubmitter(client, BatchJournal(batch_dir, writer=writer), poll_s=c.batch_poll)
         # A round goes out once the queue has been quiet for a poll interval (at most 2 s): as patient
@@ -187,20 +188,23 @@ class Benchmark:
         block["request_settings"] = self.role_settings
         return block
 
-    def header_lines(self) -> list[str]:
-        """The terminal header: which profile ran, comparability, and how token budgets are counted."""
+    def header_lines(self, verbose: bool = False) -> list[str]:
+        """The terminal header: which profile ran and whether it is comparable, in one line; ``verbose``: every
+        reason, the wording, how token budgets are counted and each role's request settings."""
         official = self.official_source is not None
         verdict = profile.header_line(self.config, tokenizer=tokenizer_name(), official_wording=official,
-                                      official_models=self.official_models is not None)
+                                      official_models=self.official_models is not None, verbose=verbose)
+        shard = [] if self.shard is None else [
+            f"vitabench {self.shard.label} (from {self.shard.source}): this process runs its share of the items; "
+            "`vitabench merge` joins the shards"]
+        if not verbose:
+            return [verdict, *shard]
         source = self.official_source
         lines = [verdict, f"official wording: none; {NOT_COMPARABLE}" if source is None
                  else f"official wording: {source.package_dir} ({source.found_as}, {source.version})"]
         if any(spec.counts_tokens for spec in self.memory_specs):
             lines.append(tokenizer_note())
-        if self.shard is not None:
-            lines.append(f"vitabench {self.shard.label} (from {self.shard.source}): this process runs its share of "
-                         "the selected items; its gates and exit status are the shard's; `vitabench merge` joins "
-                         "the shards into the run's report")
+        lines.extend(shard)
         if self.official_models is not None:
             lines.append(f"request settings from {self.official_models.path} ({self.official_models.found_as})")
         # A None is a key left out of the requests (an entry without temperature): not worth a line.

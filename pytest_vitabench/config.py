@@ -64,7 +64,7 @@ class RunConfig(BaseModel, RunSettings):
         if fields.get("fail_regression") is not None and not fields.get("baseline"):
             raise ValueError("--vita-fail-regression needs --vita-baseline RUN to compare with")
         if fields.get("judge_batch") and fields.get("judge_model", "rules") == "rules":
-            raise ValueError("--vita-judge-batch needs an LLM judge (--vita-judge-model NAME); the rules judge "
+            raise ValueError("--vita-judge-args batch needs an LLM judge (--vita-judge-model NAME); the rules judge "
                              "makes no requests")
         return cls(**fields)
 

@@ -145,7 +145,7 @@ class VitaController(VitaSession):
         bench = self.bench
         journal = [f"vitabench run {self.store.run_id}: journal {self.store.path}"] \
             if bench.shard is not None or bench.config.run_id else []
-        return [*bench.header_lines(), *journal, *([notice] if notice else [])]
+        return [*bench.header_lines(verbose=config.get_verbosity() > 0), *journal, *([notice] if notice else [])]
 
     @pytest.hookimpl(trylast=True)
     def pytest_unconfigure(self, config: pytest.Config) -> None:

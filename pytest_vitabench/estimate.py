@@ -58,7 +58,7 @@ def cacheable(prefix_tokens: int) -> int:
 class Estimate:
     """The estimated usage: the ledger holds the tokens (cached ones counted) and the cost with caching;
     ``list_cost``, USD per role at list prices without caching; ``judge_batch_rate``, with
-    ``--vita-judge-batch``, the share of the judge's price its Batch API requests cost (else ``None``)."""
+    ``--vita-judge-args batch``, the share of the judge's price its Batch API requests cost (else ``None``)."""
 
     ledger: Ledger
     items: int
@@ -92,7 +92,7 @@ class Estimate:
                          "(see docs/cost.md)")
         if self.judge_batch_rate is not None and "judge" in self.ledger.by_role():
             judge = self.ledger.by_role()["judge"].cost
-            lines.append(f"with batch judging (--vita-judge-batch): ${self.batch_judged_cost():,.2f}, the judge's "
+            lines.append(f"with batch judging (--vita-judge-args batch): ${self.batch_judged_cost():,.2f}, the judge's "
                          f"${judge:,.2f} billed at {self.judge_batch_rate:.0%} of it (the Batch API's price; "
                          "batch_factor in a --vita-prices file)")
         return lines
@@ -116,14 +116,14 @@ def estimate_cost(suite_path: str | Path, *, memory: list[str], trials: int, age
         prices: Prices per model (see ``--vita-prices``); unpriced models are listed, not guessed.
         memory_model: The agentic rewrite model (default: the agent's, as in the official harness).
         embedding_model: The rag embedding model.
-        judge_batch: Judging through the Batch API (``--vita-judge-batch``): the estimate also prices the
+        judge_batch: Judging through the Batch API (``--vita-judge-args batch``): the estimate also prices the
             judge at its batch rate (:func:`~pytest_vitabench.llm.prices.batch_rate`).
 
     Raises:
         ValueError: ``judge_batch`` with the ``rules`` judge, which sends no requests.
     """
     if judge_batch and judge_model == "rules":
-        raise ValueError("--vita-judge-batch needs an LLM judge (--vita-judge-model), not rules")
+        raise ValueError("--vita-judge-args batch needs an LLM judge (--vita-judge-model), not rules")
     prices = prices or {}
     ledger = Ledger()
     # The trajectory, and the history that every backend's prompt holds at most, come from one backend.

@@ -26,7 +26,7 @@ LEVELS = ("subtask", "user")
 PAIRED_REFERENCES = tuple(paired_references())
 
 
-#: Metric styles (``--vita-metrics-style``).
+#: Metric styles (``--vita-deviation metrics``).
 STYLES = ("default", "official")
 
 

@@ -1,6 +1,6 @@
 """``--vita-model-args``: request settings for the agent model, as JSON or ``key=value`` pairs.
 
-``--vita-user-model-args``, ``--vita-judge-model-args`` and ``--vita-memory-model-args`` give the other roles
+``--vita-model-args user``, ``--vita-model-args judge`` and ``--vita-model-args memory`` give the other roles
 theirs in the same form.
 
     --vita-model-args '{"reasoning_effort": "high", "extra_body": {"enable_thinking": true}}'

@@ -1,4 +1,4 @@
-"""The official tools' messages, read from the user's copy of the harness (``--vita-tool-results official``).
+"""The official tools' messages, read from the user's copy of the harness (``--vita-deviation tool-results=official``).
 
 The project ships none of them: each is read from the official function that asserts, returns or raises it,
 parsed with :mod:`ast` and never executed; an f-string becomes a template filled with the values our

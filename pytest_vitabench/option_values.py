@@ -26,11 +26,11 @@ BUILTIN_ROLE_NAMES: dict[str, tuple[str, ...]] = {
     "--vita-judge-model": ("rules",),
 }
 
-#: ``--vita-judge-failures``: ``unscored`` (ours) leaves an item whose reward hangs on a verdict the judge
+#: ``--vita-deviation judge-failures``: ``unscored`` (ours) leaves an item whose reward hangs on a verdict the judge
 #: failed to return out of the metrics; ``zero`` (the official harness) scores such a verdict unmet.
 JUDGE_FAILURE_POLICIES = ("unscored", "zero")
 
-#: Tool checks we add over the official tools (``--vita-tool-checks``): name -> what it refuses.
+#: Tool checks we add over the official tools (``--vita-deviation tool-checks``): name -> what it refuses.
 TOOL_CHECKS: dict[str, str] = {
     "stock": "delivery and in-store orders beyond the catalogue's stock",
     "past_dates": "in-store reservations and bookings in the past, travel tickets for past dates",

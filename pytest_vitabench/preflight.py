@@ -113,7 +113,7 @@ def run_checks(bench: Benchmark) -> list[str]:
 
 
 def _batch_api_failures(bench: Benchmark) -> list[str]:
-    """``--vita-judge-batch``: whether the judge's endpoint serves the Batch API (``GET /batches``), checked
+    """``--vita-judge-args batch``: whether the judge's endpoint serves the Batch API (``GET /batches``), checked
     now rather than after every episode of the run has been paid for."""
     import openai
 
@@ -123,10 +123,10 @@ def _batch_api_failures(bench: Benchmark) -> list[str]:
             client.api().batches.list(limit=1)
     except openai.APIStatusError as exc:
         if exc.status_code in (404, 405):
-            return [f"judge (--vita-judge-batch) at {url}: the endpoint has no Batch API (HTTP {exc.status_code} on "
-                    "GET /batches); judge without --vita-judge-batch"]
+            return [f"judge (--vita-judge-args batch) at {url}: the endpoint has no Batch API (HTTP {exc.status_code} on "
+                    "GET /batches); judge without --vita-judge-args batch"]
         if exc.status_code in (401, 403):
-            return [f"judge (--vita-judge-batch) at {url}: the Batch API refused the key (HTTP {exc.status_code})"]
+            return [f"judge (--vita-judge-args batch) at {url}: the Batch API refused the key (HTTP {exc.status_code})"]
     except (openai.APIConnectionError, ValueError):
         pass  # the chat check above already reports an endpoint that cannot be reached
     return []

@@ -35,6 +35,15 @@ class Deviation:
         return spec(self.field).option
 
     @property
+    def key(self) -> str:
+        """Its key in ``--vita-deviation`` (``search``), or its own option's name (``max_steps``)."""
+        return spec(self.field).key or self.field
+
+    def spelling(self, value: Any) -> str:
+        """How a person sets it to ``value``: ``--vita-deviation search=default``, ``--vita-max-steps 100``."""
+        return spec(self.field).spelling(value)
+
+    @property
     def official(self) -> Any:
         """The official harness's value, as ``--vita-profile official`` gives it (raw text)."""
         return spec(self.field).meta.official
@@ -78,7 +87,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
               "is the signed-in account)",
               "the official prompt tells the agent both to use the profile's user id directly and to confirm it"),
     Deviation("outcome_style",
-              "--vita-outcome-reward judges the last resolvable write call (even a failed or cancelled one) "
+              "--vita-judge-args outcome-reward judges the last resolvable write call (even a failed or cancelled one) "
               "against the target entity and the chosen one; every rubric must hold of the outcome",
               "judges the last successful write as it stands at the end, shows the chosen entity only, and lets "
               "a rubric about the conversation be 'not applicable' (met)",
@@ -150,7 +159,7 @@ def comparability(config: Any, *, tokenizer: str = "cl100k_base", official_wordi
     if config.judge_model != "rules" and (config.judge_mode != "window" or config.judge_votes != 1):
         reasons.append("LLM judge not the official sliding window with one vote")
     if config.user_wait_for_action:
-        reasons.append("--vita-user-wait-for-action changes the user simulator")
+        reasons.append("--vita-user-args wait-for-action changes the user simulator")
     if config.trials != 4:
         reasons.append(f"{config.trials} trial(s), the leaderboard averages 4")
     for dev in DEVIATIONS:
@@ -158,19 +167,19 @@ def comparability(config: Any, *, tokenizer: str = "cl100k_base", official_wordi
         official = tool_checks(dev.option, dev.official) if dev.field == "tool_checks" else dev.official
         if dev.field == "judge_records":
             if config.judge_model != "rules" and value:
-                reasons.append(f"{dev.option} on")
+                reasons.append(dev.spelling("on"))
         elif dev.field == "judge_failures":
             if config.judge_model != "rules" and value != official:
-                reasons.append(f"{dev.option} {value}")
+                reasons.append(dev.spelling(value))
         elif dev.field == "outcome_style":
             if config.outcome_reward and value != official:
-                reasons.append(f"{dev.option} {value}")
+                reasons.append(dev.spelling(value))
         elif any(dev.field in spec.switches for spec in BUILTIN_SPECS.values()):
             if any(dev.field in spec.switches for spec in specs) and value != official:
-                reasons.append(f"{dev.option} {value}")
+                reasons.append(dev.spelling(value))
         elif value != official:
             shown = ("all" if value == list(TOOL_CHECKS) else ",".join(value)) if isinstance(value, list) else value
-            reasons.append(f"{dev.option} {shown}")
+            reasons.append(dev.spelling(shown))
     if tokenizer != "cl100k_base" and any(memory.counts_tokens for memory in specs):
         reasons.append("memory budgets counted with the regex estimate, not cl100k_base")
     for memory in specs:
@@ -184,9 +193,9 @@ def comparability(config: Any, *, tokenizer: str = "cl100k_base", official_wordi
 def _settings_reasons(config: Any, official_models: bool, specs: list[MemorySpec]) -> list[str]:
     # The agent's request settings are the model under test's (the official --agent-llm-args sets them too).
     overrides = [(option, getattr(config, field)) for option, field, in_use in (
-        ("--vita-user-model-args", "user_model_args", config.user_model != "scripted"),
-        ("--vita-judge-model-args", "judge_model_args", config.judge_model != "rules"),
-        ("--vita-memory-model-args", "memory_model_args",
+        ("--vita-model-args user", "user_model_args", config.user_model != "scripted"),
+        ("--vita-model-args judge", "judge_model_args", config.judge_model != "rules"),
+        ("--vita-model-args memory", "memory_model_args",
          any("memory_model_args" in spec.switches for spec in specs))) if in_use]
     if config.user_model == "scripted" and config.judge_model == "rules":
         return []  # offline: already not comparable, and the agent's settings are the user's own choice
@@ -202,8 +211,8 @@ def summary(config: Any, *, tokenizer: str = "cl100k_base", official_wording: bo
                             official_models=official_models)
     return {
         "name": config.profile,
-        "switches": {dev.option: getattr(config, dev.field) for dev in DEVIATIONS},
-        # --vita-tool-results official reaches these domains only; the others keep JSON answers. Its messages are
+        "switches": {dev.key: getattr(config, dev.field) for dev in DEVIATIONS},
+        # --vita-deviation tool-results=official reaches these domains only; the others keep JSON answers. Its messages are
         # read from the official source: without one (--vita-official-source none) every answer is ours.
         "official_tool_results_domains": list(OFFICIAL_RESULT_DOMAINS)
         if config.tool_results == "official" and official_wording else [],
@@ -214,12 +223,16 @@ def summary(config: Any, *, tokenizer: str = "cl100k_base", official_wording: bo
 
 
 def header_line(config: Any, *, tokenizer: str = "cl100k_base", official_wording: bool = False,
-                official_models: bool = False) -> str:
-    """One terminal header line, e.g. ``vitabench profile: official; not comparable with the leaderboard
-    (rules judge: offline; scripted user: offline)``."""
+                official_models: bool = False, verbose: bool = False) -> str:
+    """The terminal header's verdict: one short line, e.g. ``vitabench profile: default; not comparable with
+    the leaderboard: 5 reasons (-v or the report)``; ``verbose``: every reason."""
     reasons = comparability(config, tokenizer=tokenizer, official_wording=official_wording,
                             official_models=official_models)
-    verdict = "comparable with the leaderboard" if not reasons else (
-        "not comparable with the leaderboard (" + "; ".join(reasons) + ")")
+    if not reasons:
+        verdict = "comparable with the leaderboard"
+    elif verbose:
+        verdict = "not comparable with the leaderboard (" + "; ".join(reasons) + ")"
+    else:
+        count = f"{len(reasons)} reason{'s' if len(reasons) > 1 else ''}"
+        verdict = f"not comparable with the leaderboard: {count} (see -v or the report)"
     return f"vitabench profile: {config.profile}; {verdict}"
-

@@ -71,7 +71,7 @@ _ROLE = {
     ("zh", True): "只有在判断用户确有需要时才行动。缺少必要信息时不要替用户做决定：先询问或用工具查询。不要推销服务。",
 }
 
-#: ``--vita-agent-prompt official``: the official prompt's rules without our coaching (REFERENCE.md §3.2):
+#: ``--vita-deviation agent-prompt=official``: the official prompt's rules without our coaching (REFERENCE.md §3.2):
 #: the proactive role without "ask or look it up first", no "later evidence overrides earlier evidence", and
 #: the addendum that repeats the memory rules and asks the agent to confirm the user id.
 _OFFICIAL_ROLE = {
@@ -118,7 +118,7 @@ def agent_system_prompt(
     """The agent's system prompt for one subtask.
 
     Args:
-        style: ``default`` (our rules) or ``official`` (``--vita-agent-prompt official``: the official rules,
+        style: ``default`` (our rules) or ``official`` (``--vita-deviation agent-prompt=official``: the official rules,
             without our coaching, with the confirm-the-user-id rule).
     """
     language = language if language in _POLICY else "en"

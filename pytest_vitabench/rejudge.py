@@ -166,7 +166,7 @@ def rejudge_report(path: str | Path, judge: Judge, *, suite_paths: SuitePaths = 
         suite_paths: Where the suites are now (see :func:`resolve_suites`).
         ledger: The LLM client's ledger, to record each item's judge usage in its ``usage["judge"]``.
         judge_config: Config keys describing the new judge (``judge_model``, ``judge_mode`` ...).
-        batch: Judge through this Batch API submitter (``--vita-judge-batch``) instead of call by call; the
+        batch: Judge through this Batch API submitter (``--vita-judge-args batch``) instead of call by call; the
             judge's requests go out in rounds of batches (see :mod:`pytest_vitabench.judges.batched`).
 
     Returns:
@@ -276,7 +276,7 @@ def _judge_batched(items: list[tuple[ItemResult, JudgeCase]], judge: Judge, batc
 
 
 def batch_journal_folder(report_path: str | Path) -> Path:
-    """Where ``vitabench rejudge --vita-judge-batch`` journals its batches: ``batches/`` in the report's
+    """Where ``vitabench rejudge --vita-judge-args batch`` journals its batches: ``batches/`` in the report's
     run directory, or ``REPORT.batches/`` beside a report that has none."""
     source = Path(report_path)
     try:

@@ -364,7 +364,7 @@ def names_a_suite(args: Iterable[str], patterns: Iterable[str]) -> bool:
 
 def command(config: pytest.Config) -> list[str]:
     """The command line that started the run, as recorded in the report and the run manifest; a URL that
-    carries credentials (``--vita-limits-url redis://:password@host``) is recorded without them."""
+    carries credentials (``--vita-limits url=redis://:password@host``) is recorded without them."""
     from .llm.secrets import redact_url
 
     return ["pytest", *(redact_url(arg) if "://" in arg and "@" in arg else arg

@@ -515,6 +515,22 @@ def given(get: Callable[[str], Any]) -> dict[str, Any]:
     return raws
 
 
+def options_for(**fields: Any) -> dict[str, Any]:
+    """The raw option values (by ini key, as :func:`read_settings` reads them) that set these settings, given
+    by field name: ``options_for(rpm="500", trials="2")`` -> ``{"vita_limits": ["rpm=500"], "vita_trials": "2"}``."""
+    out: dict[str, Any] = {}
+    for name, value in fields.items():
+        if value is None:
+            continue
+        item = spec(name)
+        if item.meta.group:
+            entry = f"{item.key}:{value}" if item.meta.group == "model_args" else f"{item.key}={value}"
+            out.setdefault(item.ini, []).append(entry)
+        else:
+            out[item.ini] = value
+    return out
+
+
 def raw_options(get: Callable[[str], Any]) -> dict[str, Any]:
     """Every option's raw value keyed by ini key (for :class:`~pytest_vitabench.benchmark.Benchmark`)."""
     return {option.ini: get(option.ini) for option in _OPTIONS}

@@ -182,7 +182,7 @@ def shard_loads(chains: Iterable[Chain], count: int) -> list[float]:
 
 #: The run-wide limits of :class:`~pytest_vitabench.llm.settings.LLMSettings` each shard divides by N.
 SPLIT_LIMITS = ("rpm", "max_concurrency", "tpm")
-#: The limits a shared limiter (``--vita-limits-url``) holds for every shard: those are not split.
+#: The limits a shared limiter (``--vita-limits url``) holds for every shard: those are not split.
 SHARED_LIMITS = ("rpm", "max_concurrency")
 
 

@@ -90,7 +90,7 @@ def check_solvability(suite: LoadedSuite) -> SolvabilityReport:
                 refusals = "; ".join(dict.fromkeys(_refusals(result))) or _reasons(key.problems, result)
                 report.unsolvable.append(Unsolvable(task.id, sub.subtask_id, (
                     f"unsolvable under the default tool checks: {named} refuses it: {refusals}; "
-                    "reaches 1.0 with --vita-tool-checks official")))
+                    "reaches 1.0 with --vita-deviation tool-checks=official")))
                 continue
             report.unsolvable.append(Unsolvable(task.id, sub.subtask_id, _reasons(key.problems, official)))
     return report

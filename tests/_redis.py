@@ -1,4 +1,4 @@
-"""A real Redis server for the tests of --vita-limits-url: Debian's redis-server on 127.0.0.1 and a free port.
+"""A real Redis server for the tests of --vita-limits url: Debian's redis-server on 127.0.0.1 and a free port.
 
 :func:`start_redis` backs the ``redis_url`` fixture of ``tests/conftest.py``; a test using it skips (with the
 reason) where redis-server or the ``redis`` package is missing; .ci/run installs both.

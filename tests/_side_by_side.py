@@ -218,7 +218,7 @@ def run_official(tasks: list[dict], tmp: Path, *, memory: str = "full_context", 
     """The official harness (``vita run``) on ``tasks``, against a fresh role stub.
 
     ``evaluation`` is its ``--evaluation-type``: ``trajectory`` (the sliding-window judge) or
-    ``trajectory_full_traj_rubric`` (the full-trajectory judge, ours with ``--vita-judge-mode full``).
+    ``trajectory_full_traj_rubric`` (the full-trajectory judge, ours with ``--vita-judge-args mode=full``).
     """
     import time
 

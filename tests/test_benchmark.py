@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 
 from pytest_vitabench.benchmark import Benchmark
+from pytest_vitabench.settings import options_for
 
 
 def _build(tmp_path, **options):
-    return Benchmark({f"vita_{k}": v for k, v in options.items()}, rootdir=tmp_path, state_dir=str(tmp_path / "s"))
+    return Benchmark(options_for(**options), rootdir=tmp_path, state_dir=str(tmp_path / "s"))
 
 
 def test_offline_defaults_need_no_client(tmp_path, monkeypatch):

@@ -1,4 +1,4 @@
-"""``--vita-episode-style official``: the official orchestrator's stop and retry rules, next to ours."""
+"""``--vita-deviation episode=official``: the official orchestrator's stop and retry rules, next to ours."""
 
 from __future__ import annotations
 

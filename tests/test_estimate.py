@@ -93,9 +93,9 @@ def test_batch_judging_bills_the_judge_at_half_and_the_rest_unchanged(tmp_path, 
     assert batched.batch_judged_cost() == pytest.approx(total - judge / 2)
     assert not any("batch" in line for line in synchronous.lines())
     assert main(["estimate", str(path), "--vita-memory", "full_context", "--vita-trials", "2",
-                 "--vita-user-model", "scripted", "--vita-judge-batch"]) == 0
+                 "--vita-user-model", "scripted", "--vita-judge-args", "batch"]) == 0
     out = capsys.readouterr().out
-    assert f"with batch judging (--vita-judge-batch): ${total - judge / 2:,.2f}, the judge's ${judge:,.2f} " \
+    assert f"with batch judging (--vita-judge-args batch): ${total - judge / 2:,.2f}, the judge's ${judge:,.2f} " \
            "billed at 50%" in out
 
 
@@ -115,7 +115,7 @@ def test_a_prices_file_sets_the_batch_factor_and_the_live_batch_judge_reads_it(t
     judge, total = batched.ledger.by_role()["judge"].cost, batched.ledger.total().cost
     assert batched.batch_judged_cost() == pytest.approx(total - judge * 0.7)
     assert main(["estimate", str(path), "--vita-memory", "full_context", "--vita-prices", str(prices_file),
-                 "--vita-judge-batch"]) == 0
+                 "--vita-judge-args", "batch"]) == 0
     assert "billed at 30% of it" in capsys.readouterr().out
 
 
@@ -129,14 +129,14 @@ def test_a_bad_batch_factor_is_refused_naming_the_model_and_the_key(tmp_path, ca
     prices_file = tmp_path / "prices.toml"
     prices_file.write_text(f'[models."gpt-4.1"]\nprompt_per_1m = 2.0\ncompletion_per_1m = 8.0\n'
                            f'batch_factor = {value}\n')
-    assert main(["estimate", str(path), "--vita-prices", str(prices_file), "--vita-judge-batch"]) == 2
+    assert main(["estimate", str(path), "--vita-prices", str(prices_file), "--vita-judge-args", "batch"]) == 2
     assert f"vitabench estimate: price of 'gpt-4.1': {problem}" in capsys.readouterr().err
 
 
 def test_batch_judging_without_an_llm_judge_is_a_usage_error(tmp_path, capsys):
     path = write_suite(tmp_path / "tasks.json", tiny_suite())
-    assert main(["estimate", str(path), "--vita-judge-model", "rules", "--vita-judge-batch"]) == 2
-    assert "--vita-judge-batch needs an LLM judge" in capsys.readouterr().err
+    assert main(["estimate", str(path), "--vita-judge-model", "rules", "--vita-judge-args", "batch"]) == 2
+    assert "--vita-judge-args batch needs an LLM judge" in capsys.readouterr().err
 
 
 def _first_user_of_the_paper(tmp_path, subtasks):

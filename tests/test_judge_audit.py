@@ -156,7 +156,7 @@ def test_the_command_writes_the_audit_prints_it_and_gates_on_kappa(demo_run, tmp
     stub = StubLLM()
     stub.responder = PlantedJudge(cases(demo_run), flip=0.2, seed=8)
     out = tmp_path / "audit.json"
-    args = ["judge-audit", str(demo_run), "--vita-judge-model", "stub-judge", "--vita-judge-mode", "full",
+    args = ["judge-audit", str(demo_run), "--vita-judge-model", "stub-judge", "--vita-judge-args", "mode=full",
             "--vita-base-url", stub.base_url, "--vita-api-key-env", "VITA_NO_SUCH_VAR", "--vita-cache", "off",
             "-o", str(out)]
     try:

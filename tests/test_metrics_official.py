@@ -1,4 +1,4 @@
-"""``--vita-metrics-style official``: the subtask level as the official ``_compute_subtask_pass_metrics``.
+"""``--vita-deviation metrics=official``: the subtask level as the official ``_compute_subtask_pass_metrics``.
 
 The hand-computed cases pin each rule; the conformance test runs the official function itself
 (VITA_OFFICIAL_PYTHON, a copy of ../shared/official) on the same rewards and compares every figure.

@@ -138,7 +138,7 @@ def _official_source() -> Any:
 def test_no_answer_reaches_the_agent(path: Path, tool_results: str):
     if not path.exists():
         pytest.skip(f"{path} not found (the 1.0 data needs ../shared beside the clone)")
-    # --vita-tool-results official: the official tools' own string forms of the records, not our JSON views
+    # --vita-deviation tool-results official: the official tools' own string forms of the records, not our JSON views
     source = _official_source() if tool_results == "official" else None
     official_forms = 0
     runner = ItemRunner(RunConfig(memory=["none", "full_context"]))

@@ -112,7 +112,7 @@ def _bench(tmp_path, monkeypatch, **options):
 
 def test_every_role_gets_its_entry_and_its_own_args_go_over_it(tmp_path, monkeypatch, models_yaml):
     bench = _bench(tmp_path, monkeypatch, vita_official_models=str(models_yaml),
-                   vita_judge_model_args="max_tokens=100,stop=[\"END\"]")
+                   vita_model_args="judge:max_tokens=100,stop=[\"END\"]")
     settings = bench.role_settings
     assert settings["agent"]["max_tokens"] == 8192 and bench.agent().params == settings["agent"]
     # o4-mini's entry has no temperature: the user's default 0 is left out of its requests
@@ -130,7 +130,7 @@ def test_every_role_gets_its_entry_and_its_own_args_go_over_it(tmp_path, monkeyp
 
 
 def test_without_a_models_yaml_the_roles_keep_their_defaults(tmp_path, monkeypatch):
-    bench = _bench(tmp_path, monkeypatch, vita_user_model_args="max_tokens=64")
+    bench = _bench(tmp_path, monkeypatch, vita_model_args="user:max_tokens=64")
     assert bench.official_models is None
     assert bench.role_settings == {"agent": {}, "user": {"max_tokens": 64}, "judge": {}, "memory": {},
                                    "rag_summary": {}}
@@ -144,9 +144,9 @@ def test_a_role_model_missing_from_the_models_yaml_stops_the_run_naming_it(tmp_p
 
 
 @pytest.mark.parametrize("option, text, message", [
-    ("vita_user_model_args", "{not json", "--vita-user-model-args is not valid JSON"),
-    ("vita_judge_model_args", "seed=3", "--vita-judge-model-args may not set seed"),
-    ("vita_memory_model_args", "max_tokens", "--vita-memory-model-args: expected key=value"),
+    ("vita_model_args", "user:{not json", "--vita-model-args user is not valid JSON"),
+    ("vita_model_args", "judge:seed=3", "--vita-model-args judge may not set seed"),
+    ("vita_model_args", "memory:max_tokens", "--vita-model-args memory: expected key=value"),
     ("vita_official_models", " ", "--vita-official-models must be a models.yaml file, auto or none"),
 ])
 def test_bad_role_settings_name_their_option(tmp_path, monkeypatch, option, text, message):
@@ -161,8 +161,8 @@ def test_comparable_settings_need_the_models_yaml_and_no_override_of_user_judge_
     given = _bench(tmp_path, monkeypatch, vita_official_models=str(models_yaml), vita_model_args="max_tokens=5")
     reasons = comparability(given.config, official_wording=True, official_models=True)
     assert not any("request settings" in reason for reason in reasons)  # the agent's are the tested model's
-    changed = _bench(tmp_path, monkeypatch, vita_official_models=str(models_yaml), vita_user_model_args="top_p=1")
-    assert "--vita-user-model-args changes the models.yaml request settings" in comparability(
+    changed = _bench(tmp_path, monkeypatch, vita_official_models=str(models_yaml), vita_model_args="user:top_p=1")
+    assert "--vita-model-args user changes the models.yaml request settings" in comparability(
         changed.config, official_wording=True, official_models=True)
 
 
@@ -181,7 +181,7 @@ def test_each_role_sends_its_settings_over_http(pytester, tmp_path):
             "--vita-model", AGENT, "--vita-user-model", USER, "--vita-judge-model", JUDGE,
             "--vita-base-url", stub.base_url, "--vita-memory", "agentic", "--vita-trials", "1", "-k", "U2",
             "-p", "no:cacheprovider", "--vita-cache", "off", "--vita-official-models", str(models),
-            "--vita-user-model-args", "top_p=0.9")
+            "--vita-model-args", "user:top_p=0.9")
         assert "request settings from" in result.stdout.str()
         sent = {(r.role, json.dumps({k: r.body.get(k) for k in ("max_tokens", "temperature", "top_p")}))
                 for r in recorded(stub)}

@@ -3,8 +3,8 @@
 Runs the official VitaBench 2.0 harness (a temporary copy of ``../shared/official/VitaBench-2.0``, with the
 python in ``VITA_OFFICIAL_PYTHON``) and our plugin on the same slice of ``suites/paper`` against one role stub
 (``tests/_side_by_side.py``) and compares every request role by role. Every request of these roles is identical,
-tool result strings included (the official tool answers and search order: ``--vita-tool-results`` and
-``--vita-search-style``). rag's embeddings requests are compared as sets of distinct bodies
+tool result strings included (the official tool answers and search order: ``--vita-deviation tool-results`` and
+``--vita-deviation search``). rag's embeddings requests are compared as sets of distinct bodies
 (:func:`_side_by_side.compare_embeddings`: the official harness sends a record's chunks concurrently and repeats
 requests for texts it embedded before).
 """
@@ -26,7 +26,7 @@ from _side_by_side import (
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(skip_reason() is not None, reason=skip_reason() or "")]
 
-#: The official ``--evaluation-type`` of our ``--vita-judge-mode``.
+#: The official ``--evaluation-type`` of our ``--vita-judge-args mode``.
 EVALUATION = {"window": "trajectory", "full": "trajectory_full_traj_rubric"}
 #: Roles whose requests are identical, tool result strings included, per memory backend.
 IDENTICAL_ROLES = {"full_context": ("agent", "judge", "user"), "none": ("agent", "judge", "user"),
@@ -39,7 +39,7 @@ IDENTICAL_ROLES = {"full_context": ("agent", "judge", "user"), "none": ("agent",
     ("none", "zh", False, "window"),
     ("agentic", "en", True, "window"),  # in-store, travel, proactive, a message_history; the memory updates
     ("groundtruth", "zh", True, "window"),
-    # --vita-judge-mode full against the official --evaluation-type trajectory_full_traj_rubric
+    # --vita-judge-args mode=full against the official --evaluation-type trajectory_full_traj_rubric
     ("full_context", "zh", True, "full"),
     ("rag", "zh", True, "window"),  # embeddings at the stub, the summary requests, the retrieved memory in the prompt
 ])
@@ -47,7 +47,7 @@ def test_requests_equal_the_official_harness(tmp_path, memory, language, coverag
     """Every request of each role identical, each role's models.yaml settings (max_tokens ...) included."""
     tasks = coverage_slice() if coverage else paper_slice(users=2, subtasks=2)
     official = run_official(tasks, tmp_path, memory=memory, language=language, evaluation=EVALUATION[judge])
-    ours = run_ours(tasks, tmp_path, memory=memory, language=language, extra=["--vita-judge-mode", judge])
+    ours = run_ours(tasks, tmp_path, memory=memory, language=language, extra=["--vita-judge-args", f"mode={judge}"])
     assert official.returncode == 0, official.output
     assert ours.returncode in (0, 1), ours.output  # 1: some items failed, as scored
     comparisons = compare(ours, official)

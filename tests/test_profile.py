@@ -34,23 +34,23 @@ def test_official_profile_sets_every_switch_to_the_official_value(tmp_path):
 
 
 def test_each_switch_wins_over_the_profile(tmp_path):
-    config = bench(tmp_path, vita_profile="official", vita_max_steps="50", vita_judge_records="on",
-                   vita_tool_checks="stock,reservation", vita_agent_prompt="default").config
+    config = bench(tmp_path, vita_profile="official", vita_max_steps="50",
+                   vita_deviation=["judge-records=on,tool-checks=stock,reservation", "agent-prompt=default"]).config
     assert config.max_steps == 50 and config.judge_records is True and config.tool_checks == ["stock", "reservation"]
     assert config.agent_prompt == "default" and config.rag_style == "official"
 
 
 @pytest.mark.parametrize("options, message", [
     ({"vita_profile": "paper"}, "--vita-profile must be one of default, official"),
-    ({"vita_tool_checks": "stock,teleport"}, "unknown check"),
-    ({"vita_judge_records": "maybe"}, "--vita-judge-records must be on or off"),
-    ({"vita_rag_style": "fancy"}, "--vita-rag-style must be one of"),
+    ({"vita_deviation": "tool-checks=stock,teleport"}, "unknown check"),
+    ({"vita_deviation": "judge-records=maybe"}, "--vita-deviation judge-records must be on or off"),
+    ({"vita_deviation": "rag=fancy"}, "--vita-deviation rag must be one of"),
     ({"vita_language": "fr"}, "--vita-language must be"),
     ({"vita_model_args": "{not json"}, "not valid JSON"),
-    ({"vita_search_style": "fuzzy"}, "--vita-search-style must be one of default, official, got 'fuzzy'"),
-    ({"vita_tool_results": "repr"}, "--vita-tool-results must be one of default, official"),
-    ({"vita_episode_style": "tau2"}, "--vita-episode-style must be one of default, official"),
-    ({"vita_metrics_style": "paper"}, "--vita-metrics-style must be one of default, official"),
+    ({"vita_deviation": "search=fuzzy"}, "--vita-deviation search must be one of default, official, got 'fuzzy'"),
+    ({"vita_deviation": "tool-results=repr"}, "--vita-deviation tool-results must be one of default, official"),
+    ({"vita_deviation": "episode=tau2"}, "--vita-deviation episode must be one of default, official"),
+    ({"vita_deviation": "metrics=paper"}, "--vita-deviation metrics must be one of default, official"),
 ])
 def test_bad_switch_values_name_the_option(tmp_path, options, message):
     with pytest.raises(ValueError, match=message):
@@ -64,8 +64,8 @@ def test_comparability_names_every_reason(tmp_path):
     assert any("1 trial" in r for r in reasons)
     default = bench(tmp_path, vita_trials="4").config
     reasons = comparability(default)
-    assert "--vita-max-steps 100" in reasons and any(r.startswith("--vita-tool-checks") for r in reasons)
-    assert "--vita-agent-prompt default" in reasons
+    assert "--vita-max-steps 100" in reasons and any(r.startswith("--vita-deviation tool-checks") for r in reasons)
+    assert "--vita-deviation agent-prompt=default" in reasons
     assert comparability(bench(tmp_path, vita_profile="official").config, tokenizer="regex")[-1].startswith(
         "memory budgets counted with the regex estimate")
 
@@ -78,16 +78,16 @@ def test_an_official_llm_run_with_our_own_wording_is_not_comparable(tmp_path, mo
     assert comparability(b.config) == [OWN_WORDING]
     summary = b.profile_summary()
     assert summary["comparable_with_leaderboard"] is False and summary["official_source"] is None
-    assert summary["switches"]["--vita-judge-records"] is False
+    assert summary["switches"]["--vita-deviation judge-records"] is False
     assert b.header_lines()[0].startswith("vitabench profile: official;")
     with_records = bench(tmp_path, vita_profile="official", vita_model="m", vita_user_model="u", vita_judge_model="j",
                          vita_base_url="http://127.0.0.1:9/v1", vita_api_key_env="VITA_TEST_KEY",
-                         vita_judge_records="on")
-    assert comparability(with_records.config) == [OWN_WORDING, "--vita-judge-records on"]
+                         vita_deviation="judge-records=on")
+    assert comparability(with_records.config) == [OWN_WORDING, "--vita-deviation judge-records=on"]
 
 
 def test_the_profile_fills_each_switch_left_unset_by_ini_key():
-    values = read_settings({"vita_rag_style": "default", "vita_profile": "official"}.get)
+    values = read_settings({"vita_deviation": "rag=default", "vita_profile": "official"}.get)
     assert values["rag_style"] == "default" and values["max_steps"] == 300 and values["profile"] == "official"
 
 
@@ -158,6 +158,6 @@ def test_the_report_says_which_domains_get_the_official_tool_text(tmp_path):
 
 
 def test_official_tool_results_by_name_without_the_source_is_refused_naming_the_option(tmp_path):
-    with pytest.raises(ValueError, match="--vita-tool-results official reads the official tools' messages .*"
+    with pytest.raises(ValueError, match="--vita-deviation tool-results=official reads the official tools' messages .*"
                                          "--vita-official-source DIR"):
-        bench(tmp_path, vita_tool_results="official", vita_official_source="none")
+        bench(tmp_path, vita_deviation="tool-results=official", vita_official_source="none")

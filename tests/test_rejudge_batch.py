@@ -1,4 +1,4 @@
-"""``vitabench rejudge --vita-judge-batch``: the judge's requests through a Batch API stub on 127.0.0.1.
+"""``vitabench rejudge --vita-judge-args batch``: the judge's requests through a Batch API stub on 127.0.0.1.
 
 The stub (tests/_stub_batch.py) answers its chat endpoint and its batches from one function of the request,
 so the synchronous and the batch judge get the same answers to the same requests.
@@ -105,7 +105,7 @@ def test_an_endpoint_without_a_batch_api_is_named_clearly(saved, tmp_path):  # n
     stub = StubBatchAPI(verdicts, batch=False)
     try:
         with pytest.raises(BatchUnsupported,
-                           match=r"has no Batch API: could not upload .* HTTP 404.*--vita-judge-batch"):
+                           match=r"has no Batch API: could not upload .* HTTP 404.*--vita-judge-args batch"):
             _rejudge(report_path, stub, tmp_path, batch=True)
     finally:
         stub.close()
@@ -161,8 +161,8 @@ def test_the_journal_lives_in_the_run_directory_or_beside_the_report(saved, tmp_
 
 def _command(report_path, stub, *extra):
     return [sys.executable, "-m", "pytest_vitabench.cli", "rejudge", str(report_path), "--vita-judge-model", "judge-m",
-            "--vita-judge-mode", "full", "--vita-base-url", stub.base_url, "--vita-api-key-env", "VITA_NO_SUCH_VAR",
-            "--vita-cache", "off", "--vita-judge-batch", "--vita-batch-poll", "0.05", *extra]
+            "--vita-judge-args", "mode=full", "--vita-base-url", stub.base_url, "--vita-api-key-env", "VITA_NO_SUCH_VAR",
+            "--vita-cache", "off", "--vita-judge-args", "batch", "--vita-judge-args", "batch-poll=0.05", *extra]
 
 
 @pytest.mark.slow
@@ -198,8 +198,8 @@ def test_the_cli_refuses_batch_judging_with_the_rules_judge(saved, capsys):  # n
     from pytest_vitabench.cli import main
 
     report_path, _ = saved
-    assert main(["rejudge", str(report_path), "--vita-judge-batch"]) == 2
-    assert "--vita-judge-batch needs an LLM judge" in capsys.readouterr().err
+    assert main(["rejudge", str(report_path), "--vita-judge-args", "batch"]) == 2
+    assert "--vita-judge-args batch needs an LLM judge" in capsys.readouterr().err
 
 
 def test_the_cli_refuses_a_poll_interval_that_is_not_positive(saved, capsys):  # noqa: F811
@@ -207,12 +207,12 @@ def test_the_cli_refuses_a_poll_interval_that_is_not_positive(saved, capsys):  #
 
     report_path, _ = saved
     assert main(["rejudge", str(report_path), "--vita-judge-model", "judge-m", "--vita-base-url",
-                 "http://127.0.0.1:9/v1", "--vita-judge-batch", "--vita-batch-poll", "0"]) == 2
-    assert "--vita-batch-poll must be positive, got '0'" in capsys.readouterr().err
+                 "http://127.0.0.1:9/v1", "--vita-judge-args", "batch", "--vita-judge-args", "batch-poll=0"]) == 2
+    assert "--vita-judge-args batch-poll must be positive, got '0'" in capsys.readouterr().err
 
 
 def test_a_bad_batch_poll_is_a_usage_error_naming_the_option(pytester):
     pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
-    result = pytester.runpytest("--vita-judge-model", "judge-m", "--vita-judge-batch", "--vita-batch-poll", "soon")
+    result = pytester.runpytest("--vita-judge-model", "judge-m", "--vita-judge-args", "batch", "--vita-judge-args", "batch-poll=soon")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--vita-batch-poll must be a number of seconds*"])
+    result.stderr.fnmatch_lines(["*--vita-judge-args batch-poll must be a number of seconds*"])

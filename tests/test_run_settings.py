@@ -29,8 +29,8 @@ def test_every_setting_has_an_option_an_ini_key_and_help_and_is_reported():
 
 def test_the_report_config_carries_cache_timeout_and_rate_settings_but_no_key(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-SECRET-0123456789abcdefghij")
-    config = RunConfig.from_options({"vita_rpm": "30", "vita_timeout": "7.5", "vita_cache": "all",
-                                     "vita_max_concurrency": "4", "vita_circuit_breaker": "0"})
+    config = RunConfig.from_options({"vita_limits": ["rpm=30,timeout=7.5", "in-flight=4,circuit-breaker=0"],
+                                     "vita_cache": "all"})
     block = config.report_config()
     assert (block["rpm"], block["timeout"], block["cache"], block["max_concurrency"], block["circuit_breaker"]) == \
         (30, 7.5, "all", 4, 0)
@@ -40,26 +40,26 @@ def test_the_report_config_carries_cache_timeout_and_rate_settings_but_no_key(mo
 
 
 def test_ini_defaults_are_the_documented_ones():
-    defaults = {s.ini: s.ini_default for s in specs()}
-    assert defaults["vita_trials"] == "4" and defaults["vita_timeout"] == "120" and defaults["vita_cache"] == "judge"
-    assert defaults["vita_rag_threshold"] == "auto" and defaults["vita_concurrency"] == "auto"
-    assert defaults["vita_full_context_tokens"] == "102400" and defaults["vita_rpm_window"] == "60"
-    assert defaults["vita_strict"] is False
+    defaults = {s.name: s.ini_default for s in specs()}
+    assert defaults["trials"] == "4" and defaults["timeout"] == "120" and defaults["cache"] == "judge"
+    assert defaults["rag_threshold"] == "auto" and defaults["concurrency"] == "auto"
+    assert defaults["full_context_max_tokens"] == "102400" and defaults["rpm_window"] == "60"
+    assert defaults["strict"] is False
     # a deviation switch left unset takes --vita-profile's value, so its ini key has no default of its own
-    assert defaults["vita_max_steps"] is None and defaults["vita_judge_records"] is None
+    assert defaults["max_steps"] is None and defaults["judge_records"] is None
 
 
 @pytest.mark.parametrize("name, raw, message", [
     ("trials", "x", "--vita-trials must be a whole number >= 1, got 'x'"),
     ("concurrency", "0", "--vita-concurrency must be a whole number >= 1 or 'auto', got 0"),
-    ("timeout", "-1", "--vita-timeout must be positive"),
-    ("rpm_window", "soon", "--vita-rpm-window must be a number of seconds"),
+    ("timeout", "-1", "--vita-limits timeout must be positive"),
+    ("rpm_window", "soon", "--vita-limits window must be a number of seconds"),
     ("cache", "jugde", "did you mean 'judge'"),
     ("preflight", "maybe", "--vita-preflight must be one of on, off"),
     ("progress", "often", "--vita-progress must be auto, off or a number"),
     ("fail_regression", "2", "--vita-fail-regression must be between 0 and 1"),
     ("strict", "perhaps", "--vita-strict must be true or false"),
-    ("rag_summary", "perhaps", "--vita-rag-summary must be true or false"),
+    ("rag_summary", "perhaps", "--vita-memory-args rag-summary must be true or false"),
 ])
 def test_bad_values_name_the_option(name, raw, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
@@ -81,7 +81,7 @@ def test_resume_reads_true_false_and_run_ids():
 
 
 def test_the_minimum_holds_for_a_config_built_directly():
-    with pytest.raises(ValueError, match="--vita-rag-top-k must be a whole number >= 1"):
+    with pytest.raises(ValueError, match="--vita-memory-args rag-top-k must be a whole number >= 1"):
         RunConfig(rag_top_k=0)
 
 

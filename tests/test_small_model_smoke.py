@@ -69,7 +69,7 @@ def test_one_subtask_runs_against_a_real_small_model(pytester, llama_server):
     result = pytester.runpytest(
         str(REPO_ROOT / "suites" / "demo" / "tasks.json"), "-k", "sub_U100001_1", "--vita-trials", "1",
         "--vita-memory", "none", "--vita-model", "smollm2", "--vita-base-url", llama_server,
-        "--vita-max-steps", "8", "--vita-timeout", "300", "--vita-report", str(report), "-p", "no:cacheprovider")
+        "--vita-max-steps", "8", "--vita-limits", "timeout=300", "--vita-report", str(report), "-p", "no:cacheprovider")
     data = json.loads(report.read_text())
     record = data["results"][0]
     assert record["outcome"] in ("passed", "failed"), record.get("error")

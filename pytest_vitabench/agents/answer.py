@@ -24,7 +24,7 @@ class AnswerAgent:
 
     name = "answer"
     reads_answer = True
-    #: Reads the ids it follows up on from JSON tool results, so ``--vita-tool-results`` never applies to it.
+    #: Reads the ids it follows up on from JSON tool results, so ``--vita-deviation tool-results`` never applies to it.
     reads_json_results = True
 
     def respond(self, setup: AgentSetup, messages: list[Message]) -> Message:

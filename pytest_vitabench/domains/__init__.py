@@ -18,11 +18,11 @@ from .shared_tools import SharedTools
 from .spec import DomainSpec
 
 DOMAINS = ("delivery", "instore", "ota")
-#: The domains whose tools answer as the official ones under ``--vita-tool-results official``: all of them.
+#: The domains whose tools answer as the official ones under ``--vita-deviation tool-results=official``: all of them.
 OFFICIAL_RESULT_DOMAINS = DOMAINS
 
 #: Why the official tool results cannot run without the official source.
-MISSING_SOURCE = ("--vita-tool-results official reads the official tools' messages from the official VitaBench 2.0 "
+MISSING_SOURCE = ("--vita-deviation tool-results=official reads the official tools' messages from the official VitaBench 2.0 "
                   "harness: name a copy with --vita-official-source DIR (or auto, the installed 'vita' package)")
 
 __all__ = ["DOMAINS", "MISSING_SOURCE", "OFFICIAL_RESULT_DOMAINS", "build_environment", "check_official_messages",
@@ -108,12 +108,12 @@ def build_environment(
         time: The effective "now" (``YYYY-MM-DD HH:MM:SS``); overrides ``environment["time"]``.
         seed: The trial seed; new record ids are derived from it.
         language: ``en`` or ``zh``.
-        checks: The tool checks we add over the official tools (``--vita-tool-checks``; see
+        checks: The tool checks we add over the official tools (``--vita-deviation tool-checks``; see
             :data:`pytest_vitabench.profile.TOOL_CHECKS`); ``None``: all of them.
         search_style: ``default`` or ``official`` ranking and filtering of the search tools
-            (``--vita-search-style``).
+            (``--vita-deviation search``).
         tool_results: ``default`` (JSON views) or ``official`` (the official tools' answers)
-            (``--vita-tool-results``).
+            (``--vita-deviation tool-results``).
         official_source: The user's copy of the official harness, which the official tool results read their
             messages from (required with ``tool_results="official"``).
 

@@ -101,13 +101,13 @@ class Environment:
     user_id: str
     tools: dict[str, Tool] = field(default_factory=dict)
     tool_errors: int = 0
-    #: Checks we add over the official tools that are in force (``--vita-tool-checks``); the tools read
+    #: Checks we add over the official tools that are in force (``--vita-deviation tool-checks``); the tools read
     #: this, never a global, so one process can run environments of both profiles.
     checks: frozenset[str] = field(default_factory=lambda: frozenset(ALL_CHECKS))
 
-    #: ``default`` or ``official`` (``--vita-search-style``): how the search tools rank and filter.
+    #: ``default`` or ``official`` (``--vita-deviation search``): how the search tools rank and filter.
     search_style: str = "default"
-    #: ``default`` or ``official`` (``--vita-tool-results``): JSON views, or the official tools' own answers.
+    #: ``default`` or ``official`` (``--vita-deviation tool-results``): JSON views, or the official tools' own answers.
     tool_results: str = "default"
     #: The official tools' messages, read from the user's copy of the harness (under the official tool results).
     official_messages: ToolMessages | None = None

@@ -3,7 +3,7 @@
 A tool's docstring is the description the agent reads, its typed signature its parameters; each parameter's
 description (and extra JSON-schema keys such as ``enum``) rides on its ``Annotated[..., Arg(...)]`` annotation.
 A tool set may name the class of the official tools' behaviour (``official_tools``): under
-``--vita-tool-results official`` every tool whose method that class also has answers from it.
+``--vita-deviation tool-results=official`` every tool whose method that class also has answers from it.
 
 Schemas and argument validators are built once per class; binding to an environment makes only the callables.
 """
@@ -103,7 +103,7 @@ class ToolSet:
 
     @cached_property
     def official(self) -> Any:
-        """The official tools' behaviour over this set's environment (``--vita-tool-results official``)."""
+        """The official tools' behaviour over this set's environment (``--vita-deviation tool-results=official``)."""
         if self.official_tools is None:
             raise TypeError(f"{type(self).__name__} declares no official_tools")
         return self.official_tools(self.env)

@@ -4,7 +4,7 @@ Both score with rapidfuzz's partial ratio and keep every candidate (no score thr
 compare: ours lower-cases, joins keywords with spaces and breaks ties by id; the official tools (``thefuzz``'s
 ``process.extract`` with ``fuzz.partial_ratio``) join keywords with nothing, strip punctuation with the default
 processor, keep ties in input order, and map candidates that share a text to the last of them
-(``--vita-search-style``).
+(``--vita-deviation search``).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def fuzzy_rank(
 def official_rank(
     keywords: str | Sequence[str], candidates: Iterable[tuple[str, str, T]], top_k: int = SEARCH_TOP_K
 ) -> list[T]:
-    """Rank candidates as the official search tools do (``--vita-search-style official``).
+    """Rank candidates as the official search tools do (``--vita-deviation search=official``).
 
     Reproduces ``thefuzz.process.extract(query, texts, limit=None, scorer=fuzz.partial_ratio)`` over the
     candidates' texts followed by the official text-to-id lookup: query and texts pass through the default

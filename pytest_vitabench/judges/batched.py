@@ -1,4 +1,4 @@
-"""Judging many cases through a Batch API (``--vita-judge-batch``): the unchanged judge, replayed by rounds.
+"""Judging many cases through a Batch API (``--vita-judge-args batch``): the unchanged judge, replayed by rounds.
 
 A judge's calls depend on each other (window states carried forward, repair requests), so they cannot all be
 known up front. Instead the judge runs on every case with its client answering from the batches
@@ -124,7 +124,7 @@ def _answer_pending(deferred: DeferredAnswers, submitter: BatchSubmitter, run: B
 
 
 class BatchJudge:
-    """The judge of a pytest run with ``--vita-judge-batch``: ``inner``'s calls answered through batches.
+    """The judge of a pytest run with ``--vita-judge-args batch``: ``inner``'s calls answered through batches.
 
     ``judge`` is a coroutine, awaited on the scheduler's loop (:class:`~pytest_vitabench.episode.ThreadedCaller`):
     an item waiting for its verdict holds no thread, only its place among the episodes in flight. From now on

@@ -119,11 +119,11 @@ class LLMRubricJudge:
                  params: dict[str, Any] | None = None, records: bool = True, failures: str = "unscored",
                  official_source: OfficialSource | None = None):
         if mode not in MODES:
-            raise ValueError(f"--vita-judge-mode must be one of {', '.join(MODES)}, got {mode!r}")
+            raise ValueError(f"--vita-judge-args mode must be one of {', '.join(MODES)}, got {mode!r}")
         if votes < 1:
-            raise ValueError(f"--vita-judge-votes must be at least 1, got {votes}")
+            raise ValueError(f"--vita-judge-args votes must be at least 1, got {votes}")
         if failures not in JUDGE_FAILURE_POLICIES:
-            raise ValueError(f"--vita-judge-failures must be one of {', '.join(JUDGE_FAILURE_POLICIES)}, "
+            raise ValueError(f"--vita-deviation judge-failures must be one of {', '.join(JUDGE_FAILURE_POLICIES)}, "
                              f"got {failures!r}")
         self.failures = failures
         self.model = model
@@ -271,7 +271,7 @@ class LLMRubricJudge:
         return chat(system, "\n\n".join(parts))
 
 
-# -- votes (``--vita-judge-votes N``) ---------------------------------------------------------------
+# -- votes (``--vita-judge-args votes N``) ---------------------------------------------------------------
 # With N votes each rubric is met when more than half of the votes say so; a tie counts as unmet, so voting
 # never makes a pass easier to get by luck (REFERENCE.md §7.2).
 

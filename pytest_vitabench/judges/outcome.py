@@ -1,4 +1,4 @@
-"""The outcome (action-level) judge of ``--vita-outcome-reward`` (REFERENCE.md §5.5), with its faults fixed.
+"""The outcome (action-level) judge of ``--vita-judge-args outcome-reward`` (REFERENCE.md §5.5), with its faults fixed.
 
 It asks the judge model whether the agent's last *successful* creating write, as it stands in the final
 state (a later payment or cancellation shows), satisfies each overall rubric; the reward becomes
@@ -124,7 +124,7 @@ def _answered(answer: Answer[list[RubricVerdict]], rubrics: list[str], detail: d
 class OutcomeJudge:
     """Judges the last successful creating write against the overall rubrics.
 
-    ``style="official"`` (``--vita-outcome-style official``) uses the official inputs and semantics instead
+    ``style="official"`` (``--vita-deviation outcome=official``) uses the official inputs and semantics instead
     (:mod:`.outcome_official`): the last resolvable write, failed or not, and no rubric is "not applicable".
     """
 

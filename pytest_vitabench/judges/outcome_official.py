@@ -1,4 +1,4 @@
-"""The official outcome judge's inputs (``--vita-outcome-style official``, REFERENCE.md §5.5).
+"""The official outcome judge's inputs (``--vita-deviation outcome=official``, REFERENCE.md §5.5).
 
 The last official write call whose entity resolves in the subtask's *raw* environment (failed or not) is
 shown to the judge, sanitised, next to the *target* entity. This is what the judge model sees, never the agent.
@@ -23,7 +23,7 @@ _RESOLVE: dict[str, tuple[str, str, str | None, tuple[str, ...]]] = {
     "create_attraction_order": ("attractions", "attraction_id", "ticket_id", ("date", "quantity")),
 }
 #: The official evaluator's own list of write tools, by name: that is how the official harness decides (taxi,
-#: cancel and modify are not among them), so ``--vita-outcome-style official`` keeps it; everything else asks
+#: cancel and modify are not among them), so ``--vita-deviation outcome=official`` keeps it; everything else asks
 #: the tools' declared kinds.
 OFFICIAL_WRITES = tuple(_RESOLVE)
 CONTAINERS = ("stores", "shops", "hotels", "flights", "trains", "attractions")

@@ -109,7 +109,7 @@ Reply with only a JSON array with one object per rubric, in rubric order, and no
 [{"rubric_idx": 1, "rubric": "<评分项原文>", "applicable": true, "justification": "<理由>", "met": false}]""",
 }
 
-#: ``--vita-outcome-style official``: every rubric is checked against the chosen entity, with the target shown.
+#: ``--vita-deviation outcome=official``: every rubric is checked against the chosen entity, with the target shown.
 OUTCOME_OFFICIAL_SYSTEM = {
     "en": """You check the outcome of a service conversation: the entity (store, shop, hotel, flight, train or
 attraction) and the products the assistant's last order, booking or reservation chose. You are given the
@@ -164,7 +164,7 @@ def lang(language: str) -> str:
     return language if language in ("en", "zh") else "en"
 
 
-#: Sentences about the final records, left out when the judge is not shown them (``--vita-judge-records off``).
+#: Sentences about the final records, left out when the judge is not shown them (``--vita-deviation judge-records=off``).
 _RECORD_SENTENCES = {
     "en": [" (the final records below show what exists)",
            "\n- The final records are the state after the whole conversation: credit an action in the window "

@@ -29,7 +29,7 @@ class JudgeOptions:
     """What the ``--vita-judge-*`` options say: the input of every judge's build function.
 
     Each field is the option of its name (``model`` is ``--vita-judge-model``, ``outcome``
-    ``--vita-outcome-reward``, ``official_source`` ``--vita-official-source``, ``params`` the extra judge request
+    ``--vita-judge-args outcome-reward``, ``official_source`` ``--vita-official-source``, ``params`` the extra judge request
     parameters); ``client`` is the run's one LLM client, ``None`` for a judge that needs no LLM.
     """
 
@@ -55,7 +55,7 @@ class JudgeSpec:
         build: Makes the judge from the options; raises ``ValueError`` naming the option to fix.
         needs_llm: The run opens its LLM client for it.
         audited: A run records the rules judge's verdicts beside its own (:class:`~.audited.AuditedJudge`).
-        batchable: ``--vita-judge-batch`` can send its requests through the endpoint's Batch API.
+        batchable: ``--vita-judge-args batch`` can send its requests through the endpoint's Batch API.
     """
 
     name: str
@@ -67,7 +67,7 @@ class JudgeSpec:
 
 def _rules(options: JudgeOptions) -> Judge:
     if options.outcome or options.votes != 1:
-        raise ValueError("--vita-outcome-reward and --vita-judge-votes need an LLM judge "
+        raise ValueError("--vita-judge-args outcome-reward and --vita-judge-args votes need an LLM judge "
                          "(--vita-judge-model NAME); the rules judge is deterministic")
     return RulesJudge()
 

@@ -146,7 +146,7 @@ class BatchSubmitter:
                 break
             if time.monotonic() - start + self.poll_s > self.max_wait_s:
                 raise self._failure(f"batch {batch_id} is still {status} after {self.max_wait_s:g} s; it stays "
-                                    "journaled, and the next run with --vita-judge-batch resumes it")
+                                    "journaled, and the next run with --vita-judge-args batch resumes it")
             time.sleep(self.poll_s)
         answers: dict[str, dict[str, Any]] = {}
         for file_id in (getattr(batch, "output_file_id", None), getattr(batch, "error_file_id", None)):
@@ -175,7 +175,7 @@ class BatchSubmitter:
             if exc.status_code in (404, 405):
                 raise BatchUnsupported(
                     f"the endpoint {self.client.endpoint} has no Batch API: could not {what}, HTTP "
-                    f"{exc.status_code} ({detail}). Judge without --vita-judge-batch, or point --vita-base-url at "
+                    f"{exc.status_code} ({detail}). Judge without --vita-judge-args batch, or point --vita-base-url at "
                     "an endpoint that serves /files and /batches", role="judge", model="", host=self.client.host,
                     status=exc.status_code, reason="http", attempts=1, retryable=False) from None
             raise self._failure(f"could not {what}: HTTP {exc.status_code}: {detail}", status=exc.status_code) from None

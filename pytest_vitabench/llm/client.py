@@ -162,7 +162,7 @@ class LLMClient:
         """Embedding vectors of ``texts``, in order.
 
         Args:
-            one_per_request: Send each text alone, as the official rag does (``--vita-rag-style official``);
+            one_per_request: Send each text alone, as the official rag does (``--vita-deviation rag=official``);
                 otherwise up to :data:`EMBED_BATCH` texts share a request.
 
         Raises:

@@ -3,7 +3,7 @@ seam the client calls: here it is decided whether a request may be sent now, and
 
 For each attempt: an endpoint whose circuit breaker is closed, this process's adaptive concurrency, the run's
 in-flight budget, and, as the request goes on the wire, its token charge and its request-rate slot (in files,
-or in Redis with ``--vita-limits-url``). After a failed one: the breaker counts it, a 429 cuts the adaptive
+or in Redis with ``--vita-limits url``). After a failed one: the breaker counts it, a 429 cuts the adaptive
 limit (a token-limit one pauses every process), and the retry policy says how long to wait, or the call
 fails with an :class:`~.errors.LLMError`.
 """

@@ -1,5 +1,5 @@
 """Request-rate and concurrency limits shared by every process of a run (all xdist workers together), or by
-every process that names the same Redis server (``--vita-limits-url``), on any machine.
+every process that names the same Redis server (``--vita-limits url``), on any machine.
 
 One :class:`Limiter` over a small storage protocol: a store takes and releases an in-flight slot
 (``take_slot``, ``release_slot``) and takes a request-rate slot (``take_rate``). :class:`FileSlots`, the
@@ -185,7 +185,7 @@ class RedisSlots:
         try:
             import redis
         except ImportError:
-            raise ValueError("--vita-limits-url needs the redis package: pip install 'pytest-vitabench[redis]'") \
+            raise ValueError("--vita-limits url needs the redis package: pip install 'pytest-vitabench[redis]'") \
                 from None
         self.rpm = rpm
         self.max_concurrency = max_concurrency
@@ -198,7 +198,7 @@ class RedisSlots:
             register_secret(self._redis.connection_pool.connection_kwargs.get("password"))
             self._redis.ping()  # an unreachable server is a usage error before any item, not an error per item
         except (*self._errors, ValueError) as exc:
-            raise ValueError(f"--vita-limits-url {self.shown_url}: cannot reach the Redis server: "
+            raise ValueError(f"--vita-limits url {self.shown_url}: cannot reach the Redis server: "
                              f"{type(exc).__name__}: {exc}") from None
         self._rate_key = f"{KEY_PREFIX}:{scope}:rate:{rpm}:{window_s:g}"
         self._slot_key = f"{KEY_PREFIX}:{scope}:inflight:{max_concurrency}"

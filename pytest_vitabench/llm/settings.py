@@ -80,7 +80,7 @@ class LLMSettings(BaseModel):
             means a private directory, i.e. the limits hold within this process only.
         circuit_breaker: Consecutive failed calls to the endpoint after which no more requests are sent in
             this run (see :mod:`pytest_vitabench.llm.endpoints`); ``0`` (the default for a client built
-            directly) disables it. The plugin's ``--vita-circuit-breaker`` defaults to 5.
+            directly) disables it. The plugin's ``--vita-limits circuit-breaker`` defaults to 5.
         limits_url: A Redis server holding ``rpm`` and ``max_concurrency`` for every process that names it, on
             any machine (:class:`~.ratelimit.RedisSlots`); ``None``: the limits hold through ``state_dir``.
     """

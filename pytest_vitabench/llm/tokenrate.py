@@ -1,4 +1,4 @@
-"""A tokens-per-window budget shared by every process of a run (``--vita-tpm``), and the pause a provider's
+"""A tokens-per-window budget shared by every process of a run (``--vita-limits tpm``), and the pause a provider's
 token-limit 429 imposes on all of them.
 
 Each request is charged *before* it is sent with an estimate of what the provider will count, and the

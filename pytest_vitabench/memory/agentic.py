@@ -90,7 +90,7 @@ class AgenticMemory:
         memory_model: The model that rewrites the memory.
         max_tokens: The memory's token budget, also the call's ``max_tokens``.
         language: ``en`` or ``zh``: the prompt language.
-        params: Further request settings (``--vita-memory-model-args``, the models.yaml entry); over the budget
+        params: Further request settings (``--vita-model-args memory``, the models.yaml entry); over the budget
             and temperature 0 (the official configuration), key by key (``None`` leaves a key out).
 
     Attributes:

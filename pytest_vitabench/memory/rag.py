@@ -4,7 +4,7 @@
 which of two contradicting records is the newer; when none reaches it, the most recent ``top_k`` (a
 whitespace keyword search, as officially, cannot work for Chinese). Vectors are computed lazily, in one
 batch, through a per-text disk cache: a restored checkpoint holds none, and results are the same whether
-they were computed now or read back. ``--vita-rag-style official`` with an official source runs
+they were computed now or read back. ``--vita-deviation rag=official`` with an official source runs
 :mod:`.rag_official` instead.
 """
 
@@ -66,7 +66,7 @@ class RagMemory:
         dump_tokens: Budget of ``read()`` without a query.
         language: ``en`` or ``zh`` (labels of the returned text).
         summarizer: An optional LLM memory that ``read()`` without a query returns instead of the dump.
-        style: ``default`` (the behaviour above) or ``official`` (``--vita-rag-style official``): hits best
+        style: ``default`` (the behaviour above) or ``official`` (``--vita-deviation rag=official``): hits best
             first; no hit: chunks sharing a whitespace-separated keyword with the query, then the summary (or
             every chunk); ``read()`` without a query: the summary, or every chunk.
     """
@@ -172,14 +172,14 @@ class RagMemory:
 
 
 def wants_summary(options: MemoryOptions) -> bool:
-    """Whether rag gets an LLM summary: ``--vita-rag-summary``, or ``--vita-rag-style official`` with a memory
+    """Whether rag gets an LLM summary: ``--vita-memory-args rag-summary``, or ``--vita-deviation rag=official`` with a memory
     model and a client (the official rag summarises with the agent's model whenever it has one)."""
     return bool(options.rag_summary or (options.rag_style == "official" and options.memory_model
                                         and options.llm_client is not None))
 
 
 def build(options: MemoryOptions) -> Callable[[], Memory]:
-    """The rag memory's factory: ours, or the official one under ``--vita-rag-style official`` with an official
+    """The rag memory's factory: ours, or the official one under ``--vita-deviation rag=official`` with an official
     source.
 
     Raises:
@@ -201,21 +201,21 @@ def build(options: MemoryOptions) -> Callable[[], Memory]:
     top_k, threshold, summarised = options.rag_top_k or DEFAULT_TOP_K, options.rag_threshold, wants_summary(options)
     wording = options.wording() if options.rag_style == "official" else None
     # Without the official wording the summary is an agentic memory with our prompt.
-    summary = (agentic.build(replace(options, official_source=None), who="--vita-rag-summary")
+    summary = (agentic.build(replace(options, official_source=None), who="--vita-memory-args rag-summary")
                if summarised and wording is None else None)
     try:
         # Shared by every chain of the process; a local model loads on the first embedding, not here.
         embedder = get_embedder(model, base_url=options.embedding_base_url, llm_client=options.llm_client,
                                 cache_dir=options.cache_dir, one_per_request=wording is not None)
     except MissingAPIKey as exc:
-        raise ValueError(f"the rag memory's embedding model {model!r}: {exc}; or set --vita-embedding-base-url, "
+        raise ValueError(f"the rag memory's embedding model {model!r}: {exc}; or set --vita-memory-args embedding-base-url, "
                          f"or leave --vita-embedding-model unset for the local model") from None
 
     if wording is not None:
         official_threshold = default_threshold(model) if threshold is None else threshold
         summary_model, client = options.memory_model if summarised else None, options.llm_client
         if summarised and (not summary_model or client is None):
-            agentic.build(options, who="--vita-rag-summary")  # raises, naming what is missing
+            agentic.build(options, who="--vita-memory-args rag-summary")  # raises, naming what is missing
         params = dict(options.rag_summary_args)
         return lambda: OfficialRagMemory(embedder=embedder, wording=wording, llm_client=client,
                                          summary_model=summary_model, top_k=top_k, threshold=official_threshold,

@@ -1,4 +1,4 @@
-"""The ``rag`` backend as the official harness runs it (``--vita-rag-style official`` with an official source).
+"""The ``rag`` backend as the official harness runs it (``--vita-deviation rag=official`` with an official source).
 
 Re-implemented from the official ``rag_memory.py``; every word that reaches a model is read from the user's
 copy of the harness (:class:`~pytest_vitabench.official_wording.OfficialWording`). Where we differ, none of

@@ -172,7 +172,7 @@ def render_table(metrics: dict[str, Any], results: list[ItemResult]) -> list[str
         lines.append(f"judge failures: {len(failures)} rubric(s) in {failed_items} item(s) the judge did not "
                      f"return a usable verdict for; {unscored} item(s) unscored (left out of the metrics)"
                      + ("" if unscored == failed_items else "; the others failed on another rubric or scored 0 "
-                        "(--vita-judge-failures zero)"))
+                        "(--vita-deviation judge-failures=zero)"))
     judge = _judge_line(results)
     if judge:
         lines.append(judge)

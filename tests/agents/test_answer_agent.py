@@ -33,7 +33,7 @@ VB1_INSTORE_UNSOLVABLE = {
                 "S17564420278251374_I00001 instead)",
     "10826033": "unsolvable under the default tool checks: the 'past_dates' check",
     "10826077": "unsolvable under the default tool checks: the 'stock' check"}
-#: ... and under the official tools' rules (--vita-tool-checks official): the data defect only.
+#: ... and under the official tools' rules (--vita-deviation tool-checks=official): the data defect only.
 VB1_UNSOLVABLE_OFFICIAL = {"delivery": {"30711009", "80715001", "D0721001", "I0716002"}, "instore": {"10826019"}}
 
 
@@ -292,7 +292,7 @@ def test_validate_names_a_subtask_only_the_default_tool_checks_make_unsolvable(t
     assert item.subtask_id == "IS0001" and item.reason.startswith(
         "unsolvable under the default tool checks: the 'past_dates' check")
     assert "instore_reservation: Error: time 2025-05-01 18:00:00 is in the past" in item.reason
-    assert item.reason.endswith("reaches 1.0 with --vita-tool-checks official")
+    assert item.reason.endswith("reaches 1.0 with --vita-deviation tool-checks=official")
 
 
 def test_validate_names_a_data_defect_as_unsolvable_under_any_checks(tmp_path):

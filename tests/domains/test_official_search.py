@@ -1,4 +1,4 @@
-"""``--vita-search-style official``: the search tools rank and filter as the official ones.
+"""``--vita-deviation search=official``: the search tools rank and filter as the official ones.
 
 The unit tests pin each official rule on hand-made candidates; the conformance test runs the official tools
 themselves (VITA_OFFICIAL_PYTHON, a copy of ../shared/official) and ours on the same databases and calls, and

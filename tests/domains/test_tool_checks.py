@@ -1,4 +1,4 @@
-"""``--vita-tool-checks``: each check we add over the official tools, on (default) and off (official).
+"""``--vita-deviation tool-checks``: each check we add over the official tools, on (default) and off (official).
 
 The official tools (REFERENCE.md §2) accept: delivery and in-store orders beyond stock, in-store times and
 travel dates in the past, delivery products from another store, an attributes list of any length,

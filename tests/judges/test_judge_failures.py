@@ -1,4 +1,4 @@
-"""Judge failures are never the agent's: unscored rubrics, ``--vita-judge-failures``, the metrics that skip them."""
+"""Judge failures are never the agent's: unscored rubrics, ``--vita-deviation judge-failures``, the metrics that skip them."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def test_a_returned_unmet_verdict_decides_the_reward_whatever_the_judge_failed_o
     assert reward == 0.0 and why is not None and "1 verdict(s): unreadable" in why
     assert unscored_reward([_v(True), _v(None, "unreadable")], "zero") == (0.0, None)
     assert unscored_reward([_v(True), _v(None)]) == (0.0, None)  # not judged for another reason: unmet
-    with pytest.raises(ValueError, match="--vita-judge-failures must be one of unscored, zero, got 'maybe'"):
+    with pytest.raises(ValueError, match="--vita-deviation judge-failures must be one of unscored, zero, got 'maybe'"):
         unscored_reward([], "maybe")
 
 
@@ -129,9 +129,9 @@ def test_the_official_profile_sets_zero_and_the_switch_wins(tmp_path):
 
     assert config().judge_failures == "unscored"
     assert config(vita_profile="official").judge_failures == "zero"
-    assert config(vita_profile="official", vita_judge_failures="unscored").judge_failures == "unscored"
-    with pytest.raises(ValueError, match="--vita-judge-failures must be one of unscored, zero, got 'never'"):
-        config(vita_judge_failures="never")
+    assert config(vita_profile="official", vita_deviation="judge-failures=unscored").judge_failures == "unscored"
+    with pytest.raises(ValueError, match="--vita-deviation judge-failures must be one of unscored, zero, got 'never'"):
+        config(vita_deviation="judge-failures=never")
 
 
 def test_an_unreadable_outcome_judge_is_a_judge_failure_too(stub):

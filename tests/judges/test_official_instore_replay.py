@@ -1,6 +1,6 @@
 """The rules judge on the official tools' own end states.
 
-The answer oracle's calls on the real VitaBench 1.0 in-store tasks (made under ``--vita-tool-checks
+The answer oracle's calls on the real VitaBench 1.0 in-store tasks (made under ``--vita-deviation tool-checks
 official``) are replayed through the official in-store tools (``../shared/official/VitaBench-2.0``, run by
 ``VITA_OFFICIAL_PYTHON`` from a copy in a temporary directory). Whatever state the official tools reach for
 a required record (several single-product orders for a multi-product order, a zero-price booking created

@@ -102,8 +102,8 @@ def test_bad_option_values_name_the_option(tmp_path):
     from pytest_vitabench.llm.settings import settings_for_run
 
     assert settings_for_run(RunConfig.from_options({}), rootdir=tmp_path).circuit_breaker == 5
-    off = settings_for_run(RunConfig.from_options({"vita_circuit_breaker": "0"}), rootdir=tmp_path)
+    off = settings_for_run(RunConfig.from_options({"vita_limits": "circuit-breaker=0"}), rootdir=tmp_path)
     assert off.circuit_breaker == 0
     for bad in ("-1", "many", "2.5"):
-        with pytest.raises(ValueError, match="--vita-circuit-breaker must be a whole number"):
-            RunConfig.from_options({"vita_circuit_breaker": bad})
+        with pytest.raises(ValueError, match="--vita-limits circuit-breaker must be a whole number"):
+            RunConfig.from_options({"vita_limits": f"circuit-breaker={bad}"})

@@ -9,11 +9,12 @@ import pytest
 from pytest_vitabench.config import RunConfig
 from pytest_vitabench.llm import LLMSettings
 from pytest_vitabench.llm.settings import settings_for_run
+from pytest_vitabench.settings import options_for
 
 
 def settings_from_options(*, rootdir: Path, state_dir: str | None = None, **raw: object) -> LLMSettings:
     """The run's LLM settings from raw option values (strings, as pytest reads them), keyed by field name."""
-    options = {f"vita_{name}": value for name, value in raw.items() if value is not None}
+    options = options_for(**raw)
     return settings_for_run(RunConfig.from_options(options), rootdir=rootdir, state_dir=state_dir)
 
 
@@ -35,8 +36,8 @@ def test_values_from_strings(tmp_path):
 
 
 @pytest.mark.parametrize("option, value, message", [
-    ("rpm", "fast", "--vita-rpm"), ("max_concurrency", "-2", "--vita-max-concurrency"),
-    ("timeout", "0", "--vita-timeout"), ("cache", "sometimes", "--vita-cache"), ("prices", "m=1", "bad price"),
+    ("rpm", "fast", "--vita-limits rpm"), ("max_concurrency", "-2", "--vita-limits in-flight"),
+    ("timeout", "0", "--vita-limits timeout"), ("cache", "sometimes", "--vita-cache"), ("prices", "m=1", "bad price"),
 ])
 def test_bad_values_name_the_option(tmp_path, option, value, message):
     with pytest.raises(ValueError, match=message):

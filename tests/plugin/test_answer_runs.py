@@ -49,7 +49,7 @@ def test_validate_names_an_unsolvable_subtask_and_why(tmp_path, capsys):
 @pytest.mark.skipif(not VB1_DIR.is_dir(), reason=VB1_SKIP_REASON)
 @pytest.mark.parametrize("checks, summary, failed", [
     ([], "*items: 97 passed, 3 failed, 0 error, 0 skipped*", {"10826019", "10826033", "10826077"}),
-    (["--vita-tool-checks", "official"], "*items: 99 passed, 1 failed, 0 error, 0 skipped*", {"10826019"}),
+    (["--vita-deviation", "tool-checks=official"], "*items: 99 passed, 1 failed, 0 error, 0 skipped*", {"10826019"}),
 ], ids=["default-checks", "official-checks"])
 def test_the_real_in_store_file_as_the_issue_ran_it(pytester: pytest.Pytester, checks, summary, failed):
     # The command of issue 23: the answer oracle on the real 1.0 in-store tasks across two workers; every

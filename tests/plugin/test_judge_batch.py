@@ -1,4 +1,4 @@
-"""``--vita-judge-batch`` in a pytest run: items wait for their verdicts from a Batch API stub on 127.0.0.1."""
+"""``--vita-judge-args batch`` in a pytest run: items wait for their verdicts from a Batch API stub on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def verdicts(request):
 
 def _run(project, stub, *extra):
     path = project.path / "run.json"
-    result = project.runpytest("--vita-trials", "2", "--vita-judge-model", "judge-m", "--vita-judge-mode", "full",
+    result = project.runpytest("--vita-trials", "2", "--vita-judge-model", "judge-m", "--vita-judge-args", "mode=full",
                                "--vita-base-url", stub.base_url, "--vita-preflight", "off", "--vita-cache", "off",
                                "--vita-report", str(path), *extra)
     return result, json.loads(path.read_text())
@@ -32,7 +32,7 @@ def test_batch_judged_items_match_the_synchronous_run(project):
     try:
         _, synchronous = _run(project, stub)
         sync_requests = len(stub.chat_requests)
-        result, batched = _run(project, stub, "--vita-judge-batch", "--vita-batch-poll", "0.05")
+        result, batched = _run(project, stub, "--vita-judge-args", "batch", "--vita-judge-args", "batch-poll=0.05")
     finally:
         stub.close()
     assert _scores(batched) == _scores(synchronous)
@@ -50,7 +50,7 @@ def test_batch_judged_items_match_the_synchronous_run(project):
 def test_inline_items_are_judged_in_batch_too(project):
     stub = StubBatchAPI(verdicts)
     try:
-        _, report = _run(project, stub, "--vita-judge-batch", "--vita-batch-poll", "0.05", "--vita-concurrency", "1")
+        _, report = _run(project, stub, "--vita-judge-args", "batch", "--vita-judge-args", "batch-poll=0.05", "--vita-concurrency", "1")
     finally:
         stub.close()
     assert stub.creations == 6  # one item at a time: a batch each
@@ -60,31 +60,31 @@ def test_inline_items_are_judged_in_batch_too(project):
 def test_without_a_batch_api_every_item_is_an_error_saying_so(project):
     stub = StubBatchAPI(verdicts, batch=False)
     try:
-        result, report = _run(project, stub, "--vita-judge-batch", "--vita-batch-poll", "0.05")
+        result, report = _run(project, stub, "--vita-judge-args", "batch", "--vita-judge-args", "batch-poll=0.05")
     finally:
         stub.close()
     assert [r["outcome"] for r in report["results"]] == ["error"] * 6
     assert all("has no Batch API" in r["error"] for r in report["results"])
     assert stub.chat_requests == []
-    result.stdout.fnmatch_lines(["*has no Batch API*--vita-judge-batch*"])
+    result.stdout.fnmatch_lines(["*has no Batch API*--vita-judge-args batch*"])
 
 
 def test_batch_judging_needs_an_llm_judge(project):
-    result = project.runpytest("--vita-judge-batch")
+    result = project.runpytest("--vita-judge-args", "batch")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--vita-judge-batch needs an LLM judge*"])
+    result.stderr.fnmatch_lines(["*--vita-judge-args batch needs an LLM judge*"])
 
 
 def test_the_preflight_stops_a_run_whose_endpoint_has_no_batch_api(project):
     stub = StubBatchAPI(verdicts, batch=False)
     try:
         result = project.runpytest("--vita-judge-model", "judge-m", "--vita-base-url", stub.base_url,
-                                   "--vita-judge-batch")
+                                   "--vita-judge-args", "batch")
     finally:
         stub.close()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*preflight failed, no item was run*",
-                                 "*judge (--vita-judge-batch) at http://127.0.0.1:*: the endpoint has no Batch API "
+                                 "*judge (--vita-judge-args batch) at http://127.0.0.1:*: the endpoint has no Batch API "
                                  "(HTTP 404 on GET /batches)*"])
 
 
@@ -94,7 +94,7 @@ def test_under_xdist_each_worker_batches_its_own_items(project):
     stub = StubBatchAPI(verdicts)
     try:
         _, synchronous = _run(project, stub)
-        result, batched = _run(project, stub, "-n", "2", "--vita-judge-batch", "--vita-batch-poll", "0.05")
+        result, batched = _run(project, stub, "-n", "2", "--vita-judge-args", "batch", "--vita-judge-args", "batch-poll=0.05")
     finally:
         stub.close()
     assert _scores(batched) == _scores(synchronous)
@@ -119,8 +119,8 @@ def test_a_killed_run_resumes_its_journaled_batch_without_resubmitting(project):
     stub = StubBatchAPI(verdicts)
     stub.hold = True
     args = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--vita-trials", "2", "--vita-judge-model",
-            "judge-m", "--vita-judge-mode", "full", "--vita-base-url", stub.base_url, "--vita-cache", "off",
-            "--vita-judge-batch", "--vita-batch-poll", "0.05", "--vita-report", "run.json"]
+            "judge-m", "--vita-judge-args", "mode=full", "--vita-base-url", stub.base_url, "--vita-cache", "off",
+            "--vita-judge-args", "batch", "--vita-judge-args", "batch-poll=0.05", "--vita-report", "run.json"]
     try:
         first = subprocess.Popen(args, cwd=project.path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                  start_new_session=True)

@@ -64,7 +64,7 @@ def test_unreadable_judge_replies_are_unscored_not_failed_and_zero_under_the_off
     assert level["n_units"] == 0 and level["n_unscored"] == len(report["results"]) and level["n_short"] == 0
     result.stdout.fnmatch_lines(["*memory*units*errors*unscored*",
                                  f"*judge failures: {2 * len(report['results'])} rubric(s)*"])
-    official, zero = _run(project, judge_stub, "--vita-judge-failures", "zero")
+    official, zero = _run(project, judge_stub, "--vita-deviation", "judge-failures=zero")
     assert {r["outcome"] for r in zero["results"]} == {"failed"}
     assert zero["metrics"]["full_context"]["subtask"]["avg@4"] == 0.0
     assert zero["config"]["judge_failures"] == "zero"

@@ -1,6 +1,6 @@
 """The official switches through pytest, against a real OpenAI client and a stub endpoint on 127.0.0.1:
-``--vita-episode-style official`` starts a crashed episode again (up to 3 times), as the official harness reruns a
-crashed run; ``--vita-tool-results official`` sends the model the official tools' text."""
+``--vita-deviation episode=official`` starts a crashed episode again (up to 3 times), as the official harness reruns a
+crashed run; ``--vita-deviation tool-results=official`` sends the model the official tools' text."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def test_a_malformed_tool_call_restarts_the_episode_officially(project, concurre
     stub = StubLLM()
     try:
         stub.replies += [MALFORMED, STOP]
-        result = _run(project, stub, "--vita-episode-style", "official", "--vita-concurrency", concurrency)
+        result = _run(project, stub, "--vita-deviation", "episode=official", "--vita-concurrency", concurrency)
         assert result["outcome"] != "error" and result["restarts"] == 1
         assert result["termination"] == "agent_stop"
         assert result["steps"] == 2  # the instruction and the agent's one message
@@ -54,7 +54,7 @@ def test_restarts_run_out_after_three_and_the_item_is_an_error(project):
     stub = StubLLM()
     try:
         stub.replies += [MALFORMED] * 4 + [STOP]
-        result = _run(project, stub, "--vita-episode-style", "official")
+        result = _run(project, stub, "--vita-deviation", "episode=official")
         assert result["outcome"] == "error" and result["restarts"] == 3
         assert "MalformedToolCall" in result["error"] and len(stub.requests) == 4
     finally:
@@ -85,7 +85,7 @@ def test_the_model_reads_the_tool_answers_of_the_style(project, style, start):
         source = ["--vita-official-source", str(OFFICIAL_DIR)] if style == "official" else []
         if source and not OFFICIAL_DIR.is_dir():
             pytest.skip(f"the official harness's source is not at {OFFICIAL_DIR} (needs ../shared beside the clone)")
-        _run(project, stub, "--vita-tool-results", style, *source)
+        _run(project, stub, "--vita-deviation", f"tool-results={style}", *source)
         answer = stub.requests[1]["messages"][-1]
         assert answer["role"] == "tool" and answer["content"].startswith(start)
     finally:
@@ -93,16 +93,16 @@ def test_the_model_reads_the_tool_answers_of_the_style(project, style, start):
 
 
 def test_a_bad_style_is_a_usage_error_naming_the_option(project):
-    result = project.runpytest("--vita-tool-results", "repr", "-p", "no:cacheprovider")
+    result = project.runpytest("--vita-deviation", "tool-results=repr", "-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--vita-tool-results must be one of default, official, got 'repr'*"])
+    result.stderr.fnmatch_lines(["*--vita-deviation tool-results must be one of default, official, got 'repr'*"])
 
 
 def test_official_tool_results_without_the_official_source_is_a_usage_error_naming_it(project):
-    result = project.runpytest("--vita-tool-results", "official", "--vita-official-source", "none",
+    result = project.runpytest("--vita-deviation", "tool-results=official", "--vita-official-source", "none",
                                "-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--vita-tool-results official reads the official tools' messages*"
+    result.stderr.fnmatch_lines(["*--vita-deviation tool-results=official reads the official tools' messages*"
                                  "--vita-official-source DIR*"])
 
 
@@ -118,7 +118,7 @@ def test_a_copy_of_the_harness_without_a_message_is_a_usage_error_naming_file_an
     # a copy whose payment tool says nothing any more
     tools.write_text(text[:start] + re.sub(r'return "[^"]*"', "return None", text[start:end]) + text[end:],
                      encoding="utf-8")
-    result = project.runpytest("--vita-tool-results", "official", "--vita-official-source", str(copy),
+    result = project.runpytest("--vita-deviation", "tool-results=official", "--vita-official-source", str(copy),
                                "-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"*{tools}: pay_delivery_order() has 0 message(s) with no placeholder*"])

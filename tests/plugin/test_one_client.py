@@ -9,7 +9,7 @@ import pytest
 SECRET = "sk-test-SECRET-0123456789abcdefghij"
 
 
-@pytest.mark.parametrize("endpoint_option, workers", [("--vita-embedding-base-url", 0), ("--vita-base-url", 2)])
+@pytest.mark.parametrize("endpoint_option, workers", [("embedding-base-url", 0), ("base-url", 2)])
 def test_rag_endpoint_embeddings_use_the_run_key_and_reach_the_usage_table(project, stub, monkeypatch,
                                                                             endpoint_option, workers):
     monkeypatch.setenv("VITA_STUB_KEY", SECRET)
@@ -17,7 +17,8 @@ def test_rag_endpoint_embeddings_use_the_run_key_and_reach_the_usage_table(proje
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     path = project.path / "run.json"
     args = ["--vita-report", str(path), "--vita-trials", "1", "--vita-memory", "rag", "--vita-embedding-model",
-            "stub-embed", endpoint_option, stub.base_url, "--vita-api-key-env", "VITA_STUB_KEY", "--vita-timeout", "30",
+            "stub-embed", *(["--vita-memory-args", f"embedding-base-url={stub.base_url}"] if endpoint_option == "embedding-base-url"
+                           else ["--vita-base-url", stub.base_url]), "--vita-api-key-env", "VITA_STUB_KEY", "--vita-limits", "timeout=30",
             "--vita-preflight", "off", "-p", "no:cacheprovider"]
     if workers:  # the workers' usage reaches the controller's table and report
         pytest.importorskip("xdist")
@@ -41,4 +42,4 @@ def test_rag_embeddings_without_a_key_for_openai_fail_naming_the_option(project,
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     result = project.runpytest("--vita-memory", "rag", "--vita-embedding-model", "text-embedding-3-small")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*embedding model 'text-embedding-3-small'*--vita-embedding-base-url*"])
+    result.stderr.fnmatch_lines(["*embedding model 'text-embedding-3-small'*--vita-memory-args embedding-base-url*"])

@@ -97,7 +97,7 @@ def test_preflight_off_and_offline_runs_send_nothing(llm_project, stub):
 
 def test_the_circuit_breaker_turns_the_rest_of_the_run_into_quick_errors(llm_project, stub):
     stub.replies += [(401, {"error": {"message": "key revoked"}})] * 10
-    result = run(llm_project, stub.base_url, "--vita-circuit-breaker", "2", "--vita-fail-under", "avg=0",
+    result = run(llm_project, stub.base_url, "--vita-limits", "circuit-breaker=2", "--vita-fail-under", "avg=0",
                  "--vita-concurrency", "1")
     # the preflight passed; then two failed calls opened the breaker and the third item sent nothing (with
     # more episodes in flight, those already started when it opens finish their one call)

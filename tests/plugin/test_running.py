@@ -246,8 +246,8 @@ def test_rate_and_concurrency_limits_hold_across_xdist_workers(project):
         path = project.path / "run.json"
         result = project.runpytest_subprocess(
             "-n", "2", "-p", "no:cacheprovider", "--vita-trials", "4", "--vita-model", "stub-model",
-            "--vita-base-url", stub.base_url, "--vita-rpm", "4", "-o", "vita_rpm_window=1",
-            "--vita-max-concurrency", "1", "--vita-report", str(path))
+            "--vita-base-url", stub.base_url, "--vita-limits", "rpm=4", "-o", "vita_limits=window=1",
+            "--vita-limits", "in-flight=1", "--vita-report", str(path))
         report = json.loads(path.read_text())
         assert len(stub.requests) == 12 and len(report["results"]) == 12
         assert stub.max_in_flight() == 1

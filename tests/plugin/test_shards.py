@@ -198,7 +198,7 @@ def test_the_parent_of_shards_is_not_read_as_one_run(project):
 
 
 SHARD_ARGS = ["-p", "no:cacheprovider", "--vita-model", "stub-model", "--vita-memory", "none", "--vita-trials", "2",
-              "--vita-concurrency", "4", "--vita-cache", "off", "--vita-max-concurrency", "2",
+              "--vita-concurrency", "4", "--vita-cache", "off", "--vita-limits", "in-flight=2",
               "--vita-preflight", "off"]
 
 
@@ -211,7 +211,7 @@ def test_two_shards_on_one_redis_hold_the_runs_in_flight_limit_and_report_no_pas
     redis.Redis.from_url(redis_url).config_set("requirepass", "not-a-real-pass")  # a password in the URL
     try:
         shards = [subprocess.Popen([sys.executable, "-m", "pytest", *SHARD_ARGS, "--vita-base-url",
-                                    stub.base_url, "--vita-limits-url", url, "--vita-shard", f"{i}/2",
+                                    stub.base_url, "--vita-limits", f"url={url}", "--vita-shard", f"{i}/2",
                                     "--vita-report", f"r{i}.json"], cwd=pytester.path,
                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
                   for i in (1, 2)]

@@ -29,7 +29,7 @@ def _run(project: pytest.Pytester, stub: StubLLM, *extra: str) -> pytest.RunResu
     embedding vectors, memory checkpoints and the suite index all go to the store."""
     result = project.runpytest_subprocess(
         "--vita-memory", "rag", "--vita-embedding-model", "stub-embed", "--vita-base-url", stub.base_url,
-        "--vita-embedding-base-url", stub.base_url, "--vita-circuit-breaker", "1",
+        "--vita-memory-args", f"embedding-base-url={stub.base_url}", "--vita-limits", "circuit-breaker=1",
         "--vita-preflight", "off",  # the preflight's one request would be the only uncached one
         "--vita-api-key-env", KEY_ENV, "--vita-trials", "2", *extra)
     assert "errors" not in result.parseoutcomes(), result.stdout.str()[-3000:]  # the stub answered everything

@@ -1,4 +1,4 @@
-"""The delivery tools as the official harness runs them (``--vita-tool-results official``).
+"""The delivery tools as the official harness runs them (``--vita-deviation tool-results=official``).
 
 Each method is one official tool: the same checks in the same order, state changes and answer text. A failed
 ``assert`` answers as plain text; a failed lookup raises :class:`ToolError` (``"Error: ..."``), as the official

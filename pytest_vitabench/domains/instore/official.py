@@ -1,4 +1,4 @@
-"""The in-store tools as the official harness runs them (``--vita-tool-results official``).
+"""The in-store tools as the official harness runs them (``--vita-deviation tool-results=official``).
 
 As :mod:`..delivery.official`: each method is one official tool, its checks in their order, its state changes
 and its answer text; a failed ``assert`` answers as plain text, a failed lookup as ``"Error: ..."``. Kept from

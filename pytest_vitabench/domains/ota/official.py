@@ -1,4 +1,4 @@
-"""The travel tools as the official harness runs them (``--vita-tool-results official``).
+"""The travel tools as the official harness runs them (``--vita-deviation tool-results=official``).
 
 As :mod:`..delivery.official`: each method is one official tool (or one family of them, by order kind), its
 checks in their order, its state changes (stock taken and given back) and its answer text; a failed ``assert``
