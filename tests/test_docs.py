@@ -84,8 +84,9 @@ def test_option_names_never_wrap():
 
 
 def test_the_cli_reference_is_every_commands_help():
-    from _docs import DOCS_DIR
     import importlib.util
+
+    from _docs import DOCS_DIR
 
     spec = importlib.util.spec_from_file_location("vita_docs_cli_reference", DOCS_DIR / "hooks" / "cli_reference.py")
     assert spec is not None and spec.loader is not None
