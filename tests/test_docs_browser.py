@@ -65,9 +65,9 @@ def test_the_home_page_renders_with_its_navigation(page, site_url):
     page.goto(site_url)
     expect(page).to_have_title("pytest-vitabench")
     expect(page.locator("article h1")).to_contain_text("pytest-vitabench")
-    expect(page.locator("article table")).to_contain_text("Pointing it at a model")
+    expect(page.locator("article table")).to_contain_text("Point it at a model")
     nav = page.locator("nav.md-nav--primary")
-    for title in ("Getting started", "Memory backends", "The official profile", "Options", "Performance"):
+    for title in ("Tutorial", "Choose a memory backend", "The official profile", "Options", "Contributing"):
         expect(nav.get_by_role("link", name=title, exact=True)).to_have_count(1)
 
 

@@ -82,3 +82,30 @@ def test_readme_command_runs_as_written(command, tmp_path, stub):
         assert done.returncode == 0 and "fail-under thresholds met" in output, output[-3000:]
     if "--vita-report" in command:
         assert (tmp_path / argv[argv.index("--vita-report") + 1]).is_file()
+
+
+def _what_you_see_blocks() -> list[list[str]]:
+    """The fenced blocks of the README's "What you see" section, as lines."""
+    section = README.read_text(encoding="utf-8").split("## What you see", 1)[1].split("\n## ", 1)[0]
+    return [block.rstrip("\n").splitlines() for _, block in _FENCE.findall(section)]
+
+
+def _untimed(line: str) -> str:
+    """A line with its timings blanked: the only thing that may differ between two runs of the demo."""
+    return re.sub(r"\b\d+(\.\d+)?s\b", "<time>", line.rstrip())
+
+
+def test_what_you_see_is_the_real_output(tmp_path):
+    shutil.copytree(REPO_ROOT / "suites" / "demo", tmp_path / "suites" / "demo")
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "PYTEST_", "OPENAI_", "VITA_"))}
+    done = subprocess.run([sys.executable, "-m", "pytest", "suites/demo", "-p", "no:cacheprovider"], cwd=tmp_path,
+                          env={**env, "COLUMNS": "80"}, capture_output=True, text=True, timeout=900)
+    output = [_untimed(line) for line in done.stdout.splitlines()]
+    table, failure = _what_you_see_blocks()
+    # the table: from the results banner on, line by line
+    start = output.index(table[0].rstrip())
+    assert [_untimed(line) for line in table] == output[start:start + len(table)]
+    # a failed item's message: the same lines, one after another, somewhere in the failures
+    failure = [_untimed(line) for line in failure]
+    assert any(output[i:i + len(failure)] == failure for i in range(len(output))), failure

@@ -44,7 +44,8 @@ def options_table() -> str:
     for spec in specs():
         rows.append(f"| `{_cell(usage(spec))}` | `{spec.ini}` | {_cell(default_text(spec))} | "
                     f"{_cell(spec.meta.help)} |")
-    return "\n".join(rows)
+    # The wrapper gives the table its class: docs/css/extra.css keeps option names and ini keys on one line.
+    return '<div class="vita-options" markdown>\n\n' + "\n".join(rows) + "\n\n</div>"
 
 
 def on_page_markdown(markdown: str, **_: Any) -> str:
