@@ -34,7 +34,8 @@ def main() -> int:
     parser.add_argument("--users", type=int, default=2)
     parser.add_argument("--subtasks", type=int, default=2)
     parser.add_argument("--judge-mode", default="window", choices=("window", "full"),
-                        help="our --vita-judge-args mode; full runs the official trajectory_full_traj_rubric evaluation")
+                        help="our --vita-judge-args mode; full runs the official trajectory_full_traj_rubric "
+                             "evaluation")
     parser.add_argument("--brief", action="store_true", help="counts only, no per-request differences")
     args = parser.parse_args()
     reason = sbs.skip_reason()

@@ -68,7 +68,8 @@ def main() -> None:
             sync = _rejudge(report, stub, work / "sync.json")
             sync.communicate()
             sync_requests = len(stub.chat_requests)
-            batch = _rejudge(report, stub, work / "batch.json", "--vita-judge-args", "batch", "--vita-judge-args", "batch-poll=0.05")
+            batch = _rejudge(report, stub, work / "batch.json", "--vita-judge-args", "batch", "--vita-judge-args",
+                             "batch-poll=0.05")
             batch_out = batch.communicate()[0]
             created = stub.creations
             first, second = (json.loads((work / name).read_text()) for name in ("sync.json", "batch.json"))

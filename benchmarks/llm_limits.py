@@ -70,7 +70,7 @@ def main() -> None:
                 count, wall = run(stub, Path(tmp), "-n", "2", "--vita-trials", "4", "--vita-cache", "off",
                                   "--vita-limits", f"rpm={str(rpm)}",
                                   "-o", "vita_limits=window=1", "--vita-limits", f"in-flight={str(concurrency)}")
-            print(f"-n 2, --vita-limits rpm={rpm} per 1 s window, --vita-limits in-flight {concurrency or 'unlimited'}: "
+            print(f"-n 2, --vita-limits rpm={rpm} per 1 s window, in-flight {concurrency or 'unlimited'}: "
                   f"{count} requests in {wall:.1f} s; busiest 1 s window at the stub {stub.window_max(1.0)} "
                   f"(limit {rpm}); most in flight {stub.max_in_flight()}")
     finally:

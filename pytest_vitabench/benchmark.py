@@ -85,7 +85,8 @@ class Benchmark:
             except MissingAPIKey as exc:
                 if not self._chat_needs_llm:
                     raise MissingAPIKey(f"the rag memory's embedding model {self.config.embedding_model!r}: {exc}; "
-                                        "or set --vita-memory-args embedding-base-url, or leave --vita-embedding-model unset "
+                                        "or set --vita-memory-args embedding-base-url, or leave "
+                                        "--vita-embedding-model unset "
                                         "for the local model") from None
                 hint = unknown_model_hint(self.role_names())
                 raise MissingAPIKey(f"{hint} ({exc})" if hint else str(exc)) from None

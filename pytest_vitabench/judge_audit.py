@@ -54,7 +54,7 @@ _HEADLINE = ("avg", "pass^")
 
 @dataclass(frozen=True)
 class JudgeSetup:
-    """One judge configuration under audit (``--vita-judge-model``, ``--vita-judge-args mode``, ``--vita-judge-args votes``)."""
+    """One judge configuration under audit (``--vita-judge-model``, ``--vita-judge-args mode`` and ``votes``)."""
 
     model: str
     mode: str = "window"
@@ -378,7 +378,8 @@ COMMAND = Command(
                  help="audit this many items drawn at random (default: every finished item)"),
         argument("--seed", type=int, default=0, help="seed of the sample and the bootstrap (default: 0)"),
         argument("--concurrency", type=positive("--concurrency"), default=8,
-                 help="items judged at the same time (default: 8; --vita-limits rpm and --vita-limits in-flight apply)"),
+                 help="items judged at the same time (default: 8; --vita-limits rpm and --vita-limits in-flight "
+                      "apply)"),
         *setting_arguments("fail_under", fail_under={
             "help": "gate on the judge: e.g. judge.kappa=0.8,judge.agreement=0.9 (exit 1 when missed)"}),
         argument("--viewer", default=None,

@@ -123,7 +123,8 @@ def _batch_api_failures(bench: Benchmark) -> list[str]:
             client.api().batches.list(limit=1)
     except openai.APIStatusError as exc:
         if exc.status_code in (404, 405):
-            return [f"judge (--vita-judge-args batch) at {url}: the endpoint has no Batch API (HTTP {exc.status_code} on "
+            return [f"judge (--vita-judge-args batch) at {url}: the endpoint has no Batch API (HTTP "
+                    f"{exc.status_code} on "
                     "GET /batches); judge without --vita-judge-args batch"]
         if exc.status_code in (401, 403):
             return [f"judge (--vita-judge-args batch) at {url}: the Batch API refused the key (HTTP {exc.status_code})"]

@@ -212,7 +212,8 @@ def summary(config: Any, *, tokenizer: str = "cl100k_base", official_wording: bo
     return {
         "name": config.profile,
         "switches": {dev.key: getattr(config, dev.field) for dev in DEVIATIONS},
-        # --vita-deviation tool-results=official reaches these domains only; the others keep JSON answers. Its messages are
+        # --vita-deviation tool-results=official reaches these domains only; the others keep JSON answers. Its
+        # messages are
         # read from the official source: without one (--vita-official-source none) every answer is ours.
         "official_tool_results_domains": list(OFFICIAL_RESULT_DOMAINS)
         if config.tool_results == "official" and official_wording else [],

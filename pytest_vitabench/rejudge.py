@@ -338,8 +338,9 @@ def rejudge_command(args: argparse.Namespace) -> int:
         spec = judge_spec(options.judge_model)
         config = load_report(source).get("config") or {}
         language = args.vita_language or str(config.get("language") or "en")
-        failures = options.judge_failures if "judge_failures" in given_settings(args) else str(config.get("judge_failures")
-                                                                               or "unscored")
+        given = given_settings(args)
+        failures = options.judge_failures if "judge_failures" in given else str(config.get("judge_failures")
+                                                                                 or "unscored")
         if spec.needs_llm:
             client, ledger = open_llm_client(options)
         # The machine checks' verdicts beside the new judge's, as in a run; the saved run's profile: rejudging

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from .settings import GROUPS
+
 if TYPE_CHECKING:
     from .benchmark import Benchmark
     from .engine.run import RunEngine
@@ -25,6 +27,9 @@ if TYPE_CHECKING:
     from .runner import ItemJob
     from .runs.store import RunStore
     from .suite.loader import LoadedSuite, LoadedUser
+
+#: The ini keys of the structured options (``vita_limits``...), whose ini lines and command-line values add up.
+STRUCTURED_INI = frozenset(group.ini for group in GROUPS.values())
 
 #: What the controller hands each xdist worker (``workerinput``) and each worker sends back (``workeroutput``).
 WORKER_LLM_DIR = "vita_llm_state_dir"
@@ -107,6 +112,8 @@ class VitaSession:
 
     def option(self, ini: str) -> Any:
         value = self.config.getoption(ini)
+        if ini in STRUCTURED_INI:  # KEY=VALUE pairs: the ini file's first, the command line's over them
+            return [*self.config.getini(ini), *(value or [])]
         return self.config.getini(ini) if value is None else value
 
     def _start(self) -> tuple[Benchmark, RunStore]:

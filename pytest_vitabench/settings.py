@@ -104,11 +104,14 @@ class Group:
 
 #: The structured options, in ``--help`` order.
 GROUPS: dict[str, Group] = {group.name: group for group in (
-    Group("model_args", "models", "request settings of a role: agent (default), user, judge or memory", metavar="[ROLE:]ARGS"),
-    Group("memory_args", "models", "memory settings: full-context-tokens, rag-top-k, rag-threshold, rag-summary, embedding-base-url"),
+    Group("model_args", "models", "request settings of a role: agent (default), user, judge or memory",
+          metavar="[ROLE:]ARGS"),
+    Group("memory_args", "models", "memory settings: full-context-tokens, rag-top-k, rag-threshold, rag-summary, "
+                                   "embedding-base-url"),
     Group("judge_args", "models", "LLM judge settings: mode (window|full), votes, outcome-reward, batch, batch-poll"),
     Group("user_args", "models", "LLM user settings: wait-for-action=on"),
-    Group("deviation", "official", "a profile switch (default|official): search, tool-results, episode, metrics, rag, outcome, agent-prompt, judge-failures, judge-records, tool-checks"),
+    Group("deviation", "official", "a profile switch (default|official): search, tool-results, episode, metrics, "
+                                   "rag, outcome, agent-prompt, judge-failures, judge-records, tool-checks"),
     Group("limits", "runs", "budgets of the whole run: rpm, tpm, in-flight, window, timeout, circuit-breaker, url"),
 )}
 

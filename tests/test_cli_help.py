@@ -56,9 +56,9 @@ def test_every_subcommand_is_registered_by_the_cli_module_only():
 def test_every_vita_option_of_a_command_is_a_run_setting():
     """A command's --vita-* options come from the settings model (command.setting_arguments): the same name,
     destination and check as the run's, never a copy declared by hand."""
-    from pytest_vitabench.settings import specs
+    from pytest_vitabench.settings import options
 
-    settings = {spec.option: spec.ini for spec in specs()}
+    settings = {option.option: option.ini for option in options()}
     commands = next(a for a in build_parser()._actions if getattr(a, "choices", None)).choices
     for name, parser in commands.items():
         for action in parser._actions:

@@ -124,7 +124,7 @@ def test_every_role_gets_its_entry_and_its_own_args_go_over_it(tmp_path, monkeyp
     summary = bench.profile_summary()
     assert summary["official_models"] == {"path": str(models_yaml), "found_as": "given"}
     assert summary["request_settings"] == settings
-    lines = bench.header_lines()
+    lines = bench.header_lines(verbose=True)
     assert f"request settings from {models_yaml} (given)" in lines
     assert any(line.startswith("judge request settings: ") and '"max_tokens": 100' in line for line in lines)
 
@@ -181,7 +181,7 @@ def test_each_role_sends_its_settings_over_http(pytester, tmp_path):
             "--vita-model", AGENT, "--vita-user-model", USER, "--vita-judge-model", JUDGE,
             "--vita-base-url", stub.base_url, "--vita-memory", "agentic", "--vita-trials", "1", "-k", "U2",
             "-p", "no:cacheprovider", "--vita-cache", "off", "--vita-official-models", str(models),
-            "--vita-model-args", "user:top_p=0.9")
+            "--vita-model-args", "user:top_p=0.9", "-v")
         assert "request settings from" in result.stdout.str()
         sent = {(r.role, json.dumps({k: r.body.get(k) for k in ("max_tokens", "temperature", "top_p")}))
                 for r in recorded(stub)}

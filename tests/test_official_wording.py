@@ -174,7 +174,8 @@ def test_with_the_official_source_only_what_is_not_yet_identical_keeps_a_run_fro
     ({}, "rag embeddings by the local model use-multilingual-v3, not text-embedding-3-large at an endpoint"),
     ({"vita_embedding_model": "text-embedding-3-small"}, "rag embeddings by text-embedding-3-small, not "
                                                          "text-embedding-3-large"),
-    ({"vita_embedding_model": "text-embedding-3-large", "vita_memory_args": "rag-threshold=0.2"}, "rag threshold 0.2, not 0.3"),
+    ({"vita_embedding_model": "text-embedding-3-large", "vita_memory_args": "rag-threshold=0.2"}, "rag threshold "
+                                                                                                  "0.2, not 0.3"),
     ({"vita_embedding_model": "text-embedding-3-large", "vita_memory_args": "rag-top-k=5"}, "rag top k 5, not 8"),
 ])
 def test_rag_is_comparable_only_with_the_official_retrieval(tmp_path, checkout, monkeypatch, options, expected):

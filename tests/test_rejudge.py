@@ -173,7 +173,8 @@ def test_cli_subcommand(saved, tmp_path, capsys):
     assert args.func(args) == 0
     assert load_report(out)["rejudged_from"]["items"] == 6
     assert f"wrote {out}" in capsys.readouterr().out
-    args = parser.parse_args(["rejudge", str(report_path), "--vita-judge-model", "gpt-x", "--vita-judge-args", "votes=2",
+    args = parser.parse_args(["rejudge", str(report_path), "--vita-judge-model", "gpt-x", "--vita-judge-args",
+                              "votes=2",
                               "--vita-base-url", "http://127.0.0.1:9/v1", "--vita-judge-args", "outcome-reward"])
     options = run_config(args)  # the run's settings, read as pytest reads them
     assert options.judge_votes == 2 and options.outcome_reward and options.judge_model == "gpt-x"

@@ -161,8 +161,8 @@ def test_the_journal_lives_in_the_run_directory_or_beside_the_report(saved, tmp_
 
 def _command(report_path, stub, *extra):
     return [sys.executable, "-m", "pytest_vitabench.cli", "rejudge", str(report_path), "--vita-judge-model", "judge-m",
-            "--vita-judge-args", "mode=full", "--vita-base-url", stub.base_url, "--vita-api-key-env", "VITA_NO_SUCH_VAR",
-            "--vita-cache", "off", "--vita-judge-args", "batch", "--vita-judge-args", "batch-poll=0.05", *extra]
+            "--vita-judge-args", "mode=full,batch,batch-poll=0.05", "--vita-base-url", stub.base_url,
+            "--vita-api-key-env", "VITA_NO_SUCH_VAR", "--vita-cache", "off", *extra]
 
 
 @pytest.mark.slow
@@ -213,6 +213,7 @@ def test_the_cli_refuses_a_poll_interval_that_is_not_positive(saved, capsys):  #
 
 def test_a_bad_batch_poll_is_a_usage_error_naming_the_option(pytester):
     pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
-    result = pytester.runpytest("--vita-judge-model", "judge-m", "--vita-judge-args", "batch", "--vita-judge-args", "batch-poll=soon")
+    result = pytester.runpytest("--vita-judge-model", "judge-m", "--vita-judge-args", "batch", "--vita-judge-args",
+                                "batch-poll=soon")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--vita-judge-args batch-poll must be a number of seconds*"])

@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from pytest_vitabench.config import RunConfig
-from pytest_vitabench.settings import RunSettings, parse, spec, specs
+from pytest_vitabench.settings import RunSettings, group_keys, options, parse, spec, specs
+
+
+def options_in_help_order():
+    """Every setting in the order --help and the reference show them: a structured option's keys in its place."""
+    return [item for option in options() for item in
+            ([option.setting] if option.setting is not None else group_keys(option.group.name).values())]
 
 
 def test_every_setting_has_an_option_an_ini_key_and_help_and_is_reported():
@@ -14,7 +20,8 @@ def test_every_setting_has_an_option_an_ini_key_and_help_and_is_reported():
     assert list(RunConfig.model_fields) == [s.name for s in specs()] == list(RunSettings.__annotations__)
     for item in specs():
         assert item.option.startswith("--vita-") and item.ini.startswith("vita_"), item.name
-        assert item.option == "--" + item.ini.replace("_", "-")
+        # an option of its own, or a key of a structured option: --vita-limits rpm
+        assert item.option == "--" + item.ini.replace("_", "-") + (f" {item.key}" if item.meta.group else "")
         assert len(item.meta.help) > 20, item.name
         if item.meta.scope == "secret":
             assert item.name not in reported, item.name
@@ -24,7 +31,29 @@ def test_every_setting_has_an_option_an_ini_key_and_help_and_is_reported():
             assert item.name in config.manifest(), item.name
         if isinstance(item.default, int) and not isinstance(item.default, bool) and item.meta.parse is None:
             assert item.meta.minimum is not None, f"{item.name}: a whole number needs its minimum"
-    assert len({s.ini for s in specs()}) == len(specs())
+    own = [s.ini for s in specs() if not s.meta.group]
+    assert len(set(own)) == len(own) and len({s.option for s in specs()}) == len(specs())
+
+
+def test_at_most_35_options_and_the_help_fits_a_screen():
+    from pytest_vitabench.settings import options
+
+    assert len(options()) <= 35
+    for option in options():  # one line of help: --help stays short, the details are in the docs
+        assert len(option.help) <= 56 or option.group is not None, option.option
+
+
+@pytest.mark.parametrize("old, new", [
+    ("--vita-search-style", "--vita-deviation search="), ("--vita-rpm", "--vita-limits rpm="),
+    ("--vita-judge-batch", "--vita-judge-args batch=on"), ("--vita-user-model-args", "--vita-model-args user:"),
+    ("--vita-rag-top-k", "--vita-memory-args rag-top-k="), ("--vita-full-context-tokens",
+                                                           "--vita-memory-args full-context-tokens="),
+])
+def test_a_removed_spelling_names_its_replacement(old, new):
+    from pytest_vitabench.settings import REMOVED
+
+    removed = {r.option: r for r in REMOVED}
+    assert new in removed[old].message()
 
 
 def test_the_report_config_carries_cache_timeout_and_rate_settings_but_no_key(monkeypatch):
@@ -102,10 +131,15 @@ def test_the_options_reference_has_a_row_per_setting_with_its_help():
 
     assert options_hook().MARKER in page("reference.md")
     table = options_hook().options_table()
-    rows = {line.split("`")[1].split(" ")[0]: line for line in table.splitlines()[2:]}
-    assert list(rows) == [s.option for s in specs()]  # every setting, in --help order
-    for s in specs():
-        assert f"`{s.ini}`" in rows[s.option] and s.meta.help.replace("|", "\\|") in rows[s.option], s.option
+    usage = options_hook().usage
+    lines = [line for line in table.splitlines() if line.startswith("| `")]
+    settings_rows = [line for line in lines
+                     if not any(f"`{o.option} {o.metavar}`" in line for o in options() if o.group is not None)]
+    assert len(settings_rows) == len(specs())
+    for row, s in zip(settings_rows, options_in_help_order(), strict=True):  # every setting, in --help order
+        assert f"`{usage(s).replace('|', chr(92) + '|')}`" in row and s.meta.help.replace("|", "\\|") in row, s.option
+        if not s.meta.group:
+            assert f"`{s.ini}`" in row
 
 
 def test_the_settings_and_their_parsers_import_only_the_standard_library():

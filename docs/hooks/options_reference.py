@@ -1,23 +1,29 @@
 """MkDocs hook: the options reference, generated from the settings model at every build.
 
-A page that holds the line ``<!-- vita-options -->`` gets, in its place, one table row per
-``RunSettings`` field: the option as ``--help`` spells it, its ini key, its default and the very help
-text pytest prints. So the reference cannot drift from ``pytest --help``: both come from
-:func:`pytest_vitabench.settings.specs`.
+A page that holds the line ``<!-- vita-options -->`` gets, in its place, one table row per ``--vita-*``
+option (and, under a structured option such as ``--vita-limits``, one per key): the option as ``--help``
+spells it, its ini key, its default and the very help text pytest prints. So the reference cannot drift
+from ``pytest --help``: both come from :func:`pytest_vitabench.settings.options`. A page that holds
+``<!-- vita-deviations -->`` gets the official profile's deviation table, from
+:data:`pytest_vitabench.profile.DEVIATIONS`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from pytest_vitabench.settings import SettingSpec, specs
+from pytest_vitabench.settings import Option, SettingSpec, group_keys, options
 
 MARKER = "<!-- vita-options -->"
+DEVIATIONS_MARKER = "<!-- vita-deviations -->"
 
 
 def usage(spec: SettingSpec) -> str:
-    """The option with its value placeholder, as in ``--help``: ``--vita-trials VITA_TRIALS``."""
+    """The option with its value placeholder, as in ``--help``: ``--vita-trials N``; a structured option's
+    key: ``--vita-limits rpm=VALUE``."""
     meta = spec.meta
+    if meta.group:
+        return spec.spelling("on|off" if meta.flag else "/".join(meta.choices) if meta.choices else "VALUE")
     if meta.flag:
         return spec.option
     value = meta.metavar or spec.ini.upper()
@@ -39,15 +45,40 @@ def _cell(text: str) -> str:
 
 
 def options_table() -> str:
-    """Every ``--vita-*`` option as a Markdown table, in ``--help`` order."""
+    """Every ``--vita-*`` option as a Markdown table, in ``--help`` order; a structured option's keys follow it."""
     rows = ["| option | ini key | default | what it does (the `--help` text) |", "|---|---|---|---|"]
-    for spec in specs():
-        rows.append(f"| `{_cell(usage(spec))}` | `{spec.ini}` | {_cell(default_text(spec))} | "
-                    f"{_cell(spec.meta.help)} |")
+    for option in options():
+        rows.extend(_rows(option))
     # The wrapper gives the table its class: docs/css/extra.css keeps option names and ini keys on one line.
+    return '<div class="vita-options" markdown>\n\n' + "\n".join(rows) + "\n\n</div>"
+
+
+def _rows(option: Option) -> list[str]:
+    if option.setting is not None:
+        spec = option.setting
+        return [f"| `{_cell(usage(spec))}` | `{spec.ini}` | {_cell(default_text(spec))} | {_cell(spec.meta.help)} |"]
+    assert option.group is not None
+    out = [f"| `{option.option} {option.metavar}` | `{option.ini}` | | {_cell(option.help)} |"]
+    for spec in group_keys(option.group.name).values():
+        out.append(f"| `{_cell(usage(spec))}` | | {_cell(default_text(spec))} | {_cell(spec.meta.help)} |")
+    return out
+
+
+def deviations_table() -> str:
+    """The official profile's deviations: what the official harness does, what we do, why, and the switch."""
+    from pytest_vitabench.profile import DEVIATIONS
+
+    rows = ["| switch (official value) | official harness | our default | why |", "|---|---|---|---|"]
+    for dev in DEVIATIONS:
+        rows.append(f"| `{_cell(dev.spelling(dev.official))}` | {_cell(dev.official_does)} | {_cell(dev.we_do)} | "
+                    f"{_cell(dev.why)} |")
     return '<div class="vita-options" markdown>\n\n' + "\n".join(rows) + "\n\n</div>"
 
 
 def on_page_markdown(markdown: str, **_: Any) -> str:
     """Put the generated table where a page asks for it."""
-    return markdown.replace(MARKER, options_table()) if MARKER in markdown else markdown
+    if MARKER in markdown:
+        markdown = markdown.replace(MARKER, options_table())
+    if DEVIATIONS_MARKER in markdown:
+        markdown = markdown.replace(DEVIATIONS_MARKER, deviations_table())
+    return markdown

@@ -102,7 +102,8 @@ class BuiltinAgent:
     uses_preferences = True
     asks_when_proactive = True
     reads_groundtruth = False
-    #: The script reads tool results as JSON: it always gets our answers (``--vita-deviation tool-results`` is for models).
+    #: The script reads tool results as JSON: it always gets our answers (``--vita-deviation tool-results`` is for
+    # models).
     reads_json_results = True
     #: How many rankings the agent remembers (oldest dropped first): enough for the items a process has in
     #: flight and the trials of a subtask.

@@ -22,7 +22,8 @@ DOMAINS = ("delivery", "instore", "ota")
 OFFICIAL_RESULT_DOMAINS = DOMAINS
 
 #: Why the official tool results cannot run without the official source.
-MISSING_SOURCE = ("--vita-deviation tool-results=official reads the official tools' messages from the official VitaBench 2.0 "
+MISSING_SOURCE = ("--vita-deviation tool-results=official reads the official tools' messages from the official "
+                  "VitaBench 2.0 "
                   "harness: name a copy with --vita-official-source DIR (or auto, the installed 'vita' package)")
 
 __all__ = ["DOMAINS", "MISSING_SOURCE", "OFFICIAL_RESULT_DOMAINS", "build_environment", "check_official_messages",

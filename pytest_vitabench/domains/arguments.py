@@ -122,7 +122,8 @@ def wrong_type_text(key: str, expected: Any, value: Any) -> str:
 
 def lax_arguments(properties: dict[str, Any], arguments: dict[str, Any]) -> dict[str, Any]:
     """Numeric strings made numbers where the schema asks for a number (also inside arrays), as the official
-    tools' pydantic models accept them; nothing else changes (``--vita-deviation tool-checks`` without argument_types)."""
+    tools' pydantic models accept them; nothing else changes (``--vita-deviation tool-checks`` without
+    argument_types)."""
     return {key: _lax(properties.get(key, {}), value) for key, value in arguments.items()}
 
 

@@ -83,7 +83,8 @@ def unscored_reward(verdicts: list[RubricVerdict], policy: str = "unscored") -> 
         ValueError: An unknown policy.
     """
     if policy not in JUDGE_FAILURE_POLICIES:
-        raise ValueError(f"--vita-deviation judge-failures must be one of {', '.join(JUDGE_FAILURE_POLICIES)}, got {policy!r}")
+        raise ValueError(f"--vita-deviation judge-failures must be one of {', '.join(JUDGE_FAILURE_POLICIES)}, got "
+                         f"{policy!r}")
     failed = [v for v in verdicts if v.judge_failure]
     returned = [v for v in verdicts if not v.judge_failure]
     if any(v.met is not True for v in returned):

@@ -164,7 +164,8 @@ def lang(language: str) -> str:
     return language if language in ("en", "zh") else "en"
 
 
-#: Sentences about the final records, left out when the judge is not shown them (``--vita-deviation judge-records=off``).
+#: Sentences about the final records, left out when the judge is not shown them (``--vita-deviation
+# judge-records=off``).
 _RECORD_SENTENCES = {
     "en": [" (the final records below show what exists)",
            "\n- The final records are the state after the whole conversation: credit an action in the window "

@@ -29,7 +29,8 @@ class JudgeOptions:
     """What the ``--vita-judge-*`` options say: the input of every judge's build function.
 
     Each field is the option of its name (``model`` is ``--vita-judge-model``, ``outcome``
-    ``--vita-judge-args outcome-reward``, ``official_source`` ``--vita-official-source``, ``params`` the extra judge request
+    ``--vita-judge-args outcome-reward``, ``official_source`` ``--vita-official-source``, ``params`` the extra judge
+    request
     parameters); ``client`` is the run's one LLM client, ``None`` for a judge that needs no LLM.
     """
 

@@ -172,7 +172,8 @@ class RagMemory:
 
 
 def wants_summary(options: MemoryOptions) -> bool:
-    """Whether rag gets an LLM summary: ``--vita-memory-args rag-summary``, or ``--vita-deviation rag=official`` with a memory
+    """Whether rag gets an LLM summary: ``--vita-memory-args rag-summary``, or ``--vita-deviation rag=official`` with
+    a memory
     model and a client (the official rag summarises with the agent's model whenever it has one)."""
     return bool(options.rag_summary or (options.rag_style == "official" and options.memory_model
                                         and options.llm_client is not None))
@@ -208,7 +209,8 @@ def build(options: MemoryOptions) -> Callable[[], Memory]:
         embedder = get_embedder(model, base_url=options.embedding_base_url, llm_client=options.llm_client,
                                 cache_dir=options.cache_dir, one_per_request=wording is not None)
     except MissingAPIKey as exc:
-        raise ValueError(f"the rag memory's embedding model {model!r}: {exc}; or set --vita-memory-args embedding-base-url, "
+        raise ValueError(f"the rag memory's embedding model {model!r}: {exc}; or set --vita-memory-args "
+                         f"embedding-base-url, "
                          f"or leave --vita-embedding-model unset for the local model") from None
 
     if wording is not None:

@@ -1,4 +1,5 @@
-"""``--vita-deviation tool-results=official``: the delivery, in-store and travel tools answer with the official tools' own text.
+"""``--vita-deviation tool-results=official``: the delivery, in-store and travel tools answer with the official tools'
+own text.
 
 The conformance test runs the official tools (VITA_OFFICIAL_PYTHON, a copy of ../shared/official) and ours on the
 same database and the same calls, successes and failures, and compares every answer and its error flag; the

@@ -1,4 +1,5 @@
-"""Judge failures are never the agent's: unscored rubrics, ``--vita-deviation judge-failures``, the metrics that skip them."""
+"""Judge failures are never the agent's: unscored rubrics, ``--vita-deviation judge-failures``, the metrics that skip
+them."""
 
 from __future__ import annotations
 

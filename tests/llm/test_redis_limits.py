@@ -80,7 +80,7 @@ def test_a_full_budget_times_out_naming_redis(redis_url):
 
 def test_an_unreachable_server_is_a_clear_error_without_the_password():
     port = free_port()  # nothing listens there
-    with pytest.raises(ValueError, match="--vita-limits url=redis://\\*\\*\\*@127.0.0.1:.*cannot reach") as info:
+    with pytest.raises(ValueError, match="--vita-limits url redis://\\*\\*\\*@127.0.0.1:.*cannot reach") as info:
         LLMClient(LLMSettings(base_url="http://127.0.0.1:9/v1", api_key_env="VITA_NO_KEY",
                               limits_url=f"redis://:hunter2secret@127.0.0.1:{port}/0", rpm=5))
     assert "hunter2secret" not in str(info.value)

@@ -1,4 +1,5 @@
-"""``--vita-limits tpm``: the run-wide token budget, a provider's token-limit 429s honoured, and adaptive concurrency."""
+"""``--vita-limits tpm``: the run-wide token budget, a provider's token-limit 429s honoured, and adaptive
+concurrency."""
 
 from __future__ import annotations
 
@@ -283,7 +284,7 @@ def test_tpm_across_xdist_workers_with_no_item_lost(pytester):
     try:
         result = pytester.runpytest_subprocess(
             "-n", "2", "-p", "no:cacheprovider", "--vita-trials", "6", "--vita-model", "stub-model",
-            "--vita-base-url", stub.base_url, "--vita-limits", f"tpm={str(budget)}", "-o", f"vita_limits=window={window:g}",
+            "--vita-base-url", stub.base_url, "--vita-limits", f"tpm={budget}", "-o", f"vita_limits=window={window:g}",
             "--vita-report", "run.json", "--vita-preflight", "off")
         report = json.loads((pytester.path / "run.json").read_text())
         assert [r["outcome"] for r in report["results"] if r["outcome"] == "error"] == []

@@ -117,7 +117,7 @@ def test_strict_turns_chronology_warnings_into_errors(project):
     (["--vita-judge-args", "mode=windows"],
      "--vita-judge-args mode must be one of window, full; got 'windows' (did you mean 'window'?)"),
     (["--vita-cache", "jugde"], "--vita-cache must be one of all, judge, off; got 'jugde' (did you mean 'judge'?)"),
-    (["--vita-limits circuit-breaker", "-1"], "--vita-limits circuit-breaker must be a whole number >= 0, got -1"),
+    (["--vita-limits", "circuit-breaker=-1"], "--vita-limits circuit-breaker must be a whole number >= 0, got -1"),
     (["--vita-progress", "often"], "--vita-progress must be auto, off or a number of seconds, got 'often'"),
     (["--vita-preflight", "yes"], "--vita-preflight must be one of on, off; got 'yes'"),
     (["--vita-fail-under", "avg@4"], "fail-under"),
@@ -143,8 +143,40 @@ def test_a_misspelled_built_in_is_an_unknown_model_not_a_missing_key(project, mo
 
 def test_help_lists_the_options(project):
     result = project.runpytest("--help")
-    result.stdout.fnmatch_lines(["*VitaBench 2.0 benchmark*", "*--vita-model=VITA_MODEL*", "*--vita-fail-under*",
+    result.stdout.fnmatch_lines(["*VitaBench 2.0 benchmark*", "*--vita-model=NAME*", "*--vita-fail-under*",
+                                 "*VitaBench: models, memory and judge*", "*--vita-limits=KEY=VALUE*",
                                  "*vita_suite_patterns*"])
+    lines = result.stdout.lines
+    # Our part: the option groups (from the essentials' heading to the next plugin's) and the ini keys.
+    start = lines.index("VitaBench 2.0 benchmark:")
+    end = next(i for i in range(start + 1, len(lines)) if lines[i].endswith(":") and not lines[i].startswith(
+        ("VitaBench", " ")))
+    ini = [i for i, line in enumerate(lines) if line.startswith("  vita_")]
+    ini_lines = sum(1 + (lines[i + 1].startswith(" " * 24) and not lines[i + 1].startswith("  vita_"))
+                    for i in ini)
+    assert (end - start) + ini_lines <= 120
+    assert not any("--vita-search-style" in line or "--vita-rpm" in line for line in lines)  # removed: hidden
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--vita-search-style", "official"], "--vita-search-style was replaced: use --vita-deviation search=VALUE"),
+    (["--vita-judge-batch"], "--vita-judge-batch was replaced: use --vita-judge-args batch=on"),
+    (["-o", "vita_rpm=5"], "vita_rpm was replaced: use --vita-limits rpm=VALUE (ini key vita_limits)"),
+])
+def test_a_removed_spelling_is_a_usage_error_naming_the_new_one(project, args, message):
+    result = project.runpytest(*args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*{message}*"])
+
+
+def test_a_structured_option_takes_its_keys_from_the_command_line_and_the_ini_file(project):
+    project.makeini("[pytest]\nvita_limits = rpm=5\n    tpm=2k\nvita_deviation = search=official\n")
+    result = project.runpytest("--vita-limits", "rpm=7", "--vita-trials", "1", "--vita-report", "r.json")
+    config = json.loads((project.path / "r.json").read_text())["config"]
+    assert (config["rpm"], config["tpm"], config["search_style"]) == (7, 2000, "official")  # the command line wins
+    bad = project.runpytest("--vita-limits", "rpms=7")
+    bad.stderr.fnmatch_lines(["*--vita-limits: unknown key 'rpms'*(did you mean 'rpm'?)*"])
+    assert result.ret in (0, 1) and bad.ret == pytest.ExitCode.USAGE_ERROR
 
 
 def test_last_failed_reruns_only_the_failed_items(project):

@@ -50,7 +50,8 @@ def test_batch_judged_items_match_the_synchronous_run(project):
 def test_inline_items_are_judged_in_batch_too(project):
     stub = StubBatchAPI(verdicts)
     try:
-        _, report = _run(project, stub, "--vita-judge-args", "batch", "--vita-judge-args", "batch-poll=0.05", "--vita-concurrency", "1")
+        _, report = _run(project, stub, "--vita-judge-args", "batch", "--vita-judge-args", "batch-poll=0.05",
+                         "--vita-concurrency", "1")
     finally:
         stub.close()
     assert stub.creations == 6  # one item at a time: a batch each
@@ -84,7 +85,8 @@ def test_the_preflight_stops_a_run_whose_endpoint_has_no_batch_api(project):
         stub.close()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*preflight failed, no item was run*",
-                                 "*judge (--vita-judge-args batch) at http://127.0.0.1:*: the endpoint has no Batch API "
+                                 "*judge (--vita-judge-args batch) at http://127.0.0.1:*: the endpoint has no Batch "
+                                 "API "
                                  "(HTTP 404 on GET /batches)*"])
 
 
@@ -94,7 +96,8 @@ def test_under_xdist_each_worker_batches_its_own_items(project):
     stub = StubBatchAPI(verdicts)
     try:
         _, synchronous = _run(project, stub)
-        result, batched = _run(project, stub, "-n", "2", "--vita-judge-args", "batch", "--vita-judge-args", "batch-poll=0.05")
+        result, batched = _run(project, stub, "-n", "2", "--vita-judge-args", "batch", "--vita-judge-args",
+                               "batch-poll=0.05")
     finally:
         stub.close()
     assert _scores(batched) == _scores(synchronous)

@@ -33,7 +33,7 @@ def test_the_ini_key_sets_it_too(project, tmp_path):
 def test_our_own_wording_says_it_is_not_comparable(project):
     path = project.path / "run.json"
     result = project.runpytest("--vita-profile", "official", "--vita-official-source", "none",
-                               "--vita-report", str(path))
+                               "--vita-report", str(path), "-v")
     result.stdout.fnmatch_lines(["official wording: none; not comparable: prompts are pytest-vitabench's own"])
     profile = json.loads(path.read_text())["config"]["profile_summary"]
     assert profile["official_source"] is None and profile["comparable_with_leaderboard"] is False
@@ -44,7 +44,7 @@ def test_the_header_and_report_name_the_source_and_its_version(project, tmp_path
     checkout = make_checkout(tmp_path / "harness")
     path = project.path / "run.json"
     result = project.runpytest("--vita-profile", "official", "--vita-official-source", str(checkout),
-                               "--vita-report", str(path))
+                               "--vita-report", str(path), "-v")
     package = (checkout / "src" / "vita").resolve()
     result.stdout.fnmatch_lines([f"official wording: {package} (checkout, sha256 *)"])
     report = json.loads(path.read_text())

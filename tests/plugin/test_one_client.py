@@ -17,8 +17,10 @@ def test_rag_endpoint_embeddings_use_the_run_key_and_reach_the_usage_table(proje
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     path = project.path / "run.json"
     args = ["--vita-report", str(path), "--vita-trials", "1", "--vita-memory", "rag", "--vita-embedding-model",
-            "stub-embed", *(["--vita-memory-args", f"embedding-base-url={stub.base_url}"] if endpoint_option == "embedding-base-url"
-                           else ["--vita-base-url", stub.base_url]), "--vita-api-key-env", "VITA_STUB_KEY", "--vita-limits", "timeout=30",
+            "stub-embed", *(["--vita-memory-args",
+                             f"embedding-base-url={stub.base_url}"] if endpoint_option == "embedding-base-url"
+                           else ["--vita-base-url",
+                                 stub.base_url]), "--vita-api-key-env", "VITA_STUB_KEY", "--vita-limits", "timeout=30",
             "--vita-preflight", "off", "-p", "no:cacheprovider"]
     if workers:  # the workers' usage reaches the controller's table and report
         pytest.importorskip("xdist")
