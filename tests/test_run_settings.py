@@ -86,15 +86,12 @@ def test_the_minimum_holds_for_a_config_built_directly():
 
 
 def test_a_baseline_comparison_ignores_how_the_runs_went():
-    from pytest_vitabench.report.compare import settings_difference
-    from pytest_vitabench.settings import run_scoped
+    from pytest_vitabench.report.compare import changed_settings
 
-    base = {"model": "a", "rpm": 0, "report": "a.json", "timeout": 120}
-    ignored = run_scoped()
-    assert settings_difference(base, {"model": "a", "rpm": 60, "report": "b.json", "timeout": 30},
-                               ignored=ignored) == {}
-    assert settings_difference(base, {**base, "model": "b"}, ignored=ignored) == {"model": ["a", "b"]}
-    assert "rpm" in settings_difference(base, {**base, "rpm": 60})  # only when asked to ignore them
+    base = {"model": "a", "rpm": 0, "report": "a.json", "timeout": 120, "base_url": "http://a/v1"}
+    assert changed_settings(base, {"model": "a", "rpm": 60, "report": "b.json", "timeout": 30,
+                                   "base_url": "http://b/v1"}) == {}
+    assert changed_settings(base, {**base, "model": "b"}) == {"model": ["a", "b"]}
 
 
 def test_the_options_reference_has_a_row_per_setting_with_its_help():
