@@ -119,8 +119,13 @@ def test_the_settings_and_their_parsers_import_only_the_standard_library():
                                          "pytest_vitabench.spelling"]))
 
 
-def test_the_offline_agent_names_the_parsers_know_are_the_built_in_agents():
+def test_the_offline_role_names_the_parsers_know_are_the_built_in_roles():
     from pytest_vitabench.agents import BUILTIN_AGENTS
+    from pytest_vitabench.judges.registry import BUILTIN
     from pytest_vitabench.option_values import BUILTIN_ROLE_NAMES
+    from pytest_vitabench.users import make_user_simulator
 
-    assert set(BUILTIN_ROLE_NAMES["--vita-model"]) == set(BUILTIN_AGENTS)
+    assert list(BUILTIN_ROLE_NAMES["--vita-model"]) == list(BUILTIN_AGENTS)
+    assert list(BUILTIN_ROLE_NAMES["--vita-judge-model"]) == list(BUILTIN)
+    for name in BUILTIN_ROLE_NAMES["--vita-user-model"]:
+        assert make_user_simulator(name).name == name  # offline: no client needed
