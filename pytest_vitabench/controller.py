@@ -28,14 +28,15 @@ from .session import (
     command,
     names_a_suite,
 )
+from .settings import spec
 
 if TYPE_CHECKING:
     from .report.outcome import RunOutcome
     from .result import ItemResult
 
-#: Role options whose default is offline; any other value names an LLM, so a preflight may be due.
-_OFFLINE_ROLE_DEFAULTS = {"vita_model": "reference", "vita_user_model": "scripted", "vita_judge_model": "rules",
-                          "vita_memory_model": None}
+#: Role options whose default is offline (by ini key); any other value names an LLM, so a preflight may be due.
+_OFFLINE_ROLE_DEFAULTS = {spec(name).ini: spec(name).default
+                          for name in ("model", "user_model", "judge_model", "memory_model")}
 
 
 class VitaController(VitaSession):

@@ -1,12 +1,12 @@
 """One subtask's conversation: agent <-> user <-> tools, until a stop token or the step budget.
 
-REFERENCE.md §3.3, its faults fixed: the trajectory opens with the agent's greeting and the user's verbatim
-instruction; every hop counts toward ``max_steps`` (a user turn, an agent turn, one batch of tool results);
-tool calls go to the environment (their message's text never reaches the user), tool errors back to the
-agent; an empty agent message is retried up to three times before the episode ends as
-``invalid_agent_message``. ``style="official"`` plays the official orchestrator's rules: a stop token ends
-the episode even beside tool calls (not run), an invalid agent message gets three attempts in all, and
-tool-call arguments that are not a JSON object raise :class:`MalformedToolCall` (the runner restarts then).
+The official conversation loop (tau2-bench's), its faults fixed: the trajectory opens with the agent's greeting and
+the user's verbatim instruction; every hop counts toward ``max_steps`` (a user turn, an agent turn, one batch of
+tool results); tool calls go to the environment (their message's text never reaches the user), tool errors back to
+the agent; an empty agent message is retried up to three times before the episode ends as ``invalid_agent_message``.
+``style="official"`` plays the official orchestrator's rules: a stop token ends the episode even beside tool calls
+(not run), an invalid agent message gets three attempts in all, and tool-call arguments that are not a JSON object
+raise :class:`MalformedToolCall` (the runner restarts then).
 """
 
 from __future__ import annotations
@@ -160,7 +160,7 @@ async def play_episode(*, agent: Agent, agent_setup: AgentSetup, user: UserSimul
     if not messages:
         greeting = user_setup.greeting or GREETING.get(user_setup.language, GREETING["en"])
         messages.append(Message(role="assistant", content=greeting))
-        # The first user turn is the instruction verbatim, with no simulator call (REFERENCE.md §3.4),
+        # The first user turn is the instruction verbatim, with no simulator call (as officially),
         # except for a hidden scenario (VitaBench 1.0 tasks), from which the simulator writes its opening.
         if user_setup.scenario_is_hidden:
             messages.append(await _user_turn(call, user, user_setup, messages, usage))

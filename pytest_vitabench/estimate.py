@@ -131,7 +131,7 @@ def estimate_cost(suite_path: str | Path, *, memory: list[str], trials: int, age
     suite = runner.suite(suite_path)
     agent, user, judge = make_builtin_agent("reference"), make_user_simulator("scripted"), RulesJudge()
     memory_model = memory_model or agent_model
-    # The official budgets: what the backends' specs put in the prompt at most (REFERENCE.md §4.1).
+    # The official budgets: what the backends' specs put in the prompt at most (MemorySpec.prompt_budget).
     options = MemoryOptions()
     specs = {name: memory_spec(name) for name in memory}
     items = subtasks = 0

@@ -24,7 +24,7 @@ def pytest_vitabench_result(result: Any, item: pytest.Item) -> None:
 
 @pytest.hookspec()
 def pytest_vitabench_report(report: dict[str, Any], config: pytest.Config) -> None:
-    """Called once, on the controller, with the ``vitabench-report/1`` dict before it is written.
+    """Called once, on the controller, with the ``vitabench-report/2`` dict before it is written.
 
     Example::
 

@@ -18,7 +18,6 @@ from .report.json_report import write_report
 from .report.outcome import gate_run, github_outputs, run_report, score_run, summary_lines
 from .runs.manifest import now_iso
 from .runs.pieces import Combined, MergeError, combine
-from .settings import run_scoped
 from .suite.loader import load_suite
 from .version import __version__
 
@@ -33,7 +32,7 @@ def merge_command(args: argparse.Namespace) -> int:
     try:
         options = run_config(args)  # --vita-fail-regression needs --vita-baseline, as in a run
         thresholds = parse_fail_under(options.fail_under) if options.fail_under else None
-        combined = combine(args.pieces, ignored_settings=run_scoped())
+        combined = combine(args.pieces)
     except (MergeError, ValueError) as exc:
         print(f"vitabench merge: {exc}", file=sys.stderr)
         return BAD_INPUT

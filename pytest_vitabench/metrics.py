@@ -2,8 +2,8 @@
 
 Pure functions over :class:`~pytest_vitabench.result.ItemResult` records. The semantics (errors count 0,
 skipped and unscored items are left out, short units score 0, the official style, the paired differences)
-are in ``docs/official-behaviour.md`` and ``docs/memory.md``; REFERENCE.md §5.6-§5.8 gives the official
-formulas, §7.1 the bugs fixed here.
+are in ``docs/official-behaviour.md`` (its Metrics section: the official formulas and what differs) and
+``docs/memory.md``.
 """
 
 from __future__ import annotations

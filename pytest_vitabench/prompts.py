@@ -1,6 +1,7 @@
 """Our own wording of the agent's system prompt and the opening greeting (English and Chinese).
 
-Content follows REFERENCE.md §3.2 with its two faults fixed: headers are in the run's language, and the
+Content follows the official agent prompt's sections with its two faults fixed: headers are in the run's
+language (officially Chinese in English runs too), and the
 profile and identity rules agree (the profile shown is the signed-in account's).
 """
 
@@ -71,7 +72,11 @@ _ROLE = {
     ("zh", True): "只有在判断用户确有需要时才行动。缺少必要信息时不要替用户做决定：先询问或用工具查询。不要推销服务。",
 }
 
+<<<<<<< HEAD
 #: ``--vita-deviation agent-prompt=official``: the official prompt's rules without our coaching (REFERENCE.md §3.2):
+=======
+#: ``--vita-agent-prompt official``: the official prompt's rules without our coaching (docs/official-profile.md):
+>>>>>>> once
 #: the proactive role without "ask or look it up first", no "later evidence overrides earlier evidence", and
 #: the addendum that repeats the memory rules and asks the agent to confirm the user id.
 _OFFICIAL_ROLE = {

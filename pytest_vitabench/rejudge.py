@@ -402,7 +402,7 @@ def rejudge_command(args: argparse.Namespace) -> int:
 COMMAND = Command(
     "rejudge", help="score a --vita-report JSON file again with another judge (no agent or user calls)",
     description=REJUDGE_DESCRIPTION, run=rejudge_command, arguments=(
-        argument("report", help="the vitabench-report/1 JSON file of a run"),
+        argument("report", help="the JSON report of a run (vitabench-report/2, or /1 of older runs)"),
         *setting_arguments("judge_model", "judge_mode", "judge_votes", "outcome_reward", "judge_batch",
                            "batch_poll", "judge_failures",
                            deviation={"help": "judge-failures=unscored|zero: a rubric the judge fails to return "

@@ -1,4 +1,5 @@
-"""The official VitaBench 2.0 data model as REFERENCE.md §1 describes it, written for tests.
+"""The official VitaBench 2.0 data model (its task file's pydantic models), written for tests from their
+field names and types.
 
 Only what the official loader checks: field names, requiredness and types of ``PersonalizationTask``,
 ``SubTask``, ``UserScenario``, ``EvaluationCriteria``, and of each domain's ``DB`` after its allow-list
@@ -57,7 +58,7 @@ class PersonalizationTask(_Ignore):
     subtasks: list[SubTask]
 
 
-# -- environments (REFERENCE.md §1.7) -------------------------------------------------------------------
+# -- environments (each domain's database in a subtask) -------------------------------------------------
 
 
 class Location(_Ignore):

@@ -1,4 +1,4 @@
-"""The episode loop (REFERENCE.md §3.3) with stub roles and a real delivery environment."""
+"""The episode loop (:mod:`pytest_vitabench.episode`) with stub roles and a real delivery environment."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Conformance: the official semantics (REFERENCE.md) pinned under ``--vita-profile official``.
+"""Conformance: the official semantics (docs/official-profile.md) pinned under ``--vita-profile official``.
 
 Tool outputs carry the official fields per tool; the LLM judge reads sliding windows of 10 with overlap 2,
 global 1-based numbering, no database and no seed; memory budgets are the official values in cl100k_base

@@ -115,15 +115,12 @@ def test_the_minimum_holds_for_a_config_built_directly():
 
 
 def test_a_baseline_comparison_ignores_how_the_runs_went():
-    from pytest_vitabench.report.compare import settings_difference
-    from pytest_vitabench.settings import run_scoped
+    from pytest_vitabench.report.compare import changed_settings
 
-    base = {"model": "a", "rpm": 0, "report": "a.json", "timeout": 120}
-    ignored = run_scoped()
-    assert settings_difference(base, {"model": "a", "rpm": 60, "report": "b.json", "timeout": 30},
-                               ignored=ignored) == {}
-    assert settings_difference(base, {**base, "model": "b"}, ignored=ignored) == {"model": ["a", "b"]}
-    assert "rpm" in settings_difference(base, {**base, "rpm": 60})  # only when asked to ignore them
+    base = {"model": "a", "rpm": 0, "report": "a.json", "timeout": 120, "base_url": "http://a/v1"}
+    assert changed_settings(base, {"model": "a", "rpm": 60, "report": "b.json", "timeout": 30,
+                                   "base_url": "http://b/v1"}) == {}
+    assert changed_settings(base, {**base, "model": "b"}) == {"model": ["a", "b"]}
 
 
 def test_the_options_reference_has_a_row_per_setting_with_its_help():
@@ -156,8 +153,13 @@ def test_the_settings_and_their_parsers_import_only_the_standard_library():
                                          "pytest_vitabench.spelling"]))
 
 
-def test_the_offline_agent_names_the_parsers_know_are_the_built_in_agents():
+def test_the_offline_role_names_the_parsers_know_are_the_built_in_roles():
     from pytest_vitabench.agents import BUILTIN_AGENTS
+    from pytest_vitabench.judges.registry import BUILTIN
     from pytest_vitabench.option_values import BUILTIN_ROLE_NAMES
+    from pytest_vitabench.users import make_user_simulator
 
-    assert set(BUILTIN_ROLE_NAMES["--vita-model"]) == set(BUILTIN_AGENTS)
+    assert list(BUILTIN_ROLE_NAMES["--vita-model"]) == list(BUILTIN_AGENTS)
+    assert list(BUILTIN_ROLE_NAMES["--vita-judge-model"]) == list(BUILTIN)
+    for name in BUILTIN_ROLE_NAMES["--vita-user-model"]:
+        assert make_user_simulator(name).name == name  # offline: no client needed

@@ -4,18 +4,10 @@ from __future__ import annotations
 
 import warnings
 
+from ..option_values import BUILTIN_ROLE_NAMES
 from .answer import AnswerAgent
 from .base import Agent, AgentSetup
 from .builtin import BuiltinAgent, GroundtruthReaderAgent, LiteralAgent, ReferenceAgent
-
-#: ``--vita-model`` names of the offline agents.
-BUILTIN_AGENTS: dict[str, type[BuiltinAgent] | type[AnswerAgent]] = {
-    "reference": ReferenceAgent,
-    "literal": LiteralAgent,
-    "groundtruth-reader": GroundtruthReaderAgent,
-    "answer": AnswerAgent,
-    "oracle": GroundtruthReaderAgent,  # deprecated alias, see DEPRECATED_AGENTS
-}
 
 #: Old built-in names that still work, with the message a run prints once.
 DEPRECATED_AGENTS: dict[str, str] = {
@@ -23,6 +15,14 @@ DEPRECATED_AGENTS: dict[str, str] = {
               "ground-truth preference tags with lexical heuristics, a ceiling only on suites phrased like ours); "
               "the true answer oracle is 'answer'",
 }
+#: The agent each deprecated name stands for.
+_RENAMED = {"oracle": GroundtruthReaderAgent.name}
+_CLASSES: dict[str, type[BuiltinAgent] | type[AnswerAgent]] = {
+    agent.name: agent for agent in (ReferenceAgent, LiteralAgent, GroundtruthReaderAgent, AnswerAgent)}
+#: ``--vita-model`` names of the offline agents (the names are declared in
+#: :data:`pytest_vitabench.option_values.BUILTIN_ROLE_NAMES`).
+BUILTIN_AGENTS: dict[str, type[BuiltinAgent] | type[AnswerAgent]] = {
+    name: _CLASSES[_RENAMED.get(name, name)] for name in BUILTIN_ROLE_NAMES["--vita-model"]}
 
 __all__ = ["BUILTIN_AGENTS", "DEPRECATED_AGENTS", "Agent", "AgentSetup", "make_builtin_agent"]
 

@@ -2,7 +2,7 @@
 
 An agent is stateless with respect to a subtask: the episode hands it the setup (system prompt,
 tools, memory text) and the whole conversation so far, and it returns the next assistant message.
-Fresh state per subtask (REFERENCE.md §3.1) therefore holds by construction. ``respond`` may be a
+Fresh state per subtask (as officially: only the memory persists) therefore holds by construction. ``respond`` may be a
 coroutine function; the episode awaits it.
 """
 

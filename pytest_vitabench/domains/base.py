@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
+from ..option_values import TOOL_CHECKS
 from .arguments import ArgumentValidator, lax_arguments
 from .fuzzy import fuzzy_rank, official_rank
 
@@ -23,9 +24,9 @@ if TYPE_CHECKING:
 ToolKind = Literal["read", "write", "create", "generic"]
 #: The kinds of the tools that change state.
 WRITE_KINDS: frozenset[ToolKind] = frozenset({"write", "create"})
-#: Names of the tool checks we add over the official tools (kept equal to ``profile.TOOL_CHECKS``).
-ALL_CHECKS = ("stock", "past_dates", "single_store", "attributes", "argument_types", "reservation",
-              "finished_orders", "empty_orders")
+#: Names of the tool checks we add over the official tools (declared, with what each refuses, in
+#: :data:`pytest_vitabench.option_values.TOOL_CHECKS`).
+ALL_CHECKS = tuple(TOOL_CHECKS)
 
 
 class ToolError(Exception):

@@ -167,7 +167,8 @@ class DomainDB(BaseModel):
     weather: list[Weather] = Field(default_factory=list)
     location: list[Location] = Field(default_factory=list)
     orders: dict[str, Order] = Field(default_factory=dict)
-    # Accepted for compatibility; exposed through no tool (it leaks preferences, REFERENCE §2.6).
+    # Accepted for compatibility; exposed through no tool (it leaks the ground-truth preferences, which is why
+    # VitaBench 2.0 dropped the tool that returned it).
     user_historical_behaviors: dict[str, Any] | list[Any] | str | None = None
 
 

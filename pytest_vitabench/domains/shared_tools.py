@@ -1,4 +1,4 @@
-"""The 7 tools every domain offers (REFERENCE §2.1), and the argument types several domains share."""
+"""The 7 tools every domain offers, as in the official harness, and the argument types several domains share."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ from ..suite.schema import SubTask
 #: The ``not_judgeable`` reason of a subtask without evaluation criteria (the official metrics count such a
 #: subtask in their own way: :mod:`pytest_vitabench.metrics`).
 NO_CRITERIA = "the subtask has no evaluation criteria"
-#: Terminations that score 0 without judging (REFERENCE.md §5.1).
+#: Terminations that score 0 without judging, as in the official evaluator.
 FAILING_TERMINATIONS = ("max_steps", "invalid_agent_message", "too_many_errors")
 
 

@@ -1,7 +1,9 @@
-"""The LLM rubric judge: the paper's sliding-window judge (REFERENCE.md §5.2), its full-trajectory variant
-(§5.3), votes and the outcome judge.
+"""The LLM rubric judge: the paper's sliding-window judge (windows of 10 messages overlapping by 2, each
+rubric's verdict carried from window to window), its full-trajectory variant (one call), votes and the
+outcome judge.
 
-Dispatch follows §5.1 with its faults fixed: a subtask without criteria or rubrics is *not judged* (never a
+Dispatch follows the official evaluator (an episode that ended by the step budget or an invalid agent message
+scores 0 unjudged) with its faults fixed: a subtask without criteria or rubrics is *not judged* (officially a
 free 1.0). A rubric the judge never returned, or whose last verdict its own justification contradicts, is a
 *judge failure* (see :func:`~.base.unscored_reward`), never the agent's failure. An endpoint that keeps
 failing raises :class:`~pytest_vitabench.llm.errors.LLMError`: an infrastructure error, never a verdict.
@@ -273,7 +275,7 @@ class LLMRubricJudge:
 
 # -- votes (``--vita-judge-args votes N``) ---------------------------------------------------------------
 # With N votes each rubric is met when more than half of the votes say so; a tie counts as unmet, so voting
-# never makes a pass easier to get by luck (REFERENCE.md §7.2).
+# never makes a pass easier to get by luck (the reward needs every rubric met, so one flaky verdict decides it).
 
 
 def vote_seeds(trial_seed: int, votes: int) -> list[int]:

@@ -1,4 +1,9 @@
+<<<<<<< HEAD
 """The outcome (action-level) judge of ``--vita-judge-args outcome-reward`` (REFERENCE.md §5.5), with its faults fixed.
+=======
+"""The outcome (action-level) judge of ``--vita-outcome-reward``, with its faults fixed (the differences from the
+official one are the outcome row of docs/official-profile.md).
+>>>>>>> once
 
 It asks the judge model whether the agent's last *successful* creating write, as it stands in the final
 state (a later payment or cancellation shows), satisfies each overall rubric; the reward becomes
@@ -30,7 +35,7 @@ OUTCOME_PREFIX = "[outcome] "
 
 def is_creating_write(name: str, environment: Any = None) -> bool:
     """Whether a tool call creates an order, booking or reservation: its tool is declared ``kind="create"``
-    (the official creating writes of REFERENCE.md §5.5, plus taxi orders, which work here)."""
+    (the official outcome judge's creating writes, plus taxi orders, which work here)."""
     kind = environment.tool_kind(name) if hasattr(environment, "tool_kind") else None
     return (kind or declared_kinds().get(name)) == "create"
 
@@ -185,8 +190,8 @@ class OutcomeJudge:
 
     def _official_question(self, case: JudgeCase, rubrics: list[str], language: str
                            ) -> OutcomeResult | tuple[list[dict[str, Any]], dict[str, Any]]:
-        """REFERENCE.md §5.5: the last resolvable write (failed or not), target and chosen entity, all rubrics
-        must hold of the outcome."""
+        """As the official outcome judge: the last resolvable write (failed or not), target and chosen entity,
+        all rubrics must hold of the outcome."""
         if not has_official_write(case.messages):
             return OutcomeResult(has_action=False, detail={"action": None, "style": "official"})
         resolved = last_resolved_write(case.messages, case.subtask.environment)

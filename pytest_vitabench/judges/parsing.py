@@ -2,7 +2,7 @@
 
 Judge models wrap JSON in code fences, prepend reasoning (``<think>...</think>``), use Python literals
 (``True``, ``None``, single quotes), leave trailing commas, or get cut off at the token limit. The official
-harness either repairs silently or crashes on such replies (REFERENCE.md §5.2, §7.1.8); here every reply
+harness either repairs silently or, in its rubric-less sliding judge, crashes on such replies; here every reply
 goes through :func:`parse_reply`, and what cannot be read is reported, never guessed.
 """
 

@@ -1,4 +1,5 @@
-"""Our own wording of the LLM judges' prompts, in English and Chinese (the rules of REFERENCE.md §5.2-§5.5).
+"""Our own wording of the LLM judges' prompts, in English and Chinese, following the official judges' rules
+(the trajectory in windows, the full trajectory, the outcome).
 
 Two additions the official judge lacks: the judge sees the final records as facts, and the outcome judge may
 set aside a rubric no outcome can show (it is judged on the trajectory instead of failing by default).

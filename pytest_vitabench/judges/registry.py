@@ -88,7 +88,7 @@ def _llm_rubric(options: JudgeOptions) -> Judge:
 RULES = JudgeSpec("rules", _rules)
 LLM_RUBRIC = JudgeSpec("llm", _llm_rubric, needs_llm=True, audited=True, batchable=True)
 #: The built-in judges selected by name; any other name is a model judged by :data:`LLM_RUBRIC`.
-BUILTIN = {"rules": RULES}
+BUILTIN = {spec.name: spec for spec in (RULES,)}
 
 
 def judge_spec(model: str) -> JudgeSpec:

@@ -1,4 +1,5 @@
-"""What an LLM judge reads: the numbered transcript, its windows (REFERENCE.md §5.2), and the final records.
+"""What an LLM judge reads: the numbered transcript, its windows (10 messages, overlapping by 2), and the final
+records.
 
 Message numbers are 1-based and global (the same message has the same number in every window); a message with
 neither text nor tool calls is not shown but keeps its number.

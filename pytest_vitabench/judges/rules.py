@@ -2,8 +2,9 @@
 
 Each rubric runs the suite's machine check (``rubric_checks``); a rubric without one is *not judged*
 (``met=None``), never passed, and outcome checks from the suite's answer annotations are added
-(:func:`outcome_verdicts`). The reward is the official binary one over the judged checks (REFERENCE.md §5.2),
-and 0 whenever the episode ended by ``max_steps`` or an invalid agent message (§5.1).
+(:func:`outcome_verdicts`). The reward is the official binary one over the judged checks (1 when every one
+is met), and 0 whenever the episode ended by ``max_steps`` or an invalid agent message
+(:data:`.base.FAILING_TERMINATIONS`).
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from ..messages import Usage
 from ..suite.schema import DailyRecord, EventRecord
 from .base import EMPTY_MEMORY, MemoryContext
 from .render import render_records
-from .spec import Endpoint, MemoryOptions, MemorySpec
+from .spec import Endpoint, MemoryOptions, MemorySpec, official_aliases
 from .tokens import keep_last_tokens, tokenizer_name
 
 if TYPE_CHECKING:
@@ -230,7 +230,7 @@ def _endpoints(config: Any) -> list[Endpoint]:
     return [Endpoint("memory", "chat", config.memory_model, config.base_url)] if config.memory_model else []
 
 
-SPEC = MemorySpec(name="agentic", aliases=("rewrite",), build=build, deterministic=False,
+SPEC = MemorySpec(name="agentic", aliases=official_aliases("agentic"), build=build, deterministic=False,
                   calls_llm=lambda config: bool(config.memory_model), endpoints=_endpoints,
                   prompt_budget=lambda options: DEFAULT_MAX_TOKENS, rewrites=True,
                   counts_tokens=True, leaderboard=True, pivot=2, request_role="memory",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..suite.schema import DailyRecord, EventRecord
 from .base import MemoryContext
-from .spec import MemorySpec
+from .spec import MemorySpec, official_aliases
 
 
 class NoMemory:
@@ -15,5 +15,5 @@ class NoMemory:
         return ""
 
 
-SPEC = MemorySpec(name="none", aliases=("null",), build=lambda options: NoMemory, deterministic=True,
-                  prompt_budget=lambda options: 0, paired_reference=True, pivot=0)
+SPEC = MemorySpec(name="none", aliases=official_aliases("none"), build=lambda options: NoMemory,
+                  deterministic=True, prompt_budget=lambda options: 0, paired_reference=True, pivot=0)

@@ -102,7 +102,7 @@ class RagMemory:
         if query is None or not query.strip():
             return self._dump()
         hits, heading = [i for i, _ in self.retrieve(query)], "hits"
-        if self.style == "official":  # REFERENCE.md §4.2: similarity order, else a whitespace keyword match
+        if self.style == "official":  # docs/rag-official.md: similarity order, else a whitespace keyword match
             if not hits:
                 words = [w.lower() for w in query.split() if w.strip()]
                 matched = [i for i, chunk in enumerate(self.chunks) if any(w in chunk.text.lower() for w in words)]

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..official_wording import OfficialWording, wording_for
+from ..option_values import ALIASES
 from .base import Memory
 
 if TYPE_CHECKING:
@@ -86,6 +87,12 @@ class Endpoint(NamedTuple):
     kind: str
     model: str
     base_url: str | None
+
+
+def official_aliases(name: str) -> tuple[str, ...]:
+    """The official harness's names for the built-in backend ``name`` (declared in
+    :data:`pytest_vitabench.option_values.ALIASES`: ``null`` is ``none``, ``rewrite`` is ``agentic``)."""
+    return tuple(alias for alias, target in ALIASES.items() if target == name)
 
 
 @dataclass(frozen=True)

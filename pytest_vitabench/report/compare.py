@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..metrics import bootstrap_intervals
+from ..runs.identity import settings_differences
 
-#: Config keys that do not change what a run measures (where it ran, which files it wrote).
-_IGNORED_SETTINGS = {"suites", "plugin_version", "base_url", "api_key_env"}
 ALPHA = 0.05
 
 
@@ -93,15 +92,11 @@ def binomial_two_sided(b: int, c: int) -> float:
     return min(1.0, 2 * tail)
 
 
-def settings_difference(base: Mapping[str, Any], new: Mapping[str, Any], *,
-                        ignored: Collection[str] = ()) -> dict[str, list[Any]]:
-    """Config keys whose values differ: ``{key: [base value, new value]}`` (suite hashes included), beside the
-    ``ignored`` keys, which say how a run went, not what it measured (``settings.run_scoped``)."""
-    out: dict[str, list[Any]] = {}
-    ignored = _IGNORED_SETTINGS | set(ignored)
-    for key in sorted((set(base) | set(new)) - ignored):
-        if base.get(key) != new.get(key):
-            out[key] = [base.get(key), new.get(key)]
+def changed_settings(base: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, list[Any]]:
+    """The settings that differ (:func:`~pytest_vitabench.runs.identity.settings_differences`, the plugin
+    version aside) as ``{key: [base value, new value]}``, and the suite files' hashes as ``suite sha256``."""
+    out: dict[str, list[Any]] = {key: [base.get(key), new.get(key)]
+                                 for key in settings_differences(base, new, version=False)}
     base_hashes = sorted((base.get("suites") or {}).values())
     new_hashes = sorted((new.get("suites") or {}).values())
     # A report written without hashes (older, or under xdist before they were recorded there) says nothing.
@@ -127,7 +122,7 @@ def record_reward(r: Mapping[str, Any]) -> float:
 def compare_results(base: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str, Any]], *,
                     base_config: Mapping[str, Any] | None = None, new_config: Mapping[str, Any] | None = None,
                     base_memory: str | None = None, new_memory: str | None = None, bootstrap: int = 2000,
-                    seed: int = 0, ignored_settings: Collection[str] = ()) -> Comparison:
+                    seed: int = 0) -> Comparison:
     """Compare two runs' item records (``user_id``, ``subtask_id``, ``memory``, ``trial``, ``reward``,
     ``outcome``, ``nodeid``, ``domain``), on ``base_memory`` against ``new_memory`` when either is given.
 
@@ -196,8 +191,7 @@ def compare_results(base: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str
                       new_avg=new_sum / n_units, delta=delta, ci95=ci,
                       discordant={"pass_to_fail": b, "fail_to_pass": c}, p_value=binomial_two_sided(b, c),
                       regressed=regressed, fixed=fixed,
-                      settings=settings_difference(base_config or {}, new_config or {},
-                                                   ignored=ignored_settings),
+                      settings=changed_settings(base_config or {}, new_config or {}),
                       only_base=only_base, only_new=only_new)
 
 

@@ -22,7 +22,6 @@ from ..llm.ledger import Ledger
 from ..metrics import compute_metrics
 from ..result import ItemResult
 from ..runs.reader import load_run
-from ..settings import run_scoped
 from .compare import Comparison, compare_results, regression_gate, regression_list, render_comparison
 from .failures import SubtaskFacts, categorize_result, failure_table, render_failure_table, subtask_facts
 from .github import error_annotations, step_summary, write_step_summary
@@ -162,7 +161,7 @@ def score_run(results: list[ItemResult], *, trials: int, seed: int, style: str =
             base = load_run(baseline)
             current = [r.model_dump(mode="json", exclude={"messages", "memory_snapshot"}) for r in results]
             outcome.comparison = compare_results(base.results, current, base_config=base.config,
-                                                 new_config=config or {}, seed=seed, ignored_settings=run_scoped())
+                                                 new_config=config or {}, seed=seed)
         except (OSError, ValueError) as exc:
             outcome.comparison_error = f"cannot compare with the baseline {baseline}: {exc}"
             if fail_regression is not None:

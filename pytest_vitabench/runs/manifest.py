@@ -1,7 +1,8 @@
 """What identifies a run's configuration, and which earlier run ``--vita-resume`` may continue.
 
-The *scoring configuration* is the report's ``config`` block without the settings that only say how to
-reach the endpoint: resuming against another port or host of the same model is allowed.
+The *scoring configuration* is the manifest's ``config`` block as :mod:`.identity` compares it: without the
+settings that only say how to reach the endpoint (resuming against another port or host of the same model is
+allowed) or how the run went.
 """
 
 from __future__ import annotations
@@ -15,11 +16,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .identity import measured, settings_differences
 from .store import RunStore, runs_root
 
 MANIFEST_SCHEMA = "vitabench-run/1"
-#: Config keys that do not change what an item scores.
-_NOT_SCORING = frozenset({"base_url", "api_key_env"})
 
 
 class ResumeError(ValueError):
@@ -27,7 +27,8 @@ class ResumeError(ValueError):
 
 
 def scoring_config(config: dict[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in config.items() if key not in _NOT_SCORING}
+    """The settings of ``config`` that identify the run (:func:`.identity.measured`, the plugin version too)."""
+    return measured(config)
 
 
 def config_sha256(config: dict[str, Any]) -> str:
@@ -66,14 +67,11 @@ def build_manifest(*, run_id: str, config: dict[str, Any], suites: dict[str, str
     }
 
 
-def differences(saved: dict[str, Any], current: dict[str, Any]) -> list[str]:
-    """``"setting: saved X, now Y"`` for each scoring setting that differs between two configs."""
-    saved, current = scoring_config(saved), scoring_config(current)
-    out = []
-    for key in sorted(set(saved) | set(current)):
-        if saved.get(key) != current.get(key):
-            out.append(f"{key}: saved {saved.get(key)!r}, now {current.get(key)!r}")
-    return out
+def difference_lines(saved: dict[str, Any], current: dict[str, Any]) -> list[str]:
+    """``"setting: saved X, now Y"`` for each setting that differs between two configs
+    (:func:`.identity.settings_differences`)."""
+    return [f"{key}: saved {saved.get(key)!r}, now {current.get(key)!r}"
+            for key in settings_differences(saved, current)]
 
 
 def find_resumable(rootdir: str | Path, requested: str, config: dict[str, Any]) -> RunStore | None:
@@ -111,7 +109,7 @@ def find_resumable(rootdir: str | Path, requested: str, config: dict[str, Any]) 
 
 
 def _mismatch(path: Path, manifest: dict[str, Any], config: dict[str, Any], *, none_compatible: bool) -> str:
-    diffs = differences(manifest.get("config") or {}, config)
+    diffs = difference_lines(manifest.get("config") or {}, config)
     head = (f"--vita-resume: no earlier run has this configuration; the newest, {path}, differs in:"
             if none_compatible else f"--vita-resume: the run {path} has another configuration:")
     body = "\n".join(f"  {line}" for line in diffs) or "  (its manifest has no comparable config)"

@@ -13,14 +13,11 @@ from typing import Any
 
 from ..llm.ledger import Ledger
 from ..result import ItemResult
-from .manifest import scoring_config
+from .identity import settings_differences
 from .reader import open_run
 from .records import result_of
 from .session import SUMMARY
 from .store import MANIFEST, RunStore
-
-#: Keys of a report's config block that say how a piece ran or are derived from it, never what it measured.
-_PER_PIECE = frozenset({"suites", "profile_summary", "suite_languages"})
 
 
 class MergeError(ValueError):
@@ -111,23 +108,16 @@ def read_piece(path: Path) -> Piece:
                  shard=selection.get("shard"), store=store)
 
 
-def measured(config: dict[str, Any], ignored: Iterable[str]) -> dict[str, Any]:
-    """The settings of a config block that change what a run measures (what merged pieces must share)."""
-    left_out = set(ignored) | _PER_PIECE
-    return {key: value for key, value in scoring_config(config).items() if key not in left_out}
-
-
-def differences(pieces: Sequence[Piece], ignored: Iterable[str]) -> list[str]:
-    """Every way the pieces differ from the first one in their measured settings and suite files."""
+def mismatches(pieces: Sequence[Piece]) -> list[str]:
+    """Every way the pieces differ from the first one in their settings
+    (:func:`.identity.settings_differences`) and suite files."""
     first = pieces[0]
-    base = measured(first.config, ignored)
     base_suites = first.config.get("suites") or {}
     out = []
     for piece in pieces[1:]:
-        other = measured(piece.config, ignored)
-        for key in sorted(set(base) | set(other)):
-            if base.get(key) != other.get(key):
-                out.append(f"{piece.source}: {key} is {other.get(key)!r}, {first.source} has {base.get(key)!r}")
+        for key in settings_differences(first.config, piece.config):
+            out.append(f"{piece.source}: {key} is {piece.config.get(key)!r}, {first.source} has "
+                       f"{first.config.get(key)!r}")
         suites = piece.config.get("suites") or {}
         for path in sorted(set(base_suites) & set(suites)):
             if base_suites[path] != suites[path]:
@@ -136,17 +126,13 @@ def differences(pieces: Sequence[Piece], ignored: Iterable[str]) -> list[str]:
     return out
 
 
-def combine(paths: Iterable[str | Path], *, ignored_settings: Iterable[str] = ()) -> Combined:
-    """Read and check the pieces, and put them together.
-
-    Args:
-        ignored_settings: Settings that say how a piece ran, not what it measured (limits, outputs, gates,
-            ``--vita-shard``); they may differ between pieces.
+def combine(paths: Iterable[str | Path]) -> Combined:
+    """Read and check the pieces, and put them together. Settings that say how a piece ran, not what it
+    measured (limits, outputs, gates, ``--vita-shard``, the endpoint), may differ between pieces.
 
     Raises:
         MergeError: Nothing to merge; pieces whose settings or suites differ; an item in two pieces.
     """
-    ignored = frozenset(ignored_settings)
     pieces: list[Piece] = []
     seen: set[str] = set()
     for path in expand(paths):
@@ -156,7 +142,7 @@ def combine(paths: Iterable[str | Path], *, ignored_settings: Iterable[str] = ()
             pieces.append(piece)
     if not pieces:
         raise MergeError("cannot merge: no pieces given")
-    problems = differences(pieces, ignored)
+    problems = mismatches(pieces)
     counts = sorted({int(p.shard["count"]) for p in pieces if p.shard})
     if len(counts) > 1:
         problems.append(f"the pieces were split into different numbers of shards: {counts}")
@@ -181,7 +167,8 @@ def combine(paths: Iterable[str | Path], *, ignored_settings: Iterable[str] = ()
 
 def _merged_config(pieces: Sequence[Piece]) -> dict[str, Any]:
     config = dict(pieces[0].config)
-    for key in ("suites", "suite_languages"):  # path -> sha256 / language: each piece knows its own suites
+    # path -> sha256 / language / download record: each piece knows its own suites
+    for key in ("suites", "suite_languages", "suite_sources"):
         merged = {path: value for piece in pieces for path, value in (piece.config.get(key) or {}).items()}
         if merged:
             config[key] = dict(sorted(merged.items()))

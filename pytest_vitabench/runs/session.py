@@ -12,7 +12,15 @@ from typing import Any, Protocol
 from ..atomic_file import write_atomic
 from ..result import ItemResult
 from ..version import __version__
-from .manifest import ResumeError, build_manifest, config_sha256, differences, find_resumable, git_commit, now_iso
+from .manifest import (
+    ResumeError,
+    build_manifest,
+    config_sha256,
+    difference_lines,
+    find_resumable,
+    git_commit,
+    now_iso,
+)
 from .records import journal_item
 from .store import RunStore, new_run_id, runs_root
 
@@ -78,7 +86,7 @@ def check_same_config(store: RunStore, config: dict[str, Any]) -> None:
     manifest = store.manifest()
     if manifest is None or manifest.get("config_sha256") == config_sha256(config):
         return
-    lines = "\n".join(f"  {line}" for line in differences(manifest.get("config") or {}, config))
+    lines = "\n".join(f"  {line}" for line in difference_lines(manifest.get("config") or {}, config))
     raise ResumeError(f"the run directory {store.path} holds a run with other settings:\n{lines}\n"
                       "Give another --vita-run-id, or the same settings.")
 

@@ -32,7 +32,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-#: Record types: order types of REFERENCE.md §1.7 plus instore ``reservation`` and ``book``.
+#: Record types: the order types of the domains' data plus instore ``reservation`` and ``book``.
 RecordType = Literal[
     "delivery", "instore", "hotel", "attraction", "flight", "train", "taxi", "reservation", "book"
 ]

@@ -18,11 +18,12 @@ from typing import Any
 
 HUB_DATASET = "meituan-longcat/VitaBench-2.0"
 HUB_FILE = "tasks.json"
-#: The revision every figure in REFERENCE.md §1.8 was counted on (the dataset has no tags to pin instead).
+#: The dataset revision whose subtask counts are known (771: 404 delivery, 223 instore, 144 ota); the dataset
+#: has no tags to pin instead.
 PINNED_REVISION = "a4553e1"
 #: The sha256 of the task file at a known revision, as far as it is published (a prefix).
 KNOWN_SHA256 = {PINNED_REVISION: "3a05f7e2"}
-#: Where the plugin's layout puts the official tasks (DESIGN.md §4).
+#: Where the official tasks go: ``suites/official/`` beside the demo suites (docs/suites.md).
 DEFAULT_DIR = Path("suites") / "official"
 SOURCE_SUFFIX = ".source"
 

@@ -26,7 +26,7 @@ _QUOTED_PATHS = 5
 
 Problems = list[tuple[str, str]]
 
-#: The entity containers that make up each domain's data (REFERENCE.md §1.7).
+#: The entity containers that make up each domain's data (its subtasks' ``environment`` keys).
 DOMAIN_CONTAINERS: dict[str, tuple[str, ...]] = {
     "delivery": ("stores",),
     "instore": ("shops",),

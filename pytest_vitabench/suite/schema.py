@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from .checks import RubricCheck
 
 DOMAINS = ("delivery", "instore", "ota")
-#: The entity containers of an environment (REFERENCE.md §1.7), and the kind of record a product of each makes.
+#: The entity containers of an environment, and the kind of record a product of each makes.
 ENTITY_CONTAINERS = {"stores": "delivery", "shops": "instore", "hotels": "hotel", "attractions": "attraction",
                      "flights": "flight", "trains": "train", "taxis": "taxi"}
 
@@ -94,7 +94,7 @@ class SubTask(_Open):
     skill_tested: list[str] = Field(default_factory=list)
     user_intention: str | None = ""
     message_history: list[Any] | None = None
-    # Kept although the official loader drops them (REFERENCE.md §1.2).
+    # Kept although the official loader drops them (its models ignore fields they do not declare).
     task_turn_num: str | None = None
     current_time: str | None = None
     start_date: str | None = None
@@ -129,7 +129,7 @@ class SubTask(_Open):
 
     @property
     def skills(self) -> list[str]:
-        """The metric split of REFERENCE.md §5.7: ``proactive`` or else ``personalize``."""
+        """The official metrics' split of subtasks: ``proactive`` or else ``personalize``."""
         return ["proactive"] if self.is_proactive else ["personalize"]
 
     def rubrics(self) -> list[str]:

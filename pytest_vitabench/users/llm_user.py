@@ -1,11 +1,12 @@
-"""The LLM user simulator (``--vita-user-model NAME``), with the official semantics (REFERENCE.md §3.4, §3.6).
+"""The LLM user simulator (``--vita-user-model NAME``), with the official semantics (including the hidden
+``user_intention`` of a proactive subtask, told only when the agent asks about it).
 
-The first turn is the instruction verbatim, with no LLM call, except for a hidden scenario (converted
-VitaBench 1.0 tasks), from which the model writes the opening request. Later turns are one call with the
-role-flipped conversation: the model never sees tool calls or tool results, nor the text of an agent
-message that calls tools (it went to the environment, §3.3). ``wait_for_action`` is an opt-in fix of the
-premature-stop fault (tau2-bench #182): a stop before any write tool has completed or been refused becomes
-a short nudge, at most :data:`MAX_NUDGES` times per subtask.
+The first turn is the instruction verbatim, with no LLM call, except for a hidden scenario (converted VitaBench 1.0
+tasks), from which the model writes the opening request. Later turns are one call with the role-flipped
+conversation: the model never sees tool calls or tool results, nor the text of an agent message that calls tools (it
+went to the environment, see :mod:`pytest_vitabench.episode`). ``wait_for_action`` is an opt-in fix of the
+premature-stop fault (tau2-bench #182): a stop before any write tool has completed or been refused becomes a short
+nudge, at most :data:`MAX_NUDGES` times per subtask.
 """
 
 from __future__ import annotations

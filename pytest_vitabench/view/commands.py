@@ -20,7 +20,6 @@ from ..report.plots import plot_data, render_plots
 from ..report.terminal import render_table
 from ..result import ItemResult
 from ..runs.reader import Run, load_report, load_run
-from ..settings import run_scoped
 from .catalogue import load_catalogue
 from .html import build_viewer
 
@@ -53,7 +52,7 @@ def render_run_page(run: Run, *, suite_dirs: list[str] | None = None, baseline: 
     results = [ItemResult.model_validate(r) for r in run.results]
     comparison = None
     if baseline is not None:
-        comparison = compare_runs(baseline, run, ignored_settings=run_scoped()).to_dict()
+        comparison = compare_runs(baseline, run).to_dict()
     return build_viewer(run, catalogue=catalogue, metrics_lines=render_table(metrics, results),
                         plots=plot_data(run.results, metrics), failures=analyse_run(run, catalogue),
                         comparison=comparison, judge=run.report.get("judge"),
@@ -110,7 +109,7 @@ def compare_command(args: argparse.Namespace) -> int:
     try:
         base, new = load_run(args.base), load_run(args.new)
         comparison = compare_runs(base, new, base_memory=args.base_memory, new_memory=args.new_memory,
-                                  seed=args.seed, ignored_settings=run_scoped())
+                                  seed=args.seed)
     except (OSError, ValueError) as exc:
         print(f"vitabench compare: {exc}", file=sys.stderr)
         return 2

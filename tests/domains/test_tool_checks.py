@@ -1,11 +1,10 @@
 """``--vita-deviation tool-checks``: each check we add over the official tools, on (default) and off (official).
 
-The official tools (REFERENCE.md §2) accept: delivery and in-store orders beyond stock, in-store times and
-travel dates in the past, delivery products from another store, an attributes list of any length,
-arguments of any JSON type, reservations whatever ``enable_reservation`` says, cancellations of
-delivered or consumed orders, and a delivery order without products. What both profiles
-refuse (a dispatch time in the past, an unknown store, a wrong user id, missing or unknown arguments)
-stays refused.
+The official tools (the tool strictness row of docs/official-profile.md) accept: delivery and in-store orders beyond
+stock, in-store times and travel dates in the past, delivery products from another store, an attributes list of any
+length, arguments of any JSON type, reservations whatever ``enable_reservation`` says, cancellations of delivered or
+consumed orders, and a delivery order without products. What both profiles refuse (a dispatch time in the past, an
+unknown store, a wrong user id, missing or unknown arguments) stays refused.
 """
 
 from __future__ import annotations

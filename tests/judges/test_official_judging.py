@@ -1,6 +1,6 @@
 """Judge inputs and semantics under the official profile vs our default, over real HTTP to the stub server.
 
-Pins REFERENCE.md §5.2 (the trajectory judge sees no database) and §5.5 (the outcome judge: the last
+Pins the official trajectory judge (it sees no database) and the official outcome judge (the last
 resolvable write, failed or not, the target entity next to the chosen one, every rubric must hold, no
 "not applicable"), and that the suite's language reaches the judge prompts.
 """

@@ -8,11 +8,11 @@ import pytest
 
 from pytest_vitabench.report.compare import (
     binomial_two_sided,
+    changed_settings,
     compare_results,
     regression_gate,
     regression_list,
     render_comparison,
-    settings_difference,
 )
 
 
@@ -91,8 +91,8 @@ def test_errors_count_as_failures_and_skipped_items_are_left_out():
 
 
 def test_settings_difference_and_rendering():
-    diff = settings_difference({"model": "a", "trials": 4, "suites": {"x": "aa" * 32}, "plugin_version": "1"},
-                               {"model": "b", "trials": 4, "suites": {"y": "bb" * 32}, "plugin_version": "2"})
+    diff = changed_settings({"model": "a", "trials": 4, "suites": {"x": "aa" * 32}, "plugin_version": "1"},
+                            {"model": "b", "trials": 4, "suites": {"y": "bb" * 32}, "plugin_version": "2"})
     assert diff == {"model": ["a", "b"], "suite sha256": [["a" * 12], ["b" * 12]]}
     base, new = _many_users(drop_users=10)
     c = compare_results(_items("m", base), _items("m", new), base_config={"model": "a"}, new_config={"model": "b"},

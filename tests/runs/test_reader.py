@@ -11,7 +11,7 @@ from pytest_vitabench.metrics import compute_metrics
 from pytest_vitabench.report.json_report import build_report, write_report
 from pytest_vitabench.result import ItemResult
 from pytest_vitabench.runs import open_run
-from pytest_vitabench.runs.manifest import build_manifest, config_sha256, differences
+from pytest_vitabench.runs.manifest import build_manifest, config_sha256, difference_lines
 from pytest_vitabench.runs.records import journal_item
 from pytest_vitabench.runs.store import RunStore
 
@@ -93,8 +93,8 @@ def test_bad_inputs_are_clear_errors(tmp_path, content, message):
 
 def test_the_endpoint_is_not_a_scoring_setting():
     moved = {**CONFIG, "base_url": "http://b:2/v1"}
-    assert config_sha256(moved) == config_sha256(CONFIG) and differences(CONFIG, moved) == []
-    assert differences(CONFIG, {**CONFIG, "seed": 7}) == ["seed: saved 0, now 7"]
+    assert config_sha256(moved) == config_sha256(CONFIG) and difference_lines(CONFIG, moved) == []
+    assert difference_lines(CONFIG, {**CONFIG, "seed": 7}) == ["seed: saved 0, now 7"]
 
 
 def test_a_blob_folder_removed_during_a_run_is_made_again(tmp_path):

@@ -1,7 +1,7 @@
 """Suites written by ``vitabench synth`` load in the official harness unchanged (our extension fields ignored).
 
-Every generated field the official data model knows is checked against its type as REFERENCE.md §1
-describes it (``tests/_official_model.py``): the user, each subtask, its user scenario and criteria, and
+Every generated field the official data model knows is checked against its type there
+(``tests/_official_model.py``): the user, each subtask, its user scenario and criteria, and
 the domain database after the official allow-list.
 """
 

@@ -1,4 +1,4 @@
-"""The food-delivery database: stores and their products (REFERENCE.md §1.7)."""
+"""The food-delivery database: stores and their products (a delivery subtask's ``environment``)."""
 
 from __future__ import annotations
 

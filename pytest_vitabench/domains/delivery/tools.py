@@ -1,4 +1,4 @@
-"""The 12 delivery tools (REFERENCE.md §2.2), with the official names and argument names."""
+"""The 12 delivery tools (19 with the shared ones), with the official names and argument names."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The in-store database: shops, their products, table reservations and paid bookings (REFERENCE §1.7)."""
+"""The in-store database: shops, their products, table reservations and paid bookings (an instore subtask's
+``environment``)."""
 
 from __future__ import annotations
 

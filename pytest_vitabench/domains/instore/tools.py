@@ -1,4 +1,4 @@
-"""The 16 instore tools (REFERENCE.md §2.3), official names and arguments, inherited bugs fixed:
+"""The 16 instore tools (23 with the shared ones), official names and arguments, inherited bugs fixed:
 ordering decrements stock (and refuses when it is insufficient) instead of overwriting it, and
 reservations / bookings require the shop to enable them."""
 

@@ -1,4 +1,5 @@
-"""The travel (``ota``) database: hotels, attractions, flights, trains and taxis (REFERENCE.md §1.7).
+"""The travel (``ota``) database: hotels, attractions, flights, trains and taxis (the containers of an ``ota``
+subtask's ``environment``).
 
 Every entity keeps unknown keys (``extra="allow"``, via :class:`~..entities.Entity`) because the released data
 carries answer-leaking markers (``hotel_type``, ``flight_type``, ``distraction_reason``, ...). They are

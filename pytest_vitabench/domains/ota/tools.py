@@ -1,4 +1,4 @@
-"""The 37 travel tools (REFERENCE.md §2.4), with the official names and argument names.
+"""The 37 travel tools (44 with the shared ones), with the official names and argument names.
 
 Searches that find nothing say so with an explicit empty result (``taxi_search`` with no match no longer
 lists every taxi, an official bug), so the agent never books an unrelated match.

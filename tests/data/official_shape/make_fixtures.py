@@ -2,7 +2,7 @@
 
     python tests/data/official_shape/make_fixtures.py
 
-Every record here was written by hand for this project, in the official schemas of REFERENCE.md §1 (VitaBench
+Every record here was written by hand for this project, in the official schemas (``tests/_official_model.py``; VitaBench
 2.0 ``tasks.json`` users; VitaBench 1.0 tasks with ``required_orders``). No file of the official datasets is
 copied. They exercise what our own generator never writes:
 
