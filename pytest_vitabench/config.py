@@ -25,7 +25,7 @@ OFFICIAL_SEED_MAX = 1_000_000
 
 
 class RunConfig(BaseModel, RunSettings):
-    """Settings of one benchmark run (see DESIGN.md §2 for the options, settings.py for each field)."""
+    """Settings of one benchmark run: each field is declared in :mod:`pytest_vitabench.settings`."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 

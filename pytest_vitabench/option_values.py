@@ -43,7 +43,7 @@ TOOL_CHECKS: dict[str, str] = {
     "empty_orders": "a delivery order without products",
 }
 
-#: Official names of memory backends accepted as aliases (REFERENCE.md §4).
+#: The official harness's names of memory backends, accepted as aliases (its null and rewrite are our none and agentic).
 ALIASES = {"null": "none", "rewrite": "agentic"}
 
 #: Seconds between progress lines (``--vita-progress auto``): on a terminal, and when the output goes to a

@@ -139,7 +139,7 @@ def comparability(config: Any, *, tokenizer: str = "cl100k_base", official_wordi
                   official_models: bool = False) -> list[str]:
     """Why this run's numbers cannot stand next to the published leaderboard (empty: they can).
 
-    The leaderboard (REFERENCE.md §8) uses an LLM user simulator and an LLM rubric judge (gpt-4.1), the
+    The published leaderboard uses an LLM user simulator and an LLM rubric judge (gpt-4.1), the
     sliding-window judge with one vote, 4 trials, the official harness's behaviour for every deviation, and
     budgets in cl100k_base tokens; its requests carry the official wording (``official_wording``: an official
     source was read, see :mod:`pytest_vitabench.official_source`) and, for rag, the official embedding model and

@@ -72,11 +72,8 @@ _ROLE = {
     ("zh", True): "只有在判断用户确有需要时才行动。缺少必要信息时不要替用户做决定：先询问或用工具查询。不要推销服务。",
 }
 
-<<<<<<< HEAD
-#: ``--vita-deviation agent-prompt=official``: the official prompt's rules without our coaching (REFERENCE.md §3.2):
-=======
-#: ``--vita-agent-prompt official``: the official prompt's rules without our coaching (docs/official-profile.md):
->>>>>>> once
+#: ``--vita-deviation agent-prompt=official``: the official prompt's rules without our coaching
+# (docs/official-profile.md):
 #: the proactive role without "ask or look it up first", no "later evidence overrides earlier evidence", and
 #: the addendum that repeats the memory rules and asks the agent to confirm the user id.
 _OFFICIAL_ROLE = {

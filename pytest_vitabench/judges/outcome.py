@@ -1,9 +1,5 @@
-<<<<<<< HEAD
-"""The outcome (action-level) judge of ``--vita-judge-args outcome-reward`` (REFERENCE.md §5.5), with its faults fixed.
-=======
-"""The outcome (action-level) judge of ``--vita-outcome-reward``, with its faults fixed (the differences from the
-official one are the outcome row of docs/official-profile.md).
->>>>>>> once
+"""The outcome (action-level) judge of ``--vita-judge-args outcome-reward``, with its faults fixed (the differences
+from the official one are the outcome row of docs/official-profile.md).
 
 It asks the judge model whether the agent's last *successful* creating write, as it stands in the final
 state (a later payment or cancellation shows), satisfies each overall rubric; the reward becomes

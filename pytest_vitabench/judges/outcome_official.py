@@ -1,4 +1,5 @@
-"""The official outcome judge's inputs (``--vita-deviation outcome=official``, REFERENCE.md §5.5).
+"""The official outcome judge's inputs (``--vita-deviation outcome=official``; the outcome row of
+docs/official-profile.md).
 
 The last official write call whose entity resolves in the subtask's *raw* environment (failed or not) is
 shown to the judge, sanitised, next to the *target* entity. This is what the judge model sees, never the agent.

@@ -3,7 +3,7 @@
 As :mod:`..delivery.official`: each method is one official tool, its checks in their order, its state changes
 and its answer text; a failed ``assert`` answers as plain text, a failed lookup as ``"Error: ..."``. Kept from
 ours: generated ids, and the catalogue (the official order overwrites the product's stock with the ordered
-quantity, a bug listed in REFERENCE.md §7; the order itself reads the same).
+quantity, an official bug both profiles fix; the order itself reads the same).
 """
 
 from __future__ import annotations

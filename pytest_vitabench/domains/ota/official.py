@@ -4,7 +4,7 @@ As :mod:`..delivery.official`: each method is one official tool (or one family o
 checks in their order, its state changes (stock taken and given back) and its answer text; a failed ``assert``
 answers as plain text, a failed lookup as ``"Error: ..."``. Kept from ours: generated ids; a hotel order for a
 room the hotel lacks is refused (the official tool creates an empty order at price 0, a bug listed in
-REFERENCE.md §7); the taxi search lists no taxi when none matches (the official one lists every taxi).
+fixed in both profiles); the taxi search lists no taxi when none matches (the official one lists every taxi).
 """
 
 from __future__ import annotations
@@ -170,7 +170,7 @@ class OfficialOta(OfficialTools):
             return problem
         hotel = self.entity("hotel", hotel_id)
         room = next((p for p in hotel.products if p.product_id == room_id), None)
-        if room is None:  # ours: the official tool books an empty order at price 0 (REFERENCE.md §7)
+        if room is None:  # ours: the official tool books an empty order at price 0 (fixed in both profiles)
             raise ToolError(f"Room {room_id} not found in hotel {hotel_id}")
         if (room.quantity or 0) <= 0:
             return self.say(no_room)
