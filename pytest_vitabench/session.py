@@ -18,8 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .settings import GROUPS
-
 if TYPE_CHECKING:
     from .benchmark import Benchmark
     from .engine.run import RunEngine
@@ -27,9 +25,6 @@ if TYPE_CHECKING:
     from .runner import ItemJob
     from .runs.store import RunStore
     from .suite.loader import LoadedSuite, LoadedUser
-
-#: The ini keys of the structured options (``vita_limits``...), whose ini lines and command-line values add up.
-STRUCTURED_INI = frozenset(group.ini for group in GROUPS.values())
 
 #: What the controller hands each xdist worker (``workerinput``) and each worker sends back (``workeroutput``).
 WORKER_LLM_DIR = "vita_llm_state_dir"
@@ -111,8 +106,10 @@ class VitaSession:
         return self._start()[1]
 
     def option(self, ini: str) -> Any:
+        from .settings import GROUPS  # already imported: it declared the options
+
         value = self.config.getoption(ini)
-        if ini in STRUCTURED_INI:  # KEY=VALUE pairs: the ini file's first, the command line's over them
+        if ini.removeprefix("vita_") in GROUPS:  # KEY=VALUE pairs: the ini file's first, the command line's over them
             return [*self.config.getini(ini), *(value or [])]
         return self.config.getini(ini) if value is None else value
 
