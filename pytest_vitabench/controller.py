@@ -28,15 +28,13 @@ from .session import (
     command,
     names_a_suite,
 )
-from .settings import spec
 
 if TYPE_CHECKING:
     from .report.outcome import RunOutcome
     from .result import ItemResult
 
-#: Role options whose default is offline (by ini key); any other value names an LLM, so a preflight may be due.
-_OFFLINE_ROLE_DEFAULTS = {spec(name).ini: spec(name).default
-                          for name in ("model", "user_model", "judge_model", "memory_model")}
+#: Role settings whose default is offline; any other value names an LLM, so a preflight may be due.
+_ROLES = ("model", "user_model", "judge_model", "memory_model")
 
 
 class VitaController(VitaSession):
@@ -118,8 +116,9 @@ class VitaController(VitaSession):
         yield
         if self.config.option.collectonly:
             return
-        if self.active or any(self.option(ini) not in (None, "", default)
-                              for ini, default in _OFFLINE_ROLE_DEFAULTS.items()):
+        from .settings import spec  # already imported: it declared the options
+
+        if self.active or any(self.option(spec(name).ini) not in (None, "", spec(name).default) for name in _ROLES):
             if self.bench.config.preflight == "on" and self.bench.needs_llm:
                 from .preflight import start_checks
 
