@@ -80,7 +80,8 @@ def messages() -> set[str]:
 
 def test_no_official_message_is_in_our_official_tool_code(messages):
     code = official_code()
-    assert {*(f"official/{name}" for name in OFFICIAL_TOOL_MODULES), "ota/tools.py"} <= set(code)  # the scan covers every official module and branch
+    # the scan covers every official module and branch
+    assert {*(f"official/{name}" for name in OFFICIAL_TOOL_MODULES), "ota/tools.py"} <= set(code)
     hits = {name: copied(messages, strings) for name, strings in code.items()}
     assert not {name: found for name, found in hits.items() if found}
 
