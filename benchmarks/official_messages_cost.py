@@ -32,9 +32,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--source", default=str(ROOT.parent / "shared" / "official" / "VitaBench-2.0"))
     args = parser.parse_args()
-    from pytest_vitabench.domains import build_environment, check_official_messages, official_message_keys
-    from pytest_vitabench.domains.delivery.official import NOT_UNPAID
-    from pytest_vitabench.official_source import locate
+    from pytest_vitabench.domains import build_environment
+    from pytest_vitabench.official.delivery import NOT_UNPAID
+    from pytest_vitabench.official.source import locate
+    from pytest_vitabench.official.tool_answers import check_official_messages, official_answers, official_message_keys
 
     source = locate(args.source)
     if source is None:
@@ -48,8 +49,8 @@ def main() -> int:
     env = build_environment("delivery", {"time": "2025-06-01 11:00:00", "user_id": "U1", "stores": {}, "orders": {
         "O1": {"order_id": "O1", "order_type": "delivery", "user_id": "U1", "store_id": "S1", "total_price": 1,
                "create_time": "2025-06-01 10:00:00", "update_time": "2025-06-01 10:00:00", "status": "paid",
-               "products": []}}}, user_id="U1", time="2025-06-01 11:00:00", seed=0, tool_results="official",
-        official_source=source)
+               "products": []}}}, user_id="U1", time="2025-06-01 11:00:00", seed=0,
+        answers=official_answers(source))
     lookup = _median_us(lambda: env.say(NOT_UNPAID))
     call = _median_us(lambda: env.call("pay_delivery_order", {"order_id": "O1"}))
     print(f"one lookup afterwards: median {lookup:.1f} us; one tool call saying it: median {call:.1f} us "

@@ -15,7 +15,6 @@ from typing import Any
 from . import profile
 from .agents import BUILTIN_AGENTS, make_builtin_agent
 from .config import RunConfig
-from .domains import MISSING_SOURCE, check_official_messages
 from .judges.batched import BatchJudge
 from .judges.registry import JudgeSpec, judge_spec, make_judge
 from .llm import Ledger, LLMClient, MissingAPIKey
@@ -25,11 +24,12 @@ from .memory.registry import RunMemories, request_roles, specs_of
 from .memory.snapshots import SnapshotStore
 from .memory.spec import MemoryOptions
 from .memory.tokens import count_tokens, tokenizer_name, tokenizer_note
-from .official_models import OfficialModels
-from .official_models import locate as locate_official_models
-from .official_source import NOT_COMPARABLE
-from .official_source import locate as locate_official_source
-from .official_wording import check_wording
+from .official.models import OfficialModels
+from .official.models import locate as locate_official_models
+from .official.source import NOT_COMPARABLE
+from .official.source import locate as locate_official_source
+from .official.tool_answers import MISSING_SOURCE, check_official_messages
+from .official.wording import check_wording
 from .option_values import unknown_model_hint
 from .runner import ItemRunner, RunState
 from .settings import given

@@ -1,12 +1,13 @@
 """One subtask's conversation: agent <-> user <-> tools, until a stop token or the step budget.
 
 The official conversation loop (tau2-bench's), its faults fixed: the trajectory opens with the agent's greeting and
-the user's verbatim instruction; every hop counts toward ``max_steps`` (a user turn, an agent turn, one batch of
-tool results); tool calls go to the environment (their message's text never reaches the user), tool errors back to
-the agent; an empty agent message is retried up to three times before the episode ends as ``invalid_agent_message``.
-``style="official"`` plays the official orchestrator's rules: a stop token ends the episode even beside tool calls
-(not run), an invalid agent message gets three attempts in all, and tool-call arguments that are not a JSON object
-raise :class:`MalformedToolCall` (the runner restarts then).
+the user's verbatim
+instruction; every hop counts toward ``max_steps`` (a user turn, an agent turn, one batch of tool results);
+tool calls go to the environment (their message's text never reaches the user), tool errors back to the
+agent; an empty agent message is retried up to three times before the episode ends as
+``invalid_agent_message``. Other :class:`~pytest_vitabench.official.behaviour.EpisodeRules` may end the episode
+at a stop token even beside tool calls (not run), give fewer attempts, and raise :class:`MalformedToolCall` for
+tool-call arguments that are not a JSON object (the runner restarts then).
 """
 
 from __future__ import annotations
@@ -20,16 +21,17 @@ from typing import Any, TypeVar
 from .agents.base import Agent, AgentSetup
 from .domains.base import Environment
 from .messages import Message, Usage
+from .official.behaviour import EpisodeRules
 from .prompts import GREETING
 from .users.base import UserSetup, UserSimulator
 
 T = TypeVar("T")
-#: Attempts at a valid agent message per turn: ours (the first and three retries) and the official orchestrator's.
-AGENT_ATTEMPTS = {"default": 4, "official": 3}
+#: This project's episode rules (the first attempt at a valid agent message and three retries).
+OURS = EpisodeRules()
 
 
 class MalformedToolCall(Exception):
-    """The agent's tool-call arguments are not a JSON object (official episode style: the episode crashes)."""
+    """The agent's tool-call arguments are not a JSON object (under rules where that crashes the episode)."""
 
 
 @dataclass
@@ -136,7 +138,7 @@ def run_episode(**episode: Any) -> EpisodeResult:
 
 async def play_episode(*, agent: Agent, agent_setup: AgentSetup, user: UserSimulator, user_setup: UserSetup,
                        environment: Environment, max_steps: int = 100, history: list[Message] | None = None,
-                       call: Any = None, style: str = "default") -> EpisodeResult:
+                       call: Any = None, rules: EpisodeRules = OURS) -> EpisodeResult:
     """One subtask's conversation, to its end, as a coroutine (:func:`run_episode` runs it in a thread).
 
     Args:
@@ -146,10 +148,11 @@ async def play_episode(*, agent: Agent, agent_setup: AgentSetup, user: UserSimul
             and the instruction, and whoever did not speak last speaks next (as the official orchestrator).
         call: ``await call(function, *args)`` invokes a role or a tool; :class:`ThreadedCaller` (the
             default) runs sync roles in threads so that many episodes share one event loop.
-        style: ``default`` or ``official`` stop and retry rules (module docstring).
+        rules: The stop and retry rules (module docstring).
 
     Raises:
-        MalformedToolCall: Official style only: the agent sent tool-call arguments that are not a JSON object.
+        MalformedToolCall: Only under ``rules.malformed_calls_crash``: the agent sent tool-call arguments
+            that are not a JSON object.
         Exception: Whatever the agent or the simulator raised: an infrastructure failure, reported by the
             caller as an error outcome (never as a scored failure).
     """
@@ -174,8 +177,7 @@ async def play_episode(*, agent: Agent, agent_setup: AgentSetup, user: UserSimul
         stopped = messages[-1].has_stop()
     steps = int(len(messages) > len(history or ()))  # the opening hop, if the start had one to make
     termination = "user_stop" if stopped else "max_steps"
-    official = style == "official"
-    attempts = AGENT_ATTEMPTS["official" if official else "default"]
+    attempts = rules.agent_attempts
     while steps < max_steps and termination != "user_stop":
         reply = await _agent_reply(call, agent, agent_setup, messages, attempts)
         if reply is None:
@@ -184,11 +186,11 @@ async def play_episode(*, agent: Agent, agent_setup: AgentSetup, user: UserSimul
         if reply.usage:
             usage["agent"] = usage["agent"] + reply.usage
         malformed = [c.arguments for c in reply.tool_calls or () if isinstance(c.arguments, str)]
-        if official and malformed:
+        if rules.malformed_calls_crash and malformed:
             raise MalformedToolCall(f"the agent's tool-call arguments are not a JSON object: {malformed[0][:200]!r}")
         messages.append(reply)
         steps += 1
-        if official and reply.has_stop():  # the official orchestrator stops before routing calls to the tools
+        if rules.stop_ends_at_once and reply.has_stop():  # before routing the calls to the tools
             termination = "agent_stop"
             break
         if reply.tool_calls:

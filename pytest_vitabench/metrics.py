@@ -19,6 +19,7 @@ from typing import Any
 from .formulas import METRICS, is_success, metric_key
 from .judges.base import NO_CRITERIA
 from .memory.registry import paired_references
+from .official.behaviour import metric_rules
 from .result import ItemResult
 
 LEVELS = ("subtask", "user")
@@ -26,8 +27,6 @@ LEVELS = ("subtask", "user")
 PAIRED_REFERENCES = tuple(paired_references())
 
 
-#: Metric styles (``--vita-deviation metrics``).
-STYLES = ("default", "official")
 
 
 @dataclass(frozen=True)
@@ -319,8 +318,7 @@ def compute_metrics(results: Sequence[ItemResult], *, k: int | None = None, boot
     """
     if k is not None and k < 1:
         raise ValueError(f"k must be at least 1, got k={k}")
-    if style not in STYLES:
-        raise ValueError(f"metrics style must be one of {', '.join(STYLES)}, got {style!r}")
+    rules = metric_rules(style)
     K = k if k is not None else (default_k(results) or 1)
     by_memory: dict[str, list[_Trial]] = defaultdict(list)
     skipped: dict[str, int] = defaultdict(int)
@@ -329,11 +327,11 @@ def compute_metrics(results: Sequence[ItemResult], *, k: int | None = None, boot
             skipped[r.memory] += 1
         else:
             by_memory[r.memory].append(_to_trial(r))
-    if style == "official":
+    if rules.unjudged_fail:
         for memory, stand_in in _official_unjudged(results):
             by_memory[memory].append(stand_in)
     out: dict[str, Any] = {}
-    pad_to = max(K, trials or 0) if style == "official" else 0
+    pad_to = max(K, trials or 0) if rules.pad_to_trials else 0
     for memory in sorted(set(by_memory) | set(skipped)):
         rows = by_memory.get(memory, [])
         out[memory] = {

@@ -130,7 +130,7 @@ OWN_WORDING = "prompts are pytest-vitabench's own (--vita-official-source none)"
 
 
 
-#: The reason when the official harness's models.yaml is unknown (:mod:`pytest_vitabench.official_models`).
+#: The reason when the official harness's models.yaml is unknown (:mod:`pytest_vitabench.official.models`).
 NO_MODELS_YAML = ("request settings unknown: no official models.yaml (--vita-official-models FILE; the official "
                   "harness sends each role its model's entry: max_tokens, temperature, reasoning_effort ...)")
 
@@ -142,7 +142,7 @@ def comparability(config: Any, *, tokenizer: str = "cl100k_base", official_wordi
     The published leaderboard uses an LLM user simulator and an LLM rubric judge (gpt-4.1), the
     sliding-window judge with one vote, 4 trials, the official harness's behaviour for every deviation, and
     budgets in cl100k_base tokens; its requests carry the official wording (``official_wording``: an official
-    source was read, see :mod:`pytest_vitabench.official_source`) and, for rag, the official embedding model and
+    source was read, see :mod:`pytest_vitabench.official.source`) and, for rag, the official embedding model and
     threshold at an endpoint.
     """
     reasons = []

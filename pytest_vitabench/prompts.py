@@ -10,6 +10,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from .official.behaviour import PromptRules
+
+#: This project's rules.
+OUR_PROMPT = PromptRules()
+
 GREETING = {"en": "Hello, how can I help you?", "zh": "您好，请问有什么可以帮您？"}
 
 _WEEKDAYS = {
@@ -115,17 +120,17 @@ def time_with_weekday(time: str, language: str = "en") -> str:
 
 def agent_system_prompt(
     *, time: str, profile: dict[str, Any], memory: str, proactive: bool, language: str = "en",
-    style: str = "default",
+    rules: PromptRules = OUR_PROMPT,
 ) -> str:
     """The agent's system prompt for one subtask.
 
     Args:
-        style: ``default`` (our rules) or ``official`` (``--vita-deviation agent-prompt=official``: the official rules,
-            without our coaching, with the confirm-the-user-id rule).
+        rules: Our rules, or (``rules.official_rules``) the official ones without our coaching, with the
+            confirm-the-user-id rule.
     """
     language = language if language in _POLICY else "en"
     stop = "'###STOP###'"
-    official = style == "official"
+    official = rules.official_rules
     if official:
         policy = _POLICY[language].replace(_OVERRIDE_LINE[language], "")
         parts = [policy.format(time=time, role=_OFFICIAL_ROLE[(language, proactive)], stop=stop),

@@ -25,8 +25,10 @@ from .llm.errors import LLMError
 from .llm.settings import settings_for_run
 from .messages import Usage
 from .metrics import compute_metrics
-from .official_source import OfficialSource
-from .official_source import locate as locate_official_source
+from .official.behaviour import ToolRules, tool_rules
+from .official.source import OfficialSource
+from .official.source import locate as locate_official_source
+from .official.tool_answers import answers_for
 from .report.json_report import build_report, load_report, write_report
 from .report.terminal import render_table
 from .result import ItemResult
@@ -114,7 +116,7 @@ def suite_language(configured: str, suite: LoadedSuite) -> str:
 
 
 def replay(result: ItemResult, suite: LoadedSuite, language: str, checks: list[str] | None = None,
-           styles: dict[str, str] | None = None, official_source: OfficialSource | None = None
+           tools: ToolRules | None = None, official_source: OfficialSource | None = None
            ) -> tuple[JudgeCase, list[str]]:
     """The judge case of a saved result: its subtask, messages and replayed final environment.
 
@@ -132,10 +134,12 @@ def replay(result: ItemResult, suite: LoadedSuite, language: str, checks: list[s
         raise RejudgeError(f"{result.nodeid}: subtask {result.subtask_id!r} is not in {suite.path}")
     sub = user.task.subtasks[index]
     time = user.times[index]
+    rules = tools or ToolRules()
     environment = build_environment(sub.domain, sub.environment,
                                     user_id=user.tool_user_id(index),
                                     time=time, seed=result.seed, language=language, checks=checks,
-                                    official_source=official_source, **(styles or {}))
+                                    official_search=rules.official_search,
+                                    answers=answers_for(rules, official_source))
     saved = {m.tool_call_id: m for m in result.messages if m.role == "tool" and m.tool_call_id}
     mismatches: list[str] = []
     for message in result.messages:
@@ -184,21 +188,20 @@ def rejudge_report(path: str | Path, judge: Judge, *, suite_paths: SuitePaths = 
     config = dict(report.get("config") or {})
     # The official tool results replay with the official messages, from the source the run named.
     read_from = ((report.get("profile") or {}).get("official_source") or {}).get("path")
-    official_source = locate_official_source(str(read_from or "none")) \
-        if config.get("tool_results") == "official" else None
+    # The run's search and answer styles, so that a replayed call answers as it did in the run.
+    tools = tool_rules(config.get("search_style"), config.get("tool_results"))
+    official_source = locate_official_source(str(read_from or "none")) if tools.official_answers else None
     language = str(config.get("language") or "en")
     mismatches: dict[str, list[str]] = {}
     kept: list[str] = []
     failed: dict[str, str] = {}
     batched: list[tuple[ItemResult, JudgeCase]] = []
-    # The run's search and answer styles, so that a replayed call answers as it did in the run.
-    styles = {key: str(config.get(key) or "default") for key in ("search_style", "tool_results")}
     for result in results:
         if result.outcome == "error":
             kept.append(result.nodeid)  # the episode never finished: nothing complete to judge
             continue
         case, problems = replay(result, suites[result.suite], suite_language(language, suites[result.suite]),
-                                checks=config.get("tool_checks"), styles=styles, official_source=official_source)
+                                checks=config.get("tool_checks"), tools=tools, official_source=official_source)
         if problems:
             mismatches[result.nodeid] = problems
         if batch is not None:

@@ -30,7 +30,9 @@ from .memory.registry import RunMemories
 from .memory.snapshots import SnapshotStore, advance, settings_of, snapshot_key
 from .memory.spec import MemoryOptions
 from .messages import Usage
-from .official_wording import wording_for
+from .official.behaviour import Behaviour
+from .official.tool_answers import answers_for
+from .official.wording import wording_for
 from .prompts import agent_system_prompt, time_with_weekday
 from .report.failures import failure_category
 from .result import ItemResult
@@ -47,7 +49,7 @@ ChainKey = tuple[str, str, str, int]
 _VB1_HIDDEN_PROFILE_KEYS = re.compile(r"diet|restriction|personality|preference|饮食|忌口|性格|偏好", re.I)
 
 if TYPE_CHECKING:
-    from .official_source import OfficialSource
+    from .official.source import OfficialSource
 
 
 @dataclass
@@ -71,10 +73,6 @@ class RunState:
     #: in flight.
     max_chains: int = 16
     chains_lock: threading.Lock = field(default_factory=threading.Lock)
-
-
-#: Extra attempts the official harness gives a crashed run (``run_task``'s ``max_retries``: 4 attempts in all).
-OFFICIAL_RESTARTS = 3
 
 
 @dataclass
@@ -118,6 +116,8 @@ class ItemRunner:
         self.config = config
         #: The user's copy of the official harness whose wording the requests carry (``None``: our own).
         self.official_source = official_source
+        #: The run's behaviour, read once from its style settings.
+        self.behaviour = Behaviour.of(config)
         self.memories = memories or RunMemories(MemoryOptions(full_context_max_tokens=config.full_context_max_tokens))
         self.snapshots = snapshots
         self.state = state or RunState()
@@ -259,17 +259,18 @@ class ItemRunner:
 
     async def _play(self, result: ItemResult, prepared: _Prepared, job: ItemJob,
                     call: Callable[..., Awaitable[Any]]) -> EpisodeResult:
-        """The item's episode. Under the official episode style a crashed one starts again on a fresh
-        environment, as the official harness reruns a crashed user, up to :data:`OFFICIAL_RESTARTS` times."""
+        """The item's episode. A crashed one starts again on a fresh environment as many times as the episode
+        rules allow."""
+        rules = self.behaviour.episode
         while True:
             try:
                 return await play_episode(
                     agent=job.agent, agent_setup=prepared.agent_setup, user=job.user_simulator,
                     user_setup=prepared.user_setup, environment=prepared.environment,
                     max_steps=self.config.max_steps, history=prepared.history, call=call,
-                    style=self.config.episode_style)
+                    rules=rules)
             except Exception:
-                if self.config.episode_style != "official" or result.restarts >= OFFICIAL_RESTARTS:
+                if result.restarts >= rules.restarts:
                     raise
                 result.restarts += 1
                 prepared.environment.close()
@@ -291,14 +292,15 @@ class ItemRunner:
         tools = memory_tools(memory)
         # The offline built-in agents read JSON answers; the official text is for models, and is read from the
         # official source (without one, under the official profile, the answers are ours as the prompts are).
-        official_text = not getattr(agent, "reads_json_results", False) and self.official_source is not None
-        tool_results = config.tool_results if official_text else "default"
+        behaviour = self.behaviour
+        text_answers = not getattr(agent, "reads_json_results", False) and self.official_source is not None
+        answers = answers_for(behaviour.tools, self.official_source) if text_answers else None
 
         def fresh_environment() -> Environment:
             built = build_environment(
                 sub.domain, sub.environment, user_id=tool_user_id,
                 time=env_time, seed=result.seed, language=language, checks=config.tool_checks,
-                search_style=config.search_style, tool_results=tool_results, official_source=self.official_source,
+                official_search=behaviour.tools.official_search, answers=answers,
             )
             built.add_tools(tools)
             return built
@@ -307,14 +309,14 @@ class ItemRunner:
         profile = agent_profile(task)
         clock = time_with_weekday(env_time, language)
         history = seed_messages(sub.message_history)
-        wording = wording_for(self.official_source, language) if config.agent_prompt == "official" else None
+        wording = wording_for(self.official_source, language) if behaviour.prompt.official_wording else None
         if wording is not None:
             system_prompt = wording.agent_system_prompt(time=clock, profile=profile, memory=snapshot,
                                                         proactive=sub.is_proactive)
         else:
             system_prompt = agent_system_prompt(time=clock, profile=profile, memory=snapshot,
                                                 proactive=sub.is_proactive, language=language,
-                                                style=config.agent_prompt)
+                                                rules=behaviour.prompt)
         write_tools = frozenset(name for name, tool in environment.tools.items() if tool.kind in WRITE_KINDS)
         setup = AgentSetup(
             system_prompt=system_prompt, hides_greeting=wording is not None and not history,

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_vitabench.official_messages import TOOL_FILES
-from pytest_vitabench.official_source import DOMAINS, PROMPTS
+from pytest_vitabench.official.messages import TOOL_FILES
+from pytest_vitabench.official.source import DOMAINS, PROMPTS
 
 #: The fields each prompt is formatted with.
 PLACEHOLDERS = {
@@ -200,7 +200,7 @@ def prompt_yaml(name: str) -> str:
 def fake_messages(file: str) -> str:
     """Module-level functions saying invented messages of every shape the official tool results read from
     ``file`` (a key of ``TOOL_FILES``): each asserts a message per ordinal, its placeholders as fields."""
-    from pytest_vitabench.domains import official_message_keys
+    from pytest_vitabench.official.tool_answers import official_message_keys
 
     shapes: dict[str, dict[tuple[str, ...], int]] = {}
     for key in official_message_keys():

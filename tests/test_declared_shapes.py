@@ -11,9 +11,10 @@ from pytest_vitabench.domains.tool_kinds import declared_kinds
 from pytest_vitabench.formulas import METRICS
 
 PACKAGE = Path(__file__).resolve().parent.parent / "pytest_vitabench"
-#: Where tool names belong: the tools' own declarations, and the official outcome evaluator's own list
-#: (``--vita-deviation outcome=official`` decides as the official harness does, by name).
-TOOL_NAME_HOMES = ("domains/", "judges/outcome_official.py")
+#: Where tool names belong: the tools' own declarations, their official re-implementations, and the official
+#: outcome evaluator's own list (``--vita-deviation outcome=official`` decides as the official harness does, by name).
+TOOL_NAME_HOMES = ("domains/", "official/delivery.py", "official/instore.py", "official/ota.py",
+                   "official/shared_tools.py", "official/outcome.py")
 #: Still matching write tools by name: being converted to the declared kinds (delete an entry once it is).
 NOT_YET_CONVERTED = ("agents/builtin.py", "suite/answer_key.py")
 

@@ -7,13 +7,14 @@ from test_episode import SETUP, USER, Scripted, Talker, _env
 
 from pytest_vitabench.episode import MalformedToolCall, run_episode
 from pytest_vitabench.messages import Message, ToolCall
+from pytest_vitabench.official.behaviour import episode_rules
 
 ORDER = ToolCall(id="o1", name="get_delivery_store_info", arguments={"store_id": "S2"})
 
 
 def _play(agent, style):
     return run_episode(agent=agent, agent_setup=SETUP, user=Talker(), user_setup=USER, environment=_env(),
-                       style=style)
+                       rules=episode_rules(style))
 
 
 def test_stop_next_to_tool_calls_ends_the_episode_before_the_tools_officially():

@@ -13,7 +13,7 @@ import pytest
 
 import pytest_vitabench
 from pytest_vitabench import vocabulary
-from pytest_vitabench.judges.outcome_official import sanitise
+from pytest_vitabench.official.outcome import sanitise
 from pytest_vitabench.text.preferences import PreferenceMemory
 from pytest_vitabench.vocabulary import (
     ANSWER_MARKER_VALUES,

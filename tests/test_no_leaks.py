@@ -23,6 +23,7 @@ from pytest_vitabench.config import RunConfig
 from pytest_vitabench.domains import build_environment
 from pytest_vitabench.memory.base import memory_tools
 from pytest_vitabench.memory.render import render_preferences
+from pytest_vitabench.official.tool_answers import official_answers
 from pytest_vitabench.prompts import agent_system_prompt
 from pytest_vitabench.runner import ItemRunner, agent_profile
 from pytest_vitabench.vocabulary import ANSWER_MARKER_VALUES, HIDDEN_KEYS, MARKER_PATTERN
@@ -128,7 +129,7 @@ def _official_source() -> Any:
     """The official harness beside the clone (its tools' answers need its wording), or a skip saying why."""
     if not OFFICIAL_DIR.is_dir():
         pytest.skip(f"{OFFICIAL_DIR} not found: the official tools' answers need the official harness's wording")
-    from pytest_vitabench.official_source import locate
+    from pytest_vitabench.official.source import locate
 
     return locate(str(OFFICIAL_DIR))
 
@@ -152,8 +153,8 @@ def test_no_answer_reaches_the_agent(path: Path, tool_results: str):
             for memory_name in ("none", "full_context"):
                 memory = runner.memory_for(suite, user, index, memory_name, trial=0)
                 env = build_environment(sub.domain, _planted(sub.environment), user_id=user.task.user_id,
-                                        time=user.times[index], seed=0, tool_results=tool_results,
-                                        official_source=source)
+                                        time=user.times[index], seed=0,
+                                        answers=official_answers(source) if source else None)
                 env.add_tools(memory_tools(memory))
                 visible = [agent_system_prompt(time=user.times[index], profile=agent_profile(user.task),
                                                memory=memory.read(sub.instruction), proactive=sub.is_proactive),

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from _fake_official import make_checkout
 
-from pytest_vitabench.domains import check_official_messages, official_message_keys
-from pytest_vitabench.official_messages import MessageKey, ToolMessages, function_messages
-from pytest_vitabench.official_source import OfficialSource, OfficialSourceError, locate
+from pytest_vitabench.official.messages import MessageKey, ToolMessages, function_messages
+from pytest_vitabench.official.source import OfficialSource, OfficialSourceError, locate
+from pytest_vitabench.official.tool_answers import check_official_messages, official_message_keys
 
 CODE = '''
 import pathlib

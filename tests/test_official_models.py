@@ -10,7 +10,7 @@ from _side_by_side import AGENT, JUDGE, USER, recorded, role_stub
 from _suites import tiny_suite
 
 from pytest_vitabench.benchmark import Benchmark
-from pytest_vitabench.official_models import load, locate
+from pytest_vitabench.official.models import load, locate
 from pytest_vitabench.profile import NO_MODELS_YAML, comparability
 
 MODELS_YAML = """\

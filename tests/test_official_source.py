@@ -8,7 +8,7 @@ import pytest
 from _fake_official import make_checkout
 from _side_by_side import OFFICIAL_SOURCE
 
-from pytest_vitabench.official_source import (
+from pytest_vitabench.official.source import (
     OfficialSourceError,
     literal_assignment,
     locate,

@@ -9,9 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from ..official_messages import DECLARED, MessageKey, ToolMessages
-from ..official_source import OfficialSource
-from .base import Environment
+from .base import Environment, ToolAnswers
 from .entities import load_db
 from .environment import DomainEnvironment
 from .shared_tools import SharedTools
@@ -21,29 +19,8 @@ DOMAINS = ("delivery", "instore", "ota")
 #: The domains whose tools answer as the official ones under ``--vita-deviation tool-results=official``: all of them.
 OFFICIAL_RESULT_DOMAINS = DOMAINS
 
-#: Why the official tool results cannot run without the official source.
-MISSING_SOURCE = ("--vita-deviation tool-results=official reads the official tools' messages from the official "
-                  "VitaBench 2.0 "
-                  "harness: name a copy with --vita-official-source DIR (or auto, the installed 'vita' package)")
-
-__all__ = ["DOMAINS", "MISSING_SOURCE", "OFFICIAL_RESULT_DOMAINS", "build_environment", "check_official_messages",
-           "domain_spec", "official_message_keys", "split_domains", "tool_names", "validate_environment"]
-
-
-def official_message_keys() -> list[MessageKey]:
-    """Every official message the official tool results read (each official tools module declares its own)."""
-    for name in DOMAINS:
-        domain_spec(name)  # a domain's tools import its official behaviour, which declares its messages
-    return list(dict.fromkeys(DECLARED))
-
-
-def check_official_messages(source: OfficialSource) -> None:
-    """Find every official message the official tool results use in ``source``, before any item runs.
-
-    Raises:
-        OfficialSourceError: A message is missing (naming the official file and function).
-    """
-    ToolMessages(source).check(official_message_keys())
+__all__ = ["DOMAINS", "OFFICIAL_RESULT_DOMAINS", "build_environment", "domain_spec", "split_domains", "tool_names",
+           "validate_environment"]
 
 
 def split_domains(domain: str) -> list[str]:
@@ -97,8 +74,7 @@ def validate_environment(domain: str, environment: dict[str, Any]) -> None:
 
 def build_environment(
     domain: str, environment: dict[str, Any], *, user_id: str, time: str, seed: int, language: str = "en",
-    checks: list[str] | None = None, search_style: str = "default", tool_results: str = "default",
-    official_source: OfficialSource | None = None,
+    checks: list[str] | None = None, official_search: bool = False, answers: ToolAnswers | None = None,
 ) -> Environment:
     """A fresh environment for one episode, over a deep copy of ``environment``.
 
@@ -111,15 +87,9 @@ def build_environment(
         language: ``en`` or ``zh``.
         checks: The tool checks we add over the official tools (``--vita-deviation tool-checks``; see
             :data:`pytest_vitabench.profile.TOOL_CHECKS`); ``None``: all of them.
-        search_style: ``default`` or ``official`` ranking and filtering of the search tools
-            (``--vita-deviation search``).
-        tool_results: ``default`` (JSON views) or ``official`` (the official tools' answers)
-            (``--vita-deviation tool-results``).
-        official_source: The user's copy of the official harness, which the official tool results read their
-            messages from (required with ``tool_results="official"``).
-
-    Raises:
-        ValueError: ``tool_results="official"`` without ``official_source``.
+        official_search: Rank and filter as the official search tools do (``--vita-deviation search``).
+        answers: Answer as the official tools do (``--vita-deviation tool-results``; built by
+            :func:`pytest_vitabench.official.tool_answers.official_answers`); ``None``: JSON views.
     """
     names = split_domains(domain)
     specs = [domain_spec(name) for name in names]
@@ -128,12 +98,8 @@ def build_environment(
                             language=language)
     if checks is not None:
         env.checks = frozenset(checks)
-    env.search_style = search_style
-    env.tool_results = tool_results
-    if env.official_results:
-        if official_source is None:
-            raise ValueError(MISSING_SOURCE)
-        env.official_messages = ToolMessages(official_source)
+    env.official_search = official_search
+    env.answers = answers
     env.add_tools(SharedTools(env).tools())
     for spec in specs:
         env.add_tools(spec.tools(env).tools())

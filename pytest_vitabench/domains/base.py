@@ -7,18 +7,15 @@ data (``*_type`` markers, ``distraction_reason``, ...) never reach the agent.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel
 
 from ..option_values import TOOL_CHECKS
 from .arguments import ArgumentValidator, lax_arguments
 from .fuzzy import fuzzy_rank, official_rank
-
-if TYPE_CHECKING:
-    from ..official_messages import MessageKey, ToolMessages
 
 #: ``create`` tools make an order, booking or reservation; ``write`` tools change one (pay, modify, cancel).
 ToolKind = Literal["read", "write", "create", "generic"]
@@ -27,6 +24,18 @@ WRITE_KINDS: frozenset[ToolKind] = frozenset({"write", "create"})
 #: Names of the tool checks we add over the official tools (declared, with what each refuses, in
 #: :data:`pytest_vitabench.option_values.TOOL_CHECKS`).
 ALL_CHECKS = tuple(TOOL_CHECKS)
+
+
+class ToolAnswers(Protocol):
+    """How the tools answer when they answer as another harness's tools do (the official package builds one)."""
+
+    def say(self, key: Hashable, *values: Any) -> str:
+        """The message ``key`` with ``values`` filled in."""
+        ...
+
+    def behaviour_for(self, tool_set: type) -> type | None:
+        """The class whose methods answer for the tools of ``tool_set`` (built over the environment), if any."""
+        ...
 
 
 class ToolError(Exception):
@@ -106,33 +115,26 @@ class Environment:
     #: this, never a global, so one process can run environments of both profiles.
     checks: frozenset[str] = field(default_factory=lambda: frozenset(ALL_CHECKS))
 
-    #: ``default`` or ``official`` (``--vita-deviation search``): how the search tools rank and filter.
-    search_style: str = "default"
-    #: ``default`` or ``official`` (``--vita-deviation tool-results``): JSON views, or the official tools' own answers.
-    tool_results: str = "default"
-    #: The official tools' messages, read from the user's copy of the harness (under the official tool results).
-    official_messages: ToolMessages | None = None
+    #: Whether the search tools rank, join keywords and filter cities as the official ones do.
+    official_search: bool = False
+    #: How the tools answer as the official ones (their records' string forms, their checks); ``None``: ours.
+    answers: ToolAnswers | None = None
 
     @property
     def official_results(self) -> bool:
-        """Whether the tools answer as the official ones (their records' string forms, their checks)."""
-        return self.tool_results == "official"
+        """Whether the tools answer as the official ones."""
+        return self.answers is not None
 
-    def say(self, key: MessageKey, *values: Any) -> str:
-        """The official tool message ``key`` with ``values`` (the official tool results never run without them).
+    def say(self, key: Hashable, *values: Any) -> str:
+        """The official tool message ``key`` with ``values`` (the official answers never run without them).
 
         Raises:
-            RuntimeError: The environment was built without the official source.
+            RuntimeError: The environment was built without the official answers.
         """
-        if self.official_messages is None:
+        if self.answers is None:
             raise RuntimeError("the official tool results need the official tools' messages: build the "
-                               "environment with official_source=")
-        return self.official_messages(key, *values)
-
-    @property
-    def official_search(self) -> bool:
-        """Whether the search tools rank, join keywords and filter cities as the official ones."""
-        return self.search_style == "official"
+                               "environment with answers=")
+        return self.answers.say(key, *values)
 
     def rank(self, keywords: Any, candidates: list[tuple[str, str, Any]]) -> list[Any]:
         """The candidates ranked by the search style in force; ``(id, text, item)`` triples."""

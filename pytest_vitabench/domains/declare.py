@@ -2,8 +2,8 @@
 
 A tool's docstring is the description the agent reads, its typed signature its parameters; each parameter's
 description (and extra JSON-schema keys such as ``enum``) rides on its ``Annotated[..., Arg(...)]`` annotation.
-A tool set may name the class of the official tools' behaviour (``official_tools``): under
-``--vita-deviation tool-results=official`` every tool whose method that class also has answers from it.
+When the environment answers as another harness's tools (:class:`~.base.ToolAnswers`), every tool whose
+method the answers' class for this tool set also has answers from it.
 
 Schemas and argument validators are built once per class; binding to an environment makes only the callables.
 """
@@ -86,13 +86,11 @@ class ToolSet:
     Attributes:
         env: The environment the tools act on.
         db: Its database (one episode's own); a subclass declares the type of its domain's.
-        official_tools: The class of the official tools' behaviour (built over the environment), if any.
         official_class: The official harness's class whose methods these tools are: a call whose arguments do not
             fit is refused in Python's words, naming ``official_class.tool``.
     """
 
     _specs: ClassVar[tuple[ToolSpec, ...] | None] = None
-    official_tools: ClassVar[type | None] = None
     official_class: ClassVar[str | None] = None
 
     db: Any
@@ -103,10 +101,12 @@ class ToolSet:
 
     @cached_property
     def official(self) -> Any:
-        """The official tools' behaviour over this set's environment (``--vita-deviation tool-results=official``)."""
-        if self.official_tools is None:
-            raise TypeError(f"{type(self).__name__} declares no official_tools")
-        return self.official_tools(self.env)
+        """The answering behaviour over this set's environment, when its tools answer as the official ones."""
+        answers = self.env.answers
+        behaviour = answers.behaviour_for(type(self)) if answers is not None else None
+        if behaviour is None:
+            raise TypeError(f"no official behaviour answers for {type(self).__name__}")
+        return behaviour(self.env)
 
     @classmethod
     def specs(cls) -> tuple[ToolSpec, ...]:
@@ -122,7 +122,8 @@ class ToolSet:
 
     def tools(self) -> list[Tool]:
         """The tools bound to this set's environment (to the official behaviour's, where it has the method)."""
-        official = self.official if self.env.official_results and self.official_tools is not None else None
+        answers = self.env.answers
+        official = self.official if answers is not None and answers.behaviour_for(type(self)) else None
         out = []
         for spec in self.specs():
             method = getattr(self, spec.method)

@@ -11,7 +11,6 @@ from .entities import Location, model_values
 from .environment import NEARBY_CONTAINERS
 from .fuzzy import fuzzy_score
 from .geo import distance_m, haversine_m
-from .official_shared import OfficialShared
 from .public_holidays import holiday_dates, holidays_on
 
 UserId = Annotated[str, Arg("The user's ID (as given in the user profile), e.g. 'U000001'.")]
@@ -23,7 +22,6 @@ WEATHER_CITY_MATCH = 50
 class SharedTools(ToolSet):
     """Distances, weather, geocoding, holidays, the user's orders and what is nearby."""
 
-    official_tools = OfficialShared
     official_class = "ToolKitBase"
 
     @tool("generic")

@@ -36,8 +36,8 @@ from .render import chat, numbered, record_facts, render_facts, render_messages,
 
 if TYPE_CHECKING:
     from ..llm.client import LLMClient
-    from ..official_source import OfficialSource
-    from ..official_wording import OfficialWording
+    from ..official.source import OfficialSource
+    from ..official.wording import OfficialWording
     from .outcome import OutcomeJudge
 
 T = TypeVar("T")
@@ -196,7 +196,7 @@ class LLMRubricJudge:
     def _official_wording(self) -> OfficialWording | None:
         if self.official_source is None:
             return None
-        from ..official_wording import wording_for
+        from ..official.wording import wording_for
 
         return wording_for(self.official_source, self.language)
 

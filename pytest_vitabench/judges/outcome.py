@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..domains.tool_kinds import declared_kinds
 from ..messages import Message, ToolCall
+from ..official.behaviour import OutcomeRules
+from ..official.outcome import has_official_write, last_resolved_write, target_entity
 from .asking import Answer, ask
 from .base import JudgeCase, RubricVerdict
-from .outcome_official import has_official_write, last_resolved_write, target_entity
 from .parsing import JudgeParseError, as_bool, match_items, rubric_items
 from .prompts import HEADINGS, OUTCOME_OFFICIAL_SYSTEM, OUTCOME_SYSTEM, lang
 from .render import chat, numbered, record_facts, render_call
@@ -122,31 +123,36 @@ def _answered(answer: Answer[list[RubricVerdict]], rubrics: list[str], detail: d
     return OutcomeResult(has_action=True, verdicts=answer.value, reward=reward, detail=detail, notes=notes)
 
 
+#: This project's inputs and semantics.
+OUR_RULES = OutcomeRules()
+
+
 class OutcomeJudge:
     """Judges the last successful creating write against the overall rubrics.
 
-    ``style="official"`` (``--vita-deviation outcome=official``) uses the official inputs and semantics instead
-    (:mod:`.outcome_official`): the last resolvable write, failed or not, and no rubric is "not applicable".
+    ``rules.official_inputs`` (``--vita-deviation outcome``) uses the official inputs and semantics instead
+    (:mod:`pytest_vitabench.official.outcome`): the last resolvable write, failed or not, and no rubric is
+    "not applicable".
     """
 
     def __init__(self, model: str, *, client: LLMClient, language: str = "en", params: dict[str, Any] | None = None,
-                 style: str = "default"):
+                 rules: OutcomeRules = OUR_RULES):
         self.model = model
         self.client = client
         self.language = lang(language)
         self.params = {"temperature": 0.0, **(params or {})}
-        self.style = style
+        self.rules = rules
 
     def judge(self, case: JudgeCase, *, seed: int, language: str | None = None) -> OutcomeResult:
         language = lang(language or self.language)
         rubrics = outcome_rubrics(case)
-        found = (self._official_question if self.style == "official" else self._question)(case, rubrics, language)
+        official = self.rules.official_inputs
+        found = (self._official_question if official else self._question)(case, rubrics, language)
         if isinstance(found, OutcomeResult):
             return found
         messages, detail = found
         if not rubrics:
             return OutcomeResult(has_action=True, verdicts=[], reward=1.0, detail=detail)
-        official = self.style == "official"
         answer = ask(self.client, model=self.model, messages=messages, seed=seed, language=language,
                      read=lambda value: _read(value, rubrics, applicable=not official), params=self.params)
         return _answered(answer, rubrics, detail)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
+from ..official.behaviour import outcome_rules
 from .audited import AuditedJudge
 from .base import Judge
 from .llm_rubric import LLMRubricJudge
@@ -79,7 +80,7 @@ def _llm_rubric(options: JudgeOptions) -> Judge:
         raise ValueError(f"--vita-judge-model {o.model!r} is an LLM judge and needs an LLM client "
                          "(an endpoint: --vita-base-url / $OPENAI_BASE_URL and a key in --vita-api-key-env)")
     outcome = OutcomeJudge(o.model, client=o.client, language=o.language, params=o.params,
-                           style=o.outcome_style) if o.outcome else None
+                           rules=outcome_rules(o.outcome_style)) if o.outcome else None
     return LLMRubricJudge(o.model, client=o.client, mode=o.mode, votes=o.votes,  # type: ignore[arg-type]
                           language=o.language, outcome=outcome, params=o.params, records=o.records,
                           failures=o.failures, official_source=o.official_source)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..domains.base import Tool
@@ -24,7 +23,7 @@ from .tokens import keep_last_tokens, tokenizer_name
 
 if TYPE_CHECKING:
     from ..llm.client import LLMClient
-    from ..official_wording import OfficialWording
+    from ..official.wording import OfficialWording
 
 log = logging.getLogger("pytest_vitabench.memory")
 
@@ -148,7 +147,7 @@ class AgenticMemory:
 
     def tools(self) -> list[Tool]:
         tools = preference_tools(read_fn=lambda: self.read(), query_fn=self.read)
-        return official_tools(tools, self.wording) if self.wording else tools
+        return self.wording.memory_tools(tools, OFFICIAL_FILE) if self.wording else tools
 
     def state(self) -> dict[str, Any]:
         return {"text": self.text, "fallbacks": self.fallbacks}
@@ -169,22 +168,6 @@ def rewrite_messages(*, current: str, records: str, budget: int, language: str =
     prompts = _PROMPTS[language if language in _PROMPTS else "en"]
     user = prompts["user"].format(memory=current or prompts["empty"], records=records, budget=budget)
     return [{"role": "system", "content": prompts["system"]}, {"role": "user", "content": user}]
-
-
-def official_tools(tools: list[Tool], wording: OfficialWording, file: str = OFFICIAL_FILE) -> list[Tool]:
-    """``tools`` with the official descriptions (of the tools of the official module ``file``, as each backend
-    documents them apart) and parameter schemas (no argument descriptions, as the official builder renders a
-    signature without documented arguments)."""
-    out = []
-    for tool in tools:
-        properties = {name: {"title": name.replace("_", " ").title(), "type": prop.get("type", "string")}
-                      for name, prop in (tool.parameters.get("properties") or {}).items()}
-        parameters: dict[str, Any] = {"properties": properties, "title": "parameters", "type": "object"}
-        if tool.parameters.get("required"):
-            parameters["required"] = list(tool.parameters["required"])
-        description = wording.memory_tool_description(tool.name, file)
-        out.append(replace(tool, description=description, parameters=parameters))
-    return out
 
 
 def preference_tools(*, read_fn: Callable[[], str], query_fn: Callable[[str], str]) -> list[Tool]:

@@ -4,8 +4,9 @@
 which of two contradicting records is the newer; when none reaches it, the most recent ``top_k`` (a
 whitespace keyword search, as officially, cannot work for Chinese). Vectors are computed lazily, in one
 batch, through a per-text disk cache: a restored checkpoint holds none, and results are the same whether
-they were computed now or read back. ``--vita-deviation rag=official`` with an official source runs
-:mod:`.rag_official` instead.
+they were computed now or read back. :class:`~pytest_vitabench.official.behaviour.RagRules` may order hits
+by similarity with a keyword fallback, or (with the harness's source) run
+:class:`~pytest_vitabench.official.rag.OfficialRagMemory` instead.
 """
 
 from __future__ import annotations
@@ -25,18 +26,21 @@ from ..embeddings import (
 )
 from ..llm.settings import MissingAPIKey
 from ..messages import Usage
+from ..official.behaviour import RagRules, rag_rules
+from ..official.rag import OFFICIAL_FILE, OfficialRagMemory, Windows, embedded
 from ..suite.schema import DailyRecord, EventRecord
 from . import agentic
 from .agentic import AgenticMemory, preference_tools
 from .base import EMPTY_MEMORY, Memory, MemoryContext
 from .chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_TOKENS, Chunk, chunk_records
-from .rag_official import OFFICIAL_FILE, OfficialRagMemory, embedded
 from .spec import Endpoint, MemoryOptions, MemorySpec
-from .tokens import keep_last_tokens, tokenizer_name
+from .tokens import keep_last_tokens, split_token_windows, tokenizer_name
 
 if TYPE_CHECKING:
     import numpy as np
 
+#: This project's retrieval rules.
+OUR_RULES = RagRules()
 #: The paper's values (memory.yaml ``rag``).
 DEFAULT_TOP_K = 8
 #: The budget of ``read()`` without a query.
@@ -66,14 +70,14 @@ class RagMemory:
         dump_tokens: Budget of ``read()`` without a query.
         language: ``en`` or ``zh`` (labels of the returned text).
         summarizer: An optional LLM memory that ``read()`` without a query returns instead of the dump.
-        style: ``default`` (the behaviour above) or ``official`` (``--vita-deviation rag=official``): hits best
+        rules: The behaviour above, or (``rules.similarity_order``, ``--vita-deviation rag``): hits best
             first; no hit: chunks sharing a whitespace-separated keyword with the query, then the summary (or
             every chunk); ``read()`` without a query: the summary, or every chunk.
     """
 
     def __init__(self, *, embedder: CachedEmbedder, top_k: int = DEFAULT_TOP_K, threshold: float | None = None,
                  dump_tokens: int = DEFAULT_DUMP_TOKENS, language: str = "en",
-                 summarizer: AgenticMemory | None = None, style: str = "default"):
+                 summarizer: AgenticMemory | None = None, rules: RagRules = OUR_RULES):
         self.embedder = embedder
         self.top_k = top_k
         model = embedder.model_id.split("@", 1)[0]
@@ -81,7 +85,7 @@ class RagMemory:
         self.dump_tokens = dump_tokens
         self.language = language if language in _TEXT else "en"
         self.summarizer = summarizer
-        self.style = style
+        self.rules = rules
         self.chunks: list[Chunk] = []
         self._vectors: np.ndarray | None = None  # rows for self.chunks[:len(rows)]
 
@@ -102,7 +106,7 @@ class RagMemory:
         if query is None or not query.strip():
             return self._dump()
         hits, heading = [i for i, _ in self.retrieve(query)], "hits"
-        if self.style == "official":  # docs/rag-official.md: similarity order, else a whitespace keyword match
+        if self.rules.similarity_order:  # else a whitespace keyword match
             if not hits:
                 words = [w.lower() for w in query.split() if w.strip()]
                 matched = [i for i, chunk in enumerate(self.chunks) if any(w in chunk.text.lower() for w in words)]
@@ -143,7 +147,7 @@ class RagMemory:
     def _dump(self) -> str:
         if self.summarizer is not None:
             return self.summarizer.read()
-        if self.style == "official":  # the official dump: every chunk, no budget
+        if self.rules.similarity_order:  # every chunk, no budget
             return "\n".join([_TEXT[self.language]["dump_all"], *(c.shown() for c in self.chunks)])
         body = keep_last_tokens("\n".join(c.shown() for c in self.chunks), self.dump_tokens)
         return f"{_TEXT[self.language]['dump']}\n{body}"
@@ -171,11 +175,21 @@ class RagMemory:
         return out
 
 
+#: How the official rag memory cuts records: as ours does.
+WINDOWS = Windows(split=split_token_windows, size=DEFAULT_CHUNK_TOKENS, overlap=DEFAULT_CHUNK_OVERLAP,
+                  tokenizer=tokenizer_name)
+
+
+def official_rag_memory(**kwargs: Any) -> OfficialRagMemory:
+    """The official rag memory, cutting records and offering tools as this package does."""
+    return OfficialRagMemory(windows=WINDOWS, tools=preference_tools, **kwargs)
+
+
 def wants_summary(options: MemoryOptions) -> bool:
     """Whether rag gets an LLM summary: ``--vita-memory-args rag-summary``, or ``--vita-deviation rag=official`` with
     a memory
     model and a client (the official rag summarises with the agent's model whenever it has one)."""
-    return bool(options.rag_summary or (options.rag_style == "official" and options.memory_model
+    return bool(options.rag_summary or (rag_rules(options.rag_style).official_memory and options.memory_model
                                         and options.llm_client is not None))
 
 
@@ -200,7 +214,8 @@ def build(options: MemoryOptions) -> Callable[[], Memory]:
         raise ValueError("the rag memory needs numpy, also with an endpoint embedding model: "
                          "pip install 'pytest-vitabench[rag]'") from None
     top_k, threshold, summarised = options.rag_top_k or DEFAULT_TOP_K, options.rag_threshold, wants_summary(options)
-    wording = options.wording() if options.rag_style == "official" else None
+    rules = rag_rules(options.rag_style)
+    wording = options.wording() if rules.official_memory else None
     # Without the official wording the summary is an agentic memory with our prompt.
     summary = (agentic.build(replace(options, official_source=None), who="--vita-memory-args rag-summary")
                if summarised and wording is None else None)
@@ -219,11 +234,11 @@ def build(options: MemoryOptions) -> Callable[[], Memory]:
         if summarised and (not summary_model or client is None):
             agentic.build(options, who="--vita-memory-args rag-summary")  # raises, naming what is missing
         params = dict(options.rag_summary_args)
-        return lambda: OfficialRagMemory(embedder=embedder, wording=wording, llm_client=client,
-                                         summary_model=summary_model, top_k=top_k, threshold=official_threshold,
-                                         params=params)
+        return lambda: official_rag_memory(embedder=embedder, wording=wording, llm_client=client,
+                                           summary_model=summary_model, top_k=top_k, threshold=official_threshold,
+                                           params=params)
     return lambda: RagMemory(embedder=embedder, top_k=top_k, threshold=threshold, language=options.language,
-                             summarizer=summary() if summary else None, style=options.rag_style)
+                             summarizer=summary() if summary else None, rules=rules)
 
 
 #: The official rag's retrieval (memory.yaml and rag_memory.py of the official harness).

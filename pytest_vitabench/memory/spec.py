@@ -10,13 +10,13 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..official_wording import OfficialWording, wording_for
+from ..official.wording import OfficialWording, wording_for
 from ..option_values import ALIASES
 from .base import Memory
 
 if TYPE_CHECKING:
     from ..llm.client import LLMClient
-    from ..official_source import OfficialSource
+    from ..official.source import OfficialSource
 
 #: Marks the options a ``module:Class`` or entry-point backend is not offered (they are the built-ins' wiring).
 _BUILTIN_ONLY = {"builtin_only": True}

@@ -23,7 +23,7 @@ from .base import UserSetup
 
 if TYPE_CHECKING:
     from ..llm.client import LLMClient
-    from ..official_source import OfficialSource
+    from ..official.source import OfficialSource
 
 MAX_NUDGES = 2
 _THINK = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.S | re.I)
@@ -219,7 +219,7 @@ class LLMUser:
         VitaBench 1.0 task, whose hidden scenario the official personalization user has no place for)."""
         if self.official_source is None or setup.scenario_is_hidden:
             return None
-        from ..official_wording import wording_for
+        from ..official.wording import wording_for
 
         wording = wording_for(self.official_source, _lang(setup.language))
         assert wording is not None

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from _paths import REPO_ROOT
 
-from pytest_vitabench.official_source import OfficialSource, locate
+from pytest_vitabench.official.source import OfficialSource, locate
 
 #: ``../shared/official/VitaBench-2.0`` beside the clone; ``VITA_SHARED_DIR`` points elsewhere (a git worktree one
 #: level deeper), as for the side-by-side test.

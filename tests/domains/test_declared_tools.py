@@ -17,6 +17,7 @@ from pytest_vitabench.domains.base import Tool
 from pytest_vitabench.domains.declare import Arg, ToolSet, tool
 from pytest_vitabench.domains.shared_tools import SharedTools
 from pytest_vitabench.domains.spec import DomainSpec
+from pytest_vitabench.official.tool_answers import OFFICIAL_TOOLS
 
 PINNED = Path(__file__).parent / "data" / "tool_schemas.json"
 NOW = "2025-06-01 11:00:00"
@@ -79,7 +80,7 @@ def test_the_registry_is_typed_specs_not_module_attributes() -> None:
 def test_the_domain_lists_outside_the_registry_are_the_registry():
     # The suite schema keeps its own tuple (it validates without loading a domain); the official source reads
     # the official harness's domain folders. Adding a domain must not leave either behind unnoticed.
-    from pytest_vitabench.official_source import DOMAINS as OFFICIAL_FOLDERS
+    from pytest_vitabench.official.source import DOMAINS as OFFICIAL_FOLDERS
     from pytest_vitabench.suite.schema import DOMAINS as SUITE_DOMAINS
 
     assert SUITE_DOMAINS == DOMAINS and set(OFFICIAL_FOLDERS) <= set(DOMAINS)
@@ -89,9 +90,10 @@ def test_a_tool_with_an_official_counterpart_never_branches_to_it_itself():
     # ToolSet.tools binds such a tool to the official method under the official tool results, so a branch to it
     # in the tool's own body would be dead code that drifts from the binding.
     for tool_set in (SharedTools, *(domain_spec(name).tools for name in DOMAINS)):
-        assert tool_set.official_tools is not None and tool_set.official_class, tool_set
+        behaviour = OFFICIAL_TOOLS.get(tool_set)
+        assert behaviour is not None and tool_set.official_class, tool_set
         for spec in tool_set.specs():
-            if hasattr(tool_set.official_tools, spec.method):
+            if hasattr(behaviour, spec.method):
                 source = inspect.getsource(getattr(tool_set, spec.method))
                 assert f"self.official.{spec.method}(" not in source, (tool_set.__name__, spec.method)
 

@@ -130,7 +130,7 @@ def test_search_order_equals_the_official_tools(tool, tmp_path):
     calls = _calls(tool, env)
     official = run_official_tools(tmp_path, sub["domain"], env, [(tool, args) for args in calls])
     ours = build_environment(sub["domain"], env, user_id=env["user_id"], time=env["time"], seed=0,
-                             search_style="official")
+                             official_search=True)
     compared = 0
     for args, (content, _error) in zip(calls, official, strict=True):
         expected = _official_ids(content, key, cls)

@@ -19,7 +19,8 @@ from _official_tools import CREATED, CREATING, official_source, run_official_too
 from _paths import REPO_ROOT, VB1_DIR, VB1_SKIP_REASON
 
 from pytest_vitabench.domains import build_environment
-from pytest_vitabench.domains.delivery.official import WRONG_USER
+from pytest_vitabench.official.delivery import WRONG_USER
+from pytest_vitabench.official.tool_answers import official_answers
 from pytest_vitabench.vocabulary import is_hidden
 
 PAPER = REPO_ROOT / "suites" / "paper" / "tasks.vita.json.gz"
@@ -38,8 +39,8 @@ def _delivery_subtask() -> dict[str, Any]:
 def _ours(environment: dict[str, Any], calls: list[tuple[str, Any]], domain: str = "delivery"
           ) -> list[tuple[str, bool]]:
     env = build_environment(domain, environment, user_id=environment["user_id"], time=environment["time"],
-                            seed=0, checks=[], search_style="official", tool_results="official",
-                            official_source=official_source())
+                            seed=0, checks=[], official_search=True,
+                            answers=official_answers(official_source()))
     out, created = [], ""
     for name, arguments in calls:
         result = env.call(name, {k: (created if v == "$CREATED" else v) for k, v in arguments.items()})
@@ -344,7 +345,7 @@ def test_default_results_stay_json():
     env = build_environment("delivery", sub_env, user_id="U1", time=sub_env["time"], seed=0)
     assert json.loads(env.call("get_delivery_store_info", {"store_id": "S1"}).content)["store_id"] == "S1"
     official = build_environment("delivery", sub_env, user_id="U1", time=sub_env["time"], seed=0,
-                                 tool_results="official", official_source=official_source())
+                                 answers=official_answers(official_source()))
     answer = official.call("get_delivery_store_info", {"store_id": "S1"})
     assert answer.content.startswith("Store(name=Noodle Bar, store_id=S1, score=4.0, location=A longitude:1.0,")
     assert "products=StoreProduct(store_name=Noodle Bar, store_id=S1, product_name=Noodles" in answer.content

@@ -15,9 +15,9 @@ from _suites import tiny_suite
 from pytest_vitabench.domains import build_environment
 from pytest_vitabench.judges import make_judge
 from pytest_vitabench.judges.base import JudgeCase
-from pytest_vitabench.judges.outcome_official import resolve_action, sanitise, target_entity
 from pytest_vitabench.llm import LLMClient, LLMSettings
 from pytest_vitabench.messages import Message, ToolCall
+from pytest_vitabench.official.outcome import resolve_action, sanitise, target_entity
 from pytest_vitabench.suite.schema import SubTask
 
 TIME = "2025-06-01 11:00:00"
@@ -78,7 +78,7 @@ def test_official_trajectory_judge_sees_no_database_records(stub):
 def test_the_full_trajectory_judge_sends_the_official_wording_once_and_reads_official_ids(stub, tmp_path):
     from _fake_official import make_checkout
 
-    from pytest_vitabench.official_source import locate
+    from pytest_vitabench.official.source import locate
 
     source = locate(str(make_checkout(tmp_path / "harness")))
     judge = make_judge("gpt-judge", client=client_for(stub), mode="full", official_source=source)

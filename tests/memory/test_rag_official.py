@@ -19,12 +19,13 @@ from pytest_vitabench.llm.client import LLMClient
 from pytest_vitabench.llm.settings import LLMSettings
 from pytest_vitabench.memory import rag
 from pytest_vitabench.memory.base import MemoryContext, memory_tools
-from pytest_vitabench.memory.rag_official import OfficialRagMemory, record_chunk
+from pytest_vitabench.memory.rag import official_rag_memory
 from pytest_vitabench.memory.registry import RunMemories
 from pytest_vitabench.memory.spec import MemoryOptions
 from pytest_vitabench.memory.tokens import count_tokens, split_token_windows, tokenizer_name
-from pytest_vitabench.official_source import locate
-from pytest_vitabench.official_wording import OfficialWording
+from pytest_vitabench.official.rag import OfficialRagMemory, record_chunk
+from pytest_vitabench.official.source import locate
+from pytest_vitabench.official.wording import OfficialWording
 from pytest_vitabench.suite.schema import DailyRecord, EventRecord
 
 CTX = MemoryContext(user_id="U1", subtask_id="s1", now="2025-03-01 09:00:00", seed=7)
@@ -57,7 +58,7 @@ def day(date: str, content: dict, said: str = "") -> DailyRecord:
 
 def memory(wording, vectors, **kwargs) -> tuple[OfficialRagMemory, Table]:
     table = Table(vectors)
-    return OfficialRagMemory(embedder=CachedEmbedder(table, EmbeddingCache()), wording=wording, **kwargs), table
+    return official_rag_memory(embedder=CachedEmbedder(table, EmbeddingCache()), wording=wording, **kwargs), table
 
 
 def test_a_day_is_the_json_of_each_behaviour_then_of_its_dialogue_with_keywords():
@@ -145,7 +146,7 @@ def test_the_summary_request_is_the_official_one_and_read_returns_it(wording, mo
     try:
         client = LLMClient(LLMSettings(base_url=stub.base_url, cache="off", api_key_env="VITA_TEST_KEY"))
         embedder = get_embedder("stub-embed", llm_client=client, one_per_request=True)
-        mem = OfficialRagMemory(embedder=embedder, wording=wording, llm_client=client, summary_model="stub-agent")
+        mem = official_rag_memory(embedder=embedder, wording=wording, llm_client=client, summary_model="stub-agent")
         mem.update([day("d1", {"item": "tea"}), day("d2", {"item": "soup"})], CTX)
         embeds = [b for b, p in zip(stub.requests, stub.paths, strict=True) if p.endswith("/embeddings")]
         chats = [b for b, p in zip(stub.requests, stub.paths, strict=True) if not p.endswith("/embeddings")]

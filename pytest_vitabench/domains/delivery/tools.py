@@ -12,7 +12,6 @@ from ..entities import Order, OrderProduct, catalogue_product
 from ..geo import distance_m
 from ..shared_tools import OrderId, UserId
 from .models import DeliveryDB, Store, StoreProduct, shipping_minutes
-from .official import OfficialDelivery
 
 ORDER_PREFIX = "OT"
 ORDER_TYPE = "delivery"
@@ -27,7 +26,6 @@ class DeliveryTools(ToolSet):
     """Store and dish search, delivery orders and their life cycle."""
 
     db: DeliveryDB
-    official_tools = OfficialDelivery
     official_class = "DeliveryTools"
 
     # ------------------------------------------------------------------ helpers

@@ -12,7 +12,6 @@ from ..declare import Arg, ToolSet, tool
 from ..entities import Order, OrderProduct
 from ..shared_tools import OrderId, UserId
 from .models import BookInfo, InStoreDB, ReservationInfo, Shop, ShopProduct
-from .official import OfficialInstore
 
 ORDER_PREFIX = "OI"
 RESERVATION_PREFIX = "RS"
@@ -40,7 +39,6 @@ class InstoreTools(ToolSet):
     """Shop and product search, in-store orders, bookings (paid) and reservations (free)."""
 
     db: InStoreDB
-    official_tools = OfficialInstore
     official_class = "InStoreTools"
 
     # ------------------------------------------------------------------ helpers

@@ -17,7 +17,6 @@ from ..fuzzy import fuzzy_rank, fuzzy_score, official_match
 from ..shared_tools import OrderId, UserId
 from .booking import STATUSES, OtaBooking
 from .models import KINDS, Flight
-from .official import OfficialOta
 
 #: Minimum fuzzy score for a city (or taxi address) to count as a match. The official harness uses 40,
 #: which lets unrelated cities through; 80 still accepts "Chengdu" for "Chengdu Shuangliu Airport".
@@ -66,7 +65,6 @@ def _none_found(what: str) -> dict[str, Any] | str:
 class OtaTools(OtaBooking):
     """Hotels, attractions, flights, trains and taxis: search, details, and orders of each kind."""
 
-    official_tools = OfficialOta
     official_class = "OTATools"
 
     # ------------------------------------------------------------------ info

@@ -11,14 +11,14 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from ...official_messages import message
-from .. import official_text as text
-from ..base import ToolError
-from ..clock import TIME_FORMAT
-from ..entities import Order, OrderProduct
-from ..geo import distance_m
-from ..official_shared import NO_COORDINATES, OfficialTools, valid_time
-from .models import Store, StoreProduct, shipping_minutes
+from ..domains.base import ToolError
+from ..domains.clock import TIME_FORMAT
+from ..domains.delivery.models import Store, StoreProduct, shipping_minutes
+from ..domains.entities import Order, OrderProduct
+from ..domains.geo import distance_m
+from . import record_text as text
+from .messages import message
+from .shared_tools import NO_COORDINATES, OfficialTools, valid_time
 
 _FILE = "delivery"
 STORE_NOT_FOUND = message(_FILE, "_get_store", "store_id")

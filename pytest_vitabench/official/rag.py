@@ -1,7 +1,7 @@
 """The ``rag`` backend as the official harness runs it (``--vita-deviation rag=official`` with an official source).
 
 Re-implemented from the official ``rag_memory.py``; every word that reaches a model is read from the user's
-copy of the harness (:class:`~pytest_vitabench.official_wording.OfficialWording`). Where we differ, none of
+copy of the harness (:class:`~pytest_vitabench.official.wording.OfficialWording`). Where we differ, none of
 it changing what a model is sent when every call succeeds: a failed embedding or summary request is an
 infrastructure error of the item (officially: a chunk without a vector, or the listing as summary), and a
 text embedded before is not requested again.
@@ -10,28 +10,49 @@ text embedded before is not requested again.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..domains.base import Tool
 from ..messages import Usage
 from ..suite.schema import DailyRecord, EventRecord
-from .agentic import official_tools, preference_tools
-from .base import MemoryContext
-from .chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_TOKENS
-from .tokens import split_token_windows, tokenizer_name
 
 if TYPE_CHECKING:
     import numpy as np
 
     from ..embeddings import CachedEmbedder
     from ..llm.client import LLMClient
-    from ..official_wording import OfficialWording
+    from .wording import OfficialWording
 
 #: The official module whose tool descriptions and wording this backend reads.
 OFFICIAL_FILE = "memory/rag_memory.py"
 #: Words of a dialogue turn that become keywords of its day's chunk (the official keyword search).
 _DIALOGUE_KEYWORDS = 5
+
+
+class _Seeded(Protocol):
+    """What an update needs of the memory context: the trial's seed."""
+
+    @property
+    def seed(self) -> int | None: ...
+
+
+@dataclass(frozen=True)
+class Windows:
+    """How a record's text is cut before embedding, as the memory package cuts it (token windows).
+
+    Attributes:
+        split: ``split(text, size, overlap)``: the windows of ``text``.
+        size: Tokens per window.
+        overlap: Tokens shared by neighbouring windows.
+        tokenizer: The name of the tokenizer counting them.
+    """
+
+    split: Callable[[str, int, int], list[str]]
+    size: int
+    overlap: int
+    tokenizer: Callable[[], str]
 
 
 @dataclass(frozen=True)
@@ -78,12 +99,17 @@ class OfficialRagMemory:
         llm_client: The run's LLM client for the summary (``None`` or no ``summary_model``: no summary, as
             without an agent LLM).
         params: The summary request's settings over temperature 0 (the memory model's models.yaml entry).
+        windows: How records are cut.
+        tools: ``tools(read_fn=, query_fn=)``: the memory's tools, which get the official descriptions.
     """
 
-    def __init__(self, *, embedder: CachedEmbedder, wording: OfficialWording, llm_client: LLMClient | None = None,
+    def __init__(self, *, embedder: CachedEmbedder, wording: OfficialWording, windows: Windows,
+                 tools: Callable[..., list[Tool]], llm_client: LLMClient | None = None,
                  summary_model: str | None = None, top_k: int = 8, threshold: float = 0.3,
                  params: dict[str, Any] | None = None):
         self.embedder = embedder
+        self.windows = windows
+        self.preference_tools = tools
         self.wording = wording
         self.client = llm_client if summary_model else None
         self.summary_model = summary_model
@@ -97,13 +123,13 @@ class OfficialRagMemory:
 
     # -- protocol -----------------------------------------------------------------------------------
 
-    def update(self, records: list[DailyRecord | EventRecord], context: MemoryContext) -> None:
+    def update(self, records: list[DailyRecord | EventRecord], context: _Seeded) -> None:
         if not records:
             return
         label = self.wording.rag_daily_label()
         for record in records:
             whole = record_chunk(record, label)
-            for piece in split_token_windows(whole.text, DEFAULT_CHUNK_TOKENS, DEFAULT_CHUNK_OVERLAP):
+            for piece in self.windows.split(whole.text, self.windows.size, self.windows.overlap):
                 self.chunks.append(OfficialChunk(piece, whole.keywords, whole.timestamp, whole.kind))
         self._chunk_vectors()  # officially embedded at update time, before the summary
         if self.client is not None:
@@ -128,8 +154,8 @@ class OfficialRagMemory:
         return self.wording.rag_listing("query_preference_memory", [c.listed() for c in scored[:self.top_k]])
 
     def tools(self) -> list[Tool]:
-        return official_tools(preference_tools(read_fn=lambda: self.read(), query_fn=self.query), self.wording,
-                              OFFICIAL_FILE)
+        return self.wording.memory_tools(self.preference_tools(read_fn=lambda: self.read(), query_fn=self.query),
+                                         OFFICIAL_FILE)
 
     # -- retrieval ----------------------------------------------------------------------------------
 
@@ -163,7 +189,7 @@ class OfficialRagMemory:
     def _listing(self) -> str:
         return self.wording.rag_listing("_build_summary", [c.listed() for c in self.chunks])
 
-    def _summarise(self, context: MemoryContext) -> str:
+    def _summarise(self, context: _Seeded) -> str:
         assert self.client is not None and self.summary_model is not None
         completion = self.client.complete("memory", model=self.summary_model, seed=context.seed,
                                           messages=self.wording.rag_summary_messages([c.listed() for c in self.chunks]),
@@ -184,8 +210,8 @@ class OfficialRagMemory:
         self._vectors = []  # from the embedding cache on the next read
 
     def fingerprint(self) -> dict[str, Any]:
-        return {"style": "official", "chunk_tokens": DEFAULT_CHUNK_TOKENS, "chunk_overlap": DEFAULT_CHUNK_OVERLAP,
-                "tokenizer": tokenizer_name(), "official_wording": self.wording.source.version,
+        return {"style": "official", "chunk_tokens": self.windows.size, "chunk_overlap": self.windows.overlap,
+                "tokenizer": self.windows.tokenizer(), "official_wording": self.wording.source.version,
                 "summary_model": self.summary_model, "endpoint": getattr(self.client, "endpoint", None),
                 "temperature": 0.0, "params": self.params}
 

@@ -11,13 +11,13 @@ import json
 from datetime import datetime
 from typing import Any
 
-from ..official_messages import MessageKey, message
-from . import official_text as text
-from .base import ToolError
-from .clock import DATE_FORMAT, TIME_FORMAT
-from .entities import Order, catalogue_product
-from .fuzzy import official_rank, official_score
-from .geo import haversine_m
+from ..domains.base import ToolError
+from ..domains.clock import DATE_FORMAT, TIME_FORMAT
+from ..domains.entities import Order, catalogue_product
+from ..domains.fuzzy import official_rank, official_score
+from ..domains.geo import haversine_m
+from . import record_text as text
+from .messages import MessageKey, message
 
 _FILE = "shared"
 BAD_START = message(_FILE, "weather", "date_start")

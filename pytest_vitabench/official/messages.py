@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .official_source import DOMAINS, OfficialSource, OfficialSourceError
+from .source import DOMAINS, OfficialSource, OfficialSourceError
 
 #: The official files whose functions' messages become tool results (paths under the ``vita`` package).
 TOOL_FILES = {**{domain: f"domains/{domain}/tools.py" for domain in DOMAINS}, "shared": "environment/toolkit.py"}

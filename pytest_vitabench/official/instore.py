@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...official_messages import MessageKey, message
-from .. import official_text as text
-from ..entities import Order, OrderProduct
-from ..official_shared import OfficialTools, valid_time
-from .models import BookInfo, ReservationInfo, Shop, ShopProduct
+from ..domains.entities import Order, OrderProduct
+from ..domains.instore.models import BookInfo, ReservationInfo, Shop, ShopProduct
+from . import record_text as text
+from .messages import MessageKey, message
+from .shared_tools import OfficialTools, valid_time
 
 _FILE = "instore"
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .entities import Location, Order, catalogue_product, render
+from ..domains.entities import Location, Order, catalogue_product, render
 
 
 def number(value: Any) -> str:

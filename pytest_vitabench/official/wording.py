@@ -2,7 +2,7 @@
 
 The composition (what goes where, in which order, how a profile or a history record becomes a line) is
 re-implemented here from reading the official harness; every word of its text is read at run time from an
-:class:`~pytest_vitabench.official_source.OfficialSource`: prompt files for the policies, its code (parsed,
+:class:`~pytest_vitabench.official.source.OfficialSource`: prompt files for the policies, its code (parsed,
 never run) for the headers and labels it writes inline.
 """
 
@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
-from .official_source import DOMAINS, LANGUAGE_KEYS, OfficialSource
-from .official_tools import official_tool_schemas
-from .suite.schema import DailyRecord, DialogueTurn, EventRecord
+from ..suite.schema import DailyRecord, DialogueTurn, EventRecord
+from .source import DOMAINS, LANGUAGE_KEYS, OfficialSource
+from .tool_schemas import official_tool_schemas
+
+if TYPE_CHECKING:
+    from ..domains.base import Tool
 
 _AGENT = "agent/personalization_agent.py"
 _RECORDS = "memory/rewrite_memory.py"
@@ -125,6 +128,21 @@ class OfficialWording:
         first, _, rest = self.source.code_docstring(file, name).partition("\n")
         rest = rest.strip()
         return f"{first}\n\n{rest}" if rest else first
+
+    def memory_tools(self, tools: list[Tool], file: str = _RECORDS) -> list[Tool]:
+        """``tools`` with the official descriptions (of the tools of the official module ``file``, as each backend
+        documents them apart) and parameter schemas (no argument descriptions, as the official builder renders a
+        signature without documented arguments)."""
+        out = []
+        for tool in tools:
+            properties = {name: {"title": name.replace("_", " ").title(), "type": prop.get("type", "string")}
+                          for name, prop in (tool.parameters.get("properties") or {}).items()}
+            parameters: dict[str, Any] = {"properties": properties, "title": "parameters", "type": "object"}
+            if tool.parameters.get("required"):
+                parameters["required"] = list(tool.parameters["required"])
+            description = self.memory_tool_description(tool.name, file)
+            out.append(replace(tool, description=description, parameters=parameters))
+        return out
 
     def render_records(self, records: Sequence[DailyRecord | EventRecord]) -> str:
         """History records as the official memory backends render them: one line per behaviour, a day's

@@ -12,12 +12,12 @@ from __future__ import annotations
 from functools import partialmethod
 from typing import Any
 
-from ...official_messages import message
-from .. import official_text as text
-from ..base import ToolError
-from ..entities import Order, OrderProduct
-from ..official_shared import OfficialTools, valid_date
-from .models import KINDS, ORDER_KINDS
+from ..domains.base import ToolError
+from ..domains.entities import Order, OrderProduct
+from ..domains.ota.models import KINDS, ORDER_KINDS
+from . import record_text as text
+from .messages import message
+from .shared_tools import OfficialTools, valid_date
 
 _DATED = ("attraction", "flight", "train", "taxi")
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import Field, create_model
 
-from .official_source import DESCRIPTION_SUFFIX, OfficialSource, OfficialSourceError, literal_assignment
+from .source import DESCRIPTION_SUFFIX, OfficialSource, OfficialSourceError, literal_assignment
 
 _TOOLKIT = "environment/toolkit.py"
 _TOOLKIT_SCHEMA = "environment/toolkit_schema.py"
