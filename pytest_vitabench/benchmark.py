@@ -24,6 +24,7 @@ from .memory.registry import RunMemories, request_roles, specs_of
 from .memory.snapshots import SnapshotStore
 from .memory.spec import MemoryOptions
 from .memory.tokens import count_tokens, tokenizer_name, tokenizer_note
+from .official.behaviour import Behaviour
 from .official.models import OfficialModels
 from .official.models import locate as locate_official_models
 from .official.source import NOT_COMPARABLE
@@ -53,11 +54,13 @@ class Benchmark:
     def __init__(self, options: Mapping[str, Any], *, rootdir: Path, state_dir: str,
                  run_state: RunState | None = None):
         self.config = RunConfig.from_options(options)
+        #: Each component's rules, read once from the profile's switches.
+        self.behaviour = Behaviour.of(self.config)
         # Read before anything else is built: a missing official source is a usage error naming where it looked.
         self.official_source = locate_official_source(self.config.official_source)
         if self.official_source is not None:
             check_wording(self.official_source)
-        if self.config.tool_results == "official":
+        if self.behaviour.tools.official_answers:
             if self.official_source is not None:
                 check_official_messages(self.official_source)  # a changed copy fails now, naming file and function
             elif "tool_results" in given(options.get):  # asked for by name, it cannot be honoured without the source
@@ -96,7 +99,7 @@ class Benchmark:
         self.memories = RunMemories(MemoryOptions.from_config(
             self.config, llm_client=self._llm_client, cache_dir=cache_dir, role_settings=self.role_settings,
             # The official wording of history records, when the agent prompt is the official one.
-            official_source=self.official_source if self.config.agent_prompt == "official" else None))
+            official_source=self.official_source if self.behaviour.prompt.official_rules else None))
         for name in self.config.memory:  # built once now, so a missing model or package fails before any item
             self.memories.factory(name)
         store = SnapshotStore(cache_dir) if cache_dir else None

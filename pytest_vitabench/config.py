@@ -19,8 +19,8 @@ from .option_values import BUILTIN_ROLE_NAMES
 from .settings import RunSettings, read_settings, specs
 from .version import __version__
 
-#: The official harness's default ``--seed`` and the bound of the trial seeds it draws from it.
-OFFICIAL_BASE_SEED = 300
+#: The bound of the trial seeds the official harness draws from its ``--seed`` (300 by default: the seed's
+#: official value in settings.py).
 OFFICIAL_SEED_MAX = 1_000_000
 
 
@@ -57,10 +57,8 @@ class RunConfig(BaseModel, RunSettings):
         model = fields.get("model", "reference")
         if not fields.get("memory_model"):
             fields["memory_model"] = model if model not in BUILTIN_ROLE_NAMES["--vita-model"] else None
-        if fields.get("profile") == "official" and fields.get("seed") is None:
-            fields["seed"] = OFFICIAL_BASE_SEED
-        if not fields.get("official_source"):
-            fields["official_source"] = "auto" if fields.get("profile") == "official" else "none"
+        if not fields.get("official_source"):  # --vita-profile official gives auto (settings.py)
+            fields["official_source"] = "none"
         if fields.get("fail_regression") is not None and not fields.get("baseline"):
             raise ValueError("--vita-fail-regression needs --vita-baseline RUN to compare with")
         if fields.get("judge_batch") and fields.get("judge_model", "rules") == "rules":
@@ -76,11 +74,7 @@ class RunConfig(BaseModel, RunSettings):
         is the official one: trial ``t`` takes the ``t``-th ``randint(0, 1_000_000)`` of a generator seeded
         with ``--vita-seed`` (Python's Mersenne Twister, stable across processes and versions).
         """
-        if self.profile == "official":
-            draw = random.Random(self.seed)
-            return [draw.randint(0, OFFICIAL_SEED_MAX) for _ in range(trial + 1)][trial]
-        digest = hashlib.sha256(f"vitabench:{self.seed}:{trial}".encode()).hexdigest()
-        return int(digest[:8], 16)
+        return TRIAL_SEEDS[self.profile](self.seed, trial)
 
     def manifest(self) -> dict[str, object]:
         """The run's identity: the settings that can change a score, and where the endpoint is.
@@ -102,6 +96,20 @@ class RunConfig(BaseModel, RunSettings):
                 data[name] = _without_credentials(str(data[name]))
         data["plugin_version"] = __version__
         return data
+
+
+def _hashed_seed(base: int, trial: int) -> int:
+    digest = hashlib.sha256(f"vitabench:{base}:{trial}".encode()).hexdigest()
+    return int(digest[:8], 16)
+
+
+def _official_seed(base: int, trial: int) -> int:
+    draw = random.Random(base)
+    return [draw.randint(0, OFFICIAL_SEED_MAX) for _ in range(trial + 1)][trial]
+
+
+#: Each profile's derivation of a trial's seed from ``--vita-seed``.
+TRIAL_SEEDS = {"default": _hashed_seed, "official": _official_seed}
 
 
 def _without_credentials(url: str) -> str:

@@ -43,6 +43,9 @@ TOOL_CHECKS: dict[str, str] = {
     "empty_orders": "a delivery order without products",
 }
 
+#: ``--vita-deviation tool-checks`` values that turn every check off: the official tools' behaviour.
+NO_TOOL_CHECKS = frozenset({"official", "none", ""})
+
 #: The official harness's names of memory backends, accepted as aliases (its null and rewrite are our none and agentic).
 ALIASES = {"null": "none", "rewrite": "agentic"}
 
@@ -199,7 +202,7 @@ def tool_checks(option: str, value: object) -> list[str]:
         text = str(value).strip().lower()
         if text == "all":
             return list(TOOL_CHECKS)
-        if text in ("official", "none", ""):
+        if text in NO_TOOL_CHECKS:
             return []
         names = [part.strip() for part in text.split(",") if part.strip()]
     unknown = [n for n in names if n not in TOOL_CHECKS]

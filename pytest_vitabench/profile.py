@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from .memory.spec import MemorySpec
 
 from .domains import OFFICIAL_RESULT_DOMAINS
+from .official.behaviour import Behaviour
 from .option_values import TOOL_CHECKS as TOOL_CHECKS
 from .option_values import tool_checks
 from .settings import spec
@@ -216,7 +217,7 @@ def summary(config: Any, *, tokenizer: str = "cl100k_base", official_wording: bo
         # messages are
         # read from the official source: without one (--vita-official-source none) every answer is ours.
         "official_tool_results_domains": list(OFFICIAL_RESULT_DOMAINS)
-        if config.tool_results == "official" and official_wording else [],
+        if Behaviour.of(config).tools.official_answers and official_wording else [],
         "tokenizer": tokenizer,
         "comparable_with_leaderboard": not reasons,
         "not_comparable_because": reasons,

@@ -44,9 +44,9 @@ class Setting:
         flag: An on/off option (``store_true``; a boolean ini key).
         choices: The accepted values of a text option.
         minimum: The smallest accepted whole number.
-        official: The raw value ``--vita-profile official`` gives a deviation from the official harness (see
-            :data:`pytest_vitabench.profile.DEVIATIONS`); unset, a deviation takes the field's default under
-            ``--vita-profile default`` and this under ``official``. ``None``: not a deviation.
+        official: The raw value ``--vita-profile official`` gives the setting when it is not set (a deviation from
+            the official harness, see :data:`pytest_vitabench.profile.DEVIATIONS`, or the official seed and
+            source); under ``--vita-profile default`` it takes the field's default. ``None``: the same in both.
         optional_value: The option may be given without a value, meaning this one (``--vita-resume``).
         metavar: The option's value placeholder in ``--help``.
         group: The structured option this setting is a key of (:data:`GROUPS`); empty: an option of its own.
@@ -68,6 +68,10 @@ class Setting:
     group: str = ""
     key: str = ""
     heading: str = "runs"
+
+    def under(self, profile: str) -> Any:
+        """The raw value a profile gives the setting when it is not set (``None``: the field's default)."""
+        return {"official": self.official}.get(profile)
 
 
 def setting(default: Any = None, *, default_factory: Callable[[], Any] | None = None, **meta: Any) -> Any:
@@ -110,7 +114,7 @@ GROUPS: dict[str, Group] = {group.name: group for group in (
                                    "embedding-base-url"),
     Group("judge_args", "models", "LLM judge settings: mode (window|full), votes, outcome-reward, batch, batch-poll"),
     Group("user_args", "models", "LLM user settings: wait-for-action=on"),
-    Group("deviation", "official", "a profile switch (default|official): search, tool-results, episode, metrics, "
+    Group("deviation", "profile", "a profile switch (default|official): search, tool-results, episode, metrics, "
                                    "rag, outcome, agent-prompt, judge-failures, judge-records, tool-checks"),
     Group("limits", "runs", "budgets of the whole run: rpm, tpm, in-flight, window, timeout, circuit-breaker, url"),
 )}
@@ -119,7 +123,7 @@ GROUPS: dict[str, Group] = {group.name: group for group in (
 HEADINGS: dict[str, str] = {
     "essentials": "VitaBench 2.0 benchmark",
     "models": "VitaBench: models, memory and judge",
-    "official": "VitaBench: the official profile and the run's shape",
+    "profile": "VitaBench: the official profile and the run's shape",
     "runs": "VitaBench: throughput, resuming and output",
 }
 
@@ -211,7 +215,7 @@ class RunSettings:
         help="the LLM user does not stop before the agent's write action has completed or been refused")
     # -- the official profile's switches (--vita-deviation), and the run's shape
     official_source: str | None = setting(
-        parse=values.official_source, metavar="DIR", heading="official",
+        parse=values.official_source, official="auto", metavar="DIR", heading="profile",
         help="your copy of the official harness: DIR, auto or none")
     judge_records: bool = setting(
         True, official="off", parse=values.on_off, group="deviation",
@@ -239,15 +243,15 @@ class RunSettings:
     metrics_style: Literal["default", "official"] = deviation(
         "metrics", "a subtask short of trials scores 0 (default) or each missing trial counts 0.0 (official)")
     max_steps: int = setting(
-        100, minimum=2, official=300, metavar="N", heading="official",
+        100, minimum=2, official=300, metavar="N", heading="profile",
         help="message hops per subtask (default: 100; official: 300)")
-    seed: int = setting(0, minimum=-(2 ** 63), ini_default="", metavar="N", heading="official",
+    seed: int = setting(0, minimum=-(2 ** 63), ini_default="", official=300, metavar="N", heading="profile",
                         help="base seed of the trials (default: 0; official: 300)")
     language: Literal["auto", "en", "zh"] = setting(
-        "auto", choices=("auto", "en", "zh"), metavar="LANG", heading="official",
+        "auto", choices=("auto", "en", "zh"), metavar="LANG", heading="profile",
         help="prompt language: auto (default), en or zh")
     strict: bool = setting(
-        False, flag=True, heading="official", help="out-of-order data is an error, not a warning")
+        False, flag=True, heading="profile", help="out-of-order data is an error, not a warning")
     # -- throughput and limits (--vita-limits)
     concurrency: int | Literal["auto"] = setting(
         "auto", scope="run", parse=values.concurrency, metavar="N", heading="runs",
@@ -497,8 +501,8 @@ def read_settings(get: Callable[[str], Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for item in _SPECS:
         raw = raws.get(item.name)
-        if (raw is None or raw == "") and profile == "official":
-            raw = item.meta.official
+        if raw is None or raw == "":
+            raw = item.meta.under(profile)
         if raw is not None and raw != "":
             out[item.name] = parse(item, raw)
     return out
