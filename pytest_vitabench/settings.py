@@ -45,7 +45,7 @@ class Setting:
         choices: The accepted values of a text option.
         minimum: The smallest accepted whole number.
         official: The raw value ``--vita-profile official`` gives the setting when it is not set (a deviation from
-            the official harness, see :data:`pytest_vitabench.profile.DEVIATIONS`, or the official seed and
+            the official harness, see :data:`pytest_vitabench.official.deviations.DEVIATIONS`, or the official seed and
             source); under ``--vita-profile default`` it takes the field's default. ``None``: the same in both.
         optional_value: The option may be given without a value, meaning this one (``--vita-resume``).
         metavar: The option's value placeholder in ``--help``.

@@ -49,7 +49,7 @@ def check_solvability(suite: LoadedSuite) -> SolvabilityReport:
     from .config import RunConfig
     from .judges.registry import make_judge
     from .memory.registry import NO_MEMORY
-    from .profile import TOOL_CHECKS
+    from .option_values import TOOL_CHECKS
     from .runner import ItemRunner
     from .suite.answer_key import answer_key_of
     from .users.scripted import ScriptedUser

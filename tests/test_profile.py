@@ -7,8 +7,9 @@ from _fake_official import make_checkout
 
 from pytest_vitabench.benchmark import Benchmark
 from pytest_vitabench.model_args import parse_model_args
-from pytest_vitabench.option_values import tool_checks
-from pytest_vitabench.profile import DEVIATIONS, OWN_WORDING, TOOL_CHECKS, comparability
+from pytest_vitabench.official.deviations import DEVIATIONS
+from pytest_vitabench.option_values import TOOL_CHECKS, tool_checks
+from pytest_vitabench.profile import OWN_WORDING, comparability
 from pytest_vitabench.settings import read_settings, specs
 
 

@@ -5,7 +5,7 @@ option (and, under a structured option such as ``--vita-limits``, one per key): 
 spells it, its ini key, its default and the very help text pytest prints. So the reference cannot drift
 from ``pytest --help``: both come from :func:`pytest_vitabench.settings.options`. A page that holds
 ``<!-- vita-deviations -->`` gets the official profile's deviation table, from
-:data:`pytest_vitabench.profile.DEVIATIONS`.
+:data:`pytest_vitabench.official.deviations.DEVIATIONS`.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def _rows(option: Option) -> list[str]:
 
 def deviations_table() -> str:
     """The official profile's deviations: what the official harness does, what we do, why, and the switch."""
-    from pytest_vitabench.profile import DEVIATIONS
+    from pytest_vitabench.official.deviations import DEVIATIONS
 
     rows = ["| switch (official value) | official harness | our default | why |", "|---|---|---|---|"]
     for dev in DEVIATIONS:

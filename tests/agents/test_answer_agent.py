@@ -13,7 +13,7 @@ from pytest_vitabench.agents import make_builtin_agent
 from pytest_vitabench.agents.answer import AnswerAgent
 from pytest_vitabench.config import RunConfig
 from pytest_vitabench.judges.rules import RulesJudge
-from pytest_vitabench.profile import TOOL_CHECKS
+from pytest_vitabench.option_values import TOOL_CHECKS
 from pytest_vitabench.runner import ItemRunner
 from pytest_vitabench.solvability import check_solvability
 from pytest_vitabench.suite.answer_key import answer_key
