@@ -36,7 +36,7 @@ def main() -> int:
     base, new = Path(args.base), Path(args.new)
     _run("full_context", base)
     _run("groundtruth", new)
-    from pytest_vitabench.cli import main as vitabench
+    from pytest_vitabench.commands.cli import main as vitabench
     from pytest_vitabench.report.compare import compare_runs
     from pytest_vitabench.runs.reader import load_run
 

@@ -42,14 +42,14 @@ sys.path[:0] = [str(REPO / "tests")]
 from _caching_llm import CHARS_PER_TOKEN, caching_stub, role_answer  # noqa: E402
 
 from pytest_vitabench.agents import make_builtin_agent  # noqa: E402
-from pytest_vitabench.config import RunConfig  # noqa: E402
-from pytest_vitabench.estimate import DEFAULT_PRICES, estimate_cost  # noqa: E402
+from pytest_vitabench.commands.estimate import DEFAULT_PRICES, estimate_cost  # noqa: E402
 from pytest_vitabench.judges.llm_rubric import LLMRubricJudge  # noqa: E402
 from pytest_vitabench.llm import LLMClient, LLMSettings  # noqa: E402
 from pytest_vitabench.memory.agentic import DEFAULT_MAX_TOKENS, AgenticMemory  # noqa: E402
 from pytest_vitabench.memory.base import MemoryContext  # noqa: E402
 from pytest_vitabench.memory.tokens import keep_last_tokens  # noqa: E402
-from pytest_vitabench.runner import ItemRunner  # noqa: E402
+from pytest_vitabench.options.config import RunConfig  # noqa: E402
+from pytest_vitabench.run.runner import ItemRunner  # noqa: E402
 from pytest_vitabench.users import make_user_simulator  # noqa: E402
 from pytest_vitabench.users.base import UserSetup  # noqa: E402
 from pytest_vitabench.users.llm_user import flip_roles, user_system_prompt  # noqa: E402
@@ -128,7 +128,7 @@ def modeled(suite_path: Path, trials: int) -> dict[str, tuple[int, int, int]]:
 
 def modeled_in_stub_units(suite_path: Path, trials: int) -> dict[str, tuple[int, int, int]]:
     """The same, counting tokens as the stub does (4 characters a token): the rule compared, not the unit."""
-    import pytest_vitabench.estimate as estimate_module
+    import pytest_vitabench.commands.estimate as estimate_module
 
     counted = estimate_module.count_tokens
     estimate_module.count_tokens = lambda text: -(-len(text) // CHARS_PER_TOKEN)

@@ -39,10 +39,10 @@ sys.path[:0] = [str(REPO / "tests"), str(REPO / "benchmarks")]
 from _stub_judge import PlantedJudge  # noqa: E402
 from _stub_llm import StubLLM  # noqa: E402
 
-from pytest_vitabench.judge_audit import JudgeSetup, audit_run  # noqa: E402
+from pytest_vitabench.commands.judge_audit import JudgeSetup, audit_run  # noqa: E402
+from pytest_vitabench.commands.rejudge import replay, resolve_suites  # noqa: E402
 from pytest_vitabench.judges.render import windows  # noqa: E402
 from pytest_vitabench.llm import LLMClient, LLMSettings  # noqa: E402
-from pytest_vitabench.rejudge import replay, resolve_suites  # noqa: E402
 from pytest_vitabench.report.json_report import load_report  # noqa: E402
 from pytest_vitabench.result import ItemResult  # noqa: E402
 from pytest_vitabench.runs import open_run  # noqa: E402

@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from pytest_vitabench.agents import builtin, make_builtin_agent
-from pytest_vitabench.config import RunConfig
 from pytest_vitabench.judges.rules import RulesJudge
-from pytest_vitabench.runner import ItemRunner
+from pytest_vitabench.options.config import RunConfig
+from pytest_vitabench.run.runner import ItemRunner
 from pytest_vitabench.users.scripted import ScriptedUser
 
 REPO = Path(__file__).resolve().parents[1]

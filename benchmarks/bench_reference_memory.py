@@ -23,8 +23,8 @@ import statistics
 import time
 from pathlib import Path
 
-from pytest_vitabench.config import RunConfig
-from pytest_vitabench.runner import ItemRunner
+from pytest_vitabench.options.config import RunConfig
+from pytest_vitabench.run.runner import ItemRunner
 from pytest_vitabench.text.clauses import profile_statements
 from pytest_vitabench.text.preferences import PreferenceMemory
 

@@ -9,7 +9,7 @@ shared, and the balance is measured in CPU seconds and items, which do not depen
 
 * whether the merged metrics (intervals included) and every item's outcome, reward and rubric verdicts equal
   the unsharded run's;
-* per shard: items, chains, the split's expected work (``pytest_vitabench.shard.shard_loads``) and the CPU
+* per shard: items, chains, the split's expected work (``pytest_vitabench.run.shard.shard_loads``) and the CPU
   seconds its process tree used; the spread (largest / mean) of items and of CPU seconds.
 
 Settings: the offline built-ins (reference agent, scripted user, rules judge), ``--vita-trials 2`` and the
@@ -66,7 +66,8 @@ def measure(name: str, shards: int) -> dict[str, Any]:
         cpu = [_pytest(workdir, suite, [*settings, "--vita-shard", f"{i}/{shards}", "--vita-run-id", "bench"])
                for i in range(1, shards + 1)]
         merged_path = workdir / "merged.json"
-        subprocess.run([sys.executable, "-m", "pytest_vitabench.cli", "merge", str(workdir / ".vitabench/runs/bench"),
+        subprocess.run([sys.executable, "-m", "pytest_vitabench.commands.cli", "merge",
+                        str(workdir / ".vitabench/runs/bench"),
                         "-o", str(merged_path)], stdout=subprocess.DEVNULL, check=True)
         unsharded_cpu = _pytest(workdir, suite, [*settings, "--vita-shard", "off", "--vita-report", "full.json"])
         merged = json.loads(merged_path.read_text())
@@ -91,7 +92,7 @@ def measure(name: str, shards: int) -> dict[str, Any]:
 
 def _expected_loads(workdir: Path, suite: Path, settings: list[str], shards: int) -> list[float]:
     """The split's own weights, from the suite's outline (the plugin weighs the chains the same way)."""
-    from pytest_vitabench.shard import Chain, shard_loads
+    from pytest_vitabench.run.shard import Chain, shard_loads
     from pytest_vitabench.suite.loader import load_suite
 
     memory = settings[settings.index("--vita-memory") + 1].split(",")

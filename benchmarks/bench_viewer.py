@@ -65,8 +65,8 @@ def main() -> int:
         subprocess.run([sys.executable, "-m", "pytest", "suites/paper", "-n", "2", "-q", "-p", "no:cacheprovider",
                         "--vita-memory", "none,groundtruth,full_context", "--vita-report", str(report)],
                        cwd=ROOT, stdout=subprocess.DEVNULL, check=False)
+    from pytest_vitabench.commands.view import render_run_page
     from pytest_vitabench.runs.reader import load_run
-    from pytest_vitabench.view.commands import render_run_page
 
     print(f"report: {report} ({report.stat().st_size / 1e6:.1f} MB)   load: {_load()}")
     start = time.perf_counter()

@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from _stub_batch import StubBatchAPI  # noqa: E402
 
-from pytest_vitabench.rejudge import batch_journal_folder  # noqa: E402
+from pytest_vitabench.commands.rejudge import batch_journal_folder  # noqa: E402
 
 
 def answer(request: dict) -> str:
@@ -49,7 +49,8 @@ def answer(request: dict) -> str:
 
 
 def _rejudge(report: Path, stub: StubBatchAPI, output: Path, *extra: str) -> subprocess.Popen:
-    command = [sys.executable, "-m", "pytest_vitabench.cli", "rejudge", str(report), "--vita-judge-model", "judge-m",
+    command = [sys.executable, "-m", "pytest_vitabench.commands.cli", "rejudge", str(report), "--vita-judge-model",
+               "judge-m",
                "--vita-base-url", stub.base_url, "--vita-api-key-env", "VITA_NO_SUCH_VAR", "--vita-cache", "off",
                "-o", str(output), *extra]
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,

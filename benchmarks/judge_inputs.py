@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from _stub_llm import StubLLM  # noqa: E402
 
-from pytest_vitabench.benchmark import Benchmark  # noqa: E402
+from pytest_vitabench.run.wiring import Benchmark  # noqa: E402
 
 SUITE = ROOT / "suites" / "demo" / "tasks.json"
 VERDICTS = json.dumps([{"rubric_idx": i, "met": True, "justification": "stub"} for i in range(1, 40)])

@@ -271,7 +271,7 @@ class Judge:
     """Loads and runs broken copies; holds the unbroken suite's rewards per user and subtask."""
 
     def __init__(self, workdir: Path | None = None):
-        from pytest_vitabench.benchmark import Benchmark
+        from pytest_vitabench.run.wiring import Benchmark
 
         self.workdir = Path(workdir or tempfile.mkdtemp(prefix="vita-fuzz-"))
         bench = Benchmark({"vita_model": "reference", "vita_memory": "full_context", "vita_trials": 1,
@@ -292,7 +292,7 @@ class Judge:
         import contextlib
         import io
 
-        from pytest_vitabench.cli import main
+        from pytest_vitabench.commands.cli import main
 
         out = io.StringIO()
         try:
@@ -304,7 +304,7 @@ class Judge:
         return out.getvalue()
 
     def _rewards(self, suite: Any, user: Any) -> list[tuple[str, float]]:
-        from pytest_vitabench.runner import ItemRunner
+        from pytest_vitabench.run.runner import ItemRunner
 
         runner = ItemRunner(self.bench.config, memories=self.bench.memories)
         out = []

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_vitabench.agreement import Pair, figures, sliced_figures
 from pytest_vitabench.judges.audited import KINDS, rubric_kind
 from pytest_vitabench.metrics import bootstrap_intervals
+from pytest_vitabench.report.agreement import Pair, figures, sliced_figures
 from pytest_vitabench.suite.checks import RubricCheck
 
 

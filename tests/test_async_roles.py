@@ -16,8 +16,8 @@ from _suites import delivery_subtask, tiny_suite
 
 from pytest_vitabench.agents.base import AgentSetup
 from pytest_vitabench.domains import build_environment
-from pytest_vitabench.episode import ThreadedCaller, play_episode
 from pytest_vitabench.messages import Message
+from pytest_vitabench.run.episode import ThreadedCaller, play_episode
 from pytest_vitabench.users.base import UserSetup
 
 pytest_asyncio = pytest.importorskip("pytest_asyncio", reason="pytest-asyncio is in the dev extra: "

@@ -7,7 +7,7 @@ import stat
 
 import pytest
 
-from pytest_vitabench.atomic_file import write_atomic
+from pytest_vitabench.store.atomic_file import write_atomic
 
 
 @pytest.mark.parametrize("durable", [False, True])

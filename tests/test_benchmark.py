@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_vitabench.benchmark import Benchmark
-from pytest_vitabench.settings import options_for
+from pytest_vitabench.options.settings import options_for
+from pytest_vitabench.run.wiring import Benchmark
 
 
 def _build(tmp_path, **options):

@@ -6,7 +6,7 @@ import json
 
 from _suites import broken, tiny_suite, write_suite
 
-from pytest_vitabench.cli import main
+from pytest_vitabench.commands.cli import main
 
 
 def test_validate_prints_counts(tmp_path, capsys):
@@ -32,11 +32,11 @@ def test_show_rejects_a_file_that_is_not_a_report(tmp_path, capsys):
 
 
 def test_show_prints_the_table_of_a_saved_report(tmp_path, capsys):
-    from pytest_vitabench.config import RunConfig
     from pytest_vitabench.judges.rules import RulesJudge
     from pytest_vitabench.metrics import compute_metrics
+    from pytest_vitabench.options.config import RunConfig
     from pytest_vitabench.report.json_report import build_report, write_report
-    from pytest_vitabench.runner import ItemRunner
+    from pytest_vitabench.run.runner import ItemRunner
     from pytest_vitabench.users import make_user_simulator
 
     class Quitter:

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from pytest_vitabench.cli import build_parser, main
+from pytest_vitabench.commands.cli import build_parser, main
 
 SUBCOMMANDS = ["validate", "show", "estimate", "rejudge", "synth", "view", "plot", "compare", "fetch"]
 _MARKUP = re.compile(r"``|:(class|func|meth|mod|attr|data):`|REFERENCE\.md|§")
@@ -48,7 +48,7 @@ def test_every_subcommand_is_registered_by_the_cli_module_only():
     builders = sorted(str(path.relative_to(REPO_ROOT)) for path in (REPO_ROOT / "pytest_vitabench").rglob("*.py")
                       if "ArgumentParser(" in path.read_text(encoding="utf-8") or "add_parser(" in
                       path.read_text(encoding="utf-8"))
-    assert builders == ["pytest_vitabench/cli.py"]
+    assert builders == ["pytest_vitabench/commands/cli.py"]
     listed = next(a for a in build_parser()._actions if getattr(a, "choices", None)).choices
     assert set(SUBCOMMANDS) <= set(listed)
 
@@ -56,7 +56,7 @@ def test_every_subcommand_is_registered_by_the_cli_module_only():
 def test_every_vita_option_of_a_command_is_a_run_setting():
     """A command's --vita-* options come from the settings model (command.setting_arguments): the same name,
     destination and check as the run's, never a copy declared by hand."""
-    from pytest_vitabench.settings import options
+    from pytest_vitabench.options.settings import options
 
     settings = {option.option: option.ini for option in options()}
     commands = next(a for a in build_parser()._actions if getattr(a, "choices", None)).choices
@@ -67,12 +67,12 @@ def test_every_vita_option_of_a_command_is_a_run_setting():
 
 
 def test_the_cli_module_only_lists_the_commands_their_modules_declare():
-    from pytest_vitabench.cli import COMMANDS
-    from pytest_vitabench.command import Command
+    from pytest_vitabench.commands.cli import COMMANDS
+    from pytest_vitabench.commands.command import Command
 
     assert all(isinstance(command, Command) for command in COMMANDS)
     assert [command.name for command in COMMANDS] == [
         "validate", "show", "estimate", "rejudge", "judge-audit", "synth", "view", "plot", "compare", "merge",
         "cache", "fetch"]
     runs = [command.run or command.subcommands[0].run for command in COMMANDS]
-    assert "pytest_vitabench.cli" not in {getattr(run, "__module__", None) for run in runs}
+    assert "pytest_vitabench.commands.cli" not in {getattr(run, "__module__", None) for run in runs}

@@ -6,7 +6,7 @@ import json
 
 from _paths import REPO_ROOT
 
-from pytest_vitabench.cli import main
+from pytest_vitabench.commands.cli import main
 
 DEMO = REPO_ROOT / "suites" / "demo" / "tasks.json"
 

@@ -7,8 +7,8 @@ import hashlib
 import pytest
 from pydantic import ValidationError
 
-from pytest_vitabench.config import RunConfig
-from pytest_vitabench.prompts import agent_system_prompt, time_with_weekday
+from pytest_vitabench.agents.prompts import agent_system_prompt, time_with_weekday
+from pytest_vitabench.options.config import RunConfig
 
 
 def test_trial_seeds_are_stable_sha256_derivations():

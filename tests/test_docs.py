@@ -7,7 +7,7 @@ import re
 import pytest
 from _docs import README, doc_texts, options_hook, page
 
-from pytest_vitabench.settings import options
+from pytest_vitabench.options.settings import options
 
 _OPTION = re.compile(r"--vita-[a-z0-9-]+")
 

@@ -1,4 +1,4 @@
-"""The episode loop (:mod:`pytest_vitabench.episode`) with stub roles and a real delivery environment."""
+"""The episode loop (:mod:`pytest_vitabench.run.episode`) with stub roles and a real delivery environment."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from _suites import delivery_subtask
 
 from pytest_vitabench.agents.base import AgentSetup
 from pytest_vitabench.domains import build_environment
-from pytest_vitabench.episode import run_episode
 from pytest_vitabench.messages import Message, ToolCall
+from pytest_vitabench.run.episode import run_episode
 from pytest_vitabench.users.base import UserSetup
 
 

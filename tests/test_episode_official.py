@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from test_episode import SETUP, USER, Scripted, Talker, _env
 
-from pytest_vitabench.episode import MalformedToolCall, run_episode
 from pytest_vitabench.messages import Message, ToolCall
 from pytest_vitabench.official.behaviour import episode_rules
+from pytest_vitabench.run.episode import MalformedToolCall, run_episode
 
 ORDER = ToolCall(id="o1", name="get_delivery_store_info", arguments={"store_id": "S2"})
 

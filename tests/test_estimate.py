@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from _suites import tiny_suite, write_suite
 
-from pytest_vitabench.cli import main
-from pytest_vitabench.estimate import DEFAULT_PRICES, estimate_cost
+from pytest_vitabench.commands.cli import main
+from pytest_vitabench.commands.estimate import DEFAULT_PRICES, estimate_cost
 
 
 def test_offline_roles_cost_nothing_and_trials_scale_linearly(tmp_path):
@@ -39,7 +39,7 @@ def test_unpriced_models_are_listed_not_guessed(tmp_path, capsys):
 
 
 def test_caching_is_modeled_per_conversation_and_across_trials_and_both_bills_are_printed(tmp_path, capsys):
-    from pytest_vitabench.estimate import CACHE_MIN_PREFIX, CACHE_STEP, cacheable
+    from pytest_vitabench.commands.estimate import CACHE_MIN_PREFIX, CACHE_STEP, cacheable
 
     assert cacheable(CACHE_MIN_PREFIX - 1) == 0 and cacheable(CACHE_MIN_PREFIX) == CACHE_MIN_PREFIX
     assert cacheable(5_000) == 5_000 // CACHE_STEP * CACHE_STEP
@@ -100,7 +100,7 @@ def test_batch_judging_bills_the_judge_at_half_and_the_rest_unchanged(tmp_path, 
 
 
 def test_a_prices_file_sets_the_batch_factor_and_the_live_batch_judge_reads_it(tmp_path, capsys):
-    from pytest_vitabench.estimate import prices_from_option
+    from pytest_vitabench.commands.estimate import prices_from_option
     from pytest_vitabench.llm.prices import BATCH_PRICE_FACTOR, batch_rate
 
     path = write_suite(tmp_path / "tasks.json", tiny_suite())
@@ -154,7 +154,7 @@ def _first_user_of_the_paper(tmp_path, subtasks):
 
 
 def test_a_rewrite_shares_its_instructions_and_records_across_trials_and_all_of_it_while_the_memory_is_empty():
-    from pytest_vitabench.estimate import _rewrite_tokens
+    from pytest_vitabench.commands.estimate import _rewrite_tokens
     from pytest_vitabench.memory.tokens import count_tokens
 
     records = "2025-01-02 ordered spicy noodles from Lanzhou Kitchen\n" * 40

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 import pytest_vitabench
-from pytest_vitabench import vocabulary
 from pytest_vitabench.official.outcome import sanitise
+from pytest_vitabench.text import vocabulary
 from pytest_vitabench.text.preferences import PreferenceMemory
-from pytest_vitabench.vocabulary import (
+from pytest_vitabench.text.vocabulary import (
     ANSWER_MARKER_VALUES,
     HIDDEN_KEYS,
     MARKER_PATTERN,

@@ -16,10 +16,10 @@ from _paths import REPO_ROOT
 from _stub_judge import PlantedJudge
 from _stub_llm import StubLLM
 
-from pytest_vitabench.cli import main
-from pytest_vitabench.judge_audit import JudgeSetup, audit_run, render_audit, repeat_seed
+from pytest_vitabench.commands.cli import main
+from pytest_vitabench.commands.judge_audit import JudgeSetup, audit_run, render_audit, repeat_seed
+from pytest_vitabench.commands.rejudge import RejudgeError, replay, resolve_suites
 from pytest_vitabench.llm import LLMClient, LLMSettings
-from pytest_vitabench.rejudge import RejudgeError, replay, resolve_suites
 from pytest_vitabench.report.json_report import load_report
 from pytest_vitabench.result import ItemResult
 from pytest_vitabench.runs import open_run

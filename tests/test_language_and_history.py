@@ -10,13 +10,13 @@ from _paths import VB1_DIR, VB1_SKIP_REASON
 from _suites import delivery_subtask, tiny_suite, write_suite
 
 from pytest_vitabench.agents.base import AgentSetup
-from pytest_vitabench.config import RunConfig
 from pytest_vitabench.domains import build_environment
-from pytest_vitabench.episode import run_episode
 from pytest_vitabench.judges.rules import RulesJudge
 from pytest_vitabench.messages import Message, ToolCall
-from pytest_vitabench.runner import ItemRunner
-from pytest_vitabench.seed_history import HistoryError, seed_messages
+from pytest_vitabench.options.config import RunConfig
+from pytest_vitabench.run.episode import run_episode
+from pytest_vitabench.run.runner import ItemRunner
+from pytest_vitabench.run.seed_history import HistoryError, seed_messages
 from pytest_vitabench.suite.language import text_language
 from pytest_vitabench.users.base import UserSetup
 

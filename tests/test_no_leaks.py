@@ -5,7 +5,7 @@ gives the agent (system prompt with memory, tool schemas) and probes every tool 
 environment with arguments drawn from the environment's own ids and words, then scans every
 agent-visible string for: ``*_type`` answer markers, ``distraction_reason`` keys or texts,
 ``target_product_ids``, and the ground-truth preference annotation. The key and marker lists are the one
-vocabulary's (:mod:`pytest_vitabench.vocabulary`), and every environment is probed a second time with every
+vocabulary's (:mod:`pytest_vitabench.text.vocabulary`), and every environment is probed a second time with every
 hidden key and every marker value planted on each of its entities and products.
 """
 
@@ -19,14 +19,14 @@ from typing import Any
 import pytest
 from _paths import REPO_ROOT, VB1_DIR
 
-from pytest_vitabench.config import RunConfig
+from pytest_vitabench.agents.prompts import agent_system_prompt
 from pytest_vitabench.domains import build_environment
 from pytest_vitabench.memory.base import memory_tools
 from pytest_vitabench.memory.render import render_preferences
 from pytest_vitabench.official.tool_answers import official_answers
-from pytest_vitabench.prompts import agent_system_prompt
-from pytest_vitabench.runner import ItemRunner, agent_profile
-from pytest_vitabench.vocabulary import ANSWER_MARKER_VALUES, HIDDEN_KEYS, MARKER_PATTERN
+from pytest_vitabench.options.config import RunConfig
+from pytest_vitabench.run.runner import ItemRunner, agent_profile
+from pytest_vitabench.text.vocabulary import ANSWER_MARKER_VALUES, HIDDEN_KEYS, MARKER_PATTERN
 
 DEMO = REPO_ROOT / "suites" / "demo" / "tasks.json"
 #: The value planted under every hidden key (long enough to count as a distraction reason when planted there).

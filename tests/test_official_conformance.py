@@ -14,7 +14,6 @@ import json
 import pytest
 from _suites import tiny_suite, write_suite
 
-from pytest_vitabench.benchmark import Benchmark
 from pytest_vitabench.domains import build_environment
 from pytest_vitabench.judges import make_judge
 from pytest_vitabench.judges.base import JudgeCase
@@ -26,6 +25,7 @@ from pytest_vitabench.memory.full_context import DEFAULT_MAX_TOKENS as FULL_CONT
 from pytest_vitabench.memory.rag import DEFAULT_TOP_K
 from pytest_vitabench.memory.tokens import count_tokens
 from pytest_vitabench.messages import Message
+from pytest_vitabench.run.wiring import Benchmark
 from pytest_vitabench.suite.schema import DailyRecord, SubTask
 
 TIME = "2025-06-01 11:00:00"

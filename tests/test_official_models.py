@@ -9,9 +9,9 @@ from _fake_official import make_checkout
 from _side_by_side import AGENT, JUDGE, USER, recorded, role_stub
 from _suites import tiny_suite
 
-from pytest_vitabench.benchmark import Benchmark
 from pytest_vitabench.official.models import load, locate
-from pytest_vitabench.profile import NO_MODELS_YAML, comparability
+from pytest_vitabench.run.comparability import NO_MODELS_YAML, comparability
+from pytest_vitabench.run.wiring import Benchmark
 
 MODELS_YAML = """\
 default:

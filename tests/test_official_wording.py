@@ -8,12 +8,12 @@ import json
 import pytest
 from _fake_official import make_checkout
 
-from pytest_vitabench.benchmark import Benchmark
 from pytest_vitabench.messages import Message, ToolCall
 from pytest_vitabench.official.source import OfficialSourceError, locate
 from pytest_vitabench.official.tool_schemas import official_tool_schemas
 from pytest_vitabench.official.wording import OfficialWording, check_wording
-from pytest_vitabench.profile import NO_MODELS_YAML, comparability
+from pytest_vitabench.run.comparability import NO_MODELS_YAML, comparability
+from pytest_vitabench.run.wiring import Benchmark
 from pytest_vitabench.suite.schema import DailyRecord, EventRecord
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from _fake_official import make_checkout
 
-from pytest_vitabench.benchmark import Benchmark
-from pytest_vitabench.model_args import parse_model_args
 from pytest_vitabench.official.deviations import DEVIATIONS
-from pytest_vitabench.option_values import TOOL_CHECKS, tool_checks
-from pytest_vitabench.profile import OWN_WORDING, comparability
-from pytest_vitabench.settings import read_settings, specs
+from pytest_vitabench.options.model_args import parse_model_args
+from pytest_vitabench.options.settings import read_settings, specs
+from pytest_vitabench.options.values import TOOL_CHECKS, tool_checks
+from pytest_vitabench.run.comparability import OWN_WORDING, comparability
+from pytest_vitabench.run.wiring import Benchmark
 
 
 def bench(tmp_path, **options) -> Benchmark:
@@ -141,7 +141,7 @@ def test_the_deviation_table_and_help_name_every_switch():
     # The official profile's page asks for the table, generated from DEVIATIONS at every build.
     from _docs import options_hook, page
 
-    from pytest_vitabench.settings import specs
+    from pytest_vitabench.options.settings import specs
 
     assert options_hook().DEVIATIONS_MARKER in page("official-profile.md").split("## Deviations")[1]
     table = options_hook().deviations_table()

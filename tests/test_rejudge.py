@@ -9,16 +9,16 @@ import pytest
 from _stub_llm import StubLLM
 from _suites import tiny_suite, write_suite
 
-from pytest_vitabench.cli import build_parser
-from pytest_vitabench.command import run_config
-from pytest_vitabench.config import RunConfig
+from pytest_vitabench.commands.cli import build_parser
+from pytest_vitabench.commands.command import run_config
+from pytest_vitabench.commands.rejudge import RejudgeError, rejudge_report
 from pytest_vitabench.judges import make_judge
 from pytest_vitabench.llm import LLMClient, LLMSettings
 from pytest_vitabench.messages import Message, ToolCall
 from pytest_vitabench.metrics import compute_metrics
-from pytest_vitabench.rejudge import RejudgeError, rejudge_report
+from pytest_vitabench.options.config import RunConfig
 from pytest_vitabench.report.json_report import build_report, load_report, write_report
-from pytest_vitabench.runner import ItemRunner
+from pytest_vitabench.run.runner import ItemRunner
 from pytest_vitabench.runs import open_run
 from pytest_vitabench.users import make_user_simulator
 

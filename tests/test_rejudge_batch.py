@@ -17,10 +17,10 @@ import pytest
 from _stub_batch import StubBatchAPI
 from test_rejudge import saved  # noqa: F401 - the saved run fixture
 
+from pytest_vitabench.commands.rejudge import batch_journal_folder, rejudge_report
 from pytest_vitabench.judges import make_judge
 from pytest_vitabench.llm import LLMClient, LLMSettings
 from pytest_vitabench.llm.batch import BatchJournal, BatchSubmitter, BatchUnsupported
-from pytest_vitabench.rejudge import batch_journal_folder, rejudge_report
 from pytest_vitabench.report.json_report import load_report
 
 
@@ -160,7 +160,8 @@ def test_the_journal_lives_in_the_run_directory_or_beside_the_report(saved, tmp_
 
 
 def _command(report_path, stub, *extra):
-    return [sys.executable, "-m", "pytest_vitabench.cli", "rejudge", str(report_path), "--vita-judge-model", "judge-m",
+    return [sys.executable, "-m", "pytest_vitabench.commands.cli", "rejudge", str(report_path), "--vita-judge-model",
+            "judge-m",
             "--vita-judge-args", "mode=full,batch,batch-poll=0.05", "--vita-base-url", stub.base_url,
             "--vita-api-key-env", "VITA_NO_SUCH_VAR", "--vita-cache", "off", *extra]
 
@@ -195,7 +196,7 @@ def test_a_crash_between_submission_and_download_resumes_without_resubmitting(sa
 
 
 def test_the_cli_refuses_batch_judging_with_the_rules_judge(saved, capsys):  # noqa: F811
-    from pytest_vitabench.cli import main
+    from pytest_vitabench.commands.cli import main
 
     report_path, _ = saved
     assert main(["rejudge", str(report_path), "--vita-judge-args", "batch"]) == 2
@@ -203,7 +204,7 @@ def test_the_cli_refuses_batch_judging_with_the_rules_judge(saved, capsys):  # n
 
 
 def test_the_cli_refuses_a_poll_interval_that_is_not_positive(saved, capsys):  # noqa: F811
-    from pytest_vitabench.cli import main
+    from pytest_vitabench.commands.cli import main
 
     report_path, _ = saved
     assert main(["rejudge", str(report_path), "--vita-judge-model", "judge-m", "--vita-base-url",

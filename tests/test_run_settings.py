@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_vitabench.config import RunConfig
-from pytest_vitabench.settings import RunSettings, group_keys, options, parse, spec, specs
+from pytest_vitabench.options.config import RunConfig
+from pytest_vitabench.options.settings import RunSettings, group_keys, options, parse, spec, specs
 
 
 def options_in_help_order():
@@ -36,7 +36,7 @@ def test_every_setting_has_an_option_an_ini_key_and_help_and_is_reported():
 
 
 def test_at_most_35_options_and_the_help_fits_a_screen():
-    from pytest_vitabench.settings import options
+    from pytest_vitabench.options.settings import options
 
     assert len(options()) <= 35
     for option in options():  # one line of help: --help stays short, the details are in the docs
@@ -50,7 +50,7 @@ def test_at_most_35_options_and_the_help_fits_a_screen():
                                                            "--vita-memory-args full-context-tokens="),
 ])
 def test_a_removed_spelling_names_its_replacement(old, new):
-    from pytest_vitabench.settings import REMOVED
+    from pytest_vitabench.options.settings import REMOVED
 
     removed = {r.option: r for r in REMOVED}
     assert new in removed[old].message()
@@ -144,20 +144,20 @@ def test_the_settings_and_their_parsers_import_only_the_standard_library():
     import subprocess
     import sys
 
-    code = ("import sys, pytest_vitabench.settings; "
+    code = ("import sys, pytest_vitabench.options.settings; "
             "print(sorted(m for m in sys.modules if m.startswith('pytest_vitabench.') "
             "and not hasattr(sys.modules[m], '__path__')))")  # modules only, wherever the layout puts them
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert loaded.strip() == str(sorted(["pytest_vitabench.settings",
-                                         "pytest_vitabench.option_values", "pytest_vitabench.model_args",
-                                         "pytest_vitabench.fail_under", "pytest_vitabench.formulas",
-                                         "pytest_vitabench.spelling"]))
+    assert loaded.strip() == str(sorted(["pytest_vitabench.options.settings",
+                                         "pytest_vitabench.options.values", "pytest_vitabench.options.model_args",
+                                         "pytest_vitabench.options.fail_under", "pytest_vitabench.formulas",
+                                         "pytest_vitabench.options.spelling"]))
 
 
 def test_the_offline_role_names_the_parsers_know_are_the_built_in_roles():
     from pytest_vitabench.agents import BUILTIN_AGENTS
     from pytest_vitabench.judges.registry import BUILTIN
-    from pytest_vitabench.option_values import BUILTIN_ROLE_NAMES
+    from pytest_vitabench.options.values import BUILTIN_ROLE_NAMES
     from pytest_vitabench.users import make_user_simulator
 
     assert list(BUILTIN_ROLE_NAMES["--vita-model"]) == list(BUILTIN_AGENTS)

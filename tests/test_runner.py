@@ -6,8 +6,8 @@ import copy
 
 from _suites import tiny_suite, write_suite
 
-from pytest_vitabench.config import RunConfig
-from pytest_vitabench.runner import ItemRunner, agent_profile
+from pytest_vitabench.options.config import RunConfig
+from pytest_vitabench.run.runner import ItemRunner, agent_profile
 from pytest_vitabench.suite.schema import UserTask
 
 

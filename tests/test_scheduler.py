@@ -7,10 +7,10 @@ import threading
 
 from _suites import tiny_suite, write_suite
 
-from pytest_vitabench.config import RunConfig
-from pytest_vitabench.engine.run import RunEngine
-from pytest_vitabench.engine.scheduler import EpisodeScheduler
-from pytest_vitabench.runner import ItemJob, ItemRunner
+from pytest_vitabench.options.config import RunConfig
+from pytest_vitabench.run.engine.run import RunEngine
+from pytest_vitabench.run.engine.scheduler import EpisodeScheduler
+from pytest_vitabench.run.runner import ItemJob, ItemRunner
 from pytest_vitabench.suite.loader import load_suite
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from pytest_vitabench.llm.settings import LLMSettings
-from pytest_vitabench.option_values import shard as parse_shard
-from pytest_vitabench.shard import Chain, Shard, ShardError, assign_chains, resolve_shard, shard_loads, split_limits
+from pytest_vitabench.options.values import shard as parse_shard
+from pytest_vitabench.run.shard import Chain, Shard, ShardError, assign_chains, resolve_shard, shard_loads, split_limits
 
 
 def test_an_explicit_shard_wins_over_the_job_runner():
@@ -69,7 +69,7 @@ def test_each_shard_gets_its_part_of_the_limits_unless_redis_holds_them():
 
 
 def test_a_share_keeps_whole_chains_and_other_tests_on_the_first_shard():
-    from pytest_vitabench.shard import take_share
+    from pytest_vitabench.run.shard import take_share
 
     items = [(user, memory, trial) for user in "ABCDE" for memory in ("none", "rag") for trial in range(3)]
     items.append(("other test", "", 0))

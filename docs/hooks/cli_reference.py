@@ -13,7 +13,7 @@ from typing import Any
 
 MARKER = "<!-- vita-cli -->"
 #: Where the parser is built: the commands package after the restructure, the single module before it.
-_MODULES = ("pytest_vitabench.commands", "pytest_vitabench.cli")
+_MODULES = ("pytest_vitabench.commands", "pytest_vitabench.commands.cli")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -3,7 +3,7 @@
 A page that holds the line ``<!-- vita-options -->`` gets, in its place, one table row per ``--vita-*``
 option (and, under a structured option such as ``--vita-limits``, one per key): the option as ``--help``
 spells it, its ini key, its default and the very help text pytest prints. So the reference cannot drift
-from ``pytest --help``: both come from :func:`pytest_vitabench.settings.options`. A page that holds
+from ``pytest --help``: both come from :func:`pytest_vitabench.options.settings.options`. A page that holds
 ``<!-- vita-deviations -->`` gets the official profile's deviation table, from
 :data:`pytest_vitabench.official.deviations.DEVIATIONS`.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_vitabench.settings import Option, SettingSpec, group_keys, options
+from pytest_vitabench.options.settings import Option, SettingSpec, group_keys, options
 
 MARKER = "<!-- vita-options -->"
 DEVIATIONS_MARKER = "<!-- vita-deviations -->"

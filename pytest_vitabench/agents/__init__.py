@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 
-from ..option_values import BUILTIN_ROLE_NAMES
+from ..options.values import BUILTIN_ROLE_NAMES
 from .answer import AnswerAgent
 from .base import Agent, AgentSetup
 from .builtin import BuiltinAgent, GroundtruthReaderAgent, LiteralAgent, ReferenceAgent
@@ -20,7 +20,7 @@ _RENAMED = {"oracle": GroundtruthReaderAgent.name}
 _CLASSES: dict[str, type[BuiltinAgent] | type[AnswerAgent]] = {
     agent.name: agent for agent in (ReferenceAgent, LiteralAgent, GroundtruthReaderAgent, AnswerAgent)}
 #: ``--vita-model`` names of the offline agents (the names are declared in
-#: :data:`pytest_vitabench.option_values.BUILTIN_ROLE_NAMES`).
+#: :data:`pytest_vitabench.options.values.BUILTIN_ROLE_NAMES`).
 BUILTIN_AGENTS: dict[str, type[BuiltinAgent] | type[AnswerAgent]] = {
     name: _CLASSES[_RENAMED.get(name, name)] for name in BUILTIN_ROLE_NAMES["--vita-model"]}
 

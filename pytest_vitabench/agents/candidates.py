@@ -13,8 +13,8 @@ from typing import Any
 
 from ..text.clauses import as_number
 from ..text.preferences import PreferenceMemory
+from ..text.vocabulary import OPTION_TYPE_KEYS
 from ..text.words import STOPWORDS, token_tuple, tokenize
-from ..vocabulary import OPTION_TYPE_KEYS
 
 ENTITY_KEYS = ("store_id", "shop_id", "hotel_id", "attraction_id", "flight_id", "train_id", "taxi_id")
 NAME_KEYS = ("name", "shop_name", "hotel_name", "attraction_name", "flight_number", "train_number", "platform")

@@ -86,7 +86,7 @@ def build_environment(
         seed: The trial seed; new record ids are derived from it.
         language: ``en`` or ``zh``.
         checks: The tool checks we add over the official tools (``--vita-deviation tool-checks``; see
-            :data:`pytest_vitabench.profile.TOOL_CHECKS`); ``None``: all of them.
+            :data:`pytest_vitabench.run.comparability.TOOL_CHECKS`); ``None``: all of them.
         official_search: Rank and filter as the official search tools do (``--vita-deviation search``).
         answers: Answer as the official tools do (``--vita-deviation tool-results``; built by
             :func:`pytest_vitabench.official.tool_answers.official_answers`); ``None``: JSON views.

@@ -13,7 +13,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel
 
-from ..option_values import TOOL_CHECKS
+from ..options.values import TOOL_CHECKS
 from .arguments import ArgumentValidator, lax_arguments
 from .fuzzy import fuzzy_rank, official_rank
 
@@ -22,7 +22,7 @@ ToolKind = Literal["read", "write", "create", "generic"]
 #: The kinds of the tools that change state.
 WRITE_KINDS: frozenset[ToolKind] = frozenset({"write", "create"})
 #: Names of the tool checks we add over the official tools (declared, with what each refuses, in
-#: :data:`pytest_vitabench.option_values.TOOL_CHECKS`).
+#: :data:`pytest_vitabench.options.values.TOOL_CHECKS`).
 ALL_CHECKS = tuple(TOOL_CHECKS)
 
 

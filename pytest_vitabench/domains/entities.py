@@ -15,7 +15,7 @@ from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
-from ..vocabulary import is_hidden
+from ..text.vocabulary import is_hidden
 from .base import ToolError
 from .clock import parse_time
 

@@ -2,7 +2,7 @@
 
 Where a suite gives a rubric a machine check, the rules judge's verdict is the ground truth of that rubric.
 :class:`AuditedJudge` records it in ``Verdict.details["rules"]`` (a few deterministic checks, no request), so
-every LLM-judged run reports its agreement (:mod:`pytest_vitabench.agreement`) and ``judge.*`` gates can
+every LLM-judged run reports its agreement (:mod:`pytest_vitabench.report.agreement`) and ``judge.*`` gates can
 check it. Nothing here changes a verdict.
 """
 

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_seri
 
 from ..domains.base import Environment
 from ..messages import Message
-from ..option_values import JUDGE_FAILURE_POLICIES as JUDGE_FAILURE_POLICIES
+from ..options.values import JUDGE_FAILURE_POLICIES as JUDGE_FAILURE_POLICIES
 from ..suite.schema import SubTask
 
 #: The ``not_judgeable`` reason of a subtask without evaluation criteria (the official metrics count such a

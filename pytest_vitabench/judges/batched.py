@@ -126,7 +126,7 @@ def _answer_pending(deferred: DeferredAnswers, submitter: BatchSubmitter, run: B
 class BatchJudge:
     """The judge of a pytest run with ``--vita-judge-args batch``: ``inner``'s calls answered through batches.
 
-    ``judge`` is a coroutine, awaited on the scheduler's loop (:class:`~pytest_vitabench.episode.ThreadedCaller`):
+    ``judge`` is a coroutine, awaited on the scheduler's loop (:class:`~pytest_vitabench.run.episode.ThreadedCaller`):
     an item waiting for its verdict holds no thread, only its place among the episodes in flight. From now on
     ``client``'s judge calls are deferred to the batches.
     """

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from ..prompts import time_with_weekday
+from ..agents.prompts import time_with_weekday
 from .asking import Answer, ask
 from .base import (
     FAILING_TERMINATIONS,

@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..config import RunConfig
+from ..options.config import RunConfig
 from ..store import default_root
 from .prices import ModelPrice, load_prices
 from .secrets import check_base_url

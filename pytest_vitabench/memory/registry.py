@@ -14,7 +14,7 @@ from dataclasses import replace
 from importlib.metadata import entry_points
 from typing import Any
 
-from ..spelling import did_you_mean
+from ..options.spelling import did_you_mean
 from . import agentic, full_context, groundtruth, null, rag
 from .base import Memory
 from .spec import MemoryOptions, MemorySpec

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..official.wording import OfficialWording, wording_for
-from ..option_values import ALIASES
+from ..options.values import ALIASES
 from .base import Memory
 
 if TYPE_CHECKING:
@@ -62,7 +62,7 @@ class MemoryOptions:
     def from_config(cls, config: Any, *, llm_client: LLMClient | None = None, cache_dir: Path | str | None = None,
                     official_source: OfficialSource | None = None,
                     role_settings: dict[str, dict[str, Any]] | None = None) -> MemoryOptions:
-        """The options of a run: its :class:`~pytest_vitabench.config.RunConfig`, the objects built from it, and
+        """The options of a run: its :class:`~pytest_vitabench.options.config.RunConfig`, the objects built from it, and
         each LLM role's request settings (``role_settings``: ``memory``, ``rag_summary``)."""
         roles = role_settings or {}
         # The options named as settings take the settings' values; the built-ins' wiring comes from the run.
@@ -91,7 +91,7 @@ class Endpoint(NamedTuple):
 
 def official_aliases(name: str) -> tuple[str, ...]:
     """The official harness's names for the built-in backend ``name`` (declared in
-    :data:`pytest_vitabench.option_values.ALIASES`: ``null`` is ``none``, ``rewrite`` is ``agentic``)."""
+    :data:`pytest_vitabench.options.values.ALIASES`: ``null`` is ``none``, ``rewrite`` is ``agentic``)."""
     return tuple(alias for alias, target in ALIASES.items() if target == name)
 
 
@@ -100,7 +100,7 @@ class MemorySpec:
     """One memory backend, as its module's ``SPEC`` declares it.
 
     The questions about a run (``calls_llm``, ``endpoints``, ``comparability``) take its
-    :class:`~pytest_vitabench.config.RunConfig`. What reports and the profile ask (``leaderboard`` to
+    :class:`~pytest_vitabench.options.config.RunConfig`. What reports and the profile ask (``leaderboard`` to
     ``comparability``) is read from the built-ins only: a report may be read where a third-party backend is
     not installed.
 

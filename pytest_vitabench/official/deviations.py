@@ -3,7 +3,7 @@ that can change a score, with what each side does and why.
 
 :data:`DEVIATIONS` is the one list the docs' deviation table (generated), the report's ``profile`` block and the
 comparability verdict follow; each one's switch, default and official value are its setting's
-(:mod:`pytest_vitabench.settings`). Fixes of outright crashes and wrong states are not deviations: both profiles
+(:mod:`pytest_vitabench.options.settings`). Fixes of outright crashes and wrong states are not deviations: both profiles
 keep them.
 """
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..option_values import TOOL_CHECKS
-from ..settings import spec
+from ..options.settings import spec
+from ..options.values import TOOL_CHECKS
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..messages import Message
-from ..vocabulary import is_hidden, is_marker_key
+from ..text.vocabulary import is_hidden, is_marker_key
 
 #: Per official write tool: the container, the entity-id argument, the product-id argument and extra arguments shown.
 _RESOLVE: dict[str, tuple[str, str, str | None, tuple[str, ...]]] = {

@@ -13,10 +13,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..atomic_file import write_atomic
 from ..result import ItemResult
 from ..runs.reader import SCHEMA_V2 as SCHEMA
 from ..runs.reader import load_report as load_report
+from ..store.atomic_file import write_atomic
 
 
 def build_report(config: dict[str, Any], metrics: dict[str, Any], results: list[ItemResult],
@@ -34,10 +34,10 @@ def build_report(config: dict[str, Any], metrics: dict[str, Any], results: list[
 
     Returns:
         ``{"schema": "vitabench-report/2", "config": ..., "run": ..., "metrics": ..., "results": [...]}``, and
-        ``judge`` (:func:`~pytest_vitabench.agreement.judge_summary`) when an LLM judge judged machine-checked
+        ``judge`` (:func:`~pytest_vitabench.report.agreement.judge_summary`) when an LLM judge judged machine-checked
         rubrics.
     """
-    from ..agreement import judge_summary
+    from .agreement import judge_summary
 
     pairs = sorted(zip(results, records or [r.light() for r in results], strict=True),
                    key=lambda pair: (pair[0].nodeid, pair[0].memory, pair[0].trial))

@@ -17,9 +17,9 @@ from enum import IntEnum
 from pathlib import Path
 from typing import Any
 
-from ..fail_under import Threshold
 from ..llm.ledger import Ledger
 from ..metrics import compute_metrics
+from ..options.fail_under import Threshold
 from ..result import ItemResult
 from ..runs.reader import load_run
 from .compare import Comparison, compare_results, regression_gate, regression_list, render_comparison

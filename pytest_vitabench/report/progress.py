@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..option_values import parse_interval as parse_interval
+from ..options.values import parse_interval as parse_interval
 
 #: Suite files at least this large get a line before they are loaded and validated.
 LARGE_SUITE_BYTES = 1_000_000

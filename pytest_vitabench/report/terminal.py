@@ -191,7 +191,7 @@ def items_line(results: Sequence[ItemResult]) -> str:
 def _judge_line(results: Sequence[ItemResult]) -> str | None:
     """How often the LLM judge agreed with the machine checks, when the results hold both (no interval: the
     report's ``judge`` block and ``vitabench judge-audit`` have them)."""
-    from ..agreement import judge_summary
+    from .agreement import judge_summary
 
     summary = judge_summary(results, bootstrap=0)
     if summary is None or not summary["n"]:

@@ -1,4 +1,4 @@
-"""``--vita-fail-under``: check a run's metrics against its thresholds (:mod:`pytest_vitabench.fail_under`
+"""``--vita-fail-under``: check a run's metrics against its thresholds (:mod:`pytest_vitabench.options.fail_under`
 parses them).
 
 How K meets the run's k is in ``docs/ci.md``: ``avg`` does not depend on K; a pass@K / pass^K below the run's
@@ -12,10 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..agreement import judge_summary
-from ..fail_under import Threshold
 from ..formulas import METRIC_BY_NAME, metric_key
 from ..metrics import compute_metrics
+from ..options.fail_under import Threshold
+from .agreement import judge_summary
 
 if TYPE_CHECKING:
     from ..result import ItemResult

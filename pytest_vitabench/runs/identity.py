@@ -1,14 +1,14 @@
 """Whether two runs' settings differ: the one rule behind ``--vita-resume``, ``vitabench merge`` and comparisons.
 
 A config block (a run manifest's ``config``, a report's ``config``) holds the settings of
-:class:`~pytest_vitabench.settings.RunSettings` and a few keys the plugin adds. Each setting's declared scope
+:class:`~pytest_vitabench.options.settings.RunSettings` and a few keys the plugin adds. Each setting's declared scope
 decides: a ``score`` setting can change an item's score and is compared; an ``endpoint`` setting (where the
 roles are reached) or a ``run`` setting (limits, cache, gates, outputs) never is. Of the added keys,
 ``plugin_version`` is compared unless the caller leaves it out, and the blocks derived from the suites and the
 settings (:data:`DERIVED`) never are: callers check the suites by their hashes. A key this version does not
 declare (a setting of another version of the plugin) is compared: it may change a score.
 
-Standard library and :mod:`pytest_vitabench.settings` only.
+Standard library and :mod:`pytest_vitabench.options.settings` only.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
-from ..settings import specs
+from ..options.settings import specs
 
 #: Keys of a report's config block derived from the suites a run read (each piece of a sharded run has its
 #: own) and from its settings (the profile block): never compared as settings.

@@ -9,8 +9,8 @@ import re
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..atomic_file import write_atomic
 from ..result import ItemResult
+from ..store.atomic_file import write_atomic
 from ..version import __version__
 from .manifest import (
     ResumeError,
@@ -46,7 +46,7 @@ def open_run_store(*, rootdir: Path, config: dict[str, Any], resume: str | None,
         resume: ``None``, ``latest`` or a run directory / id (``--vita-resume``).
         run_dir: The directory the xdist controller chose (on a worker), else ``None``.
         writer: This process's journal name.
-        named_dir: The directory ``--vita-run-id`` or ``--vita-shard`` names (see :mod:`pytest_vitabench.shard`):
+        named_dir: The directory ``--vita-run-id`` or ``--vita-shard`` names (see :mod:`pytest_vitabench.run.shard`):
             used whether or not it exists; with ``--vita-resume`` its finished items are reused.
 
     Returns:

@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..atomic_file import write_atomic
+from ..store.atomic_file import write_atomic
 from ..store.lock import read_jsonl
 
 #: Seconds between the batched fsyncs of a journal that has new lines.

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..atomic_file import write_atomic
+from .atomic_file import write_atomic
 
 log = logging.getLogger("pytest_vitabench.store")
 

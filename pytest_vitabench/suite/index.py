@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..atomic_file import write_atomic
+from ..store.atomic_file import write_atomic
 
 INDEX_VERSION = 1
 _WHITESPACE = " \t\n\r"

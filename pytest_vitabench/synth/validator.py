@@ -46,7 +46,7 @@ from ..memory.render import render_preferences, render_records
 from ..suite.checks import RECORD_FIELDS, RecordCheck, RubricCheck
 from ..suite.loader import LoadedSuite
 from ..suite.schema import DailyRecord, EventRecord, SubTask, UserTask
-from ..vocabulary import HIDDEN_KEYS, MARKER_PATTERN, SKIP_TYPES
+from ..text.vocabulary import HIDDEN_KEYS, MARKER_PATTERN, SKIP_TYPES
 
 RULES = ("schema", "chronology", "target", "distractors", "evidence", "leaks", "profile")
 

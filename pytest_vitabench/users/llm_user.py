@@ -4,7 +4,7 @@
 The first turn is the instruction verbatim, with no LLM call, except for a hidden scenario (converted VitaBench 1.0
 tasks), from which the model writes the opening request. Later turns are one call with the role-flipped
 conversation: the model never sees tool calls or tool results, nor the text of an agent message that calls tools (it
-went to the environment, see :mod:`pytest_vitabench.episode`). ``wait_for_action`` is an opt-in fix of the
+went to the environment, see :mod:`pytest_vitabench.run.episode`). ``wait_for_action`` is an opt-in fix of the
 premature-stop fault (tau2-bench #182): a stop before any write tool has completed or been refused becomes a short
 nudge, at most :data:`MAX_NUDGES` times per subtask.
 """

@@ -11,9 +11,9 @@ from _paths import REPO_ROOT
 from pytest_vitabench.agents import make_builtin_agent
 from pytest_vitabench.agents.candidates import Candidate, relevance
 from pytest_vitabench.agents.trajectory import call_key
-from pytest_vitabench.config import RunConfig
 from pytest_vitabench.judges.rules import RulesJudge
-from pytest_vitabench.runner import ItemRunner
+from pytest_vitabench.options.config import RunConfig
+from pytest_vitabench.run.runner import ItemRunner
 from pytest_vitabench.text.words import tokenize
 from pytest_vitabench.users.scripted import ScriptedUser
 

@@ -11,11 +11,11 @@ from _paths import VB1_DIR, VB1_SKIP_REASON
 
 from pytest_vitabench.agents import make_builtin_agent
 from pytest_vitabench.agents.answer import AnswerAgent
-from pytest_vitabench.config import RunConfig
 from pytest_vitabench.judges.rules import RulesJudge
-from pytest_vitabench.option_values import TOOL_CHECKS
-from pytest_vitabench.runner import ItemRunner
-from pytest_vitabench.solvability import check_solvability
+from pytest_vitabench.options.config import RunConfig
+from pytest_vitabench.options.values import TOOL_CHECKS
+from pytest_vitabench.run.runner import ItemRunner
+from pytest_vitabench.run.solvability import check_solvability
 from pytest_vitabench.suite.answer_key import answer_key
 from pytest_vitabench.suite.loader import load_suite
 from pytest_vitabench.users.scripted import ScriptedUser

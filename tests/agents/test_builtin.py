@@ -12,11 +12,11 @@ from _paths import REPO_ROOT, VB1_DIR, VB1_SKIP_REASON
 from pytest_vitabench.agents import BUILTIN_AGENTS, make_builtin_agent
 from pytest_vitabench.agents.base import Agent, AgentSetup
 from pytest_vitabench.agents.candidates import Candidate, CandidateScorer, candidate_phrase
-from pytest_vitabench.config import RunConfig
 from pytest_vitabench.domains import build_environment
 from pytest_vitabench.judges.rules import RulesJudge
 from pytest_vitabench.messages import Message
-from pytest_vitabench.runner import ItemRunner
+from pytest_vitabench.options.config import RunConfig
+from pytest_vitabench.run.runner import ItemRunner
 from pytest_vitabench.synth.rubrics import ASK_COUNT_OR_TIME
 from pytest_vitabench.text.facts import extract_facts
 from pytest_vitabench.text.preferences import PreferenceMemory

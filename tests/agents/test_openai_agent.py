@@ -65,7 +65,7 @@ def test_api_key_rules(monkeypatch):
 def test_model_args_reach_the_endpoint_and_key_the_cache(stub, tmp_path):
     """--vita-model-args: sent with every request (extra_body merged into the body, as the openai client does)
     and part of the cache key, so a thinking and a non-thinking run never share cached answers."""
-    from pytest_vitabench.benchmark import Benchmark
+    from pytest_vitabench.run.wiring import Benchmark
 
     def agent(args: str) -> OpenAIAgent:
         bench = Benchmark({"vita_model": "m", "vita_base_url": stub.base_url, "vita_api_key_env": "VITA_NO_SUCH_VAR",

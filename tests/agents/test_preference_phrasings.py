@@ -12,9 +12,9 @@ import pytest
 from _official_shape import D1_CASE
 
 from pytest_vitabench.agents import make_builtin_agent
-from pytest_vitabench.config import RunConfig
 from pytest_vitabench.judges.rules import RulesJudge
-from pytest_vitabench.runner import ItemRunner
+from pytest_vitabench.options.config import RunConfig
+from pytest_vitabench.run.runner import ItemRunner
 from pytest_vitabench.text.preferences import PreferenceMemory
 from pytest_vitabench.users.scripted import ScriptedUser
 

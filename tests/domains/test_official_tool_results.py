@@ -21,7 +21,7 @@ from _paths import REPO_ROOT, VB1_DIR, VB1_SKIP_REASON
 from pytest_vitabench.domains import build_environment
 from pytest_vitabench.official.delivery import WRONG_USER
 from pytest_vitabench.official.tool_answers import official_answers
-from pytest_vitabench.vocabulary import is_hidden
+from pytest_vitabench.text.vocabulary import is_hidden
 
 PAPER = REPO_ROOT / "suites" / "paper" / "tasks.vita.json.gz"
 

@@ -15,7 +15,7 @@ import pytest
 from _suites import delivery_subtask
 
 from pytest_vitabench.domains import build_environment
-from pytest_vitabench.option_values import TOOL_CHECKS
+from pytest_vitabench.options.values import TOOL_CHECKS
 
 NOW = "2025-06-01 11:00:00"
 LOC = {"address": "No. 1 Test Road, Home", "longitude": 116.40, "latitude": 39.90}

@@ -9,13 +9,13 @@ import pytest
 from _stub_llm import StubLLM
 from test_llm_judge import R1, R2, case, client_for, verdicts
 
-from pytest_vitabench.benchmark import Benchmark
 from pytest_vitabench.judges.base import RubricVerdict, unscored_reward
 from pytest_vitabench.judges.contradiction import contradiction
 from pytest_vitabench.judges.llm_rubric import LLMRubricJudge
 from pytest_vitabench.metrics import compute_metrics
 from pytest_vitabench.report.terminal import render_table
 from pytest_vitabench.result import ItemResult
+from pytest_vitabench.run.wiring import Benchmark
 
 
 @pytest.fixture
@@ -102,7 +102,8 @@ def test_votes_leave_a_failed_vote_out_of_the_count_unless_the_official_policy_i
 def _item(user: str, trial: int, reward: float, outcome: str = "passed", failure: str | None = None) -> ItemResult:
     rubrics = [RubricVerdict(text="r", met=None if failure else reward == 1.0, judge_failure=failure)]
     return ItemResult(nodeid=f"t::{user}::s1[none-t{trial}]", user_id=user, subtask_id="s1", domain="delivery",
-                      memory="none", trial=trial, reward=reward, outcome=outcome, rubrics=rubrics)  # type: ignore[arg-type]
+                      memory="none", trial=trial, reward=reward, outcome=outcome,
+                          rubrics=rubrics)  # type: ignore[arg-type]
 
 
 def test_unscored_items_are_left_out_of_the_metrics_and_counted_in_their_own_column():

@@ -22,13 +22,13 @@ import pytest
 from _paths import REPO_ROOT, VB1_DIR, VB1_SKIP_REASON
 
 from pytest_vitabench.agents.answer import AnswerAgent, record_field
-from pytest_vitabench.config import RunConfig
 from pytest_vitabench.domains import build_environment
 from pytest_vitabench.domains.entities import Order
 from pytest_vitabench.domains.instore.models import BookInfo, ReservationInfo
 from pytest_vitabench.judges.base import JudgeCase
 from pytest_vitabench.judges.rules import RulesJudge
-from pytest_vitabench.runner import ItemRunner
+from pytest_vitabench.options.config import RunConfig
+from pytest_vitabench.run.runner import ItemRunner
 from pytest_vitabench.users.scripted import ScriptedUser
 
 OFFICIAL = REPO_ROOT.parent / "shared" / "official" / "VitaBench-2.0"

@@ -98,8 +98,8 @@ def test_every_process_sharing_the_state_dir_stops(stub, tmp_path):
 
 
 def test_bad_option_values_name_the_option(tmp_path):
-    from pytest_vitabench.config import RunConfig
     from pytest_vitabench.llm.settings import settings_for_run
+    from pytest_vitabench.options.config import RunConfig
 
     assert settings_for_run(RunConfig.from_options({}), rootdir=tmp_path).circuit_breaker == 5
     off = settings_for_run(RunConfig.from_options({"vita_limits": "circuit-breaker=0"}), rootdir=tmp_path)

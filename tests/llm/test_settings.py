@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from pytest_vitabench.config import RunConfig
 from pytest_vitabench.llm import LLMSettings
 from pytest_vitabench.llm.settings import settings_for_run
-from pytest_vitabench.settings import options_for
+from pytest_vitabench.options.config import RunConfig
+from pytest_vitabench.options.settings import options_for
 
 
 def settings_from_options(*, rootdir: Path, state_dir: str | None = None, **raw: object) -> LLMSettings:

@@ -18,7 +18,7 @@ from pytest_vitabench.llm.ratelimit import LimiterTimeout
 from pytest_vitabench.llm.retry import names_token_limit, parse_duration, token_reset_wait
 from pytest_vitabench.llm.tokenrate import TokenBudget, estimate_request_tokens
 from pytest_vitabench.memory.tokens import count_tokens
-from pytest_vitabench.option_values import token_limit
+from pytest_vitabench.options.values import token_limit
 
 OPENAI_TPM_429 = ("Rate limit reached for gpt-4.1 in organization org-x on tokens per min (TPM): Limit 30000, "
                   "Used 29000, Requested 2000. Please try again in 2.5s. Visit https://platform.openai.com/...")

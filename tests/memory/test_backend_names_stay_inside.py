@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest_vitabench
 from pytest_vitabench.memory.registry import BUILTIN_SPECS
-from pytest_vitabench.option_values import ALIASES
+from pytest_vitabench.options.values import ALIASES
 
 PACKAGE = Path(pytest_vitabench.__file__).parent
 #: Names that are ordinary words too.
@@ -23,13 +23,13 @@ WORDS = {"none", "null"}
 ALLOWED = {
     # The --vita-memory default: the option specs sit below every feature module and import only the
     # standard library (issue 22 point 3), so they cannot ask the registry for it.
-    ("settings.py", "full_context"),
+    ("options/settings.py", "full_context"),
     # --vita-deviation rag=official: the key of a switch, not a backend looked up by name.
-    ("settings.py", "rag"),
+    ("options/settings.py", "rag"),
     # The official names --vita-memory accepts (null, rewrite): parsed with the option, below the registry for
     # the same reason; tests/memory pins them to the aliases the specs declare.
-    ("option_values.py", "agentic"),
-    ("option_values.py", "rewrite"),
+    ("options/values.py", "agentic"),
+    ("options/values.py", "rewrite"),
 }
 
 

@@ -10,7 +10,7 @@ from pytest_vitabench.memory.groundtruth import GroundTruthMemory
 from pytest_vitabench.memory.null import NoMemory
 from pytest_vitabench.memory.registry import RunMemories
 from pytest_vitabench.memory.tokens import count_tokens, keep_last_tokens, regex_count
-from pytest_vitabench.option_values import memory_list
+from pytest_vitabench.options.values import memory_list
 from pytest_vitabench.suite.schema import DailyRecord, EventRecord
 
 CTX = MemoryContext(user_id="U1", subtask_id="s1", now="2025-06-01 11:00:00",

@@ -15,15 +15,15 @@ from _echo_llm import echo_memory_stub
 from _paths import REPO_ROOT
 
 from pytest_vitabench.agents import make_builtin_agent
-from pytest_vitabench.config import RunConfig
 from pytest_vitabench.judges import make_judge
 from pytest_vitabench.llm import LLMClient, LLMSettings
 from pytest_vitabench.memory.registry import RunMemories
 from pytest_vitabench.memory.spec import MemoryOptions
 from pytest_vitabench.metrics import compute_metrics
+from pytest_vitabench.options.config import RunConfig
 from pytest_vitabench.report.terminal import render_pivot
 from pytest_vitabench.result import ItemResult
-from pytest_vitabench.runner import ItemRunner
+from pytest_vitabench.run.runner import ItemRunner
 from pytest_vitabench.users import make_user_simulator
 
 DEMO = REPO_ROOT / "suites" / "demo" / "tasks.json"

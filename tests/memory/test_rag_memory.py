@@ -15,7 +15,7 @@ from pytest_vitabench.memory.rag import RagMemory
 from pytest_vitabench.memory.registry import RunMemories, memory_spec
 from pytest_vitabench.memory.spec import MemoryOptions
 from pytest_vitabench.memory.tokens import count_tokens, split_tokens, tokenizer_name
-from pytest_vitabench.option_values import rag_threshold
+from pytest_vitabench.options.values import rag_threshold
 from pytest_vitabench.suite.schema import DailyRecord, EventRecord
 
 CTX = MemoryContext(user_id="U1", subtask_id="s1", now="2025-03-01 09:00:00")

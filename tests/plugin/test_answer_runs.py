@@ -10,7 +10,7 @@ import pytest
 from _official_shape import ALL_FIXTURES, VB1_INSTORE
 from _paths import VB1_DIR, VB1_SKIP_REASON
 
-from pytest_vitabench.cli import main as vitabench
+from pytest_vitabench.commands.cli import main as vitabench
 
 
 def test_answer_scores_one_on_every_official_shape_fixture_with_xdist(pytester: pytest.Pytester):

@@ -7,7 +7,7 @@ import json
 import pytest
 from _suites import tiny_suite
 
-from pytest_vitabench.cli import main
+from pytest_vitabench.commands.cli import main
 
 
 def _huge_int(text: str) -> str:

@@ -144,7 +144,7 @@ def test_xdist_gives_the_same_metrics_as_a_serial_run(project):
 
 _CONTROLLER_SUITE_SPY = '''
 import json as _json
-from pytest_vitabench.runner import ItemRunner as _Runner
+from pytest_vitabench.run.runner import ItemRunner as _Runner
 
 
 def pytest_configure(config):
@@ -186,11 +186,11 @@ def test_a_session_without_suites_is_untouched(pytester):
                             if m.startswith("pytest_vitabench.") and not hasattr(sys.modules[m], "__path__"))
             # the options (settings.py) and the session objects need only the standard library
             # the settings' parsers are standard-library only: registering the options loads nothing more
-            assert loaded == sorted(["pytest_vitabench.controller", "pytest_vitabench.fail_under",
-                              "pytest_vitabench.formulas", "pytest_vitabench.hookspecs",
-                              "pytest_vitabench.model_args", "pytest_vitabench.option_values",
-                              "pytest_vitabench.plugin", "pytest_vitabench.session",
-                              "pytest_vitabench.settings", "pytest_vitabench.spelling"]), loaded
+            assert loaded == sorted(["pytest_vitabench.pytest_plugin.controller", "pytest_vitabench.options.fail_under",
+                              "pytest_vitabench.formulas", "pytest_vitabench.pytest_plugin.hookspecs",
+                              "pytest_vitabench.options.model_args", "pytest_vitabench.options.values",
+                              "pytest_vitabench.pytest_plugin.plugin", "pytest_vitabench.pytest_plugin.session",
+                              "pytest_vitabench.options.settings", "pytest_vitabench.options.spelling"]), loaded
             heavy = [m for m in ("pydantic", "openai", "rapidfuzz", "numpy") if m in sys.modules]
             assert heavy == [], heavy
     """)

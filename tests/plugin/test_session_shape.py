@@ -20,18 +20,19 @@ def _tree(name: str) -> ast.Module:
 
 
 def test_plugin_py_implements_only_options_registration_and_collection():
-    hooks = {node.name for node in _tree("plugin.py").body
+    hooks = {node.name for node in _tree("pytest_plugin/plugin.py").body
              if isinstance(node, ast.FunctionDef) and node.name.startswith("pytest_")}
     assert hooks == PLUGIN_HOOKS
 
 
 def test_plugin_py_stays_small():
-    assert len((PACKAGE / "plugin.py").read_text(encoding="utf-8").splitlines()) <= 300
+    assert len((PACKAGE / "pytest_plugin/plugin.py").read_text(encoding="utf-8").splitlines()) <= 300
 
 
 def test_every_other_hook_is_a_method_of_the_session_objects():
     for path in sorted(PACKAGE.rglob("*.py")):
-        if path.relative_to(PACKAGE).as_posix() in ("plugin.py", "hookspecs.py"):  # package-relative, as _tree
+        if path.relative_to(PACKAGE).as_posix() in ("pytest_plugin/plugin.py",
+                                                    "pytest_plugin/hookspecs.py"):  # package-relative, as _tree
             continue
         for node in ast.parse(path.read_text(encoding="utf-8")).body:
             if isinstance(node, ast.FunctionDef):
@@ -41,8 +42,9 @@ def test_every_other_hook_is_a_method_of_the_session_objects():
 def test_no_vita_attributes_are_set_on_other_objects():
     # pytest's and xdist's objects (items, configs, reports' own fields) pass through these modules; what the
     # run needs to keep lives on the session, or on a typed field of our VitaItem.
-    layer = [PACKAGE / name for name in ("plugin.py", "session.py", "controller.py", "runner.py")]
-    for path in [*layer, *sorted((PACKAGE / "engine").glob("*.py"))]:
+    layer = [PACKAGE / name for name in ("pytest_plugin/plugin.py", "pytest_plugin/session.py",
+                                         "pytest_plugin/controller.py", "run/runner.py")]
+    for path in [*layer, *sorted((PACKAGE / "run/engine").glob("*.py"))]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             targets = node.targets if isinstance(node, ast.Assign) else \
                 [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
@@ -57,7 +59,7 @@ def test_no_vita_attributes_are_set_on_other_objects():
 
 def test_the_session_modules_import_only_the_standard_library_and_pytest_at_module_level():
     # pytest loads them in every session, with suites or without (tests/plugin/test_running.py runs one)
-    for name in ("session.py", "controller.py"):
+    for name in ("pytest_plugin/session.py", "pytest_plugin/controller.py"):
         for node in _tree(name).body:
             if isinstance(node, ast.ImportFrom) and node.level:
                 assert node.module == "session", f"{name}: from .{node.module} import ..."

@@ -13,7 +13,7 @@ from _engine_helpers import scripted_stub, write_many
 from _paths import REPO_ROOT
 from _redis import redis
 
-from pytest_vitabench.cli import main
+from pytest_vitabench.commands.cli import main
 from pytest_vitabench.runs import open_run
 
 DEMO = REPO_ROOT / "suites" / "demo" / "tasks.json"

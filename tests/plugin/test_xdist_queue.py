@@ -1,4 +1,4 @@
-"""engine/xdist_queue.py: the load scheduler keeps every worker's queue deep enough for its episodes in flight,
+"""pytest_plugin/xdist_queue.py: the load scheduler keeps every worker's queue deep enough for its episodes in flight,
 and level, so that the workers run out of items together."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from pytest_vitabench.engine.xdist_queue import make_deep_load_scheduler, top_up
+from pytest_vitabench.pytest_plugin.xdist_queue import make_deep_load_scheduler, top_up
 
 pytest.importorskip("xdist")
 

@@ -7,10 +7,10 @@ import json
 import pytest
 from _paths import REPO_ROOT
 
-from pytest_vitabench.fail_under import parse_fail_under
 from pytest_vitabench.judges.base import RubricVerdict
 from pytest_vitabench.judges.naming import entity_names, with_names
 from pytest_vitabench.metrics import compute_metrics
+from pytest_vitabench.options.fail_under import parse_fail_under
 from pytest_vitabench.report.github import error_annotation, error_annotations, step_summary, worst_subtasks
 from pytest_vitabench.report.outcome import GateInputs, VitaExit, explain, gated_exit_status
 from pytest_vitabench.report.progress import Progress, large_suite_files, parse_interval

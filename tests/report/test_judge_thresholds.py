@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_vitabench.fail_under import parse_fail_under
 from pytest_vitabench.judges.base import RubricVerdict
+from pytest_vitabench.options.fail_under import parse_fail_under
 from pytest_vitabench.report.thresholds import check_thresholds
 from pytest_vitabench.result import ItemResult
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_vitabench.fail_under import Threshold, parse_fail_under
+from pytest_vitabench.options.fail_under import Threshold, parse_fail_under
 from pytest_vitabench.report.thresholds import check_thresholds
 
 

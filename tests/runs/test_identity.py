@@ -5,10 +5,10 @@ from __future__ import annotations
 import hashlib
 import json
 
-from pytest_vitabench.config import RunConfig
+from pytest_vitabench.options.config import RunConfig
+from pytest_vitabench.options.settings import specs
 from pytest_vitabench.runs.identity import DERIVED, settings_differences
 from pytest_vitabench.runs.manifest import config_sha256
-from pytest_vitabench.settings import specs
 
 BASE = {"model": "a", "trials": 4, "plugin_version": "1", "base_url": "http://a/v1", "api_key_env": "K",
         "rpm": 0, "report": "a.json"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_vitabench.cli import main
+from pytest_vitabench.commands.cli import main
 from pytest_vitabench.store import Store, default_root
 
 KEY = "cd" * 32

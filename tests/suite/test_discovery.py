@@ -112,6 +112,6 @@ def test_suites_are_collected_by_name_and_by_shape_beside_unrelated_json(pyteste
 
 
 def test_the_plugin_default_patterns_are_discovery_defaults():
-    from pytest_vitabench import plugin
+    from pytest_vitabench.pytest_plugin import plugin
 
     assert tuple(plugin.DEFAULT_PATTERNS) == DEFAULT_PATTERNS

@@ -38,7 +38,7 @@ def hub(monkeypatch, tmp_path):
 
 
 def _cli(tmp_path, *args, env=None, pre=""):
-    code = f"import sys; {pre}from pytest_vitabench.cli import main; sys.exit(main(sys.argv[1:]))"
+    code = f"import sys; {pre}from pytest_vitabench.commands.cli import main; sys.exit(main(sys.argv[1:]))"
     return subprocess.run([sys.executable, "-c", code, "fetch", *args], capture_output=True, text=True,
                           cwd=tmp_path, timeout=120,
                           env={"PATH": "/usr/bin:/bin", "HF_HOME": str(tmp_path / "hf-home"), **(env or {})})

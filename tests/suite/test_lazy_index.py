@@ -95,8 +95,8 @@ def test_a_user_with_a_cached_verdict_is_rebuilt_the_same(tmp_path):
 
 
 def test_the_language_is_cached_with_the_index(tmp_path):
-    from pytest_vitabench.config import RunConfig
-    from pytest_vitabench.runner import ItemRunner
+    from pytest_vitabench.options.config import RunConfig
+    from pytest_vitabench.run.runner import ItemRunner
 
     path = write_suite(tmp_path / "tasks.json", tiny_suite())
     first = load_suite(path, lazy=True, index_dir=tmp_path / "cache")

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from pytest_vitabench.agents import make_builtin_agent
-from pytest_vitabench.config import RunConfig
 from pytest_vitabench.judges.rules import RulesJudge
-from pytest_vitabench.runner import ItemRunner
+from pytest_vitabench.options.config import RunConfig
+from pytest_vitabench.run.runner import ItemRunner
 from pytest_vitabench.synth.config import preset
 from pytest_vitabench.synth.generator import generate, write
 from pytest_vitabench.users.scripted import ScriptedUser

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from pytest_vitabench.cli import main
+from pytest_vitabench.commands.cli import main
 from pytest_vitabench.suite.loader import load_suite
 from pytest_vitabench.synth.validator import RULES, Limits, validate_loaded
 

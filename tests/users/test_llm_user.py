@@ -10,9 +10,9 @@ from pytest_vitabench.agents.base import AgentSetup
 from pytest_vitabench.agents.openai_agent import OpenAIAgent
 from pytest_vitabench.domains import build_environment
 from pytest_vitabench.domains.base import WRITE_KINDS
-from pytest_vitabench.episode import run_episode
 from pytest_vitabench.llm import LLMClient, LLMError, LLMSettings
 from pytest_vitabench.messages import STOP_TOKEN, Message, ToolCall
+from pytest_vitabench.run.episode import run_episode
 from pytest_vitabench.users import make_user_simulator
 from pytest_vitabench.users.base import UserSetup, UserSimulator
 from pytest_vitabench.users.llm_user import NUDGE, LLMUser, user_system_prompt

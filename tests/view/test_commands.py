@@ -10,7 +10,7 @@ import sys
 import pytest
 from _paths import REPO_ROOT
 
-from pytest_vitabench.cli import main
+from pytest_vitabench.commands.cli import main
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ import pytest
 from _browser import launch
 from _paths import REPO_ROOT
 
-from pytest_vitabench.cli import main
+from pytest_vitabench.commands.cli import main
 
 
 @pytest.fixture(scope="module")
@@ -138,9 +138,9 @@ def test_the_judge_tab_shows_the_audit_and_links_each_disagreement_to_its_item(p
     from _stub_judge import PlantedJudge
     from _stub_llm import StubLLM
 
-    from pytest_vitabench.judge_audit import JudgeSetup, audit_run
+    from pytest_vitabench.commands.judge_audit import JudgeSetup, audit_run
+    from pytest_vitabench.commands.rejudge import replay, resolve_suites
     from pytest_vitabench.llm import LLMClient, LLMSettings
-    from pytest_vitabench.rejudge import replay, resolve_suites
     from pytest_vitabench.report.json_report import load_report, write_report
     from pytest_vitabench.result import ItemResult
     from pytest_vitabench.runs import open_run

@@ -1,0 +1,100 @@
+"""``vitabench merge``: the shards of a run (or any pieces of it) as the one report a one-process run writes.
+
+The merged items (in node-id order) are scored, gated and reported by the code that does it for a run
+(:mod:`pytest_vitabench.report.outcome`); a gate on a merge missing items exits 6.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from ..llm.ledger import Ledger
+from ..options.fail_under import parse_fail_under
+from ..report.failures import suite_subtask_data
+from ..report.json_report import write_report
+from ..report.outcome import gate_run, github_outputs, run_report, score_run, summary_lines
+from ..runs.manifest import now_iso
+from ..runs.pieces import Combined, MergeError, combine
+from ..suite.loader import load_suite
+from ..version import __version__
+from .command import Command, argument, run_config, setting_arguments
+
+#: ``vitabench merge``'s exit status when the pieces cannot be merged (pytest's usage-error code).
+BAD_INPUT = 4
+
+
+def merge_command(args: argparse.Namespace) -> int:
+    """Merge the pieces into the report ``--output``, print its table, gate it (exit statuses: the
+    command's description)."""
+    output = args.output
+    try:
+        options = run_config(args)  # --vita-fail-regression needs --vita-baseline, as in a run
+        thresholds = parse_fail_under(options.fail_under) if options.fail_under else None
+        combined = combine(args.pieces)
+    except (MergeError, ValueError) as exc:
+        print(f"vitabench merge: {exc}", file=sys.stderr)
+        return BAD_INPUT
+    config, results = combined.config, combined.results
+    outcome = score_run(results, trials=int(config.get("trials") or 1), seed=int(config.get("seed") or 0),
+                        style=str(config.get("metrics_style") or "default"), thresholds=thresholds, config=config,
+                        subtask_data=suite_subtask_data(load_suite), baseline=options.baseline,
+                        fail_regression=options.fail_regression)
+    # Missing items leave the scores as incomplete as errored ones do.
+    missing = max(0, (combined.planned or 0) - len(results))
+    gate_run(outcome, unfinished=missing + (1 if combined.missing and not missing else 0))
+    write_report(output, run_report(outcome, {**config, "report": output, "shard": "merged"},
+                                    run=_run_block(combined), usage=combined.usage))
+    ledger = Ledger()
+    ledger.merge(combined.usage or {})
+    for line in _head_lines(combined):
+        print(line)
+    for line, _ in summary_lines(outcome, ledger=ledger, show_failures=False, report=output):
+        print(line)
+    github_outputs(outcome, config=config, title="VitaBench results (merged shards)", echo=print,
+                   warn=lambda message: print(f"vitabench merge: {message}", file=sys.stderr))
+    return outcome.status
+
+
+def _run_block(combined: Combined) -> dict[str, Any]:
+    stores = combined.stores
+    return {"id": combined.run_id, "dir": str(stores[0].path.resolve()) if len(stores) == 1 else None,
+            "dirs": [str(s.path.resolve()) for s in stores], "merged_from": combined.pieces, "finished": now_iso(),
+            "plugin_version": __version__, "planned": combined.planned, "completed": len(combined.results),
+            "resumed": sum(1 for r in combined.results if r.resumed), "partial": combined.partial,
+            "missing": combined.missing}
+
+
+def _head_lines(combined: Combined) -> list[str]:
+    lines = [f"vitabench merge: {len(combined.pieces)} piece(s) of run {combined.run_id}, "
+             f"{len(combined.results)} items"]
+    if combined.partial:
+        planned = f" of {combined.planned} planned" if combined.planned is not None else ""
+        lines.append(f"partial: {len(combined.results)}{planned} items; " + "; ".join(combined.missing or
+                     ["items missing from the pieces (a shard stopped early; rerun it with --vita-resume)"]))
+    return lines + combined.notes
+
+
+COMMAND = Command(
+    "merge", help="join the shards of a run (--vita-shard) into one report, gated like a run",
+    description="Join the pieces of one run (the run directories of its --vita-shard shards, a directory holding "
+                "them, or their --vita-report files) into the report the run would have written in one process: "
+                "the same metrics, intervals, failures, usage and cost. Pieces whose settings or suite files "
+                "differ are refused (the differences are listed); missing shards or items make the merge "
+                "partial. Exit status: 0 merged (and every gate passed), 1 a gate failed, 4 the pieces cannot be "
+                "merged, 6 a gate met infrastructure errors or missing items.",
+    run=merge_command, arguments=(
+        argument("pieces", nargs="+", metavar="RUN_DIR_OR_REPORT",
+                 help="run directories (.vitabench/runs/RUN_ID/shard-I-of-N), directories holding them, or JSON "
+                      "reports"),
+        argument("-o", "--output", required=True, help="where to write the merged JSON report"),
+        *setting_arguments(
+            "fail_under", "baseline", "fail_regression",
+            fail_under={"metavar": "SPEC", "help": "thresholds as for a run, e.g. 'avg@4=0.40,pass^4=0.20': the exit "
+                                                   "status is the gate's"},
+            baseline={"metavar": "RUN",
+                      "help": "a saved run to compare the merged run with, paired per user and subtask"},
+            fail_regression={"metavar": "DELTA", "help": "with --vita-baseline: exit 1 when Avg drops significantly "
+                                                         "by more than DELTA"}),
+    ))

@@ -1,0 +1,375 @@
+"""One VitaBench run in one process: :class:`VitaSession`, the plugin object that owns the run's state.
+
+It builds nothing until a suite is collected or a ``--vita-*`` option is given, and imports only pytest and
+the standard library at module level, so a session without suites stays as cheap as pytest alone."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+import time
+import uuid
+import warnings
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from ..result import ItemResult
+    from ..run.engine.run import RunEngine
+    from ..run.runner import ItemJob
+    from ..run.wiring import Benchmark
+    from ..runs.store import RunStore
+    from ..suite.loader import LoadedSuite, LoadedUser
+
+#: What the controller hands each xdist worker (``workerinput``) and each worker sends back (``workeroutput``).
+WORKER_LLM_DIR = "vita_llm_state_dir"
+WORKER_RUN_DIR = "vita_run_dir"
+WORKER_LEDGER = "vita_llm_ledger"
+WORKER_PLANNED = "vita_planned"
+WORKER_LANGUAGES = "vita_languages"
+#: The roles an item's fixture hands in; running ahead reuses them, so they must be session-scoped.
+ROLE_FIXTURES = ("vita_agent", "vita_user_simulator", "vita_judge")
+
+
+class VitaSuiteWarning(pytest.PytestWarning):
+    """Questionable but usable suite data (blank times with a fallback, out-of-order history, unknown keys)."""
+
+
+@dataclass
+class ItemRef:
+    """Which subtask of which user an item runs, with which memory backend and trial."""
+
+    user: LoadedUser
+    index: int
+    memory: str
+    trial: int
+
+
+class VitaSession:
+    """The run's state and hooks in one process (the controller without xdist, or an xdist worker)."""
+
+    NAME = "vitabench-session"
+
+    def __init__(self, config: pytest.Config):
+        self.config = config
+        self.worker_input: dict[str, Any] | None = getattr(config, "workerinput", None)
+        self._bench: Benchmark | None = None
+        self._store: RunStore | None = None
+        #: Journal records of the run being resumed, by node id.
+        self.saved: dict[str, dict[str, Any]] = {}
+        #: Suite path -> its sha256, as collected.
+        self.suites: dict[str, str] = {}
+        #: Suite path -> its prompt language, as collection found it (xdist workers send theirs).
+        self.languages: dict[str, str] = {}
+        #: Items each collected suite file holds in all (subtasks x backends x trials), whatever is selected.
+        self.planned: dict[str, int] = {}
+        #: The selected items before and after this shard took its share (``None`` until collected).
+        self.shard_split: tuple[int, int] | None = None
+        self.started = time.time()
+        self._llm_dir: str | None = None
+        self._engine: RunEngine | None = None
+        self._items: dict[str, Any] = {}
+        self._ordered: list[str] = []
+        self._positions: dict[str, int] = {}
+        self._interactor: Any = None
+        #: Users whose validation warnings were shown (once per process), by ``id``: they live all run.
+        self._warned_users: set[int] = set()
+        self._scope_warned = False
+
+    @property
+    def is_worker(self) -> bool:
+        return self.worker_input is not None
+
+    @property
+    def writer(self) -> str:
+        """This process's journal name: ``gw0``, ``gw1``... on an xdist worker, ``main`` on the controller (read
+        from the config, not the environment, which a pytest run inside a worker inherits)."""
+        return str(self.worker_input.get("workerid") or "worker") if self.worker_input is not None else "main"
+
+    @property
+    def active(self) -> bool:
+        return self._bench is not None
+
+    @property
+    def bench(self) -> Benchmark:
+        """The run's wiring; building it checks every setting (a bad one is a usage error, before any item)."""
+        return self._start()[0]
+
+    @property
+    def store(self) -> RunStore:
+        """The run directory (a new run, the resumed one, or the one the controller chose for this worker)."""
+        return self._start()[1]
+
+    def option(self, ini: str) -> Any:
+        from ..options.settings import GROUPS  # already imported: it declared the options
+
+        value = self.config.getoption(ini)
+        if ini.removeprefix("vita_") in GROUPS:  # KEY=VALUE pairs: the ini file's first, the command line's over them
+            return [*self.config.getini(ini), *(value or [])]
+        return self.config.getini(ini) if value is None else value
+
+    def _start(self) -> tuple[Benchmark, RunStore]:
+        if self._bench is not None and self._store is not None:
+            return self._bench, self._store
+        from ..options.settings import raw_options
+        from ..run.runner import RunState
+        from ..run.wiring import Benchmark
+        from ..runs.session import open_run_store
+        from ..store import default_root
+
+        config = self.config
+        try:
+            bench = Benchmark(raw_options(self.option), rootdir=config.rootpath, state_dir=self.llm_state_dir(),
+                              run_state=RunState(index_dir=default_root(config.rootpath) / "suites"))
+            self._store, self.saved = open_run_store(
+                rootdir=config.rootpath, config=bench.config.manifest(), resume=bench.config.resume,
+                run_dir=(self.worker_input or {}).get(WORKER_RUN_DIR), writer=self.writer,
+                named_dir=self._named_run_dir(bench))
+        except ValueError as exc:  # pydantic's ValidationError, MissingAPIKey and ResumeError are ValueErrors
+            raise pytest.UsageError(f"pytest-vitabench: {exc}") from None
+        self._bench = bench
+        return bench, self._store
+
+    def _named_run_dir(self, bench: Benchmark) -> Any:
+        """The run directory ``--vita-run-id`` names, or a shard's under its derived run id; else ``None``."""
+        if bench.config.run_id is None and bench.shard is None:
+            return None
+        from ..run.shard import derived_run_id, run_directory
+
+        run_id = bench.config.run_id or derived_run_id(bench.config.manifest(), self.selection(),
+                                                       self.config.invocation_params.dir)
+        return run_directory(self.config.rootpath, run_id, bench.shard)
+
+    def llm_state_dir(self) -> str:
+        """The directory that coordinates LLM limits across the run's processes (named by the controller)."""
+        if self._llm_dir is None:
+            self._llm_dir = str((self.worker_input or {}).get(WORKER_LLM_DIR) or os.path.join(
+                tempfile.gettempdir(), f"vitabench-run-{os.getpid()}-{uuid.uuid4().hex[:8]}"))
+        return self._llm_dir
+
+    def selection(self) -> dict[str, Any]:
+        """What the command line selected: paths, ``-k``, ``-m``, ``--deselect`` (the manifest's, the run id's)."""
+        config = self.config
+        return {"args": list(config.args), "keyword": config.getoption("keyword", "") or "",
+                "markexpr": config.getoption("markexpr", "") or "",
+                "deselect": list(config.getoption("deselect", None) or [])}
+
+    def collect_suite(self, path: Any, nodeid: str) -> LoadedSuite:
+        """Index a collected suite file and count what it plans (its users are validated as items need them)."""
+        bench = self.bench
+        if not self.is_worker:
+            from ..report.progress import LARGE_SUITE_BYTES
+
+            size = path.stat().st_size
+            if size >= LARGE_SUITE_BYTES:
+                self.announce_large_suite(nodeid, size)
+        suite = bench.runner.suite(path, lazy=True)
+        self.suites[str(path)] = suite.sha256
+        self.languages[str(path)] = bench.runner.language_for(suite)
+        self.planned[str(path)] = sum(len(user.outline) for user in suite.users if user.error is None) \
+            * len(bench.config.memory) * bench.config.trials
+        if self.writer in ("main", "gw0"):  # under xdist every worker collects; one of them is enough to warn
+            for message in suite.warnings:
+                warnings.warn(VitaSuiteWarning(message), stacklevel=1)
+        return suite
+
+    def announce_large_suite(self, path: str, size: int) -> None:
+        """Say that the wait is the suite loading; pytest captures output during collection, and this line is
+        for the person waiting, so it bypasses that."""
+        config = self.config
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is None or config.get_verbosity() < 0:
+            return
+        capture = config.pluginmanager.get_plugin("capturemanager")
+        with capture.global_and_fixture_disabled() if capture is not None else contextlib.nullcontext():
+            reporter.write_line(f"vitabench: collecting {path} ({size / 1e6:.1f} MB): loading and validating the "
+                                "suite takes a few seconds per process")
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        """``--vita-shard``: keep this shard's chains (after ``-k``/``-m``, so every shard splits the same set)."""
+        shard = self.bench.shard if self.active else None
+        if shard is None:
+            return
+        from ..run.shard import take_share
+
+        def chain_of(item: pytest.Item) -> tuple[tuple[str, str, str], int] | None:
+            ref: ItemRef | None = getattr(item, "vita_ref", None)
+            if ref is None:
+                return None
+            span = ref.user.span
+            # The file as the node id names it (relative to the rootdir): the same on every machine, wherever
+            # the checkout is, so the tie-breaks of the split agree too.
+            return (item.nodeid.split("::", 1)[0], ref.user.key, ref.memory), (span[1] - span[0] if span else 0)
+
+        share = take_share(items, shard, chain_of)
+        self.shard_split = (share.selected_in_run, share.selected_here)
+        if share.dropped:
+            config.hook.pytest_deselected(items=share.dropped)
+        items[:] = share.kept
+
+    def item_result(self, item: Any, roles: tuple[Any, Any, Any]) -> ItemResult:
+        """The item's result: saved by the resumed run, run inline, or awaited from the scheduler.
+
+        Raises:
+            SuiteError: The item's user has invalid data: not a result, the item errors like a collection
+                error and stays out of the metrics (the run is then partial).
+        """
+        ref: ItemRef = item.vita_ref
+        suite = self.bench.runner.suite(item.path, lazy=True)
+        if id(ref.user) not in self._warned_users:
+            from ..suite.loader import SuiteError, held_user
+
+            # Validated and released at once: a user whose items the resumed run saved stays parsed no longer.
+            with contextlib.suppress(SuiteError), held_user(suite, ref.user):
+                pass
+            self._warned_users.add(id(ref.user))
+            for message in ref.user.warnings:
+                warnings.warn(VitaSuiteWarning(message), stacklevel=1)
+        if ref.user.error is not None:
+            raise ref.user.error
+        engine = self.engine(item.session)
+        saved = engine.saved_result(item.nodeid, suite.sha256)
+        if saved is not None:
+            return saved
+        if engine.concurrency <= 1 or not self._session_scoped_roles(item):
+            return engine.run(self._job(item, roles))
+        session = item.session
+        scheduler = engine.scheduler(job_for=lambda nodeid: self._job(self._items[nodeid], roles),
+                                     upcoming=lambda nodeid: self._upcoming(session, nodeid),
+                                     should_stop=lambda: bool(session.shouldfail or session.shouldstop))
+        return scheduler.result(item.nodeid)
+
+    def _job(self, item: Any, roles: tuple[Any, Any, Any]) -> ItemJob:
+        from ..run.runner import ItemJob
+
+        ref: ItemRef = item.vita_ref
+        return ItemJob(item.nodeid, self.bench.runner.suite(item.path, lazy=True), ref.user, ref.index, ref.memory,
+                       ref.trial, *roles)
+
+    def engine(self, session: pytest.Session) -> RunEngine:
+        """The process's run engine, built when its first item starts (the session's items are final then)."""
+        if self._engine is None:
+            from ..run.engine.run import RunEngine
+            from ..runs.manifest import config_sha256
+            from ..runs.session import write_manifest_once
+
+            bench, store = self.bench, self.store
+            self._items = {i.nodeid: i for i in session.items if hasattr(i, "vita_ref")}
+            self._ordered = list(self._items)
+            self._positions = {nodeid: n for n, nodeid in enumerate(self._ordered)}
+            block = bench.config.manifest()
+
+            def manifest() -> None:
+                selection = {"planned": sum(self.planned.values()), "selected": len(self._items), **self.selection()}
+                if bench.shard is not None and self.shard_split is not None:
+                    selection["shard"] = {"index": bench.shard.index, "count": bench.shard.count,
+                                          "source": bench.shard.source, "selected_in_run": self.shard_split[0]}
+                write_manifest_once(store, config=block, suites=dict(self.suites), selection=selection,
+                                    command=command(self.config))
+
+            self._engine = RunEngine(runner=bench.runner, store=store, config_sha256=config_sha256(block),
+                                     saved=self.saved, concurrency=bench.concurrency, on_first_journal=manifest)
+            if bench.config.judge_batch:
+                # Items wait for batches before anything is journaled: the run must be resumable from the first
+                # submitted batch on, so that --vita-resume finds its journal (batches/) after a crash.
+                manifest()
+        return self._engine
+
+    def _upcoming(self, session: pytest.Session, nodeid: str) -> Iterator[str]:
+        """The node ids this process will run from ``nodeid`` on (on an xdist worker: those queued for it)."""
+        if not self.is_worker:
+            yield from self._ordered[self._positions.get(nodeid, len(self._ordered)):]
+            return
+        from .xdist_queue import find_worker_interactor, worker_queue
+
+        if self._interactor is None:
+            self._interactor = find_worker_interactor(self.config)
+        yield nodeid
+        for index in worker_queue(self._interactor):
+            if 0 <= index < len(session.items) and hasattr(session.items[index], "vita_ref"):
+                yield session.items[index].nodeid
+
+    def _session_scoped_roles(self, item: Any) -> bool:
+        """Running ahead reuses the first item's agent, user simulator and judge for the items that follow,
+        which is only right when those fixtures are session-scoped (the plugin's are; a conftest may narrow them)."""
+        definitions = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+        for name in ROLE_FIXTURES:
+            chain = definitions.get(name)
+            if chain and chain[-1].scope != "session":
+                if not self._scope_warned:
+                    self._scope_warned = True
+                    warnings.warn(VitaSuiteWarning(f"{name} is {chain[-1].scope}-scoped: items run one at a time "
+                                                   "(--vita-concurrency needs session-scoped roles)"), stacklevel=1)
+                return False
+        return True
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item) -> Iterator[None]:
+        report: Any = yield
+        result: ItemResult | None = getattr(item, "vita_result", None)
+        if result is not None and (report.when == "call" or report.outcome != "passed"):
+            report.vita_result = result.light()
+            # Dropped once reported: a worker holding every item's trajectory would grow with every item.
+            item.vita_result = None  # type: ignore[attr-defined]
+        return report
+
+    @pytest.hookimpl(wrapper=True, specname="pytest_sessionstart")
+    def pytest_sessionstart_warm_up(self, session: pytest.Session) -> Iterator[None]:
+        """An xdist worker whose roles call an LLM imports the ``openai`` package in the background while it
+        collects (once every other ``pytest_sessionstart`` ran)."""
+        yield
+        if self.active and self.is_worker and self.bench.needs_llm and not self.config.option.collectonly:
+            self.bench.llm_client().warm_up_in_background()
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        """Close the engine, then hand on what the run found (tryfirst: before junitxml writes its file)."""
+        if not self.active:
+            return
+        if self._engine is not None:
+            self._engine.close()
+        self.finish(session)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        config.pluginmanager.unregister(self, self.NAME)
+
+    def finish(self, session: pytest.Session) -> None:
+        """An xdist worker's end: send the controller its LLM usage, planned items and suite languages."""
+        output: dict[str, Any] = getattr(self.config, "workeroutput", {})
+        output[WORKER_LEDGER] = self.bench.ledger.to_dict()
+        output[WORKER_PLANNED] = dict(self.planned)
+        output[WORKER_LANGUAGES] = dict(self.languages)
+
+
+def names_a_suite(args: Iterable[str], patterns: Iterable[str]) -> bool:
+    """Whether a command-line path is a suite file or a directory holding one (one level deep); cheap, as
+    pytest asks it in every session."""
+    for arg in args:
+        path = str(arg).split("::", 1)[0]
+        if path.endswith((".json", ".json.gz")):
+            return True
+        if os.path.isdir(path):
+            for root, _, files in os.walk(path):
+                candidates = [name for name in files if name.endswith((".json", ".json.gz"))]
+                if candidates:  # only then: a session without JSON files imports nothing more
+                    from ..suite.discovery import is_suite_file
+
+                    return any(is_suite_file(Path(root) / name, list(patterns)) for name in candidates)
+                break
+    return False
+
+
+def command(config: pytest.Config) -> list[str]:
+    """The command line that started the run, as recorded in the report and the run manifest; a URL that
+    carries credentials (``--vita-limits url=redis://:password@host``) is recorded without them."""
+    from ..llm.secrets import redact_url
+
+    return ["pytest", *(redact_url(arg) if "://" in arg and "@" in arg else arg
+                        for arg in map(str, config.invocation_params.args))]
