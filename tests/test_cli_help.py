@@ -76,3 +76,22 @@ def test_the_cli_module_only_lists_the_commands_their_modules_declare():
         "cache", "fetch"]
     runs = [command.run or command.subcommands[0].run for command in COMMANDS]
     assert "pytest_vitabench.commands.cli" not in {getattr(run, "__module__", None) for run in runs}
+
+
+def test_each_command_is_one_module_named_after_it():
+    """commands/NAME.py declares COMMAND, the command NAME (judge_audit.py: judge-audit), and runs it; the package
+    holds nothing else but the parser (cli.py) and the declaration (command.py)."""
+    import importlib
+
+    from _paths import REPO_ROOT
+
+    from pytest_vitabench.commands.cli import COMMANDS
+
+    modules = {f"{command.name.replace('-', '_')}" for command in COMMANDS}
+    files = {path.stem for path in (REPO_ROOT / "pytest_vitabench" / "commands").glob("*.py")}
+    assert files == modules | {"__init__", "cli", "command"}
+    for command in COMMANDS:
+        module = importlib.import_module(f"pytest_vitabench.commands.{command.name.replace('-', '_')}")
+        assert module.COMMAND is command
+        runs = [command.run] if command.run else [sub.run for sub in command.subcommands]
+        assert all(run is not None and run.__module__ == module.__name__ for run in runs), command.name

@@ -7,25 +7,12 @@ with the very ``--help`` text the command prints. So the reference cannot drift 
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 from typing import Any
 
+from pytest_vitabench.commands.cli import build_parser
+
 MARKER = "<!-- vita-cli -->"
-#: Where the parser is built: the commands package after the restructure, the single module before it.
-_MODULES = ("pytest_vitabench.commands", "pytest_vitabench.commands.cli")
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The ``vitabench`` parser, from wherever the package builds it."""
-    for name in _MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ImportError:
-            continue
-        if hasattr(module, "build_parser"):
-            return module.build_parser()  # type: ignore[no-any-return]
-    raise ImportError(f"no build_parser in {', '.join(_MODULES)}")
 
 
 def _help(parser: argparse.ArgumentParser) -> str:

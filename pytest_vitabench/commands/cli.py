@@ -22,18 +22,13 @@ import re
 import sys
 from collections.abc import Sequence
 
-from . import cache as store_commands
-from . import estimate, judge_audit, merge, rejudge
-from . import fetch as suite_commands
-from . import synth as synth_commands
-from . import view as view_commands
+from . import cache, compare, estimate, fetch, judge_audit, merge, plot, rejudge, show, synth, validate, view
 from .command import Command
 
 #: Every subcommand, in the order ``vitabench --help`` lists them.
 COMMANDS: tuple[Command, ...] = (
-    synth_commands.VALIDATE, view_commands.SHOW, estimate.COMMAND, rejudge.COMMAND, judge_audit.COMMAND,
-    synth_commands.SYNTH, view_commands.VIEW, view_commands.PLOT, view_commands.COMPARE, merge.COMMAND,
-    store_commands.COMMAND, suite_commands.COMMAND,
+    validate.COMMAND, show.COMMAND, estimate.COMMAND, rejudge.COMMAND, judge_audit.COMMAND, synth.COMMAND,
+    view.COMMAND, plot.COMMAND, compare.COMMAND, merge.COMMAND, cache.COMMAND, fetch.COMMAND,
 )
 
 
