@@ -26,6 +26,21 @@ WRITE_KINDS: frozenset[ToolKind] = frozenset({"write", "create"})
 ALL_CHECKS = tuple(TOOL_CHECKS)
 
 
+@dataclass(frozen=True)
+class ToolRules:
+    """How the domain tools search and answer (``--vita-deviation search``, ``--vita-deviation tool-results``).
+
+    Attributes:
+        official_search: Rank with the unprocessed partial ratio over keywords joined with no separator, and
+            filter cities at a score of 40 (:func:`~pytest_vitabench.domains.fuzzy.official_rank`).
+        official_answers: The tools answer in the records' string forms with their own checks, as a
+            :class:`ToolAnswers` built from the harness's source says (with that source).
+    """
+
+    official_search: bool = False
+    official_answers: bool = False
+
+
 class ToolAnswers(Protocol):
     """How the tools answer when they answer as another harness's tools do (the official package builds one)."""
 
