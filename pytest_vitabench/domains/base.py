@@ -43,7 +43,8 @@ class ToolRules:
 
 
 class ToolAnswers(Protocol):
-    """How the tools answer when they answer as another harness's tools do (the harness package builds one from the user's copy)."""
+    """How the tools answer when they answer as another harness's tools do (the harness package builds one from
+    the user's copy)."""
 
     def say(self, key: Hashable, *values: Any) -> str:
         """The message ``key`` with ``values`` filled in."""

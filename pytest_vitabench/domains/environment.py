@@ -119,7 +119,8 @@ class DomainEnvironment(Environment):
 
     def entity(self, container: str, entity_id: str, what: str) -> Any:
         """The entity of ``container`` (``stores``, ``shops``) keyed ``entity_id``, or whose own id field
-        (``store_id``, ``shop_id``) it is: a few entities of the VitaBench 2.0 data are keyed otherwise. ToolError if none."""
+        (``store_id``, ``shop_id``) it is: a few entities of the VitaBench 2.0 data are keyed otherwise.
+        ToolError if none."""
         key = str(entity_id).strip()
         items = getattr(self.db, container)
         found = items.get(key) or next((e for e in items.values() if getattr(e, f"{container[:-1]}_id") == key), None)
