@@ -19,7 +19,7 @@ def _without_renamed_table(text: str) -> str:
 
 def _renamed() -> dict[str, str]:
     """The reference page's renamed-options table: ``{old option: new option with its key}``."""
-    section = page("reference.md").split("## Renamed options", 1)[1]
+    section = options_hook().on_page_markdown(page("reference.md")).split("## Renamed options", 1)[1]
     return {old: new for old, new in re.findall(r"^\| `(--vita-[a-z-]+)[^`]*` \| `(--vita-[a-z-]+ [^`]*)` \|$",
                                                 section, flags=re.M)}
 
