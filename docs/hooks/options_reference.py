@@ -16,6 +16,7 @@ from pytest_vitabench.options.settings import Option, SettingSpec, group_keys, o
 
 MARKER = "<!-- vita-options -->"
 DEVIATIONS_MARKER = "<!-- vita-deviations -->"
+RENAMED_MARKER = "<!-- vita-renamed -->"
 
 
 def usage(spec: SettingSpec) -> str:
@@ -64,6 +65,19 @@ def _rows(option: Option) -> list[str]:
     return out
 
 
+def renamed_table() -> str:
+    """The spellings the structured options replaced (each a usage error naming its replacement), old -> new."""
+    from pytest_vitabench.options.settings import REMOVED
+
+    rows = ["| old | new |", "|---|---|"]
+    for removed in REMOVED:
+        old = removed.option if removed.flag else f"{removed.option} {removed.replacement.rsplit('=', 1)[-1]}"
+        if removed.replacement.endswith(":ARGS"):
+            old = f"{removed.option} ARGS"
+        rows.append(f"| `{old}` | `{removed.replacement}` |")
+    return "\n".join(rows)
+
+
 def deviations_table() -> str:
     """The official profile's deviations: what the official harness does, what we do, why, and the switch."""
     from pytest_vitabench.official.deviations import DEVIATIONS
@@ -79,6 +93,8 @@ def on_page_markdown(markdown: str, **_: Any) -> str:
     """Put the generated table where a page asks for it."""
     if MARKER in markdown:
         markdown = markdown.replace(MARKER, options_table())
+    if RENAMED_MARKER in markdown:
+        markdown = markdown.replace(RENAMED_MARKER, renamed_table())
     if DEVIATIONS_MARKER in markdown:
         markdown = markdown.replace(DEVIATIONS_MARKER, deviations_table())
     return markdown
