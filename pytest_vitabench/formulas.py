@@ -1,4 +1,4 @@
-"""The metric formulas (the official Pass@k and Pass^k) and the metric families, declared once.
+"""The metric formulas (VitaBench 2.0's Pass@k and Pass^k) and the metric families, declared once.
 
 Standard library only: the option parsers (``--vita-fail-under``) read the declarations when pytest starts,
 before anything heavy is imported. Aggregating a run's results is :mod:`pytest_vitabench.metrics`.
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 
 def is_success(reward: float) -> bool:
-    """Whether a reward counts as a success: only a perfect 1.0 does (the official binary reward)."""
+    """Whether a reward counts as a success: only a perfect 1.0 does (VitaBench 2.0's binary reward)."""
     return reward == 1.0
 
 
@@ -34,7 +34,7 @@ def pass_hat_k(n: int, c: int, k: int) -> float:
         k: Trials drawn.
 
     Raises:
-        ValueError: If ``n < k`` (as the official harness does), if ``c > n`` (the official formula would
+        ValueError: If ``n < k`` (as VitaBench 2.0 does), if ``c > n`` (its formula would
             return a "probability" above 1), or on negative counts or ``k < 1``.
     """
     _check_counts(n, c, k)
@@ -48,7 +48,7 @@ def pass_hat_k(n: int, c: int, k: int) -> float:
 def pass_at_k(n: int, c: int, k: int) -> float:
     """Pass@k: the probability that at least one of k trials drawn from n succeeds.
 
-    ``1 - C(n - c, k) / C(n, k)``, with the official edge cases: 0 when ``n < k`` or ``c > n``, 1 when
+    ``1 - C(n - c, k) / C(n, k)``, with VitaBench 2.0's edge cases: 0 when ``n < k`` or ``c > n``, 1 when
     ``n - c < k``.
 
     Args:

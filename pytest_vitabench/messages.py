@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 Role = Literal["assistant", "user", "tool"]
 
-#: Any of these anywhere in a message ends the conversation, as in the official harness.
+#: Any of these anywhere in a message ends the conversation, as in VitaBench 2.0.
 STOP_TOKEN = "###STOP###"
 USER_STOP_TOKENS = ("###STOP###", "###TRANSFER###", "###OUT-OF-SCOPE###")
 

@@ -57,7 +57,7 @@ class ItemResult(BaseModel):
     failure_category: str | None = None
     #: The result was taken from an earlier run's journal by ``--vita-resume``.
     resumed: bool = False
-    #: Times the episode crashed and started again (``--vita-deviation episode=official``; 0 otherwise).
+    #: Times the episode crashed and started again (``--vita-deviation episode``; 0 by default).
     restarts: int = 0
 
     @property

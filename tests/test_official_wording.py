@@ -196,7 +196,7 @@ def test_agent_messages_in_the_official_form():
     messages = [Message(role="assistant", content=None, tool_calls=[ToolCall(id="c", name="find",
                                                                             arguments={"q": "茶"})]),
                 Message(role="tool", content="found", tool_call_id="c", name="find")]
-    official = to_openai_messages("S", messages, official=True)
+    official = to_openai_messages("S", messages, harness_form=True)
     assert official[1] == {"role": "assistant", "content": None, "tool_calls": [
         {"id": "c", "type": "function", "function": {"name": "find", "arguments": '{"q": "\\u8336"}'}}]}
     assert official[2] == {"role": "tool", "content": "found", "tool_call_id": "c", "name": "find"}

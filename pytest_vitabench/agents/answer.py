@@ -61,7 +61,7 @@ def _next_step(call_id: str, planned: PlannedCall, results: dict[str, Message]) 
         return _call(call_id, planned.tool, planned.arguments)
     what = planned.describes or planned.tool
     created = record_field(result.text, planned.id_field) if planned.id_field else ""
-    # A refusal may come back as plain text rather than an error (the official tools' failed assertions):
+    # A refusal may come back as plain text rather than an error (VitaBench 2.0's tools' failed assertions):
     # a create call that names no created record failed either way.
     if result.error or (planned.id_field and not created):
         if planned.instead is not None:
@@ -83,7 +83,7 @@ def _next_step(call_id: str, planned: PlannedCall, results: dict[str, Message]) 
 
 def record_field(text: str, field: str) -> str:
     """A field of the record a tool returned: its JSON, else ``field=value`` or ``field: value`` (quoted or
-    not) in its string form, as the official tools' results read."""
+    not) in its string form, as VitaBench 2.0's tool results read."""
     data = parsed_json(text)
     if isinstance(data, dict):
         return str(data.get(field) or "")

@@ -31,9 +31,9 @@ class AgentSetup:
         groundtruth: The ground-truth preferences; set only for agents that declare
             ``reads_groundtruth = True`` (``groundtruth-reader``), never for the agent under test.
         hides_greeting: The conversation's first message is the opening greeting, which the agent does not see
-            (the official harness shows it to the user simulator only); set under the official wording.
-        official_format: Requests in the official harness's message form (see
-            :func:`~pytest_vitabench.agents.openai_agent.to_openai_messages`); set under the official wording.
+            (VitaBench 2.0 shows it to the user simulator only); set under the harness's own wording.
+        official_format: Requests in VitaBench 2.0's message form (see
+            :func:`~pytest_vitabench.agents.openai_agent.to_openai_messages`); set under the harness's own wording.
         write_tools: Names of the offered tools that change state (``Tool.kind`` in ``WRITE_KINDS``): their results
             hold our own records, not options to choose from.
         answer: The subtask's answer key (:class:`~pytest_vitabench.suite.answer_key.AnswerKey`); set only

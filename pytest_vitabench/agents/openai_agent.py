@@ -20,28 +20,29 @@ if TYPE_CHECKING:
 __all__ = ["OpenAIAgent", "parse_tool_arguments", "to_openai_messages"]
 
 
-def to_openai_messages(system_prompt: str, messages: list[Message], *, official: bool = False) -> list[dict[str, Any]]:
+def to_openai_messages(system_prompt: str, messages: list[Message], *,
+                       harness_form: bool = False) -> list[dict[str, Any]]:
     """The conversation in chat-completions format, from the agent's point of view.
 
     Args:
-        official: In the official harness's form: an assistant's missing content stays null, tool call
+        harness_form: In VitaBench 2.0's form: an assistant's missing content stays null, tool call
             arguments are ASCII JSON, a tool result carries the tool's name.
     """
     out: list[dict[str, Any]] = [{"role": "system", "content": system_prompt}]
     for message in messages:
         if message.role == "tool":
             result = {"role": "tool", "content": message.text, "tool_call_id": message.tool_call_id}
-            out.append({**result, "name": message.name} if official else result)
+            out.append({**result, "name": message.name} if harness_form else result)
         elif message.role == "assistant":
             # An empty string, not null: llama.cpp's server rejects "content": null and its chat templates
             # read the field of every message; OpenAI accepts either next to tool calls.
-            content = message.content if official else message.content or ""
+            content = message.content if harness_form else message.content or ""
             entry: dict[str, Any] = {"role": "assistant", "content": content}
             if message.tool_calls:
                 entry["tool_calls"] = [
                     {"id": call.id, "type": "function",
                      "function": {"name": call.name, "arguments": call.arguments if isinstance(call.arguments, str)
-                                  else json.dumps(call.arguments, ensure_ascii=official)}}
+                                  else json.dumps(call.arguments, ensure_ascii=harness_form)}}
                     for call in message.tool_calls
                 ]
             out.append(entry)
@@ -68,7 +69,7 @@ class OpenAIAgent:
         model: The model name sent to the endpoint.
         base_url: The endpoint (``None``: ``$OPENAI_BASE_URL`` or OpenAI's default).
         api_key_env: The environment variable holding the key.
-        temperature: Sampling temperature (the official default is 0.0).
+        temperature: Sampling temperature (VitaBench 2.0's default is 0.0).
         timeout: Seconds per request.
         max_retries: Retries of a failed request (429, 5xx, timeouts) after the first attempt.
         client: A configured client (the plugin's, with its limits, cache and ledger); when given,
@@ -97,7 +98,7 @@ class OpenAIAgent:
         completion = self.client.complete(
             "agent", model=self.model,
             messages=to_openai_messages(setup.system_prompt, messages[1:] if setup.hides_greeting else messages,
-                                        official=setup.official_format),
+                                        harness_form=setup.official_format),
             tools=setup.tools or None, seed=setup.seed, **{"temperature": self.temperature, **self.params})
         calls = [
             ToolCall(id=call["id"], name=call["function"]["name"],

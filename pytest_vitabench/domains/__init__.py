@@ -16,7 +16,7 @@ from .shared_tools import SharedTools
 from .spec import DomainSpec
 
 DOMAINS = ("delivery", "instore", "ota")
-#: The domains whose tools answer as the official ones under ``--vita-deviation tool-results=official``: all of them.
+#: The domains whose tools can answer through :class:`~.base.ToolAnswers` (``--vita-deviation tool-results``): all.
 OFFICIAL_RESULT_DOMAINS = DOMAINS
 
 __all__ = ["DOMAINS", "OFFICIAL_RESULT_DOMAINS", "build_environment", "domain_spec", "split_domains", "tool_names",
@@ -85,11 +85,11 @@ def build_environment(
         time: The effective "now" (``YYYY-MM-DD HH:MM:SS``); overrides ``environment["time"]``.
         seed: The trial seed; new record ids are derived from it.
         language: ``en`` or ``zh``.
-        checks: The tool checks we add over the official tools (``--vita-deviation tool-checks``; see
-            :data:`pytest_vitabench.run.comparability.TOOL_CHECKS`); ``None``: all of them.
-        official_search: Rank and filter as the official search tools do (``--vita-deviation search``).
-        answers: Answer as the official tools do (``--vita-deviation tool-results``; built by
-            :func:`pytest_vitabench.official.tool_answers.official_answers`); ``None``: JSON views.
+        checks: The tool checks in force (``--vita-deviation tool-checks``; see
+            :data:`pytest_vitabench.options.values.TOOL_CHECKS`); ``None``: all of them.
+        official_search: Rank and filter with the search style of :attr:`.base.ToolRules.official_search`.
+        answers: How the tools answer (``--vita-deviation tool-results``; see :class:`.base.ToolAnswers`);
+            ``None``: JSON views.
     """
     names = split_domains(domain)
     specs = [domain_spec(name) for name in names]

@@ -42,7 +42,7 @@ def _annotation(spec: dict[str, Any], *, typed: bool) -> Any:
     members = tuple(_STRICT_TYPES.get(name, Any) for name in names)
     if Any in members:
         return Any
-    return Union[(*members, None)]  # noqa: UP007 - None passes, as the official tools accept it
+    return Union[(*members, None)]  # noqa: UP007 - None passes, as VitaBench 2.0's tools accept it
 
 
 def _model(schema: dict[str, Any], *, typed: bool) -> type[BaseModel]:
@@ -84,9 +84,9 @@ class ArgumentValidator:
     def problem(self, arguments: dict[str, Any], *, types: bool = True) -> str | None:
         """What is wrong with ``arguments`` (the text the agent reads after ``Error: ``), or ``None``.
 
-        Missing and unknown arguments are refused in both profiles (the official tools are Python
+        Missing and unknown arguments are refused in both profiles (VitaBench 2.0's tools are Python
         functions called with the model's arguments, which raise for those too); ``types=False`` leaves
-        types unchecked, as the official tools do.
+        types unchecked, as VitaBench 2.0's tools do.
         """
         try:
             self.model(typed=types).model_validate(arguments)
@@ -121,7 +121,7 @@ def wrong_type_text(key: str, expected: Any, value: Any) -> str:
 
 
 def lax_arguments(properties: dict[str, Any], arguments: dict[str, Any]) -> dict[str, Any]:
-    """Numeric strings made numbers where the schema asks for a number (also inside arrays), as the official
+    """Numeric strings made numbers where the schema asks for a number (also inside arrays), as VitaBench 2.0's
     tools' pydantic models accept them; nothing else changes (``--vita-deviation tool-checks`` without
     argument_types)."""
     return {key: _lax(properties.get(key, {}), value) for key, value in arguments.items()}

@@ -21,13 +21,30 @@ from .fuzzy import fuzzy_rank, official_rank
 ToolKind = Literal["read", "write", "create", "generic"]
 #: The kinds of the tools that change state.
 WRITE_KINDS: frozenset[ToolKind] = frozenset({"write", "create"})
-#: Names of the tool checks we add over the official tools (declared, with what each refuses, in
+#: Names of the tool checks we add over VitaBench 2.0's tools (declared, with what each refuses, in
 #: :data:`pytest_vitabench.options.values.TOOL_CHECKS`).
 ALL_CHECKS = tuple(TOOL_CHECKS)
 
 
+@dataclass(frozen=True)
+class ToolRules:
+    """How the domain tools search and answer (``--vita-deviation search``, ``--vita-deviation tool-results``).
+
+    Attributes:
+        official_search: Rank by the processed partial ratio of keywords joined with no separator, ties in the
+            database's order (:func:`~pytest_vitabench.domains.fuzzy.official_rank`), and filter cities and
+            addresses at a rounded raw partial ratio of 40 (:func:`~pytest_vitabench.domains.fuzzy.official_match`).
+        official_answers: The tools answer in the records' string forms with VitaBench 2.0's own checks, as a
+            :class:`ToolAnswers` built from the user's copy of its source says (when the run has one).
+    """
+
+    official_search: bool = False
+    official_answers: bool = False
+
+
 class ToolAnswers(Protocol):
-    """How the tools answer when they answer as another harness's tools do (the official package builds one)."""
+    """How the tools answer when they answer as another harness's tools do (the harness package builds one from
+    the user's copy)."""
 
     def say(self, key: Hashable, *values: Any) -> str:
         """The message ``key`` with ``values`` filled in."""
@@ -61,8 +78,8 @@ class Tool:
             the ``create`` ones.
         validator: Checks the arguments of each call; declared tools share their class's, others get
             their own on first call.
-        official_name: ``Class.method`` of the official function behind the tool, or ``None`` (a memory
-            tool, a user's own): how the official tool results word a call that does not fit.
+        official_name: ``Class.method`` of VitaBench 2.0's function behind the tool, or ``None`` (a memory
+            tool, a user's own): how the :class:`ToolAnswers` word a call that does not fit.
     """
 
     name: str
@@ -111,28 +128,28 @@ class Environment:
     user_id: str
     tools: dict[str, Tool] = field(default_factory=dict)
     tool_errors: int = 0
-    #: Checks we add over the official tools that are in force (``--vita-deviation tool-checks``); the tools read
+    #: Checks we add over VitaBench 2.0's tools that are in force (``--vita-deviation tool-checks``); the tools read
     #: this, never a global, so one process can run environments of both profiles.
     checks: frozenset[str] = field(default_factory=lambda: frozenset(ALL_CHECKS))
 
-    #: Whether the search tools rank, join keywords and filter cities as the official ones do.
+    #: Whether the search tools rank, join keywords and filter cities as :attr:`ToolRules.official_search` says.
     official_search: bool = False
-    #: How the tools answer as the official ones (their records' string forms, their checks); ``None``: ours.
+    #: How the tools answer in VitaBench 2.0's way (their records' string forms, their checks); ``None``: ours.
     answers: ToolAnswers | None = None
 
     @property
     def official_results(self) -> bool:
-        """Whether the tools answer as the official ones."""
+        """Whether the tools answer through :attr:`answers`."""
         return self.answers is not None
 
     def say(self, key: Hashable, *values: Any) -> str:
-        """The official tool message ``key`` with ``values`` (the official answers never run without them).
+        """The tool message ``key`` of :attr:`answers` with ``values`` (those answers never run without them).
 
         Raises:
-            RuntimeError: The environment was built without the official answers.
+            RuntimeError: The environment was built without answers.
         """
         if self.answers is None:
-            raise RuntimeError("the official tool results need the official tools' messages: build the "
+            raise RuntimeError("answering as VitaBench 2.0's tools needs their messages: build the "
                                "environment with answers=")
         return self.answers.say(key, *values)
 
@@ -195,7 +212,7 @@ class Environment:
             return ToolResult(content=f"Error: {type(exc).__name__}: {exc}", error=True)
 
     def _dispatch_officially(self, tool: Tool, arguments: dict[str, Any]) -> ToolResult:
-        """A call as the official environment makes it: the arguments go to the tool as the model sent them
+        """A call as VitaBench 2.0's environment makes it: the arguments go to the tool as the model sent them
         (no conversion), a call the tool's signature does not fit fails with Python's own words, and any
         exception reads ``Error: <its message>``."""
         validator = tool.arguments_validator()

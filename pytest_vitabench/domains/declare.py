@@ -76,7 +76,7 @@ class ToolSpec:
     method: str
     member: str | None
     validator: ArgumentValidator
-    #: The method's signature without ``self``: how an official counterpart gets its arguments in order.
+    #: The method's signature without ``self``: how an answering counterpart gets its arguments in order.
     signature: inspect.Signature
 
 
@@ -86,7 +86,7 @@ class ToolSet:
     Attributes:
         env: The environment the tools act on.
         db: Its database (one episode's own); a subclass declares the type of its domain's.
-        official_class: The official harness's class whose methods these tools are: a call whose arguments do not
+        official_class: The reference harness's class whose methods these tools are: a call whose arguments do not
             fit is refused in Python's words, naming ``official_class.tool``.
     """
 
@@ -100,12 +100,12 @@ class ToolSet:
         self.db = env.db
 
     @cached_property
-    def official(self) -> Any:
-        """The answering behaviour over this set's environment, when its tools answer as the official ones."""
+    def answering(self) -> Any:
+        """The answering behaviour over this set's environment, when its tools answer through ``env.answers``."""
         answers = self.env.answers
         behaviour = answers.behaviour_for(type(self)) if answers is not None else None
         if behaviour is None:
-            raise TypeError(f"no official behaviour answers for {type(self).__name__}")
+            raise TypeError(f"no answering behaviour for {type(self).__name__}")
         return behaviour(self.env)
 
     @classmethod
@@ -121,14 +121,14 @@ class ToolSet:
         return tuple(spec.name for spec in cls.specs())
 
     def tools(self) -> list[Tool]:
-        """The tools bound to this set's environment (to the official behaviour's, where it has the method)."""
+        """The tools bound to this set's environment (to the answering behaviour's, where it has the method)."""
         answers = self.env.answers
-        official = self.official if answers is not None and answers.behaviour_for(type(self)) else None
+        answering = self.answering if answers is not None and answers.behaviour_for(type(self)) else None
         out = []
         for spec in self.specs():
             method = getattr(self, spec.method)
-            if official is not None and hasattr(official, spec.method):
-                method = partial(_in_order, getattr(official, spec.method), spec.signature)
+            if answering is not None and hasattr(answering, spec.method):
+                method = partial(_in_order, getattr(answering, spec.method), spec.signature)
             fn = partial(method, spec.member) if spec.member is not None else method
             qualname = f"{self.official_class}.{spec.name}" if self.official_class else None
             out.append(Tool(spec.name, spec.description, spec.parameters, fn, spec.kind, validator=spec.validator,
@@ -137,7 +137,7 @@ class ToolSet:
 
 
 def _in_order(method: Callable[..., Any], signature: inspect.Signature, *args: Any, **kwargs: Any) -> Any:
-    # The official methods take every argument positionally, defaults filled in as the tool declares them.
+    # The answering methods take every argument positionally, defaults filled in as the tool declares them.
     bound = signature.bind(*args, **kwargs)
     bound.apply_defaults()
     return method(*bound.args)

@@ -21,7 +21,7 @@ from .clock import parse_time
 
 
 def as_list(value: Any) -> Any:
-    """A list field's raw value as a list: official data has lists, sometimes one comma-joined string."""
+    """A list field's raw value as a list: VitaBench 2.0 data has lists, sometimes one comma-joined string."""
     if isinstance(value, str):
         return [part.strip() for part in value.split(",") if part.strip()]
     return [] if value is None else value
@@ -76,7 +76,7 @@ class Entity(BaseModel):
 
 
 class TaggedEntity(Entity):
-    """An entity with a ``tags`` list, which official data sometimes gives as one comma-joined string."""
+    """An entity with a ``tags`` list, which VitaBench 2.0 data sometimes gives as one comma-joined string."""
 
     @field_validator("tags", mode="before", check_fields=False)
     @classmethod
@@ -134,8 +134,8 @@ class Order(Entity):
     update_time: str = ""
     status: str = "unpaid"
     products: list[OrderProduct] = Field(default_factory=list)
-    #: The product list as the data gave it (plain dicts): the official tools print a loaded order's products
-    #: that way (:mod:`.official_text`). ``None`` for an order created during the episode.
+    #: The product list as the data gave it (plain dicts): tools answering in the records' string forms print a
+    #: loaded order's products that way. ``None`` for an order created during the episode.
     _raw_products: list[Any] | None = PrivateAttr(default=None)
 
     @model_validator(mode="wrap")
@@ -158,7 +158,7 @@ class Order(Entity):
 
 
 class DomainDB(BaseModel):
-    """Fields every domain database has. Unknown top-level keys are ignored, as the official loader does."""
+    """Fields every domain database has. Unknown top-level keys are ignored, as VitaBench 2.0's loader does."""
 
     model_config = ConfigDict(extra="ignore")
 

@@ -81,7 +81,7 @@ class DomainEnvironment(Environment):
     def cancel(self, record: Any, what: str, key: str, final: tuple[str, ...]) -> dict[str, Any]:
         """Cancel an order, booking or reservation (named as for :meth:`pay`) that is not finished.
 
-        The official tools refuse only to cancel a cancelled record; refusing one in another ``final`` status
+        VitaBench 2.0's tools refuse only to cancel a cancelled record; refusing one in another ``final`` status
         is our ``finished_orders`` check.
         """
         if record.status in final and (record.status == "cancelled" or self.checking("finished_orders")):
@@ -110,7 +110,7 @@ class DomainEnvironment(Environment):
         for _, items in containers:
             if entity_id in items:
                 return items[entity_id]
-        # Official data occasionally keys an entity differently from its own id field.
+        # VitaBench 2.0 data occasionally keys an entity differently from its own id field.
         for name, items in containers:
             for entity in items.values():
                 if getattr(entity, f"{name[:-1]}_id", None) == entity_id:
@@ -119,7 +119,8 @@ class DomainEnvironment(Environment):
 
     def entity(self, container: str, entity_id: str, what: str) -> Any:
         """The entity of ``container`` (``stores``, ``shops``) keyed ``entity_id``, or whose own id field
-        (``store_id``, ``shop_id``) it is: a few official entities are keyed otherwise. ToolError if none."""
+        (``store_id``, ``shop_id``) it is: a few entities of the VitaBench 2.0 data are keyed otherwise.
+        ToolError if none."""
         key = str(entity_id).strip()
         items = getattr(self.db, container)
         found = items.get(key) or next((e for e in items.values() if getattr(e, f"{container[:-1]}_id") == key), None)

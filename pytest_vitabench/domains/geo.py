@@ -10,7 +10,7 @@ from .entities import Location
 from .fuzzy import full_score, fuzzy_score
 
 EARTH_RADIUS_M = 6371000.0
-#: Minimum partial / whole similarity for an address to count as found (the official geocoder's bar).
+#: Minimum partial / whole similarity for an address to count as found (VitaBench 2.0's geocoder's bar).
 GEOCODE_PARTIAL, GEOCODE_FULL = 30, 20
 
 

@@ -1,4 +1,4 @@
-"""The 7 tools every domain offers, as in the official harness, and the argument types several domains share."""
+"""The 7 tools every domain offers, as in VitaBench 2.0, and the argument types several domains share."""
 
 from __future__ import annotations
 
@@ -106,7 +106,7 @@ class SharedTools(ToolSet):
         self,
         longitude: Annotated[float, Arg("Longitude of the centre point.")],
         latitude: Annotated[float, Arg("Latitude of the centre point.")],
-        range: Annotated[float, Arg("Search radius in metres.")],  # noqa: A002 - the official name
+        range: Annotated[float, Arg("Search radius in metres.")],  # noqa: A002 - VitaBench 2.0's name
     ) -> Any:
         """List places (stores, shops, hotels, attractions, stations, airports) within a radius of a point,
         nearest first, with their distance in metres."""

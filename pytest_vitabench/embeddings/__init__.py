@@ -62,7 +62,7 @@ class EndpointEmbedder:
     def __init__(self, model: str, client: LLMClient, *, one_per_request: bool = False):
         self.model = model
         self.client = client
-        #: One text per request, as the official rag sends them (the vectors are the same either way).
+        #: One text per request, as VitaBench 2.0's rag sends them (the vectors are the same either way).
         self.one_per_request = one_per_request
         self.model_id = f"{model}@{client.endpoint}"
 
@@ -180,7 +180,7 @@ def get_embedder(model: str | None = None, *, base_url: str | None = None, llm_c
         llm_client: The run's LLM client, whose limits, retries and ledger remote requests share.
         cache_dir: The disk store's root (vectors live under ``cache_dir/embeddings``); ``None`` keeps
             them in memory only.
-        one_per_request: A remote model gets one text per request (the official rag's requests).
+        one_per_request: A remote model gets one text per request (VitaBench 2.0's rag requests).
 
     Raises:
         LocalModelUnavailable: A local model whose package is not installed.

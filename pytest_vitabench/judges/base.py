@@ -12,10 +12,10 @@ from ..messages import Message
 from ..options.values import JUDGE_FAILURE_POLICIES as JUDGE_FAILURE_POLICIES
 from ..suite.schema import SubTask
 
-#: The ``not_judgeable`` reason of a subtask without evaluation criteria (the official metrics count such a
+#: The ``not_judgeable`` reason of a subtask without evaluation criteria (the leaderboard's metrics count such a
 #: subtask in their own way: :mod:`pytest_vitabench.metrics`).
 NO_CRITERIA = "the subtask has no evaluation criteria"
-#: Terminations that score 0 without judging, as in the official evaluator.
+#: Terminations that score 0 without judging, as in VitaBench 2.0's evaluator.
 FAILING_TERMINATIONS = ("max_steps", "invalid_agent_message", "too_many_errors")
 
 
@@ -63,7 +63,7 @@ class Verdict(BaseModel):
 
 
 def reward_of(verdicts: list[RubricVerdict]) -> float:
-    """The official binary reward: 1.0 only if there is something judged and every judged check is met."""
+    """VitaBench 2.0's binary reward: 1.0 only if there is something judged and every judged check is met."""
     judged = [v for v in verdicts if v.met is not None]
     return 1.0 if judged and all(v.met for v in judged) else 0.0
 
@@ -74,7 +74,7 @@ def unscored_reward(verdicts: list[RubricVerdict], policy: str = "unscored") -> 
     A verdict met ``False`` by the judge decides the reward (0) whatever the failed ones would have said. When
     every returned verdict is met and some verdict is a judge failure, the reward is unknown: under
     ``unscored`` the item is unscored (reward 0.0 with a reason, left out of the metrics); under ``zero`` it
-    scores 0 as the official harness does. Verdicts ``None`` for other reasons count as unmet.
+    scores 0 as VitaBench 2.0 does. Verdicts ``None`` for other reasons count as unmet.
 
     Returns:
         The reward and, when the item is unscored, why.

@@ -1,7 +1,7 @@
 """Tolerant parsing of judge replies: find the JSON in a model's text, repair common faults, normalise items.
 
 Judge models wrap JSON in code fences, prepend reasoning (``<think>...</think>``), use Python literals
-(``True``, ``None``, single quotes), leave trailing commas, or get cut off at the token limit. The official
+(``True``, ``None``, single quotes), leave trailing commas, or get cut off at the token limit. The VitaBench 2.0
 harness either repairs silently or, in its rubric-less sliding judge, crashes on such replies; here every reply
 goes through :func:`parse_reply`, and what cannot be read is reported, never guessed.
 """

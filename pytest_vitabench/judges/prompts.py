@@ -1,7 +1,7 @@
-"""Our own wording of the LLM judges' prompts, in English and Chinese, following the official judges' rules
+"""Our own wording of the LLM judges' prompts, in English and Chinese, following VitaBench 2.0's judges' rules
 (the trajectory in windows, the full trajectory, the outcome).
 
-Two additions the official judge lacks: the judge sees the final records as facts, and the outcome judge may
+Two additions VitaBench 2.0's judge lacks: the judge sees the final records as facts, and the outcome judge may
 set aside a rubric no outcome can show (it is judged on the trajectory instead of failing by default).
 """
 
@@ -110,7 +110,7 @@ Reply with only a JSON array with one object per rubric, in rubric order, and no
 [{"rubric_idx": 1, "rubric": "<评分项原文>", "applicable": true, "justification": "<理由>", "met": false}]""",
 }
 
-#: ``--vita-deviation outcome=official``: every rubric is checked against the chosen entity, with the target shown.
+#: Under ``OutcomeRules.official_inputs``: every rubric is checked against the chosen entity, with the target shown.
 OUTCOME_OFFICIAL_SYSTEM = {
     "en": """You check the outcome of a service conversation: the entity (store, shop, hotel, flight, train or
 attraction) and the products the assistant's last order, booking or reservation chose. You are given the

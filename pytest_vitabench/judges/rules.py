@@ -2,7 +2,7 @@
 
 Each rubric runs the suite's machine check (``rubric_checks``); a rubric without one is *not judged*
 (``met=None``), never passed, and outcome checks from the suite's answer annotations are added
-(:func:`outcome_verdicts`). The reward is the official binary one over the judged checks (1 when every one
+(:func:`outcome_verdicts`). The reward is VitaBench 2.0's binary one over the judged checks (1 when every one
 is met), and 0 whenever the episode ended by ``max_steps`` or an invalid agent message
 (:data:`.base.FAILING_TERMINATIONS`).
 """
@@ -169,7 +169,7 @@ def outcome_verdicts(subtask: SubTask, records: list[dict[str, Any]],
                      coordinates: dict[str, tuple[float, float]] | None = None) -> list[RubricVerdict]:
     """Outcome checks from the suite's answer annotations, used where rubrics cannot be judged.
 
-    VitaBench 1.0 ``required_orders`` come first, each judged on what the official tools can make of it
+    VitaBench 1.0 ``required_orders`` come first, each judged on what VitaBench 2.0's tools can make of it
     (``docs/required-records.md``): a delivery order or a visit is one record, an in-store or travel order is
     pooled over the new orders at its entity (:func:`pooled_order_verdict`). A record that cannot be
     interpreted is *not judged*, with the reason. Without required orders, the target markers or
@@ -311,7 +311,7 @@ def pooled_order_verdict(order: RequiredOrder, siblings: list[RequiredOrder], re
                          aliases: dict[str, set[str]] | None = None) -> RubricVerdict:
     """Whether the new orders at a required in-store or travel order's entity, together, hold it.
 
-    The official tools for these kinds (``create_instore_product_order``, ``create_hotel_order`` ...) take one
+    VitaBench 2.0's tools for these kinds (``create_instore_product_order``, ``create_hotel_order`` ...) take one
     product per call, so a required order of several products, or several lines of one product, can only be
     met by several orders. The rule, over the live (or, for a required cancellation, the cancelled) new
     orders of the kind at the required entity:

@@ -138,7 +138,7 @@ class LLMClient:
             role: ``agent``, ``user``, ``judge``, ``memory``... (ledger row and cache policy).
             tools: Function schemas; when given, ``tool_choice`` defaults to ``auto`` (as officially).
             seed: The trial seed: part of the cache key, and sent as the request's ``seed``.
-            send_seed: ``False`` keeps the seed out of the request (the official judge gets none) while
+            send_seed: ``False`` keeps the seed out of the request (VitaBench 2.0's judge gets none) while
                 still keying the cache by it.
             **params: Passed to the endpoint as given; ``None`` values are left out.
 
@@ -162,13 +162,13 @@ class LLMClient:
         """Embedding vectors of ``texts``, in order.
 
         Args:
-            one_per_request: Send each text alone, as the official rag does (``--vita-deviation rag=official``);
+            one_per_request: Send each text alone, as VitaBench 2.0's rag memory does;
                 otherwise up to :data:`EMBED_BATCH` texts share a request.
 
         Raises:
             LLMError: A batch failed after its retries.
         """
-        if one_per_request:  # the official harness's shape, with the SDK's default (base64) encoding
+        if one_per_request:  # VitaBench 2.0's shape, with the SDK's default (base64) encoding
             requests: list[dict[str, Any]] = [{"model": model, "input": text} for text in texts]
         else:
             requests = [{"model": model, "input": list(texts[start:start + EMBED_BATCH]), "encoding_format": "float"}
@@ -181,7 +181,7 @@ class LLMClient:
 
         if not one_per_request or len(requests) == 1:
             return [vector for request in requests for vector in send(request)]
-        # Single-text requests in parallel (the official rag sends up to 64 at once).
+        # Single-text requests in parallel (VitaBench 2.0's rag sends up to 64 at once).
         with ThreadPoolExecutor(max_workers=min(len(requests), EMBED_PARALLEL)) as pool:
             return [vector for vectors in pool.map(send, requests) for vector in vectors]
 

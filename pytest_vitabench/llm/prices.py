@@ -58,7 +58,7 @@ def _price(name: str, value: Any) -> ModelPrice:
         return ModelPrice(prompt_per_1m=value[0], completion_per_1m=value[-1],
                           cached_per_1m=value[1] if len(value) == 3 else None)
     if isinstance(value, Mapping):
-        # The official models.yaml nests the prices under ``cost_1m_token_dollar``.
+        # VitaBench 2.0's models.yaml nests the prices under ``cost_1m_token_dollar``.
         try:
             return ModelPrice.model_validate(value.get("cost_1m_token_dollar", value))
         except ValidationError as exc:  # pydantic's own text does not say which model

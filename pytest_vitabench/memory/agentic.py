@@ -1,7 +1,7 @@
-"""The ``agentic`` backend (official ``rewrite``): an LLM keeps one consolidated preference memory.
+"""The ``agentic`` backend (VitaBench 2.0's ``rewrite``): an LLM keeps one consolidated preference memory.
 
 Before each subtask with new interactions the memory model rewrites the whole memory from the current one
-and the new records, within a token budget; ``read`` ignores the query. Unlike the official harness, a
+and the new records, within a token budget; ``read`` ignores the query. Unlike VitaBench 2.0, a
 failed call is an infrastructure error of the item, not a silent fallback: only an empty answer falls back
 to appending the new records (as officially), counted in :attr:`AgenticMemory.fallbacks`.
 """
@@ -23,13 +23,13 @@ from .tokens import keep_last_tokens, tokenizer_name
 
 if TYPE_CHECKING:
     from ..llm.client import LLMClient
-    from ..official.wording import OfficialWording
+    from .spec import HarnessWording
 
 log = logging.getLogger("pytest_vitabench.memory")
 
-#: The official budget (memory.yaml ``rewrite.max_tokens``).
+#: VitaBench 2.0's budget (memory.yaml ``rewrite.max_tokens``).
 DEFAULT_MAX_TOKENS = 4096
-#: The official module whose tool descriptions the agent gets under the official wording.
+#: VitaBench 2.0's module whose tool descriptions the agent gets under the harness's own wording.
 OFFICIAL_FILE = "memory/rewrite_memory.py"
 #: Bump when the prompts change: it is part of the snapshot key, so old checkpoints are not reused.
 PROMPT_VERSION = 2
@@ -90,7 +90,7 @@ class AgenticMemory:
         max_tokens: The memory's token budget, also the call's ``max_tokens``.
         language: ``en`` or ``zh``: the prompt language.
         params: Further request settings (``--vita-model-args memory``, the models.yaml entry); over the budget
-            and temperature 0 (the official configuration), key by key (``None`` leaves a key out).
+            and temperature 0 (VitaBench 2.0's configuration), key by key (``None`` leaves a key out).
 
     Attributes:
         text: The current memory ("" before the first update).
@@ -99,7 +99,7 @@ class AgenticMemory:
     """
 
     def __init__(self, *, llm_client: LLMClient, memory_model: str, max_tokens: int = DEFAULT_MAX_TOKENS,
-                 language: str = "en", wording: OfficialWording | None = None,
+                 language: str = "en", wording: HarnessWording | None = None,
                  params: dict[str, Any] | None = None):
         self.client = llm_client
         self.model = memory_model
@@ -109,7 +109,7 @@ class AgenticMemory:
         self.text = ""
         self.usage = Usage()
         self.fallbacks = 0
-        #: The official wording of the update request, the records and the empty memory (``None``: ours).
+        #: The harness's own wording of the update request, the records and the empty memory (``None``: ours).
         self.wording = wording
 
     def messages(self, records_text: str) -> list[dict[str, str]]:
@@ -135,7 +135,7 @@ class AgenticMemory:
         if text:
             self.text = text
             return
-        # An empty answer loses nothing only if the records are kept: append them (the official fallback).
+        # An empty answer loses nothing only if the records are kept: append them (VitaBench 2.0's fallback).
         self.fallbacks += 1
         log.warning("memory model %s returned an empty memory for %s/%s; appending the new records instead",
                     self.model, context.user_id, context.subtask_id)
@@ -171,7 +171,7 @@ def rewrite_messages(*, current: str, records: str, budget: int, language: str =
 
 
 def preference_tools(*, read_fn: Callable[[], str], query_fn: Callable[[str], str]) -> list[Tool]:
-    """The memory tools of the official harness, with English descriptions: ``read_preference_memory`` calls
+    """The memory tools of VitaBench 2.0, with English descriptions: ``read_preference_memory`` calls
     ``read_fn()``, ``query_preference_memory`` calls ``query_fn(query)``."""
     return [Tool(
         name="read_preference_memory",

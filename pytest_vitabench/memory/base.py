@@ -1,7 +1,7 @@
 """The memory protocol that every backend implements (built-in, ``module:Class`` or entry point).
 
 The harness calls :meth:`Memory.update` with a subtask's dataset ``interactions`` right before that subtask
-runs (never with the agent's own conversations, as in the official harness), then :meth:`Memory.read` with its
+runs (never with the agent's own conversations, as in VitaBench 2.0), then :meth:`Memory.read` with its
 instruction as the query; the text goes into the agent's system prompt and the report's memory snapshot.
 Optional, found by name: ``tools()`` (added to the subtask's environment), ``state()``/``load_state()``
 with ``fingerprint()`` (checkpoints, :mod:`.snapshots`), ``usage`` (:func:`take_usage`).

@@ -11,7 +11,7 @@ from ..suite.schema import DailyRecord, EventRecord
 from .render import render_record
 from .tokens import split_tokens
 
-#: The official chunk size and overlap (memory.yaml ``rag``).
+#: VitaBench 2.0's chunk size and overlap (memory.yaml ``rag``).
 DEFAULT_CHUNK_TOKENS = 512
 DEFAULT_CHUNK_OVERLAP = 0
 

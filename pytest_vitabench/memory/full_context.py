@@ -10,7 +10,7 @@ from .render import render_records
 from .spec import MemoryOptions, MemorySpec
 from .tokens import count_tokens, keep_last_tokens
 
-#: The official budget (memory.yaml ``full_context.max_tokens``).
+#: VitaBench 2.0's budget (memory.yaml ``full_context.max_tokens``).
 DEFAULT_MAX_TOKENS = 102_400
 
 
@@ -18,8 +18,8 @@ class FullContextMemory:
     def __init__(self, max_tokens: int = DEFAULT_MAX_TOKENS, *,
                  render: Callable[[list[DailyRecord | EventRecord]], str] = render_records,
                  empty: str = EMPTY_MEMORY) -> None:
-        """``max_tokens``: the budget the text is cut to, from the front; ``render``: records to text (the official
-        wording's under ``--vita-official-source``); ``empty``: an empty memory's text (officially nothing)."""
+        """``max_tokens``: the budget the text is cut to, from the front; ``render``: records to text (the harness's
+        own wording's with its source); ``empty``: an empty memory's text (nothing in VitaBench 2.0)."""
         self.max_tokens = max_tokens
         self._render = render
         self._empty = empty

@@ -16,8 +16,8 @@ from .spec import MemoryOptions, MemorySpec
 
 class GroundTruthMemory:
     def __init__(self, *, render: Callable[[dict[str, Any] | None], str] = render_preferences) -> None:
-        """``render``: preferences to text, the empty case included (the official wording's under
-        ``--vita-official-source``)."""
+        """``render``: preferences to text, the empty case included (the harness's own wording's
+        with its source)."""
         self._text = ""
         self._render = render
 

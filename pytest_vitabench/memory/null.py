@@ -1,4 +1,4 @@
-"""The ``none`` backend (official ``null``): the agent gets no memory, the floor of the comparison."""
+"""The ``none`` backend (VitaBench 2.0's ``null``): the agent gets no memory, the floor of the comparison."""
 
 from __future__ import annotations
 

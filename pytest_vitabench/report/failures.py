@@ -58,7 +58,7 @@ def _words(text: str) -> set[str]:
 
 
 def subtask_facts(subtask: Mapping[str, Any] | None) -> SubtaskFacts:
-    """Extract the facts from a subtask's suite data (an official-shape dict; ``None`` gives no facts)."""
+    """Extract the facts from a subtask's suite data (a VitaBench 2.0-shape dict; ``None`` gives no facts)."""
     facts = SubtaskFacts()
     if not subtask:
         return facts
@@ -270,7 +270,7 @@ def categorize_result(result: ItemResult, facts: SubtaskFacts) -> str | None:
 
 def subtask_data_of(subtask: Any) -> dict[str, Any]:
     """The fields of a :class:`~pytest_vitabench.suite.schema.SubTask` that failure analysis reads, as the
-    official-shape dict :func:`~pytest_vitabench.report.failures.subtask_facts` takes."""
+    VitaBench 2.0-shape dict :func:`~pytest_vitabench.report.failures.subtask_facts` takes."""
     return {"skill_tested": subtask.skill_tested, "target_product_ids": subtask.target_product_ids,
             "environment": subtask.environment,
             "rubric_checks": [c.model_dump(mode="json") for c in subtask.rubric_checks or []],

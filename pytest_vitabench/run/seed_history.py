@@ -1,4 +1,4 @@
-"""A subtask's ``message_history``: the conversation it starts from, as the official orchestrator honours it.
+"""A subtask's ``message_history``: the conversation it starts from, as VitaBench 2.0's orchestrator honours it.
 
 A subtask with a ``message_history`` starts from those messages instead of the greeting and the verbatim
 instruction; whoever did not speak last speaks next. Messages come in the tau2 shape or in ours.

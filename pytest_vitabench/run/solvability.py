@@ -82,8 +82,8 @@ def check_solvability(suite: LoadedSuite) -> SolvabilityReport:
             if result.outcome == "passed":
                 report.solved += 1
                 continue
-            official = replay(user, index, [])
-            if official.outcome == "passed":
+            unchecked = replay(user, index, [])
+            if unchecked.outcome == "passed":
                 culprits = [c for c in default_checks
                             if replay(user, index, [k for k in default_checks if k != c]).outcome == "passed"]
                 named = ", ".join(f"the {c!r} check ({TOOL_CHECKS[c]})" for c in culprits) or "the checks together"
@@ -92,7 +92,7 @@ def check_solvability(suite: LoadedSuite) -> SolvabilityReport:
                     f"unsolvable under the default tool checks: {named} refuses it: {refusals}; "
                     "reaches 1.0 with --vita-deviation tool-checks=official")))
                 continue
-            report.unsolvable.append(Unsolvable(task.id, sub.subtask_id, _reasons(key.problems, official)))
+            report.unsolvable.append(Unsolvable(task.id, sub.subtask_id, _reasons(key.problems, unchecked)))
     return report
 
 

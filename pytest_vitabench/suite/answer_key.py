@@ -1,7 +1,7 @@
 """The answer key of a subtask: the exact writes that solve it, derived from its hidden annotations.
 
 The ``answer`` built-in agent carries it out and ``vitabench validate`` replays it. Precedence: 1.0
-``required_orders``, else our ``rubric_checks``, else the official target markers. Whatever cannot be
+``required_orders``, else our ``rubric_checks``, else the data's target markers. Whatever cannot be
 derived goes to :attr:`AnswerKey.problems`. It never reads ground-truth preferences, only answer
 annotations.
 """
@@ -169,7 +169,7 @@ class _Builder:
             if when is None:
                 self.key.problems.append(f"{order.describe()}: unreadable time {order.time!r}")
                 return
-            # A time before "now" is made as written: the official tools accept it, our past_dates check
+            # A time before "now" is made as written: VitaBench 2.0's tools accept it, our past_dates check
             # refuses it, and validation says which.
             arguments = {"user_id": uid, "shop_id": order.entity_id, "time": when.strftime("%Y-%m-%d %H:%M:%S"),
                          "customer_count": order.customer_count or 1}
@@ -188,7 +188,7 @@ class _Builder:
         elif kind == "instore":
             # One order per product, its lines' quantities summed: the tool takes one product, the judge sums
             # per product at the shop, and a second order of one product would overwrite the first one's
-            # quantity in the official tools (they store the catalogue's product object in the order).
+            # quantity in VitaBench 2.0's tools (they store the catalogue's product object in the order).
             quantities: dict[str, int] = {}
             for product in order.products:
                 quantities[product.product_id] = quantities.get(product.product_id, 0) + (product.quantity or 1)
@@ -338,7 +338,7 @@ class _Builder:
                      f"order {product_id} from {entity_id}" if kind == "delivery" else "", address=address or "",
                      when=when, count=_wanted_value(want.get("customer_count", [])) or 2)
 
-    # ------------------------------------------------------------------ official shape: targets only
+    # ------------------------------------------------------------ VitaBench 2.0 shape: targets only
     def _from_targets(self, targets: set[str]) -> None:
         by_kind: dict[tuple[str, str], list[tuple[str | None, str]]] = {}
         for container, kind in ENTITY_CONTAINERS.items():
@@ -351,7 +351,7 @@ class _Builder:
                 if product_hits:
                     by_kind.setdefault((kind, str(entity_id)), []).extend(product_hits)
                 elif str(entity_id) in targets and container == "shops":
-                    # the kind the shop takes; a shop that takes neither gets a reservation, which the official
+                    # the kind the shop takes; a shop that takes neither gets a reservation, which VitaBench 2.0's
                     # instore_reservation makes anyway (and validation names our reservation check)
                     takes_book = entity.get("enable_book") is True and entity.get("enable_reservation") is False
                     visit = "book" if takes_book else "reservation"

@@ -1,9 +1,9 @@
 """Machine checks for rubrics: the data half (the ``rules`` judge evaluates them).
 
-The official ``tasks.json`` states rubrics as plain strings that only an LLM judge can read. Our suites
+The VitaBench 2.0 ``tasks.json`` states rubrics as plain strings that only an LLM judge can read. Our suites
 add a subtask-level extension field, ``rubric_checks``, that pairs a rubric's exact text with a check the
 ``rules`` judge runs deterministically against the final environment state and the trajectory. The
-official loader ignores unknown subtask keys, so a suite with checks is still an official suite.
+VitaBench 2.0 loader ignores unknown subtask keys, so a suite with checks still loads there.
 
 Example::
 

@@ -53,7 +53,7 @@ def _skip(text: str, i: int) -> int:
 
 
 def outline_entry(entry: Any) -> dict[str, Any] | None:
-    """``{"key", "subtasks": [[id, domain, proactive], ...]}`` of a plain official-format user, else ``None``
+    """``{"key", "subtasks": [[id, domain, proactive], ...]}`` of a plain VitaBench 2.0-format user, else ``None``
     (a VitaBench 1.0 task or anything irregular is validated at collection, as before)."""
     if not isinstance(entry, dict) or not isinstance(entry.get("id"), str) or not entry["id"]:
         return None

@@ -265,7 +265,7 @@ def check_subtask_content(task: Any, prefix: str, problems: Problems, odd: dict[
 def check_domain_entities(sub: Any, where: str, problems: Problems, odd: dict[str, list[str]], *,
                           label_is_authoritative: bool) -> None:
     """The environment lacks its domain's entities (an error) or holds another domain's (a warning: the
-    official harness drops them silently).
+    VitaBench 2.0 harness drops them silently).
 
     Args:
         label_is_authoritative: ``False`` for a 1.0 task, whose ``domain`` is a free-form label: only

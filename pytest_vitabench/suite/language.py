@@ -1,6 +1,6 @@
 """Detect a suite's language from its text, so prompts and the simulator speak the language of its rubrics.
 
-The official harness has one process-wide language switch (default Chinese) and mixes languages when it
+The VitaBench 2.0 harness has one process-wide language switch (default Chinese) and mixes languages when it
 does not match the data. We read the suite instead: Chinese when the user-facing text (instructions and
 rubrics) holds more CJK characters than Latin words, else English.
 """

@@ -135,7 +135,7 @@ def load_suite(path: str | Path, *, strict: bool = False, lazy: bool = False,
     Args:
         path: A ``.json`` or ``.json.gz`` file.
         strict: Make out-of-order interactions and subtasks errors instead of warnings.
-        lazy: Only index plain official-format users (:attr:`LoadedUser.outline`); :func:`ensure_user`
+        lazy: Only index plain VitaBench 2.0-format users (:attr:`LoadedUser.outline`); :func:`ensure_user`
             validates each when first needed, with the same checks and errors.
         index_dir: With ``lazy``, where the user index of each file version is cached (:mod:`.index`).
 
@@ -442,7 +442,7 @@ def _check_chronology(
     warnings: list[str],
     path: Path,
 ) -> None:
-    """Out-of-order data is a warning by default (the official data has a few), an error when strict."""
+    """Out-of-order data is a warning by default (the VitaBench 2.0 data has a few), an error when strict."""
 
     def report(where: str, message: str) -> None:
         if problems is not None:

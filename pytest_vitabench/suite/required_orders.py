@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 
 RequiredKind = Literal["delivery", "instore", "hotel", "attraction", "flight", "train", "taxi", "reservation", "book"]
 ORDER_KINDS = ("delivery", "instore", "hotel", "attraction", "flight", "train", "taxi")
-#: Order kinds whose official creating tool takes one product per call (``create_instore_product_order``,
+#: Order kinds whose creating tool in VitaBench 2.0 takes one product per call (``create_instore_product_order``,
 #: ``create_hotel_order``, ...): a required order of several products is several orders at its entity.
 POOLED_KINDS = ("instore", "hotel", "attraction", "flight", "train", "taxi")
 #: 1.0 spellings of order types.
@@ -195,7 +195,7 @@ def visit_kinds(order: RequiredOrder, environment: dict[str, Any]) -> tuple[str,
     """The record kinds that meet a required reservation or booking (see ``docs/required-records.md``).
 
     The named kind always does; the other kind too when the shop takes only that one (1.0 data names
-    visits loosely, and the official tools refuse the kind a shop does not take).
+    visits loosely, and VitaBench 2.0's tools refuse the kind a shop does not take).
     """
     if order.kind not in ("reservation", "book"):
         return (order.kind,)

@@ -1,6 +1,6 @@
 """Pydantic models of a VitaBench suite file (2.0 ``tasks.json``, and 1.0 tasks converted by the loader).
 
-Unlike the official loader we keep every field and unknown keys (``extra="allow"``), so the loader can
+Unlike VitaBench 2.0's loader we keep every field and unknown keys (``extra="allow"``), so the loader can
 report them once per file instead of dropping them silently. Environments stay plain dicts here; each
 domain validates its own, so the loader can report the JSON path of a bad entity.
 """
@@ -48,7 +48,7 @@ class DailyRecord(_Open):
 
 
 class EventRecord(_Open):
-    """Interaction shape (B), the official ``Interaction`` model: one typed, timestamped event."""
+    """Interaction shape (B), VitaBench 2.0's ``Interaction`` model: one typed, timestamped event."""
 
     type: str
     timestamp: str
@@ -75,7 +75,7 @@ class EvaluationCriteria(_Open):
     overall_rubrics: list[str] | None = None
 
     def rubrics(self) -> list[str]:
-        """The union the official trajectory judge uses: state rubrics then overall, exact-deduplicated."""
+        """The union VitaBench 2.0's trajectory judge uses: state rubrics then overall, exact-deduplicated."""
         states = [rubric for state in self.expected_states or [] for rubric in state.state_rubrics or []]
         return list(dict.fromkeys([*states, *(self.overall_rubrics or [])]))
 
@@ -94,7 +94,7 @@ class SubTask(_Open):
     skill_tested: list[str] = Field(default_factory=list)
     user_intention: str | None = ""
     message_history: list[Any] | None = None
-    # Kept although the official loader drops them (its models ignore fields they do not declare).
+    # Kept although VitaBench 2.0's loader drops them (its models ignore fields they do not declare).
     task_turn_num: str | None = None
     current_time: str | None = None
     start_date: str | None = None
@@ -129,7 +129,7 @@ class SubTask(_Open):
 
     @property
     def skills(self) -> list[str]:
-        """The official metrics' split of subtasks: ``proactive`` or else ``personalize``."""
+        """VitaBench 2.0's metrics' split of subtasks: ``proactive`` or else ``personalize``."""
         return ["proactive"] if self.is_proactive else ["personalize"]
 
     def rubrics(self) -> list[str]:
@@ -146,5 +146,5 @@ class UserTask(_Open):
     user_id: str
     user_profile: dict[str, Any] = Field(default_factory=dict)
     subtasks: list[SubTask] = Field(min_length=1)
-    #: ``vitabench2`` for an official-format user, ``vitabench1`` for a converted 1.0 task.
+    #: ``vitabench2`` for a VitaBench 2.0-format user, ``vitabench1`` for a converted 1.0 task.
     source_format: Literal["vitabench2", "vitabench1"] = "vitabench2"

@@ -1,4 +1,4 @@
-"""Expand a curated spec (:mod:`.spec`) into an official suite: the layout of a small, hand-written subtask.
+"""Expand a curated spec (:mod:`.spec`) into a VitaBench 2.0 suite: the layout of a small, hand-written subtask.
 
 A curated subtask names its merchants and the phrases that decide; this module lays them out so a
 preference-aware agent can win and a literal one cannot:
@@ -69,12 +69,12 @@ DEMO_INDENT = 1
 
 
 def build_demo_suite() -> list[dict[str, Any]]:
-    """The demo suite: a list of users in the official ``tasks.json`` format."""
+    """The demo suite: a list of users in the VitaBench 2.0 ``tasks.json`` format."""
     return expand(load_spec(DEMO_SPEC))
 
 
 def expand(spec: CuratedSpec) -> list[dict[str, Any]]:
-    """The suite: a list of users in the official ``tasks.json`` format."""
+    """The suite: a list of users in the VitaBench 2.0 ``tasks.json`` format."""
     return [user_record(user.user_id, user.profile, [expand_subtask(spec.seed, user, n)
                                                      for n in range(1, len(user.subtasks) + 1)])
             for user in spec.users]
@@ -172,7 +172,7 @@ def _names(sub: SubtaskSpec, slots: list[Slot], label: str) -> list[str]:
 
 
 def expand_subtask(seed: str, user: UserSpec, n: int) -> dict[str, Any]:
-    """Expand the ``n``-th (1-based) subtask of a user into the official subtask dict."""
+    """Expand the ``n``-th (1-based) subtask of a user into a VitaBench 2.0 subtask dict."""
     sub = user.subtasks[n - 1]
     uid = user.user_id
     rng = random.Random(f"{seed}:{uid}:{n}")
@@ -232,7 +232,7 @@ def expand_subtask(seed: str, user: UserSpec, n: int) -> dict[str, Any]:
                                      container, entities)
     book = _rubrics(user, sub, record_type, satisfying)
     memory = {"current": {k: list(v) for k, v in user.preferences[sub.preferences].items()},
-              "preference_tag_change_history": [change.official() for change in sub.changes]}
+              "preference_tag_change_history": [change.record() for change in sub.changes]}
     return subtask_record(
         uid, n, domain=domain, task=sub.task, current_time=sub.day,
         start_date=user.start if n == 1 else user.subtasks[n - 2].day, end_date=_shift(sub.day, -1),
@@ -243,13 +243,13 @@ def expand_subtask(seed: str, user: UserSpec, n: int) -> dict[str, Any]:
 
 
 def _interactions(sub: SubtaskSpec) -> list[dict[str, Any]]:
-    """The spec's history days as official daily records (one record per day: its behaviour, then the chat)."""
+    """The spec's history days as VitaBench 2.0 daily records (one record per day: its behaviour, then the chat)."""
     events: list[Event] = []
     for entry in sub.history:
         day = date.fromisoformat(entry.date)
         for behaviour in entry.behavior:
-            official = behaviour.official()
-            events.append(Event(day, len(events), official["behavior_type"], official["content"]))
+            record = behaviour.record()
+            events.append(Event(day, len(events), record["behavior_type"], record["content"]))
         if entry.chat:
             turns = [{"role": "user" if i % 2 == 0 else "assistant", "content": text}
                      for i, text in enumerate(entry.chat)]

@@ -420,8 +420,8 @@ def _transport(rng: random.Random, family: Family, eid: str, name: str, tags: li
     return body
 
 
-# ------------------------------------------------------------------------------------------ official shapes
-# Shared with curated suites (``curated.py``): the official entity and environment records.
+# ------------------------------------------------------------------------------------- VitaBench 2.0 shapes
+# Shared with curated suites (``curated.py``): the VitaBench 2.0 entity and environment records.
 
 
 def city_centre(city: str) -> tuple[float, float]:

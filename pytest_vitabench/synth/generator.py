@@ -1,6 +1,6 @@
-"""Assemble a suite in the official ``tasks.json`` shape, and write it byte-identically.
+"""Assemble a suite in the VitaBench 2.0 ``tasks.json`` shape, and write it byte-identically.
 
-Extension fields (ignored by the official loader, used by our rules judge and validator):
+Extension fields (ignored by VitaBench 2.0's loader, used by our rules judge and validator):
 
 * subtask ``rubric_checks``: a machine check per rubric (``suite/checks.py``);
 * inside ``user_scenario.personalized_preference_memory`` (read only by the ground-truth memory, which
@@ -36,7 +36,7 @@ _NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", 
 
 
 def generate(config: SynthConfig) -> list[dict[str, Any]]:
-    """The suite: a list of users in the official ``tasks.json`` format."""
+    """The suite: a list of users in the VitaBench 2.0 ``tasks.json`` format."""
     return [build_user(config, plan) for plan in plan_users(config.validated())]
 
 
@@ -84,12 +84,12 @@ def _subtask(config: SynthConfig, plan: UserPlan, sub: SubPlan, window: list[dic
         intention=intention)
 
 
-# ------------------------------------------------------------------------------------------ official records
-# Shared with curated suites (``curated.py``): the official user and subtask records, keys in the official order.
+# ------------------------------------------------------------------------------------ VitaBench 2.0 records
+# Shared with curated suites (``curated.py``): the VitaBench 2.0 user and subtask records, keys in its order.
 
 
 def user_record(user_id: str, profile: dict[str, Any], subtasks: list[dict[str, Any]]) -> dict[str, Any]:
-    """One official ``PersonalizationTask`` dict."""
+    """One VitaBench 2.0 ``PersonalizationTask`` dict."""
     return {"id": user_id, "user_id": user_id, "user_profile": dict(profile), "subtasks": subtasks}
 
 
@@ -98,7 +98,7 @@ def subtask_record(user_id: str, n: int, *, domain: str, task: str, current_time
                    profile: dict[str, Any], memory: dict[str, Any], rubrics: list[str], checks: list[dict[str, Any]],
                    target_ids: list[Any],
                    skills: list[str], intention: str) -> dict[str, Any]:
-    """One official subtask dict (the ``n``-th, 1-based), with our ``rubric_checks`` extension."""
+    """One VitaBench 2.0 subtask dict (the ``n``-th, 1-based), with our ``rubric_checks`` extension."""
     return {
         "task_turn_num": f"{user_id}_{n:02d}",
         "subtask_id": f"sub_{user_id}_{n}",

@@ -114,7 +114,7 @@ def _person(rng: random.Random, user_id: str, gender: str, age: int, tier: str, 
     profile["family"] = [family] + ([f"partner: {partner}"] if partner else []) + list(children)
     if person.pet:
         profile["pets"] = person.pet
-    # The official loader takes profile values as strings, lists or objects only (a bool fails validation).
+    # VitaBench 2.0's loader takes profile values as strings, lists or objects only (a bool fails validation).
     profile["owns_car"] = "yes" if car else "no"
     profile["allergies"] = person.allergy or "none"
     profile["consumption_level"] = consumption

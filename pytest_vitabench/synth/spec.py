@@ -98,10 +98,10 @@ Dimension = Annotated[
 
 
 class _Entry(_Frozen):
-    """A behaviour; its official ``content`` is its fields under their serialisation aliases."""
+    """A behaviour; its VitaBench 2.0 record's ``content`` is its fields under their serialisation aliases."""
 
-    def official(self) -> dict[str, Any]:
-        kind = next(iter(type(self).model_fields))  # the spec key is the official ``behavior_type``
+    def record(self) -> dict[str, Any]:
+        kind = next(iter(type(self).model_fields))  # the spec key is the record's ``behavior_type``
         return {"behavior_type": kind, "content": self.content()}
 
     def content(self) -> dict[str, Any]:
@@ -176,7 +176,7 @@ class PreferenceChange(_Frozen):
             raise ValueError(f"a {self.type} change has {' and '.join(wanted)}, not {' and '.join(given) or 'none'}")
         return self
 
-    def official(self) -> dict[str, str]:
+    def record(self) -> dict[str, str]:
         return self.model_dump(exclude_none=True)
 
 
@@ -184,7 +184,7 @@ class SubtaskSpec(_Frozen):
     """One subtask before expansion."""
 
     kind: Literal["delivery", "instore_product", "reservation", "hotel", "train", "flight"]
-    task: str  # the official ``task`` label
+    task: str  # the VitaBench 2.0 ``task`` label
     day: IsoDay  # ``current_time``
     clock: str = Field(pattern=r"^\d\d:\d\d:\d\d$")  # time of day of the environment
     instruction: str

@@ -1,7 +1,7 @@
 """Statistics of a suite, side by side with the VitaBench 2.0 paper's (section C.2).
 
 Everything is computed from the suite file alone. Figures that need our extension fields (preference ids,
-noise labels) fall back to what the official shape allows, and say so.
+noise labels) fall back to what the VitaBench 2.0 shape allows, and say so.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 ``vitabench validate`` runs these rules over every subtask:
 
 ``schema``
-    the file loads with the official-shape schema (plus our extensions), every rubric has exactly one
+    the file loads with the VitaBench 2.0 schema (plus our extensions), every rubric has exactly one
     machine check with the same text;
 ``chronology``
     subtasks in time order; each subtask's interactions sorted, inside ``[start_date, end_date]`` and
@@ -27,7 +27,7 @@
 ``profile``
     the history never shows the user ordering their own allergen, and the ground truth never likes it.
 
-A suite in the official shape has no ``rubric_checks`` or ``rubric_sources``: the rules that need them
+A suite in the plain VitaBench 2.0 shape has no ``rubric_checks`` or ``rubric_sources``: the rules that need them
 are reported as not checkable, never as passed.
 """
 
@@ -148,7 +148,7 @@ def validate_users(users: list[UserTask], report: Report, limits: Limits) -> Non
             rendered.append(render_records(list(sub.interactions)))
             checks = _checks(sub, where, report)
             if checks is None:
-                report.unchecked.setdefault("target", "no rubric_checks (official shape): only the marked target "
+                report.unchecked.setdefault("target", "no rubric_checks (VitaBench 2.0 shape): only the marked target "
                                                       "can be located")
                 report.unchecked.setdefault("distractors", "no rubric_checks: distractors cannot be told apart")
                 if not sub.target_product_ids and not any(
@@ -169,7 +169,7 @@ def validate_users(users: list[UserTask], report: Report, limits: Limits) -> Non
 
 def _checks(sub: SubTask, where: str, report: Report) -> list[RubricCheck] | None:
     if not sub.rubric_checks:
-        report.unchecked.setdefault("schema", "rubrics without machine checks (official shape)")
+        report.unchecked.setdefault("schema", "rubrics without machine checks (VitaBench 2.0 shape)")
         return None
     report.checked["schema"] += 1
     rubrics = sub.rubrics()

@@ -48,7 +48,7 @@ def is_hidden(key: str, value: Any) -> bool:
 
 
 def is_marker_key(key: str) -> bool:
-    """Whether a key is a ``*_type`` marker by its name alone (any value), as the official judge strips them."""
+    """Whether a key is a ``*_type`` marker by its name alone (any value), as VitaBench 2.0's judge strips them."""
     return key.endswith("_type") and key not in DESCRIPTIVE_TYPE_KEYS
 
 

@@ -22,7 +22,7 @@ def make_user_simulator(name: str, *, client: LLMClient | None = None, language:
         name: ``scripted`` (offline, deterministic) or a model name at the client's endpoint.
         client: The shared LLM client (required for an LLM user: :class:`ValueError` without one).
         language: Prompt language fallback (each item's ``UserSetup.language`` is used first).
-        official_source: The user's copy of the official harness: the LLM user sends its wording.
+        official_source: The user's copy of the VitaBench 2.0 harness: the LLM user sends its wording.
     """
     if name == "scripted":
         from .scripted import ScriptedUser

@@ -24,7 +24,7 @@ class UserSetup:
         scenario_is_hidden: ``instruction`` is the user's hidden scenario rather than a message to send
             (converted VitaBench 1.0 tasks): an LLM user writes its own first message from it.
         history_length: How many messages of the subtask's ``message_history`` precede the conversation.
-        greeting: The agent's opening line when it is not ours (the official wording's); empty: ours.
+        greeting: The agent's opening line when it is not ours (the harness's own wording's); empty: ours.
         write_tools: Names of the environment's state-changing tools (``Tool.kind`` in ``WRITE_KINDS``), so a
             simulator can tell whether the agent's action has completed or been refused; empty means
             "ask the built-in tools' declared kinds".

@@ -1,4 +1,4 @@
-"""The ``scripted`` user simulator: deterministic, offline, following the official simulator's rules.
+"""The ``scripted`` user simulator: deterministic, offline, following VitaBench 2.0's simulator's rules.
 
 It sees only the agent's text messages (never tool calls or results) and the last one decides the reply:
 

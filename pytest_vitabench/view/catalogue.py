@@ -48,7 +48,7 @@ class Catalogue:
         return self.subtasks.get((user_id, subtask_id))
 
     def add_suite_data(self, data: Any) -> None:
-        """Index an already-parsed suite document: an official 2.0 list of users or a VitaBench 1.0 list of
+        """Index an already-parsed suite document: a VitaBench 2.0 list of users or a VitaBench 1.0 list of
         tasks (each becomes a one-subtask user, as the loader does); other shapes and entries are skipped."""
         users = data if isinstance(data, list) else []
         for user in users:

@@ -95,7 +95,7 @@ def test_a_tool_with_an_official_counterpart_never_branches_to_it_itself():
         for spec in tool_set.specs():
             if hasattr(behaviour, spec.method):
                 source = inspect.getsource(getattr(tool_set, spec.method))
-                assert f"self.official.{spec.method}(" not in source, (tool_set.__name__, spec.method)
+                assert f"self.answering.{spec.method}(" not in source, (tool_set.__name__, spec.method)
 
 
 # ----------------------------------------------------------------------------------------- arguments

@@ -10,7 +10,7 @@ from ..entities import DomainDB, Location, TaggedEntity, as_list
 
 
 def shipping_minutes(distance: float) -> int:
-    """Delivery minutes for a distance in metres (the official linear formula)."""
+    """Delivery minutes for a distance in metres (VitaBench 2.0's linear formula)."""
     return round(25.00 + int(distance) * 0.006510)
 
 

@@ -1,4 +1,4 @@
-"""The 12 delivery tools (19 with the shared ones), with the official names and argument names."""
+"""The 12 delivery tools (19 with the shared ones), with VitaBench 2.0's tool and argument names."""
 
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ class DeliveryTools(ToolSet):
         for index, (pid, count) in enumerate(zip(product_ids, product_cnts, strict=False)):
             product = catalogue.get(str(pid).strip())
             if product is None and not env.checking("single_store"):
-                # the official tool only asks that the product exists somewhere in the database
+                # VitaBench 2.0's tool only asks that the product exists somewhere in the database
                 product = catalogue_product(self.db, "stores", str(pid).strip())
             if product is None:
                 raise ToolError(f"Product {pid!r} not found in store {target.store_id!r}")
@@ -98,18 +98,18 @@ class DeliveryTools(ToolSet):
     def delivery_store_search_recommand(self, keywords: Keywords) -> list[dict[str, Any]] | str:
         """Search delivery stores by keywords (matched against store names and tags). Returns stores ranked
         by relevance, without their product lists; use get_delivery_store_info for those."""
-        official = self.env.official_search
-        candidates = [(s.store_id, s.name + ",".join(s.tags) if official else f"{s.name} {' '.join(s.tags)}", s)
+        joined = self.env.official_search
+        candidates = [(s.store_id, s.name + ",".join(s.tags) if joined else f"{s.name} {' '.join(s.tags)}", s)
                       for s in self.db.stores.values()]
         if self.env.official_results:
-            return self.official.store_search(self.env.rank(keywords, candidates))
+            return self.answering.store_search(self.env.rank(keywords, candidates))
         return [s.summary() for s in self.env.rank(keywords, candidates)]
 
     @tool()
     def delivery_product_search_recommand(self, keywords: Keywords) -> list[dict[str, Any]] | str:
         """Search delivery products by keywords (matched against store name, product name and tags).
         Returns products ranked by relevance, each with its store ID and name."""
-        # The official text holds the tag list as Python prints it, brackets and quotes included.
+        # Under the search style the text holds the tag list as Python prints it, brackets and quotes included.
         tags = repr if self.env.official_search else " ".join
         candidates = [
             (p.product_id, f"{p.store_name} {p.name} {tags(list(p.tags))}", p)
@@ -117,7 +117,7 @@ class DeliveryTools(ToolSet):
             for p in s.products
         ]
         if self.env.official_results:
-            return self.official.product_search(self.env.rank(keywords, candidates))
+            return self.answering.product_search(self.env.rank(keywords, candidates))
         return [p.view() for p in self.env.rank(keywords, candidates)]
 
     @tool("create")
@@ -200,7 +200,7 @@ class DeliveryTools(ToolSet):
     ) -> dict[str, Any] | str:
         """Replace the note of a delivery order. Precondition: not cancelled or delivered."""
         target = self.order(order_id)
-        # The official tool modifies a finished order too: refusing it is our finished_orders check.
+        # VitaBench 2.0's tool modifies a finished order too: refusing it is our finished_orders check.
         if target.status in FINAL_STATUSES and self.env.checking("finished_orders"):
             raise ToolError(f"Order {target.order_id} cannot be modified: its status is {target.status!r}")
         target.note = note

@@ -1,4 +1,4 @@
-"""The 16 instore tools (23 with the shared ones), official names and arguments, inherited bugs fixed:
+"""The 16 instore tools (23 with the shared ones), VitaBench 2.0's names and arguments, its bugs fixed:
 ordering decrements stock (and refuses when it is insufficient) instead of overwriting it, and
 reservations / bookings require the shop to enable them."""
 
@@ -95,7 +95,7 @@ class InstoreTools(ToolSet):
         candidates = [(s.shop_id, f"{s.shop_name},{','.join(s.tags)}", s) for s in self.db.shops.values()]
         ranked = self.env.rank(keywords, candidates)
         if self.env.official_results:
-            return self.official.shop_search(ranked)
+            return self.answering.shop_search(ranked)
         return [s.summary() for s in ranked]
 
     @tool()
@@ -107,7 +107,7 @@ class InstoreTools(ToolSet):
         ]
         ranked = self.env.rank(keywords, candidates)
         if self.env.official_results:
-            return self.official.product_search(ranked)
+            return self.answering.product_search(ranked)
         return [p.view() for p in ranked]
 
     # ------------------------------------------------------------------ orders
@@ -239,7 +239,7 @@ class InstoreTools(ToolSet):
         """Change a reservation's time and optionally its number of people. Precondition: not consumed or
         cancelled."""
         target = self.reservation(reservation_id)
-        if target.status in FINAL_STATUSES:  # the official tool refuses it too
+        if target.status in FINAL_STATUSES:  # VitaBench 2.0's tool refuses it too
             raise ToolError(f"Reservation {target.reservation_id} cannot be modified: its status is {target.status!r}")
         if not isinstance(customer_count, int) or isinstance(customer_count, bool) or customer_count < 0:
             raise ToolError("customer_count must be a non-negative integer (0 keeps the current count)")

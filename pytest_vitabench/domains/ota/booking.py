@@ -1,6 +1,6 @@
 """The travel domain's order life cycle, shared by its 37 tools: inventory, dates, ownership, refunds.
 
-Fixed official bugs (docs/official-profile.md, "Fixes in both profiles"): taxi orders can be created, paid,
+VitaBench 2.0 bugs fixed in both profiles (the deviations' "Fixes in both profiles"): taxi orders can be created, paid,
 searched and cancelled; an unknown ``room_id`` is refused instead of producing an empty order; searching hotel orders
 when there are none returns an empty list. Cancelling an order puts its inventory back.
 """

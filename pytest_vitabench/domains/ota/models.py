@@ -107,7 +107,7 @@ class Taxi(TaggedEntity):
     taxi_id: str = ""
     taxi_type: str = ""
     platform: str = ""
-    # Official data gives Location objects; a bare address string is tolerated.
+    # VitaBench 2.0 data gives Location objects; a bare address string is tolerated.
     departure_location: Location | str | None = None
     arrival_location: Location | str | None = None
     estimated_duration: float | str | None = None

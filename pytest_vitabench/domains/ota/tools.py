@@ -1,7 +1,7 @@
-"""The 37 travel tools (44 with the shared ones), with the official names and argument names.
+"""The 37 travel tools (44 with the shared ones), with VitaBench 2.0's tool and argument names.
 
 Searches that find nothing say so with an explicit empty result (``taxi_search`` with no match no longer
-lists every taxi, an official bug), so the agent never books an unrelated match.
+lists every taxi, a VitaBench 2.0 bug), so the agent never books an unrelated match.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from ..shared_tools import OrderId, UserId
 from .booking import STATUSES, OtaBooking
 from .models import KINDS, Flight
 
-#: Minimum fuzzy score for a city (or taxi address) to count as a match. The official harness uses 40,
+#: Minimum fuzzy score for a city (or taxi address) to count as a match. VitaBench 2.0 uses 40,
 #: which lets unrelated cities through; 80 still accepts "Chengdu" for "Chengdu Shuangliu Airport".
 CITY_MATCH = 80.0
 ADDRESS_MATCH = 70.0
@@ -111,7 +111,7 @@ class OtaTools(OtaBooking):
         official_text: Callable[[Any], str],
     ) -> list[Any]:
         if self.env.official_search:
-            # The official filter reads the address only; the keywords are joined with nothing.
+            # The search style's filter reads the address only; the keywords are joined with nothing.
             in_city = [(eid, item) for eid, item in items.items()
                        if official_match(city_name, _address(item))]
             return self.env.rank(list(key_words or []), [(eid, official_text(item), item) for eid, item in in_city])
@@ -120,7 +120,7 @@ class OtaTools(OtaBooking):
         return fuzzy_rank(words, [(eid, text(item), item) for eid, item in in_city])
 
     def route(self, items: dict[str, Any], departure: str, destination: str) -> list[Any]:
-        if self.env.official_search:  # the database's order, the official threshold
+        if self.env.official_search:  # the database's order, the threshold of 40
             return [item for item in items.values()
                     if official_match(departure, item.departure_city)
                     and official_match(destination, item.arrival_city)]
@@ -152,7 +152,7 @@ class OtaTools(OtaBooking):
             lambda h: h.hotel_name + ",".join(h.tags),
         )
         if self.env.official_results:
-            return self.official.listing("hotel", hits)
+            return self.answering.listing("hotel", hits)
         return [h.summary() for h in hits] or _none_found(f"hotel in {city_name!r}")
 
     @tool()
@@ -170,7 +170,7 @@ class OtaTools(OtaBooking):
             lambda a: f"{a.attraction_name},{a.description},{_address(a)}",
         )
         if self.env.official_results:
-            return self.official.listing("attraction", hits)
+            return self.answering.listing("attraction", hits)
         return [a.summary() for a in hits] or _none_found(f"attraction in {city_name!r}")
 
     @tool()
@@ -182,8 +182,8 @@ class OtaTools(OtaBooking):
         """Search flights from a departure city to a destination city (all dates). Returns each flight with
         its seat offers per date."""
         if self.env.official_results:
-            missing = self.official.missing_places("flight", departure, destination)
-            return missing or self.official.listing("flight", self.route(self.db.flights, departure, destination))
+            missing = self.answering.missing_places("flight", departure, destination)
+            return missing or self.answering.listing("flight", self.route(self.db.flights, departure, destination))
         hits = self.route(self.db.flights, departure, destination)
         return [f.view() for f in hits] or _none_found(f"flight from {departure!r} to {destination!r}")
 
@@ -197,8 +197,8 @@ class OtaTools(OtaBooking):
         """Search trains from a departure city to a destination city that run on a date. Returns each train
         with its seat offers on that date."""
         if self.env.official_results:
-            missing = self.official.missing_places("train", departure, destination)
-            return missing or self.official.trains_on(self.route(self.db.trains, departure, destination), date)
+            missing = self.answering.missing_places("train", departure, destination)
+            return missing or self.answering.trains_on(self.route(self.db.trains, departure, destination), date)
         day = parse_date(date).isoformat()
         results = []
         for train in self.route(self.db.trains, departure, destination):
@@ -215,11 +215,11 @@ class OtaTools(OtaBooking):
     ) -> Any:
         """Search taxi offers between a pick-up and a drop-off location. Returns matching offers (car type,
         platform, estimated duration and price, products), or an empty result if none match."""
-        if self.env.official_results and (missing := self.official.missing_places("taxi", departure_location,
+        if self.env.official_results and (missing := self.answering.missing_places("taxi", departure_location,
                                                                                    arrival_location)):
             return missing
         if self.env.official_search:
-            # The official filter and order; its fallback to every taxi when none matches stays fixed.
+            # The search style's filter and order; VitaBench 2.0's fallback to every taxi when none matches stays fixed.
             hits = [taxi for taxi in self.db.taxis.values()
                     if official_match(departure_location, taxi.address("departure") or "")
                     and official_match(arrival_location, taxi.address("arrival") or "")]
@@ -232,7 +232,7 @@ class OtaTools(OtaBooking):
                     scored.append((-(start + end), taxi_id, taxi))
             hits = [taxi for _, _, taxi in sorted(scored, key=lambda row: row[:2])]
         if self.env.official_results:
-            return self.official.listing("taxi", hits)
+            return self.answering.listing("taxi", hits)
         return [taxi.view() for taxi in hits] or _none_found(
             f"taxi from {departure_location!r} to {arrival_location!r}")
 
@@ -247,7 +247,7 @@ class OtaTools(OtaBooking):
     ) -> dict[str, Any] | str:
         """Book one room for one night. Precondition: the room id belongs to the hotel, has rooms left, and
         the user id matches. Creates an unpaid order; returns it (pay it with pay_hotel_order)."""
-        # official bug: an unknown room created an empty, zero-priced order
+        # VitaBench 2.0 bug: an unknown room created an empty, zero-priced order
         return self.create("hotel", hotel_id, room_id, user_id, 1, what="room")
 
     @tool("create")
@@ -365,7 +365,7 @@ class OtaTools(OtaBooking):
         difference = round((replacement.price - line.price) * line.quantity, 2)
         order.products = [self.line_for(kind, replacement, line.quantity)]
         order.total_price = round(replacement.price * line.quantity, 2)
-        # As in the official harness: a dearer new date leaves the order unpaid until the user pays again.
+        # As in VitaBench 2.0: a dearer new date leaves the order unpaid until the user pays again.
         if difference > 0:
             order.status = "unpaid"
             message = f"Date changed to {day}; the fare is {difference} higher, so the order must be paid again"
