@@ -10,7 +10,7 @@
     vitabench plot run.json -o plots/             # the paper's figures as PNG/SVG
     vitabench compare base.json new.json          # paired comparison: regressed and fixed subtasks
     vitabench merge .vitabench/runs/RUN_ID -o run.json   # the shards of a run as one report
-    vitabench fetch                               # the official VitaBench 2.0 tasks.json from the Hugging Face Hub
+    vitabench fetch                               # the VitaBench 2.0 tasks.json from the Hugging Face Hub
 
 Run the benchmark itself with pytest (``pytest suites/demo``).
 """

@@ -114,7 +114,7 @@ def estimate_cost(suite_path: str | Path, *, memory: list[str], trials: int, age
     Args:
         agent_model, user_model, judge_model: The planned roles (``scripted``/``rules`` cost nothing).
         prices: Prices per model (see ``--vita-prices``); unpriced models are listed, not guessed.
-        memory_model: The agentic rewrite model (default: the agent's, as in the official harness).
+        memory_model: The agentic rewrite model (default: the agent's, as VitaBench 2.0 runs it).
         embedding_model: The rag embedding model.
         judge_batch: Judging through the Batch API (``--vita-judge-args batch``): the estimate also prices the
             judge at its batch rate (:func:`~pytest_vitabench.llm.prices.batch_rate`).
@@ -131,7 +131,8 @@ def estimate_cost(suite_path: str | Path, *, memory: list[str], trials: int, age
     suite = runner.suite(suite_path)
     agent, user, judge = make_builtin_agent("reference"), make_user_simulator("scripted"), RulesJudge()
     memory_model = memory_model or agent_model
-    # The official budgets: what the backends' specs put in the prompt at most (MemorySpec.prompt_budget).
+    # The budgets VitaBench 2.0 runs with: what the backends' specs put in the prompt at most
+    # (MemorySpec.prompt_budget).
     options = MemoryOptions()
     specs = {name: memory_spec(name) for name in memory}
     items = subtasks = 0

@@ -69,7 +69,7 @@ def synth_command(args: argparse.Namespace) -> int:
 
 COMMAND = Command(
     "synth", help="generate an English VitaBench 2.0 suite (deterministic for a preset, seed and knobs)",
-    description="Generate a suite in the official tasks.json shape with machine-checked rubrics. A .gz output is "
+    description="Generate a suite in the VitaBench 2.0 tasks.json shape with machine-checked rubrics. A .gz output is "
                 "compressed deterministically.",
     run=synth_command, arguments=(
         argument("--preset", choices=(*PRESETS, "demo"), default="paper",

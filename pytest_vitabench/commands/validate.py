@@ -73,8 +73,8 @@ def validate_command(args: argparse.Namespace) -> int:
 
 
 COMMAND = Command(
-    "validate", help="check suite files (official 2.0 or 1.0 format)",
-    description="Load suite files (official 2.0 or 1.0 format), report every problem with its JSON path, print "
+    "validate", help="check suite files (VitaBench 2.0 or 1.0 format)",
+    description="Load suite files (VitaBench 2.0 or 1.0 format), report every problem with its JSON path, print "
                 "their counts, and check the fairness rules and statistics of generated suites.",
     run=validate_command, arguments=(
         argument("paths", nargs="+", help="suite files (.json or .json.gz)"),
