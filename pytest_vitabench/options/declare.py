@@ -169,7 +169,7 @@ class Part:
         raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}: a part's settings are frozen")
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and dict(self.items()) == dict(other.items())  # type: ignore[attr-defined]
+        return type(other) is type(self) and dict(self.items()) == dict(other.items())
 
     __hash__ = None  # type: ignore[assignment]
 
