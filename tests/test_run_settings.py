@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_vitabench.options.config import RunConfig
-from pytest_vitabench.options.settings import RunSettings, group_keys, options, parse, spec, specs
+from pytest_vitabench.options.settings import ORDER, RunSettings, group_keys, options, parse, spec, specs
 
 
 def options_in_help_order():
@@ -17,7 +17,9 @@ def options_in_help_order():
 def test_every_setting_has_an_option_an_ini_key_and_help_and_is_reported():
     config = RunConfig()
     reported = config.report_config()
-    assert list(RunConfig.model_fields) == [s.name for s in specs()] == list(RunSettings.__annotations__)
+    # each component's part declares its fields; the run's settings compose them, in --help order
+    assert [s.name for s in specs()] == list(ORDER)
+    assert sorted(RunConfig.model_fields) == sorted(RunSettings.NAMES) == sorted(ORDER)
     for item in specs():
         assert item.option.startswith("--vita-") and item.ini.startswith("vita_"), item.name
         # an option of its own, or a key of a structured option: --vita-limits rpm
@@ -148,10 +150,26 @@ def test_the_settings_and_their_parsers_import_only_the_standard_library():
             "print(sorted(m for m in sys.modules if m.startswith('pytest_vitabench.') "
             "and not hasattr(sys.modules[m], '__path__')))")  # modules only, wherever the layout puts them
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert loaded.strip() == str(sorted(["pytest_vitabench.options.settings",
+    assert loaded.strip() == str(sorted(["pytest_vitabench.options.settings", "pytest_vitabench.options.declare",
+                                         "pytest_vitabench.options.parts",
                                          "pytest_vitabench.options.values", "pytest_vitabench.options.model_args",
                                          "pytest_vitabench.options.fail_under", "pytest_vitabench.formulas",
                                          "pytest_vitabench.options.spelling"]))
+
+
+def test_each_part_is_a_frozen_view_of_the_run_configuration():
+    from dataclasses import FrozenInstanceError
+
+    from pytest_vitabench.options.parts import JudgeSettings, MemorySettings
+
+    config = RunConfig.from_options({"vita_judge_model": "m", "vita_judge_args": ["votes=3"]})
+    judge = JudgeSettings.of(config)
+    assert isinstance(config, JudgeSettings) and judge == JudgeSettings(judge_model="m", judge_votes=3)
+    assert not hasattr(judge, "memory") and MemorySettings().memory == ["full_context"]  # declared defaults
+    with pytest.raises(FrozenInstanceError):
+        judge.judge_votes = 1  # type: ignore[misc]
+    with pytest.raises(TypeError, match="no settings memory"):
+        JudgeSettings(memory=["rag"])
 
 
 def test_the_offline_role_names_the_parsers_know_are_the_built_in_roles():

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
+from ..options.parts import AgentSettings
 from ..options.values import BUILTIN_ROLE_NAMES
 from .answer import AnswerAgent
 from .base import Agent, AgentSetup
@@ -24,7 +27,27 @@ _CLASSES: dict[str, type[BuiltinAgent] | type[AnswerAgent]] = {
 BUILTIN_AGENTS: dict[str, type[BuiltinAgent] | type[AnswerAgent]] = {
     name: _CLASSES[_RENAMED.get(name, name)] for name in BUILTIN_ROLE_NAMES["--vita-model"]}
 
-__all__ = ["BUILTIN_AGENTS", "DEPRECATED_AGENTS", "Agent", "AgentSetup", "make_builtin_agent"]
+if TYPE_CHECKING:
+    from ..llm.client import LLMClient
+
+__all__ = ["BUILTIN_AGENTS", "DEPRECATED_AGENTS", "Agent", "AgentSetup", "agent_for", "calls_llm",
+           "make_builtin_agent"]
+
+
+def calls_llm(settings: AgentSettings) -> bool:
+    """Whether the agent the settings select is a model at the endpoint (not a built-in)."""
+    return settings.model not in BUILTIN_AGENTS
+
+
+def agent_for(settings: AgentSettings, *, client: Callable[[], LLMClient],
+              params: dict[str, Any] | None = None) -> Agent:
+    """The agent under test: a built-in, or the model at the endpoint (``client`` gives the run's one client,
+    asked only then), sending ``params`` with its requests."""
+    if not calls_llm(settings):
+        return make_builtin_agent(settings.model)
+    from .openai_agent import OpenAIAgent  # the openai package: only when a model is under test
+
+    return OpenAIAgent(settings.model, client=client(), params=params)
 
 
 def make_builtin_agent(name: str) -> Agent:

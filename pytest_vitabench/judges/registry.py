@@ -12,14 +12,19 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
+from ..llm.batch import BatchJournal, BatchSubmitter
 from ..official.behaviour import outcome_rules
+from ..options.parts import JudgeSettings
 from .audited import AuditedJudge
 from .base import Judge
+from .batched import BatchJudge
 from .llm_rubric import LLMRubricJudge
 from .outcome import OutcomeJudge
 from .rules import RulesJudge
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ..llm.client import LLMClient
 
 ENTRY_POINT_GROUP = "vitabench.judge"
@@ -123,3 +128,35 @@ def make_judge(model: str, *, audit: bool = False, **options: Any) -> Judge:
     spec = judge_spec(model)
     judge = spec.build(JudgeOptions(model=model, **options))
     return AuditedJudge(judge) if audit and spec.audited else judge
+
+
+def judge_for(settings: JudgeSettings, *, client: LLMClient | None = None, language: str = "en",
+              official_source: Any = None, params: dict[str, Any] | None = None) -> Judge:
+    """The run's judge from its settings (``--vita-judge-model``, ``--vita-judge-args``, its profile switches),
+    sending its requests one by one; an audited (LLM) judge carries the rules judge's verdicts beside its own.
+
+    Raises:
+        ValueError: As :func:`make_judge`.
+    """
+    s = settings
+    return make_judge(s.judge_model, audit=True, client=client, mode=s.judge_mode, outcome=s.outcome_reward,
+                      votes=s.judge_votes, language=language, records=s.judge_records, outcome_style=s.outcome_style,
+                      failures=s.judge_failures, official_source=official_source, params=params)
+
+
+def batched(judge: Judge, settings: JudgeSettings, *, client: LLMClient, batch_dir: Path | None,
+            writer: str = "main") -> Judge | BatchJudge:
+    """``judge`` sending its requests in batches (``--vita-judge-args batch``) journaled in ``batch_dir`` under
+    this process's ``writer`` name; ``judge`` itself when the settings or the judge do not batch.
+
+    Raises:
+        ValueError: Batches asked for without a run directory to journal them in.
+    """
+    if not settings.judge_batch or not judge_spec(settings.judge_model).batchable:
+        return judge
+    if batch_dir is None:
+        raise ValueError("--vita-judge-args batch needs a run directory to journal its batches in")
+    submitter = BatchSubmitter(client, BatchJournal(batch_dir, writer=writer), poll_s=settings.batch_poll)
+    # A round goes out once the queue has been quiet for a poll interval (at most 2 s): as patient
+    # with the process's own episodes as with the provider.
+    return BatchJudge(judge, client=client, submitter=submitter, linger_s=min(2.0, settings.batch_poll))

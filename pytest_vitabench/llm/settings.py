@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..options.config import RunConfig
+from ..options.parts import EndpointSettings
 from ..store import default_root
 from .prices import ModelPrice, load_prices
 from .secrets import check_base_url
@@ -118,9 +118,9 @@ class LLMSettings(BaseModel):
         return roles is None or role in roles
 
 
-def settings_for_run(config: RunConfig, *, rootdir: Path, state_dir: Path | str | None = None,
+def settings_for_run(endpoint: EndpointSettings, *, rootdir: Path, state_dir: Path | str | None = None,
                      cache_dir: Path | str | None = None) -> LLMSettings:
-    """The settings of the run's one client, from its configuration (``--vita-base-url``, limits, cache, ...).
+    """The settings of the run's one client, from its endpoint settings (``--vita-base-url``, limits, cache, ...).
 
     Args:
         rootdir: pytest's rootdir: home of the default cache directory and of a relative prices file.
@@ -131,13 +131,14 @@ def settings_for_run(config: RunConfig, *, rootdir: Path, state_dir: Path | str 
         ValueError: A base URL that carries credentials (:class:`~.secrets.CredentialsInURL`, its
             credentials redacted), or a prices file that cannot be read.
     """
-    check_base_url(config.base_url)
+    e = endpoint
+    check_base_url(e.base_url)
     return LLMSettings(
-        base_url=config.base_url or None, api_key_env=config.api_key_env, timeout_s=config.timeout,
-        rpm=config.rpm or None, rpm_window_s=config.rpm_window, max_concurrency=config.max_concurrency or None,
-        tpm=config.tpm or None, tpm_window_s=config.rpm_window,
-        cache=config.cache, circuit_breaker=config.circuit_breaker, limits_url=config.limits_url,
+        base_url=e.base_url or None, api_key_env=e.api_key_env, timeout_s=e.timeout,
+        rpm=e.rpm or None, rpm_window_s=e.rpm_window, max_concurrency=e.max_concurrency or None,
+        tpm=e.tpm or None, tpm_window_s=e.rpm_window,
+        cache=e.cache, circuit_breaker=e.circuit_breaker, limits_url=e.limits_url,
         cache_dir=Path(cache_dir) if cache_dir else default_root(rootdir),
         state_dir=Path(state_dir) if state_dir else None,
-        prices=load_prices(config.prices, base_dir=Path(rootdir)),
+        prices=load_prices(e.prices, base_dir=Path(rootdir)),
     )

@@ -12,12 +12,18 @@ import inspect
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from importlib.metadata import entry_points
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from ..options.parts import MemorySettings
 from ..options.spelling import did_you_mean
 from . import agentic, full_context, groundtruth, null, rag
 from .base import Memory
 from .spec import MemoryOptions, MemorySpec
+
+if TYPE_CHECKING:
+    from ..llm.client import LLMClient
+    from ..official.source import OfficialSource
 
 ENTRY_POINT_GROUP = "vitabench.memory"
 #: The built-in backends, in the order the messages list them.
@@ -57,6 +63,23 @@ class RunMemories:
     def __init__(self, options: MemoryOptions | None = None) -> None:
         self.options = options or MemoryOptions()
         self._specs: dict[str, MemorySpec] = {}
+
+    @classmethod
+    def for_run(cls, settings: MemorySettings, *, language: str, llm_client: LLMClient | None = None,
+                cache_dir: Path | str | None = None, official_source: OfficialSource | None = None,
+                role_settings: dict[str, dict[str, Any]] | None = None) -> RunMemories:
+        """The run's backends (``--vita-memory``) with their options (:meth:`MemoryOptions.from_settings`), each
+        resolved and its factory made once now, so a missing model or package fails before any item.
+
+        Raises:
+            ValueError: As :meth:`factory`, naming the option to set or the package to install.
+        """
+        memories = cls(MemoryOptions.from_settings(settings, language=language, llm_client=llm_client,
+                                                   cache_dir=cache_dir, official_source=official_source,
+                                                   role_settings=role_settings))
+        for name in settings.memory:
+            memories.factory(name)
+        return memories
 
     def spec(self, name: str) -> MemorySpec:
         # Kept per run: the runner asks for every item, and entry points are slow to scan.

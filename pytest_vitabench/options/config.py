@@ -89,8 +89,9 @@ class RunConfig(BaseModel, RunSettings):
         return self._block(("score", "endpoint", "run"))
 
     def _block(self, scopes: tuple[str, ...]) -> dict[str, object]:
-        names = {item.name for item in specs() if item.meta.scope in scopes}
-        data = self.model_dump(include=names)
+        names = [item.name for item in specs() if item.meta.scope in scopes]
+        dumped = self.model_dump(include=set(names))
+        data = {name: dumped[name] for name in names}  # in --help order (ORDER), not the parts' field order
         for name in ("base_url", "embedding_base_url", "limits_url"):
             if data.get(name):
                 data[name] = _without_credentials(str(data[name]))

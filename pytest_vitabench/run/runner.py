@@ -112,12 +112,12 @@ class ItemRunner:
 
     def __init__(self, config: RunConfig, *, memories: RunMemories | None = None,
                  snapshots: SnapshotStore | None = None, official_source: OfficialSource | None = None,
-                 state: RunState | None = None):
+                 behaviour: Behaviour | None = None, state: RunState | None = None):
         self.config = config
         #: The user's copy of the official harness whose wording the requests carry (``None``: our own).
         self.official_source = official_source
-        #: The run's behaviour, read once from its style settings.
-        self.behaviour = Behaviour.of(config)
+        #: The run's behaviour, read once from its style settings (the run's, when it has read them).
+        self.behaviour = behaviour or Behaviour.of(config)
         self.memories = memories or RunMemories(MemoryOptions(full_context_max_tokens=config.full_context_max_tokens))
         self.snapshots = snapshots
         self.state = state or RunState()

@@ -12,24 +12,26 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..agents import BUILTIN_AGENTS, make_builtin_agent
-from ..judges.batched import BatchJudge
-from ..judges.registry import JudgeSpec, judge_spec, make_judge
+from .. import agents, users
+from ..judges.registry import JudgeSpec, batched, judge_for, judge_spec
 from ..llm import Ledger, LLMClient, MissingAPIKey
-from ..llm.batch import BatchJournal, BatchSubmitter
 from ..llm.settings import settings_for_run
 from ..memory.registry import RunMemories, request_roles, specs_of
 from ..memory.snapshots import SnapshotStore
-from ..memory.spec import MemoryOptions
 from ..memory.tokens import count_tokens, tokenizer_name, tokenizer_note
 from ..official.behaviour import Behaviour
+from ..official.harness import OfficialHarness
 from ..official.models import OfficialModels
-from ..official.models import locate as locate_official_models
 from ..official.source import NOT_COMPARABLE
-from ..official.source import locate as locate_official_source
-from ..official.tool_answers import MISSING_SOURCE, check_official_messages
-from ..official.wording import check_wording
 from ..options.config import RunConfig
+from ..options.parts import (
+    AgentSettings,
+    EndpointSettings,
+    JudgeSettings,
+    MemorySettings,
+    ProfileSettings,
+    UserSettings,
+)
 from ..options.settings import given
 from ..options.values import unknown_model_hint
 from . import comparability as profile
@@ -53,60 +55,49 @@ class Benchmark:
 
     def __init__(self, options: Mapping[str, Any], *, rootdir: Path, state_dir: str,
                  run_state: RunState | None = None):
-        self.config = RunConfig.from_options(options)
+        self.config = config = RunConfig.from_options(options)
+        # Each component's settings, once: a frozen view of its part of the configuration.
+        self.agent_settings = AgentSettings.of(config)
+        self.user_settings = UserSettings.of(config)
+        self.judge_settings = JudgeSettings.of(config)
+        self.memory_settings = MemorySettings.of(config)
         #: Each component's rules, read once from the profile's switches.
-        self.behaviour = Behaviour.of(self.config)
+        self.behaviour = Behaviour.of(config)
         # Read before anything else is built: a missing official source is a usage error naming where it looked.
-        self.official_source = locate_official_source(self.config.official_source)
-        if self.official_source is not None:
-            check_wording(self.official_source)
-        if self.behaviour.tools.official_answers:
-            if self.official_source is not None:
-                check_official_messages(self.official_source)  # a changed copy fails now, naming file and function
-            elif "tool_results" in given(options.get):  # asked for by name, it cannot be honoured without the source
-                raise ValueError(MISSING_SOURCE)
-            # else the official profile with our own wording (--vita-official-source none): our answers too
-        self.official_models = locate_official_models(
-            self.config.official_models, self.official_source.package_dir if self.official_source else None)
+        self.official = OfficialHarness.open(ProfileSettings.of(config),
+                                             official_answers=self.behaviour.tools.official_answers,
+                                             answers_asked="tool_results" in given(options.get))
+        self.official_source = self.official.source
+        self.official_models = self.official.models
         #: Each LLM role's request settings: its models.yaml entry, then its own --vita-*-model-args.
-        self.role_settings = role_settings(self.config, self.official_models)
+        self.role_settings = role_settings(config, self.official_models)
         #: This process's shard of the run (``None``: unsharded); its limits are its part of the run's.
-        self.shard = resolve_shard(self.config.shard)
-        self.llm_settings = split_limits(settings_for_run(self.config, rootdir=rootdir, state_dir=state_dir),
-                                         self.shard)
+        self.shard = resolve_shard(config.shard)
+        self.llm_settings = split_limits(settings_for_run(EndpointSettings.of(config), rootdir=rootdir,
+                                                          state_dir=state_dir), self.shard)
         #: The specs of the run's memory backends (what they call, count and need).
-        self.memory_specs = specs_of(self.config.memory)
+        self.memory_specs = specs_of(config.memory)
         # --vita-concurrency auto: 1 for offline built-ins (their items are CPU-bound: a thread pool would only
         # add overhead), AUTO_LLM_CONCURRENCY when a role waits on an endpoint.
-        concurrency = self.config.concurrency
+        concurrency = config.concurrency
         self.concurrency = int(concurrency) if concurrency != "auto" else AUTO_LLM_CONCURRENCY if self.needs_llm else 1
         self.ledger = Ledger()
         self._llm_client: LLMClient | None = None
         if self.needs_llm:
-            try:
-                self.llm_client()  # a missing key fails now, not in every item later
-            except MissingAPIKey as exc:
-                if not self._chat_needs_llm:
-                    raise MissingAPIKey(f"the rag memory's embedding model {self.config.embedding_model!r}: {exc}; "
-                                        "or set --vita-memory-args embedding-base-url, or leave "
-                                        "--vita-embedding-model unset "
-                                        "for the local model") from None
-                hint = unknown_model_hint(self.role_names())
-                raise MissingAPIKey(f"{hint} ({exc})" if hint else str(exc)) from None
+            self._open_client()  # a missing key fails now, not in every item later
         cache_dir = self.llm_settings.cache_dir if self.llm_settings.cache != "off" else None
         # Every backend gets the run's one client (key, limits, timeout, cache and ledger): rag's endpoint
         # embeddings included, which needs_llm counts so the client exists for them.
-        self.memories = RunMemories(MemoryOptions.from_config(
-            self.config, llm_client=self._llm_client, cache_dir=cache_dir, role_settings=self.role_settings,
+        self.memories = RunMemories.for_run(
+            self.memory_settings, language=config.language, llm_client=self._llm_client, cache_dir=cache_dir,
+            role_settings=self.role_settings,
             # The official wording of history records, when the agent prompt is the official one.
-            official_source=self.official_source if self.behaviour.prompt.official_rules else None))
-        for name in self.config.memory:  # built once now, so a missing model or package fails before any item
-            self.memories.factory(name)
-        store = SnapshotStore(cache_dir) if cache_dir else None
-        self.runner = ItemRunner(self.config, memories=self.memories, snapshots=store,
-                                 official_source=self.official_source, state=run_state)
-        self.user_simulator()  # checks the user and judge settings too
-        self._plain_judge()
+            official_source=self.official_source if self.behaviour.prompt.official_rules else None)
+        self.runner = ItemRunner(config, memories=self.memories,
+                                 snapshots=SnapshotStore(cache_dir) if cache_dir else None,
+                                 official_source=self.official_source, behaviour=self.behaviour, state=run_state)
+        #: The judge, built now: its settings are checked before any item (the session's judge is this one).
+        self._plain = self._build_judge()
 
     @property
     def needs_llm(self) -> bool:
@@ -116,71 +107,66 @@ class Benchmark:
 
     @property
     def _chat_needs_llm(self) -> bool:
-        c = self.config
-        return (c.model not in BUILTIN_AGENTS or c.user_model != "scripted" or self._judge.needs_llm
-                or any(spec.calls_llm(c) for spec in self.memory_specs))
+        return (agents.calls_llm(self.agent_settings) or users.calls_llm(self.user_settings)
+                or self._judge.needs_llm or any(spec.calls_llm(self.config) for spec in self.memory_specs))
 
     def role_names(self) -> list[tuple[str, str]]:
         """``(option, name)`` of the agent, user and judge roles, for messages about misspelled names."""
         c = self.config
         return [("--vita-model", c.model), ("--vita-user-model", c.user_model), ("--vita-judge-model", c.judge_model)]
 
+    def _open_client(self) -> None:
+        try:
+            self.llm_client()
+        except MissingAPIKey as exc:
+            if not self._chat_needs_llm:
+                raise MissingAPIKey(f"the rag memory's embedding model {self.config.embedding_model!r}: {exc}; "
+                                    "or set --vita-memory-args embedding-base-url, or leave "
+                                    "--vita-embedding-model unset "
+                                    "for the local model") from None
+            hint = unknown_model_hint(self.role_names())
+            raise MissingAPIKey(f"{hint} ({exc})" if hint else str(exc)) from None
+
     def llm_client(self) -> LLMClient:
         """The one client shared by every LLM role of this process (created on first use)."""
         if self._llm_client is None:
             settings = self.llm_settings
-            if not self._chat_needs_llm and self.config.embedding_base_url:
+            if not self._chat_needs_llm and self.memory_settings.embedding_base_url:
                 # Only rag's embeddings call out: the client is aimed at their endpoint, so a local embedding
                 # server needs no key although --vita-base-url (the chat endpoint) is unset.
-                settings = settings.model_copy(update={"base_url": self.config.embedding_base_url})
+                settings = settings.model_copy(update={"base_url": self.memory_settings.embedding_base_url})
             self._llm_client = LLMClient(settings, self.ledger, count_tokens=count_tokens)
         return self._llm_client
 
     def agent(self) -> Any:
         """The agent under test: a built-in, or the model at the configured endpoint."""
-        if self.config.model in BUILTIN_AGENTS:
-            return make_builtin_agent(self.config.model)
-        from ..agents.openai_agent import OpenAIAgent
-
-        return OpenAIAgent(self.config.model, client=self.llm_client(), params=self.role_settings.get("agent"))
+        return agents.agent_for(self.agent_settings, client=self.llm_client, params=self.role_settings.get("agent"))
 
     def user_simulator(self) -> Any:
-        from ..users import make_user_simulator
+        """The user simulator of ``--vita-user-model``."""
+        return users.user_for(self.user_settings,
+                              client=self.llm_client() if users.calls_llm(self.user_settings) else None,
+                              language=_fallback_language(self.config.language),
+                              official_source=self.official_source, params=self.role_settings.get("user"))
 
-        c = self.config
-        client = None if c.user_model == "scripted" else self.llm_client()
-        return make_user_simulator(c.user_model, client=client, language=_fallback_language(c.language),
-                                   wait_for_action=c.user_wait_for_action, official_source=self.official_source,
-                                   params=self.role_settings.get("user"))
-
-    def _plain_judge(self) -> Any:
+    def _build_judge(self) -> Any:
         """The judge of ``--vita-judge-model`` and its options, sending its requests one by one; an LLM judge
         carries the machine checks' verdicts beside its own (the report's judge figures and judge.* gates)."""
-        c = self.config
-        return make_judge(c.judge_model, audit=True, client=self.llm_client() if self._judge.needs_llm else None,
-                          mode=c.judge_mode, outcome=c.outcome_reward, votes=c.judge_votes,
-                          language=_fallback_language(c.language), records=c.judge_records,
-                          outcome_style=c.outcome_style, failures=c.judge_failures,
-                          official_source=self.official_source, params=self.role_settings.get("judge"))
+        return judge_for(self.judge_settings, client=self.llm_client() if self._judge.needs_llm else None,
+                         language=_fallback_language(self.config.language), official_source=self.official_source,
+                         params=self.role_settings.get("judge"))
 
     def judge(self, *, batch_dir: Path | None = None, writer: str = "main") -> Any:
         """The judge; with ``--vita-judge-args batch``, wrapped to send its requests in batches journaled in
         ``batch_dir`` (the run directory's ``batches/``) under this process's ``writer`` name."""
-        c = self.config
-        judge = self._plain_judge()
-        if not c.judge_batch or not self._judge.batchable:
-            return judge
-        if batch_dir is None:
-            raise ValueError("--vita-judge-args batch needs a run directory to journal its batches in")
-        client = self.llm_client()
-        submitter = BatchSubmitter(client, BatchJournal(batch_dir, writer=writer), poll_s=c.batch_poll)
-        # A round goes out once the queue has been quiet for a poll interval (at most 2 s): as patient
-        # with the process's own episodes as with the provider.
-        return BatchJudge(judge, client=client, submitter=submitter, linger_s=min(2.0, c.batch_poll))
+        if not self.judge_settings.judge_batch or not self._judge.batchable:
+            return self._plain
+        return batched(self._plain, self.judge_settings, client=self.llm_client(), batch_dir=batch_dir,
+                       writer=writer)
 
     @property
     def _judge(self) -> JudgeSpec:
-        return judge_spec(self.config.judge_model)
+        return judge_spec(self.judge_settings.judge_model)
 
     def profile_summary(self) -> dict[str, Any]:
         """The report's ``profile`` block: switches, tokenizer and whether the numbers are leaderboard-comparable."""
@@ -230,9 +216,8 @@ def role_settings(config: RunConfig, models: OfficialModels | None) -> dict[str,
         ValueError: A role's model has no entry in the models.yaml.
     """
     in_use = {spec.request_role for spec in specs_of(config.memory, builtin_only=True)}
-    roles = {"agent": ("--vita-model", config.model if config.model not in BUILTIN_AGENTS else None,
-                       config.model_args),
-             "user": ("--vita-user-model", config.user_model if config.user_model != "scripted" else None,
+    roles = {"agent": ("--vita-model", config.model if agents.calls_llm(config) else None, config.model_args),
+             "user": ("--vita-user-model", config.user_model if users.calls_llm(config) else None,
                       config.user_model_args),
              "judge": ("--vita-judge-model", config.judge_model if judge_spec(config.judge_model).needs_llm else None,
                        config.judge_model_args),

@@ -23,9 +23,9 @@ WORDS = {"none", "null"}
 ALLOWED = {
     # The --vita-memory default: the option specs sit below every feature module and import only the
     # standard library (issue 22 point 3), so they cannot ask the registry for it.
-    ("options/settings.py", "full_context"),
+    ("options/parts.py", "full_context"),
     # --vita-deviation rag=official: the key of a switch, not a backend looked up by name.
-    ("options/settings.py", "rag"),
+    ("options/parts.py", "rag"),
     # The official names --vita-memory accepts (null, rewrite): parsed with the option, below the registry for
     # the same reason; tests/memory pins them to the aliases the specs declare.
     ("options/values.py", "agentic"),

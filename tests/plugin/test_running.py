@@ -190,7 +190,8 @@ def test_a_session_without_suites_is_untouched(pytester):
                               "pytest_vitabench.formulas", "pytest_vitabench.pytest_plugin.hookspecs",
                               "pytest_vitabench.options.model_args", "pytest_vitabench.options.values",
                               "pytest_vitabench.pytest_plugin.plugin", "pytest_vitabench.pytest_plugin.session",
-                              "pytest_vitabench.options.settings", "pytest_vitabench.options.spelling"]), loaded
+                              "pytest_vitabench.options.settings", "pytest_vitabench.options.spelling",
+                              "pytest_vitabench.options.declare", "pytest_vitabench.options.parts"]), loaded
             heavy = [m for m in ("pydantic", "openai", "rapidfuzz", "numpy") if m in sys.modules]
             assert heavy == [], heavy
     """)
