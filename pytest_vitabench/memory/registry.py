@@ -23,7 +23,7 @@ from .spec import MemoryOptions, MemorySpec
 
 if TYPE_CHECKING:
     from ..llm.client import LLMClient
-    from ..official.source import OfficialSource
+    from .spec import HarnessSource
 
 ENTRY_POINT_GROUP = "vitabench.memory"
 #: The built-in backends, in the order the messages list them.
@@ -66,7 +66,7 @@ class RunMemories:
 
     @classmethod
     def for_run(cls, settings: MemorySettings, *, language: str, llm_client: LLMClient | None = None,
-                cache_dir: Path | str | None = None, official_source: OfficialSource | None = None,
+                cache_dir: Path | str | None = None, official_source: HarnessSource | None = None,
                 role_settings: dict[str, dict[str, Any]] | None = None) -> RunMemories:
         """The run's backends (``--vita-memory``) with their options (:meth:`MemoryOptions.from_settings`), each
         resolved and its factory made once now, so a missing model or package fails before any item.

@@ -19,6 +19,9 @@ if TYPE_CHECKING:
     from ..llm.client import LLMClient
     from ..official.source import OfficialSource
 
+    #: The user's copy of the harness, as the registry names it (memory/ reaches that package from here).
+    HarnessSource = OfficialSource
+
 #: The harness's own wording, read from the user's copy (:meth:`MemoryOptions.wording`): the one place in
 #: ``memory/`` besides the rag backend that reads that copy.
 HarnessWording = OfficialWording
