@@ -12,11 +12,11 @@ import shutil
 import time
 import warnings
 from collections.abc import Iterator
-from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ..options.settings import spec
 from .session import (
     WORKER_LANGUAGES,
     WORKER_LEDGER,
@@ -25,11 +25,18 @@ from .session import (
     WORKER_RUN_DIR,
     VitaSession,
     VitaSuiteWarning,
-    command,
     names_a_suite,
+    run_core,
 )
 
+try:
+    from _pytest.junitxml import xml_key
+except ImportError:  # pragma: no cover - private API moved
+    xml_key = None  # type: ignore[assignment]
+
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from ..report.outcome import RunOutcome
     from ..result import ItemResult
 
@@ -90,9 +97,7 @@ class VitaController(VitaSession):
         """A worker died while running ``crashitem``: record it as an error, once."""
         if not self.active or "[" not in crashitem:
             return
-        from ..runs.session import crashed_item_result
-
-        result = crashed_item_result(self.bench.runner, self.store, crashitem, str(report.longrepr))
+        result = self.core.crashed_item(crashitem, str(report.longrepr))
         report.vita_result = result.light()
 
     @pytest.hookimpl(tryfirst=True)
@@ -103,10 +108,8 @@ class VitaController(VitaSession):
             return
         if getattr(config.option, "numprocesses", None) and config.get_verbosity() >= 0:
             # xdist workers collect out of sight: say here that the wait is the suite loading
-            from ..report.progress import large_suite_files
-
             patterns = list(config.getini("vita_suite_patterns"))
-            for path, size in large_suite_files(config.args, config.invocation_params.dir, patterns):
+            for path, size in run_core().large_suite_files(config.args, config.invocation_params.dir, patterns):
                 self.announce_large_suite(path, size)
 
     @pytest.hookimpl(wrapper=True, specname="pytest_sessionstart")
@@ -116,13 +119,8 @@ class VitaController(VitaSession):
         yield
         if self.config.option.collectonly:
             return
-        from ..options.settings import spec  # already imported: it declared the options
-
         if self.active or any(self.option(spec(name).ini) not in (None, "", spec(name).default) for name in _ROLES):
-            if self.bench.config.preflight == "on" and self.bench.needs_llm:
-                from ..run.preflight import start_checks
-
-                self.preflight = start_checks(self.bench)
+            self.preflight = self.core.start_preflight()
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> None:
@@ -132,20 +130,12 @@ class VitaController(VitaSession):
         failures = self.preflight.result()
         self.preflight = None
         if failures:
-            from ..run.preflight import preflight_error
-
-            raise pytest.UsageError(preflight_error(failures))
+            raise pytest.UsageError(run_core().preflight_error(failures))
 
     def pytest_report_header(self, config: pytest.Config) -> list[str] | None:
         if not (self.active or names_a_suite(config.args, config.getini("vita_suite_patterns"))):
             return None
-        from ..store import legacy_notice
-
-        notice = legacy_notice(config.rootpath)
-        bench = self.bench
-        journal = [f"vitabench run {self.store.run_id}: journal {self.store.path}"] \
-            if bench.shard is not None or bench.config.run_id else []
-        return [*bench.header_lines(verbose=config.get_verbosity() > 0), *journal, *([notice] if notice else [])]
+        return self.core.header(verbose=config.get_verbosity() > 0)
 
     @pytest.hookimpl(trylast=True)
     def pytest_unconfigure(self, config: pytest.Config) -> None:
@@ -156,9 +146,7 @@ class VitaController(VitaSession):
     def pytest_runtest_logreport(self, report: Any) -> None:
         payload = getattr(report, "vita_result", None)
         if payload is not None:
-            from ..result import ItemResult
-
-            self.arrived[report.nodeid] = (ItemResult.model_validate(payload), payload)
+            self.arrived[report.nodeid] = (run_core().result_from(payload), payload)
             self._show_progress(payload)
         elif report.failed and self.active:
             self.non_vita_failures += 1
@@ -169,12 +157,9 @@ class VitaController(VitaSession):
             return
         reporter = config.pluginmanager.get_plugin("terminalreporter")
         if self.progress is None:
-            from ..report.progress import Progress, parse_interval
-
             # Decided at the first result: the terminal reporter (is it a TTY?) exists by then.
             tty = bool(reporter is not None and getattr(reporter, "isatty", False))
-            self.progress = Progress(parse_interval(self.bench.config.progress, tty=tty),
-                                     started=self.started_monotonic)
+            self.progress = self.core.progress(tty=tty, started=self.started_monotonic)
             self.progress.planned = self.planned_items
         self.progress.add(payload)
         if reporter is not None and self.progress.due():
@@ -188,91 +173,32 @@ class VitaController(VitaSession):
         """Score, gate and report the run (``pytest_sessionfinish``, before junitxml writes its file)."""
         if not self.arrived:
             return
-        from ..options.fail_under import parse_fail_under
-        from ..report.failures import suite_subtask_data
-        from ..report.json_report import write_report
-        from ..report.outcome import complete_suite_hashes, gate_run, run_report, score_run
-        from ..runs.session import run_metadata, write_run_summary
-        from ..suite.fetch import suite_sources
-
-        bench, config = self.bench, self.config
-        run_config = bench.config
+        core, config = self.core, self.config
         arrived = [self.arrived[nodeid] for nodeid in sorted(self.arrived)]
-        results = [result for result, _ in arrived]
-        suites = complete_suite_hashes(self.suites, results)
-        manifest = {**run_config.report_config(), "suites": suites,
-                    "profile_summary": bench.profile_summary(), "suite_languages": self._suite_languages(suites),
-                    "suite_sources": suite_sources(suites)}
-        # K is --vita-trials whatever was selected or finished: a partial run does not shrink K.
-        self.outcome = outcome = score_run(
-            results, trials=run_config.trials, seed=run_config.seed, style=run_config.metrics_style,
-            thresholds=parse_fail_under(run_config.fail_under) if run_config.fail_under else None,
-            want_failures=bool(run_config.failures or run_config.report), config=manifest,
-            subtask_data=suite_subtask_data(bench.runner.suite), baseline=run_config.baseline,
-            fail_regression=run_config.fail_regression)
-        session.exitstatus = gate_run(outcome, status=session.exitstatus, other_failures=self.non_vita_failures,
-                                      scope=bench.shard.label if bench.shard is not None else None)
-        counts = {"planned": sum(self.planned.values()), "completed": len(results),
-                  "resumed": sum(1 for r in results if r.resumed)}
-        # What `vitabench merge` needs beyond the journal: the report's config block and the usage.
-        write_run_summary(self.store, config=manifest, usage=bench.ledger.to_dict(),
-                          run={"id": self.store.run_id, **counts})
-        if run_config.report:
-            run = run_metadata(store=self.store, started=self.started, command=command(config),
-                               rootdir=config.rootpath, **counts)
-            report = run_report(outcome, manifest, run=run, usage=bench.ledger.to_dict(),
-                                records=[payload for _, payload in arrived])
-            config.hook.pytest_vitabench_report(report=report, config=config)
-            write_report(run_config.report, report)
+        outcome, manifest = core.score(arrived, suites=self.suites, languages=self.languages)
+        self.outcome = outcome
+        session.exitstatus = core.gate(outcome, status=session.exitstatus, other_failures=self.non_vita_failures)
+        core.record(outcome, manifest, [payload for _, payload in arrived], planned=sum(self.planned.values()),
+                    started=self.started, command=self.command(),
+                    on_report=lambda report: config.hook.pytest_vitabench_report(report=report, config=config))
         self._add_junit_properties(outcome)
         self._github_outputs(outcome)
 
-    def _suite_languages(self, suites: dict[str, str]) -> dict[str, str]:
-        # As collected, else from the file's index (a few users tell the language), never validating it all.
-        runner = self.bench.runner
-        return {path: self.languages.get(path) or runner.language_for(runner.suite(path, lazy=True))
-                for path in sorted(suites) if os.path.exists(path)}
-
     def _github_outputs(self, outcome: RunOutcome) -> None:
-        from ..report.outcome import github_outputs
-
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
-        github_outputs(outcome, config=self.bench.config.manifest(),
-                       echo=reporter.write_line if reporter is not None else print,
-                       warn=lambda message: warnings.warn(VitaSuiteWarning(message), stacklevel=1))
+        self.core.github_outputs(outcome, echo=reporter.write_line if reporter is not None else print,
+                                 warn=lambda message: warnings.warn(VitaSuiteWarning(message), stacklevel=1))
 
     def _add_junit_properties(self, outcome: RunOutcome) -> None:
-        try:
-            from _pytest.junitxml import xml_key
-        except ImportError:  # pragma: no cover - private API moved
-            return
-        xml = self.config.stash.get(xml_key, None)
+        xml = self.config.stash.get(xml_key, None) if xml_key is not None else None
         if xml is None:
             return
-        run_config = self.bench.config
-        xml.add_global_property("vita_model", run_config.model)
-        xml.add_global_property("vita_profile", run_config.profile)
-        from ..report.junit import suite_properties
-
-        for name, value in suite_properties(outcome.metrics):
+        for name, value in self.core.junit_properties(outcome):
             xml.add_global_property(name, value)
 
     def pytest_terminal_summary(self, terminalreporter: Any, exitstatus: int, config: Any) -> None:
         if self.outcome is None:
             return
-        from ..report.outcome import summary_lines
-
-        bench, store, write = self.bench, self.store, terminalreporter.write_line
         terminalreporter.section("VitaBench results")
-        write(bench.header_lines()[0])
-        planned, completed = sum(self.planned.values()), len(self.outcome.results)
-        if bench.shard is not None:
-            write(f"{bench.shard.label}: {completed} items of run {store.run_id} in {store.path}; "
-                  "`vitabench merge` joins the shards into the run's report")
-        elif planned and completed < planned:
-            write(f"partial: {completed} of {planned} planned items (run {store.run_id}; "
-                  f"--vita-resume completes it)", yellow=True)
-        report = str(bench.config.report) if bench.config.report else None
-        for line, markup in summary_lines(self.outcome, ledger=bench.ledger, show_failures=bench.config.failures,
-                                          report=report):
-            write(line, **({markup: True} if markup else {}))
+        for line, markup in self.core.summary(self.outcome, planned=sum(self.planned.values())):
+            terminalreporter.write_line(line, **({markup: True} if markup else {}))

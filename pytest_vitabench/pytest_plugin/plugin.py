@@ -1,19 +1,23 @@
 """The pytest plugin: options, suite collection, items, markers and fixtures.
 
-pytest loads this module in every session, so it imports only pytest, the standard library and the equally
-light :mod:`~pytest_vitabench.pytest_plugin.session` at module level, and does nothing until a suite file is collected.
-The run's state and hooks live on one :class:`~pytest_vitabench.pytest_plugin.session.VitaSession` per process.
+pytest loads this module in every session, so it imports only pytest, the standard library, the option declarations
+(standard library only) and the equally light rest of the adapter at module level, and does nothing until a suite
+file is collected. The run's state and hooks live on one :class:`~pytest_vitabench.pytest_plugin.session.VitaSession`
+per process, which reaches the run core at one seam (:func:`~pytest_vitabench.pytest_plugin.session.run_core`).
 """
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ..options.settings import HEADINGS, REMOVED, options
+from . import hookspecs
 from .controller import VitaController
-from .session import ItemRef, VitaSession, VitaSuiteWarning
+from .session import ItemRef, VitaSession, VitaSuiteWarning, is_suite_file, run_core
 
 if TYPE_CHECKING:
     from ..options.config import RunConfig
@@ -45,16 +49,10 @@ class VitaInfrastructureError(Exception):
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
-    from . import hookspecs
-
     pluginmanager.add_hookspecs(hookspecs)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    import argparse
-
-    from ..options.settings import HEADINGS, REMOVED, options  # the one declaration of every option (stdlib only)
-
     groups = {heading: parser.getgroup(GROUP if heading == "essentials" else f"{GROUP}-{heading}", title)
               for heading, title in HEADINGS.items()}
     for option in options():
@@ -87,8 +85,6 @@ def _ini_help(ini: str, kind: str) -> str:
 
 def _removed_spellings(config: pytest.Config) -> None:
     """A removed option or ini key is a usage error naming its replacement, never silently ignored."""
-    from ..options.settings import REMOVED
-
     ini_keys = set(getattr(config, "_inicfg", {}) or {})
     for removed in REMOVED:
         if config.getoption(f"vita_removed_{removed.ini}") is not None:
@@ -103,13 +99,9 @@ def pytest_configure(config: pytest.Config) -> None:
     _removed_spellings(config)
     worker = hasattr(config, "workerinput")  # xdist gives a worker's config its workerinput
     if config.getoption("cacheclear", False) and not worker:
-        from ..store import clear_project
-
-        clear_project(config.rootpath)  # our caches go with pytest's; the run journals stay (--vita-resume)
+        run_core().clear_caches(config.rootpath)  # our caches go with pytest's; the run journals stay (--vita-resume)
     session = VitaSession(config) if worker else VitaController(config)
     config.pluginmanager.register(session, VitaSession.NAME)
-    from ..options.settings import options
-
     if any(config.getoption(option.ini) is not None for option in options()):
         session.bench  # noqa: B018 - explicit options are validated up front, so a typo fails before collection
 
@@ -123,8 +115,6 @@ def _session(config: pytest.Config) -> VitaSession:
 def pytest_collect_file(file_path: Any, parent: pytest.Collector) -> pytest.Collector | None:
     if not file_path.name.endswith((".json", ".json.gz")):
         return None  # before any import: pytest calls this for every file of every project it runs in
-    from ..suite.discovery import is_suite_file
-
     if is_suite_file(file_path, parent.config.getini("vita_suite_patterns"),
                      named=parent.session.isinitpath(file_path)):
         return SuiteFile.from_parent(parent, path=file_path)
@@ -135,11 +125,8 @@ class _RendersSuiteErrors(pytest.Collector):
     """A bad suite or user fails with the file and JSON path of each problem, not a traceback."""
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
-        from ..suite.loader import SuiteError
-
-        if isinstance(excinfo.value, SuiteError):
-            return excinfo.value.render()
-        return super().repr_failure(excinfo)
+        text = run_core().suite_error_text(excinfo.value)
+        return text if text is not None else super().repr_failure(excinfo)
 
 
 class SuiteFile(_RendersSuiteErrors, pytest.File):
@@ -203,21 +190,16 @@ class VitaItem(pytest.Function):
     def _repr_failure_py(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         # pytest renders setup-phase errors (ours: the vita_result fixture) through this method, not repr_failure;
         # the default would dump the fixture's source.
-        from ..suite.loader import SuiteError
-
         if isinstance(excinfo.value, (VitaFailure, VitaInfrastructureError)):
             return self._vita_failure_text(excinfo.value)
-        if isinstance(excinfo.value, SuiteError):
-            return excinfo.value.render()
-        return super()._repr_failure_py(excinfo, style=style)
+        text = run_core().suite_error_text(excinfo.value)
+        return text if text is not None else super()._repr_failure_py(excinfo, style=style)
 
     def _vita_failure_text(self, exc: BaseException) -> str:
         result = self.vita_result
         if result is None:
             return str(exc)
-        from ..report.failure_text import failure_text
-
-        return failure_text(result, self.config.get_verbosity(), getattr(exc, "traceback_tail", ""))
+        return run_core().failure_text(result, self.config.get_verbosity(), getattr(exc, "traceback_tail", ""))
 
 
 def _vita_subtask(vita_result: ItemResult) -> None:
@@ -266,9 +248,7 @@ def vita_result(
     item.vita_result = result
     item.user_properties.extend([("vita_reward", result.reward), ("vita_memory", result.memory),
                                  ("vita_trial", result.trial), ("vita_domain", result.domain)])
-    from ..report.junit import item_properties
-
-    item.user_properties.extend(item_properties(result))
+    item.user_properties.extend(run_core().item_properties(result))
     if result.outcome == "error":
         error = VitaInfrastructureError(f"infrastructure error: {result.error}")
         error.traceback_tail = "\n".join((result.traceback or "").strip().splitlines()[-12:])

@@ -1,7 +1,9 @@
 """One VitaBench run in one process: :class:`VitaSession`, the plugin object that owns the run's state.
 
-It builds nothing until a suite is collected or a ``--vita-*`` option is given, and imports only pytest and
-the standard library at module level, so a session without suites stays as cheap as pytest alone."""
+It builds nothing until a suite is collected or a ``--vita-*`` option is given. At module level it imports only
+pytest, the standard library and the option declarations (standard library only), so a session without suites
+stays as cheap as pytest alone; the run core is reached at one seam, :func:`run_core`, the adapter's only import
+of it (as pytest-xdist's plugin imports ``DSession`` once, when ``-n`` is given)."""
 
 from __future__ import annotations
 
@@ -18,8 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ..options.settings import GROUPS
+
 if TYPE_CHECKING:
     from ..result import ItemResult
+    from ..run.core import RunCore
     from ..run.engine.run import RunEngine
     from ..run.runner import ItemJob
     from ..run.wiring import Benchmark
@@ -34,6 +39,13 @@ WORKER_PLANNED = "vita_planned"
 WORKER_LANGUAGES = "vita_languages"
 #: The roles an item's fixture hands in; running ahead reuses them, so they must be session-scoped.
 ROLE_FIXTURES = ("vita_agent", "vita_user_simulator", "vita_judge")
+
+
+def run_core() -> type[RunCore]:
+    """The seam: the adapter's one import of the run core (:class:`~pytest_vitabench.run.core.RunCore`)."""
+    from ..run.core import RunCore
+
+    return RunCore
 
 
 class VitaSuiteWarning(pytest.PytestWarning):
@@ -58,10 +70,7 @@ class VitaSession:
     def __init__(self, config: pytest.Config):
         self.config = config
         self.worker_input: dict[str, Any] | None = getattr(config, "workerinput", None)
-        self._bench: Benchmark | None = None
-        self._store: RunStore | None = None
-        #: Journal records of the run being resumed, by node id.
-        self.saved: dict[str, dict[str, Any]] = {}
+        self._core: RunCore | None = None
         #: Suite path -> its sha256, as collected.
         self.suites: dict[str, str] = {}
         #: Suite path -> its prompt language, as collection found it (xdist workers send theirs).
@@ -93,57 +102,37 @@ class VitaSession:
 
     @property
     def active(self) -> bool:
-        return self._bench is not None
+        return self._core is not None
+
+    @property
+    def core(self) -> RunCore:
+        """The run in this process, built at its first use; building it checks every setting (a bad one is a
+        usage error, before any item)."""
+        if self._core is None:
+            config = self.config
+            try:
+                self._core = run_core()(self.option, rootdir=config.rootpath, state_dir=self.llm_state_dir(),
+                                        run_dir=(self.worker_input or {}).get(WORKER_RUN_DIR), writer=self.writer,
+                                        selection=self.selection, invocation_dir=config.invocation_params.dir)
+            except ValueError as exc:  # pydantic's ValidationError, MissingAPIKey and ResumeError are ValueErrors
+                raise pytest.UsageError(f"pytest-vitabench: {exc}") from None
+        return self._core
 
     @property
     def bench(self) -> Benchmark:
-        """The run's wiring; building it checks every setting (a bad one is a usage error, before any item)."""
-        return self._start()[0]
+        """The run's wiring (agents, users, judges, memory backends, the LLM client and its ledger)."""
+        return self.core.bench
 
     @property
     def store(self) -> RunStore:
         """The run directory (a new run, the resumed one, or the one the controller chose for this worker)."""
-        return self._start()[1]
+        return self.core.store
 
     def option(self, ini: str) -> Any:
-        from ..options.settings import GROUPS  # already imported: it declared the options
-
         value = self.config.getoption(ini)
         if ini.removeprefix("vita_") in GROUPS:  # KEY=VALUE pairs: the ini file's first, the command line's over them
             return [*self.config.getini(ini), *(value or [])]
         return self.config.getini(ini) if value is None else value
-
-    def _start(self) -> tuple[Benchmark, RunStore]:
-        if self._bench is not None and self._store is not None:
-            return self._bench, self._store
-        from ..options.settings import raw_options
-        from ..run.runner import RunState
-        from ..run.wiring import Benchmark
-        from ..runs.session import open_run_store
-        from ..store import default_root
-
-        config = self.config
-        try:
-            bench = Benchmark(raw_options(self.option), rootdir=config.rootpath, state_dir=self.llm_state_dir(),
-                              run_state=RunState(index_dir=default_root(config.rootpath) / "suites"))
-            self._store, self.saved = open_run_store(
-                rootdir=config.rootpath, config=bench.config.manifest(), resume=bench.config.resume,
-                run_dir=(self.worker_input or {}).get(WORKER_RUN_DIR), writer=self.writer,
-                named_dir=self._named_run_dir(bench))
-        except ValueError as exc:  # pydantic's ValidationError, MissingAPIKey and ResumeError are ValueErrors
-            raise pytest.UsageError(f"pytest-vitabench: {exc}") from None
-        self._bench = bench
-        return bench, self._store
-
-    def _named_run_dir(self, bench: Benchmark) -> Any:
-        """The run directory ``--vita-run-id`` names, or a shard's under its derived run id; else ``None``."""
-        if bench.config.run_id is None and bench.shard is None:
-            return None
-        from ..run.shard import derived_run_id, run_directory
-
-        run_id = bench.config.run_id or derived_run_id(bench.config.manifest(), self.selection(),
-                                                       self.config.invocation_params.dir)
-        return run_directory(self.config.rootpath, run_id, bench.shard)
 
     def llm_state_dir(self) -> str:
         """The directory that coordinates LLM limits across the run's processes (named by the controller)."""
@@ -161,18 +150,15 @@ class VitaSession:
 
     def collect_suite(self, path: Any, nodeid: str) -> LoadedSuite:
         """Index a collected suite file and count what it plans (its users are validated as items need them)."""
-        bench = self.bench
+        core = self.core
         if not self.is_worker:
-            from ..report.progress import LARGE_SUITE_BYTES
-
             size = path.stat().st_size
-            if size >= LARGE_SUITE_BYTES:
+            if size >= core.LARGE_SUITE_BYTES:
                 self.announce_large_suite(nodeid, size)
-        suite = bench.runner.suite(path, lazy=True)
+        suite, language, planned = core.collect_suite(path)
         self.suites[str(path)] = suite.sha256
-        self.languages[str(path)] = bench.runner.language_for(suite)
-        self.planned[str(path)] = sum(len(user.outline) for user in suite.users if user.error is None) \
-            * len(bench.config.memory) * bench.config.trials
+        self.languages[str(path)] = language
+        self.planned[str(path)] = planned
         if self.writer in ("main", "gw0"):  # under xdist every worker collects; one of them is enough to warn
             for message in suite.warnings:
                 warnings.warn(VitaSuiteWarning(message), stacklevel=1)
@@ -196,7 +182,6 @@ class VitaSession:
         shard = self.bench.shard if self.active else None
         if shard is None:
             return
-        from ..run.shard import take_share
 
         def chain_of(item: pytest.Item) -> tuple[tuple[str, str, str], int] | None:
             ref: ItemRef | None = getattr(item, "vita_ref", None)
@@ -207,7 +192,7 @@ class VitaSession:
             # the checkout is, so the tie-breaks of the split agree too.
             return (item.nodeid.split("::", 1)[0], ref.user.key, ref.memory), (span[1] - span[0] if span else 0)
 
-        share = take_share(items, shard, chain_of)
+        share = self.core.take_share(items, chain_of)
         self.shard_split = (share.selected_in_run, share.selected_here)
         if share.dropped:
             config.hook.pytest_deselected(items=share.dropped)
@@ -221,13 +206,9 @@ class VitaSession:
                 error and stays out of the metrics (the run is then partial).
         """
         ref: ItemRef = item.vita_ref
-        suite = self.bench.runner.suite(item.path, lazy=True)
+        suite = self.core.suite(item.path)
         if id(ref.user) not in self._warned_users:
-            from ..suite.loader import SuiteError, held_user
-
-            # Validated and released at once: a user whose items the resumed run saved stays parsed no longer.
-            with contextlib.suppress(SuiteError), held_user(suite, ref.user):
-                pass
+            self.core.validate_user(suite, ref.user)
             self._warned_users.add(id(ref.user))
             for message in ref.user.warnings:
                 warnings.warn(VitaSuiteWarning(message), stacklevel=1)
@@ -246,35 +227,26 @@ class VitaSession:
         return scheduler.result(item.nodeid)
 
     def _job(self, item: Any, roles: tuple[Any, Any, Any]) -> ItemJob:
-        from ..run.runner import ItemJob
-
         ref: ItemRef = item.vita_ref
-        return ItemJob(item.nodeid, self.bench.runner.suite(item.path, lazy=True), ref.user, ref.index, ref.memory,
-                       ref.trial, *roles)
+        return self.core.job(item.nodeid, item.path, ref.user, ref.index, ref.memory, ref.trial, roles)
 
     def engine(self, session: pytest.Session) -> RunEngine:
         """The process's run engine, built when its first item starts (the session's items are final then)."""
         if self._engine is None:
-            from ..run.engine.run import RunEngine
-            from ..runs.manifest import config_sha256
-            from ..runs.session import write_manifest_once
-
-            bench, store = self.bench, self.store
+            core = self.core
+            bench = core.bench
             self._items = {i.nodeid: i for i in session.items if hasattr(i, "vita_ref")}
             self._ordered = list(self._items)
             self._positions = {nodeid: n for n, nodeid in enumerate(self._ordered)}
-            block = bench.config.manifest()
 
             def manifest() -> None:
                 selection = {"planned": sum(self.planned.values()), "selected": len(self._items), **self.selection()}
                 if bench.shard is not None and self.shard_split is not None:
                     selection["shard"] = {"index": bench.shard.index, "count": bench.shard.count,
                                           "source": bench.shard.source, "selected_in_run": self.shard_split[0]}
-                write_manifest_once(store, config=block, suites=dict(self.suites), selection=selection,
-                                    command=command(self.config))
+                core.write_manifest(suites=dict(self.suites), selection=selection, command=self.command())
 
-            self._engine = RunEngine(runner=bench.runner, store=store, config_sha256=config_sha256(block),
-                                     saved=self.saved, concurrency=bench.concurrency, on_first_journal=manifest)
+            self._engine = core.engine(manifest=manifest)
             if bench.config.judge_batch:
                 # Items wait for batches before anything is journaled: the run must be resumable from the first
                 # submitted batch on, so that --vita-resume finds its journal (batches/) after a crash.
@@ -347,6 +319,10 @@ class VitaSession:
         output[WORKER_PLANNED] = dict(self.planned)
         output[WORKER_LANGUAGES] = dict(self.languages)
 
+    def command(self) -> list[str]:
+        """The command line that started the run, as the report and the run manifest record it."""
+        return self.core.command(self.config.invocation_params.args)
+
 
 def names_a_suite(args: Iterable[str], patterns: Iterable[str]) -> bool:
     """Whether a command-line path is a suite file or a directory holding one (one level deep); cheap, as
@@ -359,17 +335,15 @@ def names_a_suite(args: Iterable[str], patterns: Iterable[str]) -> bool:
             for root, _, files in os.walk(path):
                 candidates = [name for name in files if name.endswith((".json", ".json.gz"))]
                 if candidates:  # only then: a session without JSON files imports nothing more
-                    from ..suite.discovery import is_suite_file
-
                     return any(is_suite_file(Path(root) / name, list(patterns)) for name in candidates)
                 break
     return False
 
 
-def command(config: pytest.Config) -> list[str]:
-    """The command line that started the run, as recorded in the report and the run manifest; a URL that
-    carries credentials (``--vita-limits url=redis://:password@host``) is recorded without them."""
-    from ..llm.secrets import redact_url
+def is_suite_file(path: Path, patterns: list[str], *, named: bool = False) -> bool:
+    """Whether pytest collects ``path`` as a suite (:func:`~pytest_vitabench.suite.discovery.is_suite_file`):
+    the rule is a light leaf of the package, imported here, outside the seam, because pytest asks it of every
+    ``.json`` file of every project it runs in, with suites or without."""
+    from ..suite.discovery import is_suite_file as rule
 
-    return ["pytest", *(redact_url(arg) if "://" in arg and "@" in arg else arg
-                        for arg in map(str, config.invocation_params.args))]
+    return rule(path, patterns, named=named)

@@ -57,9 +57,40 @@ def test_no_vita_attributes_are_set_on_other_objects():
                     f"{path.relative_to(REPO_ROOT)}:{node.lineno}"
 
 
-def test_the_session_modules_import_only_the_standard_library_and_pytest_at_module_level():
+ADAPTER = sorted((PACKAGE / "pytest_plugin").glob("*.py"))
+#: What the adapter imports of the rest of the package at module level: the option declarations, which
+#: pytest_addoption needs in every session (standard library only, like the modules they load).
+LIGHT = {"options.settings"}
+
+
+def _imports(tree: ast.AST, *, in_functions: bool) -> list[ast.ImportFrom]:
+    """The package-relative imports of a module, at module level or inside its functions."""
+    found: list[ast.ImportFrom] = []
+
+    def visit(node: ast.AST, inside: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and getattr(child.test, "id", None) == "TYPE_CHECKING":
+                continue  # annotations only
+            if isinstance(child, ast.ImportFrom) and child.level and inside == in_functions:
+                found.append(child)
+            visit(child, inside or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)))
+
+    visit(tree, False)
+    return found
+
+
+def test_the_adapter_imports_only_pytest_the_standard_library_and_the_option_declarations_at_module_level():
     # pytest loads them in every session, with suites or without (tests/plugin/test_running.py runs one)
-    for name in ("pytest_plugin/session.py", "pytest_plugin/controller.py"):
-        for node in _tree(name).body:
-            if isinstance(node, ast.ImportFrom) and node.level:
-                assert node.module == "session", f"{name}: from .{node.module} import ..."
+    for path in ADAPTER:
+        for node in _imports(ast.parse(path.read_text(encoding="utf-8")), in_functions=False):
+            assert node.level == 1 or (node.level == 2 and node.module in LIGHT), \
+                f"{path.name}: from {'.' * node.level}{node.module} import ..."
+
+
+def test_the_adapter_reaches_the_run_core_at_one_seam():
+    # As pytest-xdist's plugin imports DSession once: session.run_core() is the one import of the run core;
+    # the suite-file rule (standard library only) is asked of every .json file pytest meets, without a run.
+    outside = sorted((path.name, "." * node.level + (node.module or ""))
+                     for path in ADAPTER for node in _imports(ast.parse(path.read_text(encoding="utf-8")),
+                                                               in_functions=True) if node.level > 1)
+    assert outside == [("session.py", "..run.core"), ("session.py", "..suite.discovery")]

@@ -1,0 +1,280 @@
+"""The run core as the pytest adapter sees it: :class:`RunCore`, one run in one process.
+
+The adapter (:mod:`pytest_vitabench.pytest_plugin`) knows pytest and nothing else; it reaches everything else
+through this class, which it imports at one place (``run_core()`` in its ``session.py``), and only when a suite is
+collected, a ``--vita-*`` option is given or a step of a run needs it; pytest-xdist's plugin likewise imports its
+``DSession`` only when ``-n`` is given. Here: the run built from the options and its store, a suite's collection,
+an item's job and the engine that runs it, progress lines, scoring, gating and reporting, JUnit properties,
+failure text and cache clearing. Nothing here imports pytest: the adapter hands in plain values and callbacks.
+
+The stateless parts are static methods, usable before (or without) a run: clearing the caches, a result read
+back from a report, the failure text of a result.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from ..llm.secrets import redact_url
+from ..options.settings import raw_options
+from ..report.failure_text import failure_text
+from ..report.junit import item_properties, suite_properties
+from ..report.progress import LARGE_SUITE_BYTES, Progress, large_suite_files, parse_interval
+from ..result import ItemResult
+from ..runs.manifest import config_sha256
+from ..runs.session import crashed_item_result, open_run_store, run_metadata, write_manifest_once, write_run_summary
+from ..store import clear_project, default_root, legacy_notice
+from ..suite.loader import LoadedSuite, LoadedUser, SuiteError, held_user
+from .engine.run import RunEngine
+from .preflight import preflight_error, start_checks
+from .runner import ItemJob, RunState
+from .shard import Share, derived_run_id, run_directory, take_share
+from .wiring import Benchmark
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+
+    from ..report.outcome import RunOutcome
+
+Item = TypeVar("Item")
+
+
+class RunCore:
+    """One run in one process: its wiring (:attr:`bench`), its run directory (:attr:`store`) and the records
+    of the run it resumes (:attr:`saved`).
+
+    Args:
+        option: An option's raw value by ini key (the command line's, else the ini file's).
+        rootdir: pytest's rootdir; caches and runs live under it.
+        state_dir: The directory that coordinates LLM limits across the run's processes.
+        run_dir: The run directory the controller chose for this xdist worker, else ``None``.
+        writer: This process's journal name (``main``, ``gw0``...).
+        selection: What the command line selected (paths, ``-k``, ``-m``, ``--deselect``).
+        invocation_dir: Where pytest was started (a shard's run id hashes the suite files named from there).
+
+    Raises:
+        ValueError: A bad setting, a missing API key, a run that cannot be resumed (the adapter makes it a
+            usage error, before any item).
+    """
+
+    LARGE_SUITE_BYTES = LARGE_SUITE_BYTES
+
+    def __init__(self, option: Callable[[str], Any], *, rootdir: Path, state_dir: str, run_dir: str | None,
+                 writer: str, selection: Callable[[], dict[str, Any]], invocation_dir: Path):
+        bench = Benchmark(raw_options(option), rootdir=rootdir, state_dir=state_dir,
+                          run_state=RunState(index_dir=default_root(rootdir) / "suites"))
+        self.rootdir = rootdir
+        self.store, self.saved = open_run_store(
+            rootdir=rootdir, config=bench.config.manifest(), resume=bench.config.resume, run_dir=run_dir,
+            writer=writer, named_dir=self._named_run_dir(bench, selection, invocation_dir))
+        self.bench = bench
+
+    def _named_run_dir(self, bench: Benchmark, selection: Callable[[], dict[str, Any]],
+                       invocation_dir: Path) -> Path | None:
+        """The run directory ``--vita-run-id`` names, or a shard's under its derived run id; else ``None``."""
+        if bench.config.run_id is None and bench.shard is None:
+            return None
+        run_id = bench.config.run_id or derived_run_id(bench.config.manifest(), selection(), invocation_dir)
+        return run_directory(self.rootdir, run_id, bench.shard)
+
+    # Without a run.
+
+    @staticmethod
+    def clear_caches(rootdir: Path) -> None:
+        """``--cache-clear``: the project's caches go with pytest's; the run journals stay (``--vita-resume``)."""
+        clear_project(rootdir)
+
+    @staticmethod
+    def large_suite_files(args: Iterable[str], cwd: Path, patterns: Iterable[str]) -> list[tuple[str, int]]:
+        """The suite files named on the command line that take a while to load, with their sizes."""
+        return list(large_suite_files(args, cwd, patterns))
+
+    @staticmethod
+    def suite_error_text(error: BaseException) -> str | None:
+        """A bad suite's or user's problems, each with its file and JSON path; ``None`` for any other error."""
+        return error.render() if isinstance(error, SuiteError) else None
+
+    @staticmethod
+    def result_from(payload: dict[str, Any]) -> ItemResult:
+        """An item's result from the JSON-ready dict its test report carried."""
+        return ItemResult.model_validate(payload)
+
+    @staticmethod
+    def failure_text(result: ItemResult, verbosity: int, traceback_tail: str = "") -> str:
+        return failure_text(result, verbosity, traceback_tail)
+
+    @staticmethod
+    def item_properties(result: ItemResult) -> list[tuple[str, object]]:
+        """The JUnit ``<property>`` pairs of one item."""
+        return item_properties(result)
+
+    @staticmethod
+    def command(args: Iterable[str]) -> list[str]:
+        """The command line that started the run, as recorded in the report and the run manifest; a URL that
+        carries credentials (``--vita-limits url=redis://:password@host``) is recorded without them."""
+        return ["pytest", *(redact_url(arg) if "://" in arg and "@" in arg else arg for arg in map(str, args))]
+
+    # Collection.
+
+    def collect_suite(self, path: Path) -> tuple[LoadedSuite, str, int]:
+        """A collected suite file (indexed; its users are validated as items need them), its prompt language
+        and the items it plans in all (subtasks x memory backends x trials)."""
+        bench = self.bench
+        suite = bench.runner.suite(path, lazy=True)
+        planned = sum(len(user.outline) for user in suite.users if user.error is None) \
+            * len(bench.config.memory) * bench.config.trials
+        return suite, bench.runner.language_for(suite), planned
+
+    def take_share(self, items: Sequence[Item],
+                   chain_of: Callable[[Item], tuple[tuple[str, str, str], int] | None]) -> Share[Item]:
+        """``--vita-shard``: this shard's whole chains of ``items`` (see :func:`~.shard.take_share`)."""
+        assert self.bench.shard is not None
+        return take_share(items, self.bench.shard, chain_of)
+
+    # Items.
+
+    def suite(self, path: Path) -> LoadedSuite:
+        return self.bench.runner.suite(path, lazy=True)
+
+    @staticmethod
+    def validate_user(suite: LoadedSuite, user: LoadedUser) -> None:
+        """Validate ``user`` and release it at once (its error and warnings stay on it); a user whose items the
+        resumed run saved stays parsed no longer."""
+        try:
+            with held_user(suite, user):
+                pass
+        except SuiteError:
+            pass
+
+    def job(self, nodeid: str, path: Path, user: LoadedUser, index: int, memory: str, trial: int,
+            roles: tuple[Any, Any, Any]) -> ItemJob:
+        return ItemJob(nodeid, self.suite(path), user, index, memory, trial, *roles)
+
+    def engine(self, *, manifest: Callable[[], None]) -> RunEngine:
+        """The process's run engine; ``manifest`` writes the run manifest before the first journal record."""
+        bench = self.bench
+        return RunEngine(runner=bench.runner, store=self.store, config_sha256=config_sha256(bench.config.manifest()),
+                         saved=self.saved, concurrency=bench.concurrency, on_first_journal=manifest)
+
+    def write_manifest(self, *, suites: dict[str, str], selection: dict[str, Any], command: list[str]) -> None:
+        """The run manifest, unless the run (a resumed one, or another xdist worker) already has one."""
+        write_manifest_once(self.store, config=self.bench.config.manifest(), suites=suites, selection=selection,
+                            command=command)
+
+    def crashed_item(self, nodeid: str, message: str) -> ItemResult:
+        """The ``error`` result of an item whose xdist worker died, journaled here."""
+        return crashed_item_result(self.bench.runner, self.store, nodeid, message)
+
+    def start_preflight(self) -> Future[list[str]] | None:
+        """One request per model and endpoint, in the background, when the run calls an LLM; else ``None``."""
+        if self.bench.config.preflight == "on" and self.bench.needs_llm:
+            return start_checks(self.bench)
+        return None
+
+    @staticmethod
+    def preflight_error(failures: list[str]) -> str:
+        return preflight_error(failures)
+
+    # Reporting.
+
+    def header(self, *, verbose: bool) -> list[str]:
+        """The run's header lines, its journal when named (a shard, ``--vita-run-id``), and the notice of a
+        cache left by an older version."""
+        notice = legacy_notice(self.rootdir)
+        bench, store = self.bench, self.store
+        journal = [f"vitabench run {store.run_id}: journal {store.path}"] \
+            if bench.shard is not None or bench.config.run_id else []
+        return [*bench.header_lines(verbose=verbose), *journal, *([notice] if notice else [])]
+
+    def progress(self, *, tty: bool, started: float | None) -> Progress:
+        """The progress lines' state (every ``--vita-progress`` seconds; a TTY's default differs)."""
+        return Progress(parse_interval(self.bench.config.progress, tty=tty), started=started)
+
+    def score(self, arrived: Sequence[tuple[ItemResult, dict[str, Any]]], *, suites: Mapping[str, str],
+              languages: Mapping[str, str]) -> tuple[RunOutcome, dict[str, Any]]:
+        """The run's scores, gates and verdict, and the report's config block (the controller alone scores:
+        the scoring modules load here, never on an xdist worker)."""
+        from ..options.fail_under import parse_fail_under
+        from ..report.failures import suite_subtask_data
+        from ..report.outcome import complete_suite_hashes, score_run
+        from ..suite.fetch import suite_sources
+
+        bench, run_config = self.bench, self.bench.config
+        results = [result for result, _ in arrived]
+        hashes = complete_suite_hashes(dict(suites), results)
+        manifest = {**run_config.report_config(), "suites": hashes,
+                    "profile_summary": bench.profile_summary(), "suite_languages": self._languages(hashes, languages),
+                    "suite_sources": suite_sources(hashes)}
+        # K is --vita-trials whatever was selected or finished: a partial run does not shrink K.
+        outcome = score_run(
+            results, trials=run_config.trials, seed=run_config.seed, style=run_config.metrics_style,
+            thresholds=parse_fail_under(run_config.fail_under) if run_config.fail_under else None,
+            want_failures=bool(run_config.failures or run_config.report), config=manifest,
+            subtask_data=suite_subtask_data(bench.runner.suite), baseline=run_config.baseline,
+            fail_regression=run_config.fail_regression)
+        return outcome, manifest
+
+    def _languages(self, suites: Mapping[str, str], collected: Mapping[str, str]) -> dict[str, str]:
+        # As collected, else from the file's index (a few users tell the language), never validating it all.
+        runner = self.bench.runner
+        return {path: collected.get(path) or runner.language_for(runner.suite(path, lazy=True))
+                for path in sorted(suites) if os.path.exists(path)}
+
+    def gate(self, outcome: RunOutcome, *, status: int, other_failures: int) -> int:
+        """The session's exit status once the run's gates (``--vita-fail-under``, regressions...) are applied."""
+        from ..report.outcome import gate_run
+
+        shard = self.bench.shard
+        return gate_run(outcome, status=status, other_failures=other_failures,
+                        scope=shard.label if shard is not None else None)
+
+    def record(self, outcome: RunOutcome, manifest: dict[str, Any], payloads: list[dict[str, Any]], *,
+               planned: int, started: float, command: list[str],
+               on_report: Callable[[dict[str, Any]], None]) -> None:
+        """Leave the run's summary in its directory and write ``--vita-report`` (``on_report`` sees it first)."""
+        from ..report.json_report import write_report
+        from ..report.outcome import run_report
+
+        bench, store, run_config = self.bench, self.store, self.bench.config
+        counts = {"planned": planned, "completed": len(outcome.results),
+                  "resumed": sum(1 for r in outcome.results if r.resumed)}
+        # What `vitabench merge` needs beyond the journal: the report's config block and the usage.
+        write_run_summary(store, config=manifest, usage=bench.ledger.to_dict(), run={"id": store.run_id, **counts})
+        if run_config.report:
+            run = run_metadata(store=store, started=started, command=command, rootdir=self.rootdir, **counts)
+            report = run_report(outcome, manifest, run=run, usage=bench.ledger.to_dict(), records=payloads)
+            on_report(report)
+            write_report(run_config.report, report)
+
+    def junit_properties(self, outcome: RunOutcome) -> list[tuple[str, object]]:
+        """The JUnit report's global ``<property>`` pairs: the model, the profile and each metric."""
+        run_config = self.bench.config
+        return [("vita_model", run_config.model), ("vita_profile", run_config.profile),
+                *suite_properties(outcome.metrics)]
+
+    def github_outputs(self, outcome: RunOutcome, *, echo: Callable[[str], None],
+                       warn: Callable[[str], None]) -> None:
+        """Under GitHub Actions, the gate's annotations, the job summary and the step outputs."""
+        from ..report.outcome import github_outputs
+
+        github_outputs(outcome, config=self.bench.config.manifest(), echo=echo, warn=warn)
+
+    def summary(self, outcome: RunOutcome, *, planned: int) -> list[tuple[str, str | None]]:
+        """The terminal summary's lines, each with its markup (``None``, ``"yellow"``...)."""
+        from ..report.outcome import summary_lines
+
+        bench, store = self.bench, self.store
+        completed = len(outcome.results)
+        lines: list[tuple[str, str | None]] = [(bench.header_lines()[0], None)]
+        if bench.shard is not None:
+            lines.append((f"{bench.shard.label}: {completed} items of run {store.run_id} in {store.path}; "
+                          "`vitabench merge` joins the shards into the run's report", None))
+        elif planned and completed < planned:
+            lines.append((f"partial: {completed} of {planned} planned items (run {store.run_id}; "
+                          f"--vita-resume completes it)", "yellow"))
+        report = str(bench.config.report) if bench.config.report else None
+        lines += summary_lines(outcome, ledger=bench.ledger, show_failures=bench.config.failures, report=report)
+        return lines
