@@ -14,6 +14,7 @@ back from a report, the failure text of a result.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -41,6 +42,10 @@ if TYPE_CHECKING:
 
 Item = TypeVar("Item")
 
+
+
+#: A URL anywhere in a command-line argument (``--vita-base-url URL``, ``--vita-limits rpm=5,url=redis://...``).
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s,]+")
 
 class RunCore:
     """One run in one process: its wiring (:attr:`bench`), its run directory (:attr:`store`) and the records
@@ -115,7 +120,7 @@ class RunCore:
     def command(args: Iterable[str]) -> list[str]:
         """The command line that started the run, as recorded in the report and the run manifest; a URL that
         carries credentials (``--vita-limits url=redis://:password@host``) is recorded without them."""
-        return ["pytest", *(redact_url(arg) if "://" in arg and "@" in arg else arg for arg in map(str, args))]
+        return ["pytest", *(_URL.sub(lambda url: redact_url(url.group(0)), arg) for arg in map(str, args))]
 
     # Collection.
 

@@ -234,3 +234,15 @@ def test_an_answer_that_quotes_the_key_is_recorded_and_cached_without_it(project
     assert any(name.startswith(".vitabench/cache/llm/") for name in artifacts)
     for name, text in artifacts.items():
         assert not _leaks(text), f"{name} leaks a credential"
+
+
+def test_the_recorded_command_line_keeps_no_url_credentials_in_structured_options():
+    """The report and the run manifest record the command line: a URL inside a KEY=VALUE option loses its
+    credentials as a URL option's does (``--vita-limits url=redis://:password@host``)."""
+    from pytest_vitabench.run.core import RunCore
+
+    recorded = " ".join(RunCore.command([
+        "--vita-limits", f"url=redis://:{URL_PASSWORD}@127.0.0.1:6379/0", f"--vita-limits=rpm=5,url=rediss://u:{URL_PASSWORD}@h/0",
+        "--vita-base-url", f"https://user:{URL_PASSWORD}@host/v1?api-key={URL_PASSWORD}", "-k", "U1"]))
+    assert URL_PASSWORD not in recorded
+    assert "url=redis://***@127.0.0.1:6379/0" in recorded and recorded.endswith("-k U1")
