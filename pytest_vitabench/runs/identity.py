@@ -14,7 +14,6 @@ Standard library and :mod:`pytest_vitabench.options.settings` only.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import cache
 from typing import Any
 
 from ..options.settings import specs
@@ -26,9 +25,8 @@ DERIVED = frozenset({"suites", "suite_languages", "suite_sources", "profile_summ
 VERSION = "plugin_version"
 
 
-@cache
-def _scopes() -> dict[str, str]:
-    return {item.name: item.meta.scope for item in specs()}
+#: Each declared setting's scope (a constant table: the declarations are fixed at import).
+_SCOPES: dict[str, str] = {item.name: item.meta.scope for item in specs()}
 
 
 def compared(key: str, *, version: bool = True) -> bool:
@@ -37,7 +35,7 @@ def compared(key: str, *, version: bool = True) -> bool:
         return version
     if key in DERIVED:
         return False
-    return _scopes().get(key, "score") == "score"
+    return _SCOPES.get(key, "score") == "score"
 
 
 def measured(config: Mapping[str, Any], *, version: bool = True) -> dict[str, Any]:
