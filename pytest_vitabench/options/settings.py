@@ -296,11 +296,6 @@ def raw_options(get: Callable[[str], Any]) -> dict[str, Any]:
     return {option.ini: get(option.ini) for option in _OPTIONS}
 
 
-def run_scoped() -> frozenset[str]:
-    """Names of the settings that say how a run went (limits, cache, gates, output paths), not what it
-    measured: a comparison of two runs' settings leaves them out."""
-    return frozenset(item.name for item in specs() if item.meta.scope == "run")
-
 
 @dataclass(frozen=True)
 class Removed:
