@@ -52,7 +52,8 @@ class StubLLM:
         self.delay = delay
         #: Answers every chat request the queue does not (a function of the request body, like a queued one).
         self.responder: Any = None
-        #: Requests being answered right now, and the most at any moment (exact, unlike max_in_flight()).
+        #: Requests being answered right now, and the most at any moment: counted before an answer leaves, so a
+        #: client's next request (sent once it has the answer) never overlaps it.
         self.live = 0
         self.peak_live = 0
         self._lock = threading.Lock()
@@ -128,16 +129,6 @@ class StubLLM:
             while t - times[start] >= window_s:
                 start += 1
             most = max(most, end - start + 1)
-        return most
-
-    def max_in_flight(self) -> int:
-        """The most requests the stub was serving at the same moment (from finished requests)."""
-        events = sorted([(start, 1) for start, _ in self.spans] + [(end, -1) for _, end in self.spans],
-                        key=lambda e: (e[0], e[1]))  # at a tie, count the end first
-        most = current = 0
-        for _, step in events:
-            current += step
-            most = max(most, current)
         return most
 
     def close(self) -> None:

@@ -71,9 +71,9 @@ def test_the_rate_limit_holds_across_processes(stub, tmp_path):
 def test_the_concurrency_limit_holds_across_processes(stub, tmp_path):
     stub.delay = 0.1
     elapsed = _run_processes(stub, tmp_path, 4, max_concurrency=2)
-    print(f"\nconcurrency limit 2, {PROCESSES} processes x 4 requests of 0.1 s: at most {stub.max_in_flight()} in "
+    print(f"\nconcurrency limit 2, {PROCESSES} processes x 4 requests of 0.1 s: at most {stub.peak_live} in "
           f"flight at the stub; {elapsed:.2f}s")
-    assert len(stub.requests) == 12 and stub.max_in_flight() == 2
+    assert len(stub.requests) == 12 and stub.peak_live == 2
 
 
 def test_concurrency_slots_between_threads_and_the_bounded_wait(tmp_path):

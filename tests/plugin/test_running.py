@@ -253,7 +253,7 @@ def test_rate_and_concurrency_limits_hold_across_xdist_workers(project):
             "--vita-limits", "in-flight=1", "--vita-report", str(path))
         report = json.loads(path.read_text())
         assert len(stub.requests) == 12 and len(report["results"]) == 12
-        assert stub.max_in_flight() == 1
+        assert stub.peak_live == 1  # counted at the server, before each answer leaves
         assert_serial_rate_held(stub.times, 4, 1.0)  # counted by order, not by the clock: tests/_limits.py
         assert report["usage"]["roles"]["agent"]["requests"] == 12  # both workers' ledgers merged
         assert result.stdout.str().count("VitaBench results") == 1
