@@ -65,6 +65,7 @@ def main() -> None:
               f"--vita-cache all: first {all_first}, second {all_second}")
         for rpm, concurrency in ((5, 0), (10, 1)):
             stub.requests.clear(), stub.times.clear(), stub.spans.clear()
+            stub.peak_live = 0
             stub.delay = 0.05
             with tempfile.TemporaryDirectory() as tmp:
                 count, wall = run(stub, Path(tmp), "-n", "2", "--vita-trials", "4", "--vita-cache", "off",
@@ -72,7 +73,7 @@ def main() -> None:
                                   "-o", "vita_limits=window=1", "--vita-limits", f"in-flight={str(concurrency)}")
             print(f"-n 2, --vita-limits rpm={rpm} per 1 s window, in-flight {concurrency or 'unlimited'}: "
                   f"{count} requests in {wall:.1f} s; busiest 1 s window at the stub {stub.window_max(1.0)} "
-                  f"(limit {rpm}); most in flight {stub.max_in_flight()}")
+                  f"(limit {rpm}); most in flight {stub.peak_live}")
     finally:
         stub.close()
 
