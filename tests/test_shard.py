@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_vitabench.llm.settings import LLMSettings
+from pytest_vitabench.llm.settings import settings_for_run
+from pytest_vitabench.options.config import Shard, ShardError, resolve_shard
+from pytest_vitabench.options.parts import EndpointSettings
 from pytest_vitabench.options.values import shard as parse_shard
-from pytest_vitabench.run.shard import Chain, Shard, ShardError, assign_chains, resolve_shard, shard_loads, split_limits
+from pytest_vitabench.run.shard import Chain, assign_chains, shard_loads
 
 
 def test_an_explicit_shard_wins_over_the_job_runner():
@@ -58,14 +60,18 @@ def test_a_longer_history_weighs_more():
     assert sorted([a, b])[0] < sorted([a, b])[1]
 
 
-def test_each_shard_gets_its_part_of_the_limits_unless_redis_holds_them():
-    settings = LLMSettings(rpm=100, max_concurrency=10, tpm=40_000)
-    part = split_limits(settings, Shard(1, 4))
-    assert (part.rpm, part.max_concurrency, part.tpm) == (25, 3, 10_000)  # rounded up: no shard gets nothing
-    assert split_limits(LLMSettings(), Shard(1, 4)).rpm is None  # unlimited stays unlimited
-    shared = settings.model_copy(update={"limits_url": "redis://127.0.0.1:1/0"})
-    assert split_limits(shared, Shard(1, 4)).rpm == 100
-    assert split_limits(shared, Shard(1, 4)).tpm == 10_000  # Redis does not hold the token budget
+def test_each_shard_gets_its_part_of_the_limits_unless_redis_holds_them(tmp_path):
+    def part(shard: Shard | None, **limits: object):
+        endpoint = EndpointSettings(**{"rpm": 100, "max_concurrency": 10, "tpm": 40_000, **limits})
+        return settings_for_run(endpoint, rootdir=tmp_path, shard=shard)
+
+    quarter = part(Shard(1, 4))
+    assert (quarter.rpm, quarter.max_concurrency, quarter.tpm) == (25, 3, 10_000)  # rounded up: no shard gets nothing
+    assert part(None).rpm == 100 and part(Shard(1, 1)).rpm == 100
+    assert part(Shard(1, 4), rpm=0).rpm is None  # unlimited stays unlimited
+    shared = part(Shard(1, 4), limits_url="redis://127.0.0.1:1/0")
+    assert (shared.rpm, shared.max_concurrency) == (100, 10)
+    assert shared.tpm == 10_000  # Redis does not hold the token budget
 
 
 def test_a_share_keeps_whole_chains_and_other_tests_on_the_first_shard():

@@ -12,15 +12,20 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..options.config import Shard
 from ..options.parts import EndpointSettings
 from ..store import default_root
 from .prices import ModelPrice, load_prices
-from .secrets import check_base_url
 
 #: Placeholder key for local endpoints that need none (the openai client refuses an empty key).
 LOCAL_KEY = "not-needed"
 
 CacheMode = Literal["judge", "all", "off"]
+
+#: The run-wide limits each of N shards divides by N.
+SPLIT_LIMITS = ("rpm", "max_concurrency", "tpm")
+#: The limits a shared limiter (``--vita-limits url``) holds for every shard: those are not split.
+SHARED_LIMITS = ("rpm", "max_concurrency")
 
 #: Roles cached in each ``--vita-cache`` mode. Judge, memory and embedding calls are pure functions of
 #: their input worth paying for once; agent and user calls are what a trial samples, so caching them
@@ -119,24 +124,29 @@ class LLMSettings(BaseModel):
 
 
 def settings_for_run(endpoint: EndpointSettings, *, rootdir: Path, state_dir: Path | str | None = None,
-                     cache_dir: Path | str | None = None) -> LLMSettings:
+                     cache_dir: Path | str | None = None, shard: Shard | None = None) -> LLMSettings:
     """The settings of the run's one client, from its endpoint settings (``--vita-base-url``, limits, cache, ...).
 
     Args:
         rootdir: pytest's rootdir: home of the default cache directory and of a relative prices file.
         state_dir: The directory shared by the controller and every xdist worker of the run.
         cache_dir: The disk store's root (default ``<rootdir>/.vitabench/cache``; LLM answers go to ``llm/``).
+        shard: This process's shard of the run: it takes its part of each run-wide limit, so N shards stay
+            within the run's limits (a shared limiter's limits are whole for every shard: it counts them all).
 
     Raises:
-        ValueError: A base URL that carries credentials (:class:`~.secrets.CredentialsInURL`, its
-            credentials redacted), or a prices file that cannot be read.
+        ValueError: A prices file that cannot be read. (A base URL that carries credentials is refused by the
+            client, built only when a role calls the endpoint.)
     """
     e = endpoint
-    check_base_url(e.base_url)
+    limits = {"rpm": e.rpm or None, "max_concurrency": e.max_concurrency or None, "tpm": e.tpm or None}
+    if shard is not None and shard.count > 1:
+        limits.update({name: shard.divide(limit) for name, limit in limits.items()
+                       if limit and name in SPLIT_LIMITS and not (e.limits_url and name in SHARED_LIMITS)})
     return LLMSettings(
         base_url=e.base_url or None, api_key_env=e.api_key_env, timeout_s=e.timeout,
-        rpm=e.rpm or None, rpm_window_s=e.rpm_window, max_concurrency=e.max_concurrency or None,
-        tpm=e.tpm or None, tpm_window_s=e.rpm_window,
+        rpm=limits["rpm"], rpm_window_s=e.rpm_window, max_concurrency=limits["max_concurrency"],
+        tpm=limits["tpm"], tpm_window_s=e.rpm_window,
         cache=e.cache, circuit_breaker=e.circuit_breaker, limits_url=e.limits_url,
         cache_dir=Path(cache_dir) if cache_dir else default_root(rootdir),
         state_dir=Path(state_dir) if state_dir else None,

@@ -10,7 +10,8 @@ from __future__ import annotations
 import importlib
 import inspect
 from collections.abc import Callable, Iterable
-from dataclasses import replace
+from dataclasses import fields, replace
+from functools import cached_property
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,6 +20,7 @@ from ..options.parts import MemorySettings
 from ..options.spelling import did_you_mean
 from . import agentic, full_context, groundtruth, null, rag
 from .base import Memory
+from .snapshots import SnapshotStore
 from .spec import MemoryOptions, MemorySpec
 
 if TYPE_CHECKING:
@@ -68,18 +70,31 @@ class RunMemories:
     def for_run(cls, settings: MemorySettings, *, language: str, llm_client: LLMClient | None = None,
                 cache_dir: Path | str | None = None, official_source: HarnessSource | None = None,
                 role_settings: dict[str, dict[str, Any]] | None = None) -> RunMemories:
-        """The run's backends (``--vita-memory``) with their options (:meth:`MemoryOptions.from_settings`), each
-        resolved and its factory made once now, so a missing model or package fails before any item.
+        """The run's backends (``--vita-memory``), each resolved and its factory made once now, so a missing model
+        or package fails before any item.
+
+        Their :class:`~.spec.MemoryOptions` are the memory settings and the objects built for the run: its
+        client, cache directory, language, official source and each LLM role's request settings
+        (``role_settings``: ``memory``, ``rag_summary``).
 
         Raises:
             ValueError: As :meth:`factory`, naming the option to set or the package to install.
         """
-        memories = cls(MemoryOptions.from_settings(settings, language=language, llm_client=llm_client,
-                                                   cache_dir=cache_dir, official_source=official_source,
-                                                   role_settings=role_settings))
+        roles = role_settings or {}
+        built: dict[str, Any] = {"language": language, "llm_client": llm_client, "cache_dir": cache_dir,
+                                 "official_source": official_source, "memory_model_args": roles.get("memory", {}),
+                                 "rag_summary_args": roles.get("rag_summary", {})}
+        # The options named as settings take the settings' values; the built-ins' wiring comes from the run.
+        memories = cls(MemoryOptions(**{f.name: built[f.name] if f.name in built else getattr(settings, f.name)
+                                        for f in fields(MemoryOptions)}))
         for name in settings.memory:
             memories.factory(name)
         return memories
+
+    @cached_property
+    def snapshots(self) -> SnapshotStore | None:
+        """The checkpoints of the backends' chains, under the run's cache directory (``None``: it has none)."""
+        return SnapshotStore(self.options.cache_dir) if self.options.cache_dir else None
 
     def spec(self, name: str) -> MemorySpec:
         # Kept per run: the runner asks for every item, and entry points are slow to scan.

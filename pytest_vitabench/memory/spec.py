@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..official.wording import OfficialWording, wording_for
-from ..options.parts import MemorySettings
 from ..options.values import ALIASES
 from .base import Memory
 
@@ -65,19 +64,6 @@ class MemoryOptions:
     memory_model_args: dict[str, Any] = field(default_factory=dict, metadata=_BUILTIN_ONLY)
     rag_summary_args: dict[str, Any] = field(default_factory=dict, metadata=_BUILTIN_ONLY)
     official_source: OfficialSource | None = field(default=None, metadata=_BUILTIN_ONLY)
-
-    @classmethod
-    def from_settings(cls, settings: MemorySettings, *, language: str = "en", llm_client: LLMClient | None = None,
-                      cache_dir: Path | str | None = None, official_source: OfficialSource | None = None,
-                      role_settings: dict[str, dict[str, Any]] | None = None) -> MemoryOptions:
-        """The options of a run: its memory settings, the objects built for it, and each LLM role's request
-        settings (``role_settings``: ``memory``, ``rag_summary``)."""
-        roles = role_settings or {}
-        # The options named as settings take the settings' values; the built-ins' wiring comes from the run.
-        given: dict[str, Any] = {"language": language, "llm_client": llm_client, "cache_dir": cache_dir,
-                 "official_source": official_source, "memory_model_args": roles.get("memory", {}),
-                 "rag_summary_args": roles.get("rag_summary", {})}
-        return cls(**{f.name: given[f.name] if f.name in given else getattr(settings, f.name) for f in fields(cls)})
 
     def wording(self) -> OfficialWording | None:
         """The official wording of history records (with an official source), else ``None``."""

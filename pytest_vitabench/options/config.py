@@ -2,6 +2,8 @@
 
 The fields, defaults and option metadata are declared once in :class:`~pytest_vitabench.options.settings.RunSettings`;
 this pydantic model inherits them, validates them, reads them from raw option values and writes the report.
+It also says which shard of the run this process is (:class:`Shard`), from ``--vita-shard`` and the job
+runner's variables.
 """
 
 from __future__ import annotations
@@ -10,13 +12,14 @@ import hashlib
 import os
 import random
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import BaseModel, ConfigDict, PrivateAttr, model_validator
 
 from ..version import __version__
-from .settings import RunSettings, read_settings, specs
+from .settings import RunSettings, given, read_settings, specs
 from .values import BUILTIN_ROLE_NAMES
 
 #: The bound of the trial seeds the official harness draws from its ``--seed`` (300 by default: the seed's
@@ -28,6 +31,9 @@ class RunConfig(BaseModel, RunSettings):
     """Settings of one benchmark run: each field is declared in :mod:`pytest_vitabench.options.settings`."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+    #: The settings the options named (``from_options``), for a setting whose default yields where a named value
+    #: would be an error: ``--vita-deviation tool-results=official`` without a source.
+    _named: frozenset[str] = PrivateAttr(default=frozenset())
 
     @model_validator(mode="after")
     def _bounds(self) -> RunConfig:
@@ -64,7 +70,22 @@ class RunConfig(BaseModel, RunSettings):
         if fields.get("judge_batch") and fields.get("judge_model", "rules") == "rules":
             raise ValueError("--vita-judge-args batch needs an LLM judge (--vita-judge-model NAME); the rules judge "
                              "makes no requests")
-        return cls(**fields)
+        config = cls(**fields)
+        config._named = frozenset(given(get))
+        return config
+
+    def named(self, name: str) -> bool:
+        """Whether the options gave setting ``name`` (not its default or the profile's value)."""
+        return name in self._named
+
+    def process_shard(self, environ: Mapping[str, str] | None = None) -> Shard | None:
+        """The shard this process is (``None``: unsharded), from ``--vita-shard`` and the job runner's variables
+        in ``environ`` (default ``os.environ``); :func:`resolve_shard` says how.
+
+        Raises:
+            ShardError: A job runner's index without a count, or an index outside the count.
+        """
+        return resolve_shard(self.shard, environ)
 
     def trial_seed(self, trial: int) -> int:
         """A stable per-trial seed: the same for every user in a trial, as in the official harness,
@@ -122,3 +143,81 @@ def _without_credentials(url: str) -> str:
     host = parts.hostname or ""
     netloc = f"{host}:{parts.port}" if parts.port else host
     return urlunsplit(parts._replace(netloc=netloc, query=""))
+
+
+@dataclass(frozen=True)
+class Shard:
+    """This process's part of a sharded run: shard ``index`` (1-based) of ``count``; ``source`` says where
+    that came from (``--vita-shard`` or the job runner's variables)."""
+
+    index: int
+    count: int
+    source: str = "--vita-shard"
+
+    @property
+    def label(self) -> str:
+        """``shard 2/4``: the prefix of whatever a shard says about itself."""
+        return f"shard {self.index}/{self.count}"
+
+    def divide(self, limit: int) -> int:
+        """This shard's part of a run-wide limit (``0``: unlimited stays unlimited): ``ceil(limit / count)``,
+        so no shard gets nothing; the whole run may then exceed the limit by at most ``count - 1``."""
+        return 0 if limit <= 0 else -(-limit // self.count)
+
+
+class ShardError(ValueError):
+    """``--vita-shard`` or the job runner's variables do not name a shard; the message says why."""
+
+
+def resolve_shard(spec: str, environ: Mapping[str, str] | None = None) -> Shard | None:
+    """The shard this process is (``None``: unsharded), from ``--vita-shard`` (``off``, ``auto``, ``auto/N`` or
+    ``I/N``, already checked by its parser) and the job runner's variables in ``environ``.
+
+    Under ``auto`` the shard comes from a Slurm array (``SLURM_ARRAY_TASK_ID`` counted from
+    ``SLURM_ARRAY_TASK_MIN``, of ``SLURM_ARRAY_TASK_COUNT``) or a Kubernetes Indexed Job
+    (``JOB_COMPLETION_INDEX``, 0-based, with the count given as ``auto/N``: Kubernetes does not pass it on).
+
+    Raises:
+        ShardError: A job runner's index without a count, or an index outside the count.
+    """
+    env = os.environ if environ is None else environ
+    if spec == "off":
+        return None
+    head, _, count_text = spec.partition("/")
+    if head != "auto":
+        return _checked(int(head), int(count_text), "--vita-shard")
+    given_count = int(count_text) if count_text else None
+    if env.get("JOB_COMPLETION_INDEX", "").strip():
+        index = _env_int(env, "JOB_COMPLETION_INDEX") + 1
+        if given_count is None:
+            raise ShardError(f"JOB_COMPLETION_INDEX={env['JOB_COMPLETION_INDEX']} says this is a shard of a "
+                             "Kubernetes Indexed Job, but not of how many: give --vita-shard auto/N with N = the "
+                             "Job's completions (or --vita-shard off to run every item here)")
+        return _checked(index, given_count, "JOB_COMPLETION_INDEX (0-based) with --vita-shard auto/N")
+    if env.get("SLURM_ARRAY_TASK_ID", "").strip():
+        first = _env_int(env, "SLURM_ARRAY_TASK_MIN") if env.get("SLURM_ARRAY_TASK_MIN", "").strip() else 0
+        index = _env_int(env, "SLURM_ARRAY_TASK_ID") - first + 1
+        count = given_count
+        if count is None and env.get("SLURM_ARRAY_TASK_COUNT", "").strip():
+            count = _env_int(env, "SLURM_ARRAY_TASK_COUNT")
+        if count is None:
+            raise ShardError(f"SLURM_ARRAY_TASK_ID={env['SLURM_ARRAY_TASK_ID']} says this is a Slurm array task, "
+                             "but SLURM_ARRAY_TASK_COUNT is not set: give --vita-shard auto/N (or off)")
+        return _checked(index, count, "SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN + 1, of SLURM_ARRAY_TASK_COUNT")
+    if given_count is not None:
+        raise ShardError(f"--vita-shard {spec}: no job runner index in the environment (JOB_COMPLETION_INDEX or "
+                         "SLURM_ARRAY_TASK_ID); give the shard as I/N")
+    return None
+
+
+def _env_int(env: Mapping[str, str], name: str) -> int:
+    try:
+        return int(env[name].strip())
+    except ValueError:
+        raise ShardError(f"{name} must be a whole number, got {env[name]!r}") from None
+
+
+def _checked(index: int, count: int, source: str) -> Shard:
+    if not 1 <= index <= count:
+        raise ShardError(f"shard {index} of {count} (from {source}) is outside 1..{count}")
+    return Shard(index=index, count=count, source=source)

@@ -26,7 +26,7 @@ from ..judges.base import Judge, JudgeCase
 from ..llm.secrets import redact
 from ..memory.base import Memory, MemoryContext, memory_tools, take_usage
 from ..memory.registry import RunMemories
-from ..memory.snapshots import SnapshotStore, advance, settings_of, snapshot_key
+from ..memory.snapshots import advance, settings_of, snapshot_key
 from ..memory.spec import MemoryOptions
 from ..messages import Usage
 from ..official.behaviour import Behaviour
@@ -111,15 +111,14 @@ class ItemRunner:
     """Runs the items of one configuration, on the process's :class:`RunState`."""
 
     def __init__(self, config: RunConfig, *, memories: RunMemories | None = None,
-                 snapshots: SnapshotStore | None = None, official_source: OfficialSource | None = None,
-                 behaviour: Behaviour | None = None, state: RunState | None = None):
+                 official_source: OfficialSource | None = None, behaviour: Behaviour | None = None,
+                 state: RunState | None = None):
         self.config = config
         #: The user's copy of the official harness whose wording the requests carry (``None``: our own).
         self.official_source = official_source
         #: The run's behaviour, read once from its style settings (the run's, when it has read them).
         self.behaviour = behaviour or Behaviour.of(config)
         self.memories = memories or RunMemories(MemoryOptions(full_context_max_tokens=config.full_context_max_tokens))
-        self.snapshots = snapshots
         self.state = state or RunState()
 
     def suite(self, path: str | Path, *, lazy: bool = False) -> LoadedSuite:
@@ -182,7 +181,7 @@ class ItemRunner:
 
         with held_user(suite, user) as task:
             chain.next_index = advance(chain.memory, next_index=chain.next_index, index=index, update=update,
-                                       store=self.snapshots, key_for=key_for)
+                                       store=self.memories.snapshots, key_for=key_for)
         return chain.memory
 
     def chain_key(self, suite: LoadedSuite, user: LoadedUser, memory_name: str, trial: int) -> ChainKey:

@@ -1,4 +1,5 @@
-"""Splitting one run across machines: which shard this process is, which items it runs, where it journals.
+"""Splitting one run across machines: which items a shard runs and where it journals (which shard this process
+is: :meth:`~pytest_vitabench.options.config.RunConfig.process_shard`).
 
 The split is a pure function of the selected items, so N processes that never talk agree on it. Its unit
 is a *chain* (one user under one memory backend, all its subtasks and trials) because a backend's memory
@@ -9,94 +10,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from ..llm.settings import LLMSettings
+from ..options.config import Shard
 from ..runs.manifest import config_sha256
 from ..runs.store import runs_root
 from ..suite.fetch import file_sha256
-
-
-@dataclass(frozen=True)
-class Shard:
-    """This process's part of a sharded run: shard ``index`` (1-based) of ``count``; ``source`` says where
-    that came from (``--vita-shard`` or the job runner's variables)."""
-
-    index: int
-    count: int
-    source: str = "--vita-shard"
-
-    @property
-    def label(self) -> str:
-        """``shard 2/4``: the prefix of whatever a shard says about itself."""
-        return f"shard {self.index}/{self.count}"
-
-    def divide(self, limit: int) -> int:
-        """This shard's part of a run-wide limit (``0``: unlimited stays unlimited): ``ceil(limit / count)``,
-        so no shard gets nothing; the whole run may then exceed the limit by at most ``count - 1``."""
-        return 0 if limit <= 0 else -(-limit // self.count)
-
-
-class ShardError(ValueError):
-    """``--vita-shard`` or the job runner's variables do not name a shard; the message says why."""
-
-
-def resolve_shard(spec: str, environ: Mapping[str, str] | None = None) -> Shard | None:
-    """The shard this process is (``None``: unsharded), from ``--vita-shard`` (``off``, ``auto``, ``auto/N`` or
-    ``I/N``, already checked by its parser) and the job runner's variables in ``environ``.
-
-    Under ``auto`` the shard comes from a Slurm array (``SLURM_ARRAY_TASK_ID`` counted from
-    ``SLURM_ARRAY_TASK_MIN``, of ``SLURM_ARRAY_TASK_COUNT``) or a Kubernetes Indexed Job
-    (``JOB_COMPLETION_INDEX``, 0-based, with the count given as ``auto/N``: Kubernetes does not pass it on).
-
-    Raises:
-        ShardError: A job runner's index without a count, or an index outside the count.
-    """
-    env = os.environ if environ is None else environ
-    if spec == "off":
-        return None
-    head, _, count_text = spec.partition("/")
-    if head != "auto":
-        return _checked(int(head), int(count_text), "--vita-shard")
-    given_count = int(count_text) if count_text else None
-    if env.get("JOB_COMPLETION_INDEX", "").strip():
-        index = _env_int(env, "JOB_COMPLETION_INDEX") + 1
-        if given_count is None:
-            raise ShardError(f"JOB_COMPLETION_INDEX={env['JOB_COMPLETION_INDEX']} says this is a shard of a "
-                             "Kubernetes Indexed Job, but not of how many: give --vita-shard auto/N with N = the "
-                             "Job's completions (or --vita-shard off to run every item here)")
-        return _checked(index, given_count, "JOB_COMPLETION_INDEX (0-based) with --vita-shard auto/N")
-    if env.get("SLURM_ARRAY_TASK_ID", "").strip():
-        first = _env_int(env, "SLURM_ARRAY_TASK_MIN") if env.get("SLURM_ARRAY_TASK_MIN", "").strip() else 0
-        index = _env_int(env, "SLURM_ARRAY_TASK_ID") - first + 1
-        count = given_count
-        if count is None and env.get("SLURM_ARRAY_TASK_COUNT", "").strip():
-            count = _env_int(env, "SLURM_ARRAY_TASK_COUNT")
-        if count is None:
-            raise ShardError(f"SLURM_ARRAY_TASK_ID={env['SLURM_ARRAY_TASK_ID']} says this is a Slurm array task, "
-                             "but SLURM_ARRAY_TASK_COUNT is not set: give --vita-shard auto/N (or off)")
-        return _checked(index, count, "SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN + 1, of SLURM_ARRAY_TASK_COUNT")
-    if given_count is not None:
-        raise ShardError(f"--vita-shard {spec}: no job runner index in the environment (JOB_COMPLETION_INDEX or "
-                         "SLURM_ARRAY_TASK_ID); give the shard as I/N")
-    return None
-
-
-def _env_int(env: Mapping[str, str], name: str) -> int:
-    try:
-        return int(env[name].strip())
-    except ValueError:
-        raise ShardError(f"{name} must be a whole number, got {env[name]!r}") from None
-
-
-def _checked(index: int, count: int, source: str) -> Shard:
-    if not 1 <= index <= count:
-        raise ShardError(f"shard {index} of {count} (from {source}) is outside 1..{count}")
-    return Shard(index=index, count=count, source=source)
 
 
 @dataclass(frozen=True)
@@ -178,22 +100,6 @@ def shard_loads(chains: Iterable[Chain], count: int) -> list[float]:
     for key, shard in assign_chains(chains, count).items():
         loads[shard - 1] += weights[key]
     return loads
-
-
-#: The run-wide limits of :class:`~pytest_vitabench.llm.settings.LLMSettings` each shard divides by N.
-SPLIT_LIMITS = ("rpm", "max_concurrency", "tpm")
-#: The limits a shared limiter (``--vita-limits url``) holds for every shard: those are not split.
-SHARED_LIMITS = ("rpm", "max_concurrency")
-
-
-def split_limits(settings: LLMSettings, shard: Shard | None) -> LLMSettings:
-    """``settings`` with this shard's part of each run-wide limit, so N shards stay within the run's limits."""
-    if shard is None or shard.count == 1:
-        return settings
-    # with a shared limiter (Redis) every shard draws on the whole budget of the limits it holds
-    split = [name for name in SPLIT_LIMITS if not (settings.limits_url and name in SHARED_LIMITS)]
-    update = {name: shard.divide(getattr(settings, name)) for name in split if getattr(settings, name)}
-    return settings.model_copy(update=update)
 
 
 def derived_run_id(config_block: Mapping[str, Any], selection: Mapping[str, Any], invocation_dir: Path) -> str:

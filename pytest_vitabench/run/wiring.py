@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -17,11 +18,9 @@ from ..judges.registry import JudgeSpec, batched, judge_for, judge_spec
 from ..llm import Ledger, LLMClient, MissingAPIKey
 from ..llm.settings import settings_for_run
 from ..memory.registry import RunMemories, request_roles, specs_of
-from ..memory.snapshots import SnapshotStore
 from ..memory.tokens import count_tokens, tokenizer_name, tokenizer_note
 from ..official.behaviour import Behaviour
-from ..official.harness import OfficialHarness
-from ..official.models import OfficialModels
+from ..official.harness import OfficialHarness, RoleModel
 from ..official.source import NOT_COMPARABLE
 from ..options.config import RunConfig
 from ..options.parts import (
@@ -32,11 +31,9 @@ from ..options.parts import (
     ProfileSettings,
     UserSettings,
 )
-from ..options.settings import given
 from ..options.values import unknown_model_hint
 from . import comparability as profile
 from .runner import ItemRunner, RunState
-from .shard import resolve_shard, split_limits
 
 #: --vita-concurrency auto with an LLM role: enough to hide an endpoint's latency, well under common limits.
 AUTO_LLM_CONCURRENCY = 16
@@ -56,27 +53,37 @@ class Benchmark:
     def __init__(self, options: Mapping[str, Any], *, rootdir: Path, state_dir: str,
                  run_state: RunState | None = None):
         self.config = config = RunConfig.from_options(options)
-        # Each component's settings, once: a frozen view of its part of the configuration.
-        self.agent_settings = AgentSettings.of(config)
-        self.user_settings = UserSettings.of(config)
-        self.judge_settings = JudgeSettings.of(config)
-        self.memory_settings = MemorySettings.of(config)
+        #: This process's shard of the run (``None``: unsharded).
+        self.shard = config.process_shard()
+        # What each component is, known from the names alone: whether it calls an LLM, the request roles it sends.
+        self._judge: JudgeSpec = judge_spec(config.judge_model)
+        #: The specs of the run's memory backends (what they call, count and need).
+        self.memory_specs = specs_of(config.memory)
         #: Each component's rules, read once from the profile's switches.
         self.behaviour = Behaviour.of(config)
         # Read before anything else is built: a missing official source is a usage error naming where it looked.
-        self.official = OfficialHarness.open(ProfileSettings.of(config),
+        # The run's LLM roles, each with the model it calls (None: a built-in plays it, or no component sends it;
+        # rag's summary sends the whole entry, its output budget included, the memory update sets its own).
+        in_use = {spec.request_role for spec in self.memory_specs}
+        roles = {"agent": RoleModel("--vita-model", config.model if agents.calls_llm(self.agent_settings) else None,
+                                    config.model_args),
+                 "user": RoleModel("--vita-user-model",
+                                   config.user_model if users.calls_llm(self.user_settings) else None,
+                                   config.user_model_args),
+                 "judge": RoleModel("--vita-judge-model", config.judge_model if self._judge.needs_llm else None,
+                                    config.judge_model_args),
+                 **{role: RoleModel("--vita-memory-model", config.memory_model if role in in_use else None,
+                                    config.memory_model_args) for role in request_roles()}}
+        self.official = OfficialHarness.open(ProfileSettings.of(config), roles=roles,
                                              official_answers=self.behaviour.tools.official_answers,
-                                             answers_asked="tool_results" in given(options.get))
+                                             answers_asked=config.named("tool_results"))
         self.official_source = self.official.source
         self.official_models = self.official.models
-        #: Each LLM role's request settings: its models.yaml entry, then its own --vita-*-model-args.
-        self.role_settings = role_settings(config, self.official_models)
-        #: This process's shard of the run (``None``: unsharded); its limits are its part of the run's.
-        self.shard = resolve_shard(config.shard)
-        self.llm_settings = split_limits(settings_for_run(EndpointSettings.of(config), rootdir=rootdir,
-                                                          state_dir=state_dir), self.shard)
-        #: The specs of the run's memory backends (what they call, count and need).
-        self.memory_specs = specs_of(config.memory)
+        #: Each LLM role's request settings: its models.yaml entry, then its own --vita-model-args.
+        self.role_settings = self.official.request_settings
+        #: The run's one client's settings: this shard's part of each run-wide limit.
+        self.llm_settings = settings_for_run(EndpointSettings.of(config), rootdir=rootdir, state_dir=state_dir,
+                                             shard=self.shard)
         # --vita-concurrency auto: 1 for offline built-ins (their items are CPU-bound: a thread pool would only
         # add overhead), AUTO_LLM_CONCURRENCY when a role waits on an endpoint.
         concurrency = config.concurrency
@@ -85,6 +92,10 @@ class Benchmark:
         self._llm_client: LLMClient | None = None
         if self.needs_llm:
             self._open_client()  # a missing key fails now, not in every item later
+        #: The judge, built now: its settings are checked before any item (the session's judge is this one).
+        self._plain = judge_for(self.judge_settings, client=self._llm_client if self._judge.needs_llm else None,
+                                language=_fallback_language(config.language), official_source=self.official_source,
+                                params=self.role_settings.get("judge"))
         cache_dir = self.llm_settings.cache_dir if self.llm_settings.cache != "off" else None
         # Every backend gets the run's one client (key, limits, timeout, cache and ledger): rag's endpoint
         # embeddings included, which needs_llm counts so the client exists for them.
@@ -93,11 +104,28 @@ class Benchmark:
             role_settings=self.role_settings,
             # The official wording of history records, when the agent prompt is the official one.
             official_source=self.official_source if self.behaviour.prompt.official_rules else None)
-        self.runner = ItemRunner(config, memories=self.memories,
-                                 snapshots=SnapshotStore(cache_dir) if cache_dir else None,
-                                 official_source=self.official_source, behaviour=self.behaviour, state=run_state)
-        #: The judge, built now: its settings are checked before any item (the session's judge is this one).
-        self._plain = self._build_judge()
+        self.runner = ItemRunner(config, memories=self.memories, official_source=self.official_source,
+                                 behaviour=self.behaviour, state=run_state)
+
+    @cached_property
+    def agent_settings(self) -> AgentSettings:
+        """The agent's part of the configuration."""
+        return AgentSettings.of(self.config)
+
+    @cached_property
+    def user_settings(self) -> UserSettings:
+        """The user simulator's part of the configuration."""
+        return UserSettings.of(self.config)
+
+    @cached_property
+    def judge_settings(self) -> JudgeSettings:
+        """The judge's part of the configuration."""
+        return JudgeSettings.of(self.config)
+
+    @cached_property
+    def memory_settings(self) -> MemorySettings:
+        """The memory backends' part of the configuration."""
+        return MemorySettings.of(self.config)
 
     @property
     def needs_llm(self) -> bool:
@@ -149,13 +177,6 @@ class Benchmark:
                               language=_fallback_language(self.config.language),
                               official_source=self.official_source, params=self.role_settings.get("user"))
 
-    def _build_judge(self) -> Any:
-        """The judge of ``--vita-judge-model`` and its options, sending its requests one by one; an LLM judge
-        carries the machine checks' verdicts beside its own (the report's judge figures and judge.* gates)."""
-        return judge_for(self.judge_settings, client=self.llm_client() if self._judge.needs_llm else None,
-                         language=_fallback_language(self.config.language), official_source=self.official_source,
-                         params=self.role_settings.get("judge"))
-
     def judge(self, *, batch_dir: Path | None = None, writer: str = "main") -> Any:
         """The judge; with ``--vita-judge-args batch``, wrapped to send its requests in batches journaled in
         ``batch_dir`` (the run directory's ``batches/``) under this process's ``writer`` name."""
@@ -163,10 +184,6 @@ class Benchmark:
             return self._plain
         return batched(self._plain, self.judge_settings, client=self.llm_client(), batch_dir=batch_dir,
                        writer=writer)
-
-    @property
-    def _judge(self) -> JudgeSpec:
-        return judge_spec(self.judge_settings.judge_model)
 
     def profile_summary(self) -> dict[str, Any]:
         """The report's ``profile`` block: switches, tokenizer and whether the numbers are leaderboard-comparable."""
@@ -203,35 +220,6 @@ class Benchmark:
         lines.extend(f"{role} request settings: {json.dumps(settings, sort_keys=True)}"
                      for role, settings in sent.items() if settings)
         return lines
-
-
-def role_settings(config: RunConfig, models: OfficialModels | None) -> dict[str, dict[str, Any]]:
-    """The request settings of each LLM role (``agent``, ``user``, ``judge``, ``memory``) of this run.
-
-    With the official ``models.yaml``, a role sends its model's entry as the official harness does; an entry
-    without ``temperature`` sends none (``None`` drops the role's default 0). The role's own
-    ``--vita-*-model-args`` go over it, key by key.
-
-    Raises:
-        ValueError: A role's model has no entry in the models.yaml.
-    """
-    in_use = {spec.request_role for spec in specs_of(config.memory, builtin_only=True)}
-    roles = {"agent": ("--vita-model", config.model if agents.calls_llm(config) else None, config.model_args),
-             "user": ("--vita-user-model", config.user_model if users.calls_llm(config) else None,
-                      config.user_model_args),
-             "judge": ("--vita-judge-model", config.judge_model if judge_spec(config.judge_model).needs_llm else None,
-                       config.judge_model_args),
-             # each memory backend's role (rag's summary sends the whole entry, its output budget included;
-             # the rewrite sets its own)
-             **{role: ("--vita-memory-model", config.memory_model if role in in_use else None,
-                       config.memory_model_args) for role in request_roles()}}
-    settings: dict[str, dict[str, Any]] = {}
-    for role, (option, model, own) in roles.items():
-        base: dict[str, Any] = {}
-        if models is not None and model:
-            base = {"temperature": None, **models.settings(model, option=option, memory=role == "memory")}
-        settings[role] = {**base, **own}
-    return settings
 
 
 def _fallback_language(language: str) -> str:
