@@ -74,7 +74,7 @@ class RunMemories:
         or package fails before any item.
 
         Their :class:`~.spec.MemoryOptions` are the memory settings and the objects built for the run: its
-        client, cache directory, language, official source and each LLM role's request settings
+        client, cache directory, language, harness source and each LLM role's request settings
         (``role_settings``: ``memory``, ``rag_summary``).
 
         Raises:
