@@ -3,9 +3,10 @@ end of a pytest session and for ``vitabench merge``, so that a run's report and 
 
 The metrics take K = the trials the session selected per unit (all of ``--vita-trials`` unless ``-k``, node ids,
 ``--lf``... left some out), with the run's seed and style; a selected trial that did not finish does not shrink K
-(it counts as the style says, and is named). Gates check the figures the table shows. With a gate on, the exit status says what the gate found, not whether single items failed (a benchmark
-run always has failed items); infrastructure errors (6) win over a missed gate (1), because the scores are
-incomplete (``docs/ci.md`` has the table).
+(it counts as the style says, and is named). Gates check the figures the table shows. With a gate on, the exit
+status says what the gate found, not whether single items failed (a benchmark run always has failed items);
+infrastructure errors (6) win over a missed gate (1), because the scores are incomplete (``docs/ci.md`` has the
+table).
 """
 
 from __future__ import annotations

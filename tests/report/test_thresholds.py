@@ -121,7 +121,8 @@ def test_pass_at_a_k_above_the_runs_is_not_checked_and_does_not_fail():
     assert evaluate_thresholds(parse_fail_under("pass^4=0.9,pass@4=0.9"), smoke) == []
     (outcome, _) = check_thresholds(parse_fail_under("pass^4=0.9,pass@4=0.9"), smoke)
     assert outcome.status == "not_checked"
-    assert outcome.message == "threshold pass^4=0.9 not checked: pass^4 needs 4 trials per subtask, this run has k=1 (trials selected per unit) (m)"
+    assert outcome.message == ("threshold pass^4=0.9 not checked: pass^4 needs 4 trials per subtask, this run has k=1 "
+                               "(trials selected per unit) (m)")
 
 
 def test_with_computed_metrics():
