@@ -9,6 +9,8 @@ import json
 import pytest
 from _paths import REPO_ROOT
 
+from pytest_vitabench.runs import open_run
+
 DEMO = REPO_ROOT / "suites" / "demo" / "tasks.json"
 #: The issue's command: user U100002's five subtasks, first trial only (the demo runs 4 trials of full_context).
 SMOKE = ["tasks.json", "-p", "no:cacheprovider", "-k", "U100002 and t0"]
@@ -23,6 +25,12 @@ def demo(pytester: pytest.Pytester) -> pytest.Pytester:
 
 def _report(pytester: pytest.Pytester, name: str) -> dict:
     return json.loads((pytester.path / name).read_text())
+
+
+def _run_dir_metrics(pytester: pytest.Pytester) -> dict:
+    """The metrics of the run's directory read back (``vitabench view``/``compare`` of a run directory)."""
+    (manifest,) = pytester.path.glob(".vitabench/runs/*/manifest.json")
+    return open_run(manifest.parent).report["metrics"]
 
 
 def _table_row(lines: list[str], start: str) -> list[str]:
@@ -43,6 +51,7 @@ def test_a_one_trial_selection_is_measured_at_k_1_not_as_zeros(demo):
     assert metrics["k"] == 1 and metrics["subtask"]["avg@1"] == pytest.approx(0.6)
     assert metrics["subtask"]["n_units"] == 5 and metrics["subtask"]["n_short"] == 0
     assert _report(demo, "r.json")["run"]["trials_selected"] == 1
+    assert _run_dir_metrics(demo) == _report(demo, "r.json")["metrics"]
 
 
 def test_the_gate_reads_the_tables_figure_and_says_which_k_it_checked(demo):
@@ -101,6 +110,7 @@ def test_selected_items_that_did_not_finish_are_named_and_count_as_the_style_say
                            "(tasks.json::U100002::sub_U100002_2[full_context-t1], ")
     assert line.endswith(f", ... and 10 more); {counted}")
     subtask = _report(demo, "r.json")["metrics"]["full_context"]["subtask"]
+    assert _run_dir_metrics(demo) == _report(demo, "r.json")["metrics"]  # read back: k stays 4
     assert subtask["n_units"] == 2
     if style == "default":
         assert subtask["n_short"] == 1 and subtask["avg@4"] == pytest.approx(0.5)  # 1.0 and a short unit's 0
