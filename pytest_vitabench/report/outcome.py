@@ -153,8 +153,8 @@ def score_run(results: list[ItemResult], *, trials: int, seed: int, style: str =
         subtask_data: An item's subtask as suite data, for failure analysis.
         fail_regression: The drop of Avg against ``baseline`` the regression gate allows (``None``: no gate).
     """
-    # Trials nobody selected are no part of the measurement: K is what was selected, and the official-style
-    # padding pads to it. A selected trial that did not finish still counts against K.
+    # Trials nobody selected are no part of the measurement: K is what was selected, and a metrics style that
+    # pads missing trials with 0.0 pads to K. A selected trial that did not finish still counts against K.
     k = metrics_k(selected_k, trials)
     metrics = compute_metrics(results, k=k, seed=seed, style=style, trials=k)
     outcome = RunOutcome(results=results, metrics=metrics, trials=trials, k=k, unfinished=sorted(unfinished),
