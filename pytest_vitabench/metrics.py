@@ -238,6 +238,11 @@ def _official_unjudged(results: Sequence[ItemResult]) -> list[tuple[str, _Trial]
     ]
 
 
+def pads_missing_trials(style: str) -> bool:
+    """Whether the metrics style counts each missing trial of a unit as a 0.0 reward (else a short unit scores 0)."""
+    return metric_rules(style).pad_to_trials
+
+
 def default_k(results: Iterable[ItemResult]) -> int | None:
     """The fewest trials observed for any subtask unit of any backend (skipped items aside), or ``None``."""
     counts: dict[tuple[str, str, str, str], int] = defaultdict(int)

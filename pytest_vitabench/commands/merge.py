@@ -37,8 +37,10 @@ def merge_command(args: argparse.Namespace) -> int:
         print(f"vitabench merge: {exc}", file=sys.stderr)
         return BAD_INPUT
     config, results = combined.config, combined.results
+    # The same k as a run of all the pieces' items in one process: the trials selected per unit.
     outcome = score_run(results, trials=int(config.get("trials") or 1), seed=int(config.get("seed") or 0),
-                        style=str(config.get("metrics_style") or "default"), thresholds=thresholds, config=config,
+                        style=str(config.get("metrics_style") or "default"), selected_k=combined.trials_selected,
+                        thresholds=thresholds, config=config,
                         subtask_data=suite_subtask_data(load_suite), baseline=options.baseline,
                         fail_regression=options.fail_regression)
     # Missing items leave the scores as incomplete as errored ones do.
@@ -63,6 +65,7 @@ def _run_block(combined: Combined) -> dict[str, Any]:
             "dirs": [str(s.path.resolve()) for s in stores], "merged_from": combined.pieces, "finished": now_iso(),
             "plugin_version": __version__, "planned": combined.planned, "completed": len(combined.results),
             "resumed": sum(1 for r in combined.results if r.resumed), "partial": combined.partial,
+            "trials_selected": combined.trials_selected,
             "missing": combined.missing}
 
 

@@ -212,7 +212,10 @@ def rejudge_report(path: str | Path, judge: Judge, *, suite_paths: SuitePaths = 
             progress(result)
     batch_note = _judge_batched(batched, judge, batch, failed, progress) if batch is not None else None
     new_config = {**config, **dict(judge_config or {})}
-    metrics = compute_metrics(results, seed=int(config.get("seed") or 0),
+    # The k of the report's own table (the trials its run selected per unit), when the report says it.
+    selected = (report.get("run") or {}).get("trials_selected")
+    k = int(selected) if selected else None
+    metrics = compute_metrics(results, k=k, trials=k, seed=int(config.get("seed") or 0),
                               style=str(config.get("metrics_style") or "default"))
     out = build_report(new_config, metrics, results, run=report.get("run"))
     out["rejudged_from"] = {

@@ -20,7 +20,8 @@ def show_command(args: argparse.Namespace) -> int:
         print(f"vitabench show: {exc}", file=sys.stderr)
         return 2
     results = [ItemResult.model_validate(r) for r in report.get("results", [])]
-    for line in render_table(report["metrics"], results):
+    trials = (report.get("config") or {}).get("trials")
+    for line in render_table(report["metrics"], results, trials=int(trials) if trials else None):
         print(line)
     return 0
 

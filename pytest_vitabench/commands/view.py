@@ -37,7 +37,9 @@ def render_run_page(run: Run, *, suite_dirs: list[str] | None = None, baseline: 
     comparison = None
     if baseline is not None:
         comparison = compare_runs(baseline, run).to_dict()
-    return build_viewer(run, catalogue=catalogue, metrics_lines=render_table(metrics, results),
+    trials = (run.report.get("config") or {}).get("trials")
+    lines = render_table(metrics, results, trials=int(trials) if trials else None)  # a selection's k, as the run said
+    return build_viewer(run, catalogue=catalogue, metrics_lines=lines,
                         plots=plot_data(run.results, metrics), failures=analyse_run(run, catalogue),
                         comparison=comparison, judge=run.report.get("judge"),
                         judge_audit=run.report.get("judge_audit"))

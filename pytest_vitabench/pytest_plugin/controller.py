@@ -54,6 +54,8 @@ class VitaController(VitaSession):
         self.non_vita_failures = 0
         self.started_monotonic: float | None = None
         self.planned_items: int | None = None
+        #: The node ids the session selected (after -k, -m, --lf, a shard...): the metrics' k comes from them.
+        self.selected_ids: list[str] = []
         self.progress: Any = None
         #: The run's scores, gates and verdict (:mod:`pytest_vitabench.report.outcome`), once it finished.
         self.outcome: RunOutcome | None = None
@@ -88,9 +90,12 @@ class VitaController(VitaSession):
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, ids: list[str]) -> None:
         self.planned_items = len(ids)
+        self.selected_ids = list(ids)  # each worker collects the same selection
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.planned_items = len(session.items)
+        if session.items:
+            self.selected_ids = [item.nodeid for item in session.items]
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_handlecrashitem(self, crashitem: str, report: Any) -> None:
@@ -175,7 +180,8 @@ class VitaController(VitaSession):
             return
         core, config = self.core, self.config
         arrived = [self.arrived[nodeid] for nodeid in sorted(self.arrived)]
-        outcome, manifest = core.score(arrived, suites=self.suites, languages=self.languages)
+        outcome, manifest = core.score(arrived, suites=self.suites, languages=self.languages,
+                                       selected=self.selected_ids)
         self.outcome = outcome
         session.exitstatus = core.gate(outcome, status=session.exitstatus, other_failures=self.non_vita_failures)
         core.record(outcome, manifest, [payload for _, payload in arrived], planned=sum(self.planned.values()),

@@ -244,7 +244,8 @@ class VitaSession:
                 if bench.shard is not None and self.shard_split is not None:
                     selection["shard"] = {"index": bench.shard.index, "count": bench.shard.count,
                                           "source": bench.shard.source, "selected_in_run": self.shard_split[0]}
-                core.write_manifest(suites=dict(self.suites), selection=selection, command=self.command())
+                core.write_manifest(suites=dict(self.suites), selection=selection, command=self.command(),
+                                    selected=list(self._items))
 
             self._engine = core.engine(manifest=manifest)
             if bench.config.judge_batch:

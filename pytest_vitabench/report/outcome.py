@@ -1,10 +1,12 @@
 """A run's scores, analysis, gates and reports from its results: one piece of code for the controller at the
 end of a pytest session and for ``vitabench merge``, so that a run's report and a merge's report are made alike.
 
-The metrics take K = the run's trials whatever ran (a partial run does not shrink K), with the run's seed and
-style. With a gate on, the exit status says what the gate found, not whether single items failed (a benchmark
-run always has failed items); infrastructure errors (6) win over a missed gate (1), because the scores are
-incomplete (``docs/ci.md`` has the table).
+The metrics take K = the trials the session selected per unit (all of ``--vita-trials`` unless ``-k``, node ids,
+``--lf``... left some out), with the run's seed and style; a selected trial that did not finish does not shrink K
+(it counts as the style says, and is named). Gates check the figures the table shows. With a gate on, the exit
+status says what the gate found, not whether single items failed (a benchmark run always has failed items);
+infrastructure errors (6) win over a missed gate (1), because the scores are incomplete (``docs/ci.md`` has the
+table).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..llm.ledger import Ledger
-from ..metrics import compute_metrics
+from ..metrics import compute_metrics, pads_missing_trials
 from ..options.fail_under import Threshold
 from ..result import ItemResult
 from ..runs.reader import load_run
@@ -26,6 +28,7 @@ from .compare import Comparison, compare_results, regression_gate, regression_li
 from .failures import SubtaskFacts, categorize_result, failure_table, render_failure_table, subtask_facts
 from .github import error_annotations, step_summary, write_step_summary
 from .json_report import build_report
+from .selection import metrics_k, unfinished_line
 from .terminal import render_table
 from .thresholds import ThresholdOutcome, check_thresholds
 
@@ -99,7 +102,8 @@ class RunOutcome:
     with a baseline and the gate's verdict.
 
     Attributes:
-        gate_k: The k the thresholds were checked at (fewer than ``trials`` when fewer trials ran).
+        trials: ``--vita-trials``; ``k``: the metrics' k, the trials selected per unit (at most ``trials``).
+        unfinished: The selected items without a result (stopped or interrupted), by node id.
         regression: Why the regression gate fails the run; ``regressions``: the regressed subtasks as plain
             lines for a CI step summary.
         status: The exit status (the gate's when a gate is on, else the one given to :func:`gate_run`).
@@ -109,9 +113,11 @@ class RunOutcome:
     results: list[ItemResult]
     metrics: dict[str, Any]
     trials: int
+    k: int = 0
+    unfinished: list[str] = field(default_factory=list)
+    style: str = "default"
     thresholds: list[Threshold] | None = None
     threshold_outcomes: list[ThresholdOutcome] = field(default_factory=list)
-    gate_k: int | None = None
     failures: dict[str, Any] | None = None
     baseline: str | None = None
     comparison: Comparison | None = None
@@ -130,6 +136,7 @@ class RunOutcome:
 
 
 def score_run(results: list[ItemResult], *, trials: int, seed: int, style: str = "default",
+              selected_k: int | None = None, unfinished: Sequence[str] = (),
               thresholds: list[Threshold] | None = None, want_failures: bool = True,
               config: dict[str, Any] | None = None,
               subtask_data: Callable[[ItemResult], dict[str, Any] | None] = lambda _: None,
@@ -138,22 +145,23 @@ def score_run(results: list[ItemResult], *, trials: int, seed: int, style: str =
 
     Args:
         results: Every item's result, in node-id order.
+        selected_k: The fewest trials the session selected for any unit (:mod:`.selection`); ``None``: all of
+            ``trials``.
+        unfinished: The selected items without a result.
         want_failures: Classify the failed items (the report and ``--vita-failures`` show them).
         config: The report's config block, compared with the baseline's.
         subtask_data: An item's subtask as suite data, for failure analysis.
         fail_regression: The drop of Avg against ``baseline`` the regression gate allows (``None``: no gate).
     """
-    metrics = compute_metrics(results, k=trials, seed=seed, style=style, trials=trials)
-    outcome = RunOutcome(results=results, metrics=metrics, trials=trials, thresholds=thresholds,
-                         baseline=baseline, fail_regression=fail_regression)
+    # Trials nobody selected are no part of the measurement: K is what was selected, and a metrics style that
+    # pads missing trials with 0.0 pads to K. A selected trial that did not finish still counts against K.
+    k = metrics_k(selected_k, trials)
+    metrics = compute_metrics(results, k=k, seed=seed, style=style, trials=k)
+    outcome = RunOutcome(results=results, metrics=metrics, trials=trials, k=k, unfinished=sorted(unfinished),
+                         style=style, thresholds=thresholds, baseline=baseline, fail_regression=fail_regression)
     if thresholds is not None:
-        # The table keeps K = trials (a unit short of trials scores 0 there, and the run is labelled partial). A
-        # gate instead judges what this session executed: a smoke run that selected fewer trials (-k t0) is
-        # checked at the k it ran, so K-independent thresholds (avg) still apply and pass^4 is reported as not
-        # checked rather than failing on trials that never ran.
-        outcome.gate_k = min(trials, _executed_trials(results) or trials)
-        checked = metrics if outcome.gate_k == trials else compute_metrics(results, k=outcome.gate_k, seed=seed)
-        outcome.threshold_outcomes = check_thresholds(thresholds, checked, results)
+        # The gate reads the table's own figures, so what it says and what the table shows never disagree.
+        outcome.threshold_outcomes = check_thresholds(thresholds, metrics, results)
     if want_failures:
         outcome.failures = _failure_table(results, subtask_data)
     if baseline:
@@ -171,15 +179,6 @@ def score_run(results: list[ItemResult], *, trials: int, seed: int, style: str =
         if fail_regression is not None:
             outcome.regression = regression_gate(outcome.comparison, fail_regression)
     return outcome
-
-
-def _executed_trials(results: Sequence[ItemResult]) -> int | None:
-    """The fewest trials any judged unit (backend, user, subtask) ran in this session; ``None`` without any."""
-    seen: dict[tuple[str, str, str, str], set[int]] = {}
-    for r in results:
-        if r.outcome != "skipped":
-            seen.setdefault((r.memory, r.suite, r.user_id, r.subtask_id), set()).add(r.trial)
-    return min((len(trials) for trials in seen.values()), default=None)
 
 
 def _failure_table(results: Sequence[ItemResult],
@@ -221,6 +220,9 @@ def gate_run(outcome: RunOutcome, *, status: int = 0, unfinished: int = 0, other
                                infrastructure_errors=errors + unfinished, other_failures=other_failures)
     outcome.status = gated_exit_status(status, outcome.found)
     outcome.verdict = explain(outcome.status, outcome.found)
+    not_checked = sum(1 for o in outcome.threshold_outcomes if o.status == "not_checked")
+    if not_checked:  # a threshold the run could not check passed nothing: the verdict must not read as if it did
+        outcome.verdict += f"; {not_checked} threshold(s) not checked"
     if scope is not None:  # a shard's gate saw a part of the run, and must say so
         outcome.verdict = (f"{scope}: {outcome.verdict} (this shard's items only; gate the run with "
                            "`vitabench merge ... --vita-fail-under`)")
@@ -244,7 +246,11 @@ def summary_lines(outcome: RunOutcome, *, ledger: Ledger | None, show_failures: 
                   report: str | None) -> list[Line]:
     """The terminal summary after the run's own first lines: the metrics table, the usage, the analysis,
     where the report went, the thresholds and the gate's verdict."""
-    lines: list[Line] = [(line, None) for line in render_table(outcome.metrics, outcome.results)]
+    lines: list[Line] = [(line, None) for line in render_table(outcome.metrics, outcome.results,
+                                                               trials=outcome.trials)]
+    if outcome.unfinished:
+        lines.append((unfinished_line(outcome.unfinished, k=outcome.k, style=outcome.style,
+                                      padded=pads_missing_trials(outcome.style)), "yellow"))
     if ledger is not None and (ledger.total().requests or ledger.total().cached_requests):
         lines += [(line, None) for line in ledger.table_lines()]
     analysis = ["", *render_failure_table(outcome.failures)] if show_failures and outcome.failures is not None else []
@@ -261,15 +267,16 @@ def summary_lines(outcome: RunOutcome, *, ledger: Ledger | None, show_failures: 
     if report:
         lines.append((f"JSON report: {report}", None))
     if outcome.thresholds is not None:
-        if outcome.gate_k is not None and outcome.gate_k < outcome.trials:
-            lines.append((f"fail-under: checked at k={outcome.gate_k}, the trials this run executed (the table "
-                          f"keeps k={outcome.trials})", "yellow"))
+        not_checked = [o for o in outcome.threshold_outcomes if o.status == "not_checked"]
         lines += [(f"fail-under: {o.message}", "yellow") for o in outcome.threshold_outcomes
-                  if o.status == "not_checked"]
+                  if o.status == "not_checked" or (o.status == "met" and o.note)]
         scope = f" ({outcome.scope})" if outcome.scope is not None else ""
         lines += [(f"FAIL-UNDER{scope}: {message}", "red") for message in outcome.missed]
         if not outcome.missed:
-            lines.append(("fail-under thresholds met", "green"))
+            met = len(outcome.threshold_outcomes) - len(not_checked)
+            lines.append(("fail-under thresholds met" + (
+                f": {met} of {len(outcome.threshold_outcomes)} ({len(not_checked)} not checked, said above)"
+                if not_checked else ""), "green"))
     if outcome.verdict:
         lines.append((outcome.verdict, "bold"))
     return lines

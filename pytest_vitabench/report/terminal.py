@@ -122,11 +122,12 @@ def render_pivot(metrics: dict[str, Any]) -> list[str]:
     return [title, *align(rows, 1)]
 
 
-def render_table(metrics: dict[str, Any], results: list[ItemResult]) -> list[str]:
+def render_table(metrics: dict[str, Any], results: list[ItemResult], *, trials: int | None = None) -> list[str]:
     """The terminal summary of a run, as lines without trailing newlines.
 
     When the judge failed to return some verdict, an ``unscored`` column counts the items left out of the
-    metrics for it (the judge's failure, not the agent's).
+    metrics for it (the judge's failure, not the agent's). With ``trials`` (``--vita-trials``) above the k, the
+    title says k is the trials selected per unit.
     """
     ks = {m["k"] for m in metrics.values()}
     k_shared = next(iter(ks)) if len(ks) == 1 else None
@@ -137,6 +138,8 @@ def render_table(metrics: dict[str, Any], results: list[ItemResult]) -> list[str
         title = "VitaBench metrics"
         title += f" (k={k_shared}" if k_shared is not None else " (k per backend: " + ", ".join(
             f"{name}={m['k']}" for name, m in sorted(metrics.items()))
+        if k_shared is not None and trials is not None and k_shared < trials:
+            title += f": {k_shared} of {trials} trials per unit selected"
         title += "; 95% intervals: bootstrap over users)"
         lines.append(title)
         rows = [metrics_header(k_shared, judge_failed)]
@@ -150,9 +153,11 @@ def render_table(metrics: dict[str, Any], results: list[ItemResult]) -> list[str
                 for name, sub in m["subtask"].get(breakdown, {}).items():
                     rows.append(metrics_row(memory, f"{prefix}={name}", sub, m["k"], judge_failed))
         lines.extend(align(rows, 2))
-        short = sum(m[level].get("n_short", 0) for m in metrics.values() for level in ("subtask", "user"))
-        if short:
-            lines.append(f"note: {short} unit(s) had fewer than k trials and score 0")
+        short = {level: sum(m[level].get("n_short", 0) for m in metrics.values()) for level in ("subtask", "user")}
+        if any(short.values()):
+            k_text = "k" if k_shared is None else f"k={k_shared}"
+            lines.append(f"note: {short['subtask']} subtask unit(s) and {short['user']} user unit(s) had fewer "
+                         f"than {k_text} trials and score 0")
         pivot = render_pivot(metrics)
         if pivot:
             lines.append("")

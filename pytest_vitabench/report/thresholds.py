@@ -1,8 +1,9 @@
 """``--vita-fail-under``: check a run's metrics against its thresholds (:mod:`pytest_vitabench.options.fail_under`
 parses them).
 
-How K meets the run's k is in ``docs/ci.md``: ``avg`` does not depend on K; a pass@K / pass^K below the run's
-k is recomputed from the same trials, above it *not checked*. A ``judge.*`` gate on a run with no
+How K meets the run's k (the trials selected per unit) is in ``docs/ci.md``: ``avg`` does not depend on K, so
+``avg@4`` checks the table's Avg@k and says so when k is not 4; a pass@K / pass^K below the run's k is recomputed
+from the same trials, above it *not checked*. A ``judge.*`` gate on a run with no
 machine-checked rubric misses: a gate on the judge must not pass because nothing measured it.
 """
 
@@ -42,6 +43,8 @@ class ThresholdOutcome:
     value: float | None
     k: int | None
     message: str
+    #: Set when the figure checked is not the one the threshold names (``avg@4`` checked as the table's Avg@1).
+    note: str | None = None
 
 
 def _value_at(memory: str, t: Threshold, metrics: dict[str, Any], results: Sequence[ItemResult] | None
@@ -54,7 +57,7 @@ def _value_at(memory: str, t: Threshold, metrics: dict[str, Any], results: Seque
         return m[t.level].get(metric_key(t.metric, run_k)), run_k, None
     if k > run_k:
         return None, k, (f"threshold {t} not checked: {metric_key(t.metric, k)} needs {k} trials per subtask, "
-                         f"this run has {run_k} ({memory})")
+                         f"this run has k={run_k} (trials selected per unit) ({memory})")
     if results is None:
         return None, k, f"threshold {t} not checked: the run has k={run_k} and no results to recompute at k={k}"
     own = [r for r in results if r.memory == memory]
@@ -101,7 +104,16 @@ def check_thresholds(thresholds: list[Threshold], metrics: dict[str, Any],
                 outcomes.append(ThresholdOutcome(t, memory, "missed", None, k,
                                                  f"{memory} {t.level} {shown} has no units to check (threshold {t})"))
             else:
-                outcomes.append(_against(t, memory, value, k, f"{memory} {t.level} {shown} = {_fmt(value, t.value)}"))
+                note = None
+                if t.k is not None and k is not None and t.k != k:
+                    # avg@4 on a one-trial selection: the mean reward is checked, and the line must not hide that
+                    # it is the table's Avg@1, not an Avg@4.
+                    note = (f"checked as {shown}, the table's figure: {t.key} was written, this run has k={k} "
+                            "(trials selected per unit; a mean reward does not depend on k)")
+                outcome = _against(t, memory, value, k, f"{memory} {t.level} {shown} = {_fmt(value, t.value)}")
+                outcomes.append(outcome if note is None else
+                                ThresholdOutcome(t, memory, outcome.status, value, k, f"{outcome.message}; {note}",
+                                                 note))
     return outcomes
 
 

@@ -164,8 +164,13 @@ class RunCore:
         return RunEngine(runner=bench.runner, store=self.store, config_sha256=config_sha256(bench.config.manifest()),
                          saved=self.saved, concurrency=bench.concurrency, on_first_journal=manifest)
 
-    def write_manifest(self, *, suites: dict[str, str], selection: dict[str, Any], command: list[str]) -> None:
-        """The run manifest, unless the run (a resumed one, or another xdist worker) already has one."""
+    def write_manifest(self, *, suites: dict[str, str], selection: dict[str, Any], command: list[str],
+                       selected: Iterable[str] = ()) -> None:
+        """The run manifest, unless the run (a resumed one, or another xdist worker) already has one.
+        ``selected``: the selected node ids, whose trials per unit a merge of an unfinished shard needs."""
+        from ..report.selection import metrics_k, selection_of
+
+        selection = {**selection, "trials_selected": metrics_k(selection_of(selected).k, self.bench.config.trials)}
         write_manifest_once(self.store, config=self.bench.config.manifest(), suites=suites, selection=selection,
                             command=command)
 
@@ -199,12 +204,13 @@ class RunCore:
         return Progress(parse_interval(self.bench.config.progress, tty=tty), started=started)
 
     def score(self, arrived: Sequence[tuple[ItemResult, dict[str, Any]]], *, suites: Mapping[str, str],
-              languages: Mapping[str, str]) -> tuple[RunOutcome, dict[str, Any]]:
+              languages: Mapping[str, str], selected: Iterable[str] = ()) -> tuple[RunOutcome, dict[str, Any]]:
         """The run's scores, gates and verdict, and the report's config block (the controller alone scores:
-        the scoring modules load here, never on an xdist worker)."""
+        the scoring modules load here, never on an xdist worker). ``selected``: the session's selected node ids."""
         from ..options.fail_under import parse_fail_under
         from ..report.failures import suite_subtask_data
         from ..report.outcome import complete_suite_hashes, score_run
+        from ..report.selection import selection_of
         from ..suite.fetch import suite_sources
 
         bench, run_config = self.bench, self.bench.config
@@ -213,9 +219,11 @@ class RunCore:
         manifest = {**run_config.report_config(), "suites": hashes,
                     "profile_summary": bench.profile_summary(), "suite_languages": self._languages(hashes, languages),
                     "suite_sources": suite_sources(hashes)}
-        # K is --vita-trials whatever was selected or finished: a partial run does not shrink K.
+        # K is the trials selected per unit: deselected trials are not measured, unfinished ones still count.
+        selection = selection_of(selected)
         outcome = score_run(
             results, trials=run_config.trials, seed=run_config.seed, style=run_config.metrics_style,
+            selected_k=selection.k, unfinished=selection.unfinished(results),
             thresholds=parse_fail_under(run_config.fail_under) if run_config.fail_under else None,
             want_failures=bool(run_config.failures or run_config.report), config=manifest,
             subtask_data=suite_subtask_data(bench.runner.suite), baseline=run_config.baseline,
@@ -245,7 +253,7 @@ class RunCore:
 
         bench, store, run_config = self.bench, self.store, self.bench.config
         counts = {"planned": planned, "completed": len(outcome.results),
-                  "resumed": sum(1 for r in outcome.results if r.resumed)}
+                  "resumed": sum(1 for r in outcome.results if r.resumed), "trials_selected": outcome.k}
         # What `vitabench merge` needs beyond the journal: the report's config block and the usage.
         write_run_summary(store, config=manifest, usage=bench.ledger.to_dict(), run={"id": store.run_id, **counts})
         if run_config.report:
@@ -278,7 +286,8 @@ class RunCore:
             lines.append((f"{bench.shard.label}: {completed} items of run {store.run_id} in {store.path}; "
                           "`vitabench merge` joins the shards into the run's report", None))
         elif planned and completed < planned:
-            lines.append((f"partial: {completed} of {planned} planned items (run {store.run_id}; "
+            why = "" if outcome.unfinished else ", as selected"
+            lines.append((f"partial: {completed} of {planned} planned items{why} (run {store.run_id}; "
                           f"--vita-resume completes it)", "yellow"))
         report = str(bench.config.report) if bench.config.report else None
         lines += summary_lines(outcome, ledger=bench.ledger, show_failures=bench.config.failures, report=report)

@@ -52,6 +52,7 @@ class Combined:
         results: Every item's result, sorted by node id.
         usage: The pieces' LLM usage added up (``None`` when no piece recorded any).
         planned: Items the whole run planned (the selection before sharding), when the pieces say it.
+        trials_selected: The fewest trials per unit any piece selected (the metrics' k), when the pieces say it.
         missing: Sentences naming shards that did not arrive.
         notes: Other things to know: pieces whose LLM usage is unknown.
     """
@@ -62,6 +63,7 @@ class Combined:
     run_id: str
     stores: list[RunStore] = field(default_factory=list)
     planned: int | None = None
+    trials_selected: int | None = None
     missing: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     pieces: list[str] = field(default_factory=list)
@@ -162,6 +164,7 @@ def combine(paths: Iterable[str | Path]) -> Combined:
     return Combined(config=_merged_config(pieces), results=results, usage=_usage(pieces),
                     run_id=next((str(p.run["id"]) for p in pieces if p.run.get("id")), "merged"),
                     stores=[p.store for p in pieces if p.store is not None], planned=_planned(pieces),
+                    trials_selected=_trials_selected(pieces),
                     missing=_missing(pieces), notes=_notes(pieces), pieces=[str(p.source) for p in pieces])
 
 
@@ -192,6 +195,14 @@ def _planned(pieces: Sequence[Piece]) -> int | None:
             return int(piece.shard["selected_in_run"])
     planned = pieces[0].run.get("planned")
     return int(planned) if planned is not None and len(pieces) == 1 else None
+
+
+def _trials_selected(pieces: Sequence[Piece]) -> int | None:
+    """The merged run's k: each piece's trials selected per unit (its session's, else its manifest's, which an
+    unfinished shard leaves too), the fewest of them, as one process selecting all the pieces' items would have."""
+    found = [int(value) for p in pieces
+             if (value := p.run.get("trials_selected") or p.run["selection"].get("trials_selected"))]
+    return min(found, default=None)
 
 
 def _missing(pieces: Sequence[Piece]) -> list[str]:

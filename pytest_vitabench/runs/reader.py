@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .records import result_of
+from .session import SUMMARY
 from .store import RunStore
 
 SCHEMA_V1 = "vitabench-report/1"
@@ -174,7 +175,12 @@ def _open_run_dir(path: Path) -> Run:
             for nodeid in sorted(records)]
     config = manifest.get("config") or {}
     results = [result_of(row) for row in rows]
-    metrics = compute_metrics(results, seed=int(config.get("seed", 0)),
+    # The k the run's own table had: the trials its last session selected per unit (a directory from before
+    # that was recorded: the fewest trials any unit has).
+    selected = ((store.read_json(SUMMARY) or {}).get("run") or {}).get("trials_selected") \
+        or (manifest.get("selection") or {}).get("trials_selected")
+    k = int(selected) if selected else None
+    metrics = compute_metrics(results, k=k, trials=k, seed=int(config.get("seed", 0)),
                               style=str(config.get("metrics_style") or "default")) if results else {}
     planned = (manifest.get("selection") or {}).get("planned")
     run_meta = {"id": store.run_id, "dir": str(path.resolve()), "started": manifest.get("created"),

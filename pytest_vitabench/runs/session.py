@@ -125,14 +125,14 @@ def crashed_item_result(runner: _Runner, store: RunStore, nodeid: str, message: 
 
 
 def run_metadata(*, store: RunStore, started: float, command: list[str], rootdir: Path, planned: int,
-                 completed: int, resumed: int) -> dict[str, Any]:
-    """The report's ``run`` block."""
+                 completed: int, resumed: int, trials_selected: int | None = None) -> dict[str, Any]:
+    """The report's ``run`` block (``trials_selected``: the metrics' k, the trials selected per unit)."""
     return {
         "id": store.run_id, "dir": str(store.path.resolve()),
         "started": now_iso(started), "finished": now_iso(),
         "command": command, "plugin_version": __version__, "python": platform.python_version(),
         "git_commit": git_commit(rootdir), "planned": planned, "completed": completed, "resumed": resumed,
-        "partial": completed < planned,
+        "partial": completed < planned, "trials_selected": trials_selected,
     }
 
 

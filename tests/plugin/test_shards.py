@@ -79,6 +79,37 @@ def test_four_shards_merged_equal_one_unsharded_run(project, capsys):
     assert abs((project.path / "m.html").stat().st_size - (project.path / "f.html").stat().st_size) < 200
 
 
+@pytest.mark.slow
+def test_merged_shards_of_a_selection_equal_the_unsharded_selection_in_every_metric(project, capsys):
+    # three backends (two of them the paired references), 2 of 4 trials selected, 4 users over 2 shards: each
+    # shard holds several users of every backend, and the metrics' k is the selection's in both runs
+    base = ["tasks.json", "-p", "no:cacheprovider", "--vita-memory", "none,full_context,groundtruth",
+            "-k", "t1 or t2", "--vita-run-id", "sel"]
+    for index in (1, 2):
+        extra = ["-n", "2"] if index == 2 else []
+        assert project.runpytest(*base, *extra, "--vita-shard", f"{index}/2").ret in (0, 1)
+    full = project.runpytest(*base[:-2], "--vita-shard", "off", "--vita-report", "full.json")
+    full.stdout.fnmatch_lines(["VitaBench metrics (k=2: 2 of 4 trials per unit selected; *"])
+    for path in _run_dirs(project.path):
+        users = {(r["user_id"], r["memory"]) for r in open_run(path).results}
+        assert len({u for u, _ in users}) >= 2 and len({m for _, m in users}) >= 2
+    capsys.readouterr()
+    assert main(["merge", str(project.path / ".vitabench/runs/sel"), "-o", str(project.path / "merged.json")]) == 0
+    assert "VitaBench metrics (k=2: 2 of 4 trials per unit selected; " in capsys.readouterr().out
+    merged = json.loads((project.path / "merged.json").read_text())
+    unsharded = json.loads((project.path / "full.json").read_text())
+    assert merged["metrics"] == unsharded["metrics"]  # the whole object: every level, breakdown, interval, pair
+    paired = merged["metrics"]["full_context"]["paired"]
+    assert set(paired) == {"vs_none", "vs_groundtruth"} and paired["vs_none"]["n_users"] == 4
+    assert merged["metrics"]["full_context"]["k"] == 2
+    assert merged["run"]["trials_selected"] == unsharded["run"]["trials_selected"] == 2
+    # shards killed before their end leave no summary.json: their manifests still say what they selected
+    for path in _run_dirs(project.path):
+        (path / "summary.json").unlink()
+    assert main(["merge", str(project.path / ".vitabench/runs/sel"), "-o", str(project.path / "m2.json")]) == 0
+    assert json.loads((project.path / "m2.json").read_text())["metrics"] == unsharded["metrics"]
+
+
 def test_a_missing_shard_makes_the_merge_partial_and_a_gate_untrustworthy(project, capsys):
     for index in (1, 3):
         project.runpytest(*BASE, "--vita-shard", f"{index}/3", "--vita-run-id", "nightly")

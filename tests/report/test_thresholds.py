@@ -107,7 +107,11 @@ def test_avg_at_any_k_checks_the_runs_mean_reward():
     # Avg@k is a mean reward: an avg@4 gate applies unchanged to a one-trial smoke run.
     smoke = {"m": {"k": 1, "subtask": level(0.35, 0.35, 0.35, k=1), "user": level(0.3, 0.3, 0.3, k=1)}}
     assert evaluate_thresholds(parse_fail_under("avg@4=0.3"), smoke) == []
-    assert evaluate_thresholds(parse_fail_under("avg@4=0.4"), smoke) == ["m subtask avg@1 = 0.350 < 0.400"]
+    (missed,) = evaluate_thresholds(parse_fail_under("avg@4=0.4"), smoke)
+    # the message says the figure checked is the table's Avg@1, not an Avg@4
+    assert missed == ("m subtask avg@1 = 0.350 < 0.400; checked as avg@1, the table's figure: avg@4 was written, "
+                      "this run has k=1 (trials selected per unit; a mean reward does not depend on k)")
+    assert evaluate_thresholds(parse_fail_under("avg=0.4"), smoke) == ["m subtask avg@1 = 0.350 < 0.400"]
 
 
 def test_pass_at_a_k_above_the_runs_is_not_checked_and_does_not_fail():
@@ -117,7 +121,8 @@ def test_pass_at_a_k_above_the_runs_is_not_checked_and_does_not_fail():
     assert evaluate_thresholds(parse_fail_under("pass^4=0.9,pass@4=0.9"), smoke) == []
     (outcome, _) = check_thresholds(parse_fail_under("pass^4=0.9,pass@4=0.9"), smoke)
     assert outcome.status == "not_checked"
-    assert outcome.message == "threshold pass^4=0.9 not checked: pass^4 needs 4 trials per subtask, this run has 1 (m)"
+    assert outcome.message == ("threshold pass^4=0.9 not checked: pass^4 needs 4 trials per subtask, this run has k=1 "
+                               "(trials selected per unit) (m)")
 
 
 def test_with_computed_metrics():
