@@ -54,6 +54,8 @@ class VitaController(VitaSession):
         self.non_vita_failures = 0
         self.started_monotonic: float | None = None
         self.planned_items: int | None = None
+        #: Under xdist, the node ids the first worker collected, until the resume line is written.
+        self._resume_ids: list[str] | None = None
         self.progress: Any = None
         #: The run's scores, gates and verdict (:mod:`pytest_vitabench.report.outcome`), once it finished.
         self.outcome: RunOutcome | None = None
@@ -87,10 +89,26 @@ class VitaController(VitaSession):
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, ids: list[str]) -> None:
+        if self.planned_items is None and self.active:
+            self._resume_ids = list(ids)
         self.planned_items = len(ids)
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.planned_items = len(session.items)
+
+    def pytest_report_collectionfinish(self, config: pytest.Config, items: list[pytest.Item]) -> list[str]:
+        line = self.core.resume_line([item.nodeid for item in items]) if self.active else None
+        return [line] if line else []
+
+    def pytest_runtest_logstart(self, nodeid: str) -> None:
+        """Under xdist the controller collects nothing: the resume line waits for the first item to start,
+        after xdist's status lines."""
+        ids, self._resume_ids = self._resume_ids, None
+        line = self.core.resume_line(ids) if ids is not None else None
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if line and reporter is not None:
+            reporter.ensure_newline()
+            reporter.write_line(line)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_handlecrashitem(self, crashitem: str, report: Any) -> None:

@@ -26,9 +26,9 @@ from ..report.junit import item_properties, suite_properties
 from ..report.progress import LARGE_SUITE_BYTES, Progress, large_suite_files, parse_interval
 from ..result import ItemResult
 from ..runs.manifest import config_sha256
-from ..runs.session import crashed_item_result, open_run_store, run_metadata, write_manifest_once, write_run_summary
+from ..runs.session import crashed_item_result, is_item_id, open_run_store, run_metadata, write_manifest_once, write_run_summary
 from ..store import clear_project, default_root, legacy_notice
-from ..suite.loader import LoadedSuite, LoadedUser, SuiteError, held_user
+from ..suite.loader import LoadedSuite, LoadedUser, SuiteError, held_user, suite_sha256
 from .engine.run import RunEngine
 from .preflight import preflight_error, start_checks
 from .runner import ItemJob, RunState
@@ -193,6 +193,26 @@ class RunCore:
         journal = [f"vitabench run {store.run_id}: journal {store.path}"] \
             if bench.shard is not None or bench.config.run_id else []
         return [*bench.header_lines(verbose=verbose), *journal, *([notice] if notice else [])]
+
+    def resume_line(self, nodeids: Iterable[str]) -> str | None:
+        """``resumed run R: N items reused, M to run`` over the selected ``nodeids`` (``None`` without
+        ``--vita-resume``): an item is reused when the resumed run finished it from the same suite file."""
+        if not self.bench.config.resume:
+            return None
+        shas: dict[str, str] = {}
+        reused = selected = 0
+        for nodeid in nodeids:
+            if not is_item_id(nodeid):
+                continue
+            selected += 1
+            record = self.saved.get(nodeid)
+            if record is None:
+                continue
+            path = nodeid.split("::", 1)[0]
+            if path not in shas:
+                shas[path] = suite_sha256(self.rootdir / path)
+            reused += record.get("suite_sha256") == shas[path]
+        return f"resumed run {self.store.run_id}: {reused} items reused, {selected - reused} to run"
 
     def progress(self, *, tty: bool, started: float | None) -> Progress:
         """The progress lines' state (every ``--vita-progress`` seconds; a TTY's default differs)."""
