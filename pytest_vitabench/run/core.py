@@ -20,13 +20,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..llm.secrets import redact_url
+from ..options import user_code
 from ..options.settings import raw_options
 from ..report.failure_text import failure_text
 from ..report.junit import item_properties, suite_properties
 from ..report.progress import LARGE_SUITE_BYTES, Progress, large_suite_files, parse_interval
 from ..result import ItemResult
 from ..runs.manifest import config_sha256
-from ..runs.session import crashed_item_result, is_item_id, open_run_store, run_metadata, write_manifest_once, write_run_summary
+from ..runs.session import (
+    crashed_item_result,
+    is_item_id,
+    open_run_store,
+    run_metadata,
+    write_manifest_once,
+    write_run_summary,
+)
 from ..store import clear_project, default_root, legacy_notice
 from ..suite.loader import LoadedSuite, LoadedUser, SuiteError, held_user, suite_sha256
 from .engine.run import RunEngine
@@ -69,6 +77,9 @@ class RunCore:
 
     def __init__(self, option: Callable[[str], Any], *, rootdir: Path, state_dir: str, run_dir: str | None,
                  writer: str, selection: Callable[[], dict[str, Any]], invocation_dir: Path):
+        # Before the options are read: --vita-memory module:SPEC imports the user's module as it parses.
+        user_code.set_project_folders([invocation_dir, rootdir, *(
+            invocation_dir / arg.split("::", 1)[0] for arg in selection().get("args", []))])
         bench = Benchmark(raw_options(option), rootdir=rootdir, state_dir=state_dir,
                           run_state=RunState(index_dir=default_root(rootdir) / "suites"))
         self.rootdir = rootdir
