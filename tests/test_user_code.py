@@ -6,11 +6,13 @@ from __future__ import annotations
 import sys
 
 import pytest
+from _paths import REPO_ROOT
 
 from pytest_vitabench.judges.registry import LLM_RUBRIC, JudgeSpec, judge_spec
-from pytest_vitabench.memory.registry import BUILTIN_SPECS, memory_spec
+from pytest_vitabench.memory.registry import memory_spec
 from pytest_vitabench.options import user_code, values
 
+DEMO = REPO_ROOT / "suites" / "demo" / "tasks.json"
 SPEC = '''
 from pytest_vitabench import EMPTY_MEMORY, MemorySpec
 
@@ -60,11 +62,7 @@ def test_a_missing_import_inside_the_module_is_reported_as_that(folder):
         values.memory_list("--vita-memory", "uc_broken:SPEC")
 
 
-def test_a_spec_may_not_take_a_builtin_name_nor_another_specs(folder):
-    assert values.MEMORY_BACKENDS == tuple(BUILTIN_SPECS)
-    (folder / "uc_clash.py").write_text(SPEC.format(name="full_context"), encoding="utf-8")
-    with pytest.raises(ValueError, match="declares the name 'full_context' of a built-in backend"):
-        values.memory_list("--vita-memory", "uc_clash:SPEC")
+def test_two_specs_may_not_declare_one_name(folder):
     (folder / "uc_one.py").write_text(SPEC.format(name="twin"), encoding="utf-8")
     (folder / "uc_two.py").write_text(SPEC.format(name="twin"), encoding="utf-8")
     with pytest.raises(ValueError, match="'uc_one:SPEC' and 'uc_two:SPEC' both declare the name 'twin'"):
@@ -82,3 +80,16 @@ def test_a_judge_spec_loads_by_reference_and_a_model_tag_stays_a_model(folder):
         judge_spec("uc_judges:OTHER")
     for model in ("qwen2.5:7b", "llama3:8b", "mistral:latest", "gpt-4.1"):
         assert judge_spec(model) is LLM_RUBRIC
+
+
+@pytest.mark.parametrize("name", ["full_context", "null"])
+def test_a_run_refuses_a_spec_named_like_a_builtin_backend(pytester, name):
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+    (pytester.path / "suites").mkdir()
+    (pytester.path / "suites" / "tasks.json").write_bytes(DEMO.read_bytes())
+    (pytester.path / "suites" / "uc_clash.py").write_text(SPEC.format(name=name), encoding="utf-8")
+    result = pytester.runpytest("suites", "-p", "no:cacheprovider", "--vita-memory", "uc_clash:SPEC")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*--vita-memory: 'uc_clash:SPEC' declares the name {name!r} of a built-in "
+                                 "backend; give its spec a name of its own*"])
+    sys.modules.pop("uc_clash", None)

@@ -35,6 +35,7 @@ def set_project_folders(folders: Iterable[Path | str]) -> None:
         if path.is_dir() and path not in unique:
             unique.append(path)
     _folders[:] = unique
+    _declared.clear()  # a new run: names declared by an earlier run in this process (pytester) are not its own
 
 
 def project_folders() -> list[Path]:
@@ -86,6 +87,12 @@ def declared_name(reference: str, *, what: str) -> str:
     ``reference`` itself; :func:`declared` finds the object by it. ``ValueError`` as :func:`load`."""
     name = getattr(load(reference, what=what), "name", None)
     return name if isinstance(name, str) and name else reference
+
+
+def reference_of(name: str, *, what: str) -> str | None:
+    """The ``module:attribute`` whose object :func:`load` last returned under the declared ``name``, else ``None``."""
+    known = _declared.get((what, name))
+    return known[0] if known is not None else None
 
 
 def declared(name: str, *, what: str) -> Any:

@@ -50,9 +50,6 @@ NO_TOOL_CHECKS = frozenset({"official", "none", ""})
 #: The official harness's names of memory backends, accepted as aliases (its null and rewrite are our none and agentic).
 ALIASES = {"null": "none", "rewrite": "agentic"}
 
-#: The built-in memory backends' names (the memory registry's; a test keeps the two equal), which a backend of
-#: the user's may not declare.
-MEMORY_BACKENDS = ("none", "groundtruth", "full_context", "agentic", "rag")
 #: What :mod:`.user_code` calls a ``--vita-memory module:SPEC`` (its messages; the registry's lookups).
 MEMORY_CODE_KIND = "memory backend"
 
@@ -232,9 +229,6 @@ def memory_list(option: str, value: object) -> list[str]:
                 name = user_code.declared_name(name, what=MEMORY_CODE_KIND)
             except ValueError as exc:
                 raise ValueError(f"{option}: {exc}") from None
-            if name in MEMORY_BACKENDS or name in ALIASES:
-                raise ValueError(f"{option}: {part!r} declares the name {name!r} of a built-in backend; "
-                                 "give its spec a name of its own")
             if loaded.get(name, part) != part:
                 raise ValueError(f"{option}: {loaded[name]!r} and {part!r} both declare the name {name!r}")
             loaded[name] = part

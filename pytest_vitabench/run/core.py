@@ -20,8 +20,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..llm.secrets import redact_url
+from ..memory.registry import BUILTIN_SPECS, memory_spec
 from ..options import user_code
 from ..options.settings import raw_options
+from ..options.values import MEMORY_CODE_KIND
 from ..report.failure_text import failure_text
 from ..report.junit import item_properties, suite_properties
 from ..report.progress import LARGE_SUITE_BYTES, Progress, large_suite_files, parse_interval
@@ -55,6 +57,20 @@ Item = TypeVar("Item")
 #: A URL anywhere in a command-line argument (``--vita-base-url URL``, ``--vita-limits rpm=5,url=redis://...``).
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s,]+")
 
+def _no_builtin_shadowed(memory: Iterable[str]) -> None:
+    """A ``--vita-memory module:SPEC`` whose spec declares a built-in backend's name would run the built-in under
+    the user's name: refused.
+
+    Raises:
+        ValueError: Naming the spec and the name to change.
+    """
+    for name in memory:
+        reference = user_code.reference_of(name, what=MEMORY_CODE_KIND)
+        if reference is not None and memory_spec(name) in BUILTIN_SPECS.values():
+            raise ValueError(f"--vita-memory: {reference!r} declares the name {name!r} of a built-in backend; "
+                             "give its spec a name of its own")
+
+
 class RunCore:
     """One run in one process: its wiring (:attr:`bench`), its run directory (:attr:`store`) and the records
     of the run it resumes (:attr:`saved`).
@@ -82,6 +98,7 @@ class RunCore:
             invocation_dir / arg.split("::", 1)[0] for arg in selection().get("args", []))])
         bench = Benchmark(raw_options(option), rootdir=rootdir, state_dir=state_dir,
                           run_state=RunState(index_dir=default_root(rootdir) / "suites"))
+        _no_builtin_shadowed(bench.config.memory)
         self.rootdir = rootdir
         self.store, self.saved = open_run_store(
             rootdir=rootdir, config=bench.config.manifest(), resume=bench.config.resume, run_dir=run_dir,
