@@ -56,20 +56,21 @@ def console_pytest(tmp_path_factory) -> list[str]:
     return [sys.executable, str(script)]
 
 
-@pytest.mark.parametrize("where", ["suites/demo", "."])
+@pytest.mark.parametrize(("where", "extra"), [("suites/demo", []), (".", []), ("suites/demo", ["-n", "2"])],
+                         ids=["beside-the-suite", "in-the-rootdir", "under-xdist"])
 @pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_the_recipe_runs_as_written(name, where, tmp_path, console_pytest):
+def test_the_recipe_runs_as_written(name, where, extra, tmp_path, console_pytest):
     shutil.copytree(REPO_ROOT / "suites" / "demo", tmp_path / "suites" / "demo")
     (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")  # the rootdir: this folder
     recipe = recipes()[name]
     for file_name, text in recipe["files"]:
         (tmp_path / where / file_name).write_text(text, encoding="utf-8")
     for argv in recipe["commands"]:
-        run = subprocess.run([*console_pytest, *argv[1:], "-p", "no:cacheprovider", "--vita-report", "r.json"],
+        run = subprocess.run([*console_pytest, *argv[1:], *extra, "-p", "no:cacheprovider", "--vita-report", "r.json"],
                              cwd=tmp_path, capture_output=True, text=True, timeout=300)
         output = run.stdout + run.stderr
         assert run.returncode in (0, 1), output  # 1: some items failed, the benchmark's finding
-        assert "Error" not in run.stderr and "No module named" not in output, output
+        assert "Error:" not in output and "No module named" not in output, output
         report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
         results = report["results"]
         assert results and not [r for r in results if r["outcome"] == "error"], output
