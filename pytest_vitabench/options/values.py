@@ -12,7 +12,6 @@ import re
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
-from . import user_code
 from .fail_under import parse_fail_under
 from .model_args import parse_model_args
 from .spelling import did_you_mean
@@ -225,6 +224,8 @@ def memory_list(option: str, value: object) -> list[str]:
     for part in (part.strip() for part in str(value).split(",")):
         name = ALIASES.get(part, part)
         if ":" in name:
+            from . import user_code  # here: registering the options imports only what their parsers need first
+
             try:
                 name = user_code.declared_name(name, what=MEMORY_CODE_KIND)
             except ValueError as exc:
