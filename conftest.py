@@ -15,6 +15,7 @@ collect_ignore = ["tests/data"]
 #: ``pytest -m "not slow"`` is a quick run; CI runs them all. ``tests/packaging`` checks every entry exists.
 SLOW_TESTS = (
     "tests/plugin/test_resume.py",
+    "tests/test_docs_recipes.py::test_the_recipe_runs_as_written",
     "tests/plugin/test_concurrency.py",
     "tests/plugin/test_baseline.py",
     "tests/plugin/test_faults.py",

@@ -68,7 +68,7 @@ def test_the_reference_page_asks_for_the_generated_table():
     rendered = options_hook().on_page_markdown(page("reference.md"))
     assert options_hook().MARKER not in rendered
     assert "| `--vita-model NAME` | `vita_model` | `reference` |" in rendered
-    assert "| `--vita-resume [RUN]` |" in rendered and "| `--vita-strict` | `vita_strict` | off |" in rendered
+    assert "| `--vita-resume[=RUN]` |" in rendered and "| `--vita-strict` | `vita_strict` | off |" in rendered
     assert "| `--vita-max-steps N` | `vita_max_steps` | set by `--vita-profile` |" in rendered
     assert "| `--vita-limits KEY=VALUE` | `vita_limits` |" in rendered and "| `--vita-limits rpm=VALUE` |" in rendered
     # the table sits in a block that extra.css keeps from wrapping option names

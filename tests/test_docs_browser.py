@@ -78,7 +78,7 @@ def test_a_nav_link_opens_its_page(page, site_url):
     expect(page).to_have_url(f"{site_url}reference/")
     expect(page.locator("article h1")).to_contain_text("Options")
     # the generated reference: a rendered table row per option, the help text beside it
-    expect(page.locator("article table code", has_text="--vita-resume [RUN]")).to_have_count(1)
+    expect(page.locator("article table code", has_text="--vita-resume[=RUN]")).to_have_count(1)
 
 
 def test_the_search_box_finds_a_page(page, site_url):

@@ -28,7 +28,7 @@ def usage(spec: SettingSpec) -> str:
     if meta.flag:
         return spec.option
     value = meta.metavar or spec.ini.upper()
-    return f"{spec.option} [{value}]" if meta.optional_value is not None else f"{spec.option} {value}"
+    return f"{spec.option}[={value}]" if meta.optional_value is not None else f"{spec.option} {value}"
 
 
 def default_text(spec: SettingSpec) -> str:

@@ -1,6 +1,7 @@
 """The judges ``--vita-judge-model`` selects, each declared once as a :class:`JudgeSpec` (like ``DomainSpec``).
 
-``rules`` is the built-in offline judge; a third-party package adds one with an entry point in the
+``rules`` is the built-in offline judge; ``module:SPEC`` names a spec in the user's code (beside the suite will do);
+a third-party package adds one with an entry point in the
 ``vitabench.judge`` group named by its ``--vita-judge-model`` value; any other name is a model at the endpoint,
 judged by the LLM rubric judge. Every caller builds its judge with :func:`make_judge`.
 """
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..llm.batch import BatchJournal, BatchSubmitter
 from ..official.behaviour import outcome_rules
+from ..options import user_code
 from ..options.parts import JudgeSettings
 from .audited import AuditedJudge
 from .base import Judge
@@ -105,6 +107,11 @@ def judge_spec(model: str) -> JudgeSpec:
     """
     if model in BUILTIN:
         return BUILTIN[model]
+    if user_code.is_reference(model) and user_code.findable(model):  # else a model's name:tag
+        spec = user_code.load(model, what="judge")
+        if not isinstance(spec, JudgeSpec):
+            raise ValueError(f"--vita-judge-model {model!r} names a {type(spec).__name__}, not a JudgeSpec")
+        return spec
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         if ep.name == model:
             try:

@@ -7,7 +7,6 @@ factory); a class receives the :class:`~.spec.MemoryOptions` its ``__init__`` na
 
 from __future__ import annotations
 
-import importlib
 import inspect
 from collections.abc import Callable, Iterable
 from dataclasses import fields, replace
@@ -16,8 +15,10 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..options import user_code
 from ..options.parts import MemorySettings
 from ..options.spelling import did_you_mean
+from ..options.values import MEMORY_CODE_KIND as USER_CODE_KIND
 from . import agentic, full_context, groundtruth, null, rag
 from .base import Memory
 from .snapshots import SnapshotStore
@@ -147,11 +148,10 @@ def _load_custom(name: str) -> Any:
     """The object a ``module:Class`` or entry point names (``None``: no entry point has that name); a
     ``ValueError`` says which module, attribute or entry point cannot be loaded."""
     if ":" in name:
-        module_name, _, attr = name.partition(":")
-        try:
-            return getattr(importlib.import_module(module_name), attr)
-        except (ImportError, AttributeError) as exc:
-            raise ValueError(f"cannot load memory backend {name!r}: {exc}") from exc
+        return user_code.load(name, what=USER_CODE_KIND)
+    declared = user_code.declared(name, what=USER_CODE_KIND)  # a spec --vita-memory module:SPEC loaded, by its name
+    if declared is not None:
+        return declared
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         if ep.name == name:
             try:

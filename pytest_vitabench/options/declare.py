@@ -45,7 +45,8 @@ class Setting:
         official: The raw value ``--vita-profile official`` gives the setting when it is not set (a deviation from
             the official harness, see :data:`pytest_vitabench.official.deviations.DEVIATIONS`, or the official seed and
             source); under ``--vita-profile default`` it takes the field's default. ``None``: the same in both.
-        optional_value: The option may be given without a value, meaning this one (``--vita-resume``).
+        optional_value: The option may be given without a value, meaning this one (``--vita-resume``); a value is
+            then attached only (``--vita-resume=RUN``), so that the option never takes the next argument.
         metavar: The option's value placeholder in ``--help``.
         group: The structured option this setting is a key of (:data:`GROUPS`); empty: an option of its own.
         key: Its key in that option; empty: the field name with dashes.

@@ -186,7 +186,7 @@ class RunShapeSettings(Part):
         help="episodes in flight per process (default: auto)")
     resume: str | None = setting(
         scope="run", optional_value="latest", metavar="RUN", ini_default="", parse=values.resume, heading="runs",
-        help="reuse the finished items of the last (or RUN's) run")
+        help="reuse the latest run's finished items (=RUN: RUN's)")
     shard: str = setting(
         "auto", scope="run", parse=values.shard, metavar="I/N", heading="runs",
         help="run shard I of N (default: auto, from the job runner)")

@@ -49,6 +49,9 @@ NO_TOOL_CHECKS = frozenset({"official", "none", ""})
 #: The official harness's names of memory backends, accepted as aliases (its null and rewrite are our none and agentic).
 ALIASES = {"null": "none", "rewrite": "agentic"}
 
+#: What :mod:`.user_code` calls a ``--vita-memory module:SPEC`` (its messages; the registry's lookups).
+MEMORY_CODE_KIND = "memory backend"
+
 #: Seconds between progress lines (``--vita-progress auto``): on a terminal, and when the output goes to a
 #: file or CI log.
 TTY_INTERVAL_S = 10.0
@@ -214,11 +217,24 @@ def tool_checks(option: str, value: object) -> list[str]:
 
 def memory_list(option: str, value: object) -> list[str]:
     """Split ``none,full_context`` into de-duplicated names (order kept), official aliases resolved
-    (:data:`ALIASES`)."""
+    (:data:`ALIASES`), and each ``module:SPEC`` named by the name its spec declares (``recent``), as ids and
+    reports show it; the memory registry finds the spec by that name."""
     names: list[str] = []
+    loaded: dict[str, str] = {}
     for part in (part.strip() for part in str(value).split(",")):
-        if part and ALIASES.get(part, part) not in names:
-            names.append(ALIASES.get(part, part))
+        name = ALIASES.get(part, part)
+        if ":" in name:
+            from . import user_code  # here: registering the options imports only what their parsers need first
+
+            try:
+                name = user_code.declared_name(name, what=MEMORY_CODE_KIND)
+            except ValueError as exc:
+                raise ValueError(f"{option}: {exc}") from None
+            if loaded.get(name, part) != part:
+                raise ValueError(f"{option}: {loaded[name]!r} and {part!r} both declare the name {name!r}")
+            loaded[name] = part
+        if name and name not in names:
+            names.append(name)
     if not names:
         raise ValueError(f"{option} needs at least one backend name")
     return names

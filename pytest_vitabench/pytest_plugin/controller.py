@@ -56,6 +56,8 @@ class VitaController(VitaSession):
         self.planned_items: int | None = None
         #: The node ids the session selected (after -k, -m, --lf, a shard...): the metrics' k comes from them.
         self.selected_ids: list[str] = []
+        #: Under xdist, the node ids the first worker collected, until the resume line is written.
+        self._resume_ids: list[str] | None = None
         self.progress: Any = None
         #: The run's scores, gates and verdict (:mod:`pytest_vitabench.report.outcome`), once it finished.
         self.outcome: RunOutcome | None = None
@@ -89,6 +91,8 @@ class VitaController(VitaSession):
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, ids: list[str]) -> None:
+        if self.planned_items is None and self.active:
+            self._resume_ids = list(ids)
         self.planned_items = len(ids)
         self.selected_ids = list(ids)  # each worker collects the same selection
 
@@ -96,6 +100,20 @@ class VitaController(VitaSession):
         self.planned_items = len(session.items)
         if session.items:
             self.selected_ids = [item.nodeid for item in session.items]
+
+    def pytest_report_collectionfinish(self, config: pytest.Config, items: list[pytest.Item]) -> list[str]:
+        line = self.core.resume_line([item.nodeid for item in items]) if self.active else None
+        return [line] if line else []
+
+    def pytest_runtest_logstart(self, nodeid: str) -> None:
+        """Under xdist the controller collects nothing: the resume line waits for the first item to start,
+        after xdist's status lines."""
+        ids, self._resume_ids = self._resume_ids, None
+        line = self.core.resume_line(ids) if ids is not None else None
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if line and reporter is not None:
+            reporter.ensure_newline()
+            reporter.write_line(line)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_handlecrashitem(self, crashitem: str, report: Any) -> None:

@@ -78,6 +78,23 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                   type="args", default=DEFAULT_PATTERNS)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str], parser: pytest.Parser) -> None:
+    """An option whose value is optional takes it attached only (``--vita-resume=RUN``), as git's and getopt's do:
+    argparse would read the next argument as its value, so ``pytest --vita-resume suites/demo`` lost its path.
+    The bare spelling becomes ``--vita-resume=latest`` here, before pytest's final parse reads the paths."""
+    bare = {option.option: option.setting.meta.optional_value for option in options()
+            if option.setting is not None and option.setting.meta.optional_value is not None}
+    end = args.index("--") if "--" in args else len(args)
+    changed = False
+    for position in range(end):
+        if args[position] in bare:
+            args[position] = f"{args[position]}={bare[args[position]]}"
+            changed = True
+    if changed:  # the early parse read the swallowed path as the value: the initial conftests are the paths'
+        early_config.known_args_namespace.file_or_dir = parser.parse_known_args(args).file_or_dir
+
+
 def _ini_help(ini: str, kind: str) -> str:
     # Each ini key is its option's: pytest shows the key alone when the help would start a line of its own.
     return "--" + ini.replace("_", "-") if len(f"{ini} ({kind}):") <= 21 else ""
@@ -93,11 +110,25 @@ def _removed_spellings(config: pytest.Config) -> None:
             raise pytest.UsageError(f"pytest-vitabench: {removed.message(ini=True)}")
 
 
+def _resume_run_read_as_path(config: pytest.Config) -> None:
+    """The old ``--vita-resume RUN`` makes RUN a test path (the value is attached now): say so, not "not found"."""
+    if not config.getoption("vita_resume") or config.option.pyargs:
+        return
+    for arg in config.args:
+        path = config.invocation_params.dir / arg.split("::", 1)[0]
+        if not path.exists() or (path / "manifest.json").is_file():  # missing, or a run's own directory
+            raise pytest.UsageError(
+                f"pytest-vitabench: {arg!r} is not a test path. --vita-resume takes a run attached: "
+                f"--vita-resume={arg} continues that run; a bare --vita-resume continues the latest one.")
+
+
 def pytest_configure(config: pytest.Config) -> None:
     for name, description in MARKERS.items():
         config.addinivalue_line("markers", f"{name}: {description}")
     _removed_spellings(config)
     worker = hasattr(config, "workerinput")  # xdist gives a worker's config its workerinput
+    if not worker:
+        _resume_run_read_as_path(config)
     if config.getoption("cacheclear", False) and not worker:
         run_core().clear_caches(config.rootpath)  # our caches go with pytest's; the run journals stay (--vita-resume)
     session = VitaSession(config) if worker else VitaController(config)

@@ -20,15 +20,25 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..llm.secrets import redact_url
+from ..memory.registry import BUILTIN_SPECS, memory_spec
+from ..options import user_code
 from ..options.settings import raw_options
+from ..options.values import MEMORY_CODE_KIND
 from ..report.failure_text import failure_text
 from ..report.junit import item_properties, suite_properties
 from ..report.progress import LARGE_SUITE_BYTES, Progress, large_suite_files, parse_interval
 from ..result import ItemResult
 from ..runs.manifest import config_sha256
-from ..runs.session import crashed_item_result, open_run_store, run_metadata, write_manifest_once, write_run_summary
+from ..runs.session import (
+    crashed_item_result,
+    is_item_id,
+    open_run_store,
+    run_metadata,
+    write_manifest_once,
+    write_run_summary,
+)
 from ..store import clear_project, default_root, legacy_notice
-from ..suite.loader import LoadedSuite, LoadedUser, SuiteError, held_user
+from ..suite.loader import LoadedSuite, LoadedUser, SuiteError, held_user, suite_sha256
 from .engine.run import RunEngine
 from .preflight import preflight_error, start_checks
 from .runner import ItemJob, RunState
@@ -46,6 +56,20 @@ Item = TypeVar("Item")
 
 #: A URL anywhere in a command-line argument (``--vita-base-url URL``, ``--vita-limits rpm=5,url=redis://...``).
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s,]+")
+
+def _no_builtin_shadowed(memory: Iterable[str]) -> None:
+    """A ``--vita-memory module:SPEC`` whose spec declares a built-in backend's name would run the built-in under
+    the user's name: refused.
+
+    Raises:
+        ValueError: Naming the spec and the name to change.
+    """
+    for name in memory:
+        reference = user_code.reference_of(name, what=MEMORY_CODE_KIND)
+        if reference is not None and memory_spec(name) in BUILTIN_SPECS.values():
+            raise ValueError(f"--vita-memory: {reference!r} declares the name {name!r} of a built-in backend; "
+                             "give its spec a name of its own")
+
 
 class RunCore:
     """One run in one process: its wiring (:attr:`bench`), its run directory (:attr:`store`) and the records
@@ -69,8 +93,12 @@ class RunCore:
 
     def __init__(self, option: Callable[[str], Any], *, rootdir: Path, state_dir: str, run_dir: str | None,
                  writer: str, selection: Callable[[], dict[str, Any]], invocation_dir: Path):
+        # Before the options are read: --vita-memory module:SPEC imports the user's module as it parses.
+        user_code.set_project_folders([invocation_dir, rootdir, *(
+            invocation_dir / arg.split("::", 1)[0] for arg in selection().get("args", []))])
         bench = Benchmark(raw_options(option), rootdir=rootdir, state_dir=state_dir,
                           run_state=RunState(index_dir=default_root(rootdir) / "suites"))
+        _no_builtin_shadowed(bench.config.memory)
         self.rootdir = rootdir
         self.store, self.saved = open_run_store(
             rootdir=rootdir, config=bench.config.manifest(), resume=bench.config.resume, run_dir=run_dir,
@@ -198,6 +226,26 @@ class RunCore:
         journal = [f"vitabench run {store.run_id}: journal {store.path}"] \
             if bench.shard is not None or bench.config.run_id else []
         return [*bench.header_lines(verbose=verbose), *journal, *([notice] if notice else [])]
+
+    def resume_line(self, nodeids: Iterable[str]) -> str | None:
+        """``resumed run R: N items reused, M to run`` over the selected ``nodeids`` (``None`` without
+        ``--vita-resume``): an item is reused when the resumed run finished it from the same suite file."""
+        if not self.bench.config.resume:
+            return None
+        shas: dict[str, str] = {}
+        reused = selected = 0
+        for nodeid in nodeids:
+            if not is_item_id(nodeid):
+                continue
+            selected += 1
+            record = self.saved.get(nodeid)
+            if record is None:
+                continue
+            path = nodeid.split("::", 1)[0]
+            if path not in shas:
+                shas[path] = suite_sha256(self.rootdir / path)
+            reused += record.get("suite_sha256") == shas[path]
+        return f"resumed run {self.store.run_id}: {reused} items reused, {selected - reused} to run"
 
     def progress(self, *, tty: bool, started: float | None) -> Progress:
         """The progress lines' state (every ``--vita-progress`` seconds; a TTY's default differs)."""

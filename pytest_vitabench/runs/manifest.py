@@ -74,13 +74,13 @@ def difference_lines(saved: dict[str, Any], current: dict[str, Any]) -> list[str
             for key in settings_differences(saved, current)]
 
 
-def find_resumable(rootdir: str | Path, requested: str, config: dict[str, Any]) -> RunStore | None:
+def find_resumable(rootdir: str | Path, requested: str, config: dict[str, Any]) -> RunStore:
     """The run that ``--vita-resume`` continues: ``requested`` is ``latest`` (the newest run with the same
-    scoring configuration; ``None`` when there is no earlier run at all), a path or a run id.
+    scoring configuration), a path or a run id.
 
     Raises:
         ResumeError: The requested run does not exist or has another configuration; or, for ``latest``,
-            runs exist but none has this configuration (the newest one's differences are listed).
+            there is no earlier run, or none has this configuration (the newest one's differences are listed).
     """
     root = runs_root(rootdir)
     wanted = config_sha256(config)
@@ -88,7 +88,7 @@ def find_resumable(rootdir: str | Path, requested: str, config: dict[str, Any]) 
         candidates = sorted((p for p in root.glob("*") if (p / "manifest.json").is_file()), reverse=True) \
             if root.is_dir() else []
         if not candidates:
-            return None
+            raise ResumeError(nothing_to_resume(root))
         for path in candidates:
             manifest = RunStore(path).manifest()
             if manifest and manifest.get("config_sha256") == wanted:
@@ -101,11 +101,20 @@ def find_resumable(rootdir: str | Path, requested: str, config: dict[str, Any]) 
     store = RunStore(path)
     manifest = store.manifest()
     if manifest is None:
-        raise ResumeError(f"--vita-resume {requested}: no run directory with a manifest.json there "
+        raise ResumeError(f"--vita-resume={requested}: no run directory with a manifest.json there "
                           f"(runs live in {root})")
     if manifest.get("config_sha256") != wanted:
         raise ResumeError(_mismatch(path, manifest, config, none_compatible=False))
     return store
+
+
+def nothing_to_resume(root: Path, named: Path | None = None) -> str:
+    """The usage error of a ``--vita-resume`` that finds no journaled run: silently starting afresh would
+    redo (and pay for) work the user believes is saved."""
+    where = f"the run directory {named} holds no journaled run" if named is not None \
+        else f"no earlier run in {root}"
+    return (f"--vita-resume: nothing to resume: {where}. Run without --vita-resume to start a run; "
+            "a run journals its items as they finish.")
 
 
 def _mismatch(path: Path, manifest: dict[str, Any], config: dict[str, Any], *, none_compatible: bool) -> str:

@@ -19,6 +19,7 @@ from .manifest import (
     difference_lines,
     find_resumable,
     git_commit,
+    nothing_to_resume,
     now_iso,
 )
 from .records import journal_item
@@ -34,6 +35,11 @@ class _Runner(Protocol):
 
 #: ``path::user::subtask[memory-tN]``
 _NODEID = re.compile(r"^(?P<path>[^:]+)::(?P<user>.+)::(?P<subtask>[^:\[]+)\[(?P<memory>.+)-t(?P<trial>\d+)\]$")
+
+
+def is_item_id(nodeid: str) -> bool:
+    """Whether ``nodeid`` has the shape of a VitaBench item's (``file::user::subtask[memory-tN]``)."""
+    return _NODEID.match(nodeid) is not None
 
 
 def open_run_store(*, rootdir: Path, config: dict[str, Any], resume: str | None, run_dir: str | None,
@@ -54,8 +60,8 @@ def open_run_store(*, rootdir: Path, config: dict[str, Any], resume: str | None,
         items only: an ``error`` outcome runs again).
 
     Raises:
-        ResumeError: ``--vita-resume`` names a run that does not exist or has other settings, or the named
-            directory holds a run with other settings.
+        ResumeError: ``--vita-resume`` finds nothing to resume, or names a run that does not exist or has other
+            settings, or the named directory holds a run with other settings.
     """
     store: RunStore | None = None
     if run_dir:
@@ -63,10 +69,10 @@ def open_run_store(*, rootdir: Path, config: dict[str, Any], resume: str | None,
     elif named_dir is not None:
         store = RunStore(named_dir, writer=writer)
         check_same_config(store, config)
+        if resume and store.manifest() is None:
+            raise ResumeError(nothing_to_resume(runs_root(rootdir), named_dir))
     elif resume:
-        store = find_resumable(rootdir, resume, config)
-        if store is not None:
-            store = RunStore(store.path, writer=writer)
+        store = RunStore(find_resumable(rootdir, resume, config).path, writer=writer)
     if store is None:
         store = RunStore(runs_root(rootdir) / new_run_id(), writer=writer)
     saved: dict[str, dict[str, Any]] = {}

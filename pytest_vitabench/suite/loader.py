@@ -110,6 +110,14 @@ def _validation_problems(exc: ValidationError, prefix: str) -> list[tuple[str, s
     return list(problems)
 
 
+def suite_sha256(path: Path) -> str:
+    """The sha256 a loaded suite carries (:attr:`LoadedSuite.sha256`; ``""`` for a file that cannot be read)."""
+    try:
+        return hashlib.sha256(read_suite_bytes(path)).hexdigest()
+    except SuiteError:
+        return ""
+
+
 def read_suite_bytes(path: Path) -> bytes:
     """The bytes of a suite file (``.gz`` decompressed).
 

@@ -74,6 +74,7 @@ def test_a_run_uses_the_spec_one_chain_for_every_trial(backend, pytester, tmp_pa
     assert len(updates) == subtasks and {trial for _, trial, _ in updates} == {0}
     assert {language for _, _, language in updates} == {"en"}
     report = full_report(pytester.path / "run.json")  # the records' trajectories and snapshots included
-    assert set(report["metrics"]) == {"none", backend}
-    snapshots = [r["memory_snapshot"] for r in report["results"] if r["memory"] == backend]
+    assert set(report["metrics"]) == {"none", "recent"}  # the spec's name, not its module path
+    assert report["config"]["memory"] == ["none", "recent"]
+    snapshots = [r["memory_snapshot"] for r in report["results"] if r["memory"] == "recent"]
     assert len(snapshots) == 2 * subtasks and any("noodles" in s or "cilantro" in s for s in snapshots)

@@ -97,9 +97,9 @@ def test_resume_with_other_settings_is_a_usage_error_naming_them(project):
         assert mismatch.returncode == pytest.ExitCode.USAGE_ERROR
         assert "seed: saved 0, now 7" in mismatch.stderr and "max_steps: saved 100, now 50" in mismatch.stderr
         assert "Traceback" not in mismatch.stderr and len(stub.requests) == before
-        named = _pytest(project, stub, "--vita-resume", str(runs[0]), "--vita-trials", "1")
+        named = _pytest(project, stub, f"--vita-resume={runs[0]}", "--vita-trials", "1")
         assert named.returncode == pytest.ExitCode.USAGE_ERROR and "trials: saved 2, now 1" in named.stderr
-        missing = _pytest(project, stub, "--vita-resume", "no-such-run")
+        missing = _pytest(project, stub, "--vita-resume=no-such-run")
         assert missing.returncode == pytest.ExitCode.USAGE_ERROR and "no run directory" in missing.stderr
         # the same settings (another endpoint port is fine): the 2 finished items are reused
         ok = _pytest(project, stub, "--vita-resume", "-k", "U1")

@@ -12,7 +12,9 @@ from _paths import REPO_ROOT
 
 PACKAGE = REPO_ROOT / "pytest_vitabench"
 #: The hooks plugin.py itself implements: the options, the registration of the session, and collection.
-PLUGIN_HOOKS = {"pytest_addhooks", "pytest_addoption", "pytest_configure", "pytest_collect_file"}
+#: pytest_load_initial_conftests belongs to the options: it spells an optional value attached (--vita-resume).
+PLUGIN_HOOKS = {"pytest_addhooks", "pytest_addoption", "pytest_load_initial_conftests", "pytest_configure",
+                "pytest_collect_file"}
 
 
 def _tree(name: str) -> ast.Module:
