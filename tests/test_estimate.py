@@ -158,12 +158,12 @@ def test_a_rewrite_shares_its_instructions_and_records_across_trials_and_all_of_
     from pytest_vitabench.memory.tokens import count_tokens
 
     records = "2025-01-02 ordered spicy noodles from Lanzhou Kitchen\n" * 40
-    whole, shared_empty = _rewrite_tokens(records, 0, budget=4096, language="en")
-    prompt, shared = _rewrite_tokens(records, 1_000, budget=4096, language="en")
+    whole, shared_empty = _rewrite_tokens(count_tokens(records), 0, budget=4096, language="en")
+    prompt, shared = _rewrite_tokens(count_tokens(records), 1_000, budget=4096, language="en")
     assert whole == shared_empty > count_tokens(records)  # the first rewrite is the same in every trial
     assert count_tokens(records) < shared < prompt - 1_000  # instructions and records first, the memory after
     assert prompt > whole  # a memory of 1,000 tokens is longer than the empty placeholder
-    zh_prompt, zh_shared = _rewrite_tokens(records, 1_000, budget=4096, language="zh")
+    zh_prompt, zh_shared = _rewrite_tokens(count_tokens(records), 1_000, budget=4096, language="zh")
     assert zh_shared != shared and zh_prompt != prompt  # the suite's language is the prompt's
 
 

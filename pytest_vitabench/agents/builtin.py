@@ -112,6 +112,7 @@ class BuiltinAgent:
     def __init__(self) -> None:
         self._rankings: dict[tuple[Any, ...], list[tuple[Candidate, list[str]]]] = {}
         self._lock = threading.Lock()  # episodes in flight may share the agent across threads
+        self._last_memory: tuple[str, list[str], PreferenceMemory] | None = None
 
     # -- where preferences come from
     def preference_text(self, setup: AgentSetup) -> str:
@@ -120,7 +121,18 @@ class BuiltinAgent:
     def memory(self, setup: AgentSetup) -> PreferenceMemory:
         if not self.uses_preferences:
             return PreferenceMemory()
-        return PreferenceMemory(self.preference_text(setup), profile_statements(setup.user_profile))
+        text, extra = self.preference_text(setup), profile_statements(setup.user_profile)
+        # A user's history grows by a few records per subtask: the memory read last, when this text continues
+        # it line for line, is extended rather than read again from the start.
+        with self._lock:
+            last = self._last_memory
+        if last is not None and last[1] == extra and text.startswith(last[0]) and text[len(last[0]):][:1] == "\n":
+            memory = last[2].extended(text[len(last[0]) + 1:])
+        else:
+            memory = PreferenceMemory(text, extra)
+        with self._lock:
+            self._last_memory = (text, extra, memory)
+        return memory
 
     # -- the script
     def respond(self, setup: AgentSetup, messages: list[Message]) -> Message:
