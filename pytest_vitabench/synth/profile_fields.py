@@ -56,7 +56,7 @@ def allergens(profile: Mapping[str, Any]) -> list[str]:
     Chinese one without its "过敏" wording."""
     found: list[str] = []
     for key, value in profile.items():
-        if not _ALLERGY_KEY.search(str(key)):
+        if not _ALLERGY_KEY.search(str(key)) or is_none(value):  # whole first: "N/A" is no list of "N" and "A"
             continue
         items = value if isinstance(value, (list, tuple)) else _ITEM_BREAK.split(str(value))
         for item in items:
