@@ -114,3 +114,17 @@ def test_a_closed_pipe_ends_any_command_quietly(argv):
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=300) in (0, 141)
     assert "Traceback" not in err and "BrokenPipe" not in err, err
+
+
+def test_a_corrupt_json_message_is_whole_and_names_the_file(tmp_path, capsys):
+    path = tmp_path / "tasks.json"
+    path.write_text('[{"user_profile": {"x": "ab', encoding="utf-8")
+    assert main(["validate", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert f"{path}: invalid VitaBench suite\n  at <root>: not valid JSON: unterminated string starting at line 1 " \
+           "column 25\n" in out
+    report = tmp_path / "run.json"
+    report.write_text('{"schema": "x", "a": "ab\n', encoding="utf-8")
+    assert main(["show", str(report)]) == 2
+    assert capsys.readouterr().err.strip() == \
+        f"vitabench show: {report} is not valid JSON: invalid control character at line 1 column 25"
