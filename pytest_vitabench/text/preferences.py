@@ -38,14 +38,10 @@ class PreferenceMemory:
         for line in (text or "").splitlines():
             self._add(parse_line(line))
 
-    def extended(self, text: str) -> PreferenceMemory:
-        """This memory with the lines of ``text`` read after its own (a copy: a memory is read-only once built)."""
-        out = PreferenceMemory()
-        out.clauses, out.thresholds = list(self.clauses), list(self.thresholds)
-        out._index = {token: list(orders) for token, orders in self._index.items()}
+    def extend(self, text: str) -> None:
+        """Read the lines of ``text`` after the memory's own (its owner's to call: queries see the new lines)."""
         for line in text.splitlines():
-            out._add(parse_line(line))
-        return out
+            self._add(parse_line(line))
 
     def _add(self, parsed: ParsedLine) -> None:
         for clause in parsed.clauses:
