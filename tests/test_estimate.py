@@ -204,3 +204,37 @@ def test_the_modeled_memory_cache_is_what_a_caching_provider_serves_the_agentic_
     share = measured.cached_prompt_tokens / measured.prompt_tokens
     assert share > 0.2  # the trials' shared records and first rewrite are served from cache
     assert modeled.cached_prompt_tokens / modeled.prompt_tokens == pytest.approx(share, abs=0.03)
+
+
+def test_progress_goes_to_a_terminal_only():
+    """On a terminal (a pty here) stderr counts the subtasks played, then clears its line; through a pipe it says
+    nothing, and stdout holds the same figures either way."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    from _paths import REPO_ROOT
+
+    demo = REPO_ROOT / "suites" / "demo" / "tasks.json"
+    args = [sys.executable, "-m", "pytest_vitabench.commands.cli", "estimate", str(demo), "--vita-memory", "none"]
+    piped = subprocess.run(args, capture_output=True, text=True, check=True, timeout=300)
+    assert piped.stderr == ""
+    leader, follower = pty.openpty()
+    try:
+        done = subprocess.run(args, stdout=subprocess.PIPE, stderr=follower, text=True, check=True, timeout=300)
+        os.close(follower)
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the terminal closed: everything was read
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        os.close(leader)
+    assert done.stdout == piped.stdout
+    text = seen.decode()
+    assert "vitabench estimate: played 20/20 subtasks" in text and text.endswith("\r\x1b[K")
