@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from _suites import broken, tiny_suite, write_suite
 
 from pytest_vitabench.commands.cli import main

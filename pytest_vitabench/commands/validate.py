@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from ..run.solvability import check_solvability
-from ..suite.errors import SuiteError
 from ..suite.discovery import DEFAULT_PATTERNS, is_suite_file
+from ..suite.errors import SuiteError
 from ..suite.loader import load_suite, read_suite_json
 from ..synth.stats import comparison, render_comparison, suite_stats
 from ..synth.validator import validate_loaded
@@ -23,7 +23,8 @@ from .command import Command, argument
 def report_rules(suite: Any, *, strict: bool, stats: bool, json_path: str | None) -> int:
     """Run the validator's rules on a loaded suite and print them; returns 1 when the suite fails."""
     report = validate_loaded(suite)
-    print("\n".join(report.summary(strict=strict)[1:]))  # the first line names the file, which the counts above name too
+    # The first line names the file, which the counts above name too.
+    print("\n".join(report.summary(strict=strict)[1:]))
     figures: dict[str, Any] = {}
     if stats:
         valid = {user.index for user in suite.users if user.task is not None}  # broken users have no figures

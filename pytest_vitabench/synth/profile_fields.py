@@ -15,7 +15,8 @@ from typing import Any
 #: Words that, alone, say "nothing": what remains of a value once its nouns and fillers are taken out.
 _NONE_WORDS = frozenset({
     "none", "no", "na", "nil", "null", "nothing", "nope", "unknown", "nka", "nkda", "-", "--", "—", "/",
-    "无", "没有", "没", "暂无", "暂时没有", "目前没有", "目前无", "尚无", "不适用", "否", "未知", "不详", "未发现", "未见", "空",
+    "无", "没有", "没", "暂无", "暂时没有", "目前没有", "目前无", "尚无", "不适用", "否", "未知", "不详", "未发现",
+    "未见", "空",
 })
 #: Nouns and fillers a "nothing" value may carry: "no known allergies", "无已知过敏史", "没有任何疾病".
 _FILLERS = re.compile(
@@ -95,8 +96,8 @@ _FIELDS: dict[str, tuple[re.Pattern[str], tuple[tuple[str, tuple[str, ...]], ...
     "city_tier": (re.compile(r"tier|城市.{0,2}(等级|级别|线级|分级|类型|层级)|城市线|线级", re.I), (
         ("emerging first-tier", ("emerging", "new first", "新一线")),
         ("first-tier", ("first-tier", "first tier", "tier 1", "tier-1", "一线")),
-        ("lower-tier", ("lower", "second", "third", "tier 2", "tier 3", "二线", "三线", "四线", "五线", "县", "乡", "镇",
-                        "下沉")))),
+        ("lower-tier", ("lower", "second", "third", "tier 2", "tier 3", "二线", "三线", "四线", "五线", "县",
+                        "乡", "镇", "下沉")))),
     "occupation_type": (re.compile(r"collar|occupation.?type|职业.{0,2}(类型|类别|分类)|领", re.I), (
         ("white-collar", ("white", "白领")), ("blue-collar", ("blue", "蓝领")),
         ("gray-collar", ("gray", "grey", "灰领")))),

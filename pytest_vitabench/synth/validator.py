@@ -500,8 +500,8 @@ def _profile(user: UserTask, sub: SubTask, where: str, noise: set[tuple[int, int
                 if is_none(low) or word not in low:
                     continue
                 if word.isascii():
-                    kept_away = re.search(rf"\b(no|avoid\w*|allerg\w*)\b[^,]*{re.escape(word)}|{re.escape(word)}"
-                                          r"\w*\s*\(allerg", low)
+                    kept_away = bool(re.search(rf"\b(no|avoid\w*|allerg\w*)\b[^,]*{re.escape(word)}|"
+                                               rf"{re.escape(word)}\w*\s*\(allerg", low))
                 else:
                     kept_away = avoids(low, word)
                 if not kept_away:

@@ -91,7 +91,8 @@ def test_none_in_either_language_phrased_many_ways(value):
     assert allergens({"长期疾病/过敏史": copy.deepcopy(value)}) == []
 
 
-@pytest.mark.parametrize("value", ["无烟房", "无糖", "no sugar", "花生过敏", "peanut allergy", "gout", "company", "芒果"])
+@pytest.mark.parametrize("value", ["无烟房", "无糖", "no sugar", "花生过敏", "peanut allergy", "gout", "company",
+                                   "芒果"])
 def test_a_value_that_states_something_is_not_none(value):
     assert not is_none(value)
 
