@@ -187,7 +187,7 @@ def runs(draw):
     return items, values, done_mask, spec, trials, style, completions
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(runs())
 def test_a_decision_equals_score_runs_verdict_on_random_runs(run):
     items, values, done_mask, spec, trials, style, completions = run
@@ -199,7 +199,7 @@ def test_a_decision_equals_score_runs_verdict_on_random_runs(run):
     if not decision.decided:
         return
     for completion in [values, *completions]:
-        results = [*done, *(ended(i, v) for i, v, d in zip(items, completion, strict=True) if not d)]
+        results = [*done, *(ended(i, v) for i, v, d in zip(items, completion, done_mask, strict=True) if not d)]
         outcome = score_run(results, trials=trials, seed=3, style=style, thresholds=thresholds, want_failures=False)
         assert verdict_of(outcome) == decision.verdict
 
