@@ -23,6 +23,7 @@ from collections.abc import Sequence
 
 #: The largest bet, as a share of what the capital could lose on one user (Waudby-Smith and Ramdas's c).
 MAX_BET = 0.5
+_SLACK = 1e-9
 
 
 def _bets(xs: Sequence[float], population: int, m: float, alpha: float, *, above: bool) -> int | None:
@@ -37,17 +38,19 @@ def _bets(xs: Sequence[float], population: int, m: float, alpha: float, *, above
     seen = 0.0
     spread = 0.25  # the draws' spread around their running mean, with a prior of 1/4: the plug-in's variance
     for t, x in enumerate(xs, start=1):
-        left = population - t + 1
         # What the unseen users' mean must be for the population's to be m.
-        mu = (population * m - seen) / left
-        if above and mu < 0 or not above and mu > 1:
+        mu = (population * m - seen) / (population - t + 1)
+        # Sums of floats drift: a mean the rest "cannot" reach by 1e-15 is rounding, not evidence.
+        if above and mu < -_SLACK or not above and mu > 1 + _SLACK:
             return t - 1
-        if above and mu >= 1 or not above and mu <= 0:
-            edge = 0.0  # the hypothesis holds whatever the rest does: no bet can win against it
+        mu = min(1.0, max(0.0, mu))
+        room = mu if above else 1 - mu  # what one user can take the capital down by, per unit bet
+        if room <= _SLACK:
+            edge = 0.0  # the hypothesis leaves the rest no freedom: the next check above settles it, or nothing does
         else:
             variance = spread / t  # over the t - 1 draws before this one and the prior
             plug_in = math.sqrt(2 * math.log(1 / alpha) / (variance * t * math.log(1 + t)))
-            edge = min(plug_in, MAX_BET / (mu if above else 1 - mu))
+            edge = min(plug_in, MAX_BET / room)
         step = edge * (x - mu) if above else -edge * (x - mu)
         log_capital += math.log1p(step)
         if log_capital >= target:
@@ -55,6 +58,10 @@ def _bets(xs: Sequence[float], population: int, m: float, alpha: float, *, above
         seen += x
         mean_hat = (0.5 + seen) / (t + 1)
         spread += (x - mean_hat) ** 2
+    if len(xs) < population:  # the check above, after the last draw
+        mu = (population * m - seen) / (population - len(xs))
+        if above and mu < -_SLACK or not above and mu > 1 + _SLACK:
+            return len(xs)
     return None
 
 
@@ -80,4 +87,6 @@ def decided_at(xs: Sequence[float], population: int, m: float, alpha: float) -> 
         return above, True
     if below is not None:
         return below, False
+    if len(xs) == population:  # every user seen: the mean is known (at exactly m, no bet can win)
+        return population, math.fsum(xs) / population >= m
     return None
