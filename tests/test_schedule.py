@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pytest_vitabench.options.values import early_stop, parse_early_stop
 from pytest_vitabench.run.schedule import interleaved, user_order
 
 
@@ -60,3 +61,18 @@ def test_seed_none_keeps_sorted_users_and_bad_width_is_refused():
     assert interleaved(items, user, seed=None) == [items[0], items[2], items[1], items[3]]
     with pytest.raises(ValueError, match="width"):
         interleaved(items, user, width=0)
+
+
+@pytest.mark.parametrize(("value", "kind", "alpha"), [("exact", "exact", None), (" Alpha = 0.05", "statistical", 0.05),
+                                                      ("off", "off", None), ("", "off", None),
+                                                      ("alpha=0.5", "statistical", 0.5)])
+def test_early_stop_values(value, kind, alpha):
+    parsed = parse_early_stop(value)
+    assert (parsed.kind, parsed.alpha) == (kind, alpha)
+    assert parse_early_stop(str(parsed)) == parsed
+
+
+@pytest.mark.parametrize("value", ["alpha=0", "alpha=0.6", "alpha=x", "alpha", "beta=0.1", "exactly"])
+def test_bad_early_stop_values_say_what_is_accepted(value):
+    with pytest.raises(ValueError, match="--vita-early-stop"):
+        early_stop("--vita-early-stop", value)

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import math
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import TypeVar
 
 from .fail_under import parse_fail_under
@@ -270,6 +272,50 @@ def regression_drop(option: str, value: object) -> float:
     if not 0.0 <= number <= 1.0:
         raise ValueError(f"{option} must be between 0 and 1 (a drop of Avg), got {number}")
     return number
+
+
+@dataclass(frozen=True)
+class EarlyStop:
+    """``--vita-early-stop``: ``off``, ``exact`` (stop once no outcome of the items not run could change the
+    gate's verdict) or ``statistical`` with ``alpha`` (stop once a confidence sequence puts every threshold's
+    figure on one side, wrong with probability at most ``alpha``)."""
+
+    kind: str = "off"
+    alpha: float | None = None
+
+    def __str__(self) -> str:
+        return f"alpha={self.alpha:g}" if self.kind == "statistical" else self.kind
+
+
+def parse_early_stop(spec: object) -> EarlyStop:
+    """Read an ``--vita-early-stop`` value: ``off`` (or blank), ``exact``, or ``alpha=A`` with A in (0, 0.5].
+
+    Raises:
+        ValueError: On anything else, saying what the option accepts.
+    """
+    text = str(spec).strip().lower().replace(" ", "")
+    if text in ("", "off", "none", "no"):
+        return EarlyStop()
+    if text == "exact":
+        return EarlyStop("exact")
+    key, sep, rest = text.partition("=")
+    if key == "alpha" and sep:
+        try:
+            alpha = float(rest)
+        except ValueError:
+            alpha = math.nan
+        if 0.0 < alpha <= 0.5:
+            return EarlyStop("statistical", alpha)
+        raise ValueError(f"--vita-early-stop alpha must be a number in (0, 0.5], got {rest!r}")
+    raise ValueError(f"--vita-early-stop takes off, exact or alpha=A (e.g. alpha=0.05), got {spec!r}")
+
+
+def early_stop(option: str, value: object) -> EarlyStop:
+    """``--vita-early-stop``'s value (:func:`parse_early_stop`), the error naming ``option``."""
+    try:
+        return parse_early_stop(value)
+    except ValueError as exc:
+        raise ValueError(str(exc).replace("--vita-early-stop", option, 1)) from None
 
 
 def parse_interval(value: object, *, tty: bool) -> float | None:
