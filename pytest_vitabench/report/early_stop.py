@@ -74,11 +74,10 @@ class Pending:
             outcome, error = "skipped", self.skip
         else:
             outcome, error = ("passed" if reward == 1.0 else "failed"), None
-        # Built without validation: every field comes typed from here, and a decision builds thousands.
-        return ItemResult.model_construct(
-            nodeid=self.nodeid, suite=self.suite, user_id=self.user_id, subtask_id=self.subtask_id,
-            subtask_index=self.subtask_index, domain=self.domain, skills=list(self.skills), memory=self.memory,
-            trial=self.trial, seed=self.seed, reward=reward, outcome=outcome, error=error)
+        return ItemResult(nodeid=self.nodeid, suite=self.suite, user_id=self.user_id, subtask_id=self.subtask_id,
+                          subtask_index=self.subtask_index, domain=self.domain, skills=list(self.skills),
+                          memory=self.memory, trial=self.trial, seed=self.seed, reward=reward,
+                          outcome=outcome, error=error)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
