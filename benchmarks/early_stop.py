@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import os
 import random
 import statistics
 import sys
@@ -190,7 +191,8 @@ def main() -> int:
     for row in rows_exact:
         print(f"| {row['gate']} | {row['met']} of {row['runs']} | {row['same']} of {row['runs']} "
               f"| {row['share']:.0%} | {row['max']:.0%} |")
-    print(f"\n{time.perf_counter() - started:.0f} s")
+    print(f"\n{time.perf_counter() - started:.0f} s wall, {time.process_time():.0f} s CPU; "
+          f"load: {' '.join(f'{x:.2f}' for x in os.getloadavg())} (1/5/15 min)")
     return 0 if all(row["same"] == row["runs"] for row in rows_exact) else 1
 
 
