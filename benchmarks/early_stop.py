@@ -35,8 +35,9 @@ from functools import partial
 from pathlib import Path
 
 from pytest_vitabench.options.fail_under import parse_fail_under
-from pytest_vitabench.report.early_stop import Decision, Gates, Pending, StatisticalStop, exact_decision
+from pytest_vitabench.report.early_stop import Decision, Gates, Pending, exact_decision
 from pytest_vitabench.report.outcome import gate_thresholds
+from pytest_vitabench.report.sequential import StatisticalStop
 from pytest_vitabench.result import ItemResult
 from pytest_vitabench.run.schedule import interleaved, user_order
 

@@ -25,19 +25,14 @@ threshold is decided only when every item has run.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..formulas import METRIC_BY_NAME, metric_key
-from ..metrics import compute_metrics
 from ..options.fail_under import Threshold
 from ..result import ItemResult
 from .compare import Comparison, compare_results, regression_gate
-from .outcome import RunOutcome, _executed_trials, gate_thresholds
-from .sequential import decided_at
-from .thresholds import _EPS
+from .outcome import RunOutcome, gate_thresholds
 
 
 @dataclass(frozen=True)
@@ -218,7 +213,7 @@ def _discordance(comparison: Comparison) -> int:
     return (b > c) - (b < c)
 
 
-def _regression_bound(worst: list[ItemResult], best: list[ItemResult], gates: Gates) -> Bound:
+def regression_bound(worst: list[ItemResult], best: list[ItemResult], gates: Gates) -> Bound:
     """The regression gate at the two completions; decided only when every completion agrees (module doc)."""
     assert gates.fail_regression is not None
     low, high = _comparison(worst, gates), _comparison(best, gates)
@@ -273,7 +268,7 @@ def exact_decision(done: Sequence[ItemResult], pending: Sequence[Pending], gates
     if gates.thresholds is not None:
         bounds += _threshold_bounds(worst, best, gates)
     if gates.fail_regression is not None:
-        bounds.append(_regression_bound(worst, best, gates))
+        bounds.append(regression_bound(worst, best, gates))
     open_gates = [b for b in bounds if not b.decided]
     if open_gates:
         names = ", ".join(f"{b.gate}" + (f" ({b.memory})" if b.memory else "") for b in open_gates)
@@ -282,154 +277,3 @@ def exact_decision(done: Sequence[ItemResult], pending: Sequence[Pending], gates
     return Decision(True, verdict, passes(verdict), len(done), total, tuple(bounds),
                     reason=f"decided after {len(done)} of {total} items")
 
-
-# -- statistical early stopping ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Test:
-    """One threshold on one backend, as the statistical decision tests it: each user's units' sum and count."""
-
-    threshold: Threshold
-    memory: str
-    shares: dict[Any, tuple[float, int]]  # user -> (sum of its units' values, its units), for finished users
-    units: dict[Any, int]  # user -> its units in the selection (every user with any)
-
-
-def _user_key(r: ItemResult | Pending) -> tuple[str, str]:
-    return r.suite, r.user_id
-
-
-class StatisticalStop:
-    """Statistical early stopping of one run's gate (:mod:`.sequential`): one object per run, asked after
-    each result. It remembers each finished user's figures and the selection's shape, which never change.
-
-    Thresholds are tested on the users finished at the head of ``order``; the regression gate and anything
-    certain are decided as :func:`exact_decision` decides them; a ``judge.*`` threshold waits for every item.
-
-    Args:
-        gates: The run's gates.
-        alpha: The chance the verdict differs from the full run's, at most; in (0, 1).
-        order: The users (``(suite, user_id)``) in the run's random order
-            (:func:`pytest_vitabench.run.schedule.user_order` with the run's seed).
-        memo: Figures to share between objects over the same results (a simulation testing several gates).
-    """
-
-    def __init__(self, gates: Gates, *, alpha: float, order: Sequence[Any], memo: dict[Any, Any] | None = None):
-        if not 0 < alpha < 1:
-            raise ValueError(f"alpha must be in (0, 1), got {alpha}")
-        self.gates, self.alpha, self.order = gates, alpha, list(order)
-        self._memo: dict[Any, Any] = {} if memo is None else memo
-
-    def _levels(self, key: Any, results: Sequence[ItemResult], k: int, gate_k: int) -> dict[str, Any]:
-        """The metrics a threshold at ``k`` reads, computed as the gate computes them (without intervals)."""
-        if key not in self._memo:
-            gates = self.gates
-            if k == gate_k == gates.trials:
-                self._memo[key] = compute_metrics(results, k=k, seed=gates.seed, style=gates.style,
-                                                  trials=gates.trials, bootstrap=0)
-            else:
-                self._memo[key] = compute_metrics(results, k=k, seed=gates.seed, bootstrap=0)
-        return self._memo[key]
-
-    def _shape(self, done: Sequence[ItemResult], pending: Sequence[Pending]
-               ) -> tuple[int, list[str], dict[Any, list[ItemResult]]]:
-        """The gate's k, the backends and each user's items at their worst: what no outcome changes."""
-        if "shape" not in self._memo:
-            worst = completed(done, pending, 0.0)
-            by_user: dict[Any, list[ItemResult]] = {}
-            for r in worst:
-                by_user.setdefault(_user_key(r), []).append(r)
-            gate_k = min(self.gates.trials, _executed_trials(worst) or self.gates.trials)
-            self._memo["shape"] = (gate_k, sorted({r.memory for r in worst}), by_user)
-        return self._memo["shape"]
-
-    def _tests(self, done: Sequence[ItemResult], pending: Sequence[Pending]) -> list[_Test | GateVerdict]:
-        """Each (threshold, backend) in the gate's order: a test, or its verdict when no outcome changes it."""
-        assert self.gates.thresholds is not None
-        gate_k, memories, planned = self._shape(done, pending)
-        unfinished = {_user_key(p) for p in pending}
-        finished: dict[Any, list[ItemResult]] = {}
-        for r in done:
-            if _user_key(r) not in unfinished:
-                finished.setdefault(_user_key(r), []).append(r)
-        out: list[_Test | GateVerdict] = []
-        for t in self.gates.thresholds:
-            k = gate_k if t.k is None or not METRIC_BY_NAME[t.metric].needs_k else t.k
-            for memory in [t.memory] if t.memory is not None else memories:
-                if memory not in memories:
-                    out.append((str(t), None, "missed"))
-                    continue
-                if k > gate_k:
-                    out.append((str(t), memory, "not_checked"))
-                    continue
-                shares: dict[Any, tuple[float, int]] = {}
-                units: dict[Any, int] = {}
-                for user, items in planned.items():
-                    figures = self._levels(("plan", user, k), items, k, gate_k).get(memory, {}).get(t.level, {})
-                    if figures.get("n_units"):
-                        units[user] = int(figures["n_units"])
-                    if user in finished:
-                        own = self._levels(("done", user, k), finished[user], k, gate_k)
-                        figures = own.get(memory, {}).get(t.level, {})
-                        if figures.get("n_units"):
-                            shares[user] = (figures[metric_key(t.metric, k)] * figures["n_units"],
-                                            int(figures["n_units"]))
-                out.append(_Test(t, memory, shares, units))
-        return out
-
-    def _settle(self, test: _Test, alpha: float) -> tuple[Bound, str | None]:
-        """The test's bounds and its verdict (``None`` while open): certain bounds first, then the bets."""
-        t, total = test.threshold, sum(test.units.values())
-        name = str(t)
-        if not total:
-            return Bound(name, test.memory, None, None, "missed", "missed"), "missed"
-        known = math.fsum(s for s, _ in test.shares.values())
-        low = known / total
-        high = (known + sum(n for user, n in test.units.items() if user not in test.shares)) / total
-        at = t.value - _EPS  # the gate's own comparison: met at or above it
-        if low >= at or high < at:
-            status = "met" if low >= at else "missed"
-            return Bound(name, test.memory, low, high, status, status), status
-        population = [user for user in self.order if user in test.units]
-        population += sorted(set(test.units) - set(population))  # a user the order leaves out comes last
-        most = max(test.units.values())
-        draws = []
-        for user in population:  # the finished users at the head of the order: a random sample of the selection
-            if user not in test.shares:
-                break
-            draws.append(test.shares[user][0] / most)
-        found = decided_at(draws, len(population), at * total / (len(population) * most), alpha)
-        if found is None:
-            return Bound(name, test.memory, low, high, "missed", "met"), None
-        status = "met" if found[1] else "missed"
-        return Bound(name, test.memory, low, high, status, status), status
-
-    def decide(self, done: Sequence[ItemResult], pending: Sequence[Pending]) -> Decision:
-        """Whether the gate's verdict is settled with confidence ``1 - alpha``, given the results so far."""
-        gates = self.gates
-        total = len(done) + len(pending)
-        if not gates.any or not pending or gates.judge_gated:
-            return exact_decision(done, pending, gates)
-        bounds: list[Bound] = []
-        verdict: list[GateVerdict | None] = []
-        if gates.thresholds is not None:
-            tests = self._tests(done, pending)
-            share = self.alpha / max(1, sum(isinstance(test, _Test) for test in tests))
-            for test in tests:
-                if isinstance(test, _Test):
-                    bound, status = self._settle(test, share)
-                    bounds.append(bound)
-                    verdict.append(None if status is None else (str(test.threshold), test.memory, status))
-                else:
-                    verdict.append(test)
-        if gates.fail_regression is not None:
-            regression = _regression_bound(completed(done, pending, 0.0), completed(done, pending, 1.0), gates)
-            bounds.append(regression)
-            verdict.append(("regression", None, regression.status_low) if regression.decided else None)
-        if any(v is None for v in verdict):
-            names = ", ".join(b.gate + (f" ({b.memory})" if b.memory else "") for b in bounds if not b.decided)
-            return Decision(False, None, None, len(done), total, tuple(bounds), reason=f"undecided: {names}")
-        settled = tuple(v for v in verdict if v is not None)
-        return Decision(True, settled, passes(settled), len(done), total, tuple(bounds),
-                        reason=f"decided after {len(done)} of {total} items (alpha {self.alpha:g})")

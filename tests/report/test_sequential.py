@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_vitabench.options.fail_under import parse_fail_under
-from pytest_vitabench.report.early_stop import Gates, Pending, StatisticalStop, gate_verdict
+from pytest_vitabench.report.early_stop import Gates, Pending, gate_verdict
 from pytest_vitabench.report.outcome import gate_thresholds
-from pytest_vitabench.report.sequential import decided_at
+from pytest_vitabench.report.sequential import StatisticalStop, decided_at
 from pytest_vitabench.run.schedule import user_order
 
 
