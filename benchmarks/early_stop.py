@@ -35,8 +35,7 @@ from functools import partial
 from pathlib import Path
 
 from pytest_vitabench.options.fail_under import parse_fail_under
-from pytest_vitabench.report.early_stop import Decision, Gates, Pending, exact_decision
-from pytest_vitabench.report.outcome import gate_thresholds
+from pytest_vitabench.report.early_stop import Decision, Gates, Pending, exact_decision, threshold_outcomes
 from pytest_vitabench.report.sequential import StatisticalStop
 from pytest_vitabench.result import ItemResult
 from pytest_vitabench.run.schedule import interleaved, user_order
@@ -113,7 +112,7 @@ def statistical(items: list[Pending], *, rate: float, distances: list[float], al
                     for key in thresholds}
         full = list(results.values())
         every = [t for g in gates_of.values() for t in g.thresholds or ()]
-        _, outcomes = gate_thresholds(full, every, trials=TRIALS, seed=run)
+        outcomes = threshold_outcomes(full, Gates(trials=TRIALS, seed=run, thresholds=tuple(every)))
         truth = {key: outcome.status for key, outcome in zip(thresholds, outcomes, strict=True)}
         # The selection's shape (each user's units, the gate's k) is the same in every run: computed once.
         memo: dict[object, object] = dict(shape)
@@ -150,7 +149,7 @@ def exact(items: list[Pending], *, rate: float, thresholds: list[str], runs: int
             ordered = interleaved(items, lambda i: (i.suite, i.user_id), seed=run)
             done = [results[i.nodeid] for i in ordered]
             at, decision = earliest(len(ordered), partial(_ask_exact, gates, done, ordered))
-            _, outcomes = gate_thresholds(done, list(gates.thresholds or ()), trials=TRIALS, seed=0)
+            outcomes = threshold_outcomes(done, gates)
             full = tuple((str(o.threshold), o.memory, o.status) for o in outcomes)
             same += decision.verdict == full
             met += full[0][2] == "met"

@@ -18,9 +18,10 @@ An item known to be skipped (a subtask without criteria) is taken as skipped. We
 error instead, the full run would exit 6 whatever its gate says, and so would any run with an error in an item
 that early stopping did not run: the decision is about the gate's verdict, which errors never change otherwise.
 
-What is not covered: an item left *unscored* by an LLM judge that failed to return a verdict can lower the k
-the gate is checked at, and ``judge.*`` thresholds depend on rubrics not yet judged; a gate with a ``judge.*``
-threshold is decided only when every item has run.
+An item an LLM judge leaves *unscored* (a verdict it failed to return) leaves its unit, or a trial of it, out;
+a unit's figure without one of its trials lies between the figures with that trial failed and passed, so this
+stays between the two values as well, as long as a level keeps some unit. A ``judge.*`` threshold depends on
+rubrics not yet judged: a gate with one is decided only when every item has run.
 """
 
 from __future__ import annotations
@@ -29,10 +30,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..metrics import compute_metrics
 from ..options.fail_under import Threshold
 from ..result import ItemResult
 from .compare import Comparison, compare_results, regression_gate
-from .outcome import RunOutcome, gate_thresholds
+from .outcome import RunOutcome
+from .selection import metrics_k
+from .thresholds import ThresholdOutcome, check_thresholds
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,7 @@ class Gates:
     """A run's gates as the decision reads them: what :func:`~.outcome.score_run` is given.
 
     Attributes:
+        selected_k: The fewest trials the session selected for any unit (``Selection.k``); ``None``: ``trials``.
         thresholds: ``--vita-fail-under`` (``None``: none).
         baseline: The baseline run's item records (``Run.results``), with ``--vita-fail-regression``.
         baseline_config: The baseline run's config (the comparison lists the settings that differ).
@@ -90,6 +95,7 @@ class Gates:
     trials: int
     seed: int = 0
     style: str = "default"
+    selected_k: int | None = None
     thresholds: tuple[Threshold, ...] | None = None
     baseline: tuple[Mapping[str, Any], ...] | None = None
     baseline_config: Mapping[str, Any] = field(default_factory=dict)
@@ -99,6 +105,11 @@ class Gates:
     @property
     def any(self) -> bool:
         return self.thresholds is not None or self.fail_regression is not None
+
+    @property
+    def k(self) -> int:
+        """The metrics' k, which the gate reads (:func:`~.selection.metrics_k`)."""
+        return metrics_k(self.selected_k, self.trials)
 
     @property
     def judge_gated(self) -> bool:
@@ -170,13 +181,19 @@ def _comparison(results: Sequence[ItemResult], gates: Gates) -> Comparison | str
         return f"cannot compare with the baseline: {exc}"
 
 
+def threshold_outcomes(results: Sequence[ItemResult], gates: Gates) -> list[ThresholdOutcome]:
+    """The thresholds checked as :func:`~.outcome.score_run` checks them: on the table's figures at the
+    selection's k (without the intervals, which no threshold reads)."""
+    k = gates.k
+    metrics = compute_metrics(results, k=k, seed=gates.seed, style=gates.style, trials=k, bootstrap=0)
+    return check_thresholds(list(gates.thresholds or ()), metrics, results)
+
+
 def gate_verdict(results: Sequence[ItemResult], gates: Gates) -> tuple[GateVerdict, ...]:
     """The gate's verdict on a complete run: each threshold on each backend, then the regression gate."""
     out: list[GateVerdict] = []
     if gates.thresholds is not None:
-        _, outcomes = gate_thresholds(results, list(gates.thresholds), trials=gates.trials, seed=gates.seed,
-                                      style=gates.style)
-        out += [(str(o.threshold), o.memory, o.status) for o in outcomes]
+        out += [(str(o.threshold), o.memory, o.status) for o in threshold_outcomes(results, gates)]
     if gates.fail_regression is not None:
         comparison = _comparison(results, gates)
         failed = isinstance(comparison, str) or regression_gate(comparison, gates.fail_regression) is not None
@@ -198,10 +215,7 @@ def passes(verdict: Sequence[GateVerdict]) -> bool:
 
 
 def _threshold_bounds(worst: list[ItemResult], best: list[ItemResult], gates: Gates) -> list[Bound]:
-    assert gates.thresholds is not None
-    thresholds = list(gates.thresholds)
-    _, low = gate_thresholds(worst, thresholds, trials=gates.trials, seed=gates.seed, style=gates.style)
-    _, high = gate_thresholds(best, thresholds, trials=gates.trials, seed=gates.seed, style=gates.style)
+    low, high = threshold_outcomes(worst, gates), threshold_outcomes(best, gates)
     # Both lists hold the same items, so the outcomes come in the same (threshold, backend) order.
     return [Bound(str(lo.threshold), lo.memory, lo.value, hi.value, lo.status, hi.status)
             for lo, hi in zip(low, high, strict=True)]

@@ -39,7 +39,6 @@ from .early_stop import (
     passes,
     regression_bound,
 )
-from .outcome import _executed_trials
 from .thresholds import _EPS
 
 #: The largest bet, as a share of what the capital could lose on one user (Waudby-Smith and Ramdas's c).
@@ -155,9 +154,9 @@ class StatisticalStop:
         """The metrics a threshold at ``k`` reads, computed as the gate computes them (without intervals)."""
         if key not in self._memo:
             gates = self.gates
-            if k == gate_k == gates.trials:
-                self._memo[key] = compute_metrics(results, k=k, seed=gates.seed, style=gates.style,
-                                                  trials=gates.trials, bootstrap=0)
+            if k == gate_k:  # the table's figures; a threshold at a smaller K is recomputed as the gate does
+                self._memo[key] = compute_metrics(results, k=k, seed=gates.seed, style=gates.style, trials=k,
+                                                  bootstrap=0)
             else:
                 self._memo[key] = compute_metrics(results, k=k, seed=gates.seed, bootstrap=0)
         return self._memo[key]
@@ -170,8 +169,7 @@ class StatisticalStop:
             by_user: dict[Any, list[ItemResult]] = {}
             for r in worst:
                 by_user.setdefault(_user_key(r), []).append(r)
-            gate_k = min(self.gates.trials, _executed_trials(worst) or self.gates.trials)
-            self._memo["shape"] = (gate_k, sorted({r.memory for r in worst}), by_user)
+            self._memo["shape"] = (self.gates.k, sorted({r.memory for r in worst}), by_user)
         return self._memo["shape"]
 
     def _tests(self, done: Sequence[ItemResult], pending: Sequence[Pending]) -> list[_Test | GateVerdict]:

@@ -184,15 +184,16 @@ def runs(draw):
     style = draw(st.sampled_from(["default", "official"]))
     completions = draw(st.lists(st.lists(st.sampled_from([0.0, 0.5, 1.0, ERROR]), min_size=len(items),
                                          max_size=len(items)), min_size=1, max_size=4))
-    return items, values, done_mask, spec, trials, style, completions
+    unselected = draw(st.integers(0, 1))  # --vita-trials above the trials selected (-k t0 ...)
+    return items, values, done_mask, spec, trials, style, completions, unselected
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(runs())
 def test_a_decision_equals_score_runs_verdict_on_random_runs(run):
-    items, values, done_mask, spec, trials, style, completions = run
+    items, values, done_mask, spec, trials, style, completions, unselected = run
     thresholds = parse_fail_under(spec)
-    gates = Gates(trials=trials, seed=3, style=style, thresholds=tuple(thresholds))
+    gates = Gates(trials=trials + unselected, selected_k=trials, seed=3, style=style, thresholds=tuple(thresholds))
     done = [ended(i, v) for i, v, d in zip(items, values, done_mask, strict=True) if d]
     pending = [i for i, d in zip(items, done_mask, strict=True) if not d]
     decision = exact_decision(done, pending, gates)
@@ -200,7 +201,8 @@ def test_a_decision_equals_score_runs_verdict_on_random_runs(run):
         return
     for completion in [values, *completions]:
         results = [*done, *(ended(i, v) for i, v, d in zip(items, completion, done_mask, strict=True) if not d)]
-        outcome = score_run(results, trials=trials, seed=3, style=style, thresholds=thresholds, want_failures=False)
+        outcome = score_run(results, trials=trials + unselected, selected_k=trials, seed=3, style=style,
+                            thresholds=thresholds, want_failures=False)
         assert verdict_of(outcome) == decision.verdict
 
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from pytest_vitabench.options.fail_under import parse_fail_under
 from pytest_vitabench.report.early_stop import Gates, Pending, gate_verdict
-from pytest_vitabench.report.outcome import gate_thresholds
+from pytest_vitabench.report.outcome import score_run
 from pytest_vitabench.report.sequential import StatisticalStop, decided_at
 from pytest_vitabench.run.schedule import user_order
 
@@ -75,10 +75,13 @@ def test_users_shares_add_up_to_the_gates_figure(users, subtasks, trials, seed, 
     done = [r for r in results if r.user_id != f"u{users - 1}"] + [results[-1]]
     pending = [i for i in items if i.user_id == f"u{users - 1}"][:-1]
     (test,) = stop._tests(done, pending)
-    _, (outcome,) = gate_thresholds(results, list(gates.thresholds or ()), trials=trials, seed=0, style=style)
+    thresholds = list(gates.thresholds or ())
+    (outcome,) = score_run(results, trials=trials, seed=0, style=style, thresholds=thresholds,
+                           want_failures=False).threshold_outcomes
     total = sum(test.units.values())  # type: ignore[union-attr]
     last = [r for r in results if r.user_id == f"u{users - 1}"]
-    _, (own,) = gate_thresholds(last, list(gates.thresholds or ()), trials=trials, seed=0, style=style)
+    (own,) = score_run(last, trials=trials, seed=0, style=style, thresholds=thresholds,
+                       want_failures=False).threshold_outcomes
     known = sum(s for user, (s, _) in test.shares.items() if user != ("s", f"u{users - 1}"))  # type: ignore[union-attr]
     assert outcome.value is not None and own.value is not None
     n_last = test.units[("s", f"u{users - 1}")]  # type: ignore[union-attr]
