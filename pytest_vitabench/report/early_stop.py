@@ -20,7 +20,8 @@ that early stopping did not run: the decision is about the gate's verdict, which
 
 An item an LLM judge leaves *unscored* (a verdict it failed to return) leaves its unit, or a trial of it, out;
 a unit's figure without one of its trials lies between the figures with that trial failed and passed, so this
-stays between the two values as well, as long as a level keeps some unit. A ``judge.*`` threshold depends on
+stays between the two values as well, as long as a level keeps some unit (the regression gate assumes every
+pending item is scored: a unit left out changes the users its bootstrap draws). A ``judge.*`` threshold depends on
 rubrics not yet judged: a gate with one is decided only when every item has run.
 """
 
