@@ -43,6 +43,7 @@ from .engine.run import RunEngine
 from .preflight import preflight_error, start_checks
 from .runner import ItemJob, RunState
 from .shard import Share, derived_run_id, run_directory, take_share
+from .stopping import Budget, NotRun, StartGate, resumed_spend
 from .wiring import Benchmark
 
 if TYPE_CHECKING:
@@ -104,6 +105,73 @@ class RunCore:
             rootdir=rootdir, config=bench.config.manifest(), resume=bench.config.resume, run_dir=run_dir,
             writer=writer, named_dir=self._named_run_dir(bench, selection, invocation_dir))
         self.bench = bench
+        self.state_dir, self.writer = state_dir, writer
+        #: The suite files this process collected (the spend cap's estimate reads them).
+        self.suite_paths: list[Path] = []
+        self.budget = self._budget()
+        #: What every item of this process asks before it starts (:mod:`.stopping`).
+        self.start_gate = StartGate(budget=self.budget)
+
+    def _budget(self) -> Budget | None:
+        """``--vita-budget-usd``'s books, or ``None`` without a cap.
+
+        Raises:
+            ValueError: A model a role calls has no price: its spend could not be counted.
+        """
+        cap = self.bench.config.budget_usd
+        if cap is None:
+            return None
+        unpriced = self.bench.unpriced_models()
+        if unpriced:
+            raise ValueError(f"--vita-budget-usd counts what the run spends, but {', '.join(unpriced)} has no price: "
+                             "give it one with --vita-prices MODEL=PROMPT/COMPLETION (USD per 1M tokens), or drop "
+                             "the cap")
+        return Budget(cap, state_dir=self.state_dir, writer=self.writer, resumed=resumed_spend(self.saved.values()),
+                      estimate_per_item=lambda: self.estimate()[1])
+
+    def estimate(self) -> tuple[dict[str, float], float]:
+        """``vitabench estimate``'s figures for this run's roles over the collected suites: USD per item of each
+        suite file (by its collected path), and per item over them all. The offline built-ins play every subtask
+        once, so it takes a while on a large suite."""
+        from .estimate import estimate_cost
+
+        bench, config = self.bench, self.bench.config
+        models = dict(self.bench.role_models())
+        per_item: dict[str, float] = {}
+        cost = items = 0.0
+        for path in self.suite_paths:
+            estimate = estimate_cost(path, memory=config.memory, trials=config.trials,
+                                     agent_model=models.get("agent", config.model),
+                                     user_model=models.get("user", "scripted"),
+                                     judge_model=models.get("judge", "rules"),
+                                     memory_model=models.get("memory", config.memory_model),
+                                     embedding_model=config.embedding_model or "text-embedding-3-large",
+                                     prices=bench.llm_settings.prices)
+            total = estimate.ledger.total().cost
+            per_item[str(path)] = total / estimate.items if estimate.items else 0.0
+            cost, items = cost + total, items + estimate.items
+        return per_item, cost / items if items else 0.0
+
+    @staticmethod
+    def not_run_reason(error: BaseException) -> str | None:
+        """Why an item was not started (``budget``...), when ``error`` says it was not; else ``None``."""
+        return error.reason if isinstance(error, NotRun) else None
+
+    def budget_line(self, nodeids: Iterable[str]) -> str | None:
+        """Before the first item: the cap, and whether the estimate for the selected ``nodeids`` passes it."""
+        budget = self.budget
+        if budget is None:
+            return None
+        per_item, _ = self.estimate()
+        relative = {os.path.relpath(path, self.rootdir): cost for path, cost in per_item.items()}
+        selected = [nodeid.split("::", 1)[0] for nodeid in nodeids if is_item_id(nodeid)]
+        figure = sum(relative.get(path, per_item.get(path, 0.0)) for path in selected)
+        spent = budget.resumed[0]
+        head = f"vitabench budget: ${budget.cap:,.2f}" + (f" (${spent:,.2f} spent by the resumed run)" if spent else "")
+        if spent + figure > budget.cap:
+            return (f"{head}; `vitabench estimate` puts the {len(selected)} selected items at ${figure:,.2f}, over "
+                    "the cap: the run stops starting items before its end (--vita-resume completes it)")
+        return f"{head}; `vitabench estimate` puts the {len(selected)} selected items at ${figure:,.2f}"
 
     def _named_run_dir(self, bench: Benchmark, selection: Callable[[], dict[str, Any]],
                        invocation_dir: Path) -> Path | None:
@@ -157,6 +225,8 @@ class RunCore:
         and the items it plans in all (subtasks x memory backends x trials)."""
         bench = self.bench
         suite = bench.runner.suite(path, lazy=True)
+        if path not in self.suite_paths:
+            self.suite_paths.append(path)
         planned = sum(len(user.outline) for user in suite.users if user.error is None) \
             * len(bench.config.memory) * bench.config.trials
         return suite, bench.runner.language_for(suite), planned
@@ -190,7 +260,8 @@ class RunCore:
         """The process's run engine; ``manifest`` writes the run manifest before the first journal record."""
         bench = self.bench
         return RunEngine(runner=bench.runner, store=self.store, config_sha256=config_sha256(bench.config.manifest()),
-                         saved=self.saved, concurrency=bench.concurrency, on_first_journal=manifest)
+                         saved=self.saved, concurrency=bench.concurrency, on_first_journal=manifest,
+                         gate=self.start_gate)
 
     def write_manifest(self, *, suites: dict[str, str], selection: dict[str, Any], command: list[str],
                        selected: Iterable[str] = ()) -> None:
@@ -252,7 +323,8 @@ class RunCore:
         return Progress(parse_interval(self.bench.config.progress, tty=tty), started=started)
 
     def score(self, arrived: Sequence[tuple[ItemResult, dict[str, Any]]], *, suites: Mapping[str, str],
-              languages: Mapping[str, str], selected: Iterable[str] = ()) -> tuple[RunOutcome, dict[str, Any]]:
+              languages: Mapping[str, str], selected: Iterable[str] = (),
+              not_run: Mapping[str, str] | None = None) -> tuple[RunOutcome, dict[str, Any]]:
         """The run's scores, gates and verdict, and the report's config block (the controller alone scores:
         the scoring modules load here, never on an xdist worker). ``selected``: the session's selected node ids."""
         from ..options.fail_under import parse_fail_under
@@ -275,7 +347,7 @@ class RunCore:
             thresholds=parse_fail_under(run_config.fail_under) if run_config.fail_under else None,
             want_failures=bool(run_config.failures or run_config.report), config=manifest,
             subtask_data=suite_subtask_data(bench.runner.suite), baseline=run_config.baseline,
-            fail_regression=run_config.fail_regression)
+            fail_regression=run_config.fail_regression, not_run=not_run)
         return outcome, manifest
 
     def _languages(self, suites: Mapping[str, str], collected: Mapping[str, str]) -> dict[str, str]:
@@ -303,9 +375,14 @@ class RunCore:
         counts = {"planned": planned, "completed": len(outcome.results),
                   "resumed": sum(1 for r in outcome.results if r.resumed), "trials_selected": outcome.k}
         # What `vitabench merge` needs beyond the journal: the report's config block and the usage.
-        write_run_summary(store, config=manifest, usage=bench.ledger.to_dict(), run={"id": store.run_id, **counts})
+        stopped: dict[str, Any] = {"not_run": dict(sorted(outcome.not_run.items()))} if outcome.not_run else {}
+        if self.budget is not None:
+            stopped["budget"] = {"cap_usd": self.budget.cap, "spent_usd": self.budget.spent()}
+        write_run_summary(store, config=manifest, usage=bench.ledger.to_dict(),
+                          run={"id": store.run_id, **counts, **stopped})
         if run_config.report:
-            run = run_metadata(store=store, started=started, command=command, rootdir=self.rootdir, **counts)
+            run = {**run_metadata(store=store, started=started, command=command, rootdir=self.rootdir, **counts),
+                   **stopped}
             report = run_report(outcome, manifest, run=run, usage=bench.ledger.to_dict(), records=payloads)
             on_report(report)
             write_report(run_config.report, report)
@@ -337,6 +414,10 @@ class RunCore:
             why = "" if outcome.unfinished else ", as selected"
             lines.append((f"partial: {completed} of {planned} planned items{why} (run {store.run_id}; "
                           f"--vita-resume completes it)", "yellow"))
+        if self.budget is not None:
+            lines.append((f"budget: ${self.budget.spent():,.4f} spent of ${self.budget.cap:,.2f}"
+                          + (f"; the run stopped starting items ({outcome.stopped_by_budget} not run)"
+                             if outcome.stopped_by_budget else ""), "yellow" if outcome.stopped_by_budget else None))
         report = str(bench.config.report) if bench.config.report else None
         lines += summary_lines(outcome, ledger=bench.ledger, show_failures=bench.config.failures, report=report)
         return lines
