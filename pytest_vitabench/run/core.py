@@ -108,6 +108,7 @@ class RunCore:
         self.state_dir, self.writer = state_dir, writer
         #: The suite files this process collected (the spend cap's estimate reads them).
         self.suite_paths: list[Path] = []
+        self._estimates: dict[Path, tuple[float, int]] = {}
         self.budget = self._budget()
         #: What every item of this process asks before it starts (:mod:`.stopping`).
         self.start_gate = StartGate(budget=self.budget)
@@ -129,27 +130,29 @@ class RunCore:
         return Budget(cap, state_dir=self.state_dir, writer=self.writer, resumed=resumed_spend(self.saved.values()),
                       estimate_per_item=lambda: self.estimate()[1])
 
-    def estimate(self) -> tuple[dict[str, float], float]:
-        """``vitabench estimate``'s figures for this run's roles over the collected suites: USD per item of each
-        suite file (by its collected path), and per item over them all. The offline built-ins play every subtask
-        once, so it takes a while on a large suite."""
+    def estimate(self, paths: Iterable[Path] | None = None) -> tuple[dict[Path, float], float]:
+        """``vitabench estimate``'s figures for this run's roles: USD per item of each suite file (``paths``, by
+        default the ones this process collected), and per item over them all. The offline built-ins play every
+        subtask once, so it takes a while on a large suite; each file is estimated once per process."""
         from .estimate import estimate_cost
 
         bench, config = self.bench, self.bench.config
         models = dict(self.bench.role_models())
-        per_item: dict[str, float] = {}
+        per_item: dict[Path, float] = {}
         cost = items = 0.0
-        for path in self.suite_paths:
-            estimate = estimate_cost(path, memory=config.memory, trials=config.trials,
-                                     agent_model=models.get("agent", config.model),
-                                     user_model=models.get("user", "scripted"),
-                                     judge_model=models.get("judge", "rules"),
-                                     memory_model=models.get("memory", config.memory_model),
-                                     embedding_model=config.embedding_model or "text-embedding-3-large",
-                                     prices=bench.llm_settings.prices)
-            total = estimate.ledger.total().cost
-            per_item[str(path)] = total / estimate.items if estimate.items else 0.0
-            cost, items = cost + total, items + estimate.items
+        for path in self.suite_paths if paths is None else paths:
+            if path not in self._estimates:
+                estimate = estimate_cost(path, memory=config.memory, trials=config.trials,
+                                         agent_model=models.get("agent", config.model),
+                                         user_model=models.get("user", "scripted"),
+                                         judge_model=models.get("judge", "rules"),
+                                         memory_model=models.get("memory", config.memory_model),
+                                         embedding_model=config.embedding_model or "text-embedding-3-large",
+                                         prices=bench.llm_settings.prices)
+                self._estimates[path] = (estimate.ledger.total().cost, estimate.items)
+            total, count = self._estimates[path]
+            per_item[path] = total / count if count else 0.0
+            cost, items = cost + total, items + count
         return per_item, cost / items if items else 0.0
 
     @staticmethod
@@ -162,16 +165,15 @@ class RunCore:
         budget = self.budget
         if budget is None:
             return None
-        per_item, _ = self.estimate()
-        relative = {os.path.relpath(path, self.rootdir): cost for path, cost in per_item.items()}
-        selected = [nodeid.split("::", 1)[0] for nodeid in nodeids if is_item_id(nodeid)]
-        figure = sum(relative.get(path, per_item.get(path, 0.0)) for path in selected)
+        files = [nodeid.split("::", 1)[0] for nodeid in nodeids if is_item_id(nodeid)]
+        per_item, _ = self.estimate(sorted({self.rootdir / name for name in files}))
+        figure = sum(per_item[self.rootdir / name] for name in files)
         spent = budget.resumed[0]
         head = f"vitabench budget: ${budget.cap:,.2f}" + (f" (${spent:,.2f} spent by the resumed run)" if spent else "")
+        line = f"{head}; `vitabench estimate` puts the {len(files)} selected items at ${figure:,.2f}"
         if spent + figure > budget.cap:
-            return (f"{head}; `vitabench estimate` puts the {len(selected)} selected items at ${figure:,.2f}, over "
-                    "the cap: the run stops starting items before its end (--vita-resume completes it)")
-        return f"{head}; `vitabench estimate` puts the {len(selected)} selected items at ${figure:,.2f}"
+            line += ", over the cap: the run stops starting items before its end (--vita-resume completes it)"
+        return line
 
     def _named_run_dir(self, bench: Benchmark, selection: Callable[[], dict[str, Any]],
                        invocation_dir: Path) -> Path | None:

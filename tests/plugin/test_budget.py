@@ -85,6 +85,8 @@ def test_a_capped_run_stops_starting_items_and_resume_completes_it_to_the_uninte
     assert report["run"]["budget"]["cap_usd"] == pytest.approx(cap)
     assert report["run"]["budget"]["spent_usd"] == pytest.approx(spent)
     assert {r["nodeid"] for r in report["results"]}.isdisjoint(e["nodeid"] for e in not_run)
+    # Not-run trials are no zeros: a unit they cut short is left out of the metrics, not scored 0.
+    assert report["metrics"]["full_context"]["subtask"]["n_short"] == 0
     result.stdout.fnmatch_lines(["*vitabench budget: $0.05*", f"*{len(not_run)} item(s) not run: budget*",
                                  "*exit status 7 (stopped by its budget)*"])
     skipped = [case.find("skipped") for case in ET.parse(junit).getroot().iter("testcase")]
@@ -113,6 +115,10 @@ def test_a_cap_below_one_item_runs_nothing_and_says_the_estimate_passes_it(proje
                                  "*4 skipped*"])
     data = json.loads(report.read_text())
     assert data["results"] == [] and len(data["not_run"]) == 4
+    # The run directory has its manifest although no item ran: --vita-resume finds it and runs them.
+    result = run(project, stub, "--vita-resume", "-k", "U2")
+    result.stdout.fnmatch_lines([f"*resumed run {data['run']['id']}: 0 items reused, 4 to run*"])
+    assert result.ret == 1 and len(stub.requests) == 4 * 3
 
 
 def test_a_cap_without_a_price_for_a_role_model_refuses_to_start(project, stub):
@@ -131,3 +137,29 @@ def test_a_cap_must_be_an_amount_above_zero(project, value):
     result = project.runpytest_subprocess("--vita-budget-usd", value)
     assert result.ret == 4
     result.stderr.fnmatch_lines(["*--vita-budget-usd must be*"])
+
+
+@pytest.mark.slow
+def test_a_merge_names_a_capped_shards_not_run_items_and_exits_7_until_the_shard_is_resumed(project, stub, capsys):
+    from pytest_vitabench.commands.cli import main
+
+    project.makeconftest("")
+    assert run(project, stub, "--vita-shard", "off", "--vita-report", "full.json").ret == 1
+    capped = run(project, stub, "--vita-shard", "1/2", "--vita-budget-usd", f"{2.5 * ITEM_COST:.6f}")
+    assert capped.ret == 7
+    assert run(project, stub, "--vita-shard", "2/2").ret == 1
+    runs = next(project.path.glob(".vitabench/runs/shards-*"))
+
+    capsys.readouterr()
+    assert main(["merge", str(runs), "-o", str(project.path / "merged.json")]) == 7
+    merged = json.loads((project.path / "merged.json").read_text())
+    assert set(merged["run"]["not_run"].values()) == {"budget"} and not merged["run"]["missing"]
+    assert len(merged["results"]) + len(merged["run"]["not_run"]) == 12
+    assert merged["metrics"]["full_context"]["subtask"]["n_short"] == 0  # a unit the cap cut short is left out
+    assert "exit status 7 (stopped by its budget)" in capsys.readouterr().out
+
+    assert run(project, stub, "--vita-shard", "1/2", "--vita-resume").ret == 1
+    assert main(["merge", str(runs), "-o", str(project.path / "merged.json")]) == 0
+    merged = json.loads((project.path / "merged.json").read_text())
+    assert "not_run" not in merged["run"]
+    assert merged["metrics"] == json.loads((project.path / "full.json").read_text())["metrics"]

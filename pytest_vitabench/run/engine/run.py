@@ -107,7 +107,7 @@ class RunEngine:
         """
         reason = self.gate.admit()
         if reason is not None:
-            raise NotRun(reason)
+            raise self._not_run(reason)
         cost: float | None = None
         try:
             if needs_validation(job.user):
@@ -147,15 +147,24 @@ class RunEngine:
         await asyncio.to_thread(self._finished, job, result, usage.by_role())
         return result
 
+    def _not_run(self, reason: str) -> NotRun:
+        """The error of an item the gate kept from starting; the run directory gets its manifest even when no
+        item ran, so that ``--vita-resume`` finds the run."""
+        self._start_journal()
+        return NotRun(reason)
+
+    def _start_journal(self) -> None:
+        if self.store is not None and not self._journal_started:
+            self._journal_started = True
+            if self._on_first_journal is not None:
+                self._on_first_journal()
+
     def _finished(self, job: ItemJob, result: ItemResult, usage_by_role: dict[str, Any]) -> None:
         for role, usage in usage_by_role.items():
             if usage.requests or usage.cached_requests:
                 result.usage[role] = usage
         if self.store is not None:
-            if not self._journal_started:
-                self._journal_started = True
-                if self._on_first_journal is not None:
-                    self._on_first_journal()
+            self._start_journal()
             journal_item(self.store, result, suite_sha256=job.suite.sha256, config_sha256=self.config_sha256)
 
     def scheduler(self, *, job_for: Callable[[str], ItemJob], upcoming: Callable[[str], Iterable[str]],
@@ -167,7 +176,7 @@ class RunEngine:
                 concurrency=self.concurrency, make=lambda nodeid: self._admitted(job_for(nodeid)),
                 upcoming=lambda nodeid: (n for n in upcoming(nodeid) if n not in self.saved),
                 should_stop=should_stop, prepare=lambda nodeid: self._validate_ahead(job_for(nodeid)),
-                admit=self.gate.admit, not_started=NotRun)
+                admit=self.gate.admit, not_started=self._not_run)
         return self._scheduler
 
     def _validate_ahead(self, job: ItemJob) -> None:
