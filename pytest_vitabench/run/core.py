@@ -43,7 +43,7 @@ from .engine.run import RunEngine
 from .preflight import preflight_error, start_checks
 from .runner import ItemJob, RunState
 from .shard import Share, derived_run_id, run_directory, take_share
-from .stopping import Budget, NotRun, StartGate, resumed_spend
+from .stopping import ESTIMATE_FILE, Budget, NotRun, StartGate, resumed_spend, shared_json
 from .wiring import Benchmark
 
 if TYPE_CHECKING:
@@ -142,14 +142,20 @@ class RunCore:
         cost = items = 0.0
         for path in self.suite_paths if paths is None else paths:
             if path not in self._estimates:
-                estimate = estimate_cost(path, memory=config.memory, trials=config.trials,
-                                         agent_model=models.get("agent", config.model),
-                                         user_model=models.get("user", "scripted"),
-                                         judge_model=models.get("judge", "rules"),
-                                         memory_model=models.get("memory", config.memory_model),
-                                         embedding_model=config.embedding_model or "text-embedding-3-large",
-                                         prices=bench.llm_settings.prices)
-                self._estimates[path] = (estimate.ledger.total().cost, estimate.items)
+                # One process of the run estimates a file, the others wait for its figure: on the paper suite
+                # the estimate takes half a minute of CPU, which every xdist worker would pay again.
+                with shared_json(Path(self.state_dir) / ESTIMATE_FILE) as shared:
+                    key = str(path.resolve())
+                    if key not in shared:
+                        estimate = estimate_cost(
+                            path, memory=config.memory, trials=config.trials,
+                            agent_model=models.get("agent", config.model), user_model=models.get("user", "scripted"),
+                            judge_model=models.get("judge", "rules"),
+                            memory_model=models.get("memory", config.memory_model),
+                            embedding_model=config.embedding_model or "text-embedding-3-large",
+                            prices=bench.llm_settings.prices)
+                        shared[key] = [estimate.ledger.total().cost, estimate.items]
+                    self._estimates[path] = (float(shared[key][0]), int(shared[key][1]))
             total, count = self._estimates[path]
             per_item[path] = total / count if count else 0.0
             cost, items = cost + total, items + count

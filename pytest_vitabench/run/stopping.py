@@ -25,8 +25,9 @@ from ..store.lock import FileLock
 
 #: The reason of the items the spend cap left out.
 BUDGET = "budget"
-#: The shared state directory's file of each process's spend.
+#: The shared state directory's files: each process's spend, and the estimate of each suite file.
 SPEND_FILE = "spend.json"
+ESTIMATE_FILE = "estimate.json"
 
 Rule = Callable[[], "str | None"]
 
@@ -132,22 +133,28 @@ class Budget:
         return spent, finished, in_flight
 
     def _shared(self, *, write: bool = True) -> _Books:
-        return _Books(self.path, write=write)
+        return shared_json(self.path, write=write)
 
 
 def _empty() -> dict[str, Any]:
     return {"spent": 0.0, "finished": 0, "in_flight": 0}
 
 
+def shared_json(path: Path, *, write: bool = True) -> _Books:
+    """A small JSON object in a file the run's processes share, read and (``write``) rewritten under its lock
+    (a ``with`` block: the lock is held for the whole block)."""
+    return _Books(path, write=write)
+
+
 class _Books:
-    """The spend file, read and (``write``) rewritten under its lock."""
+    """A shared JSON file, read and (``write``) rewritten under its lock."""
 
     def __init__(self, path: Path, *, write: bool):
         self.path, self.write = path, write
         self._lock = FileLock(path.with_suffix(".lock"))
-        self._books: dict[str, dict[str, Any]] = {}
+        self._books: dict[str, Any] = {}
 
-    def __enter__(self) -> dict[str, dict[str, Any]]:
+    def __enter__(self) -> dict[str, Any]:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock.acquire()
         try:
