@@ -115,6 +115,11 @@ def test_a_cap_below_one_item_runs_nothing_and_says_the_estimate_passes_it(proje
                                  "*4 skipped*"])
     data = json.loads(report.read_text())
     assert data["results"] == [] and len(data["not_run"]) == 4
+    from pytest_vitabench.commands.cli import main
+
+    page = project.path / "run.html"
+    assert main(["view", str(report), "-o", str(page), "--no-open"]) == 0
+    assert "4 item(s) not run: budget" in page.read_text()
     # The run directory has its manifest although no item ran: --vita-resume finds it and runs them.
     result = run(project, stub, "--vita-resume", "-k", "U2")
     result.stdout.fnmatch_lines([f"*resumed run {data['run']['id']}: 0 items reused, 4 to run*"])
