@@ -32,7 +32,8 @@ def test_the_cap_counts_the_items_in_flight_at_the_estimate_then_at_the_mean_cos
 def test_rules_come_before_the_cap_so_a_refused_item_is_never_booked(tmp_path):
     budget = Budget(1.0, state_dir=tmp_path, writer="main", estimate_per_item=lambda: 0.1)
     decided = threading.Event()
-    gate = StartGate([lambda: "decided" if decided.is_set() else None], budget=budget)
+    gate = StartGate(budget=budget)
+    gate.add_rule(lambda: "decided" if decided.is_set() else None)
     assert gate.admit() is None
     decided.set()
     assert gate.admit() == "decided"

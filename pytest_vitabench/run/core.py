@@ -109,6 +109,9 @@ class RunCore:
         #: The suite files this process collected (the spend cap's estimate reads them).
         self.suite_paths: list[Path] = []
         self._estimates: dict[Path, tuple[float, int]] = {}
+        #: Suite files ``vitabench estimate`` could not estimate, with why (their items count as free until one
+        #: finishes).
+        self.estimate_failures: dict[Path, str] = {}
         self.budget = self._budget()
         #: What every item of this process asks before it starts (:mod:`.stopping`).
         self.start_gate = StartGate(budget=self.budget)
@@ -147,15 +150,20 @@ class RunCore:
                 with shared_json(Path(self.state_dir) / ESTIMATE_FILE) as shared:
                     key = str(path.resolve())
                     if key not in shared:
-                        estimate = estimate_cost(
-                            path, memory=config.memory, trials=config.trials,
-                            agent_model=models.get("agent", config.model), user_model=models.get("user", "scripted"),
-                            judge_model=models.get("judge", "rules"),
-                            memory_model=models.get("memory", config.memory_model),
-                            embedding_model=config.embedding_model or "text-embedding-3-large",
-                            prices=bench.llm_settings.prices)
-                        shared[key] = [estimate.ledger.total().cost, estimate.items]
+                        try:
+                            estimate = estimate_cost(
+                                path, memory=config.memory, trials=config.trials,
+                                agent_model=models.get("agent", config.model),
+                                user_model=models.get("user", "scripted"), judge_model=models.get("judge", "rules"),
+                                memory_model=models.get("memory", config.memory_model),
+                                embedding_model=config.embedding_model or "text-embedding-3-large",
+                                prices=bench.llm_settings.prices)
+                            shared[key] = [estimate.ledger.total().cost, estimate.items]
+                        except Exception as exc:  # noqa: BLE001 - the cap still works from the first finished item
+                            shared[key] = [0.0, 0, f"{type(exc).__name__}: {exc}"]
                     self._estimates[path] = (float(shared[key][0]), int(shared[key][1]))
+                    if len(shared[key]) > 2:
+                        self.estimate_failures[path] = str(shared[key][2])
             total, count = self._estimates[path]
             per_item[path] = total / count if count else 0.0
             cost, items = cost + total, items + count
@@ -179,6 +187,9 @@ class RunCore:
         line = f"{head}; `vitabench estimate` puts the {len(files)} selected items at ${figure:,.2f}"
         if spent + figure > budget.cap:
             line += ", over the cap: the run stops starting items before its end (--vita-resume completes it)"
+        for path, error in sorted(self.estimate_failures.items()):
+            line += (f"; no estimate for {os.path.relpath(path, self.rootdir)} ({error}): until its first item "
+                     "finishes, an item in flight counts as free")
         return line
 
     def _named_run_dir(self, bench: Benchmark, selection: Callable[[], dict[str, Any]],

@@ -49,6 +49,12 @@ class StartGate:
         self._reason: str | None = None
         self._lock = threading.Lock()
 
+    def add_rule(self, rule: Rule) -> None:
+        """Stop starting items once ``rule`` gives a reason: early stopping's ``"decided"`` plugs in here, e.g.
+        ``gate.add_rule(lambda: "decided" if decide(done(), pending()) else None)``. Asked before the cap."""
+        with self._lock:
+            self.rules.append(rule)
+
     @property
     def reason(self) -> str | None:
         """Why the gate is closed (``None``: open)."""

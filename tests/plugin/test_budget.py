@@ -89,8 +89,10 @@ def test_a_capped_run_stops_starting_items_and_resume_completes_it_to_the_uninte
     assert report["metrics"]["full_context"]["subtask"]["n_short"] == 0
     result.stdout.fnmatch_lines(["*vitabench budget: $0.05*", f"*{len(not_run)} item(s) not run: budget*",
                                  "*exit status 7 (stopped by its budget)*"])
-    skipped = [case.find("skipped") for case in ET.parse(junit).getroot().iter("testcase")]
-    assert sum(1 for s in skipped if s is not None and s.get("message") == "not run: budget") == len(not_run)
+    cases = [case for case in ET.parse(junit).getroot().iter("testcase") if case.find("skipped") is not None]
+    assert [case.find("skipped").get("message") for case in cases] == ["not run: budget"] * len(not_run)
+    assert all({(p.get("name"), p.get("value")) for p in case.iter("property")} == {("vita_not_run", "budget")}
+               for case in cases)
 
     result = run(project, stub, *workers, "--vita-resume", "--vita-report", str(resumed))
     assert result.ret == 1
