@@ -170,3 +170,12 @@ def test_a_merge_names_a_capped_shards_not_run_items_and_exits_7_until_the_shard
     merged = json.loads((project.path / "merged.json").read_text())
     assert "not_run" not in merged["run"]
     assert merged["metrics"] == json.loads((project.path / "full.json").read_text())["metrics"]
+
+
+def test_the_cap_is_read_from_the_ini_file_too(project, stub):
+    project.makeconftest("")
+    project.makeini("[pytest]\nvita_budget_usd = 5\n")
+    result = project.runpytest_subprocess(
+        "--vita-model", "stub-model", "--vita-base-url", stub.base_url, "--vita-api-key-env", "VITA_STUB_KEY")
+    assert result.ret == 4
+    result.stderr.fnmatch_lines(["*--vita-budget-usd counts what the run spends*--vita-prices*"])
