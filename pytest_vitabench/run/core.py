@@ -72,6 +72,11 @@ def _no_builtin_shadowed(memory: Iterable[str]) -> None:
                              "give its spec a name of its own")
 
 
+def _usd(amount: float) -> str:
+    """Dollars and cents, or four decimals below a dollar (a smoke run's cap is a few cents)."""
+    return f"${amount:,.2f}" if amount >= 1 else f"${amount:.4f}"
+
+
 class RunCore:
     """One run in one process: its wiring (:attr:`bench`), its run directory (:attr:`store`) and the records
     of the run it resumes (:attr:`saved`).
@@ -183,8 +188,8 @@ class RunCore:
         per_item, _ = self.estimate(sorted({self.rootdir / name for name in files}))
         figure = sum(per_item[self.rootdir / name] for name in files)
         spent = budget.resumed[0]
-        head = f"vitabench budget: ${budget.cap:,.2f}" + (f" (${spent:,.2f} spent by the resumed run)" if spent else "")
-        line = f"{head}; `vitabench estimate` puts the {len(files)} selected items at ${figure:,.2f}"
+        head = f"vitabench budget: {_usd(budget.cap)}" + (f" ({_usd(spent)} spent by the resumed run)" if spent else "")
+        line = f"{head}; `vitabench estimate` puts the {len(files)} selected items at {_usd(figure)}"
         if spent + figure > budget.cap:
             line += ", over the cap: the run stops starting items before its end (--vita-resume completes it)"
         for path, error in sorted(self.estimate_failures.items()):
@@ -434,7 +439,7 @@ class RunCore:
             lines.append((f"partial: {completed} of {planned} planned items{why} (run {store.run_id}; "
                           f"--vita-resume completes it)", "yellow"))
         if self.budget is not None:
-            lines.append((f"budget: ${self.budget.spent():,.4f} spent of ${self.budget.cap:,.2f}"
+            lines.append((f"budget: {_usd(self.budget.spent())} spent of {_usd(self.budget.cap)}"
                           + (f"; the run stopped starting items ({outcome.stopped_by_budget} not run)"
                              if outcome.stopped_by_budget else ""), "yellow" if outcome.stopped_by_budget else None))
         report = str(bench.config.report) if bench.config.report else None

@@ -87,7 +87,8 @@ def test_a_capped_run_stops_starting_items_and_resume_completes_it_to_the_uninte
     assert {r["nodeid"] for r in report["results"]}.isdisjoint(e["nodeid"] for e in not_run)
     # Not-run trials are no zeros: a unit they cut short is left out of the metrics, not scored 0.
     assert report["metrics"]["full_context"]["subtask"]["n_short"] == 0
-    result.stdout.fnmatch_lines(["*vitabench budget: $0.05*", f"*{len(not_run)} item(s) not run: budget*",
+    result.stdout.fnmatch_lines([f"*vitabench budget: ${cap:.4f}; `vitabench estimate` puts the 12 selected items at*",
+                                 f"*{len(not_run)} item(s) not run: budget*",
                                  "*exit status 7 (stopped by its budget)*"])
     cases = [case for case in ET.parse(junit).getroot().iter("testcase") if case.find("skipped") is not None]
     assert [case.find("skipped").get("message") for case in cases] == ["not run: budget"] * len(not_run)
@@ -112,7 +113,7 @@ def test_a_cap_below_one_item_runs_nothing_and_says_the_estimate_passes_it(proje
     result = run(project, stub, "--vita-budget-usd", "0.000001", "--vita-report", str(report), "-k", "U2")
     assert result.ret == 7
     assert not stub.requests
-    result.stdout.fnmatch_lines(["*vitabench budget: $0.00; `vitabench estimate` puts the 4 selected items at $*, "
+    result.stdout.fnmatch_lines(["*vitabench budget: $0.0000; `vitabench estimate` puts the 4 selected items at $*, "
                                  "over the cap: the run stops starting items before its end*",
                                  "*4 skipped*"])
     data = json.loads(report.read_text())
