@@ -13,20 +13,25 @@ from pytest_vitabench.metrics import compute_metrics
 from pytest_vitabench.report.outcome import gate_run, score_run
 from pytest_vitabench.report.progress import Progress
 from pytest_vitabench.run.engine.scheduler import EpisodeScheduler
-from pytest_vitabench.run.stopping import Budget, NotRun, StartGate, resumed_spend
+from pytest_vitabench.run.stopping import WAIT, Budget, NotRun, StartGate, resumed_spend
 
 
 def test_the_cap_counts_the_items_in_flight_at_the_estimate_then_at_the_mean_cost(tmp_path):
     budget = Budget(1.0, state_dir=tmp_path, writer="gw0", estimate_per_item=lambda: 0.3)
     gate = StartGate(budget=budget)
     assert [gate.admit() for _ in range(3)] == [None, None, None]  # 3 x 0.3 in flight <= 1.0
+    # The fourth would pass the cap at the estimate: gw0 waits for one of its own items to end...
+    assert gate.admit() == WAIT and gate.reason is None
+    # ...while gw1, with nothing in flight, stops: the books are run-wide, and it never waits for gw0's items.
     other = StartGate(budget=Budget(1.0, state_dir=tmp_path, writer="gw1", estimate_per_item=lambda: 0.3))
-    assert other.admit() == "budget"  # the fourth, on another worker, would pass the cap: run-wide books
-    assert gate.reason is None and other.reason == "budget"
-    gate.finished(0.1)  # now the mean cost of a finished item decides: 0.1 spent + 2 x 0.1 in flight
+    assert other.admit() == "budget" and other.reason == "budget"
+    gate.finished(0.1)  # now the mean of the finished items decides: 0.1 spent + (2 + 1) x 0.1 in flight
     assert gate.admit() is None and budget.spent() == pytest.approx(0.1)
     gate.finished(None)  # an item that gave no result frees its place and costs nothing known
-    assert other.reason == "budget" and other.admit() == "budget"  # once closed, closed for good
+    assert other.admit() == "budget"  # once closed, closed for good
+    for _ in range(2):
+        gate.finished(0.4)  # 0.9 spent, mean 0.3: one more would pass 1.0, and nothing is in flight
+    assert gate.admit() == "budget" and gate.reason == "budget"
 
 
 def test_rules_come_before_the_cap_so_a_refused_item_is_never_booked(tmp_path):
@@ -67,6 +72,27 @@ def test_the_scheduler_ends_a_key_it_was_not_let_start_with_the_gates_reason():
         assert scheduler.result("k0") == "k0"
         assert scheduler.result("k1") == "k1"  # in flight when the gate closed: it finishes
         with pytest.raises(NotRun, match="not run: budget"):
+            scheduler.result("k2")
+    finally:
+        scheduler.close()
+    assert started == ["k0", "k1"]
+
+
+def test_the_scheduler_holds_a_key_back_while_the_cap_waits_for_an_episode_in_flight():
+    keys = ["k0", "k1", "k2"]
+    answers = iter([None, "", None, "budget"])  # k1 waits until k0 ends, then starts; k2 is refused
+    started: list[str] = []
+
+    async def make(key: str) -> str:
+        started.append(key)
+        await asyncio.sleep(0.05)
+        return key
+
+    scheduler = EpisodeScheduler(concurrency=2, make=make, upcoming=lambda key: keys[keys.index(key):],
+                                 admit=lambda: next(answers, "budget"), not_started=NotRun)
+    try:
+        assert [scheduler.result(key) for key in keys[:2]] == ["k0", "k1"]
+        with pytest.raises(NotRun):
             scheduler.result("k2")
     finally:
         scheduler.close()

@@ -5,8 +5,9 @@ its rules in order; the first one that gives a reason (``"budget"``, and later `
 stopping) closes it for good, and every item not started yet becomes "not run" with that reason (:class:`NotRun`):
 no result, nothing journaled, so ``--vita-resume`` runs it. Items already in flight finish.
 
-A rule is any ``() -> str | None``. The spend cap (:class:`Budget`) is always the last rule: when it lets an item
-start it books it as in flight, so the rules before it must not close the gate after it booked.
+A rule is any ``() -> str | None``; the cap may also answer :data:`WAIT` (not yet), which closes nothing. The spend
+cap (:class:`Budget`) is always the last rule: when it lets an item start it books it as in flight, so the rules
+before it must not close the gate after it booked.
 
 The spend cap is run-wide: every process of the run (the controller without xdist, else each worker) books its
 spend and its items in flight in one small JSON file in the run's shared state directory (the one the rate
@@ -25,6 +26,8 @@ from ..store.lock import FileLock
 
 #: The reason of the items the spend cap left out.
 BUDGET = "budget"
+#: Not yet: the cap holds the item back until an item this process has in flight ends and tells its cost.
+WAIT = ""
 #: The shared state directory's files: each process's spend, and the estimate of each suite file.
 SPEND_FILE = "spend.json"
 ESTIMATE_FILE = "estimate.json"
@@ -61,11 +64,14 @@ class StartGate:
         return self._reason
 
     def admit(self) -> str | None:
-        """``None`` when the item may start (it is then booked in flight), else the reason it may not."""
+        """``None`` when the item may start (it is then booked in flight), :data:`WAIT` when it may not start
+        yet, else the reason it may not."""
         with self._lock:
             if self._reason is None:
                 for rule in [*self.rules, *([self.budget.admit] if self.budget is not None else [])]:
                     reason = rule()
+                    if reason == WAIT:
+                        return WAIT
                     if reason is not None:
                         self._reason = reason
                         break
@@ -79,7 +85,8 @@ class StartGate:
 
 class Budget:
     """``--vita-budget-usd``: admits an item while the money spent plus what the items in flight (this one
-    included) are expected to cost stays within the cap.
+    included) are expected to cost stays within the cap. Past it, the item waits while this process has items
+    in flight (each one that ends turns a guess into a cost), and is refused once it has none.
 
     The expected cost of an item is the mean cost of the run's finished items (every process's, and those of the
     run being resumed); before any finished, ``estimate_per_item()`` (``vitabench estimate``'s figure per item).
@@ -106,9 +113,13 @@ class Budget:
         with self._shared() as books:
             spent, finished, in_flight = self._totals(books)
             expected = spent / finished if finished else self.estimate()
+            mine = books.setdefault(self.writer, _empty())
             if spent + (in_flight + 1) * expected > self.cap + 1e-12:
-                return BUDGET
-            books.setdefault(self.writer, _empty())["in_flight"] += 1
+                # While this process has items in flight, their costs are still guesses (the estimate's, at
+                # first): wait for one to end rather than stop at a guess. Never for another process's items,
+                # which a dead worker would leave booked for ever.
+                return WAIT if mine["in_flight"] else BUDGET
+            mine["in_flight"] += 1
         return None
 
     def finished(self, cost: float | None) -> None:

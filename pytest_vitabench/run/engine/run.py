@@ -21,7 +21,7 @@ from ...runs.store import RunStore
 from ...suite.loader import LoadedSuite, LoadedUser, ensure_user, needs_validation
 from ..episode import SyncCaller, ThreadedCaller, drive
 from ..runner import ItemJob, ItemRunner
-from ..stopping import NotRun, StartGate, item_cost
+from ..stopping import BUDGET, NotRun, StartGate, item_cost
 from .scheduler import EpisodeScheduler
 
 GEN0_THRESHOLD = 10_000
@@ -106,8 +106,8 @@ class RunEngine:
             NotRun: The gate stopped the run from starting items.
         """
         reason = self.gate.admit()
-        if reason is not None:
-            raise self._not_run(reason)
+        if reason is not None:  # WAIT too: nothing of this process is in flight between inline items
+            raise self._not_run(reason or BUDGET)
         cost: float | None = None
         try:
             if needs_validation(job.user):
@@ -176,7 +176,7 @@ class RunEngine:
                 concurrency=self.concurrency, make=lambda nodeid: self._admitted(job_for(nodeid)),
                 upcoming=lambda nodeid: (n for n in upcoming(nodeid) if n not in self.saved),
                 should_stop=should_stop, prepare=lambda nodeid: self._validate_ahead(job_for(nodeid)),
-                admit=self.gate.admit, not_started=self._not_run)
+                admit=self.gate.admit, not_started=lambda reason: self._not_run(reason or BUDGET))
         return self._scheduler
 
     def _validate_ahead(self, job: ItemJob) -> None:

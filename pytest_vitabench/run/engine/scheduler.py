@@ -27,8 +27,9 @@ class EpisodeScheduler:
         should_stop: Whether to start nothing new (``-x``, ``--maxfail``, an interrupt).
         prepare: ``prepare(key)`` is called once (on the loop, so it must not block) for each of the next
             ``concurrency`` keys waiting for a free slot, so that their data is ready when they start.
-        admit: Asked just before a key starts: ``None`` lets it start, a reason refuses it (and, once refused,
-            every later key: the caller's gate stays closed).
+        admit: Asked just before a key starts: ``None`` lets it start, ``""`` holds it back until an episode in
+            flight ends, another reason refuses it (and, once refused, every later key: the caller's gate stays
+            closed).
         not_started: The exception a refused key's consumer gets, from the reason.
     """
 
@@ -157,6 +158,8 @@ class EpisodeScheduler:
         if reason is None:
             self._launch(key)
             return True
+        if reason == "" and self._tasks:  # not yet: the next episode to end fills again
+            return False
         cursor = self._cursor
         if cursor is not None and cursor not in self._started:
             with self._lock:
