@@ -263,8 +263,9 @@ def _budget_verdict(count: int) -> str:
             "the selection; --vita-resume (with a higher --vita-budget-usd, or none) completes the run")
 
 
-def not_run_line(not_run: Mapping[str, str]) -> str:
-    """The terminal's line naming the items the run never started, by reason."""
+def not_run_line(not_run: Mapping[str, str], *, padded: bool = False) -> str:
+    """The terminal's line naming the items the run never started, by reason (``padded``: the metrics style
+    counts each missing trial as a 0.0 reward)."""
     reasons: dict[str, list[str]] = {}
     for nodeid in sorted(not_run):
         reasons.setdefault(not_run[nodeid], []).append(nodeid)
@@ -272,7 +273,9 @@ def not_run_line(not_run: Mapping[str, str]) -> str:
     for reason, ids in sorted(reasons.items()):
         shown = ", ".join(ids[:SHOWN]) + (f", ... and {len(ids) - SHOWN} more" if len(ids) > SHOWN else "")
         parts.append(f"{len(ids)} item(s) not run: {reason} ({shown})")
-    return "; ".join(parts) + "; neither passed nor failed, they are left out of the metrics as unfinished items"
+    counts = ("each counts as a 0.0 reward, as the metrics style pads missing trials" if padded
+              else "a unit they leave short is left out of the metrics, not scored 0")
+    return "; ".join(parts) + f"; neither passed nor failed: {counts}"
 
 
 def run_report(outcome: RunOutcome, config: dict[str, Any], *, run: dict[str, Any], usage: dict[str, Any] | None,
@@ -298,7 +301,7 @@ def summary_lines(outcome: RunOutcome, *, ledger: Ledger | None, show_failures: 
     lines: list[Line] = [(line, None) for line in render_table(outcome.metrics, outcome.results,
                                                                trials=outcome.trials)]
     if outcome.not_run:
-        lines.append((not_run_line(outcome.not_run), "yellow"))
+        lines.append((not_run_line(outcome.not_run, padded=pads_missing_trials(outcome.style)), "yellow"))
     unfinished = [nodeid for nodeid in outcome.unfinished if nodeid not in outcome.not_run]
     if unfinished:
         lines.append((unfinished_line(unfinished, k=outcome.k, style=outcome.style,
