@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from _suites import broken, tiny_suite, write_suite
 
 from pytest_vitabench.commands.cli import main
@@ -54,3 +55,75 @@ def test_show_prints_the_table_of_a_saved_report(tmp_path, capsys):
     assert main(["show", str(path)]) == 0
     out = capsys.readouterr().out
     assert "full_context  subtask" in out and "0 passed, 2 failed" in out
+
+
+def test_the_demo_suite_passes_its_own_validation_and_strict_names_the_papers_scale(capsys):
+    from _paths import REPO_ROOT
+
+    demo = str(REPO_ROOT / "suites" / "demo" / "tasks.json")
+    assert main(["validate", demo, "--no-stats", "--no-answers"]) == 0
+    out = capsys.readouterr().out
+    assert "distractors  below the paper's scale (132 findings in 20 checked)" in out and "FAIL" not in out
+    assert out.rstrip().endswith("passes validation (without --strict)")
+    assert main(["validate", demo, "--no-stats", "--no-answers", "--strict"]) == 1
+    out = capsys.readouterr().out
+    assert "distractors  FAIL (132 problems in 20 checked)" in out and out.rstrip().endswith("FAILS validation")
+
+
+def test_validate_without_a_path_takes_the_suites_under_the_current_folder(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["validate"]) == 2
+    assert "no suite files under" in capsys.readouterr().err
+    (tmp_path / "suites").mkdir()
+    write_suite(tmp_path / "suites" / "tasks.json", tiny_suite())
+    (tmp_path / "notes.json").write_text('{"not": "a suite"}')
+    (tmp_path / ".venv").mkdir()
+    write_suite(tmp_path / ".venv" / "tasks.json", tiny_suite())  # tool folders are not searched
+    assert main(["validate", "--no-stats"]) == 0
+    out = capsys.readouterr().out
+    assert "validating the 1 suite file(s) under" in out and "suites/tasks.json: passes validation" in out
+
+
+def test_version():
+    import subprocess
+    import sys
+
+    from pytest_vitabench.version import __version__
+
+    done = subprocess.run([sys.executable, "-m", "pytest_vitabench.commands.cli", "--version"], capture_output=True,
+                          text=True, check=False)
+    assert (done.returncode, done.stdout.strip()) == (0, f"vitabench {__version__}")
+
+
+@pytest.mark.parametrize("argv", [["validate", "{demo}"], ["estimate", "{demo}", "--vita-memory", "none"],
+                                  ["--version"], ["--help"]])
+def test_a_closed_pipe_ends_any_command_quietly(argv):
+    """The reader goes away before the first line (``| head -0``): exit 141 as a shell reports SIGPIPE, or 0, and
+    no traceback."""
+    import subprocess
+    import sys
+
+    from _paths import REPO_ROOT
+
+    args = [a.format(demo=REPO_ROOT / "suites" / "demo" / "tasks.json") for a in argv]
+    proc = subprocess.Popen([sys.executable, "-m", "pytest_vitabench.commands.cli", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=300) in (0, 141)
+    assert "Traceback" not in err and "BrokenPipe" not in err, err
+
+
+def test_a_corrupt_json_message_is_whole_and_names_the_file(tmp_path, capsys):
+    path = tmp_path / "tasks.json"
+    path.write_text('[{"user_profile": {"x": "ab', encoding="utf-8")
+    assert main(["validate", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert f"{path}: invalid VitaBench suite\n  at <root>: not valid JSON: unterminated string starting at line 1 " \
+           "column 25\n" in out
+    report = tmp_path / "run.json"
+    report.write_text('{"schema": "x", "a": "ab\n', encoding="utf-8")
+    assert main(["show", str(report)]) == 2
+    assert capsys.readouterr().err.strip() == \
+        f"vitabench show: {report} is not valid JSON: invalid control character at line 1 column 25"

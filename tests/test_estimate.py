@@ -158,12 +158,12 @@ def test_a_rewrite_shares_its_instructions_and_records_across_trials_and_all_of_
     from pytest_vitabench.memory.tokens import count_tokens
 
     records = "2025-01-02 ordered spicy noodles from Lanzhou Kitchen\n" * 40
-    whole, shared_empty = _rewrite_tokens(records, 0, budget=4096, language="en")
-    prompt, shared = _rewrite_tokens(records, 1_000, budget=4096, language="en")
+    whole, shared_empty = _rewrite_tokens(count_tokens(records), 0, budget=4096, language="en")
+    prompt, shared = _rewrite_tokens(count_tokens(records), 1_000, budget=4096, language="en")
     assert whole == shared_empty > count_tokens(records)  # the first rewrite is the same in every trial
     assert count_tokens(records) < shared < prompt - 1_000  # instructions and records first, the memory after
     assert prompt > whole  # a memory of 1,000 tokens is longer than the empty placeholder
-    zh_prompt, zh_shared = _rewrite_tokens(records, 1_000, budget=4096, language="zh")
+    zh_prompt, zh_shared = _rewrite_tokens(count_tokens(records), 1_000, budget=4096, language="zh")
     assert zh_shared != shared and zh_prompt != prompt  # the suite's language is the prompt's
 
 
@@ -204,3 +204,37 @@ def test_the_modeled_memory_cache_is_what_a_caching_provider_serves_the_agentic_
     share = measured.cached_prompt_tokens / measured.prompt_tokens
     assert share > 0.2  # the trials' shared records and first rewrite are served from cache
     assert modeled.cached_prompt_tokens / modeled.prompt_tokens == pytest.approx(share, abs=0.03)
+
+
+def test_progress_goes_to_a_terminal_only():
+    """On a terminal (a pty here) stderr counts the subtasks played, then clears its line; through a pipe it says
+    nothing, and stdout holds the same figures either way."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    from _paths import REPO_ROOT
+
+    demo = REPO_ROOT / "suites" / "demo" / "tasks.json"
+    args = [sys.executable, "-m", "pytest_vitabench.commands.cli", "estimate", str(demo), "--vita-memory", "none"]
+    piped = subprocess.run(args, capture_output=True, text=True, check=True, timeout=300)
+    assert piped.stderr == ""
+    leader, follower = pty.openpty()
+    try:
+        done = subprocess.run(args, stdout=subprocess.PIPE, stderr=follower, text=True, check=True, timeout=300)
+        os.close(follower)
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the terminal closed: everything was read
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        os.close(leader)
+    assert done.stdout == piped.stdout
+    text = seen.decode()
+    assert "vitabench estimate: played 20/20 subtasks" in text and text.endswith("\r\x1b[K")

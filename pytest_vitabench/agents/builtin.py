@@ -112,15 +112,32 @@ class BuiltinAgent:
     def __init__(self) -> None:
         self._rankings: dict[tuple[Any, ...], list[tuple[Candidate, list[str]]]] = {}
         self._lock = threading.Lock()  # episodes in flight may share the agent across threads
+        self._kept: tuple[str, list[str], PreferenceMemory] | None = None
 
     # -- where preferences come from
     def preference_text(self, setup: AgentSetup) -> str:
         return setup.memory
 
     def memory(self, setup: AgentSetup) -> PreferenceMemory:
+        """The preferences the agent reads from ``setup`` (its own copy: hand it back with :meth:`keep`)."""
         if not self.uses_preferences:
             return PreferenceMemory()
-        return PreferenceMemory(self.preference_text(setup), profile_statements(setup.user_profile))
+        text, extra = self.preference_text(setup), profile_statements(setup.user_profile)
+        with self._lock:
+            last, self._kept = self._kept, None
+        # A user's history grows by a few records per subtask: the memory kept from the last ranking, when this
+        # text continues its text line for line, reads only the new lines (reading the whole history again at
+        # every subtask dominated offline runs and estimates at the paper's scale).
+        if last is not None and last[1] == extra and text.startswith(last[0]) and text[len(last[0]):][:1] == "\n":
+            last[2].extend(text[len(last[0]) + 1:])
+            return last[2]
+        return PreferenceMemory(text, extra)
+
+    def keep(self, setup: AgentSetup, memory: PreferenceMemory) -> None:
+        """Keep a memory no ranking reads any more, for :meth:`memory` to extend (one at a time, never shared)."""
+        if self.uses_preferences:
+            with self._lock:
+                self._kept = (self.preference_text(setup), profile_statements(setup.user_profile), memory)
 
     # -- the script
     def respond(self, setup: AgentSetup, messages: list[Message]) -> Message:
@@ -342,6 +359,7 @@ class _Plan:
             judged = score(c) if score else None
             value = judged.value if judged else 0.0
             rows.append(((-value, -(c.score or 0.0), c.position), c, judged.reasons if judged else []))
+        self.agent.keep(self.setup, memory)
         rows.sort(key=lambda row: row[0])
         return [(c, reasons) for _, c, reasons in rows]
 

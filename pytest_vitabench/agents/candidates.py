@@ -162,12 +162,20 @@ class CandidateScorer:
     def __init__(self, memory: PreferenceMemory, request_words: set[str] | frozenset[str], context: set[str],
                  situation: frozenset[tuple[str, str]] = frozenset()):
         self.memory, self.request_words, self.context, self.situation = memory, request_words, context, situation
+        # Candidates of one ranking share most of their tags and words: each is looked up once in the memory.
+        self._polarities: dict[tuple[str, ...], tuple[int, str] | None] = {}
+        self._floor = memory.threshold("min_score", context)
+
+    def polarity(self, words: tuple[str, ...]) -> tuple[int, str] | None:
+        if words not in self._polarities:
+            self._polarities[words] = self.memory.polarity(words, self.situation)
+        return self._polarities[words]
 
     def __call__(self, candidate: Candidate) -> Judgement:
         """How well a candidate fits the remembered preferences: +1 per liked phrase, -2 per disliked one, -2
         per violated threshold. Phrases that merely repeat the request (``coffee``) are not evidence; evidence
         limited to another situation than the conversation's (see :func:`situation_of`) is set aside."""
-        memory, request_words, situation = self.memory, self.request_words, self.situation
+        memory, request_words = self.memory, self.request_words
         value = 0.0
         reasons: list[str] = []
         seen: set[str] = set()
@@ -176,7 +184,7 @@ class CandidateScorer:
             words = token_tuple(core)
             if not words or request_words.issuperset(words):
                 continue
-            found = memory.polarity(words, situation)
+            found = self.polarity(words)
             if found is None:
                 continue
             key = " ".join(words)
@@ -196,11 +204,11 @@ class CandidateScorer:
                 key = " ".join(gram)
                 if key in seen:
                     continue
-                found = memory.polarity(gram, situation)
+                found = self.polarity(tuple(gram))
                 if found is not None and found[0] < 0:
                     seen.add(key)
                     value -= 2
-        floor = memory.threshold("min_score", self.context)
+        floor = self._floor
         if floor is not None and candidate.score is not None and candidate.score < floor:
             value -= 2
         cap = memory.threshold("max_price", self.context | candidate.phrase_tokens())

@@ -18,10 +18,12 @@ Run the benchmark itself with pytest (``pytest suites/demo``).
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from collections.abc import Sequence
 
+from ..version import __version__
 from . import cache, compare, estimate, fetch, judge_audit, merge, plot, rejudge, show, synth, validate, view
 from .command import Command
 
@@ -54,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The ``vitabench`` parser with every subcommand of :data:`COMMANDS`."""
     parser = argparse.ArgumentParser(prog="vitabench", description=_plain(__doc__ or ""),
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"vitabench {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     for command in COMMANDS:
         _add(commands, command)
@@ -67,8 +70,18 @@ def _plain(text: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    return int(args.func(args))
+    """Run one command; its exit status, or 141 (as a shell reports SIGPIPE) when the reader of its output
+    went away (``vitabench validate ... | head -2``)."""
+    try:
+        args = build_parser().parse_args(argv)
+        return int(args.func(args))
+    except BrokenPipeError:
+        # The rest of the output is unwanted, which is no error; stdout goes nowhere from here so that the
+        # interpreter's final flush does not fail again on the closed pipe.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 141
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -20,14 +20,25 @@ from .command import Command, argument, run_config, setting_arguments
 
 def estimate_command(args: argparse.Namespace) -> int:
     """``vitabench estimate``: print the tokens and cost of the suite under the roles and backends given."""
+    # A paper-scale suite takes seconds: a terminal sees how far it is (a pipe or a log file gets the result only).
+    shown = sys.stderr.isatty()
+
+    def progress(done: int, total: int) -> None:
+        if done == total or done % 10 == 0:
+            print(f"\rvitabench estimate: played {done}/{total} subtasks", end="", file=sys.stderr, flush=True)
+
     try:
         config = run_config(args)
         estimate = estimate_cost(args.suite, memory=config.memory, trials=config.trials, agent_model=config.model,
                                  user_model=config.user_model, judge_model=config.judge_model,
-                                 prices=prices_from_option(config.prices), judge_batch=config.judge_batch)
+                                 prices=prices_from_option(config.prices), judge_batch=config.judge_batch,
+                                 progress=progress if shown else None)
     except ValueError as exc:
         print(f"vitabench estimate: {exc}", file=sys.stderr)
         return 2
+    finally:
+        if shown:
+            print("\r\033[K", end="", file=sys.stderr, flush=True)
     for line in estimate.lines():
         print(line)
     return 0

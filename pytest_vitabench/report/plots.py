@@ -40,6 +40,12 @@ def _bar_group(metrics: Mapping[str, Any], breakdown: str | None) -> dict[str, A
     return {"groups": groups, "series": series}
 
 
+def _by_backend(metrics: Mapping[str, Any]) -> dict[str, Any]:
+    """Each backend its own x group, one series (``Avg@k``): backends side by side, not bars of one group."""
+    overall = _bar_group(metrics, None)["series"]
+    return {"groups": list(overall), "series": {"Avg@k": [cells[0] for cells in overall.values()]}}
+
+
 def plot_data(results: Sequence[Mapping[str, Any]], metrics: Mapping[str, Any]) -> dict[str, Any]:
     """``{figure: data}`` for each name in :data:`FIGURES`, from the item records and the report's metrics
     (for the intervals of the bar charts)."""
@@ -67,7 +73,7 @@ def plot_data(results: Sequence[Mapping[str, Any]], metrics: Mapping[str, Any]) 
     return {
         "position": position,
         "domain": _bar_group(metrics, "by_domain"),
-        "backend": _bar_group(metrics, None),
+        "backend": _by_backend(metrics),
         "skill": _bar_group(metrics, "by_skill"),
         "pass_hat_k": {"ks": list(range(1, k_max + 1)), "series": curve},
     }
@@ -113,9 +119,14 @@ def render_plots(data: Mapping[str, Any], out_dir: str | Path, formats: Sequence
                 vals = [c[0] if c else 0.0 for c in cells]
                 err = [[(c[0] - c[1]) if c and c[1] is not None else 0.0 for c in cells],
                        [(c[2] - c[0]) if c and c[2] is not None else 0.0 for c in cells]]
-                ax.bar(xs, vals, width=width, yerr=err, capsize=3, label=memory)
+                bars = ax.bar(xs, vals, width=width, yerr=err, capsize=3, label=memory)
+                # Every measured value is written on its bar, so a 0.0 reads as a measured zero, not a missing bar.
+                ax.bar_label(bars, labels=[f"{c[0]:.2f}" if c else "" for c in cells], fontsize=7, padding=2)
+                zeros = [x for x, c in zip(xs, cells, strict=True) if c and c[0] == 0]
+                ax.plot(zeros, [0] * len(zeros), linestyle="none", marker="_", markersize=width * 60,
+                        markeredgewidth=3, color=bars.patches[0].get_facecolor() if bars.patches else None)
             ax.set_xticks(range(len(groups)), groups)
-        ax.set_ylim(0, 1.05)
+        ax.set_ylim(0, 1.12)
         ax.set_title(title + title_suffix)
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)

@@ -14,9 +14,10 @@ Nothing else is assumed cached, so the cached figure is a floor of what a cache 
 
 from __future__ import annotations
 
+import functools
+import itertools
 import json
 import math
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -106,7 +107,7 @@ def _tokens(message: Message) -> int:
 def estimate_cost(suite_path: str | Path, *, memory: list[str], trials: int, agent_model: str,
                   user_model: str = "scripted", judge_model: str = "rules", prices: dict[str, ModelPrice] | None = None,
                   memory_model: str | None = None, embedding_model: str = "text-embedding-3-large",
-                  judge_batch: bool = False) -> Estimate:
+                  judge_batch: bool = False, progress: Callable[[int, int], None] | None = None) -> Estimate:
     """Count the tokens of each LLM role over offline trajectories of the planned run and price them.
 
     Args:
@@ -116,6 +117,7 @@ def estimate_cost(suite_path: str | Path, *, memory: list[str], trials: int, age
         embedding_model: The rag embedding model.
         judge_batch: Judging through the Batch API (``--vita-judge-args batch``): the estimate also prices the
             judge at its batch rate (:func:`~pytest_vitabench.llm.prices.batch_rate`).
+        progress: Called with (subtasks played, subtasks in all) after each subtask.
 
     Raises:
         ValueError: ``judge_batch`` with the ``rules`` judge, which sends no requests.
@@ -151,18 +153,26 @@ def estimate_cost(suite_path: str | Path, *, memory: list[str], trials: int, age
             list_cost[role] = list_cost.get(role, 0.0) + price.cost(prompt * trials, completion * trials)
 
     language = runner.language_for(suite)
+    planned = sum(len(u.task.subtasks) for u in suite.users if u.task is not None)
     for user_entry in suite.users:
         if user_entry.task is None:
             continue
         records_before = 0  # the records an agentic memory has been given before this subtask's rewrite
+        pieces = 0  # the records' texts the whole-history memory holds
         for index, sub in enumerate(user_entry.task.subtasks):
             subtasks += 1
             result = runner.run(nodeid="estimate", suite=suite, user=user_entry, index=index,
                                 memory_name=WHOLE_HISTORY, trial=0, agent=agent, user_simulator=user, judge=judge)
             messages = result.messages
-            full_memory = count_tokens(result.memory_snapshot)
+            # Counted once per subtask: every backend and judge window reads the same trajectory.
+            sizes = [_tokens(m) for m in messages]
+            ends = list(itertools.accumulate(sizes, initial=0))
             records_text = render_records(list(sub.interactions))
             new_history = count_tokens(records_text)
+            pieces += bool(new_history)
+            # The whole-history memory is these records' texts joined by newlines: counted piece by piece, as the
+            # memory counts them, rather than re-tokenising the growing history at every subtask.
+            full_memory = records_before + new_history + pieces - 1 if pieces else count_tokens(result.memory_snapshot)
             if sub.domain not in tool_tokens:  # the schemas depend on the domain only: count them once
                 env = build_environment(sub.domain, sub.environment, user_id=user_entry.task.user_id,
                                         time=user_entry.times[0], seed=0)
@@ -171,7 +181,7 @@ def estimate_cost(suite_path: str | Path, *, memory: list[str], trials: int, age
             base = count_tokens(agent_system_prompt(
                 time=user_entry.times[index], profile=agent_profile(user_entry.task), memory="",
                 proactive=sub.is_proactive)) + tools
-            simulated = _requests(messages, "user", SIMULATOR_PROMPT_TOKENS,
+            simulated = _requests(messages, sizes, "user", SIMULATOR_PROMPT_TOKENS,
                                   heard=lambda m: m.role != "tool" and not m.tool_calls)
             for backend in memory:
                 items += trials
@@ -180,7 +190,7 @@ def estimate_cost(suite_path: str | Path, *, memory: list[str], trials: int, age
                 memory_tokens = full_memory if budget is None else min(full_memory, budget)
                 if spec.shown is not None:
                     memory_tokens = count_tokens(spec.shown(sub))
-                prompt, completion, calls, cached, first = _requests(messages, "assistant", base + memory_tokens)
+                prompt, completion, calls, cached, first = _requests(messages, sizes, "assistant", base + memory_tokens)
                 # the first request is the same in every trial
                 charge("agent", agent_model, prompt, completion, calls, cached=cached,
                        cached_across_trials=cacheable(first))
@@ -191,11 +201,11 @@ def estimate_cost(suite_path: str | Path, *, memory: list[str], trials: int, age
                     rubric_tokens = sum(count_tokens(r) + 20 for r in sub.rubrics())
                     windows = judge_windows(len(messages))
                     prompt = sum(SIMULATOR_PROMPT_TOKENS * 2 + rubric_tokens
-                                 + sum(_tokens(m) for m in messages[a:b]) for a, b in windows)
+                                 + ends[b] - ends[a] for a, b in windows)
                     charge("judge", judge_model, prompt, VERDICT_TOKENS * len(sub.rubrics()) * len(windows),
                            len(windows))
                 if spec.rewrites and budget is not None and new_history:  # no new records: no rewrite
-                    rewrite, shared = _rewrite_tokens(records_text, min(records_before, budget), budget=budget,
+                    rewrite, shared = _rewrite_tokens(new_history, min(records_before, budget), budget=budget,
                                                       language=language)
                     charge("memory", memory_model, rewrite, min(budget, records_before + new_history), 1,
                            cached_across_trials=cacheable(shared))
@@ -203,49 +213,60 @@ def estimate_cost(suite_path: str | Path, *, memory: list[str], trials: int, age
                     chunks = math.ceil(new_history / DEFAULT_CHUNK_TOKENS)
                     charge("embeddings", embedding_model, new_history + count_tokens(sub.instruction), 0, chunks + 1)
             records_before += new_history
+            if progress is not None:
+                progress(subtasks, planned)
     return Estimate(ledger=ledger, items=items, subtasks=subtasks, list_cost=list_cost,
                     judge_batch_rate=batch_rate(prices, judge_model) if judge_batch else None)
 
 
-def _requests(messages: list[Message], speaker: str, fixed: int,
+def _requests(messages: list[Message], sizes: list[int], speaker: str, fixed: int,
               heard: Callable[[Message], bool] = lambda message: True) -> tuple[int, int, int, int, int]:
     """Prompt, completion, calls, cached prompt tokens and first prompt of ``speaker``'s requests along
-    ``messages``: each sends ``fixed`` tokens and the ``heard`` messages so far, the previous request being
-    its cached prefix. ``messages[0]`` is the fixed greeting and ``messages[1]`` the verbatim instruction:
-    no LLM calls."""
+    ``messages`` (``sizes``: their tokens): each sends ``fixed`` tokens and the ``heard`` messages so far, the
+    previous request being its cached prefix. ``messages[0]`` is the fixed greeting and ``messages[1]`` the
+    verbatim instruction: no LLM calls."""
     prompt = completion = calls = history = cached = first = 0
     previous: int | None = None
-    for position, message in enumerate(messages):
+    for position, (message, size) in enumerate(zip(messages, sizes, strict=True)):
         if message.role == speaker and position >= 2:
             request = fixed + history
             cached += cacheable(previous) if previous is not None else 0
             first = first or request
             previous = request
             prompt += request
-            completion += _tokens(message)
+            completion += size
             calls += 1
         if heard(message):
-            history += _tokens(message)
+            history += size
     return prompt, completion, calls, cached, first
 
 
-def _rewrite_tokens(records: str, memory_tokens: int, *, budget: int, language: str) -> tuple[int, int]:
-    """Prompt tokens of one agentic rewrite whose current memory holds ``memory_tokens``, and how many of them
-    every trial of the subtask sends alike: the instructions and the records that come before the memory, or
-    the whole prompt while the memory is still empty (a user's first rewrite, the same in every trial)."""
-    def text(current: str) -> str:
-        return "\n".join(m["content"] for m in rewrite_messages(current=current, records=records, budget=budget,
-                                                                language=language))
-
+def _rewrite_tokens(records_tokens: int, memory_tokens: int, *, budget: int, language: str) -> tuple[int, int]:
+    """Prompt tokens of one agentic rewrite of ``records_tokens`` of new records whose current memory holds
+    ``memory_tokens``, and how many of them every trial of the subtask sends alike: the instructions and the records
+    that come before the memory, or the whole prompt while the memory is still empty (a user's first rewrite, the
+    same in every trial)."""
+    head, tail, empty, records_first = _rewrite_frame(budget, language)
     overhead = 4 * 2  # per message, as _tokens counts it (a system and a user message)
     if not memory_tokens:
-        whole = count_tokens(text("")) + overhead
+        whole = empty + records_tokens + overhead
         return whole, whole
-    # two memories that differ in their first character: the common head of the prompts is what trials share
-    one, other = text("\x00"), text("\x01")
-    head = len(os.path.commonprefix([one, other]))
-    shared = count_tokens(one[:head])
-    return shared + memory_tokens + count_tokens(one[head + 1:]) + overhead, shared
+    shared = head + (records_tokens if records_first else 0)
+    return shared + memory_tokens + tail + (0 if records_first else records_tokens) + overhead, shared
+
+
+@functools.cache
+def _rewrite_frame(budget: int, language: str) -> tuple[int, int, int, bool]:
+    """The wording of a rewrite prompt in tokens: before the memory and after it (the records left out), the
+    whole of it with the empty memory's placeholder, and whether the records come before the memory. Counted once:
+    the records, already counted, are most of every prompt and re-tokenising them dominated the estimate."""
+    def text(current: str) -> str:
+        return "\n".join(m["content"] for m in rewrite_messages(current=current, records="\x01", budget=budget,
+                                                                language=language))
+
+    head, tail = text("\x00").split("\x00")
+    return (count_tokens(head.replace("\x01", "")), count_tokens(tail.replace("\x01", "")),
+            count_tokens(text("").replace("\x01", "")), "\x01" in head)
 
 
 #: List prices in USD per 1M tokens at the models' releases (gpt-4.1: April 2025); --vita-prices overrides.

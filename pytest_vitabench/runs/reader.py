@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..suite.errors import json_problem
 from .records import result_of
 from .session import SUMMARY
 from .store import RunStore
@@ -126,7 +127,9 @@ def load_report(path: str | os.PathLike[str]) -> dict[str, Any]:
     source = Path(path)
     try:
         data = json.loads(source.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{source} is not valid JSON: {json_problem(exc)}") from exc
+    except UnicodeDecodeError as exc:
         raise ValueError(f"{source} is not a JSON file: {exc}") from exc
     if not isinstance(data, dict) or data.get("schema") not in (SCHEMA_V1, SCHEMA_V2):
         found = data.get("schema") if isinstance(data, dict) else type(data).__name__

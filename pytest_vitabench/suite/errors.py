@@ -3,7 +3,16 @@ and the index can all raise it without importing one another in a circle."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+
+
+def json_problem(exc: json.JSONDecodeError) -> str:
+    """A whole sentence for a JSON syntax error: its ``msg`` often ends in "at", the position left to the caller
+    ("Unterminated string starting at"), so the line and column complete it."""
+    msg = exc.msg[:1].lower() + exc.msg[1:]
+    where = f"line {exc.lineno} column {exc.colno}"
+    return f"{msg} {where}" if msg.endswith(" at") else f"{msg} at {where}"
 
 
 class SuiteError(Exception):

@@ -15,7 +15,7 @@ from itertools import repeat
 from pathlib import Path
 from typing import Any
 
-from .errors import SuiteError
+from .errors import SuiteError, json_problem
 from .schema import ENTITY_CONTAINERS
 
 #: Deepest nesting a suite may use: a few hundred levels overflow ``copy.deepcopy`` at run time.
@@ -71,7 +71,7 @@ def parse_suite_json(raw: bytes, path: str | Path) -> Any:
     try:
         return json.loads(raw, object_pairs_hook=_object)
     except json.JSONDecodeError as exc:
-        raise SuiteError(path, [("", f"not valid JSON (line {exc.lineno} column {exc.colno}): {exc.msg}")]) from None
+        raise SuiteError(path, [("", f"not valid JSON: {json_problem(exc)}")]) from None
     except UnicodeDecodeError as exc:
         raise SuiteError(path, [("", f"not UTF-8 text: byte {exc.object[exc.start]:#04x} at offset {exc.start} "
                                      f"({exc.reason})")]) from None

@@ -23,6 +23,8 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, model_validator
 
+from ..suite.errors import json_problem
+
 TRAVEL_KINDS = ("hotel", "train", "flight")
 
 
@@ -318,5 +320,5 @@ def load_spec(path: str | Path) -> CuratedSpec:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise SpecError(source, [("", f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")]) from None
+        raise SpecError(source, [("", f"not JSON: {json_problem(exc)}")]) from None
     return parse_spec(data, source)

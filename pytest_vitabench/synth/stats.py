@@ -13,6 +13,7 @@ from datetime import date
 from typing import Any
 
 from .config import PAPER
+from .profile_fields import birth_date, is_none, moved, profile_label
 from .profiles import REFERENCE_DAY
 from .validator import environment_entities
 
@@ -76,6 +77,8 @@ def _preferences(users: list[dict[str, Any]]) -> dict[str, Any]:
             current = memory.get("current") or {}
             for category, items in (current.items() if isinstance(current, dict) else []):
                 for tag in items if isinstance(items, list) else [items]:
+                    if is_none(tag):  # "无", "none": the user holds nothing here
+                        continue
                     tags.add(str(tag))
                     ids.setdefault(tag_ids.get(tag, str(tag)), category)
         for memory in memories:
@@ -126,29 +129,28 @@ def _histories(users: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _profiles(profiles: list[dict[str, Any]]) -> dict[str, Any]:
-    n = max(1, len(profiles))
-    ages, born = [], []
-    for profile in profiles:
-        try:
-            birth = date.fromisoformat(str(profile.get("birth_date"))[:10])
-        except ValueError:
-            continue
-        born.append(birth.year)
-        before_birthday = (REFERENCE_DAY.month, REFERENCE_DAY.day) < (birth.month, birth.day)
-        ages.append(REFERENCE_DAY.year - birth.year - before_birthday)
+    """Shares of the profiles that state each field, in English or Chinese (``None``: no profile states it)."""
+    births = [b for p in profiles if (b := birth_date(p)) is not None]
+    ages = [REFERENCE_DAY.year - b.year - ((REFERENCE_DAY.month, REFERENCE_DAY.day) < (b.month, b.day)) for b in births]
 
-    def share(key: str, value: Any) -> float:
-        return sum(1 for p in profiles if p.get(key) == value) / n
+    def share(field: str, value: str) -> float | None:
+        labels = [label for p in profiles if (label := profile_label(p, field)) is not None]
+        return sum(1 for label in labels if label == value) / len(labels) if labels else None
 
+    def of_ages(count: int) -> float | None:
+        return count / len(ages) if ages else None
+
+    moves = [m for p in profiles if (m := moved(p)) is not None]
+    # Our generator writes moved_from only for users who moved: with any profile stating it, silence is "no".
     return {
         "female_share": share("gender", "female"),
-        "age_20_29_share": sum(20 <= a <= 29 for a in ages) / n,
-        "age_30_39_share": sum(30 <= a <= 39 for a in ages) / n,
-        "born_after_1990_share": sum(y >= 1990 for y in born) / n,
-        "gen_z_share": sum(y >= 1995 for y in born) / n,
-        "mean_age": statistics.mean(ages) if ages else 0,
+        "age_20_29_share": of_ages(sum(20 <= a <= 29 for a in ages)),
+        "age_30_39_share": of_ages(sum(30 <= a <= 39 for a in ages)),
+        "born_after_1990_share": of_ages(sum(b.year >= 1990 for b in births)),
+        "gen_z_share": of_ages(sum(b.year >= 1995 for b in births)),
+        "mean_age": statistics.mean(ages) if ages else None,
         "tier_share": {t: share("city_tier", t) for t in ("emerging first-tier", "first-tier", "lower-tier")},
-        "moved_share": sum(1 for p in profiles if p.get("moved_from")) / n,
+        "moved_share": sum(moves) / len(profiles) if moves else None,
         "collar_share": {c: share("occupation_type", c) for c in ("white-collar", "blue-collar", "gray-collar")},
         "consumption_share": {c: share("consumption_level", c) for c in ("high", "medium", "low")},
     }

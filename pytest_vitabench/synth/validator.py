@@ -25,7 +25,8 @@
     reaches agent-visible text (instruction, profile, rendered history, tool views), and a proactive
     subtask's hidden ``user_intention`` is in none of them;
 ``profile``
-    the history never shows the user ordering their own allergen, and the ground truth never likes it.
+    the history never shows the user ordering their own allergen, and the ground truth never likes it (the
+    profile read in English or Chinese; an allergy of "none", "无" or "暂无" is no allergen).
 
 A suite in the plain VitaBench 2.0 shape has no ``rubric_checks`` or ``rubric_sources``: the rules that need them
 are reported as not checkable, never as passed.
@@ -47,6 +48,7 @@ from ..suite.checks import RECORD_FIELDS, RecordCheck, RubricCheck
 from ..suite.loader import LoadedSuite
 from ..suite.schema import DailyRecord, EventRecord, SubTask, UserTask
 from ..text.vocabulary import HIDDEN_KEYS, MARKER_PATTERN, SKIP_TYPES
+from .profile_fields import allergens, avoids, is_none
 
 RULES = ("schema", "chronology", "target", "distractors", "evidence", "leaks", "profile")
 
@@ -98,13 +100,17 @@ class Report:
     def errors(self, rule: str) -> list[Finding]:
         return [f for f in self.findings if f.rule == rule]
 
-    def summary(self, limit: int = 5) -> list[str]:
-        """Human-readable lines: one per rule, then the first few findings of each failing rule."""
+    def summary(self, limit: int = 5, strict: bool = False) -> list[str]:
+        """Human-readable lines: one per rule, then the first few findings of each failing rule. Without
+        ``strict`` the paper's complexity controls read as a scale note, not a failure (see :meth:`failed`)."""
         lines = [f"{self.path}: {self.users} users, {self.subtasks} subtasks"]
         for rule in RULES:
             found = self.errors(rule)
             if rule in self.unchecked and not self.checked[rule]:
                 status = f"not checked: {self.unchecked[rule]}"
+            elif found and rule == "distractors" and not strict:
+                status = (f"below the paper's scale ({len(found)} finding{'s' if len(found) > 1 else ''} in "
+                          f"{self.checked[rule]} checked): fine for a small hand-made suite, an error with --strict")
             elif found:
                 status = f"FAIL ({len(found)} problem{'s' if len(found) > 1 else ''} in {self.checked[rule]} checked)"
             else:
@@ -474,22 +480,29 @@ def _leaks(user: UserTask, sub: SubTask, where: str, rendered: list[str], report
 
 
 def _profile(user: UserTask, sub: SubTask, where: str, noise: set[tuple[int, int]], report: Report) -> None:
-    allergy = str(user.user_profile.get("allergies") or user.user_profile.get("allergy") or "").strip().lower()
-    if not allergy or allergy in ("none", "no", "n/a"):
+    found = allergens(user.user_profile)
+    if not found:
         return
     report.checked["profile"] += 1
-    word = allergy.rstrip("s")
-    for position, record in enumerate(sub.interactions):
-        for item, kind, content in _items(record):
-            if kind != "order" or (position, item) in noise or _for_someone_else(content):
-                continue
-            if word in json.dumps(content).lower():
-                report.add("profile", where,
-                           f"the user orders {allergy!r} for themself ({record.when}) although the profile lists it")
-    memory = sub.groundtruth_preferences() or {}
-    for tags in (memory.get("current") or {}).values():
-        for tag in tags if isinstance(tags, list) else [tags]:
-            low = str(tag).lower()
-            if word in low and not re.search(rf"\b(no|avoid\w*|allerg\w*)\b[^,]*{re.escape(word)}|{re.escape(word)}"
-                                             r"\w*\s*\(allerg", low):
-                report.add("profile", where, f"ground truth {tag!r} contradicts the {allergy!r} allergy")
+    for allergy in found:
+        word = allergy.rstrip("s")
+        for position, record in enumerate(sub.interactions):
+            for item, kind, content in _items(record):
+                if kind != "order" or (position, item) in noise or _for_someone_else(content):
+                    continue
+                if word in json.dumps(content, ensure_ascii=False).lower():
+                    report.add("profile", where, f"the user orders {allergy!r} for themself ({record.when}) although "
+                                                 "the profile lists it")
+        memory = sub.groundtruth_preferences() or {}
+        for tags in (memory.get("current") or {}).values():
+            for tag in tags if isinstance(tags, list) else [tags]:
+                low = str(tag).lower()
+                if is_none(low) or word not in low:
+                    continue
+                if word.isascii():
+                    kept_away = bool(re.search(rf"\b(no|avoid\w*|allerg\w*)\b[^,]*{re.escape(word)}|"
+                                               rf"{re.escape(word)}\w*\s*\(allerg", low))
+                else:
+                    kept_away = avoids(low, word)
+                if not kept_away:
+                    report.add("profile", where, f"ground truth {tag!r} contradicts the {allergy!r} allergy")

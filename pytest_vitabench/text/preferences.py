@@ -38,6 +38,11 @@ class PreferenceMemory:
         for line in (text or "").splitlines():
             self._add(parse_line(line))
 
+    def extend(self, text: str) -> None:
+        """Read the lines of ``text`` after the memory's own (its owner's to call: queries see the new lines)."""
+        for line in text.splitlines():
+            self._add(parse_line(line))
+
     def _add(self, parsed: ParsedLine) -> None:
         for clause in parsed.clauses:
             order = len(self.clauses)

@@ -103,3 +103,18 @@ def test_one_agent_serves_episodes_in_threads():
     with ThreadPoolExecutor(4) as pool:
         got = dict(zip(order * 2, pool.map(episode, order * 2), strict=True))
     assert got == fresh
+
+
+def test_a_memory_extended_line_by_line_reads_as_one_read_whole():
+    """The agent extends the memory it kept when the history grows: the clauses, thresholds and index are those
+    of the whole text read at once."""
+    from pytest_vitabench.text.preferences import PreferenceMemory
+
+    lines = [line for user in json.loads(DEMO.read_text(encoding="utf-8")) for sub in user["subtasks"]
+             for line in json.dumps(sub["interactions"], ensure_ascii=False).split("},")]
+    head, tail = "\n".join(lines[: len(lines) // 2]), "\n".join(lines[len(lines) // 2:])
+    whole = PreferenceMemory(head + "\n" + tail, ["allergies: peanut allergy"])
+    grown = PreferenceMemory(head, ["allergies: peanut allergy"])
+    grown.extend(tail)
+    assert whole.clauses and grown.clauses == whole.clauses and grown.thresholds == whole.thresholds
+    assert grown._index == whole._index

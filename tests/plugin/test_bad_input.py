@@ -67,7 +67,7 @@ def test_a_broken_user_is_one_collection_error_and_validate_says_the_same(projec
 
 @pytest.mark.parametrize("raw, line", [
     (b"[" * 100_000 + b"]" * 100_000, "*at [[]0[]] (line 1 column 65): nested more than 64 levels deep*"),
-    (json.dumps(tiny_suite()).encode()[:-7], "*not valid JSON (line 1 column*"),
+    (json.dumps(tiny_suite()).encode()[:-7], "*not valid JSON: * at line 1 column*"),
     (b'[{"id": "\xff"}]', "*not UTF-8 text: byte 0xff at offset 9*"),
 ], ids=["deep", "truncated", "utf8"])
 def test_an_unusable_file_is_one_clear_error_in_pytest_and_validate(project, capsys, raw, line):

@@ -98,7 +98,7 @@ def test_non_finite_numbers_become_null(tmp_path):
 def test_load_rejects_non_json(tmp_path):
     path = tmp_path / "run.json"
     path.write_text("<html>", encoding="utf-8")
-    with pytest.raises(ValueError, match="is not a JSON file"):
+    with pytest.raises(ValueError, match=r"run.json is not valid JSON: expecting value at line 1 column 1$"):
         load_report(path)
     path.write_bytes(b"\xff\xfe\x00garbage")
     with pytest.raises(ValueError, match="is not a JSON file"):

@@ -37,7 +37,22 @@ def test_plot_data_holds_each_paper_analysis():
     assert data["domain"]["groups"] == ["delivery", "ota"]
     assert data["domain"]["series"]["m"][1][0] == pytest.approx(0.5)
     assert data["skill"]["groups"] == ["personalize", "proactive"]
-    assert data["backend"]["series"]["m"][0][0] == pytest.approx((1 + 0.5 + 0.75) / 3)
+    assert data["backend"]["groups"] == ["m"]
+    assert data["backend"]["series"]["Avg@k"][0][0] == pytest.approx((1 + 0.5 + 0.75) / 3)
+
+
+def test_every_backend_is_its_own_group_and_a_zero_bar_is_labelled(tmp_path):
+    """Two backends are two x groups (not one group "all"), and a backend that scored 0 shows its 0.00."""
+    results = _results()
+    results += [r.model_copy(update={"memory": "none", "reward": 0.0, "outcome": "failed",
+                                     "nodeid": r.nodeid.replace("[m-", "[none-")}) for r in _results()]
+    data = plot_data([r.model_dump(mode="json") for r in results], compute_metrics(results, bootstrap=50))
+    assert data["backend"]["groups"] == ["m", "none"]
+    assert [cell[0] for cell in data["backend"]["series"]["Avg@k"]] == [pytest.approx(2.25 / 3), 0.0]
+    pytest.importorskip("matplotlib", reason="vitabench plot needs matplotlib (the plot extra)")
+    render_plots(data, tmp_path, ["svg"])
+    svg = (tmp_path / "backend.svg").read_text()
+    assert "0.00" in svg and "0.75" in svg
 
 
 def test_errors_count_as_zero_and_skipped_items_are_left_out():

@@ -78,7 +78,8 @@ def test_reports_of_schema_1_and_2_read_the_same(run_dir, tmp_path):
 
 @pytest.mark.parametrize("content, message", [("[1, 2]", "not a VitaBench report"),
                                               ('{"schema": "other/1"}', "not a VitaBench report"),
-                                              ("{broken", "not a JSON file")])
+                                              ("{broken", "x.json is not valid JSON: expecting property name "
+                                                          "enclosed in double quotes at line 1 column 2")])
 def test_bad_inputs_are_clear_errors(tmp_path, content, message):
     path = tmp_path / "x.json"
     path.write_text(content, encoding="utf-8")

@@ -124,9 +124,10 @@ def test_a_key_repeated_with_different_values_is_an_error(tmp_path):
 
 @pytest.mark.parametrize("raw, name, fragment", [
     (b"[" * 100_000 + b"]" * 100_000, "tasks.json", "at [0] (line 1 column 65): nested more than 64 levels deep"),
-    (json.dumps(tiny_suite()).encode()[:-40], "tasks.json", "not valid JSON (line 1 column"),
+    (json.dumps(tiny_suite()).encode()[:-40], "tasks.json",
+     "not valid JSON: unterminated string starting at line 1 column"),
     (b'[{"id": "U1\xff"}]', "tasks.json", "not UTF-8 text: byte 0xff at offset 11"),
-    (b"", "tasks.json", "not valid JSON (line 1 column 1)"),
+    (b"", "tasks.json", "not valid JSON: expecting value at line 1 column 1"),
     (gzip.compress(b"[]", mtime=0)[:-6], "tasks.json.gz", "cannot read file"),
     (bytes(b ^ 0xFF if i == 12 else b for i, b in enumerate(gzip.compress(json.dumps(tiny_suite()).encode(),
                                                                          mtime=0))),

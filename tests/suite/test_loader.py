@@ -57,7 +57,7 @@ def test_unknown_keys_are_kept_and_reported_once(tmp_path):
 
 
 @pytest.mark.parametrize("content, fragment", [
-    ("{not json", "not valid JSON (line 1 column 2)"),
+    ("{not json", "not valid JSON: expecting property name enclosed in double quotes at line 1 column 2"),
     ('{"id": "U1"}', "expected a JSON list of tasks, got dict"),
     ("[]", "the suite holds no tasks"),
 ])

@@ -37,7 +37,7 @@ def test_a_run_directory_is_read_through_its_report(tmp_path):
 
 
 @pytest.mark.parametrize("content, message", [
-    ("not json", "not a JSON file"),
+    ("not json", "is not valid JSON: expecting value at line 1 column 1"),
     (json.dumps({"results": []}), "not a VitaBench report \\(schema None"),
     (json.dumps({"schema": "vitabench-report/0", "results": []}), "schema 'vitabench-report/0'"),
     (json.dumps(_report({"nodeid": "x"})), "must be a list"),

@@ -134,6 +134,44 @@ def test_failure_table_plots_and_deep_links(page_factory, demo_run, tmp_path):
     assert errors == []
 
 
+def test_each_tab_and_item_has_a_url_and_a_zero_bar_is_visible(page_factory, demo_run, tmp_path):
+    """Clicking a tab puts it in the address (#tab=NAME); opening that address shows the tab; an item's address
+    opens the item; the none backend's Avg@k of 0 is a visible bar with its value."""
+    open_page, errors, expect = page_factory
+    html = tmp_path / "run.html"
+    assert main(["view", str(demo_run), "-o", str(html)]) == 0
+    page = open_page(html)
+    for tab in ("summary", "plots", "failures", "items"):
+        page.click(f"nav button[data-tab={tab}]")
+        assert page.url.endswith(f"#tab={tab}")
+    for tab in ("summary", "plots", "failures"):
+        direct = open_page(html, f"#tab={tab}")
+        assert direct.get_attribute(f"#tab-{tab}", "class") == "tab active"
+        assert direct.get_attribute("nav button.active", "data-tab") == tab
+        direct.close()
+    page.locator("#rows tr.row").first.click()
+    page.wait_for_selector("#detail .messages")
+    item_url = page.url
+    assert "#item=" in item_url
+    page.click("nav button[data-tab=plots]")
+    page.click("nav button[data-tab=items]")
+    assert page.url == item_url  # back on the items tab, the open item keeps its address
+    nodeid = page.inner_text("#detail h3").split()[0]
+    other = open_page(html, item_url[item_url.index("#"):])
+    other.wait_for_selector("#detail .messages")
+    assert nodeid in other.inner_text("#detail")
+
+    page.click("nav button[data-tab=plots]")
+    backend = page.locator("#plots .plot").nth(1)
+    assert "memory backend" in backend.inner_text()
+    labels = backend.locator("svg text.bar-value").evaluate_all("texts => texts.map((t) => t.textContent)")
+    assert len(labels) == 2 and "0.00" in labels  # full_context and none, each its own group; none scores 0
+    heights = [float(h) for h in backend.locator("svg rect[height]").evaluate_all(
+        "rects => rects.filter((r) => r.querySelector('title')).map((r) => r.getAttribute('height'))")]
+    assert len(heights) == 2 and min(heights) >= 2
+    assert errors == []
+
+
 def test_the_judge_tab_shows_the_audit_and_links_each_disagreement_to_its_item(page_factory, demo_run, tmp_path):
     from _stub_judge import PlantedJudge
     from _stub_llm import StubLLM
