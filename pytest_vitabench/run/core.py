@@ -149,6 +149,8 @@ class RunCore:
         per_item: dict[Path, float] = {}
         cost = items = 0.0
         for path in self.suite_paths if paths is None else paths:
+            if not models:  # no role calls an LLM: nothing to price, and no need to play the suite
+                self._estimates[path] = (0.0, 0)
             if path not in self._estimates:
                 # One process of the run estimates a file, the others wait for its figure: on the paper suite
                 # the estimate takes half a minute of CPU, which every xdist worker would pay again.
