@@ -153,7 +153,7 @@ class RunCore:
                 self._estimates[path] = (0.0, 0)
             if path not in self._estimates:
                 # One process of the run estimates a file, the others wait for its figure: on the paper suite
-                # the estimate takes half a minute of CPU, which every xdist worker would pay again.
+                # the estimate takes seconds of CPU, which every xdist worker would pay again.
                 with shared_json(Path(self.state_dir) / ESTIMATE_FILE) as shared:
                     key = str(path.resolve())
                     if key not in shared:
