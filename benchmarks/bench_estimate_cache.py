@@ -128,7 +128,7 @@ def modeled(suite_path: Path, trials: int) -> dict[str, tuple[int, int, int]]:
 
 def modeled_in_stub_units(suite_path: Path, trials: int) -> dict[str, tuple[int, int, int]]:
     """The same, counting tokens as the stub does (4 characters a token): the rule compared, not the unit."""
-    import pytest_vitabench.commands.estimate as estimate_module
+    import pytest_vitabench.run.estimate as estimate_module
 
     counted = estimate_module.count_tokens
     estimate_module.count_tokens = lambda text: -(-len(text) // CHARS_PER_TOKEN)

@@ -44,6 +44,8 @@ class _Trial:
     unscored: bool = False
     #: Official style only: a stand-in 0.0 for a subtask without criteria, counted at the subtask level alone.
     unjudged: bool = False
+    #: A stand-in for a trial the run never started (a spend cap): its unit is left out as an unscored one is.
+    not_run: bool = False
 
 
 @dataclass
@@ -194,7 +196,8 @@ def _level(trials: Sequence[_Trial], level: str, k: int, bootstrap: int, seed: i
     if n_units:
         values = [math.fsum(u.sums[i] for u in users) / n_units for i in range(len(METRICS))]
     return {**dict(zip(keys, values, strict=True)), "n_units": n_units,
-            "n_errors": sum(1 for t in trials if t.error), "n_unscored": sum(1 for t in trials if t.unscored),
+            "n_errors": sum(1 for t in trials if t.error),
+            "n_unscored": sum(1 for t in trials if t.unscored and not t.not_run),
             "n_short": short, "ci95": dict(zip(keys, _metric_intervals(users, bootstrap, seed), strict=True))}
 
 
@@ -297,8 +300,34 @@ def paired_difference(trials: Sequence[_Trial], reference: Sequence[_Trial], k: 
     return {"metric": metric_key("avg", k), "mean": mean, "ci95": ci, "n_users": len(diffs), "n_units": n_units}
 
 
+def _unit_and_trial(nodeid: str) -> tuple[str, int] | None:
+    """``(unit, trial)`` of an item's node id, ``...::SUBTASK[MEMORY-tN]`` (the unit: the id without ``-tN``)."""
+    unit, sep, trial = nodeid.rpartition("-t")
+    return (unit, int(trial[:-1])) if sep and trial.endswith("]") and trial[:-1].isdigit() else None
+
+
+def _not_run_stand_ins(results: Sequence[ItemResult], not_run: Iterable[str]) -> list[tuple[str, _Trial]]:
+    """Stand-ins for the trials the run never started, of units with a finished trial: flagged like an unscored
+    trial, so a unit (and a user's trial) they leave short is left out rather than scored 0. A unit with no
+    finished trial is no unit of the run already."""
+    finished: dict[str, ItemResult] = {}
+    for r in results:
+        parsed = _unit_and_trial(r.nodeid)
+        if parsed is not None:
+            finished.setdefault(parsed[0], r)
+    out = []
+    for nodeid in not_run:
+        parsed = _unit_and_trial(nodeid)
+        template = finished.get(parsed[0]) if parsed is not None else None
+        if parsed is not None and template is not None:
+            out.append((template.memory, replace(_to_trial(template), trial=parsed[1], reward=0.0, error=False,
+                                                 unscored=True, not_run=True)))
+    return out
+
+
 def compute_metrics(results: Sequence[ItemResult], *, k: int | None = None, bootstrap: int = 1000,
-                    seed: int = 0, style: str = "default", trials: int | None = None) -> dict[str, Any]:
+                    seed: int = 0, style: str = "default", trials: int | None = None,
+                    not_run: Iterable[str] = ()) -> dict[str, Any]:
     """Avg@K, Pass@K and Pass^K per memory backend at the subtask and user levels.
 
     Args:
@@ -309,6 +338,8 @@ def compute_metrics(results: Sequence[ItemResult], *, k: int | None = None, boot
         style: ``default`` or ``official``: how missing trials and subtasks without criteria count.
         trials: Official style: the run's number of trials, which every subtask unit is padded to with 0.0
             rewards whatever K is (default: K).
+        not_run: Node ids of selected trials the run never started (``--vita-budget-usd``): by default a unit
+            they leave short is left out, not scored 0; a style that pads missing trials pads them too.
 
     Returns:
         ``{memory: {"k": K, "subtask": LEVEL, "user": LEVEL, "n_skipped": int}}`` where LEVEL holds
@@ -334,6 +365,9 @@ def compute_metrics(results: Sequence[ItemResult], *, k: int | None = None, boot
             by_memory[r.memory].append(_to_trial(r))
     if rules.unjudged_fail:
         for memory, stand_in in _official_unjudged(results):
+            by_memory[memory].append(stand_in)
+    if not rules.pad_to_trials:
+        for memory, stand_in in _not_run_stand_ins(results, not_run):
             by_memory[memory].append(stand_in)
     out: dict[str, Any] = {}
     pad_to = max(K, trials or 0) if rules.pad_to_trials else 0

@@ -42,9 +42,10 @@ def merge_command(args: argparse.Namespace) -> int:
                         style=str(config.get("metrics_style") or "default"), selected_k=combined.trials_selected,
                         thresholds=thresholds, config=config,
                         subtask_data=suite_subtask_data(load_suite), baseline=options.baseline,
-                        fail_regression=options.fail_regression)
-    # Missing items leave the scores as incomplete as errored ones do.
-    missing = max(0, (combined.planned or 0) - len(results))
+                        fail_regression=options.fail_regression, not_run=combined.not_run)
+    # Missing items leave the scores as incomplete as errored ones do; items a shard's cap never started are
+    # named apart (exit status 7, as the shard's own).
+    missing = max(0, (combined.planned or 0) - len(results) - len(combined.not_run))
     gate_run(outcome, unfinished=missing + (1 if combined.missing and not missing else 0))
     write_report(output, run_report(outcome, {**config, "report": output, "shard": "merged"},
                                     run=_run_block(combined), usage=combined.usage))
@@ -66,7 +67,7 @@ def _run_block(combined: Combined) -> dict[str, Any]:
             "plugin_version": __version__, "planned": combined.planned, "completed": len(combined.results),
             "resumed": sum(1 for r in combined.results if r.resumed), "partial": combined.partial,
             "trials_selected": combined.trials_selected,
-            "missing": combined.missing}
+            "missing": combined.missing, **({"not_run": combined.not_run} if combined.not_run else {})}
 
 
 def _head_lines(combined: Combined) -> list[str]:
@@ -86,7 +87,8 @@ COMMAND = Command(
                 "the same metrics, intervals, failures, usage and cost. Pieces whose settings or suite files "
                 "differ are refused (the differences are listed); missing shards or items make the merge "
                 "partial. Exit status: 0 merged (and every gate passed), 1 a gate failed, 4 the pieces cannot be "
-                "merged, 6 a gate met infrastructure errors or missing items.",
+                "merged, 6 a gate met infrastructure errors or missing items, 7 a piece's --vita-budget-usd left "
+                "items not run.",
     run=merge_command, arguments=(
         argument("pieces", nargs="+", metavar="RUN_DIR_OR_REPORT",
                  help="run directories (.vitabench/runs/RUN_ID/shard-I-of-N), directories holding them, or JSON "

@@ -11,8 +11,10 @@ import webbrowser
 from pathlib import Path
 from typing import Any
 
+from ..metrics import pads_missing_trials
 from ..report.compare import compare_runs
 from ..report.failures import analyse_run
+from ..report.outcome import not_run_line
 from ..report.plots import plot_data
 from ..report.terminal import render_table
 from ..result import ItemResult
@@ -39,6 +41,10 @@ def render_run_page(run: Run, *, suite_dirs: list[str] | None = None, baseline: 
         comparison = compare_runs(baseline, run).to_dict()
     trials = (run.report.get("config") or {}).get("trials")
     lines = render_table(metrics, results, trials=int(trials) if trials else None)  # a selection's k, as the run said
+    not_run = {entry["nodeid"]: entry["reason"] for entry in run.report.get("not_run") or []}
+    if not_run:  # items the run never started (its spend cap): named under the table, as the terminal does
+        style = str(run.config.get("metrics_style") or "default")
+        lines.append(not_run_line(not_run, padded=pads_missing_trials(style)))
     return build_viewer(run, catalogue=catalogue, metrics_lines=lines,
                         plots=plot_data(run.results, metrics), failures=analyse_run(run, catalogue),
                         comparison=comparison, judge=run.report.get("judge"),

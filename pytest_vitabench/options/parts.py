@@ -214,3 +214,6 @@ class OutputSettings(Part):
         help="fail on a significant Avg drop beyond DROP")
     failures: bool = setting(
         False, flag=True, scope="run", heading="runs", help="print the failure categories table")
+    budget_usd: float | None = setting(
+        scope="run", parse=values.budget_usd, metavar="USD", heading="runs",
+        help="stop starting items before the run's spend passes USD")

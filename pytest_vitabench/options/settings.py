@@ -49,6 +49,7 @@ ORDER: tuple[str, ...] = (
     "agent_prompt", "outcome_style", "search_style", "tool_results", "episode_style", "metrics_style", "max_steps",
     "seed", "language", "strict", "concurrency", "rpm", "tpm", "max_concurrency", "rpm_window", "timeout",
     "circuit_breaker", "limits_url", "cache", "preflight", "resume", "shard", "run_id", "progress", "prices",
+    "budget_usd",
     "baseline", "fail_regression", "failures",
 )
 if sorted(ORDER) != sorted(RunSettings.NAMES):  # a setting declared but not placed, or placed but not declared

@@ -318,6 +318,16 @@ def early_stop(option: str, value: object) -> EarlyStop:
         raise ValueError(str(exc).replace("--vita-early-stop", option, 1)) from None
 
 
+def budget_usd(option: str, value: object) -> float | None:
+    """A spend cap in USD above 0; empty: none (an ini file's ``vita_budget_usd =`` leaves it unset)."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    number = _number(option, str(value).strip().lstrip("$"), "an amount of USD such as 25 or 2.50", float)
+    if not number > 0 or number == float("inf"):
+        raise ValueError(f"{option} must be an amount of USD above 0, got {value}")
+    return number
+
+
 def parse_interval(value: object, *, tty: bool) -> float | None:
     """``--vita-progress`` in seconds (``auto``: 10 on a terminal, 60 otherwise), ``None`` when off (``0``/``off``)."""
     text = str(value if value is not None else "auto").strip().lower()

@@ -52,6 +52,8 @@ class VitaController(VitaSession):
         #: Each item's result (validated as it arrives, not at the end) and its payload, by node id.
         self.arrived: dict[str, tuple[ItemResult, dict[str, Any]]] = {}
         self.non_vita_failures = 0
+        #: The items the run never started, with the reason (``budget``...), by node id.
+        self.not_run: dict[str, str] = {}
         self.started_monotonic: float | None = None
         self.planned_items: int | None = None
         #: The node ids the session selected (after -k, -m, --lf, a shard...): the metrics' k comes from them.
@@ -102,18 +104,24 @@ class VitaController(VitaSession):
             self.selected_ids = [item.nodeid for item in session.items]
 
     def pytest_report_collectionfinish(self, config: pytest.Config, items: list[pytest.Item]) -> list[str]:
-        line = self.core.resume_line([item.nodeid for item in items]) if self.active else None
-        return [line] if line else []
+        if not self.active:
+            return []
+        ids = [item.nodeid for item in items]
+        return [line for line in (self.core.resume_line(ids), self._budget_line(ids)) if line]
+
+    def _budget_line(self, ids: list[str]) -> str | None:
+        return None if self.config.option.collectonly else self.core.budget_line(ids)
 
     def pytest_runtest_logstart(self, nodeid: str) -> None:
         """Under xdist the controller collects nothing: the resume line waits for the first item to start,
         after xdist's status lines."""
         ids, self._resume_ids = self._resume_ids, None
-        line = self.core.resume_line(ids) if ids is not None else None
+        lines = [self.core.resume_line(ids), self._budget_line(ids)] if ids is not None else []
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
-        if line and reporter is not None:
-            reporter.ensure_newline()
-            reporter.write_line(line)
+        for line in lines:
+            if line and reporter is not None:
+                reporter.ensure_newline()
+                reporter.write_line(line)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_handlecrashitem(self, crashitem: str, report: Any) -> None:
@@ -168,13 +176,17 @@ class VitaController(VitaSession):
 
     def pytest_runtest_logreport(self, report: Any) -> None:
         payload = getattr(report, "vita_result", None)
+        not_run = getattr(report, "vita_not_run", None)
         if payload is not None:
             self.arrived[report.nodeid] = (run_core().result_from(payload), payload)
             self._show_progress(payload)
+        elif not_run is not None:
+            self.not_run[report.nodeid] = not_run
+            self._show_progress(None, not_run=not_run)
         elif report.failed and self.active:
             self.non_vita_failures += 1
 
-    def _show_progress(self, payload: dict[str, Any]) -> None:
+    def _show_progress(self, payload: dict[str, Any] | None, *, not_run: str | None = None) -> None:
         config = self.config
         if config.get_verbosity() < 0:
             return
@@ -184,7 +196,10 @@ class VitaController(VitaSession):
             tty = bool(reporter is not None and getattr(reporter, "isatty", False))
             self.progress = self.core.progress(tty=tty, started=self.started_monotonic)
             self.progress.planned = self.planned_items
-        self.progress.add(payload)
+        if payload is not None:
+            self.progress.add(payload)
+        else:
+            self.progress.add_not_run(not_run or "")
         if reporter is not None and self.progress.due():
             # Under xdist pytest's dots track no current file: write_line alone would append to a row of dots.
             reporter.ensure_newline()
@@ -194,12 +209,12 @@ class VitaController(VitaSession):
 
     def finish(self, session: pytest.Session) -> None:
         """Score, gate and report the run (``pytest_sessionfinish``, before junitxml writes its file)."""
-        if not self.arrived:
+        if not self.arrived and not self.not_run:
             return
         core, config = self.core, self.config
         arrived = [self.arrived[nodeid] for nodeid in sorted(self.arrived)]
         outcome, manifest = core.score(arrived, suites=self.suites, languages=self.languages,
-                                       selected=self.selected_ids)
+                                       selected=self.selected_ids, not_run=self.not_run)
         self.outcome = outcome
         session.exitstatus = core.gate(outcome, status=session.exitstatus, other_failures=self.non_vita_failures)
         core.record(outcome, manifest, [payload for _, payload in arrived], planned=sum(self.planned.values()),

@@ -200,6 +200,8 @@ class VitaItem(pytest.Function):
     vita_ref: ItemRef
     #: The item's result from its run until it is reported (then dropped: see the session's makereport).
     vita_result: ItemResult | None = None
+    #: Why the item was never started (``budget``...), when the run stopped starting items.
+    vita_not_run: str | None = None
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
@@ -211,7 +213,8 @@ class VitaItem(pytest.Function):
             self._id = parse(str(node_id))
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
-        return self.path, None, self.nodeid.split("::", 1)[-1]
+        # pytest places a skip raised by a fixture at the item's line, and needs one: a not-run item's is the file's.
+        return self.path, 0 if self.vita_not_run else None, self.nodeid.split("::", 1)[-1]
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, (VitaFailure, VitaInfrastructureError)):
@@ -274,7 +277,16 @@ def vita_result(
     item = request.node
     if not isinstance(item, VitaItem):
         pytest.fail("the vita_result fixture is only available to VitaBench items", pytrace=False)
-    result = _session(request.config).item_result(item, (vita_agent, vita_user_simulator, vita_judge))
+    try:
+        result = _session(request.config).item_result(item, (vita_agent, vita_user_simulator, vita_judge))
+    except Exception as exc:
+        reason = run_core().not_run_reason(exc)
+        if reason is None:
+            raise
+        # Never started (the spend cap...): neither passed nor failed; no result, so --vita-resume runs it.
+        item.vita_not_run = reason
+        item.user_properties.append(("vita_not_run", reason))
+        pytest.skip(f"not run: {reason}")
     item.config.hook.pytest_vitabench_result(result=result, item=item)
     item.vita_result = result
     item.user_properties.extend([("vita_reward", result.reward), ("vita_memory", result.memory),

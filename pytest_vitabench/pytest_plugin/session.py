@@ -285,6 +285,9 @@ class VitaSession:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item) -> Iterator[None]:
         report: Any = yield
+        not_run = getattr(item, "vita_not_run", None)
+        if not_run is not None and report.when == "setup":
+            report.vita_not_run = not_run  # the controller names it apart from skips (xdist carries it over)
         result: ItemResult | None = getattr(item, "vita_result", None)
         if result is not None and (report.when == "call" or report.outcome != "passed"):
             report.vita_result = result.light()

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 from pathlib import Path
@@ -28,7 +28,7 @@ from .compare import Comparison, compare_results, regression_gate, regression_li
 from .failures import SubtaskFacts, categorize_result, failure_table, render_failure_table, subtask_facts
 from .github import error_annotations, step_summary, write_step_summary
 from .json_report import build_report
-from .selection import metrics_k, unfinished_line
+from .selection import SHOWN, metrics_k, unfinished_line
 from .terminal import render_table
 from .thresholds import ThresholdOutcome, check_thresholds
 
@@ -46,6 +46,12 @@ class VitaExit(IntEnum):
     USAGE_ERROR = 4
     NO_TESTS_COLLECTED = 5
     INFRASTRUCTURE = 6
+    #: ``--vita-budget-usd`` stopped the run from starting items: the scores cover part of the selection.
+    BUDGET = 7
+
+
+#: The reason of the items a spend cap left out (the only not-run reason that makes the exit status 7).
+BUDGET_REASON = "budget"
 
 
 @dataclass(frozen=True)
@@ -108,6 +114,8 @@ class RunOutcome:
             lines for a CI step summary.
         status: The exit status (the gate's when a gate is on, else the one given to :func:`gate_run`).
         scope: The shard the run is, when it is one (its gate saw a part of the run).
+        not_run: The selected items the run never started, with the reason (``budget``...), by node id: they
+            are among ``unfinished``, named apart.
     """
 
     results: list[ItemResult]
@@ -129,6 +137,12 @@ class RunOutcome:
     verdict: str | None = None
     status: int = 0
     scope: str | None = None
+    not_run: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def stopped_by_budget(self) -> int:
+        """How many items the spend cap left out."""
+        return sum(1 for reason in self.not_run.values() if reason == BUDGET_REASON)
 
     @property
     def missed(self) -> tuple[str, ...]:
@@ -140,7 +154,8 @@ def score_run(results: list[ItemResult], *, trials: int, seed: int, style: str =
               thresholds: list[Threshold] | None = None, want_failures: bool = True,
               config: dict[str, Any] | None = None,
               subtask_data: Callable[[ItemResult], dict[str, Any] | None] = lambda _: None,
-              baseline: str | None = None, fail_regression: float | None = None) -> RunOutcome:
+              baseline: str | None = None, fail_regression: float | None = None,
+              not_run: Mapping[str, str] | None = None) -> RunOutcome:
     """The metrics, threshold outcomes, failure table and baseline comparison of a run's results.
 
     Args:
@@ -152,13 +167,16 @@ def score_run(results: list[ItemResult], *, trials: int, seed: int, style: str =
         config: The report's config block, compared with the baseline's.
         subtask_data: An item's subtask as suite data, for failure analysis.
         fail_regression: The drop of Avg against ``baseline`` the regression gate allows (``None``: no gate).
+        not_run: The selected items never started, with the reason; they are no trials of the measurement.
     """
     # Trials nobody selected are no part of the measurement: K is what was selected, and a metrics style that
     # pads missing trials with 0.0 pads to K. A selected trial that did not finish still counts against K.
     k = metrics_k(selected_k, trials)
-    metrics = compute_metrics(results, k=k, seed=seed, style=style, trials=k)
+    not_run = dict(not_run or {})
+    metrics = compute_metrics(results, k=k, seed=seed, style=style, trials=k, not_run=sorted(not_run))
     outcome = RunOutcome(results=results, metrics=metrics, trials=trials, k=k, unfinished=sorted(unfinished),
-                         style=style, thresholds=thresholds, baseline=baseline, fail_regression=fail_regression)
+                         style=style, thresholds=thresholds, baseline=baseline, fail_regression=fail_regression,
+                         not_run=not_run)
     if thresholds is not None:
         # The gate reads the table's own figures, so what it says and what the table shows never disagree.
         outcome.threshold_outcomes = check_thresholds(thresholds, metrics, results)
@@ -213,13 +231,20 @@ def gate_run(outcome: RunOutcome, *, status: int = 0, unfinished: int = 0, other
     """
     outcome.status, outcome.scope = status, scope
     if outcome.thresholds is None and outcome.fail_regression is None:
-        return status
+        if outcome.stopped_by_budget and status not in _PYTEST_OWN:
+            outcome.status = int(VitaExit.BUDGET)
+            outcome.verdict = _budget_verdict(outcome.stopped_by_budget)
+        return outcome.status
     errors = sum(1 for r in outcome.results if r.outcome == "error")
     gate_failures = (f"regression against the baseline: {outcome.regression}",) if outcome.regression else ()
     outcome.found = GateInputs(missed_thresholds=outcome.missed, gate_failures=gate_failures,
                                infrastructure_errors=errors + unfinished, other_failures=other_failures)
     outcome.status = gated_exit_status(status, outcome.found)
     outcome.verdict = explain(outcome.status, outcome.found)
+    if outcome.stopped_by_budget and outcome.status in (VitaExit.OK, VitaExit.GATE_FAILED):
+        # The gate read part of the selection: neither its pass nor its failure is the run's verdict.
+        outcome.status = int(VitaExit.BUDGET)
+        outcome.verdict = _budget_verdict(outcome.stopped_by_budget)
     not_checked = sum(1 for o in outcome.threshold_outcomes if o.status == "not_checked")
     if not_checked:  # a threshold the run could not check passed nothing: the verdict must not read as if it did
         outcome.verdict += f"; {not_checked} threshold(s) not checked"
@@ -229,10 +254,37 @@ def gate_run(outcome: RunOutcome, *, status: int = 0, unfinished: int = 0, other
     return outcome.status
 
 
+#: pytest's own statuses, which pass through whatever the run found.
+_PYTEST_OWN = (VitaExit.INTERRUPTED, VitaExit.INTERNAL_ERROR, VitaExit.USAGE_ERROR, VitaExit.NO_TESTS_COLLECTED)
+
+
+def _budget_verdict(count: int) -> str:
+    return (f"exit status 7 (stopped by its budget): {count} item(s) not run: budget, so the scores cover part of "
+            "the selection; --vita-resume (with a higher --vita-budget-usd, or none) completes the run")
+
+
+def not_run_line(not_run: Mapping[str, str], *, padded: bool = False) -> str:
+    """The terminal's line naming the items the run never started, by reason (``padded``: the metrics style
+    counts each missing trial as a 0.0 reward)."""
+    reasons: dict[str, list[str]] = {}
+    for nodeid in sorted(not_run):
+        reasons.setdefault(not_run[nodeid], []).append(nodeid)
+    parts = []
+    for reason, ids in sorted(reasons.items()):
+        shown = ", ".join(ids[:SHOWN]) + (f", ... and {len(ids) - SHOWN} more" if len(ids) > SHOWN else "")
+        parts.append(f"{len(ids)} item(s) not run: {reason} ({shown})")
+    counts = ("each counts as a 0.0 reward, as the metrics style pads missing trials" if padded
+              else "a unit they leave short is left out of the metrics, not scored 0")
+    return "; ".join(parts) + f"; neither passed nor failed: {counts}"
+
+
 def run_report(outcome: RunOutcome, config: dict[str, Any], *, run: dict[str, Any], usage: dict[str, Any] | None,
                records: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """The JSON report of the run: :func:`~.json_report.build_report` with the usage, failures and comparison."""
     report = build_report(config, outcome.metrics, outcome.results, run=run, records=records)
+    if outcome.not_run:  # items never started: no result row (neither passed nor failed), named here
+        report["not_run"] = [{"nodeid": nodeid, "outcome": "not_run", "reason": reason}
+                             for nodeid, reason in sorted(outcome.not_run.items())]
     if usage is not None:
         report["usage"] = usage
     if outcome.failures is not None:
@@ -248,8 +300,11 @@ def summary_lines(outcome: RunOutcome, *, ledger: Ledger | None, show_failures: 
     where the report went, the thresholds and the gate's verdict."""
     lines: list[Line] = [(line, None) for line in render_table(outcome.metrics, outcome.results,
                                                                trials=outcome.trials)]
-    if outcome.unfinished:
-        lines.append((unfinished_line(outcome.unfinished, k=outcome.k, style=outcome.style,
+    if outcome.not_run:
+        lines.append((not_run_line(outcome.not_run, padded=pads_missing_trials(outcome.style)), "yellow"))
+    unfinished = [nodeid for nodeid in outcome.unfinished if nodeid not in outcome.not_run]
+    if unfinished:
+        lines.append((unfinished_line(unfinished, k=outcome.k, style=outcome.style,
                                       padded=pads_missing_trials(outcome.style)), "yellow"))
     if ledger is not None and (ledger.total().requests or ledger.total().cached_requests):
         lines += [(line, None) for line in ledger.table_lines()]

@@ -74,6 +74,8 @@ class Progress:
         self.prompt_tokens = 0
         self.cached_prompt_tokens = 0
         self.cost = 0.0
+        #: Items the run never started, by reason (``budget``...): neither done nor failed.
+        self.not_run: dict[str, int] = {}
 
     def plan(self, planned: int) -> None:
         """Set the number of items this run will report (once collection is known)."""
@@ -96,6 +98,10 @@ class Progress:
                 self.cached_prompt_tokens += int(usage.get("cached_prompt_tokens") or 0)
                 self.cost += float(usage.get("cost") or 0.0)
 
+    def add_not_run(self, reason: str) -> None:
+        """Count one item the run did not start (it stopped starting items for ``reason``)."""
+        self.not_run[reason] = self.not_run.get(reason, 0) + 1
+
     def due(self) -> bool:
         """Whether a line is due now; marks it printed when it is."""
         if self.interval_s is None or self.done == 0:
@@ -108,7 +114,7 @@ class Progress:
 
     def eta_s(self) -> float | None:
         """Seconds left at the pace so far, or ``None`` when unknown."""
-        if not self.planned or not self.done or self.done >= self.planned:
+        if not self.planned or not self.done or self.done + sum(self.not_run.values()) >= self.planned:
             return None
         elapsed = self.clock() - self.started
         return elapsed / self.done * (self.planned - self.done)
@@ -132,4 +138,5 @@ class Progress:
             tokens += f" ({self.cached_prompt_tokens / self.prompt_tokens:.0%} of prompt cached)"
         parts.append(f"{tokens}, ${self.cost:.4f}")
         parts.append(f"{self.errors} error{'s' if self.errors != 1 else ''}")
+        parts.extend(f"{count} not run: {reason}" for reason, count in sorted(self.not_run.items()))
         return ", ".join(parts)

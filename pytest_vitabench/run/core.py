@@ -43,6 +43,7 @@ from .engine.run import RunEngine
 from .preflight import preflight_error, start_checks
 from .runner import ItemJob, RunState
 from .shard import Share, derived_run_id, run_directory, take_share
+from .stopping import ESTIMATE_FILE, Budget, NotRun, StartGate, resumed_spend, shared_json
 from .wiring import Benchmark
 
 if TYPE_CHECKING:
@@ -69,6 +70,11 @@ def _no_builtin_shadowed(memory: Iterable[str]) -> None:
         if reference is not None and memory_spec(name) in BUILTIN_SPECS.values():
             raise ValueError(f"--vita-memory: {reference!r} declares the name {name!r} of a built-in backend; "
                              "give its spec a name of its own")
+
+
+def _usd(amount: float) -> str:
+    """Dollars and cents, or four decimals below a dollar (a smoke run's cap is a few cents)."""
+    return f"${amount:,.2f}" if amount >= 1 else f"${amount:.4f}"
 
 
 class RunCore:
@@ -104,6 +110,94 @@ class RunCore:
             rootdir=rootdir, config=bench.config.manifest(), resume=bench.config.resume, run_dir=run_dir,
             writer=writer, named_dir=self._named_run_dir(bench, selection, invocation_dir))
         self.bench = bench
+        self.state_dir, self.writer = state_dir, writer
+        #: The suite files this process collected (the spend cap's estimate reads them).
+        self.suite_paths: list[Path] = []
+        self._estimates: dict[Path, tuple[float, int]] = {}
+        #: Suite files ``vitabench estimate`` could not estimate, with why (their items count as free until one
+        #: finishes).
+        self.estimate_failures: dict[Path, str] = {}
+        self.budget = self._budget()
+        #: What every item of this process asks before it starts (:mod:`.stopping`).
+        self.start_gate = StartGate(budget=self.budget)
+
+    def _budget(self) -> Budget | None:
+        """``--vita-budget-usd``'s books, or ``None`` without a cap.
+
+        Raises:
+            ValueError: A model a role calls has no price: its spend could not be counted.
+        """
+        cap = self.bench.config.budget_usd
+        if cap is None:
+            return None
+        unpriced = self.bench.unpriced_models()
+        if unpriced:
+            raise ValueError(f"--vita-budget-usd counts what the run spends, but {', '.join(unpriced)} has no price: "
+                             "give it one with --vita-prices MODEL=PROMPT/COMPLETION (USD per 1M tokens), or drop "
+                             "the cap")
+        return Budget(cap, state_dir=self.state_dir, writer=self.writer, resumed=resumed_spend(self.saved.values()),
+                      estimate_per_item=lambda: self.estimate()[1])
+
+    def estimate(self, paths: Iterable[Path] | None = None) -> tuple[dict[Path, float], float]:
+        """``vitabench estimate``'s figures for this run's roles: USD per item of each suite file (``paths``, by
+        default the ones this process collected), and per item over them all. The offline built-ins play every
+        subtask once, so it takes a while on a large suite; each file is estimated once per process."""
+        from .estimate import estimate_cost
+
+        bench, config = self.bench, self.bench.config
+        models = dict(self.bench.role_models())
+        per_item: dict[Path, float] = {}
+        cost = items = 0.0
+        for path in self.suite_paths if paths is None else paths:
+            if not models:  # no role calls an LLM: nothing to price, and no need to play the suite
+                self._estimates[path] = (0.0, 0)
+            if path not in self._estimates:
+                # One process of the run estimates a file, the others wait for its figure: on the paper suite
+                # the estimate takes seconds of CPU, which every xdist worker would pay again.
+                with shared_json(Path(self.state_dir) / ESTIMATE_FILE) as shared:
+                    key = str(path.resolve())
+                    if key not in shared:
+                        try:
+                            estimate = estimate_cost(
+                                path, memory=config.memory, trials=config.trials,
+                                agent_model=models.get("agent", config.model),
+                                user_model=models.get("user", "scripted"), judge_model=models.get("judge", "rules"),
+                                memory_model=models.get("memory", config.memory_model),
+                                embedding_model=config.embedding_model or "text-embedding-3-large",
+                                prices=bench.llm_settings.prices)
+                            shared[key] = [estimate.ledger.total().cost, estimate.items]
+                        except Exception as exc:  # noqa: BLE001 - the cap still works from the first finished item
+                            shared[key] = [0.0, 0, f"{type(exc).__name__}: {exc}"]
+                    self._estimates[path] = (float(shared[key][0]), int(shared[key][1]))
+                    if len(shared[key]) > 2:
+                        self.estimate_failures[path] = str(shared[key][2])
+            total, count = self._estimates[path]
+            per_item[path] = total / count if count else 0.0
+            cost, items = cost + total, items + count
+        return per_item, cost / items if items else 0.0
+
+    @staticmethod
+    def not_run_reason(error: BaseException) -> str | None:
+        """Why an item was not started (``budget``...), when ``error`` says it was not; else ``None``."""
+        return error.reason if isinstance(error, NotRun) else None
+
+    def budget_line(self, nodeids: Iterable[str]) -> str | None:
+        """Before the first item: the cap, and whether the estimate for the selected ``nodeids`` passes it."""
+        budget = self.budget
+        if budget is None:
+            return None
+        files = [nodeid.split("::", 1)[0] for nodeid in nodeids if is_item_id(nodeid)]
+        per_item, _ = self.estimate(sorted({self.rootdir / name for name in files}))
+        figure = sum(per_item[self.rootdir / name] for name in files)
+        spent = budget.resumed[0]
+        head = f"vitabench budget: {_usd(budget.cap)}" + (f" ({_usd(spent)} spent by the resumed run)" if spent else "")
+        line = f"{head}; `vitabench estimate` puts the {len(files)} selected items at {_usd(figure)}"
+        if spent + figure > budget.cap:
+            line += ", over the cap: the run stops starting items before its end (--vita-resume completes it)"
+        for path, error in sorted(self.estimate_failures.items()):
+            line += (f"; no estimate for {os.path.relpath(path, self.rootdir)} ({error}): until its first item "
+                     "finishes, an item in flight counts as free")
+        return line
 
     def _named_run_dir(self, bench: Benchmark, selection: Callable[[], dict[str, Any]],
                        invocation_dir: Path) -> Path | None:
@@ -157,6 +251,8 @@ class RunCore:
         and the items it plans in all (subtasks x memory backends x trials)."""
         bench = self.bench
         suite = bench.runner.suite(path, lazy=True)
+        if path not in self.suite_paths:
+            self.suite_paths.append(path)
         planned = sum(len(user.outline) for user in suite.users if user.error is None) \
             * len(bench.config.memory) * bench.config.trials
         return suite, bench.runner.language_for(suite), planned
@@ -190,7 +286,8 @@ class RunCore:
         """The process's run engine; ``manifest`` writes the run manifest before the first journal record."""
         bench = self.bench
         return RunEngine(runner=bench.runner, store=self.store, config_sha256=config_sha256(bench.config.manifest()),
-                         saved=self.saved, concurrency=bench.concurrency, on_first_journal=manifest)
+                         saved=self.saved, concurrency=bench.concurrency, on_first_journal=manifest,
+                         gate=self.start_gate)
 
     def write_manifest(self, *, suites: dict[str, str], selection: dict[str, Any], command: list[str],
                        selected: Iterable[str] = ()) -> None:
@@ -252,7 +349,8 @@ class RunCore:
         return Progress(parse_interval(self.bench.config.progress, tty=tty), started=started)
 
     def score(self, arrived: Sequence[tuple[ItemResult, dict[str, Any]]], *, suites: Mapping[str, str],
-              languages: Mapping[str, str], selected: Iterable[str] = ()) -> tuple[RunOutcome, dict[str, Any]]:
+              languages: Mapping[str, str], selected: Iterable[str] = (),
+              not_run: Mapping[str, str] | None = None) -> tuple[RunOutcome, dict[str, Any]]:
         """The run's scores, gates and verdict, and the report's config block (the controller alone scores:
         the scoring modules load here, never on an xdist worker). ``selected``: the session's selected node ids."""
         from ..options.fail_under import parse_fail_under
@@ -275,7 +373,7 @@ class RunCore:
             thresholds=parse_fail_under(run_config.fail_under) if run_config.fail_under else None,
             want_failures=bool(run_config.failures or run_config.report), config=manifest,
             subtask_data=suite_subtask_data(bench.runner.suite), baseline=run_config.baseline,
-            fail_regression=run_config.fail_regression)
+            fail_regression=run_config.fail_regression, not_run=not_run)
         return outcome, manifest
 
     def _languages(self, suites: Mapping[str, str], collected: Mapping[str, str]) -> dict[str, str]:
@@ -303,9 +401,14 @@ class RunCore:
         counts = {"planned": planned, "completed": len(outcome.results),
                   "resumed": sum(1 for r in outcome.results if r.resumed), "trials_selected": outcome.k}
         # What `vitabench merge` needs beyond the journal: the report's config block and the usage.
-        write_run_summary(store, config=manifest, usage=bench.ledger.to_dict(), run={"id": store.run_id, **counts})
+        stopped: dict[str, Any] = {"not_run": dict(sorted(outcome.not_run.items()))} if outcome.not_run else {}
+        if self.budget is not None:
+            stopped["budget"] = {"cap_usd": self.budget.cap, "spent_usd": self.budget.spent()}
+        write_run_summary(store, config=manifest, usage=bench.ledger.to_dict(),
+                          run={"id": store.run_id, **counts, **stopped})
         if run_config.report:
-            run = run_metadata(store=store, started=started, command=command, rootdir=self.rootdir, **counts)
+            run = {**run_metadata(store=store, started=started, command=command, rootdir=self.rootdir, **counts),
+                   **stopped}
             report = run_report(outcome, manifest, run=run, usage=bench.ledger.to_dict(), records=payloads)
             on_report(report)
             write_report(run_config.report, report)
@@ -337,6 +440,10 @@ class RunCore:
             why = "" if outcome.unfinished else ", as selected"
             lines.append((f"partial: {completed} of {planned} planned items{why} (run {store.run_id}; "
                           f"--vita-resume completes it)", "yellow"))
+        if self.budget is not None:
+            lines.append((f"budget: {_usd(self.budget.spent())} spent of {_usd(self.budget.cap)}"
+                          + (f"; the run stopped starting items ({outcome.stopped_by_budget} not run)"
+                             if outcome.stopped_by_budget else ""), "yellow" if outcome.stopped_by_budget else None))
         report = str(bench.config.report) if bench.config.report else None
         lines += summary_lines(outcome, ledger=bench.ledger, show_failures=bench.config.failures, report=report)
         return lines

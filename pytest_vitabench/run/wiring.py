@@ -15,7 +15,7 @@ from typing import Any
 
 from .. import agents, users
 from ..judges.registry import JudgeSpec, batched, judge_for, judge_spec
-from ..llm import Ledger, LLMClient, MissingAPIKey
+from ..llm import Ledger, LLMClient, MissingAPIKey, price_for
 from ..llm.settings import settings_for_run
 from ..memory.registry import RunMemories, request_roles, specs_of
 from ..memory.tokens import count_tokens, tokenizer_name, tokenizer_note
@@ -74,6 +74,7 @@ class Benchmark:
                                     config.judge_model_args),
                  **{role: RoleModel("--vita-memory-model", config.memory_model if role in in_use else None,
                                     config.memory_model_args) for role in request_roles()}}
+        self._roles = roles
         self.official = OfficialHarness.open(ProfileSettings.of(config), roles=roles,
                                              official_answers=self.behaviour.tools.official_answers,
                                              answers_asked=config.named("tool_results"))
@@ -137,6 +138,20 @@ class Benchmark:
     def _chat_needs_llm(self) -> bool:
         return (agents.calls_llm(self.agent_settings) or users.calls_llm(self.user_settings)
                 or self._judge.needs_llm or any(spec.calls_llm(self.config) for spec in self.memory_specs))
+
+    def role_models(self) -> list[tuple[str, str]]:
+        """``(role, model)`` of each LLM role the run calls, rag's endpoint embeddings included."""
+        models = [(role, entry.model) for role, entry in self._roles.items() if entry.model]
+        if self.config.embedding_model and any(endpoint.kind == "embeddings" for spec in self.memory_specs
+                                               for endpoint in spec.endpoints(self.config)):
+            models.append(("embeddings", self.config.embedding_model))
+        return models
+
+    def unpriced_models(self) -> list[str]:
+        """``--option MODEL`` of each model the run calls that ``--vita-prices`` does not price."""
+        options = {role: entry.option for role, entry in self._roles.items()}
+        return sorted({f"{options.get(role, '--vita-embedding-model')} {model}" for role, model in self.role_models()
+                       if price_for(self.llm_settings.prices, model) is None})
 
     def role_names(self) -> list[tuple[str, str]]:
         """``(option, name)`` of the agent, user and judge roles, for messages about misspelled names."""

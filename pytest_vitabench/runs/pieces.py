@@ -55,6 +55,8 @@ class Combined:
         trials_selected: The fewest trials per unit any piece selected (the metrics' k), when the pieces say it.
         missing: Sentences naming shards that did not arrive.
         notes: Other things to know: pieces whose LLM usage is unknown.
+        not_run: Items a piece never started (its spend cap...), with the reason, by node id; none of them has a
+            result in any piece.
     """
 
     config: dict[str, Any]
@@ -67,6 +69,7 @@ class Combined:
     missing: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     pieces: list[str] = field(default_factory=list)
+    not_run: dict[str, str] = field(default_factory=dict)
 
     @property
     def partial(self) -> bool:
@@ -165,7 +168,9 @@ def combine(paths: Iterable[str | Path]) -> Combined:
                     run_id=next((str(p.run["id"]) for p in pieces if p.run.get("id")), "merged"),
                     stores=[p.store for p in pieces if p.store is not None], planned=_planned(pieces),
                     trials_selected=_trials_selected(pieces),
-                    missing=_missing(pieces), notes=_notes(pieces), pieces=[str(p.source) for p in pieces])
+                    missing=_missing(pieces), notes=_notes(pieces), pieces=[str(p.source) for p in pieces],
+                    not_run={nodeid: str(reason) for p in pieces
+                             for nodeid, reason in (p.run.get("not_run") or {}).items() if nodeid not in owner})
 
 
 def _merged_config(pieces: Sequence[Piece]) -> dict[str, Any]:

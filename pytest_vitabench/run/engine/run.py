@@ -21,6 +21,7 @@ from ...runs.store import RunStore
 from ...suite.loader import LoadedSuite, LoadedUser, ensure_user, needs_validation
 from ..episode import SyncCaller, ThreadedCaller, drive
 from ..runner import ItemJob, ItemRunner
+from ..stopping import BUDGET, NotRun, StartGate, item_cost
 from .scheduler import EpisodeScheduler
 
 GEN0_THRESHOLD = 10_000
@@ -65,12 +66,14 @@ class RunEngine:
         saved: Journal records of the run being resumed, by node id.
         concurrency: Episodes in flight in this process; 1 runs each item inline in pytest's thread.
         on_first_journal: Called once before the first record is written (writes the manifest).
+        gate: Asked before each item starts (:mod:`..stopping`); an item it refuses raises :class:`NotRun`.
     """
 
     def __init__(self, *, runner: ItemRunner, store: RunStore | None, config_sha256: str,
                  saved: dict[str, dict[str, Any]] | None = None, concurrency: int = 1,
-                 on_first_journal: Callable[[], None] | None = None):
+                 on_first_journal: Callable[[], None] | None = None, gate: StartGate | None = None):
         self.runner = runner
+        self.gate = gate or StartGate()
         self.store = store
         self.config_sha256 = config_sha256
         self.saved = saved or {}
@@ -97,11 +100,34 @@ class RunEngine:
         return result_from_record(record)
 
     def run(self, job: ItemJob) -> ItemResult:
-        if needs_validation(job.user):
-            self._validate(job.suite, job.user)
-        with item_ledger() as usage, SyncCaller() as call:
-            result = drive(self.runner.run_async(job, call=call))
-        self._finished(job, result, usage.by_role())
+        """Run one item inline.
+
+        Raises:
+            NotRun: The gate stopped the run from starting items.
+        """
+        reason = self.gate.admit()
+        if reason is not None:  # WAIT too: nothing of this process is in flight between inline items
+            raise self._not_run(reason or BUDGET)
+        cost: float | None = None
+        try:
+            if needs_validation(job.user):
+                self._validate(job.suite, job.user)
+            with item_ledger() as usage, SyncCaller() as call:
+                result = drive(self.runner.run_async(job, call=call))
+            self._finished(job, result, usage.by_role())
+            cost = item_cost(result.usage)
+        finally:
+            self.gate.finished(cost)
+        return result
+
+    async def _admitted(self, job: ItemJob) -> ItemResult:
+        """Run one item the gate admitted (the scheduler asked it before starting), and tell the gate its cost."""
+        cost: float | None = None
+        try:
+            result = await self.run_async(job)
+            cost = item_cost(result.usage)
+        finally:
+            self.gate.finished(cost)
         return result
 
     async def run_async(self, job: ItemJob) -> ItemResult:
@@ -121,25 +147,36 @@ class RunEngine:
         await asyncio.to_thread(self._finished, job, result, usage.by_role())
         return result
 
+    def _not_run(self, reason: str) -> NotRun:
+        """The error of an item the gate kept from starting; the run directory gets its manifest even when no
+        item ran, so that ``--vita-resume`` finds the run."""
+        self._start_journal()
+        return NotRun(reason)
+
+    def _start_journal(self) -> None:
+        if self.store is not None and not self._journal_started:
+            self._journal_started = True
+            if self._on_first_journal is not None:
+                self._on_first_journal()
+
     def _finished(self, job: ItemJob, result: ItemResult, usage_by_role: dict[str, Any]) -> None:
         for role, usage in usage_by_role.items():
             if usage.requests or usage.cached_requests:
                 result.usage[role] = usage
         if self.store is not None:
-            if not self._journal_started:
-                self._journal_started = True
-                if self._on_first_journal is not None:
-                    self._on_first_journal()
+            self._start_journal()
             journal_item(self.store, result, suite_sha256=job.suite.sha256, config_sha256=self.config_sha256)
 
     def scheduler(self, *, job_for: Callable[[str], ItemJob], upcoming: Callable[[str], Iterable[str]],
                   should_stop: Callable[[], bool]) -> EpisodeScheduler:
-        """The process's scheduler (created on first use with these callbacks)."""
+        """The process's scheduler (created on first use with these callbacks); it starts an item only when
+        ``should_stop`` is false and the gate admits it, and an item it never started raises :class:`NotRun`."""
         if self._scheduler is None:
             self._scheduler = EpisodeScheduler(
-                concurrency=self.concurrency, make=lambda nodeid: self.run_async(job_for(nodeid)),
+                concurrency=self.concurrency, make=lambda nodeid: self._admitted(job_for(nodeid)),
                 upcoming=lambda nodeid: (n for n in upcoming(nodeid) if n not in self.saved),
-                should_stop=should_stop, prepare=lambda nodeid: self._validate_ahead(job_for(nodeid)))
+                should_stop=should_stop, prepare=lambda nodeid: self._validate_ahead(job_for(nodeid)),
+                admit=self.gate.admit, not_started=lambda reason: self._not_run(reason or BUDGET))
         return self._scheduler
 
     def _validate_ahead(self, job: ItemJob) -> None:

@@ -3,7 +3,8 @@
 pytest runs items one at a time and each must produce its own report. To overlap their LLM latency anyway,
 an event loop in a background thread runs the coroutines of the upcoming items (the caller says which) in
 the order this process will need them; an item's fixture only waits for its future. ``should_stop`` is
-consulted before each start, so ``-x`` / ``--maxfail`` stop new episodes at once.
+consulted before each start, so ``-x`` / ``--maxfail`` stop new episodes at once; ``admit`` is asked last, and
+a key it refuses, when the consumer waits for it, ends with ``not_started(reason)`` instead of a result.
 """
 
 from __future__ import annotations
@@ -26,11 +27,17 @@ class EpisodeScheduler:
         should_stop: Whether to start nothing new (``-x``, ``--maxfail``, an interrupt).
         prepare: ``prepare(key)`` is called once (on the loop, so it must not block) for each of the next
             ``concurrency`` keys waiting for a free slot, so that their data is ready when they start.
+        admit: Asked just before a key starts: ``None`` lets it start, ``""`` holds it back until an episode in
+            flight ends, another reason refuses it (and, once refused, every later key: the caller's gate stays
+            closed).
+        not_started: The exception a refused key's consumer gets, from the reason.
     """
 
     def __init__(self, *, concurrency: int, make: Callable[[str], Coroutine[Any, Any, Any]],
                  upcoming: Callable[[str], Iterable[str]], should_stop: Callable[[], bool] = lambda: False,
-                 prepare: Callable[[str], None] | None = None):
+                 prepare: Callable[[str], None] | None = None,
+                 admit: Callable[[], str | None] = lambda: None,
+                 not_started: Callable[[str], BaseException] = RuntimeError):
         self.concurrency = max(1, concurrency)
         #: How far beyond the consumer's current key to start; bounds the results held waiting.
         self.lookahead = max(4 * self.concurrency, self.concurrency + 8)
@@ -38,6 +45,8 @@ class EpisodeScheduler:
         self._upcoming = upcoming
         self._should_stop = should_stop
         self._prepare = prepare
+        self._admit = admit
+        self._not_started = not_started
         self._prepared: set[str] = set()
         self._lock = threading.Lock()
         self._futures: dict[str, concurrent.futures.Future[Any]] = {}
@@ -124,8 +133,8 @@ class EpisodeScheduler:
         if self._closing or self._cursor is None:
             return
         if self._cursor not in self._started and not self._should_stop():
-            if len(self._tasks) < self.concurrency:
-                self._launch(self._cursor)
+            if len(self._tasks) < self.concurrency and not self._try_launch(self._cursor):
+                return
         waiting = 0
         for key in itertools.islice(self._upcoming(self._cursor), self.lookahead):
             if key in self._started:
@@ -133,7 +142,8 @@ class EpisodeScheduler:
             if self._should_stop():
                 break
             if len(self._tasks) < self.concurrency:
-                self._launch(key)
+                if not self._try_launch(key):
+                    break
             elif self._prepare is not None and waiting < self.concurrency:
                 waiting += 1
                 if key not in self._prepared:
@@ -141,6 +151,22 @@ class EpisodeScheduler:
                     self._prepare(key)
             else:
                 break
+
+    def _try_launch(self, key: str) -> bool:
+        """Start ``key`` if ``admit`` lets it; else end the waiting consumer's key (never started) and say no."""
+        reason = self._admit()
+        if reason is None:
+            self._launch(key)
+            return True
+        if reason == "" and self._tasks:  # not yet: the next episode to end fills again
+            return False
+        cursor = self._cursor
+        if cursor is not None and cursor not in self._started:
+            with self._lock:
+                future = self._futures.get(cursor)
+            if future is not None and not future.done():
+                future.set_exception(self._not_started(reason))
+        return False
 
     def _launch(self, key: str) -> None:
         assert self._loop is not None
