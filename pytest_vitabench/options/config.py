@@ -70,6 +70,10 @@ class RunConfig(BaseModel, RunSettings):
         if fields.get("judge_batch") and fields.get("judge_model", "rules") == "rules":
             raise ValueError("--vita-judge-args batch needs an LLM judge (--vita-judge-model NAME); the rules judge "
                              "makes no requests")
+        if fields.get("early_stop", "off") != "off" and not fields.get("fail_under") \
+                and fields.get("fail_regression") is None:
+            raise ValueError("--vita-early-stop stops a run once its gate's verdict is known: it needs a gate, "
+                             "--vita-fail-under SPEC or --vita-fail-regression DROP")
         config = cls(**fields)
         config._named = frozenset(given(get))
         return config

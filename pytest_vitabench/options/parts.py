@@ -217,3 +217,6 @@ class OutputSettings(Part):
     budget_usd: float | None = setting(
         scope="run", parse=values.budget_usd, metavar="USD", heading="runs",
         help="stop starting items before the run's spend passes USD")
+    early_stop: str = setting(
+        "off", scope="run", parse=values.early_stop_spec, metavar="MODE", heading="runs",
+        help="stop once the gate is decided: exact, alpha=A or off")

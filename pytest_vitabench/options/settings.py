@@ -50,7 +50,7 @@ ORDER: tuple[str, ...] = (
     "seed", "language", "strict", "concurrency", "rpm", "tpm", "max_concurrency", "rpm_window", "timeout",
     "circuit_breaker", "limits_url", "cache", "preflight", "resume", "shard", "run_id", "progress", "prices",
     "budget_usd",
-    "baseline", "fail_regression", "failures",
+    "baseline", "fail_regression", "failures", "early_stop",
 )
 if sorted(ORDER) != sorted(RunSettings.NAMES):  # a setting declared but not placed, or placed but not declared
     raise TypeError(f"options.settings.ORDER differs from the parts' settings: "

@@ -318,6 +318,11 @@ def early_stop(option: str, value: object) -> EarlyStop:
         raise ValueError(str(exc).replace("--vita-early-stop", option, 1)) from None
 
 
+def early_stop_spec(option: str, value: object) -> str:
+    """``--vita-early-stop``'s value as it is recorded: ``off``, ``exact`` or ``alpha=A``."""
+    return str(early_stop(option, value))
+
+
 def budget_usd(option: str, value: object) -> float | None:
     """A spend cap in USD above 0; empty: none (an ini file's ``vita_budget_usd =`` leaves it unset)."""
     if value is None or (isinstance(value, str) and not value.strip()):

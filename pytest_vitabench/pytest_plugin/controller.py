@@ -180,6 +180,11 @@ class VitaController(VitaSession):
         if payload is not None:
             self.arrived[report.nodeid] = (run_core().result_from(payload), payload)
             self._show_progress(payload)
+            decision = self.core.early_stop(self.arrived, self.selected_ids, self.not_run)
+            if decision is not None:
+                self._say(f"vitabench early stop: {decision.reason}; the gate "
+                          f"{'passes' if decision.passes else 'fails'} whatever the rest do, so the items not "
+                          "started yet are not run: decided")
         elif not_run is not None:
             self.not_run[report.nodeid] = not_run
             self._show_progress(None, not_run=not_run)
@@ -201,11 +206,14 @@ class VitaController(VitaSession):
         else:
             self.progress.add_not_run(not_run or "")
         if reporter is not None and self.progress.due():
-            # Under xdist pytest's dots track no current file: write_line alone would append to a row of dots.
-            reporter.ensure_newline()
-            if getattr(getattr(reporter, "_tw", None), "width_of_current_line", 0):
-                reporter.write("\n")
+            _new_line(reporter)
             reporter.write_line(self.progress.line())
+
+    def _say(self, line: str) -> None:
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            _new_line(reporter)
+            reporter.write_line(line)
 
     def finish(self, session: pytest.Session) -> None:
         """Score, gate and report the run (``pytest_sessionfinish``, before junitxml writes its file)."""
@@ -241,3 +249,11 @@ class VitaController(VitaSession):
         terminalreporter.section("VitaBench results")
         for line, markup in self.core.summary(self.outcome, planned=sum(self.planned.values())):
             terminalreporter.write_line(line, **({markup: True} if markup else {}))
+
+
+def _new_line(reporter: Any) -> None:
+    """Start a line of our own: under xdist pytest's dots track no current file, so ``write_line`` alone would
+    append to a row of dots."""
+    reporter.ensure_newline()
+    if getattr(getattr(reporter, "_tw", None), "width_of_current_line", 0):
+        reporter.write("\n")

@@ -62,6 +62,12 @@ class ItemRef:
     trial: int
 
 
+def _user_of(item: pytest.Item) -> tuple[str, str]:
+    """The user an item runs, as results name it (``(suite, user_id)``); other tests sort first, as one user."""
+    ref: ItemRef | None = getattr(item, "vita_ref", None)
+    return (str(item.path), ref.user.key) if ref is not None else ("", "")
+
+
 class VitaSession:
     """The run's state and hooks in one process (the controller without xdist, or an xdist worker)."""
 
@@ -178,11 +184,16 @@ class VitaSession:
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
-        """``--vita-shard``: keep this shard's chains (after ``-k``/``-m``, so every shard splits the same set)."""
-        shard = self.bench.shard if self.active else None
-        if shard is None:
+        """``--vita-shard``: keep this shard's chains (after ``-k``/``-m``, so every shard splits the same set);
+        ``--vita-early-stop``: users interleaved, so that the gate's verdict comes early."""
+        if not self.active:
             return
+        if self.bench.shard is not None:
+            self._take_share(config, items)
+        if self.bench.config.early_stop != "off":
+            items[:] = self.core.early_stop_order(items, user_of=_user_of)
 
+    def _take_share(self, config: pytest.Config, items: list[pytest.Item]) -> None:
         def chain_of(item: pytest.Item) -> tuple[tuple[str, str, str], int] | None:
             ref: ItemRef | None = getattr(item, "vita_ref", None)
             if ref is None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import IntEnum
 from pathlib import Path
 from typing import Any
@@ -138,6 +138,9 @@ class RunOutcome:
     status: int = 0
     scope: str | None = None
     not_run: dict[str, str] = field(default_factory=dict)
+    #: ``--vita-early-stop``'s decision, when it stopped the run: the gate's verdict is its, not the partial
+    #: figures' (:class:`~pytest_vitabench.report.early_stop.Decision`).
+    decision: Any = None
 
     @property
     def stopped_by_budget(self) -> int:
@@ -235,6 +238,8 @@ def gate_run(outcome: RunOutcome, *, status: int = 0, unfinished: int = 0, other
             outcome.status = int(VitaExit.BUDGET)
             outcome.verdict = _budget_verdict(outcome.stopped_by_budget)
         return outcome.status
+    if outcome.decision is not None:
+        _decided_gates(outcome)
     errors = sum(1 for r in outcome.results if r.outcome == "error")
     gate_failures = (f"regression against the baseline: {outcome.regression}",) if outcome.regression else ()
     outcome.found = GateInputs(missed_thresholds=outcome.missed, gate_failures=gate_failures,
@@ -248,10 +253,38 @@ def gate_run(outcome: RunOutcome, *, status: int = 0, unfinished: int = 0, other
     not_checked = sum(1 for o in outcome.threshold_outcomes if o.status == "not_checked")
     if not_checked:  # a threshold the run could not check passed nothing: the verdict must not read as if it did
         outcome.verdict += f"; {not_checked} threshold(s) not checked"
+    if outcome.decision is not None:
+        outcome.verdict = (f"decided after {outcome.decision.run} of {outcome.decision.total} items "
+                           f"(--vita-early-stop): {outcome.verdict}")
     if scope is not None:  # a shard's gate saw a part of the run, and must say so
         outcome.verdict = (f"{scope}: {outcome.verdict} (this shard's items only; gate the run with "
                            "`vitabench merge ... --vita-fail-under`)")
     return outcome.status
+
+
+def _decided_gates(outcome: RunOutcome) -> None:
+    """Each gate as early stopping decided it: what every outcome of the items not run gives (the partial run's
+    figures may read otherwise: a unit left short is not scored)."""
+    decision = outcome.decision
+    statuses = {(gate, memory): status for gate, memory, status in decision.verdict}
+    bounds = {(bound.gate, bound.memory): bound for bound in decision.bounds}
+    left = decision.total - decision.run
+    decided = []
+    for o in outcome.threshold_outcomes:
+        key = (str(o.threshold), o.memory)
+        status = statuses.get(key, o.status)
+        bound = bounds.get(key)
+        span = (f"between {bound.low:.3f} and {bound.high:.3f}" if bound is not None and bound.low is not None
+                and bound.high is not None else "its figure")
+        where = f"{o.memory} " if o.memory else ""
+        decided.append(replace(o, status=status, message=f"{where}{o.threshold}: {status}, whatever the {left} "
+                                                          f"items not run do ({span})"))
+    outcome.threshold_outcomes = decided
+    regression = statuses.get(("regression", None))
+    if regression == "passed":
+        outcome.regression = None
+    elif regression == "failed" and not outcome.regression:
+        outcome.regression = f"fails whatever the {left} items not run do"
 
 
 #: pytest's own statuses, which pass through whatever the run found.

@@ -43,12 +43,13 @@ from .engine.run import RunEngine
 from .preflight import preflight_error, start_checks
 from .runner import ItemJob, RunState
 from .shard import Share, derived_run_id, run_directory, take_share
-from .stopping import ESTIMATE_FILE, Budget, NotRun, StartGate, resumed_spend, shared_json
+from .stopping import ESTIMATE_FILE, Budget, NotRun, StartGate, decided_rule, resumed_spend, shared_json
 from .wiring import Benchmark
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
+    from ..report.early_stop import Decision, Pending
     from ..report.outcome import RunOutcome
 
 Item = TypeVar("Item")
@@ -120,6 +121,10 @@ class RunCore:
         self.budget = self._budget()
         #: What every item of this process asks before it starts (:mod:`.stopping`).
         self.start_gate = StartGate(budget=self.budget)
+        if bench.config.early_stop != "off":
+            self.start_gate.add_rule(decided_rule(state_dir))
+        #: ``--vita-early-stop`` in the controller (built at its first result).
+        self._early: Any = None
 
     def _budget(self) -> Budget | None:
         """``--vita-budget-usd``'s books, or ``None`` without a cap.
@@ -348,6 +353,66 @@ class RunCore:
         """The progress lines' state (every ``--vita-progress`` seconds; a TTY's default differs)."""
         return Progress(parse_interval(self.bench.config.progress, tty=tty), started=started)
 
+    def early_stop(self, arrived: Mapping[str, tuple[ItemResult, Any]], selected: Sequence[str],
+                   not_run: Mapping[str, str]) -> Decision | None:
+        """``--vita-early-stop``: the decision after one more result (the controller's), once it is decided;
+        ``None`` while undecided or without early stopping. Once decided, every process stops starting items."""
+        config = self.bench.config
+        if config.early_stop == "off":
+            return None
+        if self._early is None:
+            from ..report.selection import selection_of
+            from .early_stopping import EarlyStopping, gates_of
+
+            self._early = EarlyStopping(config.early_stop, gates_of(config, selected_k=selection_of(selected).k),
+                                        state_dir=self.state_dir, pending_of=self.pending_items)
+        if self._early.decision is not None:
+            return None  # said once
+        self._early.after(arrived, selected, not_run)
+        decision: Decision | None = self._early.decision
+        return decision
+
+    def early_stop_order(self, items: Sequence[Item], *, user_of: Callable[[Item], Any]) -> list[Item]:
+        """``--vita-early-stop``: the items, users interleaved in the run's seeded order, each user's items in
+        sequence. Exact early stopping opens every user; statistical early stopping as many as the run keeps
+        in flight, so users finish steadily (it reads finished users only)."""
+        from .schedule import interleaved
+
+        width = None
+        if self.bench.config.early_stop != "exact":
+            workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
+            width = max(1, self.bench.concurrency * workers)
+        return interleaved(items, user_of, seed=self.bench.config.seed, width=width)
+
+    def pending_items(self, nodeids: Sequence[str]) -> dict[str, Pending]:
+        """Each selected item as early stopping reads it before it runs, by node id (from the suites' index:
+        the controller of an xdist run collects nothing)."""
+        from ..report.early_stop import Pending
+        from .early_stopping import parse_item_id
+
+        users: dict[str, tuple[LoadedSuite, dict[str, LoadedUser]]] = {}
+        pending: dict[str, Pending] = {}
+        for nodeid in nodeids:
+            parsed = parse_item_id(nodeid)
+            if parsed is None:
+                continue
+            file, user_key, subtask_id, memory, trial = parsed
+            if file not in users:
+                suite = self.suite(self.rootdir / file)
+                users[file] = suite, {user.key: user for user in suite.users}
+            suite, by_key = users[file]
+            user = by_key.get(user_key)
+            found = [(index, sub) for index, sub in enumerate(user.outline) if sub.subtask_id == subtask_id] \
+                if user is not None else []
+            if not found:
+                continue
+            index, sub = found[0]
+            pending[nodeid] = Pending(nodeid=nodeid, user_id=user_key, subtask_id=subtask_id, memory=memory,
+                                      trial=trial, suite=str(suite.path), subtask_index=index,
+                                      domain=",".join(sub.domains), skills=tuple(sub.skills),
+                                      seed=self.bench.config.trial_seed(trial))
+        return pending
+
     def score(self, arrived: Sequence[tuple[ItemResult, dict[str, Any]]], *, suites: Mapping[str, str],
               languages: Mapping[str, str], selected: Iterable[str] = (),
               not_run: Mapping[str, str] | None = None) -> tuple[RunOutcome, dict[str, Any]]:
@@ -374,6 +439,7 @@ class RunCore:
             want_failures=bool(run_config.failures or run_config.report), config=manifest,
             subtask_data=suite_subtask_data(bench.runner.suite), baseline=run_config.baseline,
             fail_regression=run_config.fail_regression, not_run=not_run)
+        outcome.decision = self._early.decision if self._early is not None else None
         return outcome, manifest
 
     def _languages(self, suites: Mapping[str, str], collected: Mapping[str, str]) -> dict[str, str]:
@@ -404,6 +470,11 @@ class RunCore:
         stopped: dict[str, Any] = {"not_run": dict(sorted(outcome.not_run.items()))} if outcome.not_run else {}
         if self.budget is not None:
             stopped["budget"] = {"cap_usd": self.budget.cap, "spent_usd": self.budget.spent()}
+        if outcome.decision is not None:
+            decision = outcome.decision
+            stopped["early_stop"] = {"mode": run_config.early_stop, "decided_after": decision.run,
+                                     "selected": decision.total, "passes": decision.passes,
+                                     "verdict": [list(verdict) for verdict in decision.verdict]}
         write_run_summary(store, config=manifest, usage=bench.ledger.to_dict(),
                           run={"id": store.run_id, **counts, **stopped})
         if run_config.report:

@@ -26,13 +26,24 @@ from ..store.lock import FileLock
 
 #: The reason of the items the spend cap left out.
 BUDGET = "budget"
+#: The reason of the items left out once early stopping knew the gate's verdict (``--vita-early-stop``).
+DECIDED = "decided"
 #: Not yet: the cap holds the item back until an item this process has in flight ends and tells its cost.
 WAIT = ""
 #: The shared state directory's files: each process's spend, and the estimate of each suite file.
 SPEND_FILE = "spend.json"
 ESTIMATE_FILE = "estimate.json"
+#: Written by the controller once early stopping decided the gate (:mod:`.early_stopping`).
+DECIDED_FILE = "decided.json"
 
 Rule = Callable[[], "str | None"]
+
+
+def decided_rule(state_dir: str | Path) -> Rule:
+    """The rule of ``--vita-early-stop``: closed once the controller has written its decision, which every
+    process of the run reads in the shared state directory."""
+    flag = Path(state_dir) / DECIDED_FILE
+    return lambda: DECIDED if flag.exists() else None
 
 
 class NotRun(Exception):

@@ -1,0 +1,75 @@
+"""``--vita-early-stop`` in real pytest runs of the demo suite: the run stops starting items once its gate's
+verdict is known, the verdict equals the full run's, the items left are "not run: decided" (neither passed nor
+failed), serial and ``-n 2`` alike, and ``--vita-resume`` completes the run."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from _paths import REPO_ROOT
+
+DEMO = REPO_ROOT / "suites" / "demo" / "tasks.json"
+BASE = ["tasks.json", "-p", "no:cacheprovider"]
+
+
+@pytest.fixture
+def demo(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+    (pytester.path / "tasks.json").write_bytes(DEMO.read_bytes())
+    return pytester
+
+
+def _report(pytester: pytest.Pytester, name: str) -> dict:
+    return json.loads((pytester.path / name).read_text())
+
+
+@pytest.mark.parametrize("gate", ["avg@4=0.40", "avg@4=0.95", "pass^4=0.5,avg@4=0.7"])
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "n2"])
+def test_exact_early_stopping_gives_the_full_runs_verdict_on_fewer_items(demo, gate, workers):
+    if workers:
+        pytest.importorskip("xdist")
+    full = demo.runpytest(*BASE, "--vita-fail-under", gate, "--vita-report", "full.json")
+    early = demo.runpytest(*BASE, *workers, "--vita-fail-under", gate, "--vita-early-stop", "exact",
+                           "--vita-report", "early.json")
+    assert early.ret == full.ret and early.ret in (0, 1)  # the gate's verdict, as the full run's
+    report = _report(demo, "early.json")
+    stop = report["run"]["early_stop"]
+    assert stop["mode"] == "exact" and stop["selected"] == 80
+    assert stop["passes"] is (full.ret == 0)
+    assert stop["decided_after"] <= len(report["results"]) < 80  # items in flight at the decision finish
+    not_run = report["not_run"] if "not_run" in report else report["run"]["not_run"]
+    assert len(not_run) + len(report["results"]) == 80
+    early.stdout.fnmatch_lines(["vitabench early stop: decided after * of 80 items*not run: decided",
+                                "decided after * of 80 items (--vita-early-stop): exit status *"])
+    assert {r["outcome"] for r in report["results"]} <= {"passed", "failed"}
+
+
+def test_statistical_early_stopping_decides_a_gate_far_from_its_figure(demo):
+    result = demo.runpytest(*BASE, "--vita-fail-under", "avg@4=0.40", "--vita-early-stop", "alpha=0.05",
+                            "--vita-report", "r.json")
+    assert result.ret == 0
+    stop = _report(demo, "r.json")["run"]["early_stop"]
+    assert stop["mode"] == "alpha=0.05" and stop["passes"] is True and stop["decided_after"] < 80
+
+
+def test_resume_completes_a_run_early_stopping_left_short(demo):
+    demo.runpytest(*BASE, "--vita-fail-under", "avg@4=0.40", "--vita-early-stop", "exact", "--vita-report",
+                   "early.json")
+    ran = len(_report(demo, "early.json")["results"])
+    resumed = demo.runpytest(*BASE, "--vita-resume", "--vita-report", "all.json")
+    resumed.stdout.fnmatch_lines([f"resumed run *: {ran} items reused, {80 - ran} to run"])
+    full = demo.runpytest(*BASE, "--vita-report", "full.json")
+    assert full.ret == resumed.ret
+    assert _report(demo, "all.json")["metrics"] == _report(demo, "full.json")["metrics"]
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--vita-early-stop", "exact"], "*--vita-early-stop * needs a gate*--vita-fail-under*"),
+    (["--vita-early-stop", "sometimes", "--vita-fail-under", "avg@4=0.4"], "*--vita-early-stop takes off, exact*"),
+    (["--vita-early-stop", "alpha=0.9", "--vita-fail-under", "avg@4=0.4"], "*alpha must be a number in (0, 0.5]*"),
+])
+def test_bad_early_stop_values_are_usage_errors(demo, args, message):
+    result = demo.runpytest(*BASE, *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
