@@ -1,0 +1,67 @@
+"""What a real small model found (issue 32, point 9), each replayed against the stub server on 127.0.0.1.
+
+A weak judge that echoes the rubric states it was given, a step cap that must hold, an item nobody judged, a
+server that answers a malformed request with a deterministic HTTP 500, every item in error, and a server too
+slow for the timeout.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from _engine_helpers import even_odd_answer, write_many
+from _stub_llm import StubLLM
+
+LLM = ["-p", "no:cacheprovider", "--vita-model", "stub-model", "--vita-memory", "none", "--vita-trials", "1",
+       "--vita-seed", "0"]
+RUBRICS = ("The order is for product P2", "The order is paid")
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+    write_many(pytester.path / "tasks.json", users=1, subtasks=1)
+    return pytester
+
+
+@pytest.fixture
+def llm():
+    stub = StubLLM()
+    yield stub
+    stub.close()
+
+
+def echoing_judge(body: dict) -> dict:
+    """The agent orders and pays; the judge copies back the state it was given for every rubric."""
+    if body.get("tools"):
+        return even_odd_answer(body)
+    if "rubric_idx" in json.dumps(body["messages"]):
+        return {"content": json.dumps([{"rubric_idx": i, "rubric": text, "justification": "Not evaluated yet.",
+                                        "met": False} for i, text in enumerate(RUBRICS, 1)])}
+    return {"content": "###STOP###"}
+
+
+def test_a_judge_that_echoes_the_given_states_is_a_judge_failure(project, llm):
+    llm.responder = echoing_judge
+    args = [*LLM, "--vita-base-url", llm.base_url, "--vita-judge-model", "stub-judge", "-rs"]
+    unscored = project.runpytest_subprocess(*args)
+    unscored.assert_outcomes(skipped=1)  # unscored by default: out of the metrics, not the agent's failure
+    unscored.stdout.fnmatch_lines(["*the judge only echoed the state it was given ('Not evaluated yet.')*"])
+    zero = project.runpytest_subprocess(*args, "--vita-deviation", "judge-failures=zero")
+    zero.assert_outcomes(failed=1)
+    zero.stdout.fnmatch_lines(["reward 0.0: not judged (2 rubric(s))*"])
+    assert "because: Not evaluated yet." not in zero.stdout.str()
+
+
+def test_a_step_cap_is_exact_and_an_item_nobody_judged_says_so(project, llm):
+    llm.responder = even_odd_answer
+    report = project.path / "r.json"
+    # opening (1), the agent's order (2): its results come after the cap
+    result = project.runpytest_subprocess(*LLM, "--vita-base-url", llm.base_url, "--vita-max-steps", "2",
+                                          "--vita-judge-model", "stub-judge", "--vita-report", str(report))
+    result.assert_outcomes(failed=1)
+    record = json.loads(report.read_text())["results"][0]
+    assert (record["termination"], record["steps"]) == ("max_steps", 2)
+    result.stdout.fnmatch_lines(["reward 0.0: not judged (2 rubric(s)) (termination: max_steps, steps: 2)"])
+    assert "0 unmet of" not in result.stdout.str()
