@@ -19,7 +19,7 @@ from typing import Any
 
 from .adaptive import AdaptiveConcurrency, Slot
 from .endpoints import CircuitBreaker, CircuitOpen, Endpoint, endpoint_url
-from .errors import LLMError, scrub
+from .errors import EXCERPT_CHARS, REFUSAL_CHARS, LLMError, scrub
 from .ledger import Ledger
 from .ratelimit import LEASE_MARGIN_S, Limiter, RedisSlots
 from .retry import Backoff, Failure, classify
@@ -214,7 +214,8 @@ class Passage:
     def _error(self, failure: Failure, host: str) -> LLMError:
         s = self._limits.settings
         refused = "" if failure.retryable else " (not retried)"
-        detail = scrub(failure.detail, self._limits.key)
+        # A refusal is the request's fault and needs its whole cause to be fixed; a hiccup's start says enough.
+        detail = scrub(failure.detail, self._limits.key, limit=EXCERPT_CHARS if failure.retryable else REFUSAL_CHARS)
         message = (f"{self.role} LLM call to {host} (model {self.model}) failed after {self.failures} attempt(s): "
                    f"{failure.describe(s.timeout_s)}{refused}{': ' + detail if detail else ''}")
         if failure.status in (401, 403):

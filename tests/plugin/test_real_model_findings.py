@@ -65,3 +65,41 @@ def test_a_step_cap_is_exact_and_an_item_nobody_judged_says_so(project, llm):
     assert (record["termination"], record["steps"]) == ("max_steps", 2)
     result.stdout.fnmatch_lines(["reward 0.0: not judged (2 rubric(s)) (termination: max_steps, steps: 2)"])
     assert "0 unmet of" not in result.stdout.str()
+
+
+#: How llama-cpp-python's server answers an assistant message whose content is null: HTTP 500, a validation
+#: error listing every member of the message union, the cause last.
+VALIDATION = "7 validation errors:\n" + "\n".join(
+    f"  {{'type': 'literal_error', 'loc': ('body', 'messages', 2, 'ChatCompletionRequest{kind}Message', 'role'), "
+    f"'msg': \"Input should be '{kind.lower()}'\", 'input': 'assistant'}}"
+    for kind in ("System", "User", "Tool", "Function", "Developer", "Other")) + (
+    "\n  {'type': 'string_type', 'loc': ('body', 'messages', 2, 'ChatCompletionRequestAssistantMessage', "
+    "'content'), 'msg': 'Input should be a valid string', 'input': None}")
+
+
+def refuses_null_content(body: dict):
+    if any(m["role"] == "assistant" and m.get("content") is None for m in body["messages"]):
+        return 500, {"error": {"message": VALIDATION, "type": "internal_server_error"}}
+    return even_odd_answer(body) if body.get("tools") else {"content": "###STOP###"}
+
+
+@pytest.mark.parametrize("profile", ["default", "official"])
+def test_a_validation_error_is_refused_at_once_with_its_whole_cause(project, llm, tmp_path, profile):
+    from _fake_official import make_checkout
+
+    llm.responder = refuses_null_content
+    official = ["--vita-official-source", str(make_checkout(tmp_path / "harness"))] if profile == "official" else []
+    result = project.runpytest_subprocess(*LLM, "--vita-base-url", llm.base_url, "--vita-profile", profile,
+                                          *official)
+    agent = [r for r in llm.requests if r.get("tools")]
+    if profile == "default":  # an empty string, never null: the server takes every request
+        result.assert_outcomes(passed=1)
+        assert all(m.get("content") is not None for r in agent for m in r["messages"])
+        return
+    result.assert_outcomes(errors=1)
+    # the first request, then the refused one: not retried, and no restart repeats it
+    assert len(agent) == 2, len(agent)
+    assert agent[1]["messages"][2]["content"] is None  # still sent as the official harness sends it
+    text = result.stdout.str()
+    assert "HTTP 500 (not retried)" in text and "'ChatCompletionRequestAssistantMessage', 'content')" in text
+    assert "carry \"content\": null as the official harness sends them" in text
