@@ -1,9 +1,9 @@
 """What a failed LLM request says: whether to retry it, and how long to wait first.
 
 Retried: HTTP 408, 409, 429 and 5xx, timeouts, connection errors and malformed answers; any other 4xx, and a 5xx
-whose body is a validation error of the request, is the request's fault. The backoff's jitter is seeded from the request itself, so a run is reproducible while
-different requests still spread out instead of retrying in lockstep. :mod:`.limits` acts on the
-:class:`Failure`.
+whose body is a validation error of the request, is the request's fault. The backoff's jitter is seeded from the
+request itself, so a run is reproducible while different requests still spread out instead of retrying in
+lockstep. :mod:`.limits` acts on the :class:`Failure`.
 """
 
 from __future__ import annotations
