@@ -103,3 +103,17 @@ def test_a_validation_error_is_refused_at_once_with_its_whole_cause(project, llm
     text = result.stdout.str()
     assert "HTTP 500 (not retried)" in text and "'ChatCompletionRequestAssistantMessage', 'content')" in text
     assert "carry \"content\": null as the official harness sends them" in text
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]])
+def test_episode_errors_are_errors_of_the_call_and_an_all_error_run_measures_nothing(project, llm, workers):
+    write_many(project.path / "tasks.json", users=1, subtasks=2)
+    llm.responder = lambda body: (400, {"error": {"message": "unsupported parameter"}})
+    result = project.runpytest_subprocess(*LLM, "--vita-base-url", llm.base_url, *workers)
+    result.assert_outcomes(errors=2)
+    text = result.stdout.str()
+    assert "ERROR at setup of" not in text  # pytest's label for a fixture that failed
+    for line in ("*ERROR at call of U1::s1?none-t0?*", "*ERROR at call of U1::s2?none-t0?*",
+                 "infrastructure error: LLMError: *HTTP 400*", "VitaBench metrics: no measurement (*2 error(s)*"):
+        result.stdout.fnmatch_lines([line])
+    assert "0.000 [0.000, 0.000]" not in text and "Avg@1" not in text
