@@ -117,3 +117,19 @@ def test_episode_errors_are_errors_of_the_call_and_an_all_error_run_measures_not
                  "infrastructure error: LLMError: *HTTP 400*", "VitaBench metrics: no measurement (*2 error(s)*"):
         result.stdout.fnmatch_lines([line])
     assert "0.000 [0.000, 0.000]" not in text and "Avg@1" not in text
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]])
+def test_retries_and_timeouts_show_while_they_happen(project, llm, workers):
+    from _stub_llm import Reply
+
+    # the first answer comes after the 1 s timeout (a one-slot local server busy with other requests)
+    llm.replies.append(lambda body: Reply(message=even_odd_answer(body), delay=2.5))
+    llm.responder = even_odd_answer
+    result = project.runpytest_subprocess(*LLM, "--vita-base-url", llm.base_url, "--vita-limits", "timeout=1",
+                                          *workers)
+    result.assert_outcomes(passed=1)
+    result.stderr.fnmatch_lines([
+        "vitabench: agent call to 127.0.0.1:* (model stub-model): timed out (no answer within 1 s); retry 1/6 in *",
+        "vitabench: hint: a local server that answers one request at a time queues the run's concurrent requests "
+        "past the 1 s timeout; run with --vita-concurrency 1, or raise it with --vita-limits timeout=SECONDS"])
