@@ -52,8 +52,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "pytest-vitabench"
 QWEN_PARTS = 22
-#: The demo subtasks run by default: one delivery, one in-store.
+#: The demo subtask run by default.
 SUBTASKS = ("sub_U100001_1",)
+#: Terminations that score 0 without the judge (as the official evaluator does).
+BY_RULE = ("max_steps", "invalid_agent_message", "too_many_errors")
 
 
 def log(text: str) -> None:
@@ -231,12 +233,19 @@ def check(profile: str, outcome: dict) -> list[str]:
             f"steps {result['steps']}, {len(judged)}/{len(rubrics)} rubrics judged")
         if outcome_ == "error":
             problems.append(f"{profile} {name}: infrastructure error: {result['error']}")
-        elif outcome_ not in ("passed", "failed") or not judged:
-            problems.append(f"{profile} {name}: not a judged outcome ({outcome_}: {result['error']})")
+        elif outcome_ not in ("passed", "failed"):
+            problems.append(f"{profile} {name}: not a scored outcome ({outcome_}: {result['error']})")
+        elif not judged and result["termination"] not in BY_RULE:
+            problems.append(f"{profile} {name}: {outcome_} without a rubric verdict")
     if not calls:
         problems.append(f"{profile}: no tool call was parsed from the agent's replies")
     total = data["usage"]["total"]
     roles = data["usage"]["roles"]
+    if not roles.get("judge", {}).get("requests"):
+        # An episode that hits the step cap scores 0 by rule, without the judge: the judge went untested.
+        problems.append(f"{profile}: the judge was never asked (every episode ended by "
+                        f"{', '.join(sorted({r['termination'] for r in run.results}))}); raise --max-steps or "
+                        "pick another subtask")
     wall = outcome["wall_s"]
     log(f"{profile}: wall {wall:.0f} s; requests {total['requests']} ("
         + ", ".join(f"{role} {u['requests']}" for role, u in roles.items())
