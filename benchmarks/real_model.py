@@ -19,9 +19,9 @@ What it sets up, each step skipped when already done (so a second run starts in 
 
 Then, per profile, ``pytest suites/demo -k SUBTASK`` with ``--vita-model``, ``--vita-user-model`` and
 ``--vita-judge-model`` all at the server, and it checks: no infrastructure error, tool calls parsed from the
-model's replies (the chatml-function-calling handler parses them), and judged outcomes (passed or failed with
-rubric verdicts, never an unscored or skipped item). It prints setup time, requests, tokens per second and wall
-time, and exits 1 when a check fails.
+model's replies (the chatml-function-calling handler parses them), scored outcomes (passed or failed with rubric
+verdicts, or 0 by rule at the step cap; never an unscored or skipped item) and a judge that was asked at least
+once. It prints setup time, requests, tokens per second and wall time, and exits 1 when a check fails.
 
 The official profile sends ``"content": null`` on assistant messages with tool calls, as the official harness
 does. llama-cpp-python's server refuses null there (HTTP 500, a validation error); llama.cpp's own
