@@ -40,6 +40,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -187,7 +188,7 @@ def serve(argv: list[str]) -> None:
 
 
 def run_profile(profile: str, base_url: str, *, subtasks: tuple[str, ...], official_source: str | None,
-                max_steps: int, timeout_s: int, workdir: Path) -> dict:
+                max_steps: int, timeout_s: int, max_tokens: int, workdir: Path) -> dict:
     report = workdir / f"{profile}.json"
     selection = " or ".join(subtasks)
     command = [sys.executable, "-m", "pytest", str(ROOT / "suites" / "demo" / "tasks.json"), "-k", selection,
@@ -197,6 +198,9 @@ def run_profile(profile: str, base_url: str, *, subtasks: tuple[str, ...], offic
                "--vita-max-steps", str(max_steps), "--vita-limits", f"timeout={timeout_s}", "--vita-cache", "off",
                "--vita-report", str(report), "--rootdir", str(workdir)]
     env = {**os.environ, "OPENAI_API_KEY": os.environ.get("OPENAI_API_KEY", "local")}
+    if max_tokens and profile != "official":  # the official harness sends no cap: its requests stay as they are
+        command += [arg for role in ("", "user:", "judge:")
+                    for arg in ("--vita-model-args", f"{role}max_tokens={max_tokens}")]
     if profile == "official":
         if not official_source:
             raise SystemExit("the official profile needs the official harness: --official-source DIR or "
@@ -268,10 +272,15 @@ def main() -> int:
     parser.add_argument("--max-steps", type=int, default=30)
     parser.add_argument("--timeout", type=int, default=900, help="seconds per request (2 CPU cores are slow)")
     parser.add_argument("--n-ctx", type=int, default=16384)
+    parser.add_argument("--max-tokens", type=int, default=768,
+                        help="completion cap of every role under the default profile (0: none); a small model can "
+                             "otherwise write until the context is full")
     parser.add_argument("--strict-server", action="store_true",
                         help="start llama-cpp-python's server unchanged (it refuses null content)")
     parser.add_argument("--keep", type=Path, help="write reports and logs here instead of a temporary folder")
     args = parser.parse_args()
+    # A SIGTERM (timeout, CI cancel) runs the finally clauses below, which stop the server.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
     started = time.monotonic()
     python = server_python(args.server_venv)
@@ -291,12 +300,12 @@ def main() -> int:
         for profile in [p.strip() for p in args.profiles.split(",") if p.strip()]:
             outcome = run_profile(profile, base_url, subtasks=tuple(args.subtasks.split(",")),
                                   official_source=args.official_source, max_steps=args.max_steps,
-                                  timeout_s=args.timeout, workdir=workdir)
+                                  timeout_s=args.timeout, max_tokens=args.max_tokens, workdir=workdir)
             problems += check(profile, outcome)
     finally:
         server.terminate()
         try:
-            server.wait(timeout=30)
+            server.wait(timeout=10)
         except subprocess.TimeoutExpired:
             server.kill()
     log(f"total wall {time.monotonic() - started:.0f} s; reports and logs in {workdir}")
