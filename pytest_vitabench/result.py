@@ -79,8 +79,13 @@ class ItemResult(BaseModel):
         """The assertion-style message of a failed or errored item: each unmet rubric and why."""
         if self.outcome == "error":
             return f"infrastructure error: {self.error}"
-        lines = [f"reward {self.reward:.1f}: {len([r for r in self.rubrics if r.met is False])} unmet of "
-                 f"{len(self.rubrics)} (termination: {self.termination}, steps: {self.steps})"]
+        unmet = len([r for r in self.rubrics if r.met is False])
+        unjudged = len([r for r in self.rubrics if r.met is None])
+        if self.rubrics and unjudged == len(self.rubrics):  # "0 unmet" would read as if the agent met them
+            counted = f"not judged ({unjudged} rubric(s))"
+        else:
+            counted = f"{unmet} unmet{f', {unjudged} not judged' if unjudged else ''} of {len(self.rubrics)}"
+        lines = [f"reward {self.reward:.1f}: {counted} (termination: {self.termination}, steps: {self.steps})"]
         lines += [f"  x {v.text}\n      because: {v.reason}" for v in self.rubrics if v.met is False]
         lines += [f"  ? not judged: {v.text} ({v.reason})" for v in self.rubrics if v.met is None]
         return "\n".join(lines)

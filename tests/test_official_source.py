@@ -157,3 +157,25 @@ def test_the_official_checkout_is_read_whole():
         descriptions = source.tool_descriptions(domain, "en")
         assert descriptions and all("description" in d for d in descriptions.values()), domain
     assert "{time}" in source.prompt("personalization_agent_system_prompt", "en")
+
+
+@pytest.mark.parametrize("own_project_file", [True, False])
+def test_a_repository_that_only_contains_the_copy_is_not_its_version(tmp_path, own_project_file):
+    # The copy vendored inside some other project's git repository: that repository's commit changes with
+    # commits that have nothing to do with the harness.
+    enclosing = tmp_path / ".git"
+    (enclosing / "refs" / "heads").mkdir(parents=True)
+    (enclosing / "HEAD").write_text("ref: refs/heads/main\n")
+    (enclosing / "refs" / "heads" / "main").write_text(hashlib.sha1(b"unrelated").hexdigest() + "\n")
+    checkout = make_checkout(tmp_path / "vendor" / "VitaBench-2.0")
+    if own_project_file:
+        (checkout / "pyproject.toml").write_text('[project]\nname = "vita"\nversion = "0.0.1"\n')
+    version = locate(str(checkout)).version
+    assert version.startswith("sha256 ") and "unrelated" not in version
+    assert version != f"git {hashlib.sha1(b'unrelated').hexdigest()}"
+
+
+def test_a_package_without_its_files_has_an_unknown_version(checkout):
+    source = locate(str(checkout))
+    (checkout / "src/vita/domains/ota/tools_schema.py").unlink()
+    assert source.version == "unknown"

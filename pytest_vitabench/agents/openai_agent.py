@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from ..llm.errors import LLMError
 from ..llm.settings import LLMSettings
 from ..messages import Message, ToolCall
 from .base import AgentSetup
@@ -34,8 +35,9 @@ def to_openai_messages(system_prompt: str, messages: list[Message], *,
             result = {"role": "tool", "content": message.text, "tool_call_id": message.tool_call_id}
             out.append({**result, "name": message.name} if harness_form else result)
         elif message.role == "assistant":
-            # An empty string, not null: llama.cpp's server rejects "content": null and its chat templates
-            # read the field of every message; OpenAI accepts either next to tool calls.
+            # The harness form keeps null next to tool calls, as the official harness sends it. Ours sends an
+            # empty string, which every server we met accepts: llama-cpp-python's server answers null with a
+            # validation error (HTTP 500), and chat templates read the field of every message.
             content = message.content if harness_form else message.content or ""
             entry: dict[str, Any] = {"role": "assistant", "content": content}
             if message.tool_calls:
@@ -49,6 +51,22 @@ def to_openai_messages(system_prompt: str, messages: list[Message], *,
         else:
             out.append({"role": "user", "content": message.text})
     return out
+
+
+def _explained(error: LLMError, sent: list[dict[str, Any]]) -> LLMError:
+    """``error``, saying why when a server refused the ``"content": null`` of the official harness's messages."""
+    nulls = any(m["role"] == "assistant" and m.get("content") is None for m in sent)
+    text = str(error)
+    if error.retryable or not nulls or "content" not in text or ("None" not in text and "null" not in text):
+        return error
+    explained = LLMError(
+        f"{text}\n  The server refused the request's assistant messages with tool calls, which carry "
+        '"content": null as the official harness sends them (the official profile keeps its requests identical). '
+        "Run this model behind a server that accepts null there (llama.cpp's llama-server does), or leave the "
+        "official profile (the default profile sends an empty string).",
+        role=error.role, model=error.model, host=error.host, status=error.status, reason=error.reason,
+        attempts=error.attempts, retryable=error.retryable)
+    return explained
 
 
 def parse_tool_arguments(raw: str | None) -> dict[str, Any] | str:
@@ -95,11 +113,13 @@ class OpenAIAgent:
         return f"OpenAIAgent(model={self.model!r}, client={self.client!r})"
 
     def respond(self, setup: AgentSetup, messages: list[Message]) -> Message:
-        completion = self.client.complete(
-            "agent", model=self.model,
-            messages=to_openai_messages(setup.system_prompt, messages[1:] if setup.hides_greeting else messages,
-                                        harness_form=setup.official_format),
-            tools=setup.tools or None, seed=setup.seed, **{"temperature": self.temperature, **self.params})
+        sent = to_openai_messages(setup.system_prompt, messages[1:] if setup.hides_greeting else messages,
+                                  harness_form=setup.official_format)
+        try:
+            completion = self.client.complete("agent", model=self.model, messages=sent, tools=setup.tools or None,
+                                              seed=setup.seed, **{"temperature": self.temperature, **self.params})
+        except LLMError as exc:
+            raise _explained(exc, sent) from exc
         calls = [
             ToolCall(id=call["id"], name=call["function"]["name"],
                      arguments=parse_tool_arguments(call["function"]["arguments"]))

@@ -66,6 +66,8 @@ class _State:
     judged: bool = False
     #: Why the latest verdict cannot be trusted (its justification contradicts it), or ``None``.
     contradicted: str | None = None
+    #: The judge answered with the initial state it was given ("Not evaluated yet."), which judges nothing.
+    echoed: bool = False
 
 
 @dataclass
@@ -93,7 +95,9 @@ class _Run:
         suffix = f" [judge problems: {'; '.join(self.problems)}]" if self.problems else ""
         for state in self.states:
             if not state.judged:
-                why = "; ".join(self.problems) if self.problems else "the judge gave no verdict for this rubric"
+                why = "; ".join(self.problems) if self.problems else (
+                    f"the judge only echoed the state it was given ({state.justification!r})" if state.echoed
+                    else "the judge gave no verdict for this rubric")
                 out.append(RubricVerdict(text=state.text, met=None, reason=f"not judged: {why}",
                                          judge_failure=why))
             elif state.contradicted:
@@ -226,6 +230,10 @@ class LLMRubricJudge:
             items = run.took(answer, f"window {number}/{len(spans)}" if self.mode == "window" else "full trajectory")
             for pos, item in (items or {}).items():
                 state = run.states[pos]
+                given = item.reason if isinstance(item, RubricItem) else item.get("justification")
+                if not state.judged and isinstance(given, str) and given.strip() == initial.strip():
+                    state.echoed = True  # a weak judge copying its input back: no verdict, a judge failure
+                    continue
                 state.judged = True
                 if isinstance(item, RubricItem):
                     state.met = bool(item.met)

@@ -5,7 +5,9 @@ from __future__ import annotations
 from .secrets import redact
 
 #: The most of a server's error body quoted in a message.
-_EXCERPT_CHARS = 300
+EXCERPT_CHARS = 300
+#: The most quoted of a refusal: its cause may come last (a validation error lists every union member first).
+REFUSAL_CHARS = 4000
 
 
 class LLMError(RuntimeError):
@@ -33,7 +35,7 @@ class LLMError(RuntimeError):
         self.retryable = retryable
 
 
-def scrub(text: str, *secrets: str) -> str:
-    """``text`` without secrets (see :func:`~.secrets.redact`), cut to a short excerpt after redaction."""
+def scrub(text: str, *secrets: str, limit: int = EXCERPT_CHARS) -> str:
+    """``text`` without secrets (see :func:`~.secrets.redact`), cut to ``limit`` characters after redaction."""
     text = " ".join(redact(text, *secrets).split())
-    return text if len(text) <= _EXCERPT_CHARS else text[:_EXCERPT_CHARS] + "..."
+    return text if len(text) <= limit else text[:limit] + "..."

@@ -19,8 +19,9 @@ from typing import Any
 
 from .adaptive import AdaptiveConcurrency, Slot
 from .endpoints import CircuitBreaker, CircuitOpen, Endpoint, endpoint_url
-from .errors import LLMError, scrub
+from .errors import EXCERPT_CHARS, REFUSAL_CHARS, LLMError, scrub
 from .ledger import Ledger
+from .notices import NOTICES
 from .ratelimit import LEASE_MARGIN_S, Limiter, RedisSlots
 from .retry import Backoff, Failure, classify
 from .settings import LLMSettings, base_urls
@@ -199,6 +200,7 @@ class Passage:
         if several and any(e not in self._tried and e.breaker.reason() is None for e in limits.endpoints):
             log.info("%s call to %s (model %s): %s; retrying at once on another endpoint", role, endpoint.host,
                      model, failure.describe(s.timeout_s))
+            self._notice(failure, endpoint.host, 0.0)
             return 0.0
         if callable(self._salt):
             self._salt = self._salt()
@@ -209,12 +211,20 @@ class Passage:
                  failure.describe(s.timeout_s), self.failures, s.max_retries, wait,
                  " (token limit)" if failure.token_limit else " (Retry-After)" if failure.retry_after is not None
                  else "")
+        self._notice(failure, limits.host, wait)
         return wait
+
+    def _notice(self, failure: Failure, host: str, wait: float) -> None:
+        s = self._limits.settings
+        NOTICES.retrying(role=self.role, host=host, model=self.model, what=failure.describe(s.timeout_s),
+                         attempt=self.failures, retries=s.max_retries, wait=wait,
+                         timed_out=failure.reason == "timeout", timeout_s=s.timeout_s)
 
     def _error(self, failure: Failure, host: str) -> LLMError:
         s = self._limits.settings
         refused = "" if failure.retryable else " (not retried)"
-        detail = scrub(failure.detail, self._limits.key)
+        # A refusal is the request's fault and needs its whole cause to be fixed; a hiccup's start says enough.
+        detail = scrub(failure.detail, self._limits.key, limit=EXCERPT_CHARS if failure.retryable else REFUSAL_CHARS)
         message = (f"{self.role} LLM call to {host} (model {self.model}) failed after {self.failures} attempt(s): "
                    f"{failure.describe(s.timeout_s)}{refused}{': ' + detail if detail else ''}")
         if failure.status in (401, 403):

@@ -1,9 +1,9 @@
 """What a failed LLM request says: whether to retry it, and how long to wait first.
 
-Retried: HTTP 408, 409, 429 and 5xx, timeouts, connection errors and malformed answers; any other 4xx is the
-request's fault. The backoff's jitter is seeded from the request itself, so a run is reproducible while
-different requests still spread out instead of retrying in lockstep. :mod:`.limits` acts on the
-:class:`Failure`.
+Retried: HTTP 408, 409, 429 and 5xx, timeouts, connection errors and malformed answers; any other 4xx, and a 5xx
+whose body is a validation error of the request, is the request's fault. The backoff's jitter is seeded from the
+request itself, so a run is reproducible while different requests still spread out instead of retrying in
+lockstep. :mod:`.limits` acts on the :class:`Failure`.
 """
 
 from __future__ import annotations
@@ -22,6 +22,10 @@ from .responses import BadResponse
 
 #: Retried besides every 5xx: timeout, conflict, too many requests.
 RETRYABLE_STATUS = frozenset({408, 409, 429})
+#: A server error whose body is a request validation error (pydantic's "7 validation errors", FastAPI's
+#: RequestValidationError, as llama-cpp-python's server answers a message shape it does not accept): the
+#: same request gets the same answer, so it is refused, not retried.
+_VALIDATION = re.compile(r"\b\d+ validation errors?\b|\bvalidation errors? for\b|RequestValidationError")
 
 
 def _seconds(text: object) -> float | None:
@@ -167,7 +171,7 @@ def classify(exc: BaseException) -> Failure | None:
     status, headers, detail = exc.status_code, exc.response.headers, _error_detail(exc.body, exc.message)
     if status == 429 and names_token_limit(detail, headers):
         return Failure("http", status, retry_after=token_reset_wait(detail, headers), detail=detail, token_limit=True)
-    retryable = status in RETRYABLE_STATUS or status >= 500
+    retryable = status in RETRYABLE_STATUS or (status >= 500 and not _VALIDATION.search(detail))
     return Failure("http", status, retryable, parse_retry_after(headers) if retryable else None, detail)
 
 

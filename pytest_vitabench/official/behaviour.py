@@ -52,15 +52,21 @@ class EpisodeRules:
         stop_ends_at_once: A stop token ends the episode even beside tool calls, which are not run.
         malformed_calls_crash: Tool-call arguments that are not a JSON object raise instead of answering an error.
         restarts: How many times a crashed episode starts again on a fresh environment.
+        cap_ends_at_once: The hop that reaches ``max_steps`` ends the episode as ``max_steps`` whatever it was: the
+            tool calls of an agent message at the cap are not run and a stop token in it does not count (the
+            official count). Ours runs those calls (the records show what the agent did) without counting their
+            results as a hop past the cap, and a stop at the cap still counts as one.
     """
 
     agent_attempts: int = 4
     stop_ends_at_once: bool = False
     malformed_calls_crash: bool = False
     restarts: int = 0
+    cap_ends_at_once: bool = False
 
 
-OFFICIAL_EPISODE = EpisodeRules(agent_attempts=3, stop_ends_at_once=True, malformed_calls_crash=True, restarts=3)
+OFFICIAL_EPISODE = EpisodeRules(agent_attempts=3, stop_ends_at_once=True, malformed_calls_crash=True, restarts=3,
+                                cap_ends_at_once=True)
 
 
 @dataclass(frozen=True)

@@ -104,15 +104,20 @@ class OfficialSource:
 
     @cached_property
     def version(self) -> str:
-        """``git <commit>`` of a checkout, else ``sha256 <hex>`` of the prompt and tool description files."""
+        """``git <commit>`` of the harness's own checkout, else ``sha256 <hex>`` of its prompt and tool description
+        files (what of it reaches a model), else ``unknown``; never the commit of a repository that only
+        contains the copy."""
         commit = _git_commit(self.package_dir)
         if commit:
             return f"git {commit}"
         digest = hashlib.sha256()
-        for path in [*(self.package_dir / "prompts" / f"{name}.yaml" for name in PROMPTS),
-                     *(self.package_dir / "domains" / domain / "tools_schema.py" for domain in DOMAINS)]:
-            digest.update(path.relative_to(self.package_dir).as_posix().encode() + b"\0")
-            digest.update(path.read_bytes() + b"\0")
+        try:
+            for path in [*(self.package_dir / "prompts" / f"{name}.yaml" for name in PROMPTS),
+                         *(self.package_dir / "domains" / domain / "tools_schema.py" for domain in DOMAINS)]:
+                digest.update(path.relative_to(self.package_dir).as_posix().encode() + b"\0")
+                digest.update(path.read_bytes() + b"\0")
+        except OSError:
+            return "unknown"
         return f"sha256 {digest.hexdigest()}"
 
     def describe(self) -> dict[str, str]:
@@ -293,9 +298,27 @@ def _is_package(path: Path) -> bool:
     return (path / "prompts").is_dir() and (path / "domains").is_dir()
 
 
+#: Files that mark a project's root: the walk up from the package stops at the first folder holding one.
+_PROJECT_ROOT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
+
+
+def _harness_root(package_dir: Path) -> Path | None:
+    """The harness's own project folder: the nearest of ``package_dir`` and the checkout above it
+    (``<checkout>/src/vita``) that marks a project root. Never further up, nor out of an installed package's
+    ``site-packages``: a repository that merely contains the copy (a vendored folder, a virtual environment
+    inside a checkout) says nothing about the harness."""
+    for root in (package_dir, *package_dir.parents[:2]):
+        if root.name in ("site-packages", "dist-packages"):
+            return None
+        if any((root / marker).exists() for marker in _PROJECT_ROOT_MARKERS):
+            return root
+    return None
+
+
 def _git_commit(package_dir: Path) -> str | None:
-    """The commit checked out where ``package_dir`` lives, read from ``.git`` without running git."""
-    for root in (package_dir, *package_dir.parents):
+    """The commit checked out in the harness's own repository, read from ``.git`` without running git."""
+    root = _harness_root(package_dir)
+    if root is not None:
         git = root / ".git"
         if git.is_file():  # a worktree or submodule: "gitdir: <path>"
             text = git.read_text(encoding="utf-8").strip()

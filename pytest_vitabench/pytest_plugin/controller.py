@@ -174,6 +174,14 @@ class VitaController(VitaSession):
             shutil.rmtree(self._llm_dir, ignore_errors=True)
         super().pytest_unconfigure(config)
 
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_report_teststatus(self, report: Any, config: pytest.Config) -> Any:
+        """An item whose episode failed for infrastructure reasons is an error (``E``), raised in its call."""
+        payload = getattr(report, "vita_result", None)
+        if report.when == "call" and report.failed and isinstance(payload, dict) and payload.get("outcome") == "error":
+            return "error", "E", ("ERROR", {"red": True})
+        return None
+
     def pytest_runtest_logreport(self, report: Any) -> None:
         payload = getattr(report, "vita_result", None)
         not_run = getattr(report, "vita_not_run", None)

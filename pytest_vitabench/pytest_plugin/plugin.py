@@ -222,8 +222,8 @@ class VitaItem(pytest.Function):
         return super().repr_failure(excinfo)
 
     def _repr_failure_py(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
-        # pytest renders setup-phase errors (ours: the vita_result fixture) through this method, not repr_failure;
-        # the default would dump the fixture's source.
+        # pytest renders setup-phase errors (a suite that cannot load, in the vita_result fixture) through this
+        # method, not repr_failure; the default would dump the fixture's source.
         if isinstance(excinfo.value, (VitaFailure, VitaInfrastructureError)):
             return self._vita_failure_text(excinfo.value)
         text = run_core().suite_error_text(excinfo.value)
@@ -237,7 +237,13 @@ class VitaItem(pytest.Function):
 
 
 def _vita_subtask(vita_result: ItemResult) -> None:
-    """Passes when the subtask's reward is 1.0 (every rubric met)."""
+    """Passes when the subtask's reward is 1.0 (every rubric met); an infrastructure error is raised here, where
+    the episode's outcome is read, so that pytest reports it as an error of this call, never of a fixture's
+    setup."""
+    if vita_result.outcome == "error":
+        error = VitaInfrastructureError(f"infrastructure error: {vita_result.error}")
+        error.traceback_tail = "\n".join((vita_result.traceback or "").strip().splitlines()[-12:])
+        raise error
     if vita_result.outcome == "skipped":
         pytest.skip(f"not judged: {vita_result.error}")
     if vita_result.outcome != "passed":
@@ -292,8 +298,4 @@ def vita_result(
     item.user_properties.extend([("vita_reward", result.reward), ("vita_memory", result.memory),
                                  ("vita_trial", result.trial), ("vita_domain", result.domain)])
     item.user_properties.extend(run_core().item_properties(result))
-    if result.outcome == "error":
-        error = VitaInfrastructureError(f"infrastructure error: {result.error}")
-        error.traceback_tail = "\n".join((result.traceback or "").strip().splitlines()[-12:])
-        raise error
     return result

@@ -95,6 +95,11 @@ class VitaSession:
         #: Users whose validation warnings were shown (once per process), by ``id``: they live all run.
         self._warned_users: set[int] = set()
         self._scope_warned = False
+        # The real stderr, taken now: pytest captures file descriptor 2 while items and collectors run, and a
+        # retry line must reach the terminal while it happens (see pytest_vitabench.llm.notices).
+        self._stderr_fd: int | None = None
+        with contextlib.suppress(OSError):
+            self._stderr_fd = os.dup(2)
 
     @property
     def is_worker(self) -> bool:
@@ -122,7 +127,20 @@ class VitaSession:
                                         selection=self.selection, invocation_dir=config.invocation_params.dir)
             except ValueError as exc:  # pydantic's ValidationError, MissingAPIKey and ResumeError are ValueErrors
                 raise pytest.UsageError(f"pytest-vitabench: {exc}") from None
+            self._show_retries()
         return self._core
+
+    def _show_retries(self) -> None:
+        fd = self._stderr_fd
+        if fd is None or self.config.get_verbosity() < -1:
+            return
+        from ..llm.notices import NOTICES
+
+        def write(line: str) -> None:
+            with contextlib.suppress(OSError):
+                os.write(fd, (line + "\n").encode("utf-8", "replace"))
+
+        NOTICES.attach(write)
 
     @property
     def bench(self) -> Benchmark:
@@ -326,6 +344,14 @@ class VitaSession:
     @pytest.hookimpl(trylast=True)
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         config.pluginmanager.unregister(self, self.NAME)
+        if self._stderr_fd is not None:
+            if self._core is not None:
+                from ..llm.notices import NOTICES
+
+                NOTICES.attach(None)
+            with contextlib.suppress(OSError):
+                os.close(self._stderr_fd)
+            self._stderr_fd = None
 
     def finish(self, session: pytest.Session) -> None:
         """An xdist worker's end: send the controller its LLM usage, planned items and suite languages."""

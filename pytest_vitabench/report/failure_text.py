@@ -21,7 +21,8 @@ def one_line(result: ItemResult) -> str:
         return f"infrastructure error: {first}"
     unmet = [v for v in result.rubrics if v.met is False]
     if not unmet:
-        return f"reward {result.reward:.1f} (termination: {result.termination}, steps: {result.steps})"
+        judged = "not judged, " if result.rubrics and all(v.met is None for v in result.rubrics) else ""
+        return f"reward {result.reward:.1f} ({judged}termination: {result.termination}, steps: {result.steps})"
     more = f" (+{len(unmet) - 1} more)" if len(unmet) > 1 else ""
     return f"reward {result.reward:.1f}: unmet {unmet[0].text!r}{more}"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..metrics import LEVELS
-from .terminal import fixed, items_line, metrics_header, metrics_row
+from .terminal import fixed, items_line, metrics_header, metrics_row, no_measurement
 
 if TYPE_CHECKING:
     from ..result import ItemResult
@@ -108,7 +108,8 @@ def step_summary(metrics: Mapping[str, Any], results: Sequence[ItemResult], *, t
                           if key in config)
         if shown:
             lines += [shown, ""]
-    lines += _metrics_table(metrics) if metrics else ["No results."]
+    unmeasured = no_measurement(results)
+    lines += [unmeasured] if unmeasured else _metrics_table(metrics) if metrics else ["No results."]
     lines += ["", items_line(results), ""]
     if thresholds:
         lines += ["### Thresholds", "", *_thresholds_table(thresholds), ""]

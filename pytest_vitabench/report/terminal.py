@@ -122,6 +122,16 @@ def render_pivot(metrics: dict[str, Any]) -> list[str]:
     return [title, *align(rows, 1)]
 
 
+def no_measurement(results: Sequence[ItemResult]) -> str | None:
+    """What the metrics table says instead of its rows when no item was scored and some failed for
+    infrastructure reasons: their zeros measure no agent. ``None`` when something was measured."""
+    errors = sum(1 for r in results if r.outcome == "error")
+    if not errors or any(r.outcome in ("passed", "failed") for r in results):
+        return None
+    return (f"VitaBench metrics: no measurement (every item ended in an infrastructure error or unscored: "
+            f"{errors} error(s); see the errors above)")
+
+
 def render_table(metrics: dict[str, Any], results: list[ItemResult], *, trials: int | None = None) -> list[str]:
     """The terminal summary of a run, as lines without trailing newlines.
 
@@ -134,7 +144,10 @@ def render_table(metrics: dict[str, Any], results: list[ItemResult], *, trials: 
     failures = [(r, v) for r in results for v in r.rubrics if v.judge_failure]
     judge_failed = bool(failures)
     lines: list[str] = []
-    if metrics:
+    unmeasured = no_measurement(results)
+    if unmeasured:
+        lines.append(unmeasured)
+    elif metrics:
         title = "VitaBench metrics"
         title += f" (k={k_shared}" if k_shared is not None else " (k per backend: " + ", ".join(
             f"{name}={m['k']}" for name, m in sorted(metrics.items()))

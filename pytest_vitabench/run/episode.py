@@ -2,7 +2,8 @@
 
 The official conversation loop (tau2-bench's), its faults fixed: the trajectory opens with the agent's greeting and
 the user's verbatim
-instruction; every hop counts toward ``max_steps`` (a user turn, an agent turn, one batch of tool results);
+instruction; every hop counts toward ``max_steps`` (a user turn, an agent turn, one batch of tool results), and
+``steps`` never exceeds it (see :attr:`~pytest_vitabench.official.behaviour.EpisodeRules.cap_ends_at_once`);
 tool calls go to the environment (their message's text never reaches the user), tool errors back to the
 agent; an empty agent message is retried up to three times before the episode ends as
 ``invalid_agent_message``. Other :class:`~pytest_vitabench.official.behaviour.EpisodeRules` may end the episode
@@ -194,8 +195,11 @@ async def play_episode(*, agent: Agent, agent_setup: AgentSetup, user: UserSimul
             termination = "agent_stop"
             break
         if reply.tool_calls:
+            if steps >= max_steps and rules.cap_ends_at_once:
+                break
             messages += await _tool_results(call, environment, reply)
-            steps += 1
+            # Results of calls made at the cap are no hop past it: ``steps`` never exceeds ``max_steps``.
+            steps = min(steps + 1, max_steps)
             continue
         if reply.has_stop():
             termination = "agent_stop"
@@ -208,5 +212,7 @@ async def play_episode(*, agent: Agent, agent_setup: AgentSetup, user: UserSimul
         if answer.has_stop():
             termination = "user_stop"
             break
+    if rules.cap_ends_at_once and steps >= max_steps:
+        termination = "max_steps"
     return EpisodeResult(messages=messages, termination=termination, steps=steps,
                          tool_errors=environment.tool_errors, usage=usage)

@@ -23,6 +23,7 @@ from ..agents.prompts import agent_system_prompt, time_with_weekday
 from ..domains import build_environment
 from ..domains.base import WRITE_KINDS, Environment
 from ..judges.base import Judge, JudgeCase
+from ..llm.errors import LLMError
 from ..llm.secrets import redact
 from ..memory.base import Memory, MemoryContext, memory_tools, take_usage
 from ..memory.registry import RunMemories
@@ -268,8 +269,9 @@ class ItemRunner:
                     user_setup=prepared.user_setup, environment=prepared.environment,
                     max_steps=self.config.max_steps, history=prepared.history, call=call,
                     rules=rules)
-            except Exception:
-                if result.restarts >= rules.restarts:
+            except Exception as exc:
+                # A refused request (a 4xx, a validation error) is refused again: starting over only repeats it.
+                if result.restarts >= rules.restarts or (isinstance(exc, LLMError) and not exc.retryable):
                     raise
                 result.restarts += 1
                 prepared.environment.close()

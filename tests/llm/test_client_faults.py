@@ -40,3 +40,31 @@ def test_a_bad_200_that_persists_is_an_llm_error(stub, bad, monkeypatch):
     assert "malformed response" in str(caught.value)
     assert client.ledger.errors("agent") == 1 and client.ledger.retries("agent") == 2
     assert "errors" in client.ledger.table_lines()[0]
+
+
+#: FastAPI's answer to a request body it cannot validate, as llama-cpp-python's server sends it: the cause last.
+_CAUSES = ("2 validation errors:\n  {'type': 'literal_error', 'loc': ('body', 'messages', 1, "
+           "'ChatCompletionRequestSystemMessage', 'role'), 'msg': \"Input should be 'system'\"}" + " x" * 200
+           + "\n  {'type': 'string_type', 'loc': ('body', 'messages', 1, 'ChatCompletionRequestAssistantMessage', "
+           "'content'), 'msg': 'Input should be a valid string', 'input': None}")
+VALIDATION_500 = (500, {"error": {"type": "internal_server_error", "message": _CAUSES}})
+
+
+def test_a_server_error_that_is_a_validation_error_is_refused_with_its_whole_cause(stub, monkeypatch):
+    monkeypatch.setenv(KEY_ENV, "local")
+    stub.replies += [VALIDATION_500, VALIDATION_500, VALIDATION_500]
+    client = make(stub)
+    with pytest.raises(LLMError) as caught:
+        client.complete("agent", model="m", messages=MSGS)
+    assert len(stub.requests) == 1 and caught.value.attempts == 1 and not caught.value.retryable
+    assert "HTTP 500 (not retried)" in str(caught.value)
+    assert "'ChatCompletionRequestAssistantMessage', 'content'), 'msg': 'Input should be a valid string'" in str(
+        caught.value)
+    assert client.ledger.retries("agent") == 0
+
+
+def test_a_plain_server_error_is_still_retried(stub, monkeypatch):
+    monkeypatch.setenv(KEY_ENV, "local")
+    stub.replies += [(500, {"error": {"message": "out of memory"}}), {"content": "fine"}]
+    assert make(stub).complete("agent", model="m", messages=MSGS).text == "fine"
+    assert len(stub.requests) == 2
