@@ -8,13 +8,17 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from typing import Any
 
 from ..llm.ledger import Ledger
 from ..options.fail_under import parse_fail_under
+from ..report.early_stop import Pending, exact_decision
 from ..report.failures import suite_subtask_data
 from ..report.json_report import write_report
 from ..report.outcome import gate_run, github_outputs, run_report, score_run, summary_lines
+from ..run.early_stopping import gates_of, parse_item_id
+from ..run.stopping import DECIDED
 from ..runs.manifest import now_iso
 from ..runs.pieces import Combined, MergeError, combine
 from ..suite.loader import load_suite
@@ -46,7 +50,8 @@ def merge_command(args: argparse.Namespace) -> int:
     # Missing items leave the scores as incomplete as errored ones do; items a shard's cap never started are
     # named apart (exit status 7, as the shard's own).
     missing = max(0, (combined.planned or 0) - len(results) - len(combined.not_run))
-    gate_run(outcome, unfinished=missing + (1 if combined.missing and not missing else 0))
+    undecided = _decide_merged(outcome, combined, options, thresholds)
+    gate_run(outcome, unfinished=missing + undecided + (1 if combined.missing and not missing else 0))
     write_report(output, run_report(outcome, {**config, "report": output, "shard": "merged"},
                                     run=_run_block(combined), usage=combined.usage))
     ledger = Ledger()
@@ -58,6 +63,33 @@ def merge_command(args: argparse.Namespace) -> int:
     github_outputs(outcome, config=config, title="VitaBench results (merged shards)", echo=print,
                    warn=lambda message: print(f"vitabench merge: {message}", file=sys.stderr))
     return outcome.status
+
+
+def _decide_merged(outcome: Any, combined: Combined, options: Any, thresholds: Any) -> int:
+    """Shards that stopped early decided on their own items: the merged gate is decided again, on every
+    shard's results and the items they left, as a run decides (``--vita-early-stop exact``). Returns how many
+    items are left undecided (they then count as missing: the merged gate cannot read them)."""
+    left = [nodeid for nodeid, reason in combined.not_run.items() if reason == DECIDED]
+    if not left or (thresholds is None and options.fail_regression is None):
+        return 0
+    config = combined.config
+    gates = replace(gates_of(options, selected_k=combined.trials_selected), trials=int(config.get("trials") or 1),
+                    seed=int(config.get("seed") or 0), style=str(config.get("metrics_style") or "default"))
+    suites = {r.user_id: r.suite for r in combined.results}
+    pending = []
+    for nodeid in left:
+        parsed = parse_item_id(nodeid)
+        if parsed is not None:
+            file, user, subtask, memory, trial = parsed
+            pending.append(Pending(nodeid=nodeid, user_id=user, subtask_id=subtask, memory=memory, trial=trial,
+                                   suite=suites.get(user, file)))
+    decision = exact_decision(combined.results, pending, gates)
+    if decision.decided:
+        outcome.decision = decision
+        return 0
+    print(f"vitabench merge: the shards stopped early, each on its own items, and the merged gate is not decided "
+          f"({decision.reason}): --vita-resume each shard to run its {len(left)} item(s) left", file=sys.stderr)
+    return len(left)
 
 
 def _run_block(combined: Combined) -> dict[str, Any]:

@@ -73,3 +73,30 @@ def test_bad_early_stop_values_are_usage_errors(demo, args, message):
     result = demo.runpytest(*BASE, *args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([message])
+
+
+@pytest.mark.parametrize(("gate", "status"), [("avg@4=0.40", 0), ("avg@4=0.95", 1)])
+def test_merged_shards_that_stopped_early_are_decided_again_as_one_run(demo, capsys, gate, status):
+    from pytest_vitabench.commands.cli import main
+
+    for index in (1, 2):
+        demo.runpytest(*BASE, "--vita-shard", f"{index}/2", "--vita-fail-under", gate, "--vita-early-stop", "exact")
+    full = demo.runpytest(*BASE, "--vita-fail-under", gate)
+    (run_dir,) = {p.parent.parent for p in demo.path.glob(".vitabench/runs/*/shard-*/manifest.json")}
+    merged = demo.path / "merged.json"
+    assert main(["merge", str(run_dir), "-o", str(merged), "--vita-fail-under", gate]) == status == full.ret
+    report = json.loads(merged.read_text())
+    assert report["run"]["not_run"] and set(report["run"]["not_run"].values()) == {"decided"}
+    assert "decided after" in capsys.readouterr().out
+
+
+def test_a_merged_gate_the_shards_results_cannot_decide_says_so(demo, capsys):
+    from pytest_vitabench.commands.cli import main
+
+    for index in (1, 2):
+        demo.runpytest(*BASE, "--vita-shard", f"{index}/2", "--vita-fail-under", "avg@4=0.40",
+                       "--vita-early-stop", "exact")
+    (run_dir,) = {p.parent.parent for p in demo.path.glob(".vitabench/runs/*/shard-*/manifest.json")}
+    # A gate the shards did not decide on: the items they left could still change it.
+    assert main(["merge", str(run_dir), "-o", str(demo.path / "m.json"), "--vita-fail-under", "avg@4=0.80"]) == 6
+    assert "the merged gate is not decided" in capsys.readouterr().err
