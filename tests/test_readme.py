@@ -28,10 +28,14 @@ _SHELL = ("", "bash", "sh", "shell", "console")
 
 
 def demo_commands(text: str) -> list[str]:
-    """The shell commands in ``text``'s fenced blocks that name suites/demo, continuation lines joined."""
+    """The shell commands in ``text``'s fenced blocks that name suites/demo, continuation lines joined; not a
+    recipe's (``<!-- recipe: NAME -->`` before its block), which needs its files: tests/test_docs_recipes.py runs
+    those with them."""
     commands = []
-    for language, block in _FENCE.findall(text):
-        if language not in _SHELL:
+    for match in _FENCE.finditer(text):
+        language, block = match.groups()
+        if language not in _SHELL or text[:match.start()].rstrip().endswith("-->") and \
+                text[:match.start()].rstrip().rsplit("\n", 1)[-1].lstrip().startswith("<!-- recipe:"):
             continue
         for line in block.replace("\\\n", " ").splitlines():
             if "suites/demo" not in line or line.lstrip().startswith(("#", "$ vitabench", "vitabench")):

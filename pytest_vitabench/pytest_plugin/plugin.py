@@ -80,9 +80,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str], parser: pytest.Parser) -> None:
-    """An option whose value is optional takes it attached only (``--vita-resume=RUN``), as git's and getopt's do:
-    argparse would read the next argument as its value, so ``pytest --vita-resume suites/demo`` lost its path.
-    The bare spelling becomes ``--vita-resume=latest`` here, before pytest's final parse reads the paths."""
+    """An optional value is taken attached only (``--vita-resume=RUN``), as getopt does: argparse would take the
+    next argument (a path) as the value. A bare ``--vita-resume`` becomes ``--vita-resume=latest`` here."""
     bare = {option.option: option.setting.meta.optional_value for option in options()
             if option.setting is not None and option.setting.meta.optional_value is not None}
     end = args.index("--") if "--" in args else len(args)

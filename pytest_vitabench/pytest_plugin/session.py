@@ -132,15 +132,14 @@ class VitaSession:
 
     def _show_retries(self) -> None:
         fd = self._stderr_fd
-        if fd is None or self.config.get_verbosity() < -1:
+        if fd is None or self.config.get_verbosity() < -1 or self._core is None:
             return
-        from ..llm.notices import NOTICES
 
         def write(line: str) -> None:
             with contextlib.suppress(OSError):
                 os.write(fd, (line + "\n").encode("utf-8", "replace"))
 
-        NOTICES.attach(write)
+        self._core.show_retries(write)
 
     @property
     def bench(self) -> Benchmark:
@@ -346,9 +345,7 @@ class VitaSession:
         config.pluginmanager.unregister(self, self.NAME)
         if self._stderr_fd is not None:
             if self._core is not None:
-                from ..llm.notices import NOTICES
-
-                NOTICES.attach(None)
+                self._core.show_retries(None)
             with contextlib.suppress(OSError):
                 os.close(self._stderr_fd)
             self._stderr_fd = None

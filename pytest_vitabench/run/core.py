@@ -353,6 +353,13 @@ class RunCore:
         """The progress lines' state (every ``--vita-progress`` seconds; a TTY's default differs)."""
         return Progress(parse_interval(self.bench.config.progress, tty=tty), started=started)
 
+    @staticmethod
+    def show_retries(sink: Callable[[str], None] | None) -> None:
+        """Retries and timeouts go to ``sink`` as they happen (``None``: nowhere; :mod:`~..llm.notices`)."""
+        from ..llm.notices import NOTICES
+
+        NOTICES.attach(sink)
+
     def early_stop(self, arrived: Mapping[str, tuple[ItemResult, Any]], selected: Sequence[str],
                    not_run: Mapping[str, str]) -> Decision | None:
         """``--vita-early-stop``: the decision after one more result (the controller's), once it is decided;
