@@ -60,7 +60,8 @@ WORD_OFFICIAL = re.compile(r"\bofficial\b", re.IGNORECASE)
 VITA_OPTION = re.compile(r"--vita-[a-z0-9-]+")
 COMPARING = (ast.Eq, ast.NotEq, ast.In, ast.NotIn, ast.Is, ast.IsNot)
 #: figure -> the issue's target (at most), shown beside the figures
-TARGETS = {"vita_options": 35, "help_option_lines": 120, "header_length": 160, "top_level_modules": 10,
+#: Issue 31's 35 options, and the two issue 33 names as options of their own (--vita-budget-usd, --vita-early-stop).
+TARGETS = {"vita_options": 37, "help_option_lines": 120, "header_length": 160, "top_level_modules": 10,
            "official_modules": 40, "official_comparisons": 0, "modules_over_600_lines": 0,
            "import_circles_with_type_checking": 0}
 

@@ -35,7 +35,7 @@ def to_openai_messages(system_prompt: str, messages: list[Message], *,
             result = {"role": "tool", "content": message.text, "tool_call_id": message.tool_call_id}
             out.append({**result, "name": message.name} if harness_form else result)
         elif message.role == "assistant":
-            # The harness form keeps null next to tool calls, as the official harness sends it. Ours sends an
+            # The harness form keeps null next to tool calls, as VitaBench 2.0's harness sends it. Ours sends an
             # empty string, which every server we met accepts: llama-cpp-python's server answers null with a
             # validation error (HTTP 500), and chat templates read the field of every message.
             content = message.content if harness_form else message.content or ""
@@ -54,16 +54,16 @@ def to_openai_messages(system_prompt: str, messages: list[Message], *,
 
 
 def _explained(error: LLMError, sent: list[dict[str, Any]]) -> LLMError:
-    """``error``, saying why when a server refused the ``"content": null`` of the official harness's messages."""
+    """``error``, saying why when a server refused the ``"content": null`` of the harness form's messages."""
     nulls = any(m["role"] == "assistant" and m.get("content") is None for m in sent)
     text = str(error)
     if error.retryable or not nulls or "content" not in text or ("None" not in text and "null" not in text):
         return error
     explained = LLMError(
         f"{text}\n  The server refused the request's assistant messages with tool calls, which carry "
-        '"content": null as the official harness sends them (the official profile keeps its requests identical). '
-        "Run this model behind a server that accepts null there (llama.cpp's llama-server does), or leave the "
-        "official profile (the default profile sends an empty string).",
+        "\"content\": null as VitaBench 2.0's harness sends them (this profile keeps its requests identical to the "
+        "harness's). Run this model behind a server that accepts null there (llama.cpp's llama-server does), or "
+        "run the default profile, which sends an empty string.",
         role=error.role, model=error.model, host=error.host, status=error.status, reason=error.reason,
         attempts=error.attempts, retryable=error.retryable)
     return explained

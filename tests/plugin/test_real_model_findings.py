@@ -102,7 +102,7 @@ def test_a_validation_error_is_refused_at_once_with_its_whole_cause(project, llm
     assert agent[1]["messages"][2]["content"] is None  # still sent as the official harness sends it
     text = result.stdout.str()
     assert "HTTP 500 (not retried)" in text and "'ChatCompletionRequestAssistantMessage', 'content')" in text
-    assert "carry \"content\": null as the official harness sends them" in text
+    assert "carry \"content\": null as VitaBench 2.0's harness sends them" in text
 
 
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]])
