@@ -58,6 +58,7 @@ class VitaController(VitaSession):
         self.planned_items: int | None = None
         #: The node ids the session selected (after -k, -m, --lf, a shard...): the metrics' k comes from them.
         self.selected_ids: list[str] = []
+        self._early_off_said = False
         #: Under xdist, the node ids the first worker collected, until the resume line is written.
         self._resume_ids: list[str] | None = None
         self.progress: Any = None
@@ -189,6 +190,9 @@ class VitaController(VitaSession):
             self.arrived[report.nodeid] = (run_core().result_from(payload), payload)
             self._show_progress(payload)
             decision = self.core.early_stop(self.arrived, self.selected_ids, self.not_run)
+            if self.core.early_stop_off and not self._early_off_said:
+                self._early_off_said = True
+                self._say(f"vitabench: {self.core.early_stop_off}")
             if decision is not None:
                 self._say(f"vitabench early stop: {decision.reason}; the gate "
                           f"{'passes' if decision.passes else 'fails'} whatever the rest do, so the items not "

@@ -373,11 +373,16 @@ class RunCore:
 
             self._early = EarlyStopping(config.early_stop, gates_of(config, selected_k=selection_of(selected).k),
                                         state_dir=self.state_dir, pending_of=self.pending_items)
-        if self._early.decision is not None:
+        if self._early.decision is not None or self._early.off is not None:
             return None  # said once
         self._early.after(arrived, selected, not_run)
         decision: Decision | None = self._early.decision
         return decision
+
+    @property
+    def early_stop_off(self) -> str | None:
+        """Why ``--vita-early-stop`` gave up in this run (said once by the controller), if it did."""
+        return self._early.off if self._early is not None else None
 
     def early_stop_order(self, items: Sequence[Item], *, user_of: Callable[[Item], Any]) -> list[Item]:
         """``--vita-early-stop``: the items, users interleaved in the run's seeded order, each user's items in

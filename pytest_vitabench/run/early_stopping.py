@@ -10,6 +10,7 @@ The verdict is the decision's, never the partial run's figures (:func:`~pytest_v
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -42,30 +43,40 @@ class EarlyStopping:
         self._pending: dict[str, Pending] | None = None
         self._statistical: Any = None
         self._checked_at = -1
+        self._next_check = 0.0
         #: The decision, once the verdict is known.
         self.decision: Decision | None = None
+        #: Why early stopping gave up (a selected item it cannot place), said once; it then decides nothing.
+        self.off: str | None = None
 
     def after(self, arrived: Mapping[str, tuple[ItemResult, Any]], selected: Sequence[str],
               not_run: Iterable[str]) -> Decision | None:
         """The decision after one more result (``arrived``: the results so far by node id; ``None`` while no
         item is selected or between checks). Once decided, the flag closes every process's start gate.
 
-        On a large run a check is made every 1% of its items: one check scores the run twice, and a decision
-        that comes 1% late costs less than scoring after every item.
+        A check scores the run twice, so on a large run one is made every 1% of its items at most, and never
+        sooner than nine times its own duration after the last: checks take at most a tenth of the run.
         """
-        if self.decision is not None:
+        if self.decision is not None or self.off is not None:
             return self.decision
         if self._pending is None:
             if not selected:
                 return None
             self._pending = self._pending_of(selected)
+            unplaced = [nodeid for nodeid in selected if nodeid not in self._pending and "[" in nodeid]
+            if unplaced:
+                self.off = (f"early stopping is off: {len(unplaced)} selected item(s) it cannot place in their "
+                            f"suite (e.g. {unplaced[0]}); the run goes on to its end")
+                return None
         every = max(1, len(self._pending) // 100)
-        if self._checked_at >= 0 and len(arrived) - self._checked_at < every:
+        if self._checked_at >= 0 and (len(arrived) - self._checked_at < every or time.monotonic() < self._next_check):
             return None
+        started = time.monotonic()
         self._checked_at = len(arrived)
         finished = set(arrived) | set(not_run)
         pending = [p for nodeid, p in self._pending.items() if nodeid not in finished]
         decision = self._decide([result for result, _ in arrived.values()], pending)
+        self._next_check = time.monotonic() + 9 * (time.monotonic() - started)
         if decision.decided and pending:
             self.decision = decision
             self.flag.parent.mkdir(parents=True, exist_ok=True)

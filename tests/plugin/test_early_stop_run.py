@@ -100,3 +100,16 @@ def test_a_merged_gate_the_shards_results_cannot_decide_says_so(demo, capsys):
     # A gate the shards did not decide on: the items they left could still change it.
     assert main(["merge", str(run_dir), "-o", str(demo.path / "m.json"), "--vita-fail-under", "avg@4=0.80"]) == 6
     assert "the merged gate is not decided" in capsys.readouterr().err
+
+
+def test_early_stopping_that_cannot_place_its_items_says_so_and_runs_to_the_end(pytester):
+    # A suite outside the rootdir: pytest names its items without the file, so the items left cannot be placed.
+    (pytester.path / "project").mkdir()
+    (pytester.path / "project" / "pytest.ini").write_text("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+    (pytester.path / "elsewhere").mkdir()
+    (pytester.path / "elsewhere" / "tasks.json").write_bytes(DEMO.read_bytes())
+    result = pytester.runpytest("elsewhere/tasks.json", "-p", "no:cacheprovider", "--rootdir",
+                                str(pytester.path / "project"), "--vita-fail-under", "avg@4=0.40",
+                                "--vita-early-stop", "exact", "--vita-report", "r.json")
+    result.stdout.fnmatch_lines(["vitabench: early stopping is off: * selected item(s) it cannot place*"])
+    assert result.ret == 0 and "early_stop" not in json.loads((pytester.path / "r.json").read_text())["run"]
