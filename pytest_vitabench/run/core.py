@@ -385,16 +385,15 @@ class RunCore:
         return self._early.off if self._early is not None else None
 
     def early_stop_order(self, items: Sequence[Item], *, user_of: Callable[[Item], Any]) -> list[Item]:
-        """``--vita-early-stop``: the items, users interleaved in the run's seeded order, each user's items in
-        sequence. Exact early stopping opens every user; statistical early stopping as many as the run keeps
-        in flight, so users finish steadily (it reads finished users only)."""
+        """``--vita-early-stop``: the items, users in the run's seeded order, each user's items in sequence, as
+        many users open at a time as the run keeps items in flight (at least two): users finish steadily, which
+        statistical early stopping needs (it reads finished users only), and a process keeps few users' memory
+        chains at once (opening every user would rebuild chains the cache had to drop)."""
         from .schedule import interleaved
 
-        width = None
-        if self.bench.config.early_stop != "exact":
-            workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
-            width = max(1, self.bench.concurrency * workers)
-        return interleaved(items, user_of, seed=self.bench.config.seed, width=width)
+        workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
+        return interleaved(items, user_of, seed=self.bench.config.seed,
+                           width=max(2, self.bench.concurrency * workers))
 
     def pending_items(self, nodeids: Sequence[str]) -> dict[str, Pending]:
         """Each selected item as early stopping reads it before it runs, by node id (from the suites' index:
