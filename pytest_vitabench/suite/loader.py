@@ -32,7 +32,9 @@ from .schema import DailyRecord, EventRecord, UserTask
 DEFAULT_TIME_OF_DAY = "12:00:00"
 #: Validated users a lazily loaded suite keeps parsed once no item holds them (:func:`held_user`). A process
 #: runs a user's items one after another, so a few spare the next items of the last users a parse, while a
-#: paper-scale suite's dozens of users would each stay parsed (megabytes of models) for the whole run.
+#: paper-scale suite's dozens of users would each stay parsed (megabytes of models) for the whole run. With
+#: many episodes in flight the engine raises a suite's ``kept_users`` to them: each in-flight chain's user is
+#: released between two of its items, and parsing it again cost more CPU than the episode's requests.
 KEPT_USERS = 8
 
 
@@ -81,7 +83,9 @@ class LoadedSuite:
     #: The run's language for its prompts and simulator (``ItemRunner.language_for``), once told.
     prompt_language: str | None = None
     _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
-    #: Validated indexed users no item holds, least recently held first (:data:`KEPT_USERS` at most).
+    #: How many validated users no item holds stay parsed (:data:`KEPT_USERS`, or the episodes in flight).
+    kept_users: int = KEPT_USERS
+    #: Validated indexed users no item holds, least recently held first (``kept_users`` at most).
     _kept: OrderedDict[int, LoadedUser] = field(default_factory=OrderedDict, repr=False)
 
 
@@ -285,7 +289,7 @@ def ensure_user(suite: LoadedSuite, user: LoadedUser) -> None:
 def held_user(suite: LoadedSuite, user: LoadedUser) -> Iterator[UserTask]:
     """The user's validated task, kept parsed while the block runs (thread-safe).
 
-    Once no block holds it, an indexed user waits among the suite's :data:`KEPT_USERS` most recently held,
+    Once no block holds it, an indexed user waits among the suite's ``kept_users`` most recently held,
     then goes back to its span: validated again from it, with the same verdict, if an item needs it later.
 
     Raises:
@@ -306,7 +310,7 @@ def held_user(suite: LoadedSuite, user: LoadedUser) -> Iterator[UserTask]:
             user.holders -= 1
             if not user.holders and user.span is not None:
                 suite._kept[user.index] = user
-                while len(suite._kept) > KEPT_USERS:
+                while len(suite._kept) > suite.kept_users:
                     suite._kept.popitem(last=False)[1].task = None
 
 

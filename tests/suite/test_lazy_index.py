@@ -131,3 +131,18 @@ def test_unheld_users_beyond_the_bound_go_back_to_their_span_and_come_back_the_s
     with held_user(suite, second) as again:  # validated again from its span: the same task and warnings
         assert again == eager.users[1].task and second.warnings == [w for w in warned if "[1] " in w] != []
     assert suite.warnings == warned  # reported once, at load
+
+
+def test_a_suite_keeps_as_many_unheld_users_as_it_is_told(tmp_path):
+    # the engine raises kept_users to its episodes in flight: chains released between items are not parsed again
+    data = []
+    for n in range(KEPT_USERS + 3):
+        user = copy.deepcopy(tiny_suite()[0])
+        user["id"] = f"U{n}"
+        data.append(user)
+    suite = load_suite(write_suite(tmp_path / "tasks.json", data), lazy=True, index_dir=tmp_path / "cache")
+    suite.kept_users = KEPT_USERS + 3
+    for user in suite.users:
+        with held_user(suite, user):
+            pass
+    assert all(u.task is not None for u in suite.users)
