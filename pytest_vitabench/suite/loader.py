@@ -10,6 +10,7 @@ import contextlib
 import copy
 import gzip
 import hashlib
+import json
 import threading
 import zlib
 from collections import Counter, OrderedDict
@@ -53,6 +54,9 @@ class LoadedUser:
     #: What collection needs of each subtask, read without validating the user.
     outline: list[SubtaskOutline] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    #: The index found it valid (same file, plugin version and strictness): parsing it again from its span
+    #: needs the models and times only, not the integrity checks whose verdict and warnings the index keeps.
+    checked: bool = False
     #: Items inside :func:`held_user`: while there is one, ``task`` stays parsed.
     holders: int = 0
 
@@ -244,7 +248,8 @@ def _load_indexed(path: Path, raw: bytes, *, strict: bool, index_dir: Path | Non
             user = LoadedUser(index=index, key=outline["key"], span=(row["start"], row["end"]), outline=[
                 SubtaskOutline(subtask_id=sid, domains=tuple(domain.split(",")),
                                skills=("proactive",) if proactive else ("personalize",))
-                for sid, domain, proactive in outline["subtasks"]])
+                for sid, domain, proactive in outline["subtasks"]],
+                warnings=list(row.get("warnings") or []), checked="problems" in row)
             suite.warnings.extend(row.get("warnings") or [])
         suite.users.append(user)
     return _finish(suite, unknown)
@@ -277,7 +282,12 @@ def ensure_user(suite: LoadedSuite, user: LoadedUser) -> None:
         if not needs_validation(user):
             return
         assert user.span is not None
-        entry = parse_json_text(suite.text[user.span[0]:user.span[1]])
+        text = suite.text[user.span[0]:user.span[1]]
+        if user.checked:
+            user.task, user.times = _checked_task(suite.path, user.index, text)
+            user.outline = outline_of(user.task)
+            return
+        entry = parse_json_text(text)
         loaded, warnings = _validate(suite.path, user.index, entry, suite.strict)
         user.task, user.times, user.error = loaded.task, loaded.times, loaded.error
         if loaded.task is not None:
@@ -312,6 +322,18 @@ def held_user(suite: LoadedSuite, user: LoadedUser) -> Iterator[UserTask]:
                 suite._kept[user.index] = user
                 while len(suite._kept) > suite.kept_users:
                     suite._kept.popitem(last=False)[1].task = None
+
+
+def _checked_task(path: Path, index: int, text: str) -> tuple[UserTask, list[str]]:
+    """A user the index found valid, parsed again from its span: the same task and times as :func:`_load_user`.
+
+    Plain ``json.loads`` reads it as the checking parser does: a valid user has no repeated key with differing
+    values, no over-long integer and no NaN. Each item of a run with many users in flight paid the integrity
+    checks again (a third of a user's parse) for a verdict the index already holds.
+    """
+    task = UserTask.model_validate(json.loads(text))
+    times = _resolve_times(task, f"[{index}]", [], [], path)
+    return task, times
 
 
 def needs_validation(user: LoadedUser) -> bool:
