@@ -10,7 +10,8 @@ with the official source and models.yaml, the sliding-window judge, against the 
 (``tests/_side_by_side.py``: the agent calls a search tool, asks, stops) answering in 200 ms, 10 in flight.
 
 CPU is the pytest process's own (user + system, from ``wait4``): the run's minus a ``--collect-only`` run's
-(imports, collection, reading the official source), divided by the requests the stub received. With several
+(imports, collection, reading the official source), divided by the requests the stub received. The dev
+extra's pytest plugins are disabled, as in ``profile_requests.py`` (a user's install has none of them). With several
 pythons (each tree's venv) the runs alternate, so a busy machine weighs on each alike; medians are printed.
 """
 
@@ -32,7 +33,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO / "tests"), str(REPO / "benchmarks")]
 
 import _side_by_side as sbs  # noqa: E402
-from bench_paper import child_env  # noqa: E402
+from bench_paper import child_env, user_install_args  # noqa: E402
 from profile_requests import _group  # noqa: E402
 
 
@@ -42,7 +43,7 @@ def _command(python: str, stub_url: str, work: Path, memory: str, concurrency: i
             "--vita-user-model", sbs.USER, "--vita-judge-model", sbs.JUDGE, "--vita-base-url", stub_url,
             "--vita-memory", memory, "--vita-trials", "1", "--vita-concurrency", str(concurrency),
             "--vita-cache", "off", "--vita-progress", "off", "--vita-official-source", str(sbs.OFFICIAL_SOURCE),
-            "--vita-official-models", str(work / "models.yaml")]
+            "--vita-official-models", str(work / "models.yaml"), *user_install_args(False)]
 
 
 def _run(command: list[str], work: Path, spy_output: Path | None = None) -> tuple[float, float, int]:
