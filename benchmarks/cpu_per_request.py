@@ -47,7 +47,7 @@ def _command(python: str, stub_url: str, work: Path, memory: str, concurrency: i
 
 
 def _run(command: list[str], work: Path, spy_output: Path | None = None) -> tuple[float, float, int]:
-    """(CPU seconds, wall seconds, peak RSS in MB) of one pytest run."""
+    """(CPU seconds, wall seconds, peak RSS in MB) of one pytest run (py-spy's when profiled)."""
     if spy_output is not None:
         spy = shutil.which("py-spy") or str(Path(command[0]).parent / "py-spy")
         command = [spy, "record", "--rate", "250", "--gil", "--format", "raw", "--output", str(spy_output), "--",
@@ -55,11 +55,21 @@ def _run(command: list[str], work: Path, spy_output: Path | None = None) -> tupl
     start = time.perf_counter()
     process = subprocess.Popen(command, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                env=child_env({"OPENAI_API_KEY": "dummy-key", "NO_PROXY": "127.0.0.1"}))
-    _, status, usage = os.wait4(process.pid, 0)
+    peak_kb = 0
+    while True:  # the peak from /proc: wait4's ru_maxrss counts the pages the child shared with us before exec
+        try:
+            status_text = Path(f"/proc/{process.pid}/status").read_text()
+            peak_kb = max(peak_kb, int(status_text.split("VmHWM:", 1)[1].split()[0]))
+        except (OSError, IndexError):
+            pass
+        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+        if pid:
+            break
+        time.sleep(0.05)
     wall = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) not in (0, 1):
         raise SystemExit(f"run failed ({status}): {' '.join(command)}")
-    return usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss // 1024
+    return usage.ru_utime + usage.ru_stime, wall, peak_kb // 1024
 
 
 def by_package(raw: Path, top: int = 15) -> str:
@@ -118,9 +128,10 @@ def main() -> int:
             for python in pythons:
                 command = _command(python, stub.base_url, works[python], args.memory, args.concurrency)
                 collect, _, _ = _run(command + ["--collect-only"], works[python])
-                before = len(stub.requests)
                 cpu, wall, rss = _run(command, works[python])
-                requests = len(stub.requests) - before
+                requests = len(stub.requests)
+                for recorded in (stub.requests, stub.headers, stub.paths):
+                    recorded.clear()  # a big parent would be the child's too until it execs
                 row = results[python]
                 row["startup"].append(collect)
                 row["ms"].append(1000 * (cpu - collect) / requests)
