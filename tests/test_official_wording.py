@@ -203,3 +203,57 @@ def test_agent_messages_in_the_official_form():
     ours = to_openai_messages("S", messages)
     assert ours[1]["content"] == "" and ours[1]["tool_calls"][0]["function"]["arguments"] == '{"q": "茶"}'
     assert "name" not in ours[2]
+
+
+def _pydantic_built(source, domain, language):
+    """Each tool's parameters as the official builder makes them: one pydantic model per tool and language,
+    each argument a Field with its description (the schemas are built once per tool, descriptions put in)."""
+    from typing import Any
+
+    from pydantic import Field, create_model
+
+    from pytest_vitabench.official import tool_schemas as ts
+
+    methods = ts._tool_methods(source, source.package_dir / "domains" / domain / "tools.py")
+    descriptions = source.tool_descriptions(domain, language)
+    shared = ts.literal_assignment(source.package_dir / ts._TOOLKIT_SCHEMA,
+                                   f"TOOLKIT_TOOL_DESCRIPTIONS_{ts.DESCRIPTION_SUFFIX[language]}")
+    out = []
+    for method in methods:
+        arguments = (descriptions.get(method.name) or shared[method.name]).get("args") or {}
+        fields = {}
+        for p in method.parameters:
+            annotation = Any if p.annotation is None else ts._annotation(source, method.module, p.annotation)
+            fields[p.name] = (annotation, Field(p.default, description=arguments[p.name]) if p.name in arguments
+                              else p.default)
+        schema = create_model("parameters", **fields).model_json_schema()
+        for name, prop in (schema.get("properties") or {}).items():
+            if "anyOf" in prop:
+                chosen = next((option for option in prop["anyOf"] if "type" in option), None)
+                cleaned = {k: v for k, v in prop.items() if k != "anyOf"}
+                if chosen is not None:
+                    cleaned["type"] = chosen["type"]
+                    if chosen["type"] == "array" and "items" in chosen:
+                        cleaned["items"] = chosen["items"]
+                schema["properties"][name] = cleaned
+        out.append(schema)
+    return out
+
+
+@pytest.mark.parametrize("where", ["fake", "real"])
+def test_tool_parameters_are_pydantic_s_with_their_descriptions_byte_for_byte(checkout, where):
+    import json
+
+    from _side_by_side import OFFICIAL_SOURCE
+
+    if where == "real" and not OFFICIAL_SOURCE.is_dir():
+        pytest.skip(f"no official source at {OFFICIAL_SOURCE}")
+    source = locate(str(checkout if where == "fake" else OFFICIAL_SOURCE))
+    described = 0
+    for domain in ("delivery", "instore", "ota"):
+        for language in ("en", "zh"):
+            ours = [t["function"]["parameters"] for t in official_tool_schemas(source, domain, language)]
+            assert json.dumps(ours, ensure_ascii=False) == \
+                json.dumps(_pydantic_built(source, domain, language), ensure_ascii=False), (domain, language)
+            described += sum("description" in p for s in ours for p in s.get("properties", {}).values())
+    assert described

@@ -24,13 +24,17 @@ MIN_SHARED_CHARS = BOUNDARY_CHARS
 WARM_S = 300.0
 
 
-def prefix_hashes(request: dict[str, Any]) -> list[int]:
+#: Tools lists whose text :class:`PrefixOrder` keeps (an episode sends one list with each of its requests).
+KEPT_TOOLS = 1_024
+
+
+def prefix_hashes(request: dict[str, Any], tools_text: str | None = None) -> list[int]:
     """The chained hash of the prompt's text (tools, then each message) at each whole :data:`BOUNDARY_CHARS`.
 
     Python's own string hash, not JSON and a cryptographic hash, for a ~400 kB prompt: the order lives in one
-    process, and a rare collision costs at most one needless wait.
+    process, and a rare collision costs at most one needless wait. ``tools_text``: the tools' text, if known.
     """
-    parts = [json.dumps(request.get("tools") or [], sort_keys=True)]
+    parts = [tools_text if tools_text is not None else json.dumps(request.get("tools") or [], sort_keys=True)]
     for message in request.get("messages") or []:
         parts.append(str(message.get("role")))
         content = message.get("content")
@@ -60,11 +64,15 @@ class PrefixOrder:
         self._changed = threading.Condition()
         self._sending: dict[int, int] = {}  # prefix hash -> requests sending it now
         self._answered: dict[int, float] = {}  # prefix hash -> when a request with it was last answered
+        # id of a tools list -> (the list, its text): the tools' JSON was most of the hashing's cost. A list
+        # changed in place would keep its old text: an order only, never a request, could differ.
+        self._tools: dict[int, tuple[Any, str]] = {}
+        self._tools_lock = threading.Lock()
 
     @contextlib.contextmanager
     def turn(self, request: dict[str, Any]) -> Iterator[None]:
         """Hold ``request`` back while its leader is in flight, then let it be sent (in the ``with`` body)."""
-        hashes = prefix_hashes(request)
+        hashes = prefix_hashes(request, self._tools_text(request.get("tools")))
         if len(hashes) * BOUNDARY_CHARS < MIN_SHARED_CHARS:
             yield
             return
@@ -92,6 +100,17 @@ class PrefixOrder:
                 if len(self._answered) > 200_000:  # forget what no provider still caches
                     self._answered = {d: t for d, t in self._answered.items() if now - t <= WARM_S}
                 self._changed.notify_all()
+
+    def _tools_text(self, tools: Any) -> str | None:
+        if not tools:
+            return None
+        with self._tools_lock:
+            kept = self._tools.get(id(tools))
+            if kept is None or kept[0] is not tools:
+                kept = self._tools[id(tools)] = (tools, json.dumps(tools, sort_keys=True))
+                if len(self._tools) > KEPT_TOOLS:
+                    del self._tools[next(iter(self._tools))]
+            return kept[1]
 
     def _leader_in_flight(self, hashes: list[int]) -> bool:
         """Whether the longest recently seen prefix of ``hashes`` is long, being sent, and not yet answered."""

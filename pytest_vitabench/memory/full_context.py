@@ -24,15 +24,19 @@ class FullContextMemory:
         self._render = render
         self._empty = empty
         self._chunks: list[str] = []
-        # Counted once per update: re-tokenising the whole history on every read dominated paper-scale runs.
+        # Each chunk is counted once: re-tokenising the whole history on every read dominated paper-scale runs.
+        # Not before the chunks' UTF-8 bytes pass the budget either: no token is shorter than a byte, so
+        # until then the text is within it (the paper suite's users pass it after six subtasks or more).
         self._tokens = 0
+        self._counted = 0
+        self._bytes = 0
         self._text: str | None = None
 
     def update(self, records: list[DailyRecord | EventRecord], context: MemoryContext) -> None:
         text = self._render(records)
         if text:
             self._chunks.append(text)
-            self._tokens += count_tokens(text)
+            self._bytes += len(text.encode("utf-8"))
             self._text = None
 
     def read(self, query: str | None = None) -> str:
@@ -40,8 +44,17 @@ class FullContextMemory:
             return self._empty
         if self._text is None:
             joined = "\n".join(self._chunks)
-            self._text = joined if self._tokens <= self.max_tokens else keep_last_tokens(joined, self.max_tokens)
+            self._text = joined if self._within_budget() else keep_last_tokens(joined, self.max_tokens)
         return self._text
+
+    def _within_budget(self) -> bool:
+        """Whether the chunks' tokens, each chunk counted alone, are within the budget."""
+        if self._bytes <= self.max_tokens:
+            return True
+        for chunk in self._chunks[self._counted:]:
+            self._tokens += count_tokens(chunk)
+        self._counted = len(self._chunks)
+        return self._tokens <= self.max_tokens
 
 
 def build(options: MemoryOptions) -> Callable[[], FullContextMemory]:

@@ -9,12 +9,13 @@ their class order, then the shared tools of the base toolkit.
 from __future__ import annotations
 
 import ast
+import copy
 import typing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, create_model
+from pydantic import create_model
 
 from .source import DESCRIPTION_SUFFIX, OfficialSource, OfficialSourceError, literal_assignment
 
@@ -81,23 +82,18 @@ def _schema(source: OfficialSource, method: _Method, described: dict[str, Any], 
             ) -> dict[str, Any]:
     before, after, args_heading, returns_heading = headings
     arguments = described.get("args") or {}
-    fields: dict[str, Any] = {}
-    for parameter in method.parameters:
-        annotation = Any if parameter.annotation is None else _annotation(source, method.module, parameter.annotation)
-        default = parameter.default
-        if parameter.name in arguments:
-            default = Field(default, description=arguments[parameter.name])
-        fields[parameter.name] = (annotation, default)
-    schema = create_model("parameters", **fields).model_json_schema()
+    schema = copy.deepcopy(_parameters(source, method))
     for name, prop in (schema.get("properties") or {}).items():
+        if name in arguments:  # where pydantic puts a Field's description: its keys are sorted
+            prop = dict(sorted({**prop, "description": arguments[name]}.items()))
         if "anyOf" in prop:  # an Optional: the first option with a type stands for it, as officially
             chosen = next((option for option in prop["anyOf"] if "type" in option), None)
-            cleaned = {k: v for k, v in prop.items() if k != "anyOf"}
+            prop = {k: v for k, v in prop.items() if k != "anyOf"}
             if chosen is not None:
-                cleaned["type"] = chosen["type"]
+                prop["type"] = chosen["type"]
                 if chosen["type"] == "array" and "items" in chosen:
-                    cleaned["items"] = chosen["items"]
-            schema["properties"][name] = cleaned
+                    prop["items"] = chosen["items"]
+        schema["properties"][name] = prop
     # The generated docstring's first line is the description; what follows up to the arguments (the
     # description's further lines, then both conditions) is its long description.
     first, _, rest = str(described.get("description", "")).partition("\n")
@@ -109,6 +105,22 @@ def _schema(source: OfficialSource, method: _Method, described: dict[str, Any], 
     long = f"{rest}\n{conditions}" if rest else conditions
     description = f"{first}\n\n{long.strip()}" if first else method.name
     return {"type": "function", "function": {"name": method.name, "description": description, "parameters": schema}}
+
+
+def _parameters(source: OfficialSource, method: _Method) -> dict[str, Any]:
+    """Pydantic's JSON schema of the method's parameters without their descriptions: the same in both
+    languages, so built once per source (a pydantic model per tool was a fifth of an official run's startup)."""
+
+    def build() -> dict[str, Any]:
+        fields: dict[str, Any] = {}
+        for parameter in method.parameters:
+            annotation = Any if parameter.annotation is None else _annotation(source, method.module,
+                                                                              parameter.annotation)
+            fields[parameter.name] = (annotation, parameter.default)
+        return create_model("parameters", **fields).model_json_schema()
+
+    return source.derived(("tool parameters", str(method.module), method.name,
+                           tuple(p.name for p in method.parameters)), build)
 
 
 def _tool_methods(source: OfficialSource, path: Path) -> list[_Method]:

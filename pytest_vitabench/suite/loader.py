@@ -10,6 +10,7 @@ import contextlib
 import copy
 import gzip
 import hashlib
+import json
 import threading
 import zlib
 from collections import Counter, OrderedDict
@@ -32,7 +33,9 @@ from .schema import DailyRecord, EventRecord, UserTask
 DEFAULT_TIME_OF_DAY = "12:00:00"
 #: Validated users a lazily loaded suite keeps parsed once no item holds them (:func:`held_user`). A process
 #: runs a user's items one after another, so a few spare the next items of the last users a parse, while a
-#: paper-scale suite's dozens of users would each stay parsed (megabytes of models) for the whole run.
+#: paper-scale suite's dozens of users would each stay parsed (megabytes of models) for the whole run. With
+#: many episodes in flight the engine raises a suite's ``kept_users`` to them: each in-flight chain's user is
+#: released between two of its items, and parsing it again cost more CPU than the episode's requests.
 KEPT_USERS = 8
 
 
@@ -51,6 +54,9 @@ class LoadedUser:
     #: What collection needs of each subtask, read without validating the user.
     outline: list[SubtaskOutline] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    #: The index found it valid (same file, plugin version and strictness): parsing it again from its span
+    #: needs the models and times only, not the integrity checks whose verdict and warnings the index keeps.
+    checked: bool = False
     #: Items inside :func:`held_user`: while there is one, ``task`` stays parsed.
     holders: int = 0
 
@@ -81,7 +87,9 @@ class LoadedSuite:
     #: The run's language for its prompts and simulator (``ItemRunner.language_for``), once told.
     prompt_language: str | None = None
     _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
-    #: Validated indexed users no item holds, least recently held first (:data:`KEPT_USERS` at most).
+    #: How many validated users no item holds stay parsed (:data:`KEPT_USERS`, or the episodes in flight).
+    kept_users: int = KEPT_USERS
+    #: Validated indexed users no item holds, least recently held first (``kept_users`` at most).
     _kept: OrderedDict[int, LoadedUser] = field(default_factory=OrderedDict, repr=False)
 
 
@@ -240,7 +248,8 @@ def _load_indexed(path: Path, raw: bytes, *, strict: bool, index_dir: Path | Non
             user = LoadedUser(index=index, key=outline["key"], span=(row["start"], row["end"]), outline=[
                 SubtaskOutline(subtask_id=sid, domains=tuple(domain.split(",")),
                                skills=("proactive",) if proactive else ("personalize",))
-                for sid, domain, proactive in outline["subtasks"]])
+                for sid, domain, proactive in outline["subtasks"]],
+                warnings=list(row.get("warnings") or []), checked="problems" in row)
             suite.warnings.extend(row.get("warnings") or [])
         suite.users.append(user)
     return _finish(suite, unknown)
@@ -273,7 +282,12 @@ def ensure_user(suite: LoadedSuite, user: LoadedUser) -> None:
         if not needs_validation(user):
             return
         assert user.span is not None
-        entry = parse_json_text(suite.text[user.span[0]:user.span[1]])
+        text = suite.text[user.span[0]:user.span[1]]
+        if user.checked:
+            user.task, user.times = _checked_task(suite.path, user.index, text)
+            user.outline = outline_of(user.task)
+            return
+        entry = parse_json_text(text)
         loaded, warnings = _validate(suite.path, user.index, entry, suite.strict)
         user.task, user.times, user.error = loaded.task, loaded.times, loaded.error
         if loaded.task is not None:
@@ -285,7 +299,7 @@ def ensure_user(suite: LoadedSuite, user: LoadedUser) -> None:
 def held_user(suite: LoadedSuite, user: LoadedUser) -> Iterator[UserTask]:
     """The user's validated task, kept parsed while the block runs (thread-safe).
 
-    Once no block holds it, an indexed user waits among the suite's :data:`KEPT_USERS` most recently held,
+    Once no block holds it, an indexed user waits among the suite's ``kept_users`` most recently held,
     then goes back to its span: validated again from it, with the same verdict, if an item needs it later.
 
     Raises:
@@ -306,8 +320,20 @@ def held_user(suite: LoadedSuite, user: LoadedUser) -> Iterator[UserTask]:
             user.holders -= 1
             if not user.holders and user.span is not None:
                 suite._kept[user.index] = user
-                while len(suite._kept) > KEPT_USERS:
+                while len(suite._kept) > suite.kept_users:
                     suite._kept.popitem(last=False)[1].task = None
+
+
+def _checked_task(path: Path, index: int, text: str) -> tuple[UserTask, list[str]]:
+    """A user the index found valid, parsed again from its span: the same task and times as :func:`_load_user`.
+
+    Plain ``json.loads`` reads it as the checking parser does: a valid user has no repeated key with differing
+    values, no over-long integer and no NaN. Each item of a run with many users in flight paid the integrity
+    checks again (a third of a user's parse) for a verdict the index already holds.
+    """
+    task = UserTask.model_validate(json.loads(text))
+    times = _resolve_times(task, f"[{index}]", [], [], path)
+    return task, times
 
 
 def needs_validation(user: LoadedUser) -> bool:

@@ -112,3 +112,18 @@ def test_over_http_the_trials_first_requests_hit_the_providers_cache_only_in_ord
         assert len(stub.requests) == 4 and all(r["messages"] == messages for r in stub.requests)  # same requests
     finally:
         stub.close()
+
+
+def test_a_tools_list_s_text_is_kept_by_identity_and_hashes_as_without():
+    from pytest_vitabench.llm.prefix_order import KEPT_TOOLS, prefix_hashes
+
+    tools = [{"type": "function", "function": {"name": f"tool_{i}", "description": LONG}} for i in range(3)]
+    request = {**_request(LONG, "hello"), "tools": tools}
+    order = PrefixOrder()
+    assert prefix_hashes(request, order._tools_text(tools)) == prefix_hashes(request)
+    assert order._tools_text(tools) is order._tools_text(tools)  # dumped once per list
+    equal_copy = [dict(tool) for tool in tools]
+    assert order._tools_text(equal_copy) == order._tools_text(tools) and len(order._tools) == 2
+    for _ in range(KEPT_TOOLS + 5):
+        order._tools_text([{"type": "function"}])
+    assert len(order._tools) <= KEPT_TOOLS

@@ -50,6 +50,23 @@ def test_full_context_renders_lines_in_order_and_truncates_from_the_front():
     assert count_tokens(kept) <= 34 and kept.startswith("- [2025-05-02")  # partial first line dropped
 
 
+@pytest.mark.parametrize("budget", [1, 20, 34, 60, 90, 130, 200, 10_000])
+def test_full_context_keeps_the_text_whole_exactly_when_its_chunks_counted_alone_fit(budget):
+    # below the budget in bytes nothing is counted; past it every chunk is, once: the same text either way
+    chunks = [RECORDS, RECORDS[1:],
+              [DailyRecord(date="2025-05-03", dialogue=[{"role": "user", "content": "再来一杯燕麦拿铁"}])]]
+    memory, whole = FullContextMemory(max_tokens=budget), FullContextMemory(max_tokens=10**9)
+    tokens = 0
+    for records in chunks:
+        memory.update(records, CTX)
+        whole.update(records, CTX)
+        alone = FullContextMemory(max_tokens=10**9)
+        alone.update(records, CTX)
+        tokens += count_tokens(alone.read())
+        joined = whole.read()
+        assert memory.read() == (joined if tokens <= budget else keep_last_tokens(joined, budget))
+
+
 def test_token_estimate_handles_chinese_and_english():
     assert regex_count("order two lattes, please") == 5
     assert regex_count("帮我点个外卖") == 6

@@ -10,7 +10,15 @@ import pytest
 from _suites import broken, tiny_suite, write_suite
 
 from pytest_vitabench.suite.index import index_path
-from pytest_vitabench.suite.loader import KEPT_USERS, SuiteError, ensure_user, held_user, index_variant, load_suite
+from pytest_vitabench.suite.loader import (
+    KEPT_USERS,
+    SuiteError,
+    _validate,
+    ensure_user,
+    held_user,
+    index_variant,
+    load_suite,
+)
 
 
 def test_lazy_outline_equals_the_eager_one_and_the_index_is_cached(tmp_path):
@@ -132,3 +140,40 @@ def test_unheld_users_beyond_the_bound_go_back_to_their_span_and_come_back_the_s
     with held_user(suite, second) as again:  # validated again from its span: the same task and warnings
         assert again == eager.users[1].task and second.warnings == [w for w in warned if "[1] " in w] != []
     assert suite.warnings == warned  # reported once, at load
+
+
+def test_a_suite_keeps_as_many_unheld_users_as_it_is_told(tmp_path):
+    # the engine raises kept_users to its episodes in flight: chains released between items are not parsed again
+    data = []
+    for n in range(KEPT_USERS + 3):
+        user = copy.deepcopy(tiny_suite()[0])
+        user["id"] = f"U{n}"
+        data.append(user)
+    suite = load_suite(write_suite(tmp_path / "tasks.json", data), lazy=True, index_dir=tmp_path / "cache")
+    suite.kept_users = KEPT_USERS + 3
+    for user in suite.users:
+        with held_user(suite, user):
+            pass
+    assert all(u.task is not None for u in suite.users)
+
+
+def test_users_the_index_found_valid_come_back_as_the_eager_load_has_them(tmp_path):
+    # parsed again without the integrity checks: the same models, times, outline and warnings
+    import gzip
+
+    from _paths import REPO_ROOT
+
+    data = json.loads(gzip.open(REPO_ROOT / "suites" / "paper" / "tasks.vita.json.gz").read())[:3]
+    data[1]["subtasks"][0]["environment"]["time"] = ""  # falls back on current_time, with a warning
+    data[2]["surprise"] = 1  # an unknown key, with a warning
+    path = write_suite(tmp_path / "tasks.json", data)
+    eager = load_suite(path)
+    for attempt in ("fresh index", "cached index"):
+        lazy = load_suite(path, lazy=True, index_dir=tmp_path / "cache")
+        for user, expected in zip(lazy.users, eager.users, strict=True):
+            assert user.checked, attempt
+            ensure_user(lazy, user)
+            assert (user.task, user.times, user.outline, user.error) == \
+                (expected.task, expected.times, expected.outline, None), attempt
+            checked_alone = _validate(path, user.index, data[user.index], False)[1]
+            assert user.warnings == checked_alone and (user.index == 0 or checked_alone), attempt

@@ -136,6 +136,7 @@ class RunEngine:
         Raises:
             SuiteError: The item's user has invalid data (not a result: nothing is journaled).
         """
+        job.suite.kept_users = max(job.suite.kept_users, self.concurrency)
         if needs_validation(job.user):  # in a thread only then: the round trip is slow with many episodes
             await self._caller(self._validate, job.suite, job.user)
         if job.user.error is not None:

@@ -1,0 +1,169 @@
+"""CPU per LLM request under ``--vita-profile official`` with realistic prompts, and the startup CPU.
+
+    VITA_OFFICIAL_PYTHON=... python benchmarks/cpu_per_request.py --repeat 3
+    python benchmarks/cpu_per_request.py --python /other/tree/.venv/bin/python,.venv/bin/python --repeat 3
+    python benchmarks/cpu_per_request.py --profile            # py-spy's table by package (pip install py-spy)
+
+The workload: the first 10 users x 10 subtasks of ``suites/paper`` (100 subtasks, 1 trial), memory
+``full_context`` (the whole memory text in the agent's prompt, near the cl100k budget), the official profile
+with the official source and models.yaml, the sliding-window judge, against the side-by-side role stub
+(``tests/_side_by_side.py``: the agent calls a search tool, asks, stops) answering in 200 ms, 10 in flight.
+
+CPU is the pytest process's own (user + system, from ``wait4``): the run's minus a ``--collect-only`` run's
+(imports, collection, reading the official source), divided by the requests the stub received. The dev
+extra's pytest plugins are disabled, as in ``profile_requests.py`` (a user's install has none of them). With several
+pythons (each tree's venv) the runs alternate, so a busy machine weighs on each alike; medians are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO / "tests"), str(REPO / "benchmarks")]
+
+import _side_by_side as sbs  # noqa: E402
+from bench_paper import child_env, user_install_args  # noqa: E402
+from profile_requests import _group  # noqa: E402
+
+
+def _command(python: str, stub_url: str, work: Path, memory: str, concurrency: int) -> list[str]:
+    return [python, "-m", "pytest", "tasks.json", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", "--tb=no",
+            "--rootdir", str(work), "--vita-profile", "official", "--vita-model", sbs.AGENT,
+            "--vita-user-model", sbs.USER, "--vita-judge-model", sbs.JUDGE, "--vita-base-url", stub_url,
+            "--vita-memory", memory, "--vita-trials", "1", "--vita-concurrency", str(concurrency),
+            "--vita-cache", "off", "--vita-progress", "off", "--vita-official-source", str(sbs.OFFICIAL_SOURCE),
+            "--vita-official-models", str(work / "models.yaml"), *user_install_args(False)]
+
+
+def _run(command: list[str], work: Path, spy_output: Path | None = None) -> tuple[float, float, int]:
+    """(CPU seconds, wall seconds, peak RSS in MB) of one pytest run (py-spy's when profiled)."""
+    if spy_output is not None:
+        spy = shutil.which("py-spy") or str(Path(command[0]).parent / "py-spy")
+        command = [spy, "record", "--rate", "250", "--gil", "--format", "raw", "--output", str(spy_output), "--",
+                   *command]
+    start = time.perf_counter()
+    process = subprocess.Popen(command, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               env=child_env({"OPENAI_API_KEY": "dummy-key", "NO_PROXY": "127.0.0.1"}))
+    peak_kb = 0
+    while True:  # the peak from /proc: wait4's ru_maxrss counts the pages the child shared with us before exec
+        try:
+            status_text = Path(f"/proc/{process.pid}/status").read_text()
+            peak_kb = max(peak_kb, int(status_text.split("VmHWM:", 1)[1].split()[0]))
+        except (OSError, IndexError):
+            pass
+        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+        if pid:
+            break
+        time.sleep(0.05)
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) not in (0, 1):
+        raise SystemExit(f"run failed ({status}): {' '.join(command)}")
+    return usage.ru_utime + usage.ru_stime, wall, peak_kb // 1024
+
+
+def by_package(raw: Path, top: int = 15) -> str:
+    """py-spy's raw samples (self time of the innermost frame) grouped by package, as percentages."""
+    groups: collections.Counter[str] = collections.Counter()
+    functions: collections.Counter[str] = collections.Counter()
+    total = 0
+    for line in raw.read_text().splitlines():
+        stack, _, count_text = line.rpartition(" ")
+        frames = [f for f in stack.split(";") if not f.startswith(("thread (", "process "))]
+        if not frames or not count_text.isdigit():
+            continue
+        count = int(count_text)
+        total += count
+        groups[_group(frames[-1])] += count
+        functions[frames[-1]] += count
+    lines = [f"{total} samples (250 Hz, the whole run, the thread holding the GIL)"]
+    lines += [f"  {100 * n / total:5.1f}%  {name}" for name, n in groups.most_common(top)]
+    lines.append("functions by self time:")
+    lines += [f"  {100 * n / total:5.1f}%  {name}" for name, n in functions.most_common(top)]
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--python", default=sys.executable, help="comma-separated interpreters (one per tree)")
+    parser.add_argument("--memory", default="full_context")
+    parser.add_argument("--users", type=int, default=10)
+    parser.add_argument("--subtasks", type=int, default=10)
+    parser.add_argument("--latency", type=float, default=0.2)
+    parser.add_argument("--concurrency", type=int, default=10)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--profile", action="store_true", help="one more run per python under py-spy")
+    args = parser.parse_args()
+    reason = sbs.skip_reason()
+    if reason and "VITA_OFFICIAL_PYTHON" not in reason:
+        print(f"cannot run: {reason}", file=sys.stderr)
+        return 2
+    pythons = args.python.split(",")
+    tasks = sbs.paper_slice(args.users, args.subtasks)
+    stub = sbs.role_stub()
+    stub.delay = args.latency
+    tmp = Path(tempfile.mkdtemp(prefix="vita-cpu-"))
+    works = {}
+    for i, python in enumerate(pythons):
+        work = works[python] = tmp / f"tree{i}"
+        work.mkdir()
+        (work / "tasks.json").write_text(json.dumps(tasks, ensure_ascii=False))
+        sbs.write_models_yaml(work / "models.yaml", stub.base_url)
+        # warm-up: bytecode and the suite's index
+        _run(_command(python, stub.base_url, work, args.memory, args.concurrency) + ["--collect-only"], work)
+    results: dict[str, dict[str, list[float]]] = {p: collections.defaultdict(list) for p in pythons}
+    load = os.getloadavg()[0]
+    try:
+        for _ in range(args.repeat):
+            for python in pythons:
+                command = _command(python, stub.base_url, works[python], args.memory, args.concurrency)
+                collect, _, _ = _run(command + ["--collect-only"], works[python])
+                cpu, wall, rss = _run(command, works[python])
+                requests = len(stub.requests)
+                for recorded in (stub.requests, stub.headers, stub.paths):
+                    recorded.clear()  # a big parent would be the child's too until it execs
+                row = results[python]
+                row["startup"].append(collect)
+                row["ms"].append(1000 * (cpu - collect) / requests)
+                row["cpu"].append(cpu)
+                row["wall"].append(wall)
+                row["rss"].append(rss)
+                row["requests"].append(requests)
+                print(f"  {python}: {requests} requests, CPU {cpu:.2f} s, collect-only {collect:.2f} s, "
+                      f"{1000 * (cpu - collect) / requests:.2f} ms per request, wall {wall:.1f} s, "
+                      f"peak RSS {rss} MB", flush=True)
+        print(f"\nmemory {args.memory}, {args.users} users x {args.subtasks} subtasks, official profile, stub "
+              f"{args.latency:g} s, {args.concurrency} in flight; load average at start {load:.1f} on "
+              f"{os.cpu_count()} cores; medians of {args.repeat} alternating runs")
+        print("| python | requests | startup CPU s (--collect-only) | CPU ms per request | run CPU s | wall s | "
+              "peak RSS MB |\n|---|---|---|---|---|---|---|")
+        for python, row in results.items():
+            if not row:
+                continue
+            med = {key: statistics.median(values) for key, values in row.items()}
+            print(f"| {python} | {med['requests']:.0f} | {med['startup']:.2f} | {med['ms']:.2f} | {med['cpu']:.2f} "
+                  f"| {med['wall']:.1f} | {med['rss']:.0f} |")
+        if args.profile:
+            for python in pythons:
+                raw = Path(tempfile.gettempdir()) / f"vita-spy-{Path(python).parents[2].name}.txt"
+                _run(_command(python, stub.base_url, works[python], args.memory, args.concurrency), works[python],
+                     raw)
+                print(f"\npy-spy, {python}:\n{by_package(raw)}")
+    finally:
+        stub.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
