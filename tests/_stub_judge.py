@@ -41,7 +41,7 @@ class PlantedJudge:
     def __init__(self, cases: Iterable[JudgeCase], *, flip: float = 0.0, bias_met: float = 0.0,
                  malformed: float = 0.0, seed: int = 0, language: str = "en"):
         self.flip, self.bias_met, self.malformed, self.seed = flip, bias_met, malformed, seed
-        self.rng = random.Random(seed)
+        self.asked: dict[str, int] = defaultdict(int)
         self.lock = threading.Lock()
         #: tail of a transcript -> (transcript, item group, truth, whether it is the item's last span)
         self.by_tail: dict[str, list[tuple[str, int, list[bool], bool]]] = defaultdict(list)
@@ -98,17 +98,22 @@ class PlantedJudge:
             if found is None:
                 self.unknown += 1
                 return {"content": "[]"}
-            number, truth = found
-            if self._unreadable(number):
-                self.unreadable_groups.add(number)
+            group, truth = found
+            if self._unreadable(group):
+                self.unreadable_groups.add(group)
                 return {"content": "The agent seems to have done what was asked."}
+            # Each draw is a function of the request and of how often it was asked before, not of the order
+            # different requests arrive in (concurrent under xdist): a seed plants the same verdicts in every run.
+            content = messages[-1]["content"]
+            self.asked[content] += 1
+            draw = random.Random(f"{self.seed}:{self.asked[content]}:{content}")
             items = []
             for number, met in enumerate(truth, 1):
                 judged = met
-                if self.rng.random() < self.flip:
+                if draw.random() < self.flip:
                     judged = not judged
                     self.flipped += 1
-                if not met and judged is False and self.rng.random() < self.bias_met:
+                if not met and judged is False and draw.random() < self.bias_met:
                     judged = True
                     self.biased += 1
                 self.verdicts += 1
