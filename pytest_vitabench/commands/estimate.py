@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from ..run.estimate import (  # noqa: F401 - the estimate's names, as this module has always offered them
     CACHE_MIN_PREFIX,
@@ -15,6 +16,7 @@ from ..run.estimate import (  # noqa: F401 - the estimate's names, as this modul
     estimate_cost,
     prices_from_option,
 )
+from ..store import default_root
 from .command import Command, argument, run_config, setting_arguments
 
 
@@ -32,7 +34,8 @@ def estimate_command(args: argparse.Namespace) -> int:
         estimate = estimate_cost(args.suite, memory=config.memory, trials=config.trials, agent_model=config.model,
                                  user_model=config.user_model, judge_model=config.judge_model,
                                  prices=prices_from_option(config.prices), judge_batch=config.judge_batch,
-                                 progress=progress if shown else None)
+                                 progress=progress if shown else None,
+                                 index_dir=default_root(Path.cwd()) / "suites")
     except ValueError as exc:
         print(f"vitabench estimate: {exc}", file=sys.stderr)
         return 2

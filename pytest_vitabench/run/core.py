@@ -169,7 +169,7 @@ class RunCore:
                                 user_model=models.get("user", "scripted"), judge_model=models.get("judge", "rules"),
                                 memory_model=models.get("memory", config.memory_model),
                                 embedding_model=config.embedding_model or "text-embedding-3-large",
-                                prices=bench.llm_settings.prices)
+                                prices=bench.llm_settings.prices, index_dir=default_root(self.rootdir) / "suites")
                             shared[key] = [estimate.ledger.total().cost, estimate.items]
                         except Exception as exc:  # noqa: BLE001 - the cap still works from the first finished item
                             shared[key] = [0.0, 0, f"{type(exc).__name__}: {exc}"]

@@ -37,8 +37,9 @@ from ..memory.spec import MemoryOptions
 from ..memory.tokens import count_tokens
 from ..messages import Message, Usage
 from ..options.config import RunConfig
+from ..suite.loader import ensure_user
 from ..users import make_user_simulator
-from .runner import ItemRunner, agent_profile
+from .runner import ItemRunner, RunState, agent_profile
 
 #: Rough size of a judge's verdict per rubric, and of an instruction-style system prompt.
 VERDICT_TOKENS = 45
@@ -107,7 +108,8 @@ def _tokens(message: Message) -> int:
 def estimate_cost(suite_path: str | Path, *, memory: list[str], trials: int, agent_model: str,
                   user_model: str = "scripted", judge_model: str = "rules", prices: dict[str, ModelPrice] | None = None,
                   memory_model: str | None = None, embedding_model: str = "text-embedding-3-large",
-                  judge_batch: bool = False, progress: Callable[[int, int], None] | None = None) -> Estimate:
+                  judge_batch: bool = False, progress: Callable[[int, int], None] | None = None,
+                  index_dir: Path | None = None) -> Estimate:
     """Count the tokens of each LLM role over offline trajectories of the planned run and price them.
 
     Args:
@@ -118,6 +120,8 @@ def estimate_cost(suite_path: str | Path, *, memory: list[str], trials: int, age
         judge_batch: Judging through the Batch API (``--vita-judge-args batch``): the estimate also prices the
             judge at its batch rate (:func:`~pytest_vitabench.llm.prices.batch_rate`).
         progress: Called with (subtasks played, subtasks in all) after each subtask.
+        index_dir: Where the suites' index is cached (the run's, ``.vitabench/cache/suites``): a user the
+            index found valid is parsed without its integrity checks again. ``None``: every user is checked.
 
     Raises:
         ValueError: ``judge_batch`` with the ``rules`` judge, which sends no requests.
@@ -127,8 +131,9 @@ def estimate_cost(suite_path: str | Path, *, memory: list[str], trials: int, age
     prices = prices or {}
     ledger = Ledger()
     # The trajectory, and the history that every backend's prompt holds at most, come from one backend.
-    runner = ItemRunner(RunConfig.model_validate({"memory": [WHOLE_HISTORY], "trials": 1}))
-    suite = runner.suite(suite_path)
+    runner = ItemRunner(RunConfig.model_validate({"memory": [WHOLE_HISTORY], "trials": 1}),
+                        state=RunState(index_dir=index_dir))
+    suite = runner.suite(suite_path, lazy=True)
     agent, user, judge = make_builtin_agent("reference"), make_user_simulator("scripted"), RulesJudge()
     memory_model = memory_model or agent_model
     # The budgets VitaBench 2.0 runs with: what the backends' specs put in the prompt at most
@@ -153,8 +158,9 @@ def estimate_cost(suite_path: str | Path, *, memory: list[str], trials: int, age
             list_cost[role] = list_cost.get(role, 0.0) + price.cost(prompt * trials, completion * trials)
 
     language = runner.language_for(suite)
-    planned = sum(len(u.task.subtasks) for u in suite.users if u.task is not None)
+    planned = sum(len(u.outline) for u in suite.users if u.error is None)
     for user_entry in suite.users:
+        ensure_user(suite, user_entry)  # one user at a time, as a run parses them
         if user_entry.task is None:
             continue
         records_before = 0  # the records an agentic memory has been given before this subtask's rewrite
