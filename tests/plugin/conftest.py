@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from _paths import REPO_ROOT
 from _suites import tiny_suite
 
 # A user-supplied agent (the documented way to bring your own): orders the right noodles on even trial
@@ -41,4 +42,12 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
     pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
     pytester.makeconftest(AGENT_CONFTEST)
     (pytester.path / "tasks.json").write_text(json.dumps(tiny_suite()), encoding="utf-8")
+    return pytester
+
+
+@pytest.fixture
+def demo(pytester: pytest.Pytester) -> pytest.Pytester:
+    """A project holding the demo suite as ``tasks.json``, with the plugin's built-in roles."""
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+    (pytester.path / "tasks.json").write_bytes((REPO_ROOT / "suites" / "demo" / "tasks.json").read_bytes())
     return pytester

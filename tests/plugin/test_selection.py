@@ -16,13 +16,6 @@ DEMO = REPO_ROOT / "suites" / "demo" / "tasks.json"
 SMOKE = ["tasks.json", "-p", "no:cacheprovider", "-k", "U100002 and t0"]
 
 
-@pytest.fixture
-def demo(pytester: pytest.Pytester) -> pytest.Pytester:
-    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
-    (pytester.path / "tasks.json").write_bytes(DEMO.read_bytes())
-    return pytester
-
-
 def _report(pytester: pytest.Pytester, name: str) -> dict:
     return json.loads((pytester.path / name).read_text())
 
