@@ -3,6 +3,7 @@
     VITA_OFFICIAL_PYTHON=... python benchmarks/cpu_per_request.py --repeat 3
     python benchmarks/cpu_per_request.py --python /other/tree/.venv/bin/python,.venv/bin/python --repeat 3
     python benchmarks/cpu_per_request.py --profile            # py-spy's table by package (pip install py-spy)
+    VITA_OFFICIAL_PYTHON=... python benchmarks/cpu_per_request.py --official --repeat 3   # wall time vs the floor
 
 The workload: the first 10 users x 10 subtasks of ``suites/paper`` (100 subtasks, 1 trial), memory
 ``full_context`` (the whole memory text in the agent's prompt, near the cl100k budget), the official profile
@@ -13,6 +14,11 @@ CPU is the pytest process's own (user + system, from ``wait4``): the run's minus
 (imports, collection, reading the official source), divided by the requests the stub received. The dev
 extra's pytest plugins are disabled, as in ``profile_requests.py`` (a user's install has none of them). With several
 pythons (each tree's venv) the runs alternate, so a busy machine weighs on each alike; medians are printed.
+
+``--official`` also runs the official harness (``vita run --max-concurrency`` the same) on the same workload and
+stub in each round, and prints both harnesses' wall time against the floor: the longest user's chain of requests
+(its subtasks run one after another) times the stub's latency. Each user's chain is counted once, by running our
+plugin on that user alone against the stub without latency.
 """
 
 from __future__ import annotations
@@ -46,7 +52,8 @@ def _command(python: str, stub_url: str, work: Path, memory: str, concurrency: i
             "--vita-official-models", str(work / "models.yaml"), *user_install_args(False)]
 
 
-def _run(command: list[str], work: Path, spy_output: Path | None = None) -> tuple[float, float, int]:
+def _run(command: list[str], work: Path, spy_output: Path | None = None, env: dict[str, str] | None = None
+         ) -> tuple[float, float, int]:
     """(CPU seconds, wall seconds, peak RSS in MB) of one pytest run (py-spy's when profiled)."""
     if spy_output is not None:
         spy = shutil.which("py-spy") or str(Path(command[0]).parent / "py-spy")
@@ -54,7 +61,7 @@ def _run(command: list[str], work: Path, spy_output: Path | None = None) -> tupl
                    *command]
     start = time.perf_counter()
     process = subprocess.Popen(command, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                               env=child_env({"OPENAI_API_KEY": "dummy-key", "NO_PROXY": "127.0.0.1"}))
+                               env=env or child_env({"OPENAI_API_KEY": "dummy-key", "NO_PROXY": "127.0.0.1"}))
     peak_kb = 0
     while True:  # the peak from /proc: wait4's ru_maxrss counts the pages the child shared with us before exec
         try:
@@ -70,6 +77,30 @@ def _run(command: list[str], work: Path, spy_output: Path | None = None) -> tupl
     if os.waitstatus_to_exitcode(status) not in (0, 1):
         raise SystemExit(f"run failed ({status}): {' '.join(command)}")
     return usage.ru_utime + usage.ru_stime, wall, peak_kb // 1024
+
+
+def _user_chains(python: str, tasks: list[dict], work: Path, memory: str) -> list[int]:
+    """Requests each user's subtasks send one after another (our plugin on that user alone, no latency)."""
+    stub = sbs.role_stub()
+    chains = []
+    try:
+        for index, user in enumerate(tasks):
+            alone = work / f"user{index}"
+            alone.mkdir()
+            (alone / "tasks.json").write_text(json.dumps([user], ensure_ascii=False))
+            sbs.write_models_yaml(alone / "models.yaml", stub.base_url)
+            stub.requests.clear()
+            _run(_command(python, stub.base_url, alone, memory, 1), alone)
+            chains.append(len(stub.requests))
+    finally:
+        stub.close()
+    return chains
+
+
+def _run_official(tasks: list[dict], tmp: Path, stub_url: str, memory: str, concurrency: int
+                  ) -> tuple[float, float, int]:
+    command, env, root = sbs.official_command(tasks, tmp, stub_url, memory=memory, concurrency=concurrency)
+    return _run(command, root, env=env)
 
 
 def by_package(raw: Path, top: int = 15) -> str:
@@ -103,9 +134,11 @@ def main() -> int:
     parser.add_argument("--concurrency", type=int, default=10)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--profile", action="store_true", help="one more run per python under py-spy")
+    parser.add_argument("--official", action="store_true",
+                        help="also run the official harness each round; print wall time against the floor")
     args = parser.parse_args()
     reason = sbs.skip_reason()
-    if reason and "VITA_OFFICIAL_PYTHON" not in reason:
+    if reason and (args.official or "VITA_OFFICIAL_PYTHON" not in reason):
         print(f"cannot run: {reason}", file=sys.stderr)
         return 2
     pythons = args.python.split(",")
@@ -122,6 +155,12 @@ def main() -> int:
         # warm-up: bytecode and the suite's index
         _run(_command(python, stub.base_url, work, args.memory, args.concurrency) + ["--collect-only"], work)
     results: dict[str, dict[str, list[float]]] = {p: collections.defaultdict(list) for p in pythons}
+    floor = None
+    if args.official:
+        chains = _user_chains(pythons[0], tasks, tmp, args.memory)
+        floor = max(chains) * args.latency
+        print(f"requests per user's chain: {chains}; floor {max(chains)} x {args.latency:g} s = {floor:.1f} s")
+        results["official"] = collections.defaultdict(list)
     load = os.getloadavg()[0]
     try:
         for _ in range(args.repeat):
@@ -139,8 +178,20 @@ def main() -> int:
                 row["wall"].append(wall)
                 row["rss"].append(rss)
                 row["requests"].append(requests)
+                row["ratio"].append(wall / floor if floor else 0.0)
                 print(f"  {python}: {requests} requests, CPU {cpu:.2f} s, collect-only {collect:.2f} s, "
                       f"{1000 * (cpu - collect) / requests:.2f} ms per request, wall {wall:.1f} s, "
+                      f"peak RSS {rss} MB", flush=True)
+            if args.official:
+                cpu, wall, rss = _run_official(tasks, tmp / "official", stub.base_url, args.memory, args.concurrency)
+                requests = len(stub.requests)
+                for recorded in (stub.requests, stub.headers, stub.paths):
+                    recorded.clear()
+                row = results["official"]
+                for key, value in (("cpu", cpu), ("wall", wall), ("rss", rss), ("requests", requests),
+                                   ("ratio", wall / floor)):
+                    row[key].append(value)
+                print(f"  official harness: {requests} requests, CPU {cpu:.2f} s, wall {wall:.1f} s, "
                       f"peak RSS {rss} MB", flush=True)
         print(f"\nmemory {args.memory}, {args.users} users x {args.subtasks} subtasks, official profile, stub "
               f"{args.latency:g} s, {args.concurrency} in flight; load average at start {load:.1f} on "
@@ -151,8 +202,10 @@ def main() -> int:
             if not row:
                 continue
             med = {key: statistics.median(values) for key, values in row.items()}
-            print(f"| {python} | {med['requests']:.0f} | {med['startup']:.2f} | {med['ms']:.2f} | {med['cpu']:.2f} "
-                  f"| {med['wall']:.1f} | {med['rss']:.0f} |")
+            startup, per_request = (f"{med['startup']:.2f}", f"{med['ms']:.2f}") if "ms" in med else ("", "")
+            wall = f"{med['wall']:.1f}" + (f" ({med['ratio']:.2f}x the floor)" if floor else "")
+            print(f"| {python} | {med['requests']:.0f} | {startup} | {per_request} | {med['cpu']:.2f} "
+                  f"| {wall} | {med['rss']:.0f} |")
         if args.profile:
             for python in pythons:
                 raw = Path(tempfile.gettempdir()) / f"vita-spy-{Path(python).parents[2].name}.txt"

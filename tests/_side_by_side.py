@@ -213,6 +213,31 @@ def _official_copy(tmp: Path) -> Path:
     return root
 
 
+def official_command(tasks: list[dict], tmp: Path, base_url: str, *, memory: str = "full_context",
+                     language: str = "en", trials: int = 1, evaluation: str = "trajectory",
+                     concurrency: int = 1) -> tuple[list[str], dict[str, str], Path]:
+    """``(command, environment, working directory)`` of the official harness (``vita run``) on ``tasks``, with
+    every model at ``base_url``; its temporary copy and data files are written under ``tmp``."""
+    root = _official_copy(tmp)
+    data = root / "data" / "vita" / "domains" / "personalization"
+    data.mkdir(parents=True, exist_ok=True)
+    for name in ("tasks.json", "tasks_en.json"):
+        (data / name).write_text(json.dumps(tasks, ensure_ascii=False))
+    out = root / "data" / "simulations" / "side_by_side.json"
+    out.unlink(missing_ok=True)
+    models = write_models_yaml(tmp / "models.yaml", base_url)
+    env = {**os.environ, "VITA_MODEL_CONFIG_PATH": str(models), "PYTHONPATH": str(root / "src"),
+           "TIKTOKEN_CACHE_DIR": str(root / "data" / "tiktoken_cache"), "NO_PROXY": "127.0.0.1",
+           "VITA_EMBEDDING_MODEL": os.environ.get("VITA_EMBEDDING_MODEL", "text-embedding-3-large")}
+    env.pop("OPENAI_BASE_URL", None)
+    command = [os.environ["VITA_OFFICIAL_PYTHON"], "-m", "vita.cli", "run", "--domain", "personalization",
+               "--memory-type", OFFICIAL_MEMORY[memory], "--num-trials", str(trials),
+               "--max-concurrency", str(concurrency), "--language", OFFICIAL_LANGUAGE[language],
+               "--agent-llm", AGENT, "--user-llm", USER, "--evaluator-llm", JUDGE, "--evaluation-type", evaluation,
+               "--save-to", out.name]
+    return command, env, root
+
+
 def run_official(tasks: list[dict], tmp: Path, *, memory: str = "full_context", language: str = "en",
                  trials: int = 1, evaluation: str = "trajectory", timeout: float = 600) -> Run:
     """The official harness (``vita run``) on ``tasks``, against a fresh role stub.
@@ -222,24 +247,10 @@ def run_official(tasks: list[dict], tmp: Path, *, memory: str = "full_context", 
     """
     import time
 
-    root = _official_copy(tmp)
-    data = root / "data" / "vita" / "domains" / "personalization"
-    data.mkdir(parents=True, exist_ok=True)
-    for name in ("tasks.json", "tasks_en.json"):
-        (data / name).write_text(json.dumps(tasks, ensure_ascii=False))
-    out = root / "data" / "simulations" / "side_by_side.json"
-    out.unlink(missing_ok=True)
     stub = role_stub()
     try:
-        models = write_models_yaml(tmp / "models.yaml", stub.base_url)
-        env = {**os.environ, "VITA_MODEL_CONFIG_PATH": str(models), "PYTHONPATH": str(root / "src"),
-               "TIKTOKEN_CACHE_DIR": str(root / "data" / "tiktoken_cache"), "NO_PROXY": "127.0.0.1",
-               "VITA_EMBEDDING_MODEL": os.environ.get("VITA_EMBEDDING_MODEL", "text-embedding-3-large")}
-        env.pop("OPENAI_BASE_URL", None)
-        command = [os.environ["VITA_OFFICIAL_PYTHON"], "-m", "vita.cli", "run", "--domain", "personalization",
-                   "--memory-type", OFFICIAL_MEMORY[memory], "--num-trials", str(trials), "--max-concurrency", "1",
-                   "--language", OFFICIAL_LANGUAGE[language], "--agent-llm", AGENT, "--user-llm", USER,
-                   "--evaluator-llm", JUDGE, "--evaluation-type", evaluation, "--save-to", out.name]
+        command, env, root = official_command(tasks, tmp, stub.base_url, memory=memory, language=language,
+                                              trials=trials, evaluation=evaluation)
         start = time.perf_counter()
         done = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, timeout=timeout,
                               stdin=subprocess.DEVNULL)

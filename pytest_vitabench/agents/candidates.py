@@ -7,6 +7,7 @@ a :class:`~pytest_vitabench.text.preferences.PreferenceMemory`, :func:`relevance
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -107,6 +108,11 @@ class Candidate:
 
     def phrases(self) -> list[str]:
         """Descriptive phrases: entity and product tags, attributes, room/seat/ticket types."""
+        return self._phrases
+
+    # Read several times per ranking (relevance, the scorer, thresholds); the entity and product never change.
+    @functools.cached_property
+    def _phrases(self) -> list[str]:
         out = _as_list(self.entity.get("tags"))
         if self.product:
             out += _as_list(self.product.get("tags")) + _as_list(self.product.get("attributes"))
@@ -114,9 +120,13 @@ class Candidate:
                 out += _OPTION_SPLIT.split(str(self.product.get(key) or ""))
         return [p for p in (x.strip() for x in out) if p]
 
+    @functools.cached_property
+    def _phrase_tokens(self) -> frozenset[str]:
+        return frozenset(tokenize(" ".join(self.phrases())))
+
     def phrase_tokens(self) -> frozenset[str]:
         """The tokens of all descriptive phrases (what a threshold's scope may name)."""
-        return frozenset(tokenize(" ".join(self.phrases())))
+        return self._phrase_tokens
 
     def names(self) -> list[str]:
         out = [entity_name(self.entity)]
@@ -164,6 +174,7 @@ class CandidateScorer:
         self.memory, self.request_words, self.context, self.situation = memory, request_words, context, situation
         # Candidates of one ranking share most of their tags and words: each is looked up once in the memory.
         self._polarities: dict[tuple[str, ...], tuple[int, str] | None] = {}
+        self._phrase_words: dict[str, tuple[int, tuple[str, ...]]] = {}
         self._floor = memory.threshold("min_score", context)
 
     def polarity(self, words: tuple[str, ...]) -> tuple[int, str] | None:
@@ -180,8 +191,10 @@ class CandidateScorer:
         reasons: list[str] = []
         seen: set[str] = set()
         for phrase in candidate.phrases():
-            sign, core = candidate_phrase(phrase)
-            words = token_tuple(core)
+            if phrase not in self._phrase_words:
+                sign, core = candidate_phrase(phrase)
+                self._phrase_words[phrase] = sign, token_tuple(core)
+            sign, words = self._phrase_words[phrase]
             if not words or request_words.issuperset(words):
                 continue
             found = self.polarity(words)

@@ -47,14 +47,16 @@ class FullContextMemory:
             self._text = joined if self._within_budget() else keep_last_tokens(joined, self.max_tokens)
         return self._text
 
-    def _within_budget(self) -> bool:
-        """Whether the chunks' tokens, each chunk counted alone, are within the budget."""
-        if self._bytes <= self.max_tokens:
-            return True
+    def tokens(self) -> int:
+        """The tokens of the history's texts, each text counted alone (the budget's measure, without the
+        newlines that join them)."""
         for chunk in self._chunks[self._counted:]:
             self._tokens += count_tokens(chunk)
         self._counted = len(self._chunks)
-        return self._tokens <= self.max_tokens
+        return self._tokens
+
+    def _within_budget(self) -> bool:
+        return self._bytes <= self.max_tokens or self.tokens() <= self.max_tokens
 
 
 def build(options: MemoryOptions) -> Callable[[], FullContextMemory]:

@@ -31,8 +31,8 @@ from ..llm import Ledger, ModelPrice, load_prices, price_for
 from ..llm.prices import batch_rate
 from ..memory.agentic import rewrite_messages
 from ..memory.chunking import DEFAULT_CHUNK_TOKENS
+from ..memory.full_context import FullContextMemory
 from ..memory.registry import WHOLE_HISTORY, memory_spec
-from ..memory.render import render_records
 from ..memory.spec import MemoryOptions
 from ..memory.tokens import count_tokens
 from ..messages import Message, Usage
@@ -173,11 +173,12 @@ def estimate_cost(suite_path: str | Path, *, memory: list[str], trials: int, age
             # Counted once per subtask: every backend and judge window reads the same trajectory.
             sizes = [_tokens(m) for m in messages]
             ends = list(itertools.accumulate(sizes, initial=0))
-            records_text = render_records(list(sub.interactions))
-            new_history = count_tokens(records_text)
+            # The whole-history memory holds these records' texts joined by newlines, and has counted them piece
+            # by piece for its budget: its count, rather than re-tokenising the growing history at every subtask.
+            memory_used = runner.memory_for(suite, user_entry, index, WHOLE_HISTORY, 0)
+            assert isinstance(memory_used, FullContextMemory)
+            new_history = memory_used.tokens() - records_before
             pieces += bool(new_history)
-            # The whole-history memory is these records' texts joined by newlines: counted piece by piece, as the
-            # memory counts them, rather than re-tokenising the growing history at every subtask.
             full_memory = records_before + new_history + pieces - 1 if pieces else count_tokens(result.memory_snapshot)
             if sub.domain not in tool_tokens:  # the schemas depend on the domain only: count them once
                 env = build_environment(sub.domain, sub.environment, user_id=user_entry.task.user_id,
