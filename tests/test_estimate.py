@@ -238,3 +238,24 @@ def test_progress_goes_to_a_terminal_only():
     assert done.stdout == piped.stdout
     text = seen.decode()
     assert "vitabench estimate: played 20/20 subtasks" in text and text.endswith("\r\x1b[K")
+
+
+@pytest.mark.parametrize("tokenizer", ["cl100k_base", "regex"])
+def test_paragraph_counts_add_up_to_the_texts_count(tokenizer, monkeypatch):
+    """The estimate counts a system prompt paragraph by paragraph; the sum must be the whole text's count, for
+    any text, in either counter (a cut after a blank line never splits a token)."""
+    import random
+
+    from pytest_vitabench.memory import tokens
+    from pytest_vitabench.run.estimate import ParagraphCounter
+
+    if tokenizer == "regex":
+        monkeypatch.setenv("VITA_TOKENIZER", "regex")
+    elif tokens.tokenizer_name() != "cl100k_base":
+        pytest.skip("the tokens extra (tiktoken) is not installed")
+    pieces = [*"ab cD1.!,'\t中文。", "\n", "\n\n", " \n\n", "。\n\n", "'s", "  ", "- key: value"]
+    rng = random.Random(7)
+    counter = ParagraphCounter()  # one counter throughout: paragraphs seen before are taken from its counts
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 40)))
+        assert counter(text) == tokens.count_tokens(text), repr(text)

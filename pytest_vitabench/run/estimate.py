@@ -18,6 +18,7 @@ import functools
 import itertools
 import json
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -105,6 +106,29 @@ def _tokens(message: Message) -> int:
     return count_tokens(text) + 4
 
 
+class ParagraphCounter:
+    """Tokens of texts made of paragraphs that recur, each paragraph counted once.
+
+    A text is cut where a blank line ends and a non-blank character follows. cl100k_base (and the regex
+    estimate) never makes a token that runs across such a cut, since a run of newlines ends the piece it
+    belongs to, so the counts of the pieces add up to the text's count.
+    """
+
+    _CUT = re.compile(r"(?<=\n\n)(?=\S)")
+
+    def __init__(self) -> None:
+        self._counts: dict[str, int] = {}
+
+    def __call__(self, text: str) -> int:
+        total = 0
+        for paragraph in self._CUT.split(text):
+            counted = self._counts.get(paragraph)
+            if counted is None:
+                counted = self._counts[paragraph] = count_tokens(paragraph)
+            total += counted
+        return total
+
+
 def estimate_cost(suite_path: str | Path, *, memory: list[str], trials: int, agent_model: str,
                   user_model: str = "scripted", judge_model: str = "rules", prices: dict[str, ModelPrice] | None = None,
                   memory_model: str | None = None, embedding_model: str = "text-embedding-3-large",
@@ -157,6 +181,8 @@ def estimate_cost(suite_path: str | Path, *, memory: list[str], trials: int, age
         if price:
             list_cost[role] = list_cost.get(role, 0.0) + price.cost(prompt * trials, completion * trials)
 
+    # A user's system prompts differ by their first paragraph (the time) only: each paragraph is counted once.
+    paragraph_tokens = ParagraphCounter()
     language = runner.language_for(suite)
     planned = sum(len(u.outline) for u in suite.users if u.error is None)
     for user_entry in suite.users:
@@ -185,7 +211,7 @@ def estimate_cost(suite_path: str | Path, *, memory: list[str], trials: int, age
                                         time=user_entry.times[0], seed=0)
                 tool_tokens[sub.domain] = count_tokens(json.dumps(env.tool_schemas(), ensure_ascii=False))
             tools = tool_tokens[sub.domain]
-            base = count_tokens(agent_system_prompt(
+            base = paragraph_tokens(agent_system_prompt(
                 time=user_entry.times[index], profile=agent_profile(user_entry.task), memory="",
                 proactive=sub.is_proactive)) + tools
             simulated = _requests(messages, sizes, "user", SIMULATOR_PROMPT_TOKENS,
