@@ -107,3 +107,21 @@ def test_bad_option_values_name_the_option(tmp_path):
     for bad in ("-1", "many", "2.5"):
         with pytest.raises(ValueError, match="--vita-limits circuit-breaker must be a whole number"):
             RunConfig.from_options({"vita_limits": f"circuit-breaker={bad}"})
+
+
+def test_another_workers_opening_is_seen_within_the_check_interval(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from pytest_vitabench.llm import endpoints
+
+    clock = [100.0]
+    monkeypatch.setattr(endpoints, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    mine = endpoints.CircuitBreaker("http://127.0.0.1:1/v1", threshold=2, state_dir=tmp_path)
+    other = endpoints.CircuitBreaker("http://127.0.0.1:1/v1", threshold=2, state_dir=tmp_path)
+    assert mine.reason() is None
+    other.record_failure("HTTP 401")
+    other.record_failure("HTTP 401")
+    assert other.reason() == "HTTP 401"
+    assert mine.reason() is None  # it looked a moment ago
+    clock[0] += endpoints.SHARED_CHECK_S
+    assert mine.reason() == "HTTP 401"
