@@ -56,7 +56,8 @@ def _run(command: list[str], work: Path, spy_output: Path | None = None, env: di
          ) -> tuple[float, float, int]:
     """(CPU seconds, wall seconds, peak RSS in MB) of one pytest run (py-spy's when profiled)."""
     if spy_output is not None:
-        spy = shutil.which("py-spy") or str(Path(command[0]).parent / "py-spy")
+        spy = next((str(p) for p in (Path(command[0]).parent / "py-spy", Path(sys.executable).parent / "py-spy")
+                    if p.exists()), None) or shutil.which("py-spy") or "py-spy"
         command = [spy, "record", "--rate", "250", "--gil", "--format", "raw", "--output", str(spy_output), "--",
                    *command]
     start = time.perf_counter()
