@@ -31,7 +31,7 @@ def freeze_long_lived() -> None:
     """Exempt every object alive now from later collections (call when the run starts).
 
     Without a collection first: one walks every object imports and collection made (0.04-0.1 s of CPU, the
-    largest single cost between collection and the first request), to free cycles that are few and small; the
+    one of the larger costs between collection and the first request), to free cycles that are few and small; the
     peak memory of a run is the same without it."""
     gc.freeze()
     gc.set_threshold(GEN0_THRESHOLD, *gc.get_threshold()[1:])
