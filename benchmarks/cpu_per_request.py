@@ -80,9 +80,9 @@ def _run(command: list[str], work: Path, spy_output: Path | None = None, env: di
     return usage.ru_utime + usage.ru_stime, wall, peak_kb // 1024
 
 
-def _user_chains(python: str, tasks: list[dict], work: Path, memory: str) -> list[int]:
+def _user_chains(python: str, tasks: list[dict], work: Path, memory: str, questions: int) -> list[int]:
     """Requests each user's subtasks send one after another (our plugin on that user alone, no latency)."""
-    stub = sbs.role_stub()
+    stub = sbs.role_stub(questions)
     chains = []
     try:
         for index, user in enumerate(tasks):
@@ -96,6 +96,22 @@ def _user_chains(python: str, tasks: list[dict], work: Path, memory: str) -> lis
     finally:
         stub.close()
     return chains
+
+
+def _identical(ours: sbs.Run, theirs: sbs.Run) -> str:
+    """Per role, how many of our requests the official harness also sent, in any order (episodes in flight
+    interleave differently in the two runs)."""
+    def bodies(run: sbs.Run) -> dict[str, collections.Counter[str]]:
+        return {role: collections.Counter(json.dumps(sbs.memory_tools_sorted(b), sort_keys=True) for b in found)
+                for role, found in run.by_role().items()}
+
+    mine, official = bodies(ours), bodies(theirs)
+    lines = []
+    for role in sorted(set(mine) | set(official)):
+        a, b = mine.get(role, collections.Counter()), official.get(role, collections.Counter())
+        lines.append(f"  {role}: identical {sum((a & b).values())} of {sum(a.values())} "
+                     f"(official: {sum(b.values())})")
+    return "requests, ours and the official harness's, compared as sets:\n" + "\n".join(lines)
 
 
 def _run_official(tasks: list[dict], tmp: Path, stub_url: str, memory: str, concurrency: int
@@ -135,6 +151,8 @@ def main() -> int:
     parser.add_argument("--concurrency", type=int, default=10)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--profile", action="store_true", help="one more run per python under py-spy")
+    parser.add_argument("--questions", type=int, default=1,
+                        help="questions the stub's agent asks per subtask (3: about 820 requests, the issue's scale)")
     parser.add_argument("--official", action="store_true",
                         help="also run the official harness each round; print wall time against the floor")
     args = parser.parse_args()
@@ -144,7 +162,7 @@ def main() -> int:
         return 2
     pythons = args.python.split(",")
     tasks = sbs.paper_slice(args.users, args.subtasks)
-    stub = sbs.role_stub()
+    stub = sbs.role_stub(args.questions)
     stub.delay = args.latency
     tmp = Path(tempfile.mkdtemp(prefix="vita-cpu-"))
     works = {}
@@ -158,11 +176,12 @@ def main() -> int:
     results: dict[str, dict[str, list[float]]] = {p: collections.defaultdict(list) for p in pythons}
     floor = None
     if args.official:
-        chains = _user_chains(pythons[0], tasks, tmp, args.memory)
+        chains = _user_chains(pythons[0], tasks, tmp, args.memory, args.questions)
         floor = max(chains) * args.latency
         print(f"requests per user's chain: {chains}; floor {max(chains)} x {args.latency:g} s = {floor:.1f} s")
         results["official"] = collections.defaultdict(list)
     load = os.getloadavg()[0]
+    first_round: dict[str, sbs.Run] = {}
     try:
         for _ in range(args.repeat):
             for python in pythons:
@@ -170,6 +189,7 @@ def main() -> int:
                 collect, _, _ = _run(command + ["--collect-only"], works[python])
                 cpu, wall, rss = _run(command, works[python])
                 requests = len(stub.requests)
+                first_round.setdefault(python, sbs.Run(sbs.recorded(stub), wall, 0))
                 for recorded in (stub.requests, stub.headers, stub.paths):
                     recorded.clear()  # a big parent would be the child's too until it execs
                 row = results[python]
@@ -186,6 +206,9 @@ def main() -> int:
             if args.official:
                 cpu, wall, rss = _run_official(tasks, tmp / "official", stub.base_url, args.memory, args.concurrency)
                 requests = len(stub.requests)
+                if "official" not in first_round:
+                    first_round["official"] = sbs.Run(sbs.recorded(stub), wall, 0)
+                    print(_identical(first_round[pythons[-1]], first_round["official"]))
                 for recorded in (stub.requests, stub.headers, stub.paths):
                     recorded.clear()
                 row = results["official"]
@@ -194,7 +217,8 @@ def main() -> int:
                     row[key].append(value)
                 print(f"  official harness: {requests} requests, CPU {cpu:.2f} s, wall {wall:.1f} s, "
                       f"peak RSS {rss} MB", flush=True)
-        print(f"\nmemory {args.memory}, {args.users} users x {args.subtasks} subtasks, official profile, stub "
+        print(f"\nmemory {args.memory}, {args.users} users x {args.subtasks} subtasks, {args.questions} question(s) "
+              "per subtask, official profile, stub "
               f"{args.latency:g} s, {args.concurrency} in flight; load average at start {load:.1f} on "
               f"{os.cpu_count()} cores; medians of {args.repeat} alternating runs")
         print("| python | requests | startup CPU s (--collect-only) | CPU ms per request | run CPU s | wall s | "

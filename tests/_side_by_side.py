@@ -6,8 +6,9 @@ gets ``stub-agent``, ``stub-user`` and ``stub-judge``) and, for the agent's mode
 tools (the agent does; a memory update or a rag summary does not). The stub's answers:
 
 - agent: the first turn calls a search tool (the first offered tool whose name holds ``search`` and that takes
-  ``keywords``), the next one asks the user a question, the third says ``###STOP###``;
-- user simulator: a fixed reply that ends the conversation (``###STOP###``);
+  ``keywords``), the next ones ask the user a question (once, or ``questions`` times), then it says ``###STOP###``;
+- user simulator: a fixed reply to each question but the last, then one that ends the conversation
+  (``###STOP###``);
 - judge: every rubric named in the request met (its own ids echoed, under both harnesses' field names);
 - memory update / rag summary: a fixed text; embeddings: the stub's deterministic vectors.
 
@@ -18,6 +19,7 @@ copied: it runs from a temporary copy of ``../shared/official/VitaBench-2.0`` wi
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 import os
@@ -40,6 +42,8 @@ PAPER_SUITE = REPO_ROOT / "suites" / "paper" / "tasks.vita.json.gz"
 AGENT, USER, JUDGE = "stub-agent", "stub-user", "stub-judge"
 SEARCH_CALL_ID = "call_search_0"
 QUESTION = "Which of these would you like?"
+#: The user simulator's answer to each question but the last (with ``questions`` > 1).
+REPLY = "The first one, for two people, tomorrow at seven."
 #: The official ``--memory-type`` names of our backends.
 OFFICIAL_MEMORY = {"full_context": "full_context", "agentic": "rewrite", "none": "null", "rag": "rag",
                    "groundtruth": "groundtruth"}
@@ -100,12 +104,14 @@ def _search_call(tools: list[dict[str, Any]]) -> dict[str, Any] | None:
     return None
 
 
-def answer(body: dict[str, Any]) -> dict[str, Any]:
-    """The stub's chat answer to ``body`` (see the module docstring)."""
+def answer(body: dict[str, Any], questions: int = 1) -> dict[str, Any]:
+    """The stub's chat answer to ``body`` (see the module docstring); the agent asks ``questions`` times, the
+    user simulator answering all but the last with :data:`REPLY`."""
     model = body.get("model")
     messages = body.get("messages") or []
     if model == USER:
-        return {"content": "###STOP###"}
+        asked = sum(m.get("content") == QUESTION for m in messages)
+        return {"content": REPLY if asked < questions else "###STOP###"}
     if model == JUDGE:
         seen: list[str] = []
         for message in messages:
@@ -118,23 +124,25 @@ def answer(body: dict[str, Any]) -> dict[str, Any]:
     if not body.get("tools"):
         return {"content": "The user likes coffee."}
     called = any(m.get("role") == "tool" for m in messages)
-    asked = any(m.get("role") == "assistant" and m.get("content") == QUESTION for m in messages)
     if not called:
         call = _search_call(body["tools"])
         if call is not None:
             return {"content": None, "tool_calls": [call]}
-    if not asked:
+    asked = sum(m.get("role") == "assistant" and m.get("content") == QUESTION for m in messages)
+    if asked < questions:
         return {"content": QUESTION}
     return {"content": "###STOP###"}
 
 
-def role_stub() -> StubLLM:
-    """A stub that answers every chat request with :func:`answer` (embeddings: deterministic vectors)."""
+def role_stub(questions: int = 1) -> StubLLM:
+    """A stub that answers every chat request with :func:`answer` (embeddings: deterministic vectors);
+    ``questions``: how many times the agent asks the user (longer conversations, more judge windows)."""
     stub = StubLLM()
+    answering = functools.partial(answer, questions=questions)
 
     class _Forever(list):  # every chat request pops the same answering function
         def pop(self, index: int = -1) -> Callable[[dict[str, Any]], dict[str, Any]]:
-            return answer
+            return answering
 
         def __bool__(self) -> bool:
             return True
