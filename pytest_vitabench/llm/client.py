@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ..messages import Usage
 from .cache import DiskCache, cache_key
+from .body import BodyEncoder
 from .endpoints import OPENAI_DEFAULT_BASE_URL, Endpoint, endpoint_url, post_chat
 from .errors import LLMError, scrub
 from .ledger import Ledger
@@ -112,6 +113,7 @@ class LLMClient:
         self.host = self.limits.host
         self.cache = DiskCache(s.cache_dir) if s.cache_dir is not None else None
         self.prefix_order = PrefixOrder(max_wait_s=s.timeout_s) if s.prompt_cache_order else None
+        self._encode_body = BodyEncoder()
         self._deferred: DeferredAnswers | None = None
 
     def __repr__(self) -> str:
@@ -253,7 +255,8 @@ class LLMClient:
             try:
                 with passage.attempt() as endpoint:
                     sdk = self.api(endpoint)
-                    response = post_chat(sdk, request) if kind == "chat" else sdk.embeddings.create(**request)
+                    response = (post_chat(sdk, request, self._encode_body if endpoint.takes_content else None)
+                                if kind == "chat" else sdk.embeddings.create(**request))
                 # A proxy may echo the request headers into an answer, which is recorded and cached.
                 payload = scrub_payload(chat_payload(response)) if kind == "chat" else embeddings_payload(response)
             except Exception as exc:  # noqa: BLE001 - the limits raise the LLMError, or exc if it is not ours

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import inspect
 import math
 import os
 import threading
@@ -116,6 +117,8 @@ class Endpoint:
         self.host = endpoint_host(self.url)
         self.breaker = breaker
         self.openai: Any = None
+        #: Whether its client's ``post`` takes an encoded body (known once the client is built).
+        self.takes_content = False
         self.in_flight = 0
         #: Attempts sent to it: the tie-break, so that requests one at a time alternate between endpoints.
         self.sent = 0
@@ -132,6 +135,7 @@ class Endpoint:
                 http_client = DefaultHttpxClient(event_hooks={"request": [on_the_wire]}) if on_the_wire else None
                 self.openai = OpenAI(base_url=self.base_url, api_key=key, timeout=timeout_s, max_retries=0,
                                      http_client=http_client)
+                self.takes_content = takes_content(self.openai)
             return self.openai
 
     def close(self) -> None:
@@ -153,20 +157,31 @@ def request_body(request: Mapping[str, Any]) -> dict[str, Any]:
     return {**body, **(request.get("extra_body") or {})}
 
 
-def post_chat(sdk: Any, request: dict[str, Any]) -> dict[str, Any]:
+def post_chat(sdk: Any, request: dict[str, Any], encode: Callable[[dict[str, Any]], bytes] | None = None
+              ) -> dict[str, Any]:
     """POST a chat completion as a plain JSON body through ``sdk`` and return the answer's JSON.
 
     ``chat.completions.create`` walks the request through the SDK's typed-dict transform and builds pydantic
     models of the answer; our requests are plain JSON already. ``post`` keeps the SDK's headers, auth,
-    timeout and status-error exceptions.
+    timeout and status-error exceptions. ``encode``: the body's bytes (:class:`~.body.BodyEncoder`), for an
+    SDK whose ``post`` takes ``content`` (:func:`takes_content`); otherwise the SDK encodes it.
     """
     options = {option: request[name] for name, option in TRANSPORT_KEYS.items() if request.get(name) is not None}
-    response = sdk.post("/chat/completions", body=request_body(request), options=options,
-                        cast_to=_http_response_class())
+    body = request_body(request)
+    sent = {"content": encode(body)} if encode is not None else {"body": body}
+    response = sdk.post("/chat/completions", **sent, options=options, cast_to=_http_response_class())
     data = response.json()
     if not isinstance(data, dict):
         raise BadResponse(f"the 200 answer is not a JSON object: {str(data)[:200]}")
     return data
+
+
+def takes_content(sdk: Any) -> bool:
+    """Whether the SDK's ``post`` takes a body already encoded (``content``: openai 2.x and later)."""
+    try:
+        return "content" in inspect.signature(sdk.post).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 def _http_response_class() -> Any:
