@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict
 
 from ..messages import Usage
-from .cache import DiskCache, cache_key
 from .body import BodyEncoder
+from .cache import DiskCache, cache_key
 from .endpoints import OPENAI_DEFAULT_BASE_URL, Endpoint, endpoint_url, post_chat
 from .errors import LLMError, scrub
 from .ledger import Ledger

@@ -56,3 +56,30 @@ def test_a_long_text_is_encoded_once_while_it_is_sent_again(monkeypatch):
     for turn in range(5):
         encode({"messages": [{"role": "system", "content": system}, {"role": "user", "content": f"turn {turn}"}]})
     assert encoded.count(len(system)) == 1
+
+
+def test_an_sdk_without_content_gets_the_body_to_encode_itself():
+    """openai 1.x's ``post`` has no ``content``: the plugin hands it the body as before."""
+    from pytest_vitabench.llm import endpoints
+
+    class Response:
+        def json(self):
+            return {"choices": []}
+
+    class OldSDK:
+        def post(self, path, *, cast_to, body=None, options=None, files=None, stream=False, stream_cls=None):
+            self.sent = body
+            return Response()
+
+    class NewSDK:
+        def post(self, path, *, cast_to, body=None, content=None, options=None, files=None, stream=False):
+            self.sent = (body, content)
+            return Response()
+
+    request = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "extra_headers": {"X-A": "1"}}
+    old, new = OldSDK(), NewSDK()
+    assert not endpoints.takes_content(old) and endpoints.takes_content(new)
+    endpoints.post_chat(old, request)
+    assert old.sent == {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+    endpoints.post_chat(new, request, BodyEncoder())
+    assert new.sent == (None, openai_json.openapi_dumps(old.sent))
