@@ -15,7 +15,7 @@ from typing import Any
 
 #: A message text at least this long is encoded once and reused while the same string is sent again.
 LONG_TEXT = 16_384
-#: Encoded long texts kept, most recently sent first out last (about one per episode in flight).
+#: Encoded long texts kept, the least recently sent dropped first (about one per episode in flight).
 KEPT = 16
 _PLACEHOLDER = "\x00vitabench long text {}\x00"
 

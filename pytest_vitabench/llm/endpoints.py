@@ -177,7 +177,7 @@ def post_chat(sdk: Any, request: dict[str, Any], encode: Callable[[dict[str, Any
 
 
 def takes_content(sdk: Any) -> bool:
-    """Whether the SDK's ``post`` takes a body already encoded (``content``: openai 2.x and later)."""
+    """Whether the SDK's ``post`` takes a body already encoded (``content``; older releases take ``body`` only)."""
     try:
         return "content" in inspect.signature(sdk.post).parameters
     except (TypeError, ValueError):
