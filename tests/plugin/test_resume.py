@@ -123,7 +123,8 @@ def crash_once(request):
         run = _pytest(project, stub, "-n", "2", "--vita-report", "crash.json")
         report = json.loads((project.path / "crash.json").read_text())
         crashed = [r for r in report["results"] if r["nodeid"] == "tasks.json::U1::s2[none-t0]"]
-        assert len(crashed) == 1 and crashed[0]["outcome"] == "error" and "crashed" in crashed[0]["error"]
+        assert len(crashed) == 1 and crashed[0]["outcome"] == "error" and "crashed" in crashed[0]["error"], \
+            (run.stdout[-3000:], run.stderr[-2000:], sorted(r["nodeid"] for r in report["results"]))
         assert len(report["results"]) == ITEMS and report["metrics"]["none"]["subtask"]["n_errors"] >= 1
         assert run.stdout.count("VitaBench results") == 1
     finally:
