@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 
-from pytest_vitabench.run.engine.run import GEN0_THRESHOLD, freeze_long_lived
+from pytest_vitabench.run.heap import GEN0_THRESHOLD, freeze_long_lived
 
 
 def test_freeze_long_lived_exempts_survivors_and_raises_the_young_threshold():

@@ -38,8 +38,8 @@ from ..memory.spec import MemoryOptions
 from ..memory.tokens import count_tokens
 from ..messages import Message, Usage
 from ..options.config import RunConfig
-from ..suite.loader import ensure_user
 from ..users import make_user_simulator
+from .heap import FrozenValidation, freeze_long_lived
 from .runner import ItemRunner, RunState, agent_profile
 
 #: Rough size of a judge's verdict per rubric, and of an instruction-style system prompt.
@@ -185,8 +185,11 @@ def estimate_cost(suite_path: str | Path, *, memory: list[str], trials: int, age
     paragraph_tokens = ParagraphCounter()
     language = runner.language_for(suite)
     planned = sum(len(u.outline) for u in suite.users if u.error is None)
+    # As a run does: what is alive now, and each user once parsed, is never walked by a collection again.
+    freeze_long_lived()
+    validate = FrozenValidation()
     for user_entry in suite.users:
-        ensure_user(suite, user_entry)  # one user at a time, as a run parses them
+        validate(suite, user_entry)  # one user at a time, as a run parses them
         if user_entry.task is None:
             continue
         records_before = 0  # the records an agentic memory has been given before this subtask's rewrite

@@ -1,8 +1,7 @@
 """One process's side of a run: each item runs inline or on the scheduler, is journaled as it lands, or is
 taken from the journal of the run being resumed. Plain Python: the session hands in what only pytest knows
-(which items come next, whether to stop) as functions. The engine is the one place that tunes the garbage
-collector, from its start to its close: ``gc.freeze`` moves the objects alive then to the permanent
-generation, still freed by reference counting, never scanned for cycles again.
+(which items come next, whether to stop) as functions. The engine tunes the garbage collector from its start to
+its close (:mod:`..heap`).
 """
 
 from __future__ import annotations
@@ -10,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import gc
-import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -18,46 +16,12 @@ from ...llm.ledger import item_ledger
 from ...result import ItemResult
 from ...runs.records import journal_item, result_from_record
 from ...runs.store import RunStore
-from ...suite.loader import LoadedSuite, LoadedUser, ensure_user, needs_validation
+from ...suite.loader import needs_validation
 from ..episode import SyncCaller, ThreadedCaller, drive
+from ..heap import FrozenValidation, freeze_long_lived
 from ..runner import ItemJob, ItemRunner
 from ..stopping import BUDGET, NotRun, StartGate, item_cost
 from .scheduler import EpisodeScheduler
-
-GEN0_THRESHOLD = 10_000
-
-
-def freeze_long_lived() -> None:
-    """Exempt every object alive now from later collections (call when the run starts).
-
-    Without a collection first: one walks every object imports and collection made (0.04-0.1 s of CPU, the
-    one of the larger costs between collection and the first request), to free cycles that are few and small; the
-    peak memory of a run is the same without it."""
-    gc.freeze()
-    gc.set_threshold(GEN0_THRESHOLD, *gc.get_threshold()[1:])
-
-
-class _FrozenValidation:
-    """Validates users with the collector paused and freezes what they built (a user's models live while its
-    items run, and collections walking them are most of a validated user's collector cost). Released users
-    are still freed by reference counting; only a cycle among them would stay until the process ends."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._running = 0
-
-    def __call__(self, suite: LoadedSuite, user: LoadedUser) -> None:
-        with self._lock:
-            self._running += 1
-            gc.disable()
-        try:
-            ensure_user(suite, user)
-        finally:
-            with self._lock:
-                self._running -= 1
-                if not self._running:
-                    gc.freeze()
-                    gc.enable()
 
 
 class RunEngine:
@@ -88,7 +52,7 @@ class RunEngine:
         self._chain_locks: dict[Any, asyncio.Lock] = {}
         self._scheduler: EpisodeScheduler | None = None
         self._caller = ThreadedCaller()
-        self._validate = _FrozenValidation()
+        self._validate = FrozenValidation()
         self._validator = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="vita-validate")
         if self.concurrency > 1:
             runner.state.max_chains = max(runner.state.max_chains, 2 * self.concurrency + 8)
