@@ -3,6 +3,7 @@
     VITA_OFFICIAL_PYTHON=... python benchmarks/cpu_per_request.py --repeat 3
     python benchmarks/cpu_per_request.py --python /other/tree/.venv/bin/python,.venv/bin/python --repeat 3
     python benchmarks/cpu_per_request.py --profile            # py-spy's table by package (pip install py-spy)
+    python benchmarks/cpu_per_request.py --floor              # and the openai client alone on the same requests
     VITA_OFFICIAL_PYTHON=... python benchmarks/cpu_per_request.py --official --repeat 3   # wall time vs the floor
 
 The workload: the first 10 users x 10 subtasks of ``suites/paper`` (100 subtasks, 1 trial), memory
@@ -39,6 +40,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO / "tests"), str(REPO / "benchmarks")]
 
 import _side_by_side as sbs  # noqa: E402
+import client_floor  # noqa: E402
 from bench_paper import child_env, user_install_args  # noqa: E402
 from profile_requests import _group  # noqa: E402
 
@@ -153,6 +155,8 @@ def main() -> int:
     parser.add_argument("--profile", action="store_true", help="one more run per python under py-spy")
     parser.add_argument("--questions", type=int, default=1,
                         help="questions the stub's agent asks per subtask (3: about 820 requests, the issue's scale)")
+    parser.add_argument("--floor", action="store_true",
+                        help="also send each run's requests through a bare openai client (client_floor.py)")
     parser.add_argument("--official", action="store_true",
                         help="also run the official harness each round; print wall time against the floor")
     args = parser.parse_args()
@@ -189,10 +193,21 @@ def main() -> int:
                 collect, _, _ = _run(command + ["--collect-only"], works[python])
                 cpu, wall, rss = _run(command, works[python])
                 requests = len(stub.requests)
+                bodies = list(stub.requests)
                 if args.official:  # compared with the official harness's requests below
                     first_round.setdefault(python, sbs.Run(sbs.recorded(stub), wall, 0))
                 for recorded in (stub.requests, stub.headers, stub.paths):
                     recorded.clear()  # a big parent would be the child's too until it execs
+                floor_figures = None
+                if args.floor:  # the same requests through a bare client, to the same stub
+                    floor_figures = client_floor.measure(python, bodies, stub.base_url, args.concurrency,
+                                                         works[python])
+                    floor_figures["async ms"] = client_floor.measure(
+                        python, bodies, stub.base_url, args.concurrency, works[python], asynchronous=True,
+                    )["ms_per_request"]
+                    for recorded in (stub.requests, stub.headers, stub.paths):
+                        recorded.clear()
+                del bodies
                 row = results[python]
                 row["startup"].append(collect)
                 row["ms"].append(1000 * (cpu - collect) / requests)
@@ -201,6 +216,13 @@ def main() -> int:
                 row["rss"].append(rss)
                 row["requests"].append(requests)
                 row["ratio"].append(wall / floor if floor else 0.0)
+                if floor_figures is not None:
+                    row["client ms"].append(floor_figures["ms_per_request"])
+                    row["client import"].append(floor_figures["import_s"] + floor_figures["client_s"])
+                    row["client async ms"].append(floor_figures["async ms"])
+                    print(f"  the openai client alone: {floor_figures['ms_per_request']:.2f} ms per request "
+                          f"(AsyncOpenAI: {floor_figures['async ms']:.2f}), import and build "
+                          f"{row['client import'][-1]:.2f} s", flush=True)
                 print(f"  {python}: {requests} requests, CPU {cpu:.2f} s, collect-only {collect:.2f} s, "
                       f"{1000 * (cpu - collect) / requests:.2f} ms per request, wall {wall:.1f} s, "
                       f"peak RSS {rss} MB", flush=True)
@@ -232,6 +254,14 @@ def main() -> int:
             wall = f"{med['wall']:.1f}" + (f" ({med['ratio']:.2f}x the floor)" if floor else "")
             print(f"| {python} | {med['requests']:.0f} | {startup} | {per_request} | {med['cpu']:.2f} "
                   f"| {wall} | {med['rss']:.0f} |")
+        for python, row in results.items():
+            if row.get("client ms"):
+                ms, imported = statistics.median(row["client ms"]), statistics.median(row["client import"])
+                requests = statistics.median(row["requests"])
+                print(f"the openai client alone on {python}'s requests (client_floor.py, medians): {ms:.2f} ms per "
+                      f"request + {imported:.2f} s to import and build it = "
+                      f"{ms + 1000 * imported / requests:.2f} ms per request of the run's figure; through "
+                      f"AsyncOpenAI on one event loop {statistics.median(row['client async ms']):.2f} ms per request")
         if args.profile:
             for python in pythons:
                 raw = Path(tempfile.gettempdir()) / f"vita-spy-{Path(python).parents[2].name}.txt"

@@ -2,6 +2,7 @@
 
     python benchmarks/profile_requests.py                         # 1 process x 256 in flight, stub latency 2 s
     python benchmarks/profile_requests.py --concurrency 32 --latency 0.5 --top 30
+    python benchmarks/profile_requests.py --no-profile --floor    # and the openai client alone on the same requests
 
 The run is bench_concurrency's (the paper suite, 1 trial, memory none, the stub answering a tool call that
 does not exist and then ``###STOP###``: 2 agent requests per item), in one pytest process. Printed:
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import http.server
 import os
 import re
 import shutil
@@ -33,6 +35,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO / "tests"), str(REPO / "benchmarks")]
 
+import client_floor  # noqa: E402
 from _stub_llm import StubLLM  # noqa: E402
 from bench_concurrency import REQUESTS_PER_ITEM, SUITE, answer  # noqa: E402
 from bench_paper import child_env, user_install_args, warm_bytecode  # noqa: E402
@@ -72,6 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep-alive", action="store_true",
                         help="the stub speaks HTTP/1.1 and keeps connections open, as vLLM and hosted APIs do "
                              "(by default it closes each one, as an HTTP/1.0 server)")
+    parser.add_argument("--floor", action="store_true",
+                        help="also send the run's requests through a bare openai client (client_floor.py)")
     args = parser.parse_args(argv)
     warm_bytecode()
     stub = StubLLM(delay=args.latency)
@@ -113,6 +118,7 @@ def main(argv: list[str] | None = None) -> int:
         recorder.wait(timeout=60)
     stub.close()
     requests = len(stub.requests)
+    bodies = list(stub.requests)
     if last_answer is None:
         last_answer, run_end_cpu = ended, last_cpu
     run_cpu = run_end_cpu - startup_cpu
@@ -128,6 +134,19 @@ def main(argv: list[str] | None = None) -> int:
     print(f"end of session (metrics, intervals, report, exit): {last_cpu - run_end_cpu:.2f} CPU s, "
           f"{ended - last_answer:.1f} s wall; whole run {ended - started:.1f} s wall = "
           f"{(ended - started) / bound:.2f}x the bound")
+    if args.floor:
+        # A bare pool opens its connections all at once, where the plugin ramps up: a listen backlog that holds
+        # them (the http.server default of 5 resets some).
+        http.server.ThreadingHTTPServer.request_queue_size = 1024
+        stub = StubLLM(delay=args.latency)
+        if args.keep_alive:
+            stub.server.RequestHandlerClass.protocol_version = "HTTP/1.1"  # type: ignore[attr-defined]
+        stub.replies[:] = [answer] * 20_000
+        floor = client_floor.measure(sys.executable, bodies, stub.base_url, args.concurrency, raw.parent)
+        stub.close()
+        built = floor["import_s"] + floor["client_s"]
+        print(f"the openai client alone on the same {floor['requests']} requests (client_floor.py): "
+              f"{floor['ms_per_request']:.2f} CPU ms per request; import and build {built:.2f} s")
     if recorder is None or not raw.exists():
         print("(no profile: py-spy is not installed)" if not args.no_profile else "")
         return 0
