@@ -9,7 +9,8 @@ from ``--concurrency`` threads, and prints one JSON object:
 * ``import_s``: CPU seconds of ``import openai`` after what collection has loaded already (pydantic, asyncio);
 * ``client_s``: building the client;
 * ``ms_per_request``: the process's CPU (every thread, user + system) per request while sending, the bodies
-  encoded beforehand, so that it is the SDK, the HTTP stack, the threads and the kernel's sockets only.
+  encoded beforehand, so that it is the SDK, the HTTP stack, the threads and the kernel's sockets only;
+  ``system_ms_per_request`` the system part of it.
 
 ``--async`` sends them through ``openai.AsyncOpenAI`` on one event loop instead, ``--concurrency`` at a time: what
 moving the plugin's HTTP calls from its threads onto the episodes' event loop would cost.
@@ -49,6 +50,10 @@ def _cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def _system() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_stime
+
+
 async def _send_async(client: Any, bodies: list[bytes], response_class: Any, concurrency: int) -> None:
     slots = asyncio.Semaphore(concurrency)
 
@@ -80,16 +85,17 @@ def main() -> int:
     library = next(cls for cls in openai.DefaultHttpxClient.__mro__[1:] if cls.__name__ == "Client").__module__
     response_class = sys.modules[library.split(".")[0]].Response
     built = _cpu()
-    began, wall = _cpu(), time.perf_counter()
+    began, began_system, wall = _cpu(), _system(), time.perf_counter()
     if args.asynchronous:
         asyncio.run(_send_async(client, bodies, response_class, args.concurrency))
     else:
         with ThreadPoolExecutor(args.concurrency) as pool:
             list(pool.map(lambda content: client.post("/chat/completions", content=content, options={},
                                                       cast_to=response_class).json(), bodies))
-    sent = _cpu()
+    sent, system = _cpu(), _system() - began_system
     print(json.dumps({"import_s": imported - start, "client_s": built - imported, "requests": len(bodies),
                       "ms_per_request": 1000 * (sent - began) / max(len(bodies), 1),
+                      "system_ms_per_request": 1000 * system / max(len(bodies), 1),
                       "wall_s": time.perf_counter() - wall}))
     return 0
 

@@ -32,3 +32,4 @@ def test_every_body_reaches_the_server_as_recorded_and_the_figures_are_measured(
     assert stub.paths == ["/v1/chat/completions"] * len(bodies)
     assert figures["requests"] == len(bodies)
     assert figures["ms_per_request"] > 0 and figures["import_s"] > 0
+    assert 0 <= figures["system_ms_per_request"] <= figures["ms_per_request"]
