@@ -45,13 +45,10 @@ def measure(python: str, bodies: list[dict[str, Any]], base_url: str, concurrenc
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def _cpu() -> float:
+def _cpu() -> tuple[float, float]:
+    """This process's CPU seconds so far: all of it, and its system part."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
-def _system() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_stime
+    return usage.ru_utime + usage.ru_stime, usage.ru_stime
 
 
 async def _send_async(client: Any, bodies: list[bytes], response_class: Any, concurrency: int) -> None:
@@ -74,28 +71,29 @@ def main() -> int:
     args = parser.parse_args()
     import pydantic  # noqa: F401  - loaded by the time a run sends its first request
 
+    from pytest_vitabench.llm.endpoints import _http_response_class
+
     bodies = [json.dumps(body, ensure_ascii=False).encode() for body in json.loads(args.bodies.read_text())]
-    start = _cpu()
+    start, _ = _cpu()
     import openai
 
-    imported = _cpu()
+    imported, _ = _cpu()
     options = {"base_url": args.base_url, "api_key": os.environ.get("OPENAI_API_KEY", "dummy-key"), "max_retries": 0,
                "timeout": 600}
     client = openai.AsyncOpenAI(**options) if args.asynchronous else openai.OpenAI(**options)
-    library = next(cls for cls in openai.DefaultHttpxClient.__mro__[1:] if cls.__name__ == "Client").__module__
-    response_class = sys.modules[library.split(".")[0]].Response
-    built = _cpu()
-    began, began_system, wall = _cpu(), _system(), time.perf_counter()
+    response_class = _http_response_class()
+    built, _ = _cpu()
+    (began, began_system), wall = _cpu(), time.perf_counter()
     if args.asynchronous:
         asyncio.run(_send_async(client, bodies, response_class, args.concurrency))
     else:
         with ThreadPoolExecutor(args.concurrency) as pool:
             list(pool.map(lambda content: client.post("/chat/completions", content=content, options={},
                                                       cast_to=response_class).json(), bodies))
-    sent, system = _cpu(), _system() - began_system
+    sent, sent_system = _cpu()
     print(json.dumps({"import_s": imported - start, "client_s": built - imported, "requests": len(bodies),
                       "ms_per_request": 1000 * (sent - began) / max(len(bodies), 1),
-                      "system_ms_per_request": 1000 * system / max(len(bodies), 1),
+                      "system_ms_per_request": 1000 * (sent_system - began_system) / max(len(bodies), 1),
                       "wall_s": time.perf_counter() - wall}))
     return 0
 

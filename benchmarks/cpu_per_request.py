@@ -35,6 +35,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO / "tests"), str(REPO / "benchmarks")]
@@ -52,6 +53,15 @@ def _command(python: str, stub_url: str, work: Path, memory: str, concurrency: i
             "--vita-memory", memory, "--vita-trials", "1", "--vita-concurrency", str(concurrency),
             "--vita-cache", "off", "--vita-progress", "off", "--vita-official-source", str(sbs.OFFICIAL_SOURCE),
             "--vita-official-models", str(work / "models.yaml"), *user_install_args(False)]
+
+
+def _client_floor(python: str, bodies: list[dict[str, Any]], base_url: str, concurrency: int, work: Path
+                  ) -> dict[str, float]:
+    """client_floor.py's figures from threads, with ``async ms``: the same through AsyncOpenAI."""
+    figures = client_floor.measure(python, bodies, base_url, concurrency, work)
+    figures["async ms"] = client_floor.measure(python, bodies, base_url, concurrency, work,
+                                               asynchronous=True)["ms_per_request"]
+    return figures
 
 
 def _run(command: list[str], work: Path, spy_output: Path | None = None, env: dict[str, str] | None = None
@@ -193,21 +203,13 @@ def main() -> int:
                 collect, _, _ = _run(command + ["--collect-only"], works[python])
                 cpu, wall, rss = _run(command, works[python])
                 requests = len(stub.requests)
-                bodies = list(stub.requests)
                 if args.official:  # compared with the official harness's requests below
                     first_round.setdefault(python, sbs.Run(sbs.recorded(stub), wall, 0))
+                # the same requests through a bare client, to the same stub
+                floor_figures = _client_floor(python, stub.requests[:requests], stub.base_url, args.concurrency,
+                                              works[python]) if args.floor else None
                 for recorded in (stub.requests, stub.headers, stub.paths):
                     recorded.clear()  # a big parent would be the child's too until it execs
-                floor_figures = None
-                if args.floor:  # the same requests through a bare client, to the same stub
-                    floor_figures = client_floor.measure(python, bodies, stub.base_url, args.concurrency,
-                                                         works[python])
-                    floor_figures["async ms"] = client_floor.measure(
-                        python, bodies, stub.base_url, args.concurrency, works[python], asynchronous=True,
-                    )["ms_per_request"]
-                    for recorded in (stub.requests, stub.headers, stub.paths):
-                        recorded.clear()
-                del bodies
                 row = results[python]
                 row["startup"].append(collect)
                 row["ms"].append(1000 * (cpu - collect) / requests)

@@ -118,7 +118,6 @@ def main(argv: list[str] | None = None) -> int:
         recorder.wait(timeout=60)
     stub.close()
     requests = len(stub.requests)
-    bodies = list(stub.requests)
     if last_answer is None:
         last_answer, run_end_cpu = ended, last_cpu
     run_cpu = run_end_cpu - startup_cpu
@@ -138,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
         # A bare pool opens its connections all at once, where the plugin ramps up: a listen backlog that holds
         # them (the http.server default of 5 resets some).
         http.server.ThreadingHTTPServer.request_queue_size = 1024
-        stub = StubLLM(delay=args.latency)
+        bodies, stub = stub.requests, StubLLM(delay=args.latency)
         if args.keep_alive:
             stub.server.RequestHandlerClass.protocol_version = "HTTP/1.1"  # type: ignore[attr-defined]
         stub.replies[:] = [answer] * 20_000

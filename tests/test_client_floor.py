@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import sys
 
+import pytest
 from _paths import REPO_ROOT
 from _stub_llm import StubLLM
 
@@ -19,13 +20,14 @@ def _module():
     return module
 
 
-def test_every_body_reaches_the_server_as_recorded_and_the_figures_are_measured(tmp_path):
+@pytest.mark.parametrize("asynchronous", [False, True], ids=["threads", "AsyncOpenAI"])
+def test_every_body_reaches_the_server_as_recorded_and_the_figures_are_measured(tmp_path, asynchronous):
     bodies = [{"model": "m", "messages": [{"role": "user", "content": f"question {i} ✓"}], "seed": i}
               for i in range(5)]
     stub = StubLLM()
     stub.replies[:] = [{"content": "ok"}] * len(bodies)
     try:
-        figures = _module().measure(sys.executable, bodies, stub.base_url, 2, tmp_path)
+        figures = _module().measure(sys.executable, bodies, stub.base_url, 2, tmp_path, asynchronous=asynchronous)
     finally:
         stub.close()
     assert sorted(stub.requests, key=lambda body: body["seed"]) == bodies
