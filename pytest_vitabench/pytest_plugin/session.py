@@ -208,7 +208,8 @@ class VitaSession:
         if self.bench.shard is not None:
             self._take_share(config, items)
         if self.bench.config.early_stop != "off":
-            items[:] = self.core.early_stop_order(items, user_of=_user_of)
+            workers = int((self.worker_input or {}).get("workercount", 1) or 1)
+            items[:] = self.core.early_stop_order(items, user_of=_user_of, workers=workers)
 
     def _take_share(self, config: pytest.Config, items: list[pytest.Item]) -> None:
         def chain_of(item: pytest.Item) -> tuple[tuple[str, str, str], int] | None:

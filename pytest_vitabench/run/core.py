@@ -384,14 +384,15 @@ class RunCore:
         """Why ``--vita-early-stop`` gave up in this run (said once by the controller), if it did."""
         return self._early.off if self._early is not None else None
 
-    def early_stop_order(self, items: Sequence[Item], *, user_of: Callable[[Item], Any]) -> list[Item]:
+    def early_stop_order(self, items: Sequence[Item], *, user_of: Callable[[Item], Any], workers: int = 1
+                         ) -> list[Item]:
         """``--vita-early-stop``: the items, users in the run's seeded order, each user's items in sequence, as
         many users open at a time as the run keeps items in flight (at least two): users finish steadily, which
         statistical early stopping needs (it reads finished users only), and a process keeps few users' memory
-        chains at once (opening every user would rebuild chains the cache had to drop)."""
+        chains at once (opening every user would rebuild chains the cache had to drop). ``workers``: the processes
+        running the items (each keeps as many in flight)."""
         from .schedule import interleaved
 
-        workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
         return interleaved(items, user_of, seed=self.bench.config.seed,
                            width=max(2, self.bench.concurrency * workers))
 
