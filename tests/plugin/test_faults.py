@@ -41,6 +41,12 @@ def test_a_refused_call_is_an_error_with_a_one_line_message(project, concurrency
         stub.close()
 
 
+def _ctrl_c_as_in_a_terminal() -> None:
+    # A job a shell starts in the background (`cmd &`, some CI runners) inherits SIGINT ignored, and Python then
+    # installs no handler: the child would never see the Ctrl-C this test sends.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_keeps_every_finished_result(project):
     # 32 items of 0.6 s at concurrency 2 (~10 s): room for the interrupt to land mid-run even on a loaded machine
     write_many(project.path / "tasks.json", users=16, subtasks=2)
@@ -48,7 +54,7 @@ def test_ctrl_c_keeps_every_finished_result(project):
     try:
         process = subprocess.Popen([sys.executable, "-m", "pytest", *LLM, "--vita-base-url", stub.base_url,
                                     "--vita-concurrency", "2"], cwd=project.path, stdout=subprocess.PIPE,
-                                   stderr=subprocess.STDOUT, text=True)
+                                   stderr=subprocess.STDOUT, text=True, preexec_fn=_ctrl_c_as_in_a_terminal)
         deadline = time.time() + 300
         journal = project.path / ".vitabench" / "runs"
         while time.time() < deadline and process.poll() is None and not list(journal.glob("*/journal/*.jsonl")):
